@@ -1,0 +1,201 @@
+// Copyright (c) Aspen contributors.
+// The compiled program: what the compiler emits, what is serialised to disk, and
+// what the runtime executes. Everything is addresses in tile memory; nothing
+// refers back to the Graph. See docs/executable-format.md.
+#pragma once
+
+#include "ir/TargetData.hpp"
+#include "poplar/Type.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aspen::exe {
+
+/// A location in the device: `tile`'s memory at byte `addr`.
+struct TileAddr {
+  std::uint32_t tile = 0;
+  std::uint32_t addr = 0;
+};
+
+/// A contiguous byte copy between two tile-memory locations.
+struct CopyRun {
+  TileAddr src;
+  TileAddr dst;
+  std::uint32_t bytes = 0;
+};
+
+/// The copies of one exchange phase, grouped by destination tile so that each
+/// destination tile's runs can be executed by one task: runs of tile t are
+/// `runs[tileBegin[k] .. tileBegin[k+1])` for `k` with `tiles[k] == t`.
+struct CopyPlan {
+  std::vector<CopyRun> runs;
+  std::vector<std::uint32_t> tiles;     // destination tiles that receive data, ascending
+  std::vector<std::uint32_t> tileBegin; // size tiles.size() + 1
+  std::uint64_t totalBytes = 0;
+  std::uint64_t cycles = 0;             // estimated exchange cycles (incl. sync)
+  bool empty() const { return runs.empty(); }
+};
+
+/// A run of bytes of a host-visible buffer (stream chunk, host handle, remote
+/// buffer row) and where it lives on the device.
+struct HostRun {
+  std::uint64_t hostOffset = 0; // byte offset in the host-side buffer
+  TileAddr device;
+  std::uint32_t bytes = 0;
+};
+
+/// One vertex placed on a tile: its object lives at `state` in tile memory.
+struct VertexInstance {
+  std::uint32_t type = 0;       // index into Executable::vertexTypes
+  std::uint32_t state = 0;      // address of the vertex object on its tile
+  std::uint32_t graphVertex = 0; // vertex id in the source graph, for messages
+  std::uint64_t cycles = 0;     // estimate (thread cycles for worker vertices)
+};
+
+/// A compute set: exchange in, compute (per tile, vertices in order), exchange out.
+struct ComputeStep {
+  std::string name;
+  CopyPlan exchangeIn;
+  std::vector<std::uint32_t> tiles;     // tiles with vertices, ascending
+  std::vector<std::uint32_t> tileBegin; // CSR into `vertices`, size tiles.size() + 1
+  std::vector<VertexInstance> vertices;
+  CopyPlan exchangeOut;
+  std::uint64_t computeCycles = 0;      // max over tiles
+  std::uint64_t totalVertexCycles = 0;  // sum, for per-type reports
+};
+
+enum class StepKind : std::uint8_t {
+  Execute,        // a = index into computeSteps
+  Copy,           // a = index into copies
+  StreamToDevice, // a = stream, b = index into hostTransfers
+  DeviceToStream, // a = stream, b = index into hostTransfers
+  RemoteToDevice, // a = remote buffer, b = hostTransfers index, offset = scalar location or none
+  DeviceToRemote, // same
+  SetCounter,     // counter[a] = value
+  LoopTest,       // if counter[a] == 0 jump target else counter[a]--
+  Jump,           // jump target
+  JumpIfZero,     // if scalar at `scalar` == 0 jump target
+  JumpIfNonZero,  // if scalar != 0 jump target
+  SwitchJump,     // a = index into switchTables
+  Call,           // push return, jump target
+  Return,         // pop
+  Print,          // a = index into prints
+  Abort,          // message
+  AbortIf,        // if scalar != 0: abort with message
+  Sync,           // a = SyncType
+  WriteUndef,     // no-op at run time (liveness marker)
+  BlockBegin,     // profiler grouping: a = index into blockNames
+  BlockEnd,
+  End,            // end of a program
+};
+
+/// A scalar on the device, read by control flow.
+struct ScalarRef {
+  TileAddr where;
+  poplar::Type::Id type = poplar::Type::Id::Invalid;
+};
+
+struct Step {
+  StepKind kind = StepKind::End;
+  std::uint32_t a = 0;
+  std::uint32_t b = 0;
+  std::uint32_t target = 0; // step index for jumps
+  std::uint64_t value = 0;  // SetCounter
+  ScalarRef scalar;         // conditions, remote buffer offsets
+  std::string message;      // Abort/AbortIf; debug name of the step otherwise
+  std::uint64_t cycles = 0; // estimated cycles of this step (execute/copy/stream)
+};
+
+struct SwitchTable {
+  ScalarRef control;
+  std::vector<std::int32_t> values;
+  std::vector<std::uint32_t> targets;
+  std::uint32_t defaultTarget = 0;
+};
+
+/// The device side of a host transfer: the byte layout of a tensor view.
+struct HostTransfer {
+  std::uint64_t bytes = 0;
+  std::vector<HostRun> runs;
+};
+
+struct PrintSpec {
+  std::string title;
+  poplar::Type::Id type;
+  std::vector<std::uint64_t> shape;
+  std::uint32_t transfer; // index into hostTransfers
+};
+
+struct StreamInfo {
+  std::string handle;
+  poplar::Type::Id type;
+  std::uint64_t numElements = 0;
+  bool hostToDevice = true;
+};
+
+struct RemoteBufferInfo {
+  std::string handle;
+  poplar::Type::Id type;
+  std::uint64_t numElements = 0;
+  std::uint64_t repeats = 0;
+};
+
+struct HostHandleInfo {
+  std::string name;
+  bool isWrite = false;
+  poplar::Type::Id type;
+  std::uint32_t transfer; // index into hostTransfers
+};
+
+/// Initial bytes at a location: constants, initial values, vertex state.
+struct MemoryBlob {
+  TileAddr where;
+  std::vector<std::uint8_t> bytes;
+};
+
+/// At load time, write the host address of `target` (8 bytes) at `where`:
+/// how vertex fields come to point into tile memory.
+struct Relocation {
+  TileAddr where;
+  TileAddr target;
+};
+
+struct VertexTypeEntry {
+  std::string name;
+  std::uint32_t library = 0; // index into codeletLibraries
+  bool isMultiVertex = false;
+};
+
+struct CodeletLibraryBlob {
+  std::string contentHash;
+  std::vector<std::uint8_t> bytes; // the .gp file
+};
+
+/// The whole executable.
+struct ExecutableData {
+  ir::TargetData target;
+  std::vector<std::uint32_t> programEntry; // step index of each program
+  std::vector<Step> steps;
+  std::uint32_t numCounters = 0;
+  std::vector<ComputeStep> computeSteps;
+  std::vector<CopyPlan> copies;
+  std::vector<HostTransfer> hostTransfers;
+  std::vector<SwitchTable> switchTables;
+  std::vector<PrintSpec> prints;
+  std::vector<std::string> blockNames;
+  std::vector<StreamInfo> streams;
+  std::vector<RemoteBufferInfo> remoteBuffers;
+  std::vector<HostHandleInfo> hostHandles;
+  std::vector<MemoryBlob> blobs;
+  std::vector<Relocation> relocations;
+  std::vector<VertexTypeEntry> vertexTypes;
+  std::vector<CodeletLibraryBlob> codeletLibraries;
+  std::vector<std::uint64_t> tileBytesUsed; // peak bytes per tile
+  bool outOfMemory = false;                 // compiled with debug.allowOutOfMemory and does not fit
+  std::string outOfMemoryMessage;
+  std::string profileJson;                  // graph/memory profile (docs/profile-format.md)
+};
+
+} // namespace aspen::exe

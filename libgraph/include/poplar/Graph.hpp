@@ -1,0 +1,251 @@
+// Copyright (c) Aspen contributors. Poplar-compatible public API.
+#ifndef POPLAR_GRAPH_HPP
+#define POPLAR_GRAPH_HPP
+
+#include <poplar/ArrayRef.hpp>
+#include <poplar/DebugContext.hpp>
+#include <poplar/GraphElements.hpp>
+#include <poplar/Interval.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/PerfEstimateFunc.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/StringRef.hpp>
+#include <poplar/Target.hpp>
+#include <poplar/Tensor.hpp>
+#include <poplar/Type.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace aspen {
+namespace ir {
+struct GraphData;
+} // namespace ir
+} // namespace aspen
+
+namespace poplar {
+
+class Device;
+
+/// Tile mapping: `m[tile]` holds intervals of the tensor's flattened element indices.
+using TileToTensorMapping = std::vector<std::vector<Interval>>;
+
+enum class VariableMappingMethod { NONE, LINEAR };
+
+enum class TensorCloneMethod {
+  PRESERVE_ORDER_AND_ALIASES,
+  CREATE_NEW_ORDER,
+  PRESERVE_ORDER_UNLESS_ALIASES,
+  GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES,
+};
+
+enum class TensorCloneDuplicationMethod { DUPLICATE_BY_OUTER_DIMENSION, DUPLICATE_BY_TILE_CONTIGUOUS_REGION };
+
+enum class CodeletFileType { PreprocessedAsmSource, AsmSource, CSource, CppSource, IrSource, Object, Auto };
+
+/// The replication factor of a graph (Aspen records it; replicas run as one).
+class replication_factor {
+public:
+  explicit replication_factor(unsigned r) : value(r) {}
+  unsigned value;
+};
+
+/// A graph of variables, constants, vertices and compute sets for one target.
+/// Graphs made by `createVirtualGraph` share their parent's elements and use
+/// tile numbers relative to their first tile.
+class Graph {
+public:
+  Graph();
+  explicit Graph(const Target &target, replication_factor r = replication_factor(1));
+  explicit Graph(const Device &device, replication_factor r = replication_factor(1));
+  Graph(Graph &&) noexcept;
+  Graph &operator=(Graph &&) noexcept;
+  ~Graph();
+
+  const Target &getTarget() const;
+  unsigned getReplicationFactor() const;
+
+  // --- virtual graphs ------------------------------------------------------
+  Graph createVirtualGraph(unsigned lowerTile, unsigned upperTile);
+  Graph createVirtualGraph(unsigned numTilesPerIPU);
+  Graph createVirtualGraph(const std::vector<unsigned> &perIpuTiles);
+  Graph getTopLevelGraph();
+
+  // --- variables and constants ---------------------------------------------
+  Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape, const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape, VariableMappingMethod mappingMethod,
+                     const DebugContext &debugContext = {});
+  Tensor addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> shape,
+                                   const DebugContext &debugContext = {});
+  Tensor addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> shape, unsigned minElementsPerTile,
+                                   unsigned grainSize, const DebugContext &debugContext = {});
+
+  /// A constant from `values` (converted from the host type to `type`).
+  template <typename T>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, ArrayRef<T> values,
+                     const DebugContext &debugContext = {"<const>"}) {
+    return addConstantFromHost(type, shape, equivalent_device_type<T>().value, values.data(), values.size(),
+                               false, debugContext);
+  }
+  template <typename T>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, const std::vector<T> &values,
+                     const DebugContext &debugContext = {"<const>"}) {
+    return addConstant<T>(type, shape, ArrayRef<T>(values), debugContext);
+  }
+  template <typename T>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, const T *values,
+                     const DebugContext &debugContext = {"<const>"}) {
+    return addConstantFromHost(type, shape, equivalent_device_type<T>().value, values, ~std::size_t(0), false,
+                               debugContext);
+  }
+  /// A constant with every element equal to `value` (shape `{}` is a scalar).
+  template <typename T>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, T value,
+                     const DebugContext &debugContext = {"<const>"}) {
+    return addConstantFromHost(type, shape, equivalent_device_type<T>().value, &value, 1, true, debugContext);
+  }
+  Tensor addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, uint16_t value,
+                         const DebugContext &debugContext = {"<const>"});
+  Tensor addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, const uint16_t *values,
+                         const DebugContext &debugContext = {"<const>"});
+  /// Scalar UNSIGNED_INT holding the replica index (always 0 in Aspen's single replica).
+  Tensor addReplicationIndexConstant(const DebugContext &debugContext = {});
+
+  Tensor clone(const Tensor &t, const DebugContext &debugContext = {},
+               TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+  Tensor clone(const Type &type, const Tensor &t, const DebugContext &debugContext = {},
+               TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+  Tensor cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext = {},
+                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
+                TensorCloneDuplicationMethod dupMethod =
+                    TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION);
+
+  /// Contents of a variable when the executable is loaded.
+  template <typename T> void setInitialValue(const Tensor &t, T value) {
+    setInitialValueFromHost(t, equivalent_device_type<T>().value, &value, 1, true);
+  }
+  template <typename T> void setInitialValue(const Tensor &t, ArrayRef<T> values) {
+    setInitialValueFromHost(t, equivalent_device_type<T>().value, values.data(), values.size(), false);
+  }
+  template <typename T> void setInitialValue(const Tensor &t, const std::vector<T> &values) {
+    setInitialValue<T>(t, ArrayRef<T>(values));
+  }
+  void setInitialValueHalf(const Tensor &t, ArrayRef<uint16_t> values);
+
+  bool isConstant(const Tensor &t) const;
+  Tensor findUnbroadcastTensor(const Tensor &t) const;
+
+  // --- tile mapping --------------------------------------------------------
+  void setTileMapping(const Tensor &t, unsigned tileNum);
+  void setTileMapping(const Tensor &t, const TileToTensorMapping &mapping);
+  void setTileMapping(VertexRef v, unsigned tileNum);
+  TileToTensorMapping getTileMapping(const Tensor &t, bool requireComplete = true) const;
+  TileToTensorMapping getTileMapping(const Tensor &t, bool *isComplete) const;
+  TileToTensorMapping getVariableTileMapping(const Tensor &t) const;
+  unsigned getTileMapping(VertexRef v) const;
+  std::vector<std::vector<Interval>> getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions,
+                                                                bool removeAliasedIntervals = false,
+                                                                std::vector<std::size_t> *aliases = nullptr) const;
+  void reorderToSimplify(Tensor *ref, ArrayRef<Tensor *> ts, bool requireSimplestOrder = true) const;
+
+  // --- codelets and vertices -----------------------------------------------
+  /// Adds codelets from a source file (compiled now) or a `.gp` vertex library.
+  /// Returns false when the same codelets were already added.
+  bool addCodelets(StringRef src, CodeletFileType type = CodeletFileType::Auto, StringRef compileFlags = "",
+                   StringRef targetName = "");
+  bool addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags, std::ostream &compileOutput,
+                   StringRef targetName = "");
+  void addCodelets(ArrayRef<std::string> srcs, StringRef compileFlags = "");
+  void addCodelets(std::stringstream &stream, StringRef compileFlags = "",
+                   CodeletFileType type = CodeletFileType::CppSource, StringRef targetName = "");
+  void addCodelets(std::stringstream &stream, StringRef compileFlags, std::ostream &compileOutput,
+                   CodeletFileType type = CodeletFileType::CppSource, StringRef targetName = "");
+  bool hasCodelet(StringRef codeletName) const;
+
+  ComputeSet addComputeSet(const DebugContext &debugContext = {});
+  /// One connection for `addVertex`: `{"field", tensor}` or `{"field", {t0, t1}}`.
+  struct ConnectionDesc {
+    ConnectionDesc(StringRef field, const Tensor &t) : field(field.str()), tensors(1, t), isVector(false) {}
+    ConnectionDesc(StringRef field, ArrayRef<Tensor> ts) : field(field.str()), tensors(ts.vec()), isVector(true) {}
+    template <class T>
+    ConnectionDesc(StringRef field, const std::vector<T> &ts)
+        : field(field.str()), tensors(ts.begin(), ts.end()), isVector(true) {}
+    std::string field;
+    std::vector<Tensor> tensors;
+    bool isVector;
+  };
+  VertexRef addVertex(ComputeSet cs, StringRef vertexType);
+  VertexRef addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections);
+  void connect(FieldRef field, const Tensor &tensor);
+  void connect(FieldRef field, ArrayRef<Tensor> tensors);
+  template <class T> void connect(FieldRef field, const std::vector<T> &tensors) {
+    std::vector<Tensor> ts(tensors.begin(), tensors.end());
+    connect(field, ArrayRef<Tensor>(ts));
+  }
+  void setFieldSize(FieldRef field, std::size_t size);
+  std::size_t getFieldSize(FieldRef field) const;
+  unsigned getMaxFieldDim(StringRef vertexType, StringRef fieldName, unsigned dimIndex) const;
+  double getMaxVertexFieldValue(StringRef vertexType, StringRef fieldName) const;
+
+  template <typename T> void setInitialValue(const FieldRef &field, T value) {
+    setFieldInitialValue(field, equivalent_device_type<T>().value, &value, 1, true);
+  }
+  template <typename T> void setInitialValue(const FieldRef &field, ArrayRef<T> values) {
+    setFieldInitialValue(field, equivalent_device_type<T>().value, values.data(), values.size(), false);
+  }
+  template <typename T> void setInitialValue(const FieldRef &field, const std::vector<T> &values) {
+    setInitialValue<T>(field, ArrayRef<T>(values));
+  }
+  void setInitialValue(const FieldRef &field, const std::vector<bool> &values);
+  void setInitialValueHalf(const FieldRef &field, uint16_t value);
+  void setInitialValueHalf(const FieldRef &field, ArrayRef<uint16_t> values);
+
+  void setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops = 0);
+  void setPerfEstimate(const VertexRef &v, const VertexPerfEstimate &estimate);
+  void setCycleEstimate(const VertexRef &v, std::uint64_t cycles);
+  void registerPerfEstimator(StringRef vertexTypeName, PerfEstimateFunc f);
+
+  // --- host data transfer --------------------------------------------------
+  void createHostWrite(StringRef handle, const Tensor &t, bool rearrangeOnHost = false);
+  void createHostRead(StringRef handle, const Tensor &t, bool rearrangeOnHost = false);
+  DataStream addHostToDeviceFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
+                                 ReplicatedStreamMode replicatedMode = ReplicatedStreamMode::REPLICATE,
+                                 const OptionFlags &options = {});
+  DataStream addDeviceToHostFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
+                                 const OptionFlags &options = {});
+  RemoteBuffer addRemoteBuffer(StringRef handle, const Type &elementType, std::size_t numElements,
+                               std::size_t repeats = 1, bool rearrangeOnHost = false, bool optimiseMemory = false);
+  Function addFunction(const program::Program &program);
+
+  // --- debug output --------------------------------------------------------
+  void outputComputeGraph(std::ostream &os, ArrayRef<program::Program> progs = {}) const;
+  void outputVertexGraph(std::ostream &os, ArrayRef<program::Program> progs = {}) const;
+
+  /// Internal: the shared graph data and this view's first tile. Not Poplar API.
+  aspen::ir::GraphData &getImpl() const { return *data_; }
+  const std::shared_ptr<aspen::ir::GraphData> &getImplPtr() const { return data_; }
+  unsigned getTileOffset() const { return tileBase_; }
+
+private:
+  Graph(std::shared_ptr<aspen::ir::GraphData> data, unsigned tileBase, unsigned numTiles);
+  Tensor addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape, const Type &hostType,
+                             const void *values, std::size_t count, bool splat, const DebugContext &dc);
+  void setInitialValueFromHost(const Tensor &t, const Type &hostType, const void *values, std::size_t count,
+                               bool splat);
+  void setFieldInitialValue(const FieldRef &field, const Type &hostType, const void *values, std::size_t count,
+                            bool scalar);
+
+  std::shared_ptr<aspen::ir::GraphData> data_;
+  unsigned tileBase_;
+  unsigned numTiles_;
+  std::unique_ptr<Target> target_;
+};
+
+} // namespace poplar
+
+#endif

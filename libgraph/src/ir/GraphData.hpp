@@ -1,0 +1,173 @@
+// Copyright (c) Aspen contributors.
+// The graph IR: flat tables that poplar::Graph appends to and the compiler reads.
+#pragma once
+
+#include "ir/ProgramNode.hpp"
+#include "ir/TargetData.hpp"
+#include "ir/TensorView.hpp"
+#include "poplar/GraphElements.hpp"
+#include "poplar/PerfEstimateFunc.hpp"
+#include "poplar/Tensor.hpp"
+#include "poplar/Type.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace aspen::ir {
+
+/// A run of a variable's elements `[begin, end)` mapped to one tile.
+struct TileInterval {
+  std::uint64_t begin;
+  std::uint64_t end;
+  std::uint32_t tile; // absolute tile number
+};
+
+struct Variable {
+  poplar::Type type;
+  std::uint64_t numElements = 0;
+  bool isConstant = false;
+  std::string name;
+  std::vector<std::size_t> shape;        // as created, for messages and profiles
+  std::vector<TileInterval> mapping;     // sorted by begin, disjoint; gaps = unmapped
+};
+
+// ---- vertex types (filled by the codelet loader) ---------------------------
+
+enum class FieldKind : std::uint8_t { Input, Output, InOut, State };
+/// How a field holds its data:
+///  Scalar        Input<T> / Output<T> / InOut<T>, or a plain state member `T x;`
+///  Vector        Input<Vector<T>> etc.; for State: `Vector<T>` state array
+///  VectorOfEdges Vector<Input<Vector<T>>>, Input<VectorList<T>> (jagged 2-D)
+///  VectorOfScalarEdges Vector<Input<T>> (a list of scalar edges)
+enum class FieldShape : std::uint8_t { Scalar, Vector, VectorOfEdges, VectorOfScalarEdges };
+
+/// poplar::VectorLayout values, in Poplar's order.
+enum class Layout : std::uint8_t {
+  NotAVector,
+  Span,
+  ShortSpan,
+  OnePtr,
+  ScaledPtr32,
+  ScaledPtr64,
+  ScaledPtr128,
+  CompactPtr,
+  DeltaN,
+  DeltaNElements,
+};
+
+struct FieldInfo {
+  std::string name;
+  FieldKind kind = FieldKind::Input;
+  FieldShape shape = FieldShape::Scalar;
+  poplar::Type elementType;
+  Layout layout = Layout::NotAVector;      // inner vector layout
+  Layout outerLayout = Layout::NotAVector; // for VectorOfEdges
+  std::uint32_t minAlign = 1;              // bytes
+  std::uint32_t offset = 0;                // offsetof in the host vertex object
+  std::uint32_t size = 0;                  // sizeof the member
+  bool isConst = false;
+};
+
+struct VertexTypeInfo {
+  std::string name;            // canonical: "ns::Foo<float,true>"
+  std::uint32_t library = 0;   // index into GraphData::codeletLibraries
+  std::uint32_t objectSize = 0;
+  std::uint32_t objectAlign = 8;
+  bool isMultiVertex = false;
+  bool isSupervisor = false;
+  std::vector<FieldInfo> fields;
+  int fieldIndex(const std::string &field) const {
+    for (std::size_t i = 0; i < fields.size(); ++i)
+      if (fields[i].name == field)
+        return static_cast<int>(i);
+    return -1;
+  }
+};
+
+/// A compiled vertex library: the .gp file's bytes (self-contained) and where it is on disk.
+struct CodeletLibrary {
+  std::string contentHash;  // hex digest of the .gp bytes
+  std::string path;         // the .gp file (in the codelet cache or as given)
+  std::string origin;       // what the user passed (source file name, "<stringstream>", ...)
+};
+
+// ---- vertices and compute sets ---------------------------------------------
+
+/// The value of one field of one vertex.
+struct FieldValue {
+  bool set = false;
+  std::vector<poplar::Tensor> edges;   // Scalar/Vector: 1 entry; VectorOf*: one per element
+  std::size_t declaredSize = ~std::size_t(0); // setFieldSize
+  std::vector<std::uint8_t> stateBytes;       // State fields: raw device bytes
+  std::size_t stateCount = 0;                 // State fields: element count
+};
+
+struct Vertex {
+  std::uint32_t type;                  // index into GraphData::vertexTypes
+  std::uint32_t computeSet;
+  std::int64_t tile = -1;              // absolute; -1 = unmapped
+  std::vector<FieldValue> fields;      // parallel to VertexTypeInfo::fields
+  bool hasPerfEstimate = false;
+  std::uint64_t cycles = 0;
+  std::uint64_t flops = 0;
+};
+
+struct ComputeSetRecord {
+  std::string name;
+  std::vector<std::uint32_t> vertices;
+};
+
+// ---- host transfer ---------------------------------------------------------
+
+struct HostHandle {
+  std::string name;
+  poplar::Tensor tensor;
+  bool isWrite; // createHostWrite
+};
+
+struct StreamRecord {
+  std::string handle;
+  poplar::Type type;
+  std::uint64_t numElements;
+  bool hostToDevice;
+  poplar::ReplicatedStreamMode mode;
+};
+
+struct RemoteBufferRecord {
+  std::string handle;
+  poplar::Type type;
+  std::uint64_t numElements;
+  std::uint64_t repeats;
+};
+
+/// Everything a Graph (and its virtual graphs) records.
+struct GraphData {
+  TargetData target;            // the whole device's target
+  unsigned replicationFactor = 1;
+
+  std::vector<Variable> variables;
+  std::unordered_map<VarId, std::vector<std::uint8_t>> initialValues; // device bytes, whole variable
+
+  std::vector<VertexTypeInfo> vertexTypes;
+  std::unordered_map<std::string, std::uint32_t> vertexTypeByName;
+  std::vector<CodeletLibrary> codeletLibraries;
+  std::map<std::string, poplar::PerfEstimateFunc> perfEstimators;
+
+  std::vector<ComputeSetRecord> computeSets;
+  std::vector<Vertex> vertices;
+
+  std::vector<HostHandle> hostHandles;
+  std::vector<StreamRecord> streams;
+  std::vector<RemoteBufferRecord> remoteBuffers;
+  std::vector<std::shared_ptr<ProgramNode>> functions;
+
+  /// Describes a variable for messages: `'name' (variable 12, {2,3} float)`.
+  std::string describeVariable(VarId v) const;
+};
+
+} // namespace aspen::ir

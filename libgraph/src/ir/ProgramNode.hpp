@@ -1,0 +1,58 @@
+// Copyright (c) Aspen contributors.
+// The recorded program tree: what poplar::program::* objects point at.
+#pragma once
+
+#include "poplar/SyncType.hpp"
+#include "poplar/Tensor.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace aspen::ir {
+
+enum class ProgramKind : std::uint8_t {
+  Sequence,         // children run in order
+  Execute,          // computeSet; optional `tensor` = failure flag output
+  Copy,             // src -> dst (tensors)
+  StreamToTensor,   // stream -> dst
+  TensorToStream,   // src -> stream
+  RemoteToTensor,   // remoteBuffer -> dst, optional offset
+  TensorToRemote,   // src -> remoteBuffer, optional offset
+  Repeat,           // count, children[0] = body
+  RepeatForever,    // children[0] = body
+  RepeatWhileTrue,  // children[0] = cond, children[1] = body, predicate
+  RepeatWhileFalse, // same, loop while predicate == 0
+  If,               // predicate, children[0] = true, children[1] = false
+  Switch,           // control = predicate, caseValues[i] -> children[i], default = children.back() if hasDefault
+  Call,             // function
+  WriteUndef,       // dst
+  Sync,             // syncType
+  PrintTensor,      // src, message = title (may be empty)
+  Abort,            // message
+  AbortOnCondition, // predicate, message
+  Block,            // children[0]
+};
+
+struct ProgramNode {
+  ProgramKind kind = ProgramKind::Sequence;
+  std::string debugName;
+  std::vector<std::shared_ptr<ProgramNode>> children;
+  poplar::Tensor src;       // Copy, TensorToStream, TensorToRemote, PrintTensor
+  poplar::Tensor dst;       // Copy, StreamToTensor, RemoteToTensor, WriteUndef
+  poplar::Tensor predicate; // conditions, switch control, Execute failure flag
+  poplar::Tensor offset;    // remote buffer row offsets
+  std::uint32_t computeSet = ~0u;
+  std::uint32_t stream = ~0u;
+  std::uint32_t remoteBuffer = ~0u;
+  std::uint32_t function = ~0u;
+  std::uint64_t count = 0;
+  std::vector<std::int32_t> caseValues;
+  bool hasDefault = false;
+  bool flag = false; // Copy: dontOutline / optimiseMemory
+  poplar::SyncType syncType = poplar::SyncType::INTERNAL;
+  std::string message;
+};
+
+} // namespace aspen::ir

@@ -1,0 +1,45 @@
+// Copyright (c) Aspen contributors.
+// Every parameter of a target; poplar::Target and poplar::IPUModel read and write these.
+#pragma once
+
+#include "poplar/TargetType.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace aspen::ir {
+
+struct TargetData {
+  poplar::TargetType type = poplar::TargetType::IPU_MODEL;
+  std::string arch = "ipu2";            // "ipu1", "ipu2", "ipu21", "cpu"
+  unsigned numIPUs = 1;
+  unsigned tilesPerIPU = 1472;
+  unsigned tilesPerSuperTile = 2;
+  std::uint64_t bytesPerTile = 638976;  // 624 KiB
+  unsigned numWorkerContexts = 6;
+  unsigned dataPathWidth = 64;          // bits
+  unsigned exchangeBytesPerCycle = 4;
+  unsigned memcpyBytesPerCycle = 8;
+  unsigned instructionBytes = 4;
+  double tileClockFrequency = 1.33e9;   // Hz
+  unsigned minIPUSyncDelay = 0;
+  bool relativeSyncDelayAuto = true;
+  unsigned globalSyncCycles = 150;
+  unsigned syncCycles = 30;             // fixed cost of an internal barrier
+  unsigned exchangeOverheadCycles = 20; // fixed cost of an exchange phase
+  unsigned interleavedMemoryElementIndex = 13;
+  unsigned memoryElementBytes = 16384;
+  unsigned atomicStoreGranularity = 4;
+  unsigned rptCountMax = 4095;
+  unsigned numStrideBits = 10;
+  unsigned fp16AccumConvUnits = 16;     // AMP units (ipu2)
+  unsigned fp32AccumConvUnits = 8;
+  bool supportsSuperTileSendReceive = true;
+  bool compileIPUCode = false;
+  bool accurateHalf = false;
+  std::uint64_t perTileOverheadBytes = 3168; // stack + control code per tile
+
+  unsigned numTiles() const { return numIPUs * tilesPerIPU; }
+};
+
+} // namespace aspen::ir

@@ -1,0 +1,3 @@
+// Copyright (c) Aspen contributors.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
