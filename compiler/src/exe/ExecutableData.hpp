@@ -67,11 +67,13 @@ struct ComputeStep {
 };
 
 enum class StepKind : std::uint8_t {
-  Execute,        // a = index into computeSteps
+  Execute,        // a = index into computeSteps; scalar = failure flag to write (type Invalid: none)
   Copy,           // a = index into copies
   StreamToDevice, // a = stream, b = index into hostTransfers
   DeviceToStream, // a = stream, b = index into hostTransfers
-  RemoteToDevice, // a = remote buffer, b = hostTransfers index, offset = scalar location or none
+  RemoteToDevice, // a = remote buffer, b = hostTransfers index, offset = scalar location or none.
+                  // The compiler emits one step per row: the transfer covers one row (hostOffset
+                  // relative to the row's start) and scalar is that row's offset element.
   DeviceToRemote, // same
   SetCounter,     // counter[a] = value
   LoopTest,       // if counter[a] == 0 jump target else counter[a]--
@@ -82,6 +84,7 @@ enum class StepKind : std::uint8_t {
   Call,           // push return, jump target
   Return,         // pop
   Print,          // a = index into prints
+                  // (Call: a = graph function id; Return: a = function id)
   Abort,          // message
   AbortIf,        // if scalar != 0: abort with message
   Sync,           // a = SyncType

@@ -24,8 +24,9 @@ public:
   ArrayRef(const T &one) : ptr_(&one), size_(1) {}
   template <class A>
   ArrayRef(const std::vector<T, A> &v) : ptr_(v.data()), size_(v.size()) {}
-  ArrayRef(const std::initializer_list<T> &l)
-      : ptr_(l.size() ? l.begin() : nullptr), size_(l.size()) {}
+  // The list must outlive the ArrayRef, as for any argument; taking the pointer
+  // through a function keeps GCC's -Winit-list-lifetime quiet about that.
+  ArrayRef(const std::initializer_list<T> &l) : ptr_(firstOf(l)), size_(l.size()) {}
   template <std::size_t N> ArrayRef(const T (&a)[N]) : ptr_(a), size_(N) {}
   template <std::size_t N>
   ArrayRef(const std::array<T, N> &a) : ptr_(a.data()), size_(N) {}
@@ -44,6 +45,7 @@ public:
   operator std::vector<T>() const { return vec(); }
 
 private:
+  static const T *firstOf(const std::initializer_list<T> &l) { return l.size() ? l.begin() : nullptr; }
   const T *ptr_;
   std::size_t size_;
 };

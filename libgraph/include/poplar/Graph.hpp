@@ -13,6 +13,7 @@
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/Version.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -60,6 +61,9 @@ public:
 /// tile numbers relative to their first tile.
 class Graph {
 public:
+  /// Poplar spells it `Graph::TileToTensorMapping` too (PopLibs uses this form).
+  using TileToTensorMapping = poplar::TileToTensorMapping;
+
   Graph();
   explicit Graph(const Target &target, replication_factor r = replication_factor(1));
   explicit Graph(const Device &device, replication_factor r = replication_factor(1));
@@ -94,6 +98,13 @@ public:
   }
   template <typename T>
   Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, const std::vector<T> &values,
+                     const DebugContext &debugContext = {"<const>"}) {
+    return addConstant<T>(type, shape, ArrayRef<T>(values), debugContext);
+  }
+  /// A braced list, `addConstant<float>(FLOAT, {3}, {0.5f, 1.0f, 2.0f})`: an exact match, so
+  /// neither the ArrayRef nor the vector overload makes the call ambiguous.
+  template <typename T>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, std::initializer_list<T> values,
                      const DebugContext &debugContext = {"<const>"}) {
     return addConstant<T>(type, shape, ArrayRef<T>(values), debugContext);
   }
@@ -133,6 +144,9 @@ public:
     setInitialValueFromHost(t, equivalent_device_type<T>().value, values.data(), values.size(), false);
   }
   template <typename T> void setInitialValue(const Tensor &t, const std::vector<T> &values) {
+    setInitialValue<T>(t, ArrayRef<T>(values));
+  }
+  template <typename T> void setInitialValue(const Tensor &t, std::initializer_list<T> values) {
     setInitialValue<T>(t, ArrayRef<T>(values));
   }
   void setInitialValueHalf(const Tensor &t, ArrayRef<uint16_t> values);
@@ -230,9 +244,20 @@ public:
   aspen::ir::GraphData &getImpl() const { return *data_; }
   const std::shared_ptr<aspen::ir::GraphData> &getImplPtr() const { return data_; }
   unsigned getTileOffset() const { return tileBase_; }
+  /// Internal: the absolute tile of this graph's tile `tile` (a virtual graph
+  /// numbers its tiles from 0; per-IPU virtual graphs need not be contiguous).
+  /// `tile` must be below getTarget().getNumTiles(). Not Poplar API.
+  unsigned toAbsoluteTile(unsigned tile) const {
+    return tileTable_ ? (*tileTable_)[tile] : tileBase_ + tile;
+  }
+  /// Internal: this graph's number for absolute tile `absoluteTile`, or -1 when
+  /// the tile is not part of this graph. Not Poplar API.
+  int toRelativeTile(unsigned absoluteTile) const;
 
 private:
   Graph(std::shared_ptr<aspen::ir::GraphData> data, unsigned tileBase, unsigned numTiles);
+  Graph(std::shared_ptr<aspen::ir::GraphData> data, unsigned tileBase, const Target &target,
+        std::shared_ptr<const std::vector<unsigned>> tileTable);
   Tensor addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape, const Type &hostType,
                              const void *values, std::size_t count, bool splat, const DebugContext &dc);
   void setInitialValueFromHost(const Tensor &t, const Type &hostType, const void *values, std::size_t count,
@@ -244,6 +269,7 @@ private:
   unsigned tileBase_;
   unsigned numTiles_;
   std::unique_ptr<Target> target_;
+  std::shared_ptr<const std::vector<unsigned>> tileTable_; // relative -> absolute; null = tileBase_ + t
 };
 
 } // namespace poplar

@@ -161,6 +161,8 @@ class Abort : public Program {
 public:
   explicit Abort(const DebugContext &debugContext = {});
   explicit Abort(const std::string &message, const DebugContext &debugContext = {});
+  /// `Abort("message")`: an exact match, so the call is not ambiguous with the DebugContext form.
+  explicit Abort(const char *message, const DebugContext &debugContext = {});
 };
 
 /// Stops the program with an error when the scalar `predicate` is nonzero.
@@ -168,6 +170,7 @@ class AbortOnCondition : public Program {
 public:
   explicit AbortOnCondition(const Tensor &predicate, const DebugContext &debugContext = {});
   AbortOnCondition(const Tensor &predicate, const std::string &message, const DebugContext &debugContext = {});
+  AbortOnCondition(const Tensor &predicate, const char *message, const DebugContext &debugContext = {});
 };
 
 /// Groups a program for the profiler; otherwise transparent.

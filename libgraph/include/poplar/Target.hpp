@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aspen {
@@ -24,6 +25,21 @@ namespace poplar {
 /// The parameters of a device a graph is compiled for: tiles, memory, workers,
 /// exchange and clock. Made by `IPUModel::createDevice`, `DeviceManager`, or the
 /// static `create*Target` functions.
+/// A (source IPU, destination IPU) pair of a global exchange constraint.
+struct GlobalExchangeFlow {
+  GlobalExchangeFlow(unsigned src, unsigned dst) : src(src), dst(dst) {}
+  unsigned src;
+  unsigned dst;
+};
+
+/// Traffic between IPUs: the listed flows share `bandwidth` bits per second.
+struct GlobalExchangeConstraint {
+  GlobalExchangeConstraint(double bandwidth, std::vector<GlobalExchangeFlow> flows)
+      : bandwidth(bandwidth), flows(std::move(flows)) {}
+  double bandwidth;
+  std::vector<GlobalExchangeFlow> flows;
+};
+
 class Target {
 public:
   Target();
@@ -70,6 +86,7 @@ public:
   unsigned getFp16InFp32OutConvUnitsPerTile() const;
   unsigned getFp32InFp32OutConvUnitsPerTile() const;
   std::vector<unsigned> getMemoryElementOffsets() const;
+  std::vector<GlobalExchangeConstraint> getGlobalExchangeConstraints() const;
   unsigned getIpuLinkConfiguration() const { return 0; }
   bool supportsExchangeBusSharing() const;
   bool operator==(const Target &o) const;

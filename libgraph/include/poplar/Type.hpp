@@ -38,8 +38,8 @@ public:
     Quarter,
     QuarterMetadata,
   };
-  Type() : id_(Id::Invalid) {}
-  explicit Type(Id id) : id_(id) {}
+  constexpr Type() : id_(Id::Invalid) {}
+  constexpr explicit Type(Id id) : id_(id) {}
 
   /// The C spelling of the type: "float", "half", "unsigned int", ...
   StringRef toString() const;

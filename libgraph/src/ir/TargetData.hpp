@@ -6,8 +6,17 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace aspen::ir {
+
+/// An IPUModel global exchange constraint: `bandwidth` (bit/s) shared by the
+/// listed (source IPU, destination IPU) flows.
+struct GlobalExchangeConstraintData {
+  double bandwidth = 0;
+  std::vector<std::pair<unsigned, unsigned>> flows;
+};
 
 struct TargetData {
   poplar::TargetType type = poplar::TargetType::IPU_MODEL;
@@ -38,6 +47,7 @@ struct TargetData {
   bool compileIPUCode = false;
   bool accurateHalf = false;
   std::uint64_t perTileOverheadBytes = 3168; // stack + control code per tile
+  std::vector<GlobalExchangeConstraintData> globalExchangeConstraints;
 
   unsigned numTiles() const { return numIPUs * tilesPerIPU; }
 };

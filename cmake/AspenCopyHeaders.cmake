@@ -1,0 +1,25 @@
+cmake_minimum_required(VERSION 3.25)
+# cmake -DMANIFEST=<file> -DDEST=<dir> -P AspenCopyHeaders.cmake
+# MANIFEST holds pairs of lines: absolute source path, path relative to DEST. Copies each
+# header whose content differs (unchanged copies keep their timestamps) and removes files in
+# DEST that the manifest no longer lists, so DEST mirrors the public headers exactly.
+file(STRINGS ${MANIFEST} _lines)
+set(_wanted "")
+list(LENGTH _lines _count)
+set(_i 0)
+while(_i LESS _count)
+  list(GET _lines ${_i} _src)
+  math(EXPR _i "${_i} + 1")
+  list(GET _lines ${_i} _rel)
+  math(EXPR _i "${_i} + 1")
+  cmake_path(GET _rel PARENT_PATH _subdir)
+  file(MAKE_DIRECTORY ${DEST}/${_subdir})
+  file(COPY_FILE ${_src} ${DEST}/${_rel} ONLY_IF_DIFFERENT)
+  list(APPEND _wanted ${DEST}/${_rel})
+endwhile()
+file(GLOB_RECURSE _present LIST_DIRECTORIES false ${DEST}/*)
+foreach(_file IN LISTS _present)
+  if(NOT _file IN_LIST _wanted)
+    file(REMOVE ${_file})
+  endif()
+endforeach()

@@ -1,0 +1,126 @@
+// Copyright (c) Aspen contributors.
+// The compiler: the passes in the order they run. Each pass is a free function
+// in passes/<Pass>.{hpp,cpp}; this file only sequences them, times them
+// (POPLAR_LOG_LEVEL=INFO) and reports progress.
+#include "Compiler.hpp"
+
+#include "cache/CompileCache.hpp"
+#include "passes/Allocate.hpp"
+#include "passes/Emit.hpp"
+#include "passes/EstimateCycles.hpp"
+#include "passes/Exchange.hpp"
+#include "passes/Liveness.hpp"
+#include "passes/Lower.hpp"
+#include "passes/Validate.hpp"
+#include "util/Log.hpp"
+
+#include <chrono>
+
+namespace aspen::compiler {
+namespace {
+
+/// Runs one pass: logs its name and time and reports progress after it.
+class PassRunner {
+public:
+  PassRunner(int total, const poplar::ProgressFunc &progress) : total_(total), progress_(progress) {
+    if (progress_)
+      progress_(0, total_);
+  }
+  template <class F> auto operator()(const char *name, F &&pass) {
+    const auto start = std::chrono::steady_clock::now();
+    ASPEN_LOG(Debug, "compile: starting pass " << name);
+    auto finish = [&] {
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      ASPEN_LOG(Info, "compile: pass " << name << " took " << ms << " ms");
+      if (progress_)
+        progress_(++done_, total_);
+    };
+    if constexpr (std::is_void_v<decltype(pass())>) {
+      pass();
+      finish();
+    } else {
+      auto result = pass();
+      finish();
+      return result;
+    }
+  }
+
+private:
+  int total_;
+  int done_ = 0;
+  const poplar::ProgressFunc &progress_;
+};
+
+} // namespace
+
+std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
+                                             const std::vector<const ir::ProgramNode *> &programs,
+                                             const CompileOptions &options, const poplar::ProgressFunc &progress) {
+  const auto start = std::chrono::steady_clock::now();
+  ASPEN_LOG(Info, "compile: " << graph.vertices.size() << " vertices, " << graph.variables.size() << " variables, "
+                              << graph.computeSets.size() << " compute sets, " << programs.size() << " programs, "
+                              << graph.target.numTiles() << " tiles");
+  PassRunner pass(7, progress);
+
+  pass("validate", [&] { validateGraph(graph, programs); });
+  LoweredProgram lowered = pass("lower", [&] { return lowerPrograms(graph, programs); });
+  ExchangePlan plan = pass("exchange", [&] { return planExchange(graph, lowered); });
+  LivenessResult liveness = pass("liveness", [&] { return analyseLiveness(graph, lowered, plan); });
+  AllocationResult allocation =
+      pass("allocate", [&] { return allocateMemory(graph, lowered, plan, liveness, options.allowOutOfMemory); });
+  CycleEstimates cycles = pass("estimateCycles", [&] { return estimateCycles(graph, lowered, plan); });
+  auto exe = pass("emit", [&] { return emitExecutable(graph, lowered, plan, liveness, allocation, cycles); });
+
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASPEN_LOG(Info, "compile: done in " << ms << " ms (" << exe->steps.size() << " steps, " << exe->computeSteps.size()
+                                      << " compute steps" << (exe->outOfMemory ? ", OUT OF MEMORY" : "") << ")");
+  return exe;
+}
+
+} // namespace aspen::compiler
+
+namespace poplar {
+
+namespace {
+
+std::vector<const aspen::ir::ProgramNode *> roots(ArrayRef<program::Program> programs) {
+  std::vector<const aspen::ir::ProgramNode *> out;
+  for (const program::Program &p : programs)
+    out.push_back(p.getImpl().get());
+  return out;
+}
+
+} // namespace
+
+Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options,
+                        ProgressFunc progress, const DebugContext &) {
+  using namespace aspen;
+  const compiler::CompileOptions opts = compiler::parseCompileOptions(options);
+  const ir::GraphData &data = graph.getImpl();
+  const auto programRoots = roots(programs);
+  if (!opts.useCache)
+    return Executable(compiler::compile(data, programRoots, opts, progress));
+
+  const auto start = std::chrono::steady_clock::now();
+  const cache::CacheConfig config = cache::CacheConfig::fromEnvironment();
+  const std::string key = cache::computeCacheKey(data, programRoots, opts);
+  if (auto hit = cache::lookup(config, key)) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    ASPEN_LOG(Info, "compile cache: hit " << key << " (" << ms << " ms)");
+    if (progress)
+      progress(1, 1);
+    return Executable(std::move(hit));
+  }
+  ASPEN_LOG(Info, "compile cache: miss " << key);
+  auto exe = compiler::compile(data, programRoots, opts, progress);
+  cache::store(config, key, *exe);
+  return Executable(std::move(exe));
+}
+
+Executable compileGraph(Graph &&graph, ArrayRef<program::Program> programs, const OptionFlags &options,
+                        ProgressFunc progress, const DebugContext &debugContext) {
+  Graph owned(std::move(graph));
+  return compileGraph(static_cast<const Graph &>(owned), programs, options, std::move(progress), debugContext);
+}
+
+} // namespace poplar

@@ -1,0 +1,303 @@
+// Copyright (c) Aspen contributors.
+#include "cache/CompileCache.hpp"
+
+#include "exe/BuildInfo.hpp"
+#include "exe/Hash.hpp"
+#include "exe/Serialize.hpp"
+#include "poplar/exceptions.hpp"
+#include "util/Log.hpp"
+
+#include <tbb/parallel_for.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <unordered_map>
+
+namespace aspen::cache {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char *kSuffix = ".aspenexe";
+
+/// Two independent 64-bit hashes fed the same bytes: a 128-bit key.
+class KeyHash {
+public:
+  KeyHash() : a_(0x61737065), b_(0x6b657932) {}
+  KeyHash &update(const void *p, std::size_t n) {
+    a_.update(p, n);
+    b_.update(p, n);
+    return *this;
+  }
+  template <class T> KeyHash &value(const T &v) { return update(&v, sizeof v); }
+  KeyHash &string(const std::string &s) {
+    value<std::uint64_t>(s.size());
+    return update(s.data(), s.size());
+  }
+  std::string hex() const { return exe::toHex(a_.digest()) + exe::toHex(b_.digest()); }
+  std::pair<std::uint64_t, std::uint64_t> digest() const { return {a_.digest(), b_.digest()}; }
+
+private:
+  exe::Hash64 a_, b_;
+};
+
+void hashView(KeyHash &h, const poplar::Tensor &t) {
+  if (!t.valid()) {
+    h.value<std::uint8_t>(0);
+    return;
+  }
+  const ir::TensorView &v = t.getImpl();
+  h.value<std::uint8_t>(1).value(v.elementType.id()).value<std::uint64_t>(v.shape.size());
+  for (std::size_t d : v.shape)
+    h.value<std::uint64_t>(d);
+  const std::size_t n = v.segments ? v.segments->size() : 0;
+  h.value<std::uint64_t>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const ir::Segment &s = (*v.segments)[i];
+    h.value(s.var).value(s.start).value(s.stride).value(s.count);
+  }
+}
+
+class ProgramHasher {
+public:
+  std::pair<std::uint64_t, std::uint64_t> hash(const ir::ProgramNode *node) {
+    if (!node)
+      return {0, 0};
+    if (auto it = memo_.find(node); it != memo_.end())
+      return it->second;
+    KeyHash h;
+    h.value(node->kind).string(node->debugName).value<std::uint64_t>(node->children.size());
+    for (const auto &c : node->children)
+      h.value(hash(c.get()));
+    hashView(h, node->src);
+    hashView(h, node->dst);
+    hashView(h, node->predicate);
+    hashView(h, node->offset);
+    h.value(node->computeSet).value(node->stream).value(node->remoteBuffer).value(node->function).value(node->count);
+    h.value<std::uint64_t>(node->caseValues.size());
+    for (std::int32_t c : node->caseValues)
+      h.value(c);
+    h.value(node->hasDefault).value(node->flag).value(node->syncType).string(node->message);
+    return memo_[node] = h.digest();
+  }
+
+private:
+  std::unordered_map<const ir::ProgramNode *, std::pair<std::uint64_t, std::uint64_t>> memo_;
+};
+
+/// Hashes items [0, n) in parallel chunks, then the chunk digests in order.
+template <class F> void hashInChunks(KeyHash &h, std::size_t n, F &&item) {
+  constexpr std::size_t kChunk = 8192;
+  const std::size_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> digests(chunks);
+  tbb::parallel_for(std::size_t(0), chunks, [&](std::size_t c) {
+    KeyHash local;
+    for (std::size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i)
+      item(local, i);
+    digests[c] = local.digest();
+  });
+  h.value<std::uint64_t>(n);
+  for (const auto &d : digests)
+    h.value(d);
+}
+
+std::uint64_t envBytes(const char *name, std::uint64_t otherwise) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return otherwise;
+  char *end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  return end && *end == '\0' ? n : otherwise;
+}
+
+/// Removes least-recently-used entries until the cache fits.
+void evict(const CacheConfig &config, const fs::path &keep) {
+  struct Entry {
+    fs::path path;
+    std::uint64_t size;
+    fs::file_time_type used;
+  };
+  std::vector<Entry> entries;
+  std::uint64_t total = 0;
+  std::error_code ec;
+  for (const auto &e : fs::directory_iterator(config.directory, ec)) {
+    if (e.path().extension() != kSuffix)
+      continue;
+    std::error_code e1, e2;
+    const std::uint64_t size = e.file_size(e1);
+    const auto used = e.last_write_time(e2);
+    if (e1 || e2)
+      continue;
+    entries.push_back({e.path(), size, used});
+    total += size;
+  }
+  if (total <= config.maxBytes)
+    return;
+  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+    return a.used != b.used ? a.used < b.used : a.path < b.path;
+  });
+  for (const Entry &e : entries) {
+    if (total <= config.maxBytes)
+      break;
+    if (e.path == keep)
+      continue;
+    if (fs::remove(e.path, ec)) {
+      total -= e.size;
+      ASPEN_LOG(Info, "compile cache: evicted " << e.path.filename().string() << " (" << e.size << " bytes)");
+    }
+  }
+}
+
+} // namespace
+
+CacheConfig CacheConfig::fromEnvironment() {
+  CacheConfig c;
+  if (const char *d = std::getenv("ASPEN_CACHE_DIR"); d && *d)
+    c.directory = fs::path(d) / "executables";
+  else if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    c.directory = fs::path(x) / "aspen" / "executables";
+  else if (const char *home = std::getenv("HOME"); home && *home)
+    c.directory = fs::path(home) / ".cache" / "aspen" / "executables";
+  else
+    c.directory = fs::temp_directory_path() / "aspen" / "executables";
+  c.maxBytes = envBytes("ASPEN_COMPILE_CACHE_MAX_BYTES", c.maxBytes);
+  return c;
+}
+
+fs::path entryPath(const CacheConfig &config, const std::string &key) { return config.directory / (key + kSuffix); }
+
+std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::ProgramNode *> &programs,
+                            const compiler::CompileOptions &options) {
+  KeyHash h;
+  h.string("aspen-compile-cache-key-1").string(exe::compilerBuildId()).value(exe::kFormatVersion);
+  h.string(exe::targetFingerprint(g.target)).value(g.replicationFactor);
+  h.value(options.allowOutOfMemory);
+
+  hashInChunks(h, g.variables.size(), [&](KeyHash &k, std::size_t i) {
+    const ir::Variable &v = g.variables[i];
+    k.value(v.type.id()).value(v.numElements).value(v.isConstant).string(v.name).value<std::uint64_t>(v.shape.size());
+    for (std::size_t d : v.shape)
+      k.value<std::uint64_t>(d);
+    k.value<std::uint64_t>(v.mapping.size());
+    for (const ir::TileInterval &t : v.mapping)
+      k.value(t.begin).value(t.end).value(t.tile);
+  });
+  std::vector<ir::VarId> initialised;
+  for (const auto &kv : g.initialValues)
+    initialised.push_back(kv.first);
+  std::sort(initialised.begin(), initialised.end());
+  h.value<std::uint64_t>(initialised.size());
+  for (ir::VarId v : initialised) {
+    const auto &bytes = g.initialValues.at(v);
+    h.value(v).value<std::uint64_t>(bytes.size()).update(bytes.data(), bytes.size());
+  }
+
+  h.value<std::uint64_t>(g.vertexTypes.size());
+  for (const ir::VertexTypeInfo &t : g.vertexTypes) {
+    h.string(t.name).value(t.library).value(t.objectSize).value(t.objectAlign).value(t.isMultiVertex);
+    h.value(t.isSupervisor).value<std::uint64_t>(t.fields.size());
+    for (const ir::FieldInfo &f : t.fields)
+      h.string(f.name).value(f.kind).value(f.shape).value(f.elementType.id()).value(f.layout).value(f.outerLayout)
+          .value(f.minAlign).value(f.offset).value(f.size).value(f.isConst);
+  }
+  h.value<std::uint64_t>(g.codeletLibraries.size());
+  for (const ir::CodeletLibrary &l : g.codeletLibraries)
+    h.string(l.contentHash);
+  // Estimator code cannot be hashed; its presence is (see docs/compiler.md).
+  h.value<std::uint64_t>(g.perfEstimators.size());
+  for (const auto &kv : g.perfEstimators)
+    h.string(kv.first);
+
+  h.value<std::uint64_t>(g.computeSets.size());
+  for (const ir::ComputeSetRecord &cs : g.computeSets) {
+    h.string(cs.name).value<std::uint64_t>(cs.vertices.size());
+    h.update(cs.vertices.data(), cs.vertices.size() * sizeof(std::uint32_t));
+  }
+  hashInChunks(h, g.vertices.size(), [&](KeyHash &k, std::size_t i) {
+    const ir::Vertex &v = g.vertices[i];
+    k.value(v.type).value(v.computeSet).value(v.tile).value(v.hasPerfEstimate).value(v.cycles).value(v.flops);
+    k.value<std::uint64_t>(v.fields.size());
+    for (const ir::FieldValue &f : v.fields) {
+      k.value(f.set).value<std::uint64_t>(f.declaredSize).value<std::uint64_t>(f.stateCount);
+      k.value<std::uint64_t>(f.stateBytes.size()).update(f.stateBytes.data(), f.stateBytes.size());
+      k.value<std::uint64_t>(f.edges.size());
+      for (const poplar::Tensor &t : f.edges)
+        hashView(k, t);
+    }
+  });
+
+  h.value<std::uint64_t>(g.hostHandles.size());
+  for (const ir::HostHandle &hh : g.hostHandles) {
+    h.string(hh.name).value(hh.isWrite);
+    hashView(h, hh.tensor);
+  }
+  h.value<std::uint64_t>(g.streams.size());
+  for (const ir::StreamRecord &s : g.streams)
+    h.string(s.handle).value(s.type.id()).value(s.numElements).value(s.hostToDevice).value(s.mode);
+  h.value<std::uint64_t>(g.remoteBuffers.size());
+  for (const ir::RemoteBufferRecord &r : g.remoteBuffers)
+    h.string(r.handle).value(r.type.id()).value(r.numElements).value(r.repeats);
+
+  ProgramHasher ph;
+  h.value<std::uint64_t>(g.functions.size());
+  for (const auto &f : g.functions)
+    h.value(ph.hash(f.get()));
+  h.value<std::uint64_t>(programs.size());
+  for (const ir::ProgramNode *p : programs)
+    h.value(ph.hash(p));
+  return h.hex();
+}
+
+std::unique_ptr<exe::ExecutableData> lookup(const CacheConfig &config, const std::string &key) {
+  const fs::path path = entryPath(config, key);
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return nullptr;
+  try {
+    auto exe = exe::deserialize(in, true, "compile cache entry '" + path.string() + "'");
+    in.close();
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // mark as recently used
+    return exe;
+  } catch (const poplar::poplar_error &e) {
+    ASPEN_LOG(Warn, "compile cache: discarding a bad entry: " << e.what());
+    std::error_code ec;
+    fs::remove(path, ec);
+    return nullptr;
+  }
+}
+
+void store(const CacheConfig &config, const std::string &key, const exe::ExecutableData &exe) {
+  static std::atomic<std::uint64_t> counter{0};
+  std::error_code ec;
+  fs::create_directories(config.directory, ec);
+  const fs::path path = entryPath(config, key);
+  const fs::path tmp = config.directory / (key + ".tmp." + std::to_string(::getpid()) + "." +
+                                           std::to_string(counter.fetch_add(1)));
+  try {
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      if (!out)
+        throw poplar::poplar_error("cannot create '" + tmp.string() + "'");
+      exe::serialize(exe, out);
+      out.flush();
+      if (!out)
+        throw poplar::poplar_error("cannot write '" + tmp.string() + "'");
+    }
+    fs::rename(tmp, path);
+  } catch (const std::exception &e) {
+    ASPEN_LOG(Warn, "compile cache: could not store " << path.string() << ": " << e.what());
+    fs::remove(tmp, ec);
+    return;
+  }
+  evict(config, path);
+}
+
+} // namespace aspen::cache

@@ -1,0 +1,49 @@
+// Copyright (c) Aspen contributors.
+// The compile cache: executables on disk, keyed by everything that decides them.
+#pragma once
+
+#include "CompileOptions.hpp"
+#include "exe/ExecutableData.hpp"
+#include "ir/GraphData.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace aspen::cache {
+
+/// Where the cache lives and how big it may grow.
+struct CacheConfig {
+  /// $ASPEN_CACHE_DIR/executables, else $XDG_CACHE_HOME/aspen/executables,
+  /// else ~/.cache/aspen/executables.
+  std::filesystem::path directory;
+  /// ASPEN_COMPILE_CACHE_MAX_BYTES, default 2 GiB.
+  std::uint64_t maxBytes = std::uint64_t(2) << 30;
+  /// From the environment.
+  static CacheConfig fromEnvironment();
+};
+
+/// A 128-bit hex key over the graph (every IR table, initial values, vertex
+/// fields and their views), the programs and functions, the options that change
+/// the output, the content hashes of the vertex libraries, the names of
+/// registered perf estimators, the target, the executable format version and
+/// the compiler build id.
+std::string computeCacheKey(const ir::GraphData &graph, const std::vector<const ir::ProgramNode *> &programs,
+                            const compiler::CompileOptions &options);
+
+/// The cached executable for `key`, or null. Costs one file open whatever the
+/// cache size; a hit marks the entry as recently used. A corrupt entry is
+/// removed (and null returned) so that the caller recompiles and replaces it.
+std::unique_ptr<exe::ExecutableData> lookup(const CacheConfig &config, const std::string &key);
+
+/// Stores an executable atomically (write to a temporary file, then rename),
+/// then evicts least-recently-used entries while the cache exceeds maxBytes.
+/// Failures to write are logged, never thrown: the cache is an optimisation.
+void store(const CacheConfig &config, const std::string &key, const exe::ExecutableData &exe);
+
+/// The path of the entry for `key`.
+std::filesystem::path entryPath(const CacheConfig &config, const std::string &key);
+
+} // namespace aspen::cache

@@ -1,0 +1,82 @@
+/* Copyright (c) Aspen contributors.
+ * The C ABI between a compiled vertex library (a host shared object inside a
+ * .gp file) and Aspen. Included by Aspen and by the registration unit that the
+ * codelet compiler generates for every library, so it must stay plain C.
+ * docs/internals.md, "Codelet libraries (.gp)", describes the contract. */
+#ifndef ASPEN_CODELET_ABI_H
+#define ASPEN_CODELET_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a struct below or the meaning of a field changes. */
+#define ASPEN_CODELET_ABI_VERSION 1u
+
+/* AspenVertexEntry::flags */
+#define ASPEN_VERTEX_MULTI 1u      /* derives from poplar::MultiVertex: compute(workerId) per worker */
+#define ASPEN_VERTEX_SUPERVISOR 2u /* derives from poplar::SupervisorVertex */
+
+/* AspenFieldEntry::kind (= aspen::ir::FieldKind) */
+#define ASPEN_FIELD_INPUT 0u
+#define ASPEN_FIELD_OUTPUT 1u
+#define ASPEN_FIELD_INOUT 2u
+#define ASPEN_FIELD_STATE 3u
+
+/* AspenFieldEntry::shape (= aspen::ir::FieldShape) */
+#define ASPEN_SHAPE_SCALAR 0u
+#define ASPEN_SHAPE_VECTOR 1u
+#define ASPEN_SHAPE_VECTOR_OF_EDGES 2u
+#define ASPEN_SHAPE_VECTOR_OF_SCALAR_EDGES 3u
+
+/* AspenFieldEntry::elementType is a poplar::Type::Id value (0 = not a known
+ * element type, e.g. a struct-valued state member). AspenFieldEntry::layout and
+ * outerLayout are aspen::ir::Layout values. */
+
+/* One field of a vertex type, as the host compiler laid it out. */
+typedef struct AspenFieldEntry {
+  const char *name;
+  uint32_t offset; /* offsetof in the vertex object */
+  uint32_t size;   /* sizeof the member */
+  uint32_t minAlign;
+  uint8_t kind;
+  uint8_t shape;
+  uint8_t elementType;
+  uint8_t layout;
+  uint8_t outerLayout;
+  uint8_t isConst;
+  uint8_t reserved[2];
+} AspenFieldEntry;
+
+/* compute(vertex, workerId): 1 = success, 0 = compute() returned false. */
+typedef int (*AspenComputeFn)(void *vertex, unsigned workerId);
+
+/* One vertex type: its canonical name ("ns::Foo<unsigned int,true>"), object
+ * size and alignment, flags and compute entry. */
+typedef struct AspenVertexEntry {
+  const char *name;
+  uint32_t size;
+  uint32_t align;
+  uint32_t flags;
+  uint32_t numFields;
+  const AspenFieldEntry *fields;
+  AspenComputeFn compute;
+} AspenVertexEntry;
+
+/* Receives the text a codelet prints (not NUL-terminated). */
+typedef void (*AspenPrintSink)(void *context, const char *text, size_t length);
+
+/* Exported by every vertex library. */
+const AspenVertexEntry *aspen_codelet_entries(unsigned *count);
+uint32_t aspen_codelet_abi_version(void);
+/* Where printf() from this library's codelets goes; a null sink restores stdout. */
+void aspen_codelet_set_print_sink(AspenPrintSink sink, void *context);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

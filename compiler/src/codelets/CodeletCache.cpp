@@ -1,0 +1,224 @@
+// Copyright (c) Aspen contributors.
+#include "codelets/CodeletCache.hpp"
+
+#include "codelets/ContentHash.hpp"
+#include "codelets/EmbeddedFiles.hpp"
+#include "poplar/exceptions.hpp"
+#include "util/Log.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace aspen::codelets {
+
+namespace {
+
+std::string envOr(const char *name) {
+  const char *v = std::getenv(name);
+  return v && *v ? std::string(v) : std::string();
+}
+
+std::string directoryOf(const std::string &path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+bool isRegularFile(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/// The local headers a source includes, found by scanning its #include lines
+/// (in every preprocessor branch: a superset is harmless for a cache key).
+void hashLocalIncludes(const std::string &file, const std::string &text, const std::vector<std::string> &includeDirs,
+                       ContentHasher &hasher, std::set<std::string> &seen, int depth) {
+  if (depth > 16)
+    return;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos)
+      end = text.size();
+    std::size_t i = pos;
+    while (i < end && (text[i] == ' ' || text[i] == '\t'))
+      ++i;
+    if (i < end && text[i] == '#') {
+      ++i;
+      while (i < end && (text[i] == ' ' || text[i] == '\t'))
+        ++i;
+      if (text.compare(i, 7, "include") == 0) {
+        i += 7;
+        while (i < end && (text[i] == ' ' || text[i] == '\t'))
+          ++i;
+        if (i < end && (text[i] == '"' || text[i] == '<')) {
+          const char close = text[i] == '"' ? '"' : '>';
+          const std::size_t nameEnd = text.find(close, i + 1);
+          if (nameEnd != std::string::npos && nameEnd < end) {
+            const std::string name = text.substr(i + 1, nameEnd - i - 1);
+            std::vector<std::string> candidates;
+            if (!name.empty() && name[0] == '/')
+              candidates.push_back(name);
+            else {
+              if (close == '"')
+                candidates.push_back(directoryOf(file) + "/" + name);
+              for (const std::string &dir : includeDirs)
+                candidates.push_back(dir + "/" + name);
+            }
+            for (const std::string &candidate : candidates) {
+              if (!isRegularFile(candidate))
+                continue;
+              if (seen.insert(candidate).second) {
+                std::ifstream in(candidate, std::ios::binary);
+                const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                hasher.addField(candidate).addField(content);
+                hashLocalIncludes(candidate, content, includeDirs, hasher, seen, depth + 1);
+              }
+              break;
+            }
+          }
+        }
+      }
+    }
+    pos = end + 1;
+  }
+}
+
+/// Identifies this build of the codelet compiler cheaply: the loaded libpoplar's
+/// path, size and modification time (a rebuild of the introspection or the
+/// registration generator must not reuse libraries built by the old one).
+const std::string &compilerBuild() {
+  static const std::string id = [] {
+    Dl_info info{};
+    std::string out = kAspenVersion;
+    if (::dladdr(reinterpret_cast<const void *>(&compilerBuild), &info) && info.dli_fname) {
+      struct stat st;
+      if (::stat(info.dli_fname, &st) == 0)
+        out += std::string(" ") + info.dli_fname + " " + std::to_string(st.st_size) + " " +
+               std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+    }
+    return out;
+  }();
+  return id;
+}
+
+} // namespace
+
+bool makeDirectories(const std::string &dir) {
+  if (dir.empty())
+    return false;
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0)
+    return S_ISDIR(st.st_mode);
+  const std::string parent = directoryOf(dir);
+  if (parent != dir && !makeDirectories(parent))
+    return false;
+  return ::mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST;
+}
+
+std::string codeletCacheDir() {
+  std::string root = envOr("ASPEN_CACHE_DIR");
+  if (root.empty()) {
+    const std::string xdg = envOr("XDG_CACHE_HOME");
+    const std::string home = envOr("HOME");
+    if (!xdg.empty())
+      root = xdg + "/aspen";
+    else if (!home.empty())
+      root = home + "/.cache/aspen";
+    else
+      root = "/tmp/aspen-cache-" + std::to_string(::getuid());
+  }
+  std::string dir = root + "/codelets";
+  if (!makeDirectories(dir))
+    throw poplar::poplar_error("Cannot create the codelet cache directory '" + dir +
+                               "' (set ASPEN_CACHE_DIR to a writable directory)");
+  return dir;
+}
+
+bool writeFileAtomic(const std::string &path, const void *data, std::size_t size) {
+  static std::atomic<unsigned> counter{0};
+  const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return false;
+  const auto *p = static_cast<const char *>(data);
+  std::size_t left = size;
+  bool ok = true;
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      ok = false;
+      break;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
+    ::unlink(temp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<std::uint8_t>> readFileIfExists(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad())
+    return std::nullopt;
+  return bytes;
+}
+
+const std::string &compilerIdentity(const std::string &cxx) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> identities;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = identities.find(cxx);
+  if (it != identities.end())
+    return it->second;
+  std::string output;
+  const std::string command = cxx + " --version 2>&1";
+  if (FILE *pipe = ::popen(command.c_str(), "r")) {
+    char buffer[512];
+    std::size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
+      output.append(buffer, n);
+    ::pclose(pipe);
+  }
+  ASPEN_LOG(Debug, "codelet compiler '" << cxx << "': " << output.substr(0, output.find('\n')));
+  return identities.emplace(cxx, output).first->second;
+}
+
+std::string codeletCacheKey(const CodeletCacheKeyInput &input) {
+  ContentHasher hasher;
+  hasher.addField("aspen codelet cache key v1").addField(embeddedFilesHash()).addField(compilerBuild());
+  hasher.addField(input.compiler).addField(compilerIdentity(input.compiler));
+  for (const std::string &arg : input.compilerArgs)
+    hasher.addField(arg);
+  std::set<std::string> seen;
+  for (const std::string &source : input.sources) {
+    std::ifstream in(source, std::ios::binary);
+    if (!in)
+      throw poplar::graph_object_creation_error("Cannot read codelet source '" + source + "'");
+    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    hasher.addField(source).addField(content);
+    hashLocalIncludes(source, content, input.includeDirs, hasher, seen, 0);
+  }
+  return hasher.hex();
+}
+
+} // namespace aspen::codelets

@@ -1,0 +1,385 @@
+// Copyright (c) Aspen contributors.
+#include "codelets/CodeletCompiler.hpp"
+
+#include "codelets/CodeletCache.hpp"
+#include "codelets/ContentHash.hpp"
+#include "codelets/EmbeddedFiles.hpp"
+#include "codelets/Introspect.hpp"
+#include "codelets/RegistrationUnit.hpp"
+#include "codelets/VertexLibrary.hpp"
+#include "poplar/exceptions.hpp"
+#include "util/Log.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <ostream>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace aspen::codelets {
+
+namespace {
+
+std::string absolutePath(const std::string &path) {
+  if (!path.empty() && path[0] == '/')
+    return path;
+  char buffer[4096];
+  const char *cwd = ::getcwd(buffer, sizeof buffer);
+  return std::string(cwd ? cwd : ".") + "/" + path;
+}
+
+std::string extensionOf(const std::string &path) {
+  const std::size_t slash = path.rfind('/');
+  const std::size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return "";
+  return path.substr(dot);
+}
+
+enum class SourceLanguage { Cpp, C, Assembly, Unknown };
+
+SourceLanguage languageOf(const std::string &path) {
+  const std::string ext = extensionOf(path);
+  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" || ext == ".C" || ext == ".cp")
+    return SourceLanguage::Cpp;
+  if (ext == ".c")
+    return SourceLanguage::C;
+  if (ext == ".S" || ext == ".s" || ext == ".asm")
+    return SourceLanguage::Assembly;
+  return SourceLanguage::Unknown;
+}
+
+std::string shellQuote(const std::string &arg) {
+  std::string out = "'";
+  for (char ch : arg) {
+    if (ch == '\'')
+      out += "'\\''";
+    else
+      out += ch;
+  }
+  return out + "'";
+}
+
+/// Runs `command` through the shell; returns its exit status and output (stdout and stderr).
+int runCommand(const std::string &command, std::string &output) {
+  FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe)
+    return -1;
+  char buffer[4096];
+  std::size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
+    output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// Drops the lines that only point into the generated units ("In file included
+/// from .../unit0.cpp:2:"), so that diagnostics name the user's files.
+std::string cleanDiagnostics(const std::string &output, const std::string &workDir) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < output.size()) {
+    std::size_t end = output.find('\n', pos);
+    if (end == std::string::npos)
+      end = output.size();
+    const std::string line = output.substr(pos, end - pos);
+    if (!(line.rfind("In file included from " + workDir, 0) == 0))
+      out += line + "\n";
+    pos = end + 1;
+  }
+  return out;
+}
+
+void removeDirectory(const std::string &dir) {
+  if (DIR *d = ::opendir(dir.c_str())) {
+    while (dirent *e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..")
+        ::unlink((dir + "/" + name).c_str());
+    }
+    ::closedir(d);
+  }
+  ::rmdir(dir.c_str());
+}
+
+std::string makeWorkDir(const std::string &cacheDir) {
+  static std::atomic<unsigned> counter{0};
+  const std::string tmpRoot = cacheDir + "/tmp";
+  makeDirectories(tmpRoot);
+  const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+  const std::string dir = tmpRoot + "/" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
+                          std::to_string(static_cast<unsigned long long>(stamp) & 0xffffff);
+  if (!makeDirectories(dir))
+    throw poplar::graph_object_creation_error("Cannot create a work directory for the codelet compiler in '" +
+                                              tmpRoot + "'");
+  return dir;
+}
+
+std::vector<std::string> splitFlags(std::string_view text) {
+  std::vector<std::string> out;
+  std::string current;
+  bool inToken = false;
+  char quote = 0;
+  for (char ch : text) {
+    if (quote) {
+      if (ch == quote)
+        quote = 0;
+      else
+        current += ch;
+    } else if (ch == '\'' || ch == '"') {
+      quote = ch;
+      inToken = true;
+    } else if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+      if (inToken)
+        out.push_back(current);
+      current.clear();
+      inToken = false;
+    } else {
+      current += ch;
+      inToken = true;
+    }
+  }
+  if (inToken)
+    out.push_back(current);
+  return out;
+}
+
+/// The arguments every codelet compile gets before the user's.
+std::vector<std::string> fixedArgs(bool userGaveStd) {
+  std::vector<std::string> args;
+  if (!userGaveStd)
+    args.push_back("-std=c++17");
+  for (const char *a : {"-O2", "-fPIC", "-shared", "-mavx2", "-mfma", "-mf16c", "-fvisibility=hidden",
+                        "-fno-gnu-unique", "-Wno-attributes", "-Wl,-z,defs", "-D__POPC__"})
+    args.push_back(a);
+  args.push_back("-isystem");
+  args.push_back(embeddedIncludeDir());
+  return args;
+}
+
+} // namespace
+
+std::string hostCompiler() {
+  const char *cxx = std::getenv("ASPEN_CXX");
+  return cxx && *cxx ? std::string(cxx) : std::string("g++");
+}
+
+CodeletFlags parseCodeletFlags(const std::vector<std::string> &args) {
+  CodeletFlags flags;
+  auto both = [&](const std::string &a) {
+    flags.compilerArgs.push_back(a);
+    flags.clangArgs.push_back(a);
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&](std::size_t prefix, const char *what) -> std::string {
+      if (a.size() > prefix)
+        return a.substr(prefix);
+      if (i + 1 >= args.size())
+        throw poplar::graph_object_creation_error("Codelet compile flag '" + a + "' needs " + what);
+      return args[++i];
+    };
+    if (a.empty())
+      continue;
+    if (a.rfind("-I", 0) == 0) {
+      const std::string dir = absolutePath(value(2, "a directory"));
+      flags.includeDirs.push_back(dir);
+      both("-I" + dir);
+    } else if (a == "-isystem") {
+      const std::string dir = absolutePath(value(8, "a directory"));
+      flags.includeDirs.push_back(dir);
+      both("-isystem");
+      both(dir);
+    } else if (a.rfind("-D", 0) == 0) {
+      both("-D" + value(2, "a macro"));
+    } else if (a.rfind("-U", 0) == 0) {
+      both("-U" + value(2, "a macro"));
+    } else if (a == "-include") {
+      both("-include");
+      both(absolutePath(value(8, "a file")));
+    } else if (a.rfind("-std=", 0) == 0) {
+      both(a);
+    } else if (a.rfind("--target", 0) == 0 || a == "-target") {
+      std::string list = a.rfind("--target=", 0) == 0 ? a.substr(9) : (i + 1 < args.size() ? args[++i] : "");
+      std::size_t start = 0;
+      while (start <= list.size()) {
+        const std::size_t comma = list.find(',', start);
+        const std::string t = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!t.empty())
+          flags.targets.push_back(t);
+        if (comma == std::string::npos)
+          break;
+        start = comma + 1;
+      }
+    } else if (a == "-o" || a == "-c" || a == "-S" || a == "-E" || a == "-shared" || a == "-x") {
+      if (a == "-o" || a == "-x")
+        ++i;
+      ASPEN_LOG(Warn, "codelet compile flag '" << a << "' ignored: the codelet compiler chooses its own outputs");
+    } else if (a[0] == '-') {
+      flags.compilerArgs.push_back(a); // -O3, -g, -ffast-math, -W..., -march=...
+    } else {
+      throw poplar::graph_object_creation_error("Unexpected codelet compile flag '" + a +
+                                                "' (sources are passed separately)");
+    }
+  }
+  return flags;
+}
+
+CodeletFlags parseCodeletFlags(std::string_view flags) { return parseCodeletFlags(splitFlags(flags)); }
+
+CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, const CodeletFlags &flags,
+                                 std::ostream *compileOutput, const std::vector<std::string> &displayNamesIn) {
+  if (sourcesIn.empty())
+    throw poplar::graph_object_creation_error("No codelet sources to compile");
+  std::vector<std::string> sources, displayNames;
+  std::string allNames;
+  for (std::size_t i = 0; i < sourcesIn.size(); ++i) {
+    sources.push_back(absolutePath(sourcesIn[i]));
+    displayNames.push_back(i < displayNamesIn.size() ? displayNamesIn[i] : sourcesIn[i]);
+    allNames += (i ? ", " : "") + ("'" + displayNames.back() + "'");
+    const SourceLanguage lang = languageOf(sources.back());
+    if (lang == SourceLanguage::Assembly)
+      throw poplar::graph_object_creation_error(
+          "Cannot compile codelet '" + displayNames.back() +
+          "': assembly codelets are IPU machine code; the simulated IPU runs C and C++ codelets only");
+    if (lang == SourceLanguage::Unknown)
+      throw poplar::graph_object_creation_error("Cannot compile codelet '" + displayNames.back() +
+                                                "': unknown source type (expected .cpp, .cc, .cxx or .c)");
+    if (::access(sources.back().c_str(), R_OK) != 0)
+      throw poplar::graph_object_creation_error("Cannot read codelet source '" + displayNames.back() + "'");
+  }
+
+  const std::string cxx = hostCompiler();
+  bool userGaveStd = false;
+  for (const std::string &a : flags.compilerArgs)
+    userGaveStd = userGaveStd || a.rfind("-std=", 0) == 0;
+  std::vector<std::string> args = fixedArgs(userGaveStd);
+  args.insert(args.end(), flags.compilerArgs.begin(), flags.compilerArgs.end());
+
+  const std::string cacheDir = codeletCacheDir();
+  CodeletCacheKeyInput keyInput{sources, args, flags.includeDirs, cxx};
+  keyInput.compilerArgs.push_back("generator-v1");
+  const std::string key = codeletCacheKey(keyInput);
+  const std::string gpPath = cacheDir + "/" + key + ".gp";
+
+  if (auto cached = readFileIfExists(gpPath)) {
+    try {
+      CompiledCodelets out;
+      out.metadata = decodeGp(cached->data(), cached->size(), gpPath).metadata;
+      out.gpPath = gpPath;
+      out.contentHash = contentHash(cached->data(), cached->size());
+      out.gpBytes = std::move(*cached);
+      out.fromCache = true;
+      ASPEN_LOG(Debug, "codelets " << allNames << ": cache hit " << gpPath);
+      return out;
+    } catch (const poplar::graph_object_load_error &e) {
+      ASPEN_LOG(Warn, "recompiling codelets " << allNames << ": cached library unusable (" << e.what() << ")");
+    }
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  // Introspection: the vertex types of every C++ source, each registered once.
+  std::vector<std::string> clangArgs;
+  clangArgs.push_back(userGaveStd ? "" : "-std=c++17");
+  clangArgs.push_back("-D__POPC__");
+  clangArgs.push_back("-isystem");
+  clangArgs.push_back(embeddedIncludeDir());
+  clangArgs.insert(clangArgs.end(), flags.clangArgs.begin(), flags.clangArgs.end());
+  if (clangArgs.front().empty())
+    clangArgs.erase(clangArgs.begin());
+
+  const std::string workDir = makeWorkDir(cacheDir);
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { removeDirectory(dir); }
+  } cleanup{workDir};
+
+  std::vector<std::size_t> cppSources;
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    if (languageOf(sources[i]) == SourceLanguage::Cpp)
+      cppSources.push_back(i);
+  std::set<std::string> registered;
+  std::string introspectionErrors;
+  std::vector<std::string> units;
+  const unsigned numUnits = cppSources.empty() ? 1u : static_cast<unsigned>(cppSources.size());
+  for (unsigned u = 0; u < numUnits; ++u) {
+    std::vector<IntrospectedVertex> vertices;
+    std::string sourcePath;
+    if (!cppSources.empty()) {
+      sourcePath = sources[cppSources[u]];
+      IntrospectionResult found = introspectCodelets(sourcePath, clangArgs);
+      introspectionErrors += found.errors;
+      for (IntrospectedVertex &v : found.vertices)
+        if (registered.insert(v.name).second)
+          vertices.push_back(std::move(v));
+    }
+    const std::string unitPath = workDir + "/unit" + std::to_string(u) + ".cpp";
+    const std::string text = sourcePath.empty() ? generateRegistrationUnit("", {}, u, numUnits)
+                                                : generateRegistrationUnit(sourcePath, vertices, u, numUnits);
+    if (!writeFileAtomic(unitPath, text.data(), text.size()))
+      throw poplar::graph_object_creation_error("Cannot write the codelet registration unit '" + unitPath + "'");
+    units.push_back(unitPath);
+  }
+
+  // One host-compiler run builds the shared object from the units and any C sources.
+  const std::string soPath = workDir + "/codelets.so";
+  std::string command = cxx;
+  for (const std::string &a : args)
+    command += " " + shellQuote(a);
+  for (const std::string &unit : units)
+    command += " " + shellQuote(unit);
+  for (const std::string &source : sources)
+    if (languageOf(source) == SourceLanguage::C)
+      command += " -x c " + shellQuote(source) + " -x none";
+  command += " -o " + shellQuote(soPath);
+  ASPEN_LOG(Debug, "codelet compile: " << command);
+  std::string output;
+  const int status = runCommand(command, output);
+  const std::string diagnostics = cleanDiagnostics(output, workDir);
+  if (compileOutput)
+    *compileOutput << diagnostics;
+  if (status != 0) {
+    std::string message = "Failed to compile codelets " + allNames + " with '" + cxx + "' (exit status " +
+                          std::to_string(status) + "):\n" + diagnostics;
+    throw poplar::graph_object_creation_error(message);
+  }
+  if (!introspectionErrors.empty())
+    ASPEN_LOG(Warn, "codelets " << allNames << " compiled, but libclang reported errors (vertex types in the "
+                                << "affected code may be missing):\n"
+                                << introspectionErrors);
+
+  auto soBytes = readFileIfExists(soPath);
+  if (!soBytes)
+    throw poplar::graph_object_creation_error("The codelet compiler produced no library for " + allNames);
+  const std::string soHash = contentHash(soBytes->data(), soBytes->size());
+  std::vector<ir::VertexTypeInfo> vertexTypes;
+  try {
+    vertexTypes = loadSharedObject(soHash, soBytes->data(), soBytes->size(), allNames).describe();
+  } catch (const poplar::graph_object_load_error &e) {
+    throw poplar::graph_object_creation_error(std::string("Codelets ") + allNames +
+                                              " compiled but cannot be loaded: " + e.what());
+  }
+
+  CompiledCodelets out;
+  out.metadata.aspenVersion = kAspenVersion;
+  out.metadata.sharedObjectHash = soHash;
+  out.metadata.sources = displayNames;
+  out.metadata.targets = flags.targets;
+  out.metadata.vertexTypes = std::move(vertexTypes);
+  out.gpBytes = encodeGp(out.metadata, soBytes->data(), soBytes->size());
+  out.contentHash = contentHash(out.gpBytes.data(), out.gpBytes.size());
+  out.gpPath = gpPath;
+  if (!writeFileAtomic(gpPath, out.gpBytes.data(), out.gpBytes.size()))
+    ASPEN_LOG(Warn, "cannot write compiled codelets to the cache: " << gpPath);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASPEN_LOG(Info, "compiled codelets " << allNames << " (" << out.metadata.vertexTypes.size() << " vertex types) in "
+                                       << static_cast<long>(ms) << " ms");
+  return out;
+}
+
+} // namespace aspen::codelets

@@ -1,0 +1,57 @@
+// Copyright (c) Aspen contributors.
+// The codelet compiler: codelet sources (C++, C) -> a .gp vertex library, used by
+// Graph::addCodelets and popc. Steps: find vertex types (Introspect), generate a
+// registration unit per source (RegistrationUnit), build one shared object with
+// the host compiler (g++, or $ASPEN_CXX) with __POPC__ defined and __IPU__ not,
+// load it to read the field layout the compiler chose, and wrap it as a .gp
+// (GpFile). Results are cached by content (CodeletCache).
+#pragma once
+
+#include "codelets/GpFile.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aspen::codelets {
+
+/// Compile flags as Poplar's popc and addCodelets take them
+/// ("-O3 -g -I dir -Idir -D X=1 -std=c++17 --target ipu2,cpu ...").
+struct CodeletFlags {
+  std::vector<std::string> compilerArgs; // for the host compiler (relative -I made absolute)
+  std::vector<std::string> clangArgs;    // the subset that changes parsing: -std, -I, -D, -U, -include
+  std::vector<std::string> includeDirs;  // absolute
+  std::vector<std::string> targets;      // from --target; informational
+};
+
+/// Parses flags given as separate arguments. Throws graph_object_creation_error
+/// for an argument the codelet compiler cannot take (e.g. a stray file name).
+CodeletFlags parseCodeletFlags(const std::vector<std::string> &args);
+/// Parses a flags string (split at blanks; '...' and "..." quote).
+CodeletFlags parseCodeletFlags(std::string_view flags);
+
+/// A compiled vertex library.
+struct CompiledCodelets {
+  std::string gpPath;                // the .gp file in the codelet cache
+  std::string contentHash;           // of the .gp bytes
+  std::vector<std::uint8_t> gpBytes;
+  LibraryMetadata metadata;
+  bool fromCache = false;
+};
+
+/// Compiles `sources` (paths; .cpp/.cc/.cxx/.c++ as C++, .c as C) into one vertex
+/// library, or returns the cached one. Compiler messages (warnings included) are
+/// written to `compileOutput` when given. Throws graph_object_creation_error with
+/// the compiler's diagnostics, naming the file, when the sources do not compile.
+/// `displayNames` (parallel to `sources`, optional) name the sources in messages
+/// and metadata.
+CompiledCodelets compileCodelets(const std::vector<std::string> &sources, const CodeletFlags &flags,
+                                 std::ostream *compileOutput = nullptr,
+                                 const std::vector<std::string> &displayNames = {});
+
+/// The host compiler command ($ASPEN_CXX, else "g++").
+std::string hostCompiler();
+
+} // namespace aspen::codelets

@@ -1,0 +1,37 @@
+// Copyright (c) Aspen contributors.
+// Finds the vertex types of a codelet source with libclang: classes deriving
+// (directly or not) from poplar::Vertex, MultiVertex or SupervisorVertex, and
+// the explicit instantiations of such class templates, each with its field
+// names. Everything else about a field (kind, element type, layout, offset) is
+// taken from the host compiler by the generated registration unit, so that it
+// always agrees with the code that runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace aspen::codelets {
+
+struct IntrospectedVertex {
+  /// Poplar's canonical spelling, also valid C++ naming the class:
+  /// "Foo", "ns::Bar<unsigned int,true>", "Baz<popops::Op::ADD,float>".
+  std::string name;
+  /// Data members in layout order, those of base classes first.
+  std::vector<std::string> fields;
+  std::string file; // where the class or the explicit instantiation is written
+  unsigned line = 0;
+};
+
+struct IntrospectionResult {
+  std::vector<IntrospectedVertex> vertices;
+  /// Errors libclang reported ("file:line:col: error: ..."). The host compiler
+  /// has the last word on whether a codelet compiles; these only explain a
+  /// vertex type that could not be found.
+  std::string errors;
+};
+
+/// Parses `sourcePath` as C++ with `clangArgs` (language level, -I, -D, -U) and
+/// returns its vertex types in source order, without duplicates.
+IntrospectionResult introspectCodelets(const std::string &sourcePath, const std::vector<std::string> &clangArgs);
+
+} // namespace aspen::codelets

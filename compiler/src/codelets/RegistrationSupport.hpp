@@ -1,0 +1,227 @@
+// Copyright (c) Aspen contributors.
+// Compiled into every vertex library (embedded in libpoplar and included as
+// <aspen/RegistrationSupport.hpp> by the generated registration units; see
+// RegistrationUnit.cpp). It turns a member pointer into an AspenFieldEntry and a
+// compute member function into an AspenComputeFn, using the host compiler's own
+// layout. Must compile as C++11.
+//
+// Private members: the probes are class templates explicitly instantiated with
+// `&Vertex::field` as a template argument, where access checking does not apply
+// ([temp.explicit]); the friend functions they define are then called through
+// a per-field tag type.
+#ifndef ASPEN_REGISTRATION_SUPPORT_HPP
+#define ASPEN_REGISTRATION_SUPPORT_HPP
+
+#include <aspen/CodeletAbi.h>
+#include <poplar/HalfFloat.hpp>
+#include <poplar/QuarterFloat.hpp>
+#include <poplar/Vertex.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace aspen_codelet {
+
+// ---- element types: poplar::Type::Id values ------------------------------------------------
+template <class T, class Enable = void> struct ElementTypeId {
+  static constexpr std::uint8_t value = 0;
+};
+#define ASPEN_ELEMENT_TYPE(T, id)                                                                              \
+  template <> struct ElementTypeId<T, void> {                                                                  \
+    static constexpr std::uint8_t value = id;                                                                  \
+  };
+ASPEN_ELEMENT_TYPE(bool, 1)
+ASPEN_ELEMENT_TYPE(char, 2)
+ASPEN_ELEMENT_TYPE(signed char, 3)
+ASPEN_ELEMENT_TYPE(unsigned char, 4)
+ASPEN_ELEMENT_TYPE(short, 5)
+ASPEN_ELEMENT_TYPE(unsigned short, 6)
+ASPEN_ELEMENT_TYPE(int, 7)
+ASPEN_ELEMENT_TYPE(unsigned int, 8)
+ASPEN_ELEMENT_TYPE(long, 9)
+ASPEN_ELEMENT_TYPE(unsigned long, 10)
+ASPEN_ELEMENT_TYPE(long long, 11)
+ASPEN_ELEMENT_TYPE(unsigned long long, 12)
+ASPEN_ELEMENT_TYPE(half, 13)
+ASPEN_ELEMENT_TYPE(float, 14)
+ASPEN_ELEMENT_TYPE(double, 15)
+ASPEN_ELEMENT_TYPE(poplar::quarter, 16)
+ASPEN_ELEMENT_TYPE(poplar::QuarterMetadata, 17)
+#undef ASPEN_ELEMENT_TYPE
+// An enum state member holds its underlying integer type.
+template <class T> struct ElementTypeId<T, typename std::enable_if<std::is_enum<T>::value>::type> {
+  static constexpr std::uint8_t value = ElementTypeId<typename std::underlying_type<T>::type>::value;
+};
+
+template <class T> constexpr std::uint8_t elementTypeOf() {
+  return ElementTypeId<typename std::remove_cv<T>::type>::value;
+}
+
+// ---- layouts: aspen::ir::Layout values ---------------------------------------------------------
+constexpr std::uint8_t layoutOf(poplar::VectorLayout l) { return static_cast<std::uint8_t>(l); }
+constexpr std::uint8_t layoutOf(poplar::VectorListLayout l) {
+  return l == poplar::VectorListLayout::ONE_PTR         ? 3
+         : l == poplar::VectorListLayout::SCALED_PTR32  ? 4
+         : l == poplar::VectorListLayout::SCALED_PTR64  ? 5
+         : l == poplar::VectorListLayout::SCALED_PTR128 ? 6
+         : l == poplar::VectorListLayout::DELTANELEMENTS ? 9
+                                                         : 8; // DELTAN, COMPACT_DELTAN
+}
+
+// ---- field traits ------------------------------------------------------------------------------
+/// What a member of a vertex is. The primary template: a plain state member.
+template <class F> struct FieldTraits {
+  static constexpr std::uint8_t kind = ASPEN_FIELD_STATE;
+  static constexpr std::uint8_t shape = ASPEN_SHAPE_SCALAR;
+  static constexpr std::uint8_t elementType = elementTypeOf<F>();
+  static constexpr std::uint8_t layout = 0;
+  static constexpr std::uint8_t outerLayout = 0;
+  static constexpr std::uint32_t minAlign = alignof(F);
+};
+
+template <std::uint8_t Kind> struct EdgeKind {
+  static constexpr std::uint8_t kind = Kind;
+};
+
+/// A single edge or a vector edge of element type T (`Input<T>`, `Input<Vector<T>>`).
+template <std::uint8_t Kind, class T> struct EdgeTraits {
+  static constexpr std::uint8_t kind = Kind;
+  static constexpr std::uint8_t shape = ASPEN_SHAPE_SCALAR;
+  static constexpr std::uint8_t elementType = elementTypeOf<T>();
+  static constexpr std::uint8_t layout = 0;
+  static constexpr std::uint8_t outerLayout = 0;
+  static constexpr std::uint32_t minAlign = alignof(T);
+};
+template <std::uint8_t Kind, class T, poplar::VectorLayout L, unsigned A, bool I>
+struct EdgeTraits<Kind, poplar::Vector<T, L, A, I>> {
+  static constexpr std::uint8_t kind = Kind;
+  static constexpr std::uint8_t shape = ASPEN_SHAPE_VECTOR;
+  static constexpr std::uint8_t elementType = elementTypeOf<T>();
+  static constexpr std::uint8_t layout = layoutOf(L);
+  static constexpr std::uint8_t outerLayout = 0;
+  static constexpr std::uint32_t minAlign = A;
+};
+template <std::uint8_t Kind, class T, poplar::VectorListLayout L, unsigned A, bool I>
+struct EdgeTraits<Kind, poplar::VectorList<T, L, A, I>> {
+  static constexpr std::uint8_t kind = Kind;
+  static constexpr std::uint8_t shape = ASPEN_SHAPE_VECTOR_OF_EDGES;
+  static constexpr std::uint8_t elementType = elementTypeOf<T>();
+  static constexpr std::uint8_t layout = layoutOf(poplar::VectorLayout::SPAN);
+  static constexpr std::uint8_t outerLayout = layoutOf(L);
+  static constexpr std::uint32_t minAlign = A;
+};
+
+template <class T> struct FieldTraits<poplar::Input<T>> : EdgeTraits<ASPEN_FIELD_INPUT, T> {};
+template <class T> struct FieldTraits<poplar::Output<T>> : EdgeTraits<ASPEN_FIELD_OUTPUT, T> {};
+template <class T> struct FieldTraits<poplar::InOut<T>> : EdgeTraits<ASPEN_FIELD_INOUT, T> {};
+
+/// `Vector<T>`: a state array, or a list of edges when T is an edge type.
+template <class Inner, poplar::VectorLayout L> struct VectorTraits {
+  static constexpr std::uint8_t kind = ASPEN_FIELD_STATE;
+  static constexpr std::uint8_t shape = ASPEN_SHAPE_VECTOR;
+  static constexpr std::uint8_t elementType = elementTypeOf<Inner>();
+  static constexpr std::uint8_t layout = layoutOf(L);
+  static constexpr std::uint8_t outerLayout = 0;
+  static constexpr std::uint32_t minAlign = alignof(Inner);
+};
+template <class Edge, poplar::VectorLayout L> struct EdgeListTraits {
+  typedef FieldTraits<Edge> Inner;
+  static constexpr std::uint8_t kind = Inner::kind;
+  static constexpr std::uint8_t shape =
+      Inner::shape == ASPEN_SHAPE_SCALAR ? ASPEN_SHAPE_VECTOR_OF_SCALAR_EDGES : ASPEN_SHAPE_VECTOR_OF_EDGES;
+  static constexpr std::uint8_t elementType = Inner::elementType;
+  static constexpr std::uint8_t layout = Inner::layout;
+  static constexpr std::uint8_t outerLayout = layoutOf(L);
+  static constexpr std::uint32_t minAlign = Inner::minAlign;
+};
+template <class T, poplar::VectorLayout L, unsigned A, bool I>
+struct FieldTraits<poplar::Vector<T, L, A, I>> : VectorTraits<T, L> {
+  static constexpr std::uint32_t minAlign = A;
+};
+template <class T, poplar::VectorLayout L, unsigned A, bool I>
+struct FieldTraits<poplar::Vector<poplar::Input<T>, L, A, I>> : EdgeListTraits<poplar::Input<T>, L> {};
+template <class T, poplar::VectorLayout L, unsigned A, bool I>
+struct FieldTraits<poplar::Vector<poplar::Output<T>, L, A, I>> : EdgeListTraits<poplar::Output<T>, L> {};
+template <class T, poplar::VectorLayout L, unsigned A, bool I>
+struct FieldTraits<poplar::Vector<poplar::InOut<T>, L, A, I>> : EdgeListTraits<poplar::InOut<T>, L> {};
+
+// ---- probes ------------------------------------------------------------------------------------
+template <class MemberPointer> struct MemberOf;
+template <class C, class F> struct MemberOf<F C::*> {
+  typedef F type;
+};
+
+/// Describes field `M` of vertex type `V` (M may be a member of a base of V).
+template <class Tag, class V, class MP, MP M> struct FieldProbe {
+  friend void aspenDescribeField(Tag, AspenFieldEntry *entry) {
+    typedef typename MemberOf<MP>::type F;
+    typedef FieldTraits<typename std::remove_cv<F>::type> Traits;
+    // Offsets come from the compiler's layout; no vertex constructor ever runs.
+    alignas(V) static unsigned char storage[sizeof(V)];
+    V *object = reinterpret_cast<V *>(storage);
+    const unsigned char *member = reinterpret_cast<const unsigned char *>(&(object->*M));
+    entry->offset = static_cast<std::uint32_t>(member - storage);
+    entry->size = static_cast<std::uint32_t>(sizeof(F));
+    entry->minAlign = Traits::minAlign;
+    entry->kind = Traits::kind;
+    entry->shape = Traits::shape;
+    entry->elementType = Traits::elementType;
+    entry->layout = Traits::layout;
+    entry->outerLayout = Traits::outerLayout;
+    entry->isConst = std::is_const<F>::value ? 1 : 0;
+    entry->reserved[0] = entry->reserved[1] = 0;
+  }
+};
+
+template <class R> struct Result {
+  template <class Call> static int run(Call call) { return call() ? 1 : 0; }
+};
+template <> struct Result<void> {
+  template <class Call> static int run(Call call) {
+    call();
+    return 1;
+  }
+};
+
+template <class V, class M> struct Call0 {
+  V *v;
+  M m;
+  auto operator()() const -> decltype((v->*m)()) { return (v->*m)(); }
+};
+template <class V, class M> struct Call1 {
+  V *v;
+  M m;
+  unsigned w;
+  auto operator()() const -> decltype((v->*m)(w)) { return (v->*m)(w); }
+};
+
+// compute() with and without a worker id, returning bool, void or anything testable.
+template <class V, class B, class R> int invoke(V *v, R (B::*m)(), unsigned) {
+  return Result<R>::run(Call0<V, R (B::*)()>{v, m});
+}
+template <class V, class B, class R> int invoke(V *v, R (B::*m)() const, unsigned) {
+  return Result<R>::run(Call0<V, R (B::*)() const>{v, m});
+}
+template <class V, class B, class R, class W> int invoke(V *v, R (B::*m)(W), unsigned w) {
+  return Result<R>::run(Call1<V, R (B::*)(W)>{v, m, w});
+}
+template <class V, class B, class R, class W> int invoke(V *v, R (B::*m)(W) const, unsigned w) {
+  return Result<R>::run(Call1<V, R (B::*)(W) const>{v, m, w});
+}
+
+/// Calls `V::compute` (M) on a vertex object.
+template <class Tag, class V, class MP, MP M> struct ComputeProbe {
+  friend int aspenCompute(Tag, void *vertex, unsigned workerId) {
+    return invoke(static_cast<V *>(vertex), M, workerId);
+  }
+};
+
+template <class V> constexpr std::uint32_t vertexFlags() {
+  return (std::is_base_of<poplar::MultiVertex, V>::value ? ASPEN_VERTEX_MULTI : 0u) |
+         (std::is_base_of<poplar::SupervisorVertex, V>::value ? ASPEN_VERTEX_SUPERVISOR : 0u);
+}
+
+} // namespace aspen_codelet
+
+#endif

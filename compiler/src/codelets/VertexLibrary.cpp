@@ -1,0 +1,164 @@
+// Copyright (c) Aspen contributors.
+#include "codelets/VertexLibrary.hpp"
+
+#include "codelets/CodeletCache.hpp"
+#include "codelets/ContentHash.hpp"
+#include "codelets/GpFile.hpp"
+#include "poplar/exceptions.hpp"
+#include "util/Log.hpp"
+
+#include <dlfcn.h>
+#include <memory>
+#include <mutex>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace aspen::codelets {
+
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::unique_ptr<LoadedVertexLibrary>> bySharedObject;
+  std::unordered_map<std::string, const LoadedVertexLibrary *> byGp;
+};
+
+Registry &registry() {
+  static Registry *r = new Registry; // never destroyed: libraries stay loaded until exit
+  return *r;
+}
+
+std::string describeName(const std::string &name, const std::string &fallback) {
+  return name.empty() ? fallback : name;
+}
+
+/// dlopen's the shared object, from the cache or (if the cache is not writable)
+/// from an anonymous memory file.
+const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, const std::uint8_t *bytes,
+                                      std::size_t size, const std::string &name) {
+  auto it = r.bySharedObject.find(soHash);
+  if (it != r.bySharedObject.end())
+    return *it->second;
+  std::string path;
+  try {
+    const std::string dir = codeletCacheDir() + "/lib";
+    if (makeDirectories(dir)) {
+      const std::string candidate = dir + "/" + soHash + ".so";
+      struct stat st;
+      if ((::stat(candidate.c_str(), &st) == 0 && static_cast<std::size_t>(st.st_size) == size) ||
+          writeFileAtomic(candidate, bytes, size))
+        path = candidate;
+    }
+  } catch (const poplar::poplar_error &) {
+    // fall back to a memory file below
+  }
+  if (path.empty()) {
+    const int fd = ::memfd_create(("aspen-" + soHash).c_str(), MFD_CLOEXEC);
+    if (fd < 0 || ::write(fd, bytes, size) != static_cast<ssize_t>(size))
+      throw poplar::graph_object_load_error("Cannot load vertex library '" + name +
+                                            "': no writable place for its shared object");
+    path = "/proc/self/fd/" + std::to_string(fd); // the descriptor stays open: dlopen needs the file
+  }
+  ::dlerror();
+  void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *err = ::dlerror();
+    throw poplar::graph_object_load_error("Cannot load vertex library '" + name + "': " + (err ? err : "dlopen failed"));
+  }
+  auto lib = std::make_unique<LoadedVertexLibrary>(handle, soHash, path);
+  const LoadedVertexLibrary &ref = *lib;
+  r.bySharedObject.emplace(soHash, std::move(lib));
+  ASPEN_LOG(Debug, "loaded vertex library " << name << " (" << ref.numEntries() << " vertex types) from " << path);
+  return ref;
+}
+
+} // namespace
+
+LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectHash, std::string path)
+    : handle_(handle), hash_(std::move(sharedObjectHash)), path_(std::move(path)) {
+  using EntriesFn = const AspenVertexEntry *(*)(unsigned *);
+  using VersionFn = uint32_t (*)();
+  auto entries = reinterpret_cast<EntriesFn>(::dlsym(handle_, "aspen_codelet_entries"));
+  auto version = reinterpret_cast<VersionFn>(::dlsym(handle_, "aspen_codelet_abi_version"));
+  setSink_ = reinterpret_cast<void (*)(AspenPrintSink, void *)>(::dlsym(handle_, "aspen_codelet_set_print_sink"));
+  if (!entries || !version || !setSink_)
+    throw poplar::graph_object_load_error("Vertex library '" + path_ + "' is not an Aspen vertex library");
+  if (version() != ASPEN_CODELET_ABI_VERSION)
+    throw poplar::graph_object_load_error("Vertex library '" + path_ + "' has vertex ABI version " +
+                                          std::to_string(version()) + ", but this Aspen uses version " +
+                                          std::to_string(ASPEN_CODELET_ABI_VERSION));
+  unsigned count = 0;
+  entries_ = entries(&count);
+  count_ = count;
+  for (std::size_t i = 0; i < count_; ++i)
+    byName_.emplace(std::string_view(entries_[i].name), &entries_[i]);
+}
+
+const AspenVertexEntry *LoadedVertexLibrary::find(std::string_view name) const {
+  auto it = byName_.find(name);
+  return it == byName_.end() ? nullptr : it->second;
+}
+
+void LoadedVertexLibrary::setPrintSink(AspenPrintSink sink, void *context) const { setSink_(sink, context); }
+
+std::vector<ir::VertexTypeInfo> LoadedVertexLibrary::describe() const {
+  std::vector<ir::VertexTypeInfo> out;
+  out.reserve(count_);
+  for (std::size_t i = 0; i < count_; ++i) {
+    const AspenVertexEntry &e = entries_[i];
+    ir::VertexTypeInfo v;
+    v.name = e.name;
+    v.objectSize = e.size;
+    v.objectAlign = e.align;
+    v.isMultiVertex = (e.flags & ASPEN_VERTEX_MULTI) != 0;
+    v.isSupervisor = (e.flags & ASPEN_VERTEX_SUPERVISOR) != 0;
+    for (std::uint32_t k = 0; k < e.numFields; ++k) {
+      const AspenFieldEntry &f = e.fields[k];
+      ir::FieldInfo info;
+      info.name = f.name;
+      info.kind = static_cast<ir::FieldKind>(f.kind);
+      info.shape = static_cast<ir::FieldShape>(f.shape);
+      info.elementType = poplar::Type(static_cast<poplar::Type::Id>(f.elementType));
+      info.layout = static_cast<ir::Layout>(f.layout);
+      info.outerLayout = static_cast<ir::Layout>(f.outerLayout);
+      info.minAlign = f.minAlign;
+      info.offset = f.offset;
+      info.size = f.size;
+      info.isConst = f.isConst != 0;
+      v.fields.push_back(std::move(info));
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std::uint8_t *bytes, std::size_t size,
+                                            const std::string &nameForMessages) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return loadLocked(r, soHash, bytes, size, nameForMessages);
+}
+
+const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const std::uint8_t *gpBytes,
+                                             std::size_t size, const std::string &nameForMessages) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.byGp.find(gpHash);
+  if (it != r.byGp.end())
+    return *it->second;
+  const std::string name = describeName(nameForMessages, "vertex library " + gpHash);
+  const GpContents gp = decodeGp(gpBytes, size, name);
+  const std::uint8_t *so = gpBytes + gp.sharedObjectOffset;
+  const std::string soHash = contentHash(so, gp.sharedObjectSize);
+  const LoadedVertexLibrary &lib = loadLocked(r, soHash, so, gp.sharedObjectSize, name);
+  r.byGp.emplace(gpHash, &lib);
+  return lib;
+}
+
+const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const std::vector<std::uint8_t> &gpBytes,
+                                             const std::string &nameForMessages) {
+  return loadVertexLibrary(gpHash, gpBytes.data(), gpBytes.size(), nameForMessages);
+}
+
+} // namespace aspen::codelets

@@ -1,0 +1,62 @@
+// Copyright (c) Aspen contributors.
+// Loading compiled vertex libraries for execution. A library's shared object is
+// written to the codelet cache under its content hash and dlopen'ed once per
+// process; every later load of the same library (by .gp hash or by shared
+// object hash) returns the same LoadedVertexLibrary, which lives until exit.
+//
+//   const auto &lib = loadVertexLibrary(blob.contentHash, blob.bytes);
+//   const AspenVertexEntry *e = lib.find("popops::Fill<float>");
+//   e->compute(vertexObject, workerId);
+#pragma once
+
+#include "codelets/CodeletAbi.h"
+#include "ir/GraphData.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace aspen::codelets {
+
+class LoadedVertexLibrary {
+public:
+  LoadedVertexLibrary(void *handle, std::string sharedObjectHash, std::string path);
+  LoadedVertexLibrary(const LoadedVertexLibrary &) = delete;
+  LoadedVertexLibrary &operator=(const LoadedVertexLibrary &) = delete;
+
+  /// The entry of vertex type `name` (canonical spelling), or null.
+  const AspenVertexEntry *find(std::string_view name) const;
+  std::size_t numEntries() const { return count_; }
+  const AspenVertexEntry &entry(std::size_t i) const { return entries_[i]; }
+  /// Where printf() from this library's codelets goes (null: stdout).
+  void setPrintSink(AspenPrintSink sink, void *context) const;
+  const std::string &sharedObjectHash() const { return hash_; }
+  const std::string &path() const { return path_; }
+  /// The vertex types as the graph records them (offsets from the compiler).
+  std::vector<ir::VertexTypeInfo> describe() const;
+
+private:
+  void *handle_;
+  std::string hash_;
+  std::string path_;
+  const AspenVertexEntry *entries_ = nullptr;
+  std::size_t count_ = 0;
+  void (*setSink_)(AspenPrintSink, void *) = nullptr;
+  std::unordered_map<std::string_view, const AspenVertexEntry *> byName_;
+};
+
+/// Loads the library in a .gp file's bytes (`gpHash` = contentHash of the bytes,
+/// as in ir::CodeletLibrary and the executable). Throws graph_object_load_error.
+const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const std::uint8_t *gpBytes,
+                                             std::size_t size, const std::string &nameForMessages = "");
+const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const std::vector<std::uint8_t> &gpBytes,
+                                             const std::string &nameForMessages = "");
+
+/// Loads a shared object with content hash `soHash` (used by the codelet compiler).
+const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std::uint8_t *bytes, std::size_t size,
+                                            const std::string &nameForMessages);
+
+} // namespace aspen::codelets

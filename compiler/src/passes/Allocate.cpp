@@ -1,0 +1,270 @@
+// Copyright (c) Aspen contributors.
+#include "passes/Allocate.hpp"
+
+#include "poplar/exceptions.hpp"
+#include "util/Assert.hpp"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <queue>
+#include <sstream>
+#include <unordered_map>
+
+namespace aspen::compiler {
+namespace {
+
+constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max() / 2;
+
+std::uint64_t alignUp(std::uint64_t x, std::uint64_t a) { return a <= 1 ? x : (x + a - 1) / a * a; }
+
+std::uint32_t toAddress(std::uint64_t a) {
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(a, std::numeric_limits<std::uint32_t>::max()));
+}
+
+/// Free address ranges above the always-live region; the last one is unbounded.
+class FreeList {
+public:
+  explicit FreeList(std::uint64_t base) { free_[base] = kUnbounded; }
+
+  /// First fit: the lowest aligned address where `size` bytes fit.
+  std::uint64_t take(std::uint64_t size, std::uint64_t align) {
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      const std::uint64_t start = alignUp(it->first, align);
+      if (start + size > it->second)
+        continue;
+      const std::uint64_t begin = it->first, end = it->second;
+      free_.erase(it);
+      if (begin < start)
+        free_[begin] = start;
+      if (start + size < end)
+        free_[start + size] = end;
+      return start;
+    }
+    ASPEN_ASSERT(false, "the free list has no unbounded range");
+    return 0;
+  }
+
+  void give(std::uint64_t begin, std::uint64_t end) {
+    if (begin == end)
+      return;
+    auto next = free_.lower_bound(begin);
+    if (next != free_.end() && next->first == end) {
+      end = next->second;
+      next = free_.erase(next);
+    }
+    if (next != free_.begin()) {
+      auto prev = std::prev(next);
+      if (prev->second == begin) {
+        prev->second = end;
+        return;
+      }
+    }
+    free_[begin] = end;
+  }
+
+private:
+  std::map<std::uint64_t, std::uint64_t> free_;
+};
+
+struct TileWork {
+  std::vector<std::uint32_t> objects; // ids on this tile, ascending
+};
+
+} // namespace
+
+AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp, const ExchangePlan &plan,
+                                const LivenessResult &live, bool allowOutOfMemory) {
+  const ir::TargetData &target = g.target;
+  const unsigned numTiles = target.numTiles();
+  const std::size_t numObjects = plan.objects.size();
+  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.layout.pieces.size());
+  AllocationResult res;
+  res.address.assign(numObjects, 0);
+  res.tiles.resize(numTiles);
+
+  // Objects by tile (counting sort keeps ids ascending within a tile).
+  std::vector<std::uint32_t> tileBegin(numTiles + 1, 0), order(numObjects);
+  for (const MemObject &o : plan.objects) {
+    ASPEN_ASSERT(o.tile < numTiles, "a memory object on a tile beyond the target");
+    ++tileBegin[o.tile + 1];
+  }
+  for (unsigned t = 0; t < numTiles; ++t)
+    tileBegin[t + 1] += tileBegin[t];
+  {
+    std::vector<std::uint32_t> fill(tileBegin.begin(), tileBegin.end() - 1);
+    for (std::uint32_t i = 0; i < numObjects; ++i)
+      order[fill[plan.objects[i].tile]++] = i;
+  }
+
+  auto isAlwaysLive = [&](std::uint32_t obj) {
+    return obj >= numPieces || live.alwaysLive[plan.objects[obj].owner];
+  };
+  auto isLive = [&](std::uint32_t obj) {
+    if (isAlwaysLive(obj))
+      return true;
+    const std::uint32_t var = plan.objects[obj].owner;
+    return live.liveBegin[var] <= live.liveEnd[var];
+  };
+
+  tbb::parallel_for(0u, numTiles, [&](unsigned tile) {
+    TileMemoryStats &st = res.tiles[tile];
+    std::uint64_t addr = target.perTileOverheadBytes;
+    // Always-live objects, grouped by category for a readable memory map.
+    std::vector<std::uint32_t> always, notAlways;
+    for (std::uint32_t k = tileBegin[tile]; k < tileBegin[tile + 1]; ++k) {
+      const std::uint32_t obj = order[k];
+      if (!isLive(obj) || plan.objects[obj].size == 0)
+        continue;
+      (isAlwaysLive(obj) ? always : notAlways).push_back(obj);
+    }
+    std::stable_sort(always.begin(), always.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return plan.objects[a].category < plan.objects[b].category;
+    });
+    for (std::uint32_t obj : always) {
+      const MemObject &o = plan.objects[obj];
+      addr = alignUp(addr, o.align);
+      res.address[obj] = toAddress(addr);
+      addr += o.size;
+      st.categoryBytes[static_cast<int>(o.category)] += o.size;
+    }
+    st.alwaysLiveBytes = addr;
+    std::uint64_t peak = addr;
+
+    // Not-always-live pieces: first fit in order of first live step.
+    std::sort(notAlways.begin(), notAlways.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const std::uint32_t ba = live.liveBegin[plan.objects[a].owner], bb = live.liveBegin[plan.objects[b].owner];
+      if (ba != bb)
+        return ba < bb;
+      if (plan.objects[a].size != plan.objects[b].size)
+        return plan.objects[a].size > plan.objects[b].size;
+      return a < b;
+    });
+    FreeList freeList(addr);
+    using Active = std::pair<std::uint32_t, std::uint32_t>; // (live end, object)
+    std::priority_queue<Active, std::vector<Active>, std::greater<Active>> active;
+    std::vector<std::uint64_t> placedAt(notAlways.size());
+    for (std::size_t i = 0; i < notAlways.size(); ++i) {
+      const std::uint32_t obj = notAlways[i];
+      const MemObject &o = plan.objects[obj];
+      const std::uint32_t begin = live.liveBegin[o.owner];
+      while (!active.empty() && active.top().first < begin) {
+        const std::uint32_t done = active.top().second;
+        active.pop();
+        freeList.give(res.address[done], res.address[done] + plan.objects[done].size);
+      }
+      const std::uint64_t at = freeList.take(o.size, o.align);
+      res.address[obj] = toAddress(at);
+      peak = std::max(peak, at + o.size);
+      active.push({live.liveEnd[o.owner], obj});
+      st.categoryBytes[static_cast<int>(o.category)] += o.size;
+    }
+    st.peakBytes = peak;
+
+    // Live not-always-live bytes per step on this tile: its peak and where.
+    std::vector<std::pair<std::uint32_t, std::int64_t>> events;
+    events.reserve(notAlways.size() * 2);
+    for (std::uint32_t obj : notAlways) {
+      const MemObject &o = plan.objects[obj];
+      events.push_back({live.liveBegin[o.owner], static_cast<std::int64_t>(o.size)});
+      events.push_back({live.liveEnd[o.owner] + 1, -static_cast<std::int64_t>(o.size)});
+    }
+    std::sort(events.begin(), events.end());
+    std::int64_t cur = 0;
+    for (std::size_t i = 0; i < events.size();) {
+      const std::uint32_t step = events[i].first;
+      for (; i < events.size() && events[i].first == step; ++i)
+        cur += events[i].second;
+      if (static_cast<std::uint64_t>(cur) > st.notAlwaysLivePeak) {
+        st.notAlwaysLivePeak = static_cast<std::uint64_t>(cur);
+        st.peakStep = step;
+      }
+    }
+  });
+
+  if (target.type == poplar::TargetType::CPU)
+    return res;
+
+  // Out of memory: report the fullest tile.
+  std::uint32_t worst = 0, numOver = 0;
+  for (unsigned t = 0; t < numTiles; ++t) {
+    if (res.tiles[t].peakBytes > target.bytesPerTile)
+      ++numOver;
+    if (res.tiles[t].peakBytes > res.tiles[worst].peakBytes)
+      worst = t;
+  }
+  if (numOver == 0)
+    return res;
+
+  const TileMemoryStats &st = res.tiles[worst];
+  std::ostringstream msg;
+  msg << "Out of memory on tile " << worst << ": " << st.peakBytes << " bytes used but tiles only have "
+      << target.bytesPerTile << " bytes of memory";
+  msg << "\n  " << numOver << (numOver == 1 ? " tile is" : " tiles are") << " out of memory; tile " << worst
+      << " needs the most.";
+  msg << "\n  Always-live on tile " << worst << ": " << st.alwaysLiveBytes << " bytes (including "
+      << target.perTileOverheadBytes << " bytes of stack and control code); not-always-live peak: "
+      << st.notAlwaysLivePeak << " bytes";
+  if (st.peakStep < lp.steps.size()) {
+    const exe::Step &s = lp.steps[st.peakStep];
+    msg << " at program step " << st.peakStep;
+    if (!s.message.empty())
+      msg << " ('" << s.message << "')";
+  }
+  msg << ".\n  By category:";
+  for (int c = 0; c < static_cast<int>(MemCategory::Count); ++c)
+    if (st.categoryBytes[c])
+      msg << " " << categoryName(static_cast<MemCategory>(c)) << " " << st.categoryBytes[c] << ";";
+
+  // Largest variables and vertex types on that tile.
+  std::unordered_map<std::uint32_t, std::uint64_t> varBytes;
+  std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> typeBytes; // type -> (bytes, vertices)
+  for (std::uint32_t k = tileBegin[worst]; k < tileBegin[worst + 1]; ++k) {
+    const std::uint32_t obj = order[k];
+    const MemObject &o = plan.objects[obj];
+    if (!isLive(obj))
+      continue;
+    if (obj < numPieces) {
+      varBytes[o.owner] += o.size;
+    } else {
+      auto &tb = typeBytes[g.vertices[o.owner].type];
+      tb.first += o.size;
+      tb.second += o.category == MemCategory::VertexObject;
+    }
+  }
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> vars;
+  for (auto [v, b] : varBytes)
+    vars.push_back({b, v});
+  std::sort(vars.begin(), vars.end(), [](auto &a, auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  constexpr std::size_t kTop = 8;
+  if (!vars.empty()) {
+    msg << "\n  Largest variables on tile " << worst << ":";
+    for (std::size_t i = 0; i < vars.size() && i < kTop; ++i) {
+      const std::uint32_t v = vars[i].second;
+      msg << "\n    " << g.describeVariable(v) << ": " << vars[i].first << " bytes ("
+          << (live.alwaysLive[v] ? "always-live" : "not-always-live") << ")";
+    }
+  }
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> types;
+  for (auto &[t, b] : typeBytes)
+    types.push_back({b.first, t});
+  std::sort(types.begin(), types.end(), [](auto &a, auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  if (!types.empty()) {
+    msg << "\n  Vertex data on tile " << worst << " by vertex type (instances, field data, descriptors, edge buffers):";
+    for (std::size_t i = 0; i < types.size() && i < kTop; ++i)
+      msg << "\n    " << g.vertexTypes[types[i].second].name << ": " << typeBytes[types[i].second].second
+          << " vertices, " << types[i].first << " bytes";
+  }
+  msg << "\n  To fit: map fewer or smaller tensors and vertices to tile " << worst
+      << ", spread them over more tiles, or mark dead tensors with WriteUndef.";
+  res.outOfMemory = true;
+  res.outOfMemoryMessage = msg.str();
+  if (!allowOutOfMemory)
+    throw poplar::graph_memory_allocation_error(res.outOfMemoryMessage);
+  return res;
+}
+
+} // namespace aspen::compiler

@@ -1,0 +1,405 @@
+// Copyright (c) Aspen contributors.
+#include "passes/Emit.hpp"
+
+#include "poplar/exceptions.hpp"
+#include "util/Assert.hpp"
+
+#include <nlohmann/json.hpp>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+namespace aspen::compiler {
+namespace {
+
+const char *stepKindName(exe::StepKind k) {
+  using K = exe::StepKind;
+  switch (k) {
+  case K::Execute: return "Execute";
+  case K::Copy: return "Copy";
+  case K::StreamToDevice: return "StreamToDevice";
+  case K::DeviceToStream: return "DeviceToStream";
+  case K::RemoteToDevice: return "RemoteToDevice";
+  case K::DeviceToRemote: return "DeviceToRemote";
+  case K::SetCounter: return "SetCounter";
+  case K::LoopTest: return "LoopTest";
+  case K::Jump: return "Jump";
+  case K::JumpIfZero: return "JumpIfZero";
+  case K::JumpIfNonZero: return "JumpIfNonZero";
+  case K::SwitchJump: return "SwitchJump";
+  case K::Call: return "Call";
+  case K::Return: return "Return";
+  case K::Print: return "Print";
+  case K::Abort: return "Abort";
+  case K::AbortIf: return "AbortIf";
+  case K::Sync: return "Sync";
+  case K::WriteUndef: return "WriteUndef";
+  case K::BlockBegin: return "BlockBegin";
+  case K::BlockEnd: return "BlockEnd";
+  case K::End: return "End";
+  }
+  return "?";
+}
+
+class Resolver {
+public:
+  Resolver(const ExchangePlan &plan, const AllocationResult &alloc) : plan_(plan), alloc_(alloc) {}
+  exe::TileAddr operator()(Loc l) const {
+    ASPEN_ASSERT(l.valid(), "resolving an absent location");
+    return exe::TileAddr{plan_.objects[l.object].tile, alloc_.address[l.object] + l.offset};
+  }
+  exe::ScalarRef scalar(const SymScalar &s) const {
+    exe::ScalarRef r;
+    if (s.where.valid()) {
+      r.where = (*this)(s.where);
+      r.type = s.type;
+    }
+    return r;
+  }
+  std::vector<exe::CopyRun> runs(const std::vector<SymCopyRun> &in) const {
+    std::vector<exe::CopyRun> out(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i)
+      out[i] = exe::CopyRun{(*this)(in[i].src), (*this)(in[i].dst), in[i].bytes};
+    return out;
+  }
+
+private:
+  const ExchangePlan &plan_;
+  const AllocationResult &alloc_;
+};
+
+std::vector<std::uint8_t> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return {};
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+} // namespace
+
+exe::CopyPlan makeCopyPlan(std::vector<exe::CopyRun> runs) {
+  exe::CopyPlan plan;
+  std::stable_sort(runs.begin(), runs.end(),
+                   [](const exe::CopyRun &a, const exe::CopyRun &b) { return a.dst.tile < b.dst.tile; });
+  plan.runs.reserve(runs.size());
+  for (const exe::CopyRun &r : runs) {
+    if (r.bytes == 0)
+      continue;
+    plan.totalBytes += r.bytes;
+    if (!plan.runs.empty()) {
+      exe::CopyRun &p = plan.runs.back();
+      if (p.dst.tile == r.dst.tile && p.src.tile == r.src.tile && p.src.addr + p.bytes == r.src.addr &&
+          p.dst.addr + p.bytes == r.dst.addr) {
+        p.bytes += r.bytes;
+        continue;
+      }
+    }
+    if (plan.tiles.empty() || plan.tiles.back() != r.dst.tile) {
+      plan.tiles.push_back(r.dst.tile);
+      plan.tileBegin.push_back(static_cast<std::uint32_t>(plan.runs.size()));
+    }
+    plan.runs.push_back(r);
+  }
+  plan.tileBegin.push_back(static_cast<std::uint32_t>(plan.runs.size()));
+  if (plan.tiles.empty())
+    plan.tileBegin = {0};
+  return plan;
+}
+
+std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, const LoweredProgram &lp,
+                                                    const ExchangePlan &plan, const LivenessResult &live,
+                                                    const AllocationResult &alloc, const CycleEstimates &est) {
+  auto exe = std::make_unique<exe::ExecutableData>();
+  exe::ExecutableData &x = *exe;
+  const Resolver at(plan, alloc);
+  const unsigned numTiles = g.target.numTiles();
+
+  x.target = g.target;
+  x.tileBytesUsed.resize(numTiles);
+  std::uint64_t maxPeak = 0;
+  for (unsigned t = 0; t < numTiles; ++t) {
+    x.tileBytesUsed[t] = alloc.tiles[t].peakBytes;
+    maxPeak = std::max(maxPeak, alloc.tiles[t].peakBytes);
+  }
+  // A CPU target has no memory limit: its one tile is as large as it needs to be.
+  if (g.target.type == poplar::TargetType::CPU && maxPeak > x.target.bytesPerTile)
+    x.target.bytesPerTile = (maxPeak + 4095) / 4096 * 4096;
+  x.outOfMemory = alloc.outOfMemory;
+  x.outOfMemoryMessage = alloc.outOfMemoryMessage;
+
+  // ---- steps ------------------------------------------------------------------------
+  x.programEntry = lp.programEntry;
+  x.numCounters = lp.numCounters;
+  x.steps = lp.steps;
+  for (std::size_t s = 0; s < x.steps.size(); ++s) {
+    x.steps[s].cycles = est.stepCycles[s];
+    x.steps[s].scalar = at.scalar(plan.stepScalar[s]);
+  }
+  x.switchTables = lp.switchTables;
+  for (std::size_t i = 0; i < x.switchTables.size(); ++i)
+    x.switchTables[i].control = at.scalar(plan.switchControl[i]);
+  x.blockNames = lp.blockNames;
+
+  // ---- vertex types and their libraries -------------------------------------------
+  std::vector<std::uint32_t> typeIndex(g.vertexTypes.size(), ~0u);
+  for (const PlannedComputeSet &pcs : plan.computeSets)
+    for (const PlannedVertex &v : pcs.vertices)
+      typeIndex[g.vertices[v.vertex].type] = 0;
+  std::vector<std::uint32_t> libIndex(g.codeletLibraries.size(), ~0u);
+  for (std::size_t t = 0; t < g.vertexTypes.size(); ++t) {
+    if (typeIndex[t] == ~0u)
+      continue;
+    const ir::VertexTypeInfo &info = g.vertexTypes[t];
+    typeIndex[t] = static_cast<std::uint32_t>(x.vertexTypes.size());
+    exe::VertexTypeEntry e;
+    e.name = info.name;
+    e.isMultiVertex = info.isMultiVertex || info.isSupervisor;
+    ASPEN_ASSERT(info.library < g.codeletLibraries.size(), "a vertex type from an unknown library");
+    if (libIndex[info.library] == ~0u) {
+      const ir::CodeletLibrary &lib = g.codeletLibraries[info.library];
+      exe::CodeletLibraryBlob blob;
+      blob.contentHash = lib.contentHash;
+      blob.bytes = readFile(lib.path);
+      if (blob.bytes.empty())
+        throw poplar::graph_object_load_error("cannot read vertex library '" + lib.path + "' (codelets from '" +
+                                              lib.origin + "') while compiling the graph: it is needed by vertex type " +
+                                              info.name);
+      libIndex[info.library] = static_cast<std::uint32_t>(x.codeletLibraries.size());
+      x.codeletLibraries.push_back(std::move(blob));
+    }
+    e.library = libIndex[info.library];
+    x.vertexTypes.push_back(std::move(e));
+  }
+
+  // ---- compute steps, copies, transfers -------------------------------------------
+  x.computeSteps.resize(plan.computeSets.size());
+  tbb::parallel_for(std::size_t(0), plan.computeSets.size(), [&](std::size_t c) {
+    const PlannedComputeSet &pcs = plan.computeSets[c];
+    exe::ComputeStep &cs = x.computeSteps[c];
+    cs.name = g.computeSets[pcs.computeSet].name;
+    cs.exchangeIn = makeCopyPlan(at.runs(pcs.exchangeIn));
+    cs.exchangeIn.cycles = est.exchangeInCycles[c];
+    cs.exchangeOut = makeCopyPlan(at.runs(pcs.exchangeOut));
+    cs.exchangeOut.cycles = est.exchangeOutCycles[c];
+    cs.vertices.resize(pcs.vertices.size());
+    for (std::size_t i = 0; i < pcs.vertices.size(); ++i) {
+      const PlannedVertex &pv = pcs.vertices[i];
+      if (cs.tiles.empty() || cs.tiles.back() != pv.tile) {
+        cs.tiles.push_back(pv.tile);
+        cs.tileBegin.push_back(static_cast<std::uint32_t>(i));
+      }
+      exe::VertexInstance &vi = cs.vertices[i];
+      vi.type = typeIndex[g.vertices[pv.vertex].type];
+      vi.state = alloc.address[pv.object];
+      vi.graphVertex = pv.vertex;
+      vi.cycles = est.vertexCycles[c][i];
+    }
+    cs.tileBegin.push_back(static_cast<std::uint32_t>(pcs.vertices.size()));
+    cs.computeCycles = est.computeCycles[c];
+    cs.totalVertexCycles = est.totalVertexCycles[c];
+  });
+  x.copies.resize(plan.copies.size());
+  tbb::parallel_for(std::size_t(0), plan.copies.size(), [&](std::size_t k) {
+    x.copies[k] = makeCopyPlan(at.runs(plan.copies[k].runs));
+    x.copies[k].cycles = est.copyCycles[k];
+  });
+  x.hostTransfers.resize(plan.transfers.size());
+  for (std::size_t k = 0; k < plan.transfers.size(); ++k) {
+    exe::HostTransfer &h = x.hostTransfers[k];
+    h.bytes = plan.transfers[k].bytes;
+    for (const SymHostRun &r : plan.transfers[k].runs) {
+      const exe::TileAddr dev = at(r.device);
+      if (!h.runs.empty()) {
+        exe::HostRun &p = h.runs.back();
+        if (p.device.tile == dev.tile && p.device.addr + p.bytes == dev.addr && p.hostOffset + p.bytes == r.hostOffset) {
+          p.bytes += r.bytes;
+          continue;
+        }
+      }
+      h.runs.push_back({r.hostOffset, dev, r.bytes});
+    }
+  }
+  x.prints = plan.prints;
+  x.streams = plan.streams;
+  x.remoteBuffers = plan.remoteBuffers;
+  x.hostHandles = plan.hostHandles;
+
+  // ---- initial memory: blobs and relocations ----------------------------------------
+  struct Fragment {
+    exe::TileAddr where;
+    const std::uint8_t *data;
+    std::uint64_t size;
+  };
+  std::vector<Fragment> fragments;
+  fragments.reserve(plan.blobs.size() + g.initialValues.size());
+  for (const SymBlob &b : plan.blobs)
+    fragments.push_back({at(b.where), plan.blobPool.data() + b.poolBegin, b.size});
+  for (const auto &[var, bytes] : g.initialValues) {
+    if (var >= g.variables.size())
+      continue;
+    for (std::uint32_t p = plan.layout.firstPiece[var]; p < plan.layout.firstPiece[var + 1]; ++p) {
+      const Piece &pc = plan.layout.pieces[p];
+      if (pc.byteBegin >= bytes.size())
+        continue;
+      const std::uint64_t end = std::min<std::uint64_t>(pc.byteEnd, bytes.size());
+      fragments.push_back({at(Loc{p, 0}), bytes.data() + pc.byteBegin, end - pc.byteBegin});
+    }
+  }
+  auto byPlace = [](const Fragment &a, const Fragment &b) {
+    return a.where.tile != b.where.tile ? a.where.tile < b.where.tile : a.where.addr < b.where.addr;
+  };
+  tbb::parallel_sort(fragments.begin(), fragments.end(), byPlace);
+  // Merge fragments that touch or leave only alignment padding between them.
+  constexpr std::uint64_t kMaxGap = 16;
+  for (std::size_t i = 0; i < fragments.size();) {
+    std::size_t j = i + 1;
+    std::uint64_t end = fragments[i].where.addr + fragments[i].size;
+    while (j < fragments.size() && fragments[j].where.tile == fragments[i].where.tile &&
+           fragments[j].where.addr >= end && fragments[j].where.addr - end <= kMaxGap) {
+      end = fragments[j].where.addr + fragments[j].size;
+      ++j;
+    }
+    exe::MemoryBlob blob;
+    blob.where = fragments[i].where;
+    blob.bytes.assign(end - blob.where.addr, 0);
+    for (std::size_t k = i; k < j; ++k)
+      std::copy(fragments[k].data, fragments[k].data + fragments[k].size,
+                blob.bytes.begin() + (fragments[k].where.addr - blob.where.addr));
+    x.blobs.push_back(std::move(blob));
+    i = j;
+  }
+  x.relocations.resize(plan.relocations.size());
+  tbb::parallel_for(std::size_t(0), plan.relocations.size(), [&](std::size_t i) {
+    x.relocations[i] = exe::Relocation{at(plan.relocations[i].where), at(plan.relocations[i].target)};
+  });
+  tbb::parallel_sort(x.relocations.begin(), x.relocations.end(), [](const exe::Relocation &a, const exe::Relocation &b) {
+    return a.where.tile != b.where.tile ? a.where.tile < b.where.tile : a.where.addr < b.where.addr;
+  });
+
+  // ---- profile --------------------------------------------------------------------
+  using nlohmann::json;
+  json prof;
+  prof["format"] = "aspen-profile";
+  prof["version"] = 1;
+  prof["target"] = {{"type", g.target.type == poplar::TargetType::CPU ? "CPU"
+                             : g.target.type == poplar::TargetType::IPU ? "IPU"
+                                                                        : "IPU_MODEL"},
+                    {"arch", g.target.arch},
+                    {"numIPUs", g.target.numIPUs},
+                    {"tilesPerIPU", g.target.tilesPerIPU},
+                    {"numTiles", numTiles},
+                    {"bytesPerTile", x.target.bytesPerTile},
+                    {"numWorkerContexts", g.target.numWorkerContexts},
+                    {"tileClockFrequency", g.target.tileClockFrequency},
+                    {"replicationFactor", g.replicationFactor}};
+  std::uint64_t numEdges = 0;
+  for (const ir::Vertex &v : g.vertices) {
+    if (v.type >= g.vertexTypes.size())
+      continue;
+    const auto &fields = g.vertexTypes[v.type].fields;
+    for (std::size_t f = 0; f < fields.size() && f < v.fields.size(); ++f)
+      if (fields[f].kind != ir::FieldKind::State)
+        numEdges += v.fields[f].edges.size();
+  }
+  prof["graph"] = {{"numVertices", g.vertices.size()},
+                   {"numEdges", numEdges},
+                   {"numVariables", g.variables.size()},
+                   {"numComputeSets", g.computeSets.size()},
+                   {"numExecutedComputeSets", plan.computeSets.size()},
+                   {"numVertexTypes", x.vertexTypes.size()},
+                   {"numPrograms", lp.programEntry.size()},
+                   {"numSteps", lp.steps.size()}};
+  {
+    json tiles;
+    std::vector<std::uint64_t> peak(numTiles), always(numTiles), nal(numTiles);
+    std::vector<std::int64_t> peakStep(numTiles);
+    std::uint64_t totalPeak = 0, overhead = 0;
+    json byCategory = json::object(), totalByCategory = json::object();
+    for (int c = 0; c < static_cast<int>(MemCategory::Count); ++c) {
+      std::vector<std::uint64_t> col(numTiles);
+      std::uint64_t sum = 0;
+      for (unsigned t = 0; t < numTiles; ++t) {
+        col[t] = alloc.tiles[t].categoryBytes[c];
+        sum += col[t];
+      }
+      byCategory[categoryName(static_cast<MemCategory>(c))] = col;
+      totalByCategory[categoryName(static_cast<MemCategory>(c))] = sum;
+    }
+    std::uint64_t tilesOver = 0;
+    for (unsigned t = 0; t < numTiles; ++t) {
+      const TileMemoryStats &st = alloc.tiles[t];
+      peak[t] = st.peakBytes;
+      always[t] = st.alwaysLiveBytes;
+      nal[t] = st.notAlwaysLivePeak;
+      peakStep[t] = st.peakStep == ~0u ? -1 : static_cast<std::int64_t>(st.peakStep);
+      totalPeak += st.peakBytes;
+      overhead += g.target.perTileOverheadBytes;
+      tilesOver += st.peakBytes > x.target.bytesPerTile;
+    }
+    totalByCategory["overhead"] = overhead;
+    tiles["peakBytes"] = peak;
+    tiles["alwaysLiveBytes"] = always;
+    tiles["notAlwaysLivePeakBytes"] = nal;
+    tiles["notAlwaysLivePeakStep"] = peakStep;
+    tiles["byCategory"] = byCategory;
+    prof["memory"] = {{"perTileOverheadBytes", g.target.perTileOverheadBytes},
+                      {"totalPeakBytes", totalPeak},
+                      {"maxTilePeakBytes", maxPeak},
+                      {"byCategory", totalByCategory},
+                      {"tiles", tiles},
+                      {"outOfMemory", alloc.outOfMemory},
+                      {"tilesOutOfMemory", tilesOver},
+                      {"outOfMemoryMessage", alloc.outOfMemoryMessage}};
+  }
+  {
+    json steps = json::array();
+    for (std::size_t s = 0; s < lp.steps.size(); ++s) {
+      steps.push_back({{"kind", stepKindName(lp.steps[s].kind)},
+                       {"name", lp.steps[s].message},
+                       {"cycles", est.stepCycles[s]},
+                       {"notAlwaysLiveBytes", live.notAlwaysLiveBytes[s]}});
+    }
+    prof["steps"] = std::move(steps);
+    prof["liveness"] = {{"numAlwaysLiveVariables", live.numAlwaysLive},
+                        {"numNotAlwaysLiveVariables", live.numNotAlwaysLive},
+                        {"numBasicBlocks", live.numBlocks}};
+  }
+  {
+    json css = json::array();
+    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> perType; // exe type -> (instances, cycles)
+    for (std::size_t c = 0; c < x.computeSteps.size(); ++c) {
+      const exe::ComputeStep &cs = x.computeSteps[c];
+      css.push_back({{"name", cs.name},
+                     {"vertices", cs.vertices.size()},
+                     {"tiles", cs.tiles.size()},
+                     {"computeCycles", cs.computeCycles},
+                     {"totalVertexCycles", cs.totalVertexCycles},
+                     {"exchangeInBytes", cs.exchangeIn.totalBytes},
+                     {"exchangeInCycles", cs.exchangeIn.cycles},
+                     {"exchangeOutBytes", cs.exchangeOut.totalBytes},
+                     {"exchangeOutCycles", cs.exchangeOut.cycles}});
+      for (const exe::VertexInstance &v : cs.vertices) {
+        auto &p = perType[v.type];
+        ++p.first;
+        p.second += v.cycles;
+      }
+    }
+    prof["computeSets"] = std::move(css);
+    json types = json::array();
+    for (std::size_t t = 0; t < x.vertexTypes.size(); ++t) {
+      auto it = perType.find(static_cast<std::uint32_t>(t));
+      types.push_back({{"name", x.vertexTypes[t].name},
+                       {"instances", it == perType.end() ? 0 : it->second.first},
+                       {"cyclesPerExecution", it == perType.end() ? 0 : it->second.second}});
+    }
+    prof["vertexTypes"] = std::move(types);
+  }
+  x.profileJson = prof.dump();
+  return exe;
+}
+
+} // namespace aspen::compiler

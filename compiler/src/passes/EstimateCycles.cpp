@@ -1,0 +1,184 @@
+// Copyright (c) Aspen contributors.
+#include "passes/EstimateCycles.hpp"
+
+#include "poplar/Target.hpp"
+#include "poplar/VertexIntrospector.hpp"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+
+namespace aspen::compiler {
+namespace {
+
+std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return b ? (a + b - 1) / b : a; }
+
+std::uint64_t syncCost(const ir::TargetData &t) { return t.syncCycles + t.minIPUSyncDelay; }
+
+/// Exchange cycles of a set of copy runs between objects.
+std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
+                             const std::vector<SymCopyRun> &runs) {
+  if (runs.empty())
+    return 0;
+  const unsigned numTiles = t.numTiles();
+  std::vector<std::uint64_t> sent(numTiles, 0), received(numTiles, 0), local(numTiles, 0);
+  bool crossTile = false;
+  for (const SymCopyRun &r : runs) {
+    const std::uint32_t from = objects[r.src.object].tile, to = objects[r.dst.object].tile;
+    if (from == to) {
+      local[to] += r.bytes;
+    } else {
+      sent[from] += r.bytes;
+      received[to] += r.bytes;
+      crossTile = true;
+    }
+  }
+  std::uint64_t worst = 0;
+  for (unsigned tile = 0; tile < numTiles; ++tile) {
+    const std::uint64_t c = ceilDiv(std::max(sent[tile], received[tile]), t.exchangeBytesPerCycle) +
+                            ceilDiv(local[tile], t.memcpyBytesPerCycle);
+    worst = std::max(worst, c);
+  }
+  return crossTile ? worst + t.exchangeOverheadCycles + syncCost(t) : worst;
+}
+
+/// A host transfer: the host is the far end of an exchange.
+std::uint64_t hostTransferCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
+                                 const PlannedTransfer &tr) {
+  if (tr.runs.empty())
+    return 0;
+  std::vector<std::uint64_t> perTile(t.numTiles(), 0);
+  for (const SymHostRun &r : tr.runs)
+    perTile[objects[r.device.object].tile] += r.bytes;
+  const std::uint64_t worst = *std::max_element(perTile.begin(), perTile.end());
+  return ceilDiv(worst, t.exchangeBytesPerCycle) + t.exchangeOverheadCycles + syncCost(t);
+}
+
+} // namespace
+
+CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram &lp, const ExchangePlan &plan) {
+  const ir::TargetData &target = g.target;
+  const unsigned workers = std::max(1u, target.numWorkerContexts);
+  CycleEstimates est;
+  const std::size_t numCs = plan.computeSets.size();
+  est.vertexCycles.resize(numCs);
+  est.computeCycles.assign(numCs, 0);
+  est.totalVertexCycles.assign(numCs, 0);
+  est.exchangeInCycles.assign(numCs, 0);
+  est.exchangeOutCycles.assign(numCs, 0);
+
+  // Estimators registered for vertex types, by type index.
+  std::vector<const poplar::PerfEstimateFunc *> estimator(g.vertexTypes.size(), nullptr);
+  for (std::size_t t = 0; t < g.vertexTypes.size(); ++t) {
+    auto it = g.perfEstimators.find(g.vertexTypes[t].name);
+    if (it != g.perfEstimators.end() && it->second)
+      estimator[t] = &it->second;
+  }
+  auto isMulti = [&](std::uint32_t v) {
+    const ir::VertexTypeInfo &type = g.vertexTypes[g.vertices[v].type];
+    return type.isMultiVertex || type.isSupervisor;
+  };
+
+  // Vertex estimates: defaults and setPerfEstimate in parallel; user estimators in
+  // order on this thread (they are the user's code and need not be thread-safe).
+  tbb::parallel_for(std::size_t(0), numCs, [&](std::size_t c) {
+    const auto &vs = plan.computeSets[c].vertices;
+    auto &cycles = est.vertexCycles[c];
+    cycles.resize(vs.size());
+    for (std::size_t i = 0; i < vs.size(); ++i) {
+      const ir::Vertex &vx = g.vertices[vs[i].vertex];
+      if (vx.hasPerfEstimate) {
+        cycles[i] = vx.cycles;
+      } else {
+        const std::uint64_t thread = kDefaultVertexCycles + ceilDiv(vs[i].edgeBytes, 4);
+        cycles[i] = isMulti(vs[i].vertex) ? workers * (kDefaultVertexCycles + ceilDiv(vs[i].edgeBytes, 4 * workers))
+                                          : thread;
+      }
+    }
+  });
+  bool anyEstimator = std::any_of(estimator.begin(), estimator.end(), [](auto *p) { return p != nullptr; });
+  if (anyEstimator) {
+    const poplar::Target targetHandle(target);
+    for (std::size_t c = 0; c < numCs; ++c) {
+      const auto &vs = plan.computeSets[c].vertices;
+      for (std::size_t i = 0; i < vs.size(); ++i) {
+        const ir::Vertex &vx = g.vertices[vs[i].vertex];
+        if (vx.hasPerfEstimate || !estimator[vx.type])
+          continue;
+        const poplar::VertexIntrospector vi(&g, vs[i].vertex);
+        est.vertexCycles[c][i] = (*estimator[vx.type])(vi, targetHandle).cycles;
+      }
+    }
+  }
+
+  // Per tile: pack worker vertices onto workers; MultiVertex vertices run alone.
+  tbb::parallel_for(std::size_t(0), numCs, [&](std::size_t c) {
+    const PlannedComputeSet &pcs = plan.computeSets[c];
+    const auto &vs = pcs.vertices;
+    std::vector<std::uint64_t> load(workers);
+    std::uint64_t worst = 0, total = 0;
+    for (std::size_t i = 0; i < vs.size();) {
+      const std::uint32_t tile = vs[i].tile;
+      std::fill(load.begin(), load.end(), 0);
+      std::uint64_t multi = 0;
+      for (; i < vs.size() && vs[i].tile == tile; ++i) {
+        const std::uint64_t cyc = est.vertexCycles[c][i];
+        total += cyc;
+        if (isMulti(vs[i].vertex)) {
+          multi += cyc;
+        } else {
+          *std::min_element(load.begin(), load.end()) += cyc;
+        }
+      }
+      const std::uint64_t tileCycles = *std::max_element(load.begin(), load.end()) * workers + multi;
+      worst = std::max(worst, tileCycles);
+    }
+    est.computeCycles[c] = worst;
+    est.totalVertexCycles[c] = total;
+    est.exchangeInCycles[c] = exchangeCycles(target, plan.objects, pcs.exchangeIn);
+    est.exchangeOutCycles[c] = exchangeCycles(target, plan.objects, pcs.exchangeOut);
+  });
+
+  est.copyCycles.resize(plan.copies.size());
+  tbb::parallel_for(std::size_t(0), plan.copies.size(), [&](std::size_t k) {
+    est.copyCycles[k] = exchangeCycles(target, plan.objects, plan.copies[k].runs);
+  });
+  est.transferCycles.resize(plan.transfers.size());
+  tbb::parallel_for(std::size_t(0), plan.transfers.size(), [&](std::size_t k) {
+    est.transferCycles[k] = hostTransferCycles(target, plan.objects, plan.transfers[k]);
+  });
+
+  using K = exe::StepKind;
+  est.stepCycles.assign(lp.steps.size(), 0);
+  for (std::size_t s = 0; s < lp.steps.size(); ++s) {
+    const exe::Step &step = lp.steps[s];
+    switch (step.kind) {
+    case K::Execute:
+      est.stepCycles[s] = est.exchangeInCycles[step.a] + est.computeCycles[step.a] + syncCost(target) +
+                          est.exchangeOutCycles[step.a];
+      break;
+    case K::Copy:
+      est.stepCycles[s] = est.copyCycles[step.a];
+      break;
+    case K::StreamToDevice:
+    case K::DeviceToStream:
+    case K::RemoteToDevice:
+    case K::DeviceToRemote:
+      est.stepCycles[s] = est.transferCycles[step.b];
+      break;
+    case K::Print:
+      est.stepCycles[s] = est.transferCycles[plan.prints[step.a].transfer];
+      break;
+    case K::Sync:
+      est.stepCycles[s] = step.a == static_cast<std::uint32_t>(poplar::SyncType::INTERNAL)
+                              ? syncCost(target)
+                              : target.globalSyncCycles;
+      break;
+    default:
+      break; // control flow runs on the supervisor between supersteps: not counted
+    }
+  }
+  return est;
+}
+
+} // namespace aspen::compiler

@@ -1,0 +1,28 @@
+// Copyright (c) Aspen contributors.
+// Pass 3: plan every data movement and make every memory object.
+#pragma once
+
+#include "passes/PassData.hpp"
+
+namespace aspen::compiler {
+
+/// Plans data movement for the lowered program and makes the memory objects
+/// the allocator will place:
+///  - variables split into tile pieces (one object per piece);
+///  - per executed compute set, per vertex: a vertex object laid out by the
+///    vertex ABI (docs/internals.md). An edge whose view is one run of bytes in
+///    one piece on the vertex's tile, suitably aligned, points straight at it;
+///    any other edge gets an edge buffer on the vertex's tile, filled by
+///    exchange-in runs (Input, InOut) and drained by exchange-out runs (Output,
+///    InOut). 2-D edge fields get descriptor arrays, state arrays get objects.
+///  - Copy programs become copy runs; stream copies, remote buffer copies,
+///    host handles and prints become host transfers; control scalars are located.
+/// Rewrites `lowered.steps` so that Execute/Copy/Print/stream steps index the
+/// executable's tables (see ExecutableData.hpp), and records which variables
+/// each step reads and writes.
+ExchangePlan planExchange(const ir::GraphData &graph, LoweredProgram &lowered);
+
+/// The variables' tile pieces (exposed for tests).
+VariableLayout buildVariableLayout(const ir::GraphData &graph);
+
+} // namespace aspen::compiler

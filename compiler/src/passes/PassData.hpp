@@ -1,0 +1,215 @@
+// Copyright (c) Aspen contributors.
+// What the passes hand to each other. The graph IR goes in (ir::GraphData), an
+// exe::ExecutableData comes out; in between, locations are symbolic (an object
+// and an offset in it) until Allocate gives every object an address.
+#pragma once
+
+#include "exe/ExecutableData.hpp"
+#include "ir/GraphData.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aspen::compiler {
+
+/// Marks "no object" (a zero-length edge, an absent predicate).
+inline constexpr std::uint32_t kNoObject = ~0u;
+
+/// A byte in a memory object: what an address becomes once objects are placed.
+struct Loc {
+  std::uint32_t object = kNoObject;
+  std::uint32_t offset = 0;
+  bool valid() const { return object != kNoObject; }
+};
+
+/// What a memory object holds; the memory report groups bytes by these.
+enum class MemCategory : std::uint8_t {
+  Variable,        // not-constant variable data
+  Constant,        // constant data
+  VertexObject,    // vertex instances (the host vertex object: pointers, sizes, state)
+  VertexFieldData, // state arrays (`Vector<T>` state fields)
+  Descriptor,      // descriptor and pointer arrays of 2-D edge fields
+  EdgeBuffer,      // exchange buffers of edges whose data is not on the vertex's tile
+  Count,
+};
+const char *categoryName(MemCategory c);
+
+/// A block of tile memory the allocator places. Objects [0, numPieces) are the
+/// tile pieces of variables (see VariableLayout); the rest are made by Exchange.
+struct MemObject {
+  std::uint64_t size = 0;
+  std::uint32_t tile = 0;
+  std::uint32_t align = 1;
+  std::uint32_t owner = 0; // variable id (pieces) or graph vertex id
+  MemCategory category = MemCategory::Variable;
+};
+
+/// A maximal run of a variable's bytes on one tile: the allocation unit of variables.
+struct Piece {
+  std::uint64_t byteBegin = 0; // in the variable
+  std::uint64_t byteEnd = 0;
+  std::uint32_t tile = 0;
+};
+
+/// Every variable split into its tile pieces. Piece index == object index.
+struct VariableLayout {
+  std::vector<std::uint32_t> firstPiece; // size numVariables + 1
+  std::vector<Piece> pieces;
+  /// The piece of `var` holding byte `byte`, or kNoObject when unmapped.
+  std::uint32_t findPiece(std::uint32_t var, std::uint64_t byte) const;
+};
+
+// ---- Lower -----------------------------------------------------------------
+
+/// The flat step list with control flow made explicit. Steps still name graph
+/// objects (compute set ids, stream ids); `stepNode` says which program node
+/// each step came from so that Exchange can plan its data movement.
+struct LoweredProgram {
+  std::vector<exe::Step> steps;
+  std::vector<const ir::ProgramNode *> stepNode; // parallel to steps (null for pure control)
+  std::vector<std::uint32_t> programEntry;
+  std::vector<std::uint32_t> functionEntry; // per graph function; ~0u when never called
+  std::uint32_t numCounters = 0;
+  std::vector<exe::SwitchTable> switchTables; // `control` resolved by Exchange
+  std::vector<std::string> blockNames;
+};
+
+// ---- Exchange ----------------------------------------------------------------
+
+struct SymCopyRun {
+  Loc src;
+  Loc dst;
+  std::uint32_t bytes = 0;
+};
+
+struct SymHostRun {
+  std::uint64_t hostOffset = 0;
+  Loc device;
+  std::uint32_t bytes = 0;
+};
+
+/// At load time, the address of `target` is written at `where`.
+struct SymRelocation {
+  Loc where;
+  Loc target;
+};
+
+/// Initial bytes of a memory object: `pool[poolBegin, poolBegin + size)` at `where`.
+struct SymBlob {
+  Loc where;
+  std::uint64_t poolBegin = 0;
+  std::uint32_t size = 0;
+};
+
+/// How a step touches a variable. Liveness is per variable: a variable dies
+/// only where a step writes all of it (FullWrite) or marks all of it undefined.
+enum VarAccessFlags : std::uint8_t {
+  kRead = 1,
+  kWrite = 2,
+  kFullWrite = 4, // all elements written by this one step
+  kUndef = 8,     // WriteUndef covering all elements (not a use)
+};
+struct VarAccess {
+  std::uint32_t var = 0;
+  std::uint8_t flags = 0;
+};
+
+struct PlannedVertex {
+  std::uint32_t vertex = 0;  // graph vertex id
+  std::uint32_t tile = 0;
+  std::uint32_t object = 0;  // its vertex object
+  std::uint64_t edgeBytes = 0; // bytes of all its edges (for the default estimate)
+};
+
+/// One compute set as the device runs it.
+struct PlannedComputeSet {
+  std::uint32_t computeSet = 0;
+  std::vector<SymCopyRun> exchangeIn;
+  std::vector<PlannedVertex> vertices; // ascending tile, then vertex id
+  std::vector<SymCopyRun> exchangeOut;
+  std::vector<VarAccess> accesses;
+};
+
+struct PlannedCopy {
+  std::vector<SymCopyRun> runs;
+};
+
+struct PlannedTransfer {
+  std::uint64_t bytes = 0;
+  std::vector<SymHostRun> runs;
+};
+
+/// A scalar read or written by control flow.
+struct SymScalar {
+  Loc where;
+  poplar::Type::Id type = poplar::Type::Id::Invalid;
+};
+
+/// Data movement and memory objects of the whole program.
+struct ExchangePlan {
+  VariableLayout layout;
+  std::vector<MemObject> objects; // pieces first
+  std::vector<PlannedComputeSet> computeSets; // index = ExecutableData::computeSteps index
+  std::vector<PlannedCopy> copies;
+  std::vector<PlannedTransfer> transfers;
+  std::vector<exe::PrintSpec> prints;
+  std::vector<exe::StreamInfo> streams;
+  std::vector<exe::RemoteBufferInfo> remoteBuffers;
+  std::vector<exe::HostHandleInfo> hostHandles;
+  std::vector<SymScalar> stepScalar;    // per step; invalid when the step reads none
+  std::vector<SymScalar> switchControl; // per switch table
+  std::vector<SymRelocation> relocations;
+  std::vector<SymBlob> blobs;
+  std::vector<std::uint8_t> blobPool;
+  // Per-step variable accesses (CSR), for Liveness.
+  std::vector<std::uint32_t> stepAccessBegin; // size steps + 1
+  std::vector<VarAccess> stepAccesses;
+  // Variables that must keep their value for the whole program (host handles).
+  std::vector<std::uint32_t> hostVisibleVars;
+};
+
+// ---- Liveness ----------------------------------------------------------------
+
+/// Per variable: always-live, or live over the step hull [liveBegin, liveEnd]
+/// (in step-list order; liveBegin > liveEnd when no step touches it).
+struct LivenessResult {
+  std::vector<std::uint8_t> alwaysLive;
+  std::vector<std::uint32_t> liveBegin;
+  std::vector<std::uint32_t> liveEnd;
+  std::vector<std::uint64_t> notAlwaysLiveBytes; // per step: bytes of not-always-live variables live there
+  std::uint32_t numAlwaysLive = 0;
+  std::uint32_t numNotAlwaysLive = 0;
+  std::uint32_t numBlocks = 0;
+};
+
+// ---- Allocate ----------------------------------------------------------------
+
+struct TileMemoryStats {
+  std::uint64_t peakBytes = 0;       // highest end address, including gaps and overhead
+  std::uint64_t alwaysLiveBytes = 0; // overhead + always-live objects, including padding
+  std::uint64_t notAlwaysLivePeak = 0; // max over steps of live not-always-live bytes
+  std::uint32_t peakStep = ~0u;      // step at notAlwaysLivePeak
+  std::uint64_t categoryBytes[static_cast<int>(MemCategory::Count)] = {};
+};
+
+struct AllocationResult {
+  std::vector<std::uint32_t> address; // per object
+  std::vector<TileMemoryStats> tiles;
+  bool outOfMemory = false;
+  std::string outOfMemoryMessage;
+};
+
+// ---- EstimateCycles ----------------------------------------------------------
+
+struct CycleEstimates {
+  std::vector<std::vector<std::uint64_t>> vertexCycles; // per planned compute set, per planned vertex
+  std::vector<std::uint64_t> computeCycles;             // per planned compute set: max over tiles
+  std::vector<std::uint64_t> totalVertexCycles;         // per planned compute set
+  std::vector<std::uint64_t> exchangeInCycles, exchangeOutCycles; // per planned compute set
+  std::vector<std::uint64_t> copyCycles;                // per planned copy
+  std::vector<std::uint64_t> transferCycles;            // per planned transfer
+  std::vector<std::uint64_t> stepCycles;                // per step
+};
+
+} // namespace aspen::compiler

@@ -1,0 +1,129 @@
+// Copyright (c) Aspen contributors.
+// popc: compiles codelet sources into a vertex library (.gp) that
+// Graph::addCodelets("file.gp") loads. Accepts Poplar's popc usage:
+//
+//   popc [-O0..-O3] [-g] [-I dir] [-D X[=v]] [--target ipu2,cpu] -o out.gp in.cpp...
+//   popc --list-targets | --help | --version
+#include "codelets/CodeletCache.hpp"
+#include "codelets/CodeletCompiler.hpp"
+#include "codelets/EmbeddedFiles.hpp"
+#include "poplar/exceptions.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char *const kUsage =
+    R"(Usage: popc [options] <source>... -o <output.gp>
+
+Compiles codelets (C++ vertex classes deriving from poplar::Vertex, MultiVertex or
+SupervisorVertex) into a vertex library for Aspen's simulated IPU. Sources are
+compiled with the host C++ compiler ($ASPEN_CXX, default g++) with __POPC__
+defined and __IPU__ not defined.
+
+Options:
+  -o <file>            write the vertex library to <file> (default: <first source>.gp)
+  -O0 -O1 -O2 -O3 -Os  optimisation level (default -O2)
+  -g                   include debug information
+  -I <dir>, -I<dir>    add an include directory
+  -D <X[=v]>           define a macro;  -U <X> undefines one
+  -std=<standard>      C++ language standard (default c++17)
+  --target <list>      comma-separated targets (ipu1, ipu2, ipu21, cpu, ipumodel); recorded,
+                       every target runs the same host code
+  --list-targets       print the targets and exit
+  --version            print the version and exit
+  --help               print this help and exit
+Other options starting with '-' (-f..., -W..., -m...) are passed to the host compiler.
+Errors are printed as <file>:<line>: ... and give a non-zero exit status.
+)";
+
+const char *const kTargets[] = {"ipu1", "ipu2", "ipu21", "cpu", "ipumodel"};
+
+std::string defaultOutput(const std::string &source) {
+  std::string base = source.substr(source.rfind('/') == std::string::npos ? 0 : source.rfind('/') + 1);
+  const std::size_t dot = base.rfind('.');
+  if (dot != std::string::npos)
+    base = base.substr(0, dot);
+  return base + ".gp";
+}
+
+bool isSourceName(const std::string &arg) {
+  const std::size_t dot = arg.rfind('.');
+  if (dot == std::string::npos)
+    return false;
+  const std::string ext = arg.substr(dot);
+  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" || ext == ".C" || ext == ".c" ||
+         ext == ".S" || ext == ".s";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> flags, sources;
+  std::string output;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (a == "--version") {
+      std::cout << "popc (Aspen) " << aspen::codelets::kAspenVersion << "\n";
+      return 0;
+    }
+    if (a == "--list-targets") {
+      for (const char *t : kTargets)
+        std::cout << t << "\n";
+      return 0;
+    }
+    if (a == "-o") {
+      if (i + 1 >= argc) {
+        std::cerr << "popc: error: -o needs a file name\n";
+        return 2;
+      }
+      output = argv[++i];
+    } else if (a.rfind("-o", 0) == 0 && a.size() > 2 && a[2] != '-') {
+      output = a.substr(2);
+    } else if ((a == "-I" || a == "-D" || a == "-U" || a == "--target" || a == "-target" || a == "-include" ||
+                a == "-isystem") &&
+               i + 1 < argc) {
+      flags.push_back(a);
+      flags.push_back(argv[++i]);
+    } else if (!a.empty() && a[0] == '-') {
+      flags.push_back(a);
+    } else if (isSourceName(a)) {
+      sources.push_back(a);
+    } else {
+      std::cerr << "popc: error: '" << a << "' is not a codelet source (.cpp, .cc, .cxx, .c)\n";
+      return 2;
+    }
+  }
+  if (sources.empty()) {
+    std::cerr << "popc: error: no input files\n" << kUsage;
+    return 2;
+  }
+  if (output.empty())
+    output = defaultOutput(sources.front());
+  try {
+    const auto parsed = aspen::codelets::parseCodeletFlags(flags);
+    const auto compiled = aspen::codelets::compileCodelets(sources, parsed, &std::cerr);
+    if (!aspen::codelets::writeFileAtomic(output, compiled.gpBytes.data(), compiled.gpBytes.size())) {
+      std::cerr << "popc: error: cannot write '" << output << "': " << std::strerror(errno) << "\n";
+      return 1;
+    }
+  } catch (const poplar::graph_object_creation_error &e) {
+    // The message already holds the compiler's diagnostics (written above as well).
+    std::string what = e.what();
+    const std::size_t colon = what.find(":\n");
+    std::cerr << "popc: error: " << (colon == std::string::npos ? what : what.substr(0, colon)) << "\n";
+    return 1;
+  } catch (const poplar::poplar_error &e) {
+    std::cerr << "popc: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

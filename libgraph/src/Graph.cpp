@@ -1,0 +1,1182 @@
+// Copyright (c) Aspen contributors.
+// poplar::Graph, except vertices and codelets (GraphVertices.cpp): variables,
+// constants, tile mapping, virtual graphs, host handles, streams and dumps.
+// Everything appends to the shared ir::GraphData; tile mappings are kept per
+// variable as sorted, disjoint, merged TileIntervals with absolute tiles.
+#include "poplar/Graph.hpp"
+
+#include "ir/GraphData.hpp"
+#include "ir/TensorAlgebra.hpp"
+#include "poplar/Device.hpp"
+#include "poplar/exceptions.hpp"
+#include "util/Assert.hpp"
+#include "util/HostConvert.hpp"
+#include "util/LinearMapping.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <ostream>
+
+namespace poplar {
+
+using aspen::ir::GraphData;
+using aspen::ir::ProgramNode;
+using aspen::ir::Segment;
+using aspen::ir::TargetData;
+using aspen::ir::TensorView;
+using aspen::ir::TileInterval;
+using aspen::ir::VarId;
+using aspen::ir::Variable;
+using aspen::ir::VarRegion;
+
+namespace {
+
+std::string describe(const Tensor &t) { return t.valid() ? t.getImpl().describe() : "<invalid tensor>"; }
+
+/// Throws E unless `t` is a valid tensor of the graph `data`; `what` names the call.
+template <class E> void requireTensorOf(const GraphData *data, const Tensor &t, const std::string &what) {
+  if (!t.valid())
+    throw E(what + ": the tensor is not valid (default-constructed)");
+  if (t.getImpl().graph.lock().get() != data)
+    throw E(what + ": tensor " + describe(t) + " belongs to a different graph");
+}
+
+std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+std::uint64_t shapeProduct(ArrayRef<std::size_t> shape, const std::string &name) {
+  std::uint64_t n = 1;
+  for (std::size_t d : shape) {
+    if (d != 0 && n > std::numeric_limits<std::uint64_t>::max() / d)
+      throw tensor_creation_error("The shape " + aspen::ir::shapeString(shape.vec()) + " of '" + name +
+                                  "' has too many elements");
+    n *= d;
+  }
+  return n;
+}
+
+/// The target a graph over the whole device sees: with replication, one
+/// replica's share of the IPUs (when the IPUs divide evenly; otherwise the
+/// replicas are simulated as one).
+TargetData topLevelTargetData(const GraphData &data) {
+  TargetData t = data.target;
+  const unsigned r = data.replicationFactor;
+  if (r > 1 && t.numIPUs % r == 0)
+    t.numIPUs /= r;
+  return t;
+}
+
+// ---- tile mapping helpers ----------------------------------------------------
+
+/// Overlays `overlay` (sorted, disjoint) onto `base` (sorted, disjoint): the
+/// overlay wins where they overlap. Adjacent intervals on one tile are merged.
+std::vector<TileInterval> overlayIntervals(const std::vector<TileInterval> &base,
+                                           const std::vector<TileInterval> &overlay) {
+  std::vector<TileInterval> out;
+  out.reserve(base.size() + overlay.size() + 1);
+  auto push = [&](std::uint64_t begin, std::uint64_t end, std::uint32_t tile) {
+    if (begin >= end)
+      return;
+    if (!out.empty() && out.back().end == begin && out.back().tile == tile)
+      out.back().end = end;
+    else
+      out.push_back(TileInterval{begin, end, tile});
+  };
+  std::size_t bi = 0;
+  std::uint64_t bStart = base.empty() ? 0 : base[0].begin; // start of the rest of base[bi]
+  auto emitBaseBelow = [&](std::uint64_t limit) {
+    while (bi < base.size() && bStart < limit) {
+      const std::uint64_t end = std::min(base[bi].end, limit);
+      push(bStart, end, base[bi].tile);
+      if (end == base[bi].end) {
+        if (++bi < base.size())
+          bStart = base[bi].begin;
+      } else {
+        bStart = end;
+      }
+    }
+  };
+  auto skipBaseBelow = [&](std::uint64_t pos) {
+    while (bi < base.size() && base[bi].end <= pos)
+      if (++bi < base.size())
+        bStart = base[bi].begin;
+    if (bi < base.size())
+      bStart = std::max(bStart, pos);
+  };
+  for (const TileInterval &o : overlay) {
+    emitBaseBelow(o.begin);
+    skipBaseBelow(o.end);
+    push(o.begin, o.end, o.tile);
+  }
+  emitBaseBelow(std::numeric_limits<std::uint64_t>::max());
+  return out;
+}
+
+/// A region of a variable to be placed on an absolute tile; `order` breaks ties
+/// between overlapping requests (the later request wins).
+struct MappingRequest {
+  VarId var;
+  std::uint64_t begin, end;
+  std::uint32_t tile;
+  std::uint64_t order;
+};
+
+/// Applies mapping requests to the variables' mappings. Cost O(requests log
+/// requests + mapping sizes of the variables touched).
+void applyMappingRequests(GraphData &data, std::vector<MappingRequest> requests) {
+  std::stable_sort(requests.begin(), requests.end(), [](const MappingRequest &a, const MappingRequest &b) {
+    return a.var != b.var ? a.var < b.var : a.begin < b.begin;
+  });
+  std::size_t i = 0;
+  while (i < requests.size()) {
+    const VarId var = requests[i].var;
+    std::size_t j = i;
+    bool overlapping = false;
+    std::vector<TileInterval> overlay;
+    for (; j < requests.size() && requests[j].var == var; ++j) {
+      const auto &r = requests[j];
+      if (r.begin >= r.end)
+        continue;
+      if (!overlay.empty() && r.begin < overlay.back().end) {
+        if (r.tile != overlay.back().tile)
+          overlapping = true;
+        overlay.back().end = std::max(overlay.back().end, r.end);
+      } else if (!overlay.empty() && r.begin == overlay.back().end && r.tile == overlay.back().tile) {
+        overlay.back().end = r.end;
+      } else {
+        overlay.push_back(TileInterval{r.begin, r.end, r.tile});
+      }
+    }
+    auto &mapping = data.variables[var].mapping;
+    if (!overlapping) {
+      mapping = overlayIntervals(mapping, overlay);
+    } else {
+      // Aliased elements requested for different tiles: apply in request order.
+      std::vector<MappingRequest> ordered(requests.begin() + static_cast<std::ptrdiff_t>(i),
+                                          requests.begin() + static_cast<std::ptrdiff_t>(j));
+      std::stable_sort(ordered.begin(), ordered.end(),
+                       [](const MappingRequest &a, const MappingRequest &b) { return a.order < b.order; });
+      for (const auto &r : ordered)
+        if (r.begin < r.end)
+          mapping = overlayIntervals(mapping, {TileInterval{r.begin, r.end, r.tile}});
+    }
+    i = j;
+  }
+}
+
+/// A run of a tensor's flattened positions `[begin, end)` on absolute `tile`
+/// (-1 = unmapped).
+struct TileRun {
+  std::uint64_t begin, end;
+  std::int64_t tile;
+};
+
+/// The tile of every element of `view`, as runs in row-major order, adjacent
+/// runs on one tile merged. Each strided segment costs O(log m + intervals it
+/// crosses), m = size of its variable's mapping: no per-element work.
+std::vector<TileRun> tileRunsOfView(const GraphData &data, const TensorView &view) {
+  std::vector<TileRun> runs;
+  auto emit = [&](std::uint64_t begin, std::uint64_t end, std::int64_t tile) {
+    if (begin >= end)
+      return;
+    if (!runs.empty() && runs.back().end == begin && runs.back().tile == tile)
+      runs.back().end = end;
+    else
+      runs.push_back(TileRun{begin, end, tile});
+  };
+  const std::uint64_t viewSize = std::max<std::uint64_t>(1, view.elementType.size());
+  std::uint64_t pos = 0;
+  for (const Segment &s : *view.segments) {
+    ASPEN_ASSERT(s.var < data.variables.size(), "segment names an unknown variable");
+    const Variable &var = data.variables[s.var];
+    const auto &m = var.mapping;
+    const std::uint64_t varSize = std::max<std::uint64_t>(1, var.type.size());
+    // Mapping interval i in units of the view's element: an element belongs to
+    // the interval that holds its first byte.
+    auto lo = [&](std::size_t i) { return ceilDiv(m[i].begin * varSize, viewSize); };
+    auto hi = [&](std::size_t i) { return ceilDiv(m[i].end * varSize, viewSize); };
+    auto firstEndingAfter = [&](std::uint64_t p) {
+      std::size_t a = 0, b = m.size();
+      while (a < b) {
+        std::size_t mid = (a + b) / 2;
+        if (hi(mid) <= p)
+          a = mid + 1;
+        else
+          b = mid;
+      }
+      return a;
+    };
+    auto numStartingAtOrBefore = [&](std::uint64_t p) {
+      std::size_t a = 0, b = m.size();
+      while (a < b) {
+        std::size_t mid = (a + b) / 2;
+        if (lo(mid) <= p)
+          a = mid + 1;
+        else
+          b = mid;
+      }
+      return a;
+    };
+    const std::uint64_t start = static_cast<std::uint64_t>(s.start);
+    const std::uint64_t count = s.count;
+    auto emitK = [&](std::uint64_t k0, std::uint64_t k1, std::int64_t tile) {
+      emit(pos + k0, pos + std::min(k1, count), tile);
+    };
+    if (count == 1 || s.stride == 0) {
+      const std::size_t i = firstEndingAfter(start);
+      const bool mapped = i < m.size() && lo(i) <= start;
+      emitK(0, count, mapped ? static_cast<std::int64_t>(m[i].tile) : -1);
+    } else if (s.stride > 0) {
+      const std::uint64_t stride = static_cast<std::uint64_t>(s.stride);
+      std::uint64_t k = 0;
+      while (k < count) {
+        const std::uint64_t p = start + k * stride;
+        const std::size_t i = firstEndingAfter(p);
+        if (i == m.size()) {
+          emitK(k, count, -1);
+          break;
+        }
+        const std::uint64_t l = lo(i);
+        std::uint64_t next;
+        if (p < l) {
+          next = ceilDiv(l - start, stride);
+          emitK(k, next, -1);
+        } else {
+          next = ceilDiv(hi(i) - start, stride);
+          emitK(k, next, m[i].tile);
+        }
+        k = next;
+      }
+    } else {
+      const std::uint64_t stride = static_cast<std::uint64_t>(-s.stride);
+      std::uint64_t k = 0;
+      while (k < count) {
+        const std::uint64_t p = start - k * stride;
+        const std::size_t n = numStartingAtOrBefore(p);
+        if (n == 0) {
+          emitK(k, count, -1);
+          break;
+        }
+        const std::size_t i = n - 1;
+        const std::uint64_t h = hi(i);
+        std::uint64_t next;
+        if (p >= h) {
+          next = (start - h) / stride + 1;
+          emitK(k, next, -1);
+        } else {
+          next = (start - lo(i)) / stride + 1;
+          emitK(k, next, m[i].tile);
+        }
+        k = next;
+      }
+    }
+    pos += count;
+  }
+  return runs;
+}
+
+/// The segments of `view` covering flattened positions `[begin, end)`.
+/// `segmentStarts[i]` is the position of segment i.
+std::vector<Segment> segmentsInRange(const std::vector<Segment> &segments,
+                                     const std::vector<std::uint64_t> &segmentStarts, std::uint64_t begin,
+                                     std::uint64_t end) {
+  std::vector<Segment> out;
+  auto it = std::upper_bound(segmentStarts.begin(), segmentStarts.end(), begin);
+  std::size_t i = static_cast<std::size_t>(it - segmentStarts.begin()) - 1;
+  for (; i < segments.size() && segmentStarts[i] < end; ++i) {
+    const Segment &s = segments[i];
+    const std::uint64_t segBegin = segmentStarts[i];
+    const std::uint64_t a = std::max(begin, segBegin);
+    const std::uint64_t b = std::min(end, segBegin + s.count);
+    if (a >= b)
+      continue;
+    const std::uint64_t n = b - a;
+    out.push_back(Segment{s.var, s.start + static_cast<std::int64_t>(a - segBegin) * s.stride,
+                          n == 1 ? 1 : s.stride, n});
+  }
+  return out;
+}
+
+std::vector<std::uint64_t> segmentStartPositions(const std::vector<Segment> &segments) {
+  std::vector<std::uint64_t> starts(segments.size());
+  std::uint64_t pos = 0;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    starts[i] = pos;
+    pos += segments[i].count;
+  }
+  return starts;
+}
+
+/// The variable regions of `segments` (viewed with `view`'s element type).
+std::vector<VarRegion> regionsOfSegments(const TensorView &view, std::vector<Segment> segments) {
+  TensorView piece;
+  piece.graph = view.graph;
+  piece.elementType = view.elementType;
+  std::uint64_t n = 0;
+  for (const auto &s : segments)
+    n += s.count;
+  piece.shape = {static_cast<std::size_t>(n)};
+  piece.segments = std::make_shared<const std::vector<Segment>>(std::move(segments));
+  return aspen::ir::toVariableRegions(piece);
+}
+
+} // namespace
+
+// ---- construction ------------------------------------------------------------
+
+Graph::Graph() : tileBase_(0), numTiles_(0) {}
+
+Graph::Graph(const Target &target, replication_factor r) : tileBase_(0), numTiles_(0) {
+  if (r.value == 0)
+    throw graph_object_creation_error("A graph's replication factor must be at least 1");
+  data_ = std::make_shared<GraphData>();
+  data_->target = target.getImpl();
+  data_->replicationFactor = r.value;
+  const TargetData top = topLevelTargetData(*data_);
+  numTiles_ = top.numTiles();
+  target_ = std::make_unique<Target>(top);
+}
+
+Graph::Graph(const Device &device, replication_factor r) : Graph(device.getTarget(), r) {}
+
+Graph::Graph(std::shared_ptr<GraphData> data, unsigned tileBase, unsigned numTiles)
+    : data_(std::move(data)), tileBase_(tileBase), numTiles_(numTiles) {
+  TargetData t = topLevelTargetData(*data_);
+  t.numIPUs = 1;
+  t.tilesPerIPU = numTiles;
+  target_ = std::make_unique<Target>(t);
+}
+
+Graph::Graph(std::shared_ptr<GraphData> data, unsigned tileBase, const Target &target,
+             std::shared_ptr<const std::vector<unsigned>> tileTable)
+    : data_(std::move(data)), tileBase_(tileBase), numTiles_(target.getNumTiles()),
+      target_(std::make_unique<Target>(target)), tileTable_(std::move(tileTable)) {}
+
+Graph::Graph(Graph &&) noexcept = default;
+Graph &Graph::operator=(Graph &&) noexcept = default;
+Graph::~Graph() = default;
+
+const Target &Graph::getTarget() const {
+  if (!target_)
+    throw poplar_error("getTarget() called on an empty Graph (default-constructed or moved from)");
+  return *target_;
+}
+
+unsigned Graph::getReplicationFactor() const { return data_ ? data_->replicationFactor : 1; }
+
+int Graph::toRelativeTile(unsigned absoluteTile) const {
+  if (tileTable_) {
+    auto it = std::find(tileTable_->begin(), tileTable_->end(), absoluteTile);
+    return it == tileTable_->end() ? -1 : static_cast<int>(it - tileTable_->begin());
+  }
+  if (absoluteTile < tileBase_ || absoluteTile - tileBase_ >= numTiles_)
+    return -1;
+  return static_cast<int>(absoluteTile - tileBase_);
+}
+
+// ---- virtual graphs ----------------------------------------------------------
+
+Graph Graph::createVirtualGraph(unsigned lowerTile, unsigned upperTile) {
+  const Target &parent = getTarget();
+  if (lowerTile >= upperTile || upperTile > numTiles_)
+    throw invalid_tile_mapping("createVirtualGraph: tile range [" + std::to_string(lowerTile) + ", " +
+                               std::to_string(upperTile) + ") is empty or beyond the " +
+                               std::to_string(numTiles_) + " tiles of the graph");
+  TargetData t = parent.getImpl();
+  const unsigned tilesPerIPU = t.tilesPerIPU;
+  const unsigned range = upperTile - lowerTile;
+  if (lowerTile % tilesPerIPU == 0 && range % tilesPerIPU == 0) {
+    t.numIPUs = range / tilesPerIPU;
+  } else {
+    t.numIPUs = 1;
+    t.tilesPerIPU = range;
+  }
+  std::shared_ptr<const std::vector<unsigned>> table;
+  if (tileTable_)
+    table = std::make_shared<const std::vector<unsigned>>(tileTable_->begin() + lowerTile,
+                                                          tileTable_->begin() + upperTile);
+  return Graph(data_, tileTable_ ? 0 : tileBase_ + lowerTile, Target(t), std::move(table));
+}
+
+Graph Graph::createVirtualGraph(unsigned numTilesPerIPU) {
+  const Target &parent = getTarget();
+  const unsigned tilesPerIPU = parent.getTilesPerIPU();
+  if (numTilesPerIPU == 0 || numTilesPerIPU > tilesPerIPU)
+    throw invalid_tile_mapping("createVirtualGraph: " + std::to_string(numTilesPerIPU) +
+                               " tiles per IPU requested but the graph has " + std::to_string(tilesPerIPU));
+  if (parent.getNumIPUs() == 1)
+    return createVirtualGraph(0, numTilesPerIPU);
+  std::vector<unsigned> tiles(numTilesPerIPU);
+  std::iota(tiles.begin(), tiles.end(), 0u);
+  return createVirtualGraph(tiles);
+}
+
+Graph Graph::createVirtualGraph(const std::vector<unsigned> &perIpuTiles) {
+  const Target &parent = getTarget();
+  const unsigned tilesPerIPU = parent.getTilesPerIPU();
+  if (perIpuTiles.empty())
+    throw invalid_tile_mapping("createVirtualGraph: the list of tiles per IPU is empty");
+  std::vector<bool> seen(tilesPerIPU, false);
+  for (unsigned tile : perIpuTiles) {
+    if (tile >= tilesPerIPU)
+      throw invalid_tile_mapping("createVirtualGraph: tile " + std::to_string(tile) + " is beyond the " +
+                                 std::to_string(tilesPerIPU) + " tiles per IPU of the graph");
+    if (seen[tile])
+      throw invalid_tile_mapping("createVirtualGraph: tile " + std::to_string(tile) + " is listed twice");
+    seen[tile] = true;
+  }
+  auto table = std::make_shared<std::vector<unsigned>>();
+  for (unsigned ipu = 0; ipu < parent.getNumIPUs(); ++ipu)
+    for (unsigned tile : perIpuTiles)
+      table->push_back(toAbsoluteTile(ipu * tilesPerIPU + tile));
+  TargetData t = parent.getImpl();
+  t.tilesPerIPU = static_cast<unsigned>(perIpuTiles.size());
+  return Graph(data_, 0, Target(t), std::move(table));
+}
+
+Graph Graph::getTopLevelGraph() {
+  if (!data_)
+    throw poplar_error("getTopLevelGraph() called on an empty Graph");
+  return Graph(data_, 0, Target(topLevelTargetData(*data_)), nullptr);
+}
+
+// ---- variables -----------------------------------------------------------------
+
+namespace {
+
+VarId appendVariable(GraphData &data, const Type &type, ArrayRef<std::size_t> shape, const std::string &name,
+                     bool isConstant) {
+  if (!type.valid())
+    throw type_error("Cannot create '" + name + "': invalid element type");
+  if (data.variables.size() >= std::numeric_limits<VarId>::max())
+    throw tensor_creation_error("Cannot create '" + name + "': too many variables in the graph");
+  Variable v;
+  v.type = type;
+  v.numElements = shapeProduct(shape, name);
+  v.isConstant = isConstant;
+  v.name = name;
+  v.shape.assign(shape.begin(), shape.end());
+  data.variables.push_back(std::move(v));
+  return static_cast<VarId>(data.variables.size() - 1);
+}
+
+void mapVariableLinearly(const Graph &graph, GraphData &data, VarId var, std::uint64_t minElementsPerTile,
+                         std::uint64_t grainSize) {
+  Variable &v = data.variables[var];
+  const Target &target = graph.getTarget();
+  if (grainSize == 0)
+    grainSize = aspen::util::defaultLinearGrainSize(target, v.type);
+  if (minElementsPerTile == 0)
+    minElementsPerTile = aspen::util::defaultLinearMinElementsPerTile(v.type);
+  const auto chunks =
+      aspen::util::linearMappingChunks(v.numElements, target.getNumTiles(), minElementsPerTile, grainSize);
+  v.mapping.clear();
+  v.mapping.reserve(chunks.size());
+  for (const auto &c : chunks)
+    v.mapping.push_back(TileInterval{c.begin, c.end, graph.toAbsoluteTile(c.tile)});
+}
+
+} // namespace
+
+Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, const DebugContext &debugContext) {
+  return addVariable(type, shape, VariableMappingMethod::NONE, debugContext);
+}
+
+Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, VariableMappingMethod mappingMethod,
+                          const DebugContext &debugContext) {
+  getTarget();
+  const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
+  if (mappingMethod == VariableMappingMethod::LINEAR)
+    mapVariableLinearly(*this, *data_, var, 0, 0);
+  return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
+}
+
+Tensor Graph::addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> shape,
+                                        const DebugContext &debugContext) {
+  return addVariable(type, shape, VariableMappingMethod::LINEAR, debugContext);
+}
+
+Tensor Graph::addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> shape, unsigned minElementsPerTile,
+                                        unsigned grainSize, const DebugContext &debugContext) {
+  getTarget();
+  const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
+  mapVariableLinearly(*this, *data_, var, minElementsPerTile, grainSize);
+  return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
+}
+
+// ---- constants and initial values ------------------------------------------------
+
+Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape, const Type &hostType,
+                                  const void *values, std::size_t count, bool splat, const DebugContext &dc) {
+  getTarget();
+  const std::string &name = dc.getPathName();
+  if (!type.valid())
+    throw type_error("Cannot create constant '" + name + "': invalid element type");
+  const std::uint64_t n = shapeProduct(shape, name);
+  if (count == ~std::size_t(0))
+    count = n; // pointer form: the shape says how many values there are
+  if (!splat && count != n)
+    throw tensor_creation_error("Constant '" + name + "' of shape " + aspen::ir::shapeString(shape.vec()) +
+                                " needs " + std::to_string(n) + " values but " + std::to_string(count) +
+                                " were given");
+  if (n > 0 && values == nullptr)
+    throw tensor_creation_error("Constant '" + name + "': no values given (null pointer)");
+  const std::size_t elementSize = type.size();
+  std::vector<std::uint8_t> bytes(n * elementSize);
+  if (n > 0) {
+    if (splat) {
+      aspen::util::convertHostToDevice(hostType, values, type, bytes.data(), 1);
+      for (std::uint64_t filled = 1; filled < n;) {
+        const std::uint64_t chunk = std::min(filled, n - filled);
+        std::memcpy(bytes.data() + filled * elementSize, bytes.data(), chunk * elementSize);
+        filled += chunk;
+      }
+    } else {
+      aspen::util::convertHostToDevice(hostType, values, type, bytes.data(), n);
+    }
+  }
+  const VarId var = appendVariable(*data_, type, shape, name, true);
+  data_->initialValues[var] = std::move(bytes);
+  return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
+}
+
+Tensor Graph::addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, uint16_t value,
+                              const DebugContext &debugContext) {
+  return addConstantFromHost(type, shape, HALF, &value, 1, true, debugContext);
+}
+
+Tensor Graph::addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, const uint16_t *values,
+                              const DebugContext &debugContext) {
+  return addConstantFromHost(type, shape, HALF, values, ~std::size_t(0), false, debugContext);
+}
+
+Tensor Graph::addReplicationIndexConstant(const DebugContext &debugContext) {
+  // One replica is simulated (replicas run as one), so its index is 0.
+  const unsigned index = 0;
+  DebugContext dc = debugContext.getPathName().empty() ? DebugContext("replicationIndex") : debugContext;
+  return addConstantFromHost(UNSIGNED_INT, {}, UNSIGNED_INT, &index, 1, true, dc);
+}
+
+void Graph::setInitialValueFromHost(const Tensor &t, const Type &hostType, const void *values, std::size_t count,
+                                    bool splat) {
+  getTarget();
+  requireTensorOf<tensor_creation_error>(data_.get(), t, "setInitialValue");
+  const TensorView &view = t.getImpl();
+  for (const Segment &s : *view.segments)
+    if (data_->variables[s.var].isConstant)
+      throw tensor_creation_error("setInitialValue: tensor " + describe(t) +
+                                  " is (part of) a constant; constants take their value from addConstant");
+  const std::uint64_t n = view.numElements();
+  if (!splat && count != n)
+    throw tensor_creation_error("setInitialValue: tensor " + describe(t) + " has " + std::to_string(n) +
+                                " elements but " + std::to_string(count) + " values were given");
+  if (n == 0)
+    return;
+  const std::size_t elementSize = view.elementType.size();
+  std::vector<std::uint8_t> bytes(splat ? elementSize : n * elementSize);
+  aspen::util::convertHostToDevice(hostType, values, view.elementType, bytes.data(), splat ? 1 : n);
+  std::uint64_t pos = 0;
+  for (const Segment &s : *view.segments) {
+    const Variable &var = data_->variables[s.var];
+    auto &init = data_->initialValues[s.var];
+    const std::size_t varBytes = var.numElements * var.type.size();
+    if (init.size() != varBytes)
+      init.resize(varBytes, 0);
+    for (std::uint64_t k = 0; k < s.count; ++k) {
+      const std::uint64_t offset = static_cast<std::uint64_t>(s.start + static_cast<std::int64_t>(k) * s.stride) *
+                                   elementSize;
+      ASPEN_ASSERT(offset + elementSize <= varBytes, "initial value beyond the variable");
+      if (s.stride == 1 && !splat) {
+        // A contiguous run: one copy for the rest of the segment.
+        std::memcpy(init.data() + offset, bytes.data() + (pos + k) * elementSize, (s.count - k) * elementSize);
+        break;
+      }
+      std::memcpy(init.data() + offset, bytes.data() + (splat ? 0 : (pos + k) * elementSize), elementSize);
+    }
+    pos += s.count;
+  }
+}
+
+void Graph::setInitialValueHalf(const Tensor &t, ArrayRef<uint16_t> values) {
+  setInitialValueFromHost(t, HALF, values.data(), values.size(), false);
+}
+
+bool Graph::isConstant(const Tensor &t) const {
+  if (!data_ || !t.valid() || t.getImpl().segments->empty())
+    return false;
+  for (const Segment &s : *t.getImpl().segments)
+    if (s.var >= data_->variables.size() || !data_->variables[s.var].isConstant)
+      return false;
+  return true;
+}
+
+Tensor Graph::findUnbroadcastTensor(const Tensor &t) const { return t; }
+
+// ---- clones ------------------------------------------------------------------------
+
+namespace {
+
+/// A new variable of `type` shaped like `t` (with a leading dimension of
+/// `copies` when `copies` is set), mapped like `t` in each copy.
+Tensor cloneVariable(const std::shared_ptr<GraphData> &data, const Type &type, const Tensor &t,
+                     std::optional<std::size_t> copies, const DebugContext &debugContext) {
+  requireTensorOf<tensor_creation_error>(data.get(), t, "clone");
+  const TensorView &view = t.getImpl();
+  std::string name = debugContext.getPathName();
+  if (name.empty() && !view.segments->empty())
+    name = data->variables[view.segments->front().var].name; // named after what it clones
+  std::vector<std::size_t> shape = view.shape;
+  if (copies)
+    shape.insert(shape.begin(), *copies);
+  const VarId var = appendVariable(*data, type, shape, name, false);
+  const auto runs = tileRunsOfView(*data, view);
+  const std::uint64_t n = view.numElements();
+  auto &mapping = data->variables[var].mapping;
+  for (std::size_t copy = 0; copy < (copies ? *copies : 1); ++copy) {
+    const std::uint64_t offset = copy * n;
+    for (const TileRun &r : runs) {
+      if (r.tile < 0)
+        continue;
+      const auto tile = static_cast<std::uint32_t>(r.tile);
+      if (!mapping.empty() && mapping.back().end == r.begin + offset && mapping.back().tile == tile)
+        mapping.back().end = r.end + offset;
+      else
+        mapping.push_back(TileInterval{r.begin + offset, r.end + offset, tile});
+    }
+  }
+  return aspen::ir::makeVariableTensor(data, var, type, std::move(shape));
+}
+
+} // namespace
+
+Tensor Graph::clone(const Tensor &t, const DebugContext &debugContext, TensorCloneMethod method) {
+  requireTensorOf<tensor_creation_error>(data_.get(), t, "clone");
+  return clone(t.elementType(), t, debugContext, method);
+}
+
+Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &debugContext, TensorCloneMethod) {
+  // Every clone method gives a new variable in t's row-major order: Aspen lays
+  // out each tile's elements in variable order, so there is no other order to keep.
+  getTarget();
+  return cloneVariable(data_, type, t, std::nullopt, debugContext);
+}
+
+Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext, TensorCloneMethod,
+                     TensorCloneDuplicationMethod) {
+  getTarget();
+  requireTensorOf<tensor_creation_error>(data_.get(), t, "cloneN");
+  return cloneVariable(data_, t.elementType(), t, N, debugContext);
+}
+
+// ---- tile mapping --------------------------------------------------------------------
+
+void Graph::setTileMapping(const Tensor &t, unsigned tileNum) {
+  getTarget();
+  requireTensorOf<invalid_tile_mapping>(data_.get(), t, "setTileMapping");
+  if (tileNum >= numTiles_)
+    throw invalid_tile_mapping("Cannot map tensor " + describe(t) + " to tile " + std::to_string(tileNum) +
+                               ": the graph has " + std::to_string(numTiles_) + " tiles (0.." +
+                               std::to_string(numTiles_ - 1) + ")");
+  const std::uint32_t tile = toAbsoluteTile(tileNum);
+  const auto regions = aspen::ir::toVariableRegions(t.getImpl());
+  auto &variables = data_->variables;
+  if (regions.size() == 1) {
+    const VarRegion &r = regions.front();
+    variables[r.var].mapping = overlayIntervals(variables[r.var].mapping, {TileInterval{r.begin, r.end, tile}});
+    return;
+  }
+  std::vector<MappingRequest> requests;
+  requests.reserve(regions.size());
+  for (std::size_t i = 0; i < regions.size(); ++i)
+    requests.push_back(MappingRequest{regions[i].var, regions[i].begin, regions[i].end, tile, i});
+  applyMappingRequests(*data_, std::move(requests));
+}
+
+void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) {
+  getTarget();
+  requireTensorOf<invalid_tile_mapping>(data_.get(), t, "setTileMapping");
+  const TensorView &view = t.getImpl();
+  const std::uint64_t n = view.numElements();
+  struct Piece {
+    std::uint64_t begin, end;
+    std::uint32_t tile;
+  };
+  std::vector<Piece> pieces;
+  for (std::size_t tile = 0; tile < mapping.size(); ++tile) {
+    for (const Interval &interval : mapping[tile]) {
+      if (interval.size() == 0)
+        continue;
+      if (tile >= numTiles_)
+        throw invalid_tile_mapping("Cannot map tensor " + describe(t) + " to tile " + std::to_string(tile) +
+                                   ": the graph has " + std::to_string(numTiles_) + " tiles");
+      if (interval.end() > n || interval.begin() > interval.end())
+        throw invalid_tile_mapping("Cannot map tensor " + describe(t) + ": interval [" +
+                                   std::to_string(interval.begin()) + ", " + std::to_string(interval.end()) +
+                                   ") for tile " + std::to_string(tile) + " is beyond its " + std::to_string(n) +
+                                   " elements");
+      pieces.push_back(Piece{interval.begin(), interval.end(), toAbsoluteTile(static_cast<unsigned>(tile))});
+    }
+  }
+  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece &a, const Piece &b) { return a.begin < b.begin; });
+  const auto &segments = *view.segments;
+  const auto starts = segmentStartPositions(segments);
+  std::vector<MappingRequest> requests;
+  std::uint64_t order = 0;
+  for (const Piece &piece : pieces) {
+    for (const VarRegion &r : regionsOfSegments(view, segmentsInRange(segments, starts, piece.begin, piece.end)))
+      requests.push_back(MappingRequest{r.var, r.begin, r.end, piece.tile, order++});
+  }
+  applyMappingRequests(*data_, std::move(requests));
+}
+
+TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComplete) const {
+  getTarget();
+  requireTensorOf<invalid_tile_mapping>(data_.get(), t, "getTileMapping");
+  TileToTensorMapping result(numTiles_);
+  std::vector<int> relativeOf;
+  if (tileTable_) {
+    relativeOf.assign(data_->target.numTiles(), -1);
+    for (std::size_t i = 0; i < tileTable_->size(); ++i)
+      relativeOf[(*tileTable_)[i]] = static_cast<int>(i);
+  }
+  bool complete = true;
+  for (const TileRun &run : tileRunsOfView(*data_, t.getImpl())) {
+    int rel = -1;
+    if (run.tile >= 0) {
+      const auto abs = static_cast<unsigned>(run.tile);
+      if (tileTable_)
+        rel = abs < relativeOf.size() ? relativeOf[abs] : -1;
+      else if (abs >= tileBase_ && abs - tileBase_ < numTiles_)
+        rel = static_cast<int>(abs - tileBase_);
+    }
+    if (rel < 0) {
+      complete = false;
+      continue;
+    }
+    auto &intervals = result[static_cast<std::size_t>(rel)];
+    if (!intervals.empty() && intervals.back().end() == run.begin)
+      intervals.back() = Interval(intervals.back().begin(), run.end);
+    else
+      intervals.emplace_back(run.begin, run.end);
+  }
+  if (isComplete)
+    *isComplete = complete;
+  return result;
+}
+
+TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete) const {
+  bool complete = true;
+  auto result = getTileMapping(t, &complete);
+  if (requireComplete && !complete) {
+    // Find the first element without a tile of this graph, for the message.
+    std::uint64_t covered = 0;
+    std::vector<Interval> all;
+    for (const auto &intervals : result)
+      all.insert(all.end(), intervals.begin(), intervals.end());
+    std::sort(all.begin(), all.end());
+    for (const Interval &i : all) {
+      if (i.begin() != covered)
+        break;
+      covered = i.end();
+    }
+    throw invalid_tile_mapping("Tensor " + describe(t) + " is not completely mapped to tiles of this graph (" +
+                               "element " + std::to_string(covered) + " has no tile)");
+  }
+  return result;
+}
+
+TileToTensorMapping Graph::getVariableTileMapping(const Tensor &t) const {
+  getTarget();
+  requireTensorOf<invalid_tile_mapping>(data_.get(), t, "getVariableTileMapping");
+  // The mapping of the whole variables t refers to, concatenated in order of
+  // first appearance, in element units of each variable.
+  std::vector<VarId> vars;
+  for (const Segment &s : *t.getImpl().segments)
+    if (std::find(vars.begin(), vars.end(), s.var) == vars.end())
+      vars.push_back(s.var);
+  TileToTensorMapping result(numTiles_);
+  std::uint64_t offset = 0;
+  for (VarId v : vars) {
+    const Variable &var = data_->variables[v];
+    for (const TileInterval &i : var.mapping) {
+      const int rel = toRelativeTile(i.tile);
+      if (rel >= 0)
+        result[static_cast<std::size_t>(rel)].emplace_back(i.begin + offset, i.end + offset);
+    }
+    offset += var.numElements;
+  }
+  return result;
+}
+
+std::vector<std::vector<Interval>> Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions,
+                                                                     bool removeAliasedIntervals,
+                                                                     std::vector<std::size_t> *aliases) const {
+  getTarget();
+  requireTensorOf<index_error>(data_.get(), t, "getSortedContiguousRegions");
+  const TensorView &view = t.getImpl();
+  const auto &segments = *view.segments;
+  const auto starts = segmentStartPositions(segments);
+  const std::uint64_t n = view.numElements();
+  // Each piece: `len` consecutive elements of variable `var` from `varBegin`,
+  // at tensor positions from `pos`.
+  struct Piece {
+    VarId var;
+    std::int64_t varBegin;
+    std::uint64_t len, pos;
+  };
+  std::vector<Piece> pieces;
+  for (const Interval &region : regions) {
+    if (region.end() > n)
+      throw index_error("getSortedContiguousRegions: region [" + std::to_string(region.begin()) + ", " +
+                        std::to_string(region.end()) + ") is beyond the " + std::to_string(n) +
+                        " elements of tensor " + describe(t));
+    std::uint64_t pos = region.begin();
+    for (const Segment &s : segmentsInRange(segments, starts, region.begin(), region.end())) {
+      if (s.stride == 1) {
+        pieces.push_back(Piece{s.var, s.start, s.count, pos});
+      } else {
+        for (std::uint64_t k = 0; k < s.count; ++k)
+          pieces.push_back(Piece{s.var, s.start + static_cast<std::int64_t>(k) * s.stride, 1, pos + k});
+      }
+      pos += s.count;
+    }
+  }
+  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece &a, const Piece &b) {
+    return a.var != b.var ? a.var < b.var : a.varBegin < b.varBegin;
+  });
+  if (aliases)
+    aliases->clear();
+  std::vector<std::vector<Interval>> result;
+  bool haveLast = false;
+  VarId lastVar = 0;
+  std::int64_t lastEnd = 0;
+  for (Piece p : pieces) {
+    if (removeAliasedIntervals && haveLast && p.var == lastVar && p.varBegin < lastEnd) {
+      // Drop the elements already covered by an earlier piece.
+      const auto covered = static_cast<std::uint64_t>(lastEnd - p.varBegin);
+      if (covered >= p.len)
+        continue;
+      p.varBegin += static_cast<std::int64_t>(covered);
+      p.pos += covered;
+      p.len -= covered;
+    }
+    const bool continues = haveLast && p.var == lastVar && p.varBegin == lastEnd;
+    if (!continues)
+      result.emplace_back();
+    auto &group = result.back();
+    if (!group.empty() && group.back().end() == p.pos)
+      group.back() = Interval(group.back().begin(), p.pos + p.len);
+    else
+      group.emplace_back(p.pos, p.pos + p.len);
+    lastEnd = std::max(haveLast && p.var == lastVar ? lastEnd : std::numeric_limits<std::int64_t>::min(),
+                       p.varBegin + static_cast<std::int64_t>(p.len));
+    lastVar = p.var;
+    haveLast = true;
+  }
+  return result;
+}
+
+void Graph::reorderToSimplify(Tensor *, ArrayRef<Tensor *>, bool) const {
+  // Aspen keeps every view in its given order; there is nothing to simplify.
+}
+
+// ---- host transfer ------------------------------------------------------------------
+
+namespace {
+void createHostHandle(GraphData &data, StringRef handle, const Tensor &t, bool isWrite) {
+  const char *what = isWrite ? "createHostWrite" : "createHostRead";
+  requireTensorOf<graph_object_creation_error>(&data, t, std::string(what) + " '" + handle.str() + "'");
+  for (const auto &h : data.hostHandles)
+    if (h.isWrite == isWrite && h.name == handle.str())
+      throw graph_object_creation_error(std::string(what) + ": handle '" + handle.str() +
+                                        "' already exists (for tensor " + describe(h.tensor) + ")");
+  data.hostHandles.push_back(aspen::ir::HostHandle{handle.str(), t, isWrite});
+}
+} // namespace
+
+void Graph::createHostWrite(StringRef handle, const Tensor &t, bool) {
+  getTarget();
+  createHostHandle(*data_, handle, t, true);
+}
+
+void Graph::createHostRead(StringRef handle, const Tensor &t, bool) {
+  getTarget();
+  createHostHandle(*data_, handle, t, false);
+}
+
+namespace {
+DataStream addStream(GraphData &data, StringRef handle, const Type &elementType, std::size_t numElements,
+                     bool hostToDevice, ReplicatedStreamMode mode) {
+  const char *what = hostToDevice ? "addHostToDeviceFIFO" : "addDeviceToHostFIFO";
+  if (!elementType.valid())
+    throw type_error(std::string(what) + ": stream '" + handle.str() + "' has an invalid element type");
+  for (const auto &s : data.streams)
+    if (s.handle == handle.str())
+      throw graph_object_creation_error(std::string(what) + ": a stream with handle '" + handle.str() +
+                                        "' already exists");
+  data.streams.push_back(aspen::ir::StreamRecord{handle.str(), elementType, numElements, hostToDevice, mode});
+  return DataStream(static_cast<unsigned>(data.streams.size() - 1), handle, elementType, numElements,
+                    hostToDevice ? DataStream::Direction::HostToDevice : DataStream::Direction::DeviceToHost);
+}
+} // namespace
+
+DataStream Graph::addHostToDeviceFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
+                                      ReplicatedStreamMode replicatedMode, const OptionFlags &) {
+  // Stream options (buffering depth, split limits) tune real host links; accepted and ignored.
+  getTarget();
+  return addStream(*data_, handle, elementType, numElements, true, replicatedMode);
+}
+
+DataStream Graph::addDeviceToHostFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
+                                      const OptionFlags &) {
+  getTarget();
+  return addStream(*data_, handle, elementType, numElements, false, ReplicatedStreamMode::REPLICATE);
+}
+
+RemoteBuffer Graph::addRemoteBuffer(StringRef handle, const Type &elementType, std::size_t numElements,
+                                    std::size_t repeats, bool, bool) {
+  getTarget();
+  if (!elementType.valid())
+    throw type_error("addRemoteBuffer: remote buffer '" + handle.str() + "' has an invalid element type");
+  if (repeats == 0)
+    throw graph_object_creation_error("addRemoteBuffer: remote buffer '" + handle.str() +
+                                      "' must have at least one repeat");
+  for (const auto &rb : data_->remoteBuffers)
+    if (rb.handle == handle.str())
+      throw graph_object_creation_error("addRemoteBuffer: a remote buffer with handle '" + handle.str() +
+                                        "' already exists");
+  data_->remoteBuffers.push_back(aspen::ir::RemoteBufferRecord{handle.str(), elementType, numElements, repeats});
+  return RemoteBuffer(static_cast<unsigned>(data_->remoteBuffers.size() - 1), handle, elementType, numElements,
+                      repeats);
+}
+
+Function Graph::addFunction(const program::Program &program) {
+  getTarget();
+  auto node = program.getImpl();
+  if (!node)
+    node = std::make_shared<ProgramNode>(); // an empty Sequence
+  data_->functions.push_back(std::move(node));
+  return Function(static_cast<unsigned>(data_->functions.size() - 1));
+}
+
+ComputeSet Graph::addComputeSet(const DebugContext &debugContext) {
+  getTarget();
+  aspen::ir::ComputeSetRecord cs;
+  cs.name = debugContext.getPathName();
+  data_->computeSets.push_back(std::move(cs));
+  return ComputeSet(static_cast<unsigned>(data_->computeSets.size() - 1));
+}
+
+// ---- debug output ----------------------------------------------------------------------
+
+namespace {
+
+const char *programKindName(aspen::ir::ProgramKind kind) {
+  using K = aspen::ir::ProgramKind;
+  switch (kind) {
+  case K::Sequence:
+    return "Sequence";
+  case K::Execute:
+    return "Execute";
+  case K::Copy:
+    return "Copy";
+  case K::StreamToTensor:
+    return "StreamToTensor";
+  case K::TensorToStream:
+    return "TensorToStream";
+  case K::RemoteToTensor:
+    return "RemoteToTensor";
+  case K::TensorToRemote:
+    return "TensorToRemote";
+  case K::Repeat:
+    return "Repeat";
+  case K::RepeatForever:
+    return "RepeatForever";
+  case K::RepeatWhileTrue:
+    return "RepeatWhileTrue";
+  case K::RepeatWhileFalse:
+    return "RepeatWhileFalse";
+  case K::If:
+    return "If";
+  case K::Switch:
+    return "Switch";
+  case K::Call:
+    return "Call";
+  case K::WriteUndef:
+    return "WriteUndef";
+  case K::Sync:
+    return "Sync";
+  case K::PrintTensor:
+    return "PrintTensor";
+  case K::Abort:
+    return "Abort";
+  case K::AbortOnCondition:
+    return "AbortOnCondition";
+  case K::Block:
+    return "Block";
+  }
+  return "?";
+}
+
+void dumpProgram(std::ostream &os, const GraphData &data, const ProgramNode &node, unsigned depth) {
+  using K = aspen::ir::ProgramKind;
+  const std::string indent(2 * depth + 2, ' ');
+  os << indent << programKindName(node.kind);
+  if (!node.debugName.empty())
+    os << " '" << node.debugName << "'";
+  switch (node.kind) {
+  case K::Execute:
+    os << " compute set " << node.computeSet;
+    if (node.computeSet < data.computeSets.size())
+      os << " '" << data.computeSets[node.computeSet].name << "'";
+    break;
+  case K::Copy:
+    os << " " << describe(node.src) << " -> " << describe(node.dst);
+    break;
+  case K::StreamToTensor:
+    if (node.stream < data.streams.size())
+      os << " stream '" << data.streams[node.stream].handle << "'";
+    os << " -> " << describe(node.dst);
+    break;
+  case K::TensorToStream:
+    os << " " << describe(node.src) << " -> ";
+    if (node.stream < data.streams.size())
+      os << "stream '" << data.streams[node.stream].handle << "'";
+    break;
+  case K::RemoteToTensor:
+  case K::TensorToRemote:
+    if (node.remoteBuffer < data.remoteBuffers.size())
+      os << " remote buffer '" << data.remoteBuffers[node.remoteBuffer].handle << "'";
+    os << " " << describe(node.kind == K::RemoteToTensor ? node.dst : node.src);
+    break;
+  case K::Repeat:
+    os << " x" << node.count;
+    break;
+  case K::RepeatWhileTrue:
+  case K::RepeatWhileFalse:
+  case K::If:
+  case K::Switch:
+  case K::AbortOnCondition:
+    os << " on " << describe(node.predicate);
+    break;
+  case K::Call:
+    os << " function " << node.function;
+    break;
+  case K::WriteUndef:
+    os << " " << describe(node.dst);
+    break;
+  case K::PrintTensor:
+    os << " " << describe(node.src);
+    break;
+  case K::Sync:
+    os << (node.syncType == SyncType::INTERNAL ? " INTERNAL"
+                                               : node.syncType == SyncType::EXTERNAL ? " EXTERNAL" : " GLOBAL");
+    break;
+  default:
+    break;
+  }
+  if (!node.message.empty())
+    os << " \"" << node.message << "\"";
+  os << "\n";
+  for (std::size_t i = 0; i < node.children.size(); ++i) {
+    if (node.kind == K::Switch) {
+      if (i < node.caseValues.size())
+        os << indent << "  case " << node.caseValues[i] << ":\n";
+      else
+        os << indent << "  default:\n";
+    }
+    if (node.children[i])
+      dumpProgram(os, data, *node.children[i], depth + (node.kind == K::Switch ? 2 : 1));
+  }
+}
+
+void dumpPrograms(std::ostream &os, const GraphData &data, ArrayRef<program::Program> progs) {
+  for (std::size_t f = 0; f < data.functions.size(); ++f) {
+    os << "Function " << f << ":\n";
+    if (data.functions[f])
+      dumpProgram(os, data, *data.functions[f], 0);
+  }
+  for (std::size_t p = 0; p < progs.size(); ++p) {
+    os << "Program " << p << ":\n";
+    if (progs[p].getImpl())
+      dumpProgram(os, data, *progs[p].getImpl(), 0);
+    else
+      os << "  (empty)\n";
+  }
+}
+
+} // namespace
+
+void Graph::outputComputeGraph(std::ostream &os, ArrayRef<program::Program> progs) const {
+  const Target &target = getTarget();
+  const GraphData &data = *data_;
+  os << "Graph: " << toString(target.getTargetType()) << " " << target.getTargetArchString() << ", "
+     << target.getNumIPUs() << " IPU(s) x " << target.getTilesPerIPU() << " tiles, replication factor "
+     << data.replicationFactor << "\n";
+  os << "Variables: " << data.variables.size() << "\n";
+  constexpr std::size_t maxIntervals = 8;
+  for (std::size_t v = 0; v < data.variables.size(); ++v) {
+    const Variable &var = data.variables[v];
+    os << "  " << v << " '" << var.name << "' " << aspen::ir::shapeString(var.shape) << " " << var.type
+       << (var.isConstant ? " constant" : "") << (data.initialValues.count(static_cast<VarId>(v)) ? " initialised" : "")
+       << ", mapping:";
+    if (var.mapping.empty())
+      os << " none";
+    for (std::size_t i = 0; i < var.mapping.size() && i < maxIntervals; ++i)
+      os << " [" << var.mapping[i].begin << "," << var.mapping[i].end << ")@" << var.mapping[i].tile;
+    if (var.mapping.size() > maxIntervals)
+      os << " ... (" << var.mapping.size() << " intervals)";
+    os << "\n";
+  }
+  os << "Compute sets: " << data.computeSets.size() << "\n";
+  for (std::size_t c = 0; c < data.computeSets.size(); ++c)
+    os << "  " << c << " '" << data.computeSets[c].name << "': " << data.computeSets[c].vertices.size()
+       << " vertices\n";
+  os << "Host handles: " << data.hostHandles.size() << "\n";
+  for (const auto &h : data.hostHandles)
+    os << "  " << (h.isWrite ? "write" : "read") << " '" << h.name << "' " << describe(h.tensor) << "\n";
+  os << "Streams: " << data.streams.size() << "\n";
+  for (const auto &s : data.streams)
+    os << "  " << (s.hostToDevice ? "host->device" : "device->host") << " '" << s.handle << "' " << s.numElements
+       << " x " << s.type << "\n";
+  os << "Remote buffers: " << data.remoteBuffers.size() << "\n";
+  for (const auto &r : data.remoteBuffers)
+    os << "  '" << r.handle << "' " << r.repeats << " x " << r.numElements << " x " << r.type << "\n";
+  dumpPrograms(os, data, progs);
+}
+
+void Graph::outputVertexGraph(std::ostream &os, ArrayRef<program::Program> progs) const {
+  getTarget();
+  const GraphData &data = *data_;
+  for (std::size_t c = 0; c < data.computeSets.size(); ++c) {
+    const auto &cs = data.computeSets[c];
+    os << "Compute set " << c << " '" << cs.name << "':\n";
+    for (std::uint32_t v : cs.vertices) {
+      const auto &vertex = data.vertices[v];
+      const auto *type = vertex.type < data.vertexTypes.size() ? &data.vertexTypes[vertex.type] : nullptr;
+      os << "  vertex " << v << " " << (type ? type->name : std::string("?")) << " on tile ";
+      if (vertex.tile < 0)
+        os << "(unmapped)";
+      else
+        os << vertex.tile;
+      os << "\n";
+      for (std::size_t f = 0; f < vertex.fields.size(); ++f) {
+        const auto &value = vertex.fields[f];
+        const std::string fieldName = type && f < type->fields.size() ? type->fields[f].name : std::to_string(f);
+        os << "    " << fieldName << ":";
+        if (!value.set)
+          os << " (not set)";
+        for (const auto &edge : value.edges)
+          os << " " << describe(edge);
+        if (value.stateCount)
+          os << " " << value.stateCount << " state value(s)";
+        os << "\n";
+      }
+    }
+  }
+  dumpPrograms(os, data, progs);
+}
+
+} // namespace poplar

@@ -1,0 +1,677 @@
+// Copyright (c) Aspen contributors.
+// The vertex half of poplar::Graph: codelets (addCodelets, hasCodelet), vertices
+// (addVertex, connect, field sizes, state initial values), perf estimates and
+// vertex tile mapping. Vertex types come from compiled vertex libraries
+// (compiler/src/codelets) and are recorded in GraphData::vertexTypes.
+#include "poplar/Graph.hpp"
+
+#include "codelets/CodeletCache.hpp"
+#include "codelets/CodeletCompiler.hpp"
+#include "codelets/ContentHash.hpp"
+#include "codelets/GpFile.hpp"
+#include "ir/GraphData.hpp"
+#include "poplar/exceptions.hpp"
+#include "util/HostConvert.hpp"
+#include "util/Log.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <ostream>
+
+namespace poplar {
+
+using aspen::ir::FieldInfo;
+using aspen::ir::FieldKind;
+using aspen::ir::FieldShape;
+using aspen::ir::FieldValue;
+using aspen::ir::GraphData;
+using aspen::ir::Layout;
+using aspen::ir::VertexTypeInfo;
+
+namespace {
+
+// ---- codelet libraries -------------------------------------------------------------
+
+std::string extensionOf(const std::string &path) {
+  const std::size_t slash = path.rfind('/');
+  const std::size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return "";
+  return path.substr(dot);
+}
+
+bool isCppExtension(const std::string &ext) {
+  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" || ext == ".C" || ext == ".cp";
+}
+
+CodeletFileType fileTypeFromExtension(const std::string &path) {
+  const std::string ext = extensionOf(path);
+  if (ext == ".gp" || ext == ".o")
+    return CodeletFileType::Object;
+  if (isCppExtension(ext))
+    return CodeletFileType::CppSource;
+  if (ext == ".c")
+    return CodeletFileType::CSource;
+  if (ext == ".S")
+    return CodeletFileType::PreprocessedAsmSource;
+  if (ext == ".s")
+    return CodeletFileType::AsmSource;
+  if (ext == ".ll" || ext == ".bc")
+    return CodeletFileType::IrSource;
+  throw graph_object_creation_error("Cannot add codelets from '" + path +
+                                    "': unknown file type (expected .cpp, .cc, .cxx, .c or .gp)");
+}
+
+/// Records a vertex library and its vertex types. False if it was already added.
+bool registerLibrary(GraphData &data, const std::string &contentHash, const std::string &path,
+                     const std::string &origin, const aspen::codelets::LibraryMetadata &metadata) {
+  for (const auto &lib : data.codeletLibraries)
+    if (lib.contentHash == contentHash)
+      return false;
+  const auto libraryIndex = static_cast<std::uint32_t>(data.codeletLibraries.size());
+  data.codeletLibraries.push_back(aspen::ir::CodeletLibrary{contentHash, path, origin});
+  for (const VertexTypeInfo &type : metadata.vertexTypes) {
+    auto it = data.vertexTypeByName.find(type.name);
+    if (it != data.vertexTypeByName.end()) {
+      const std::string &previous = data.codeletLibraries[data.vertexTypes[it->second].library].origin;
+      ASPEN_LOG(Warn, "vertex type '" << type.name << "' from '" << origin << "' is already defined by '" << previous
+                                      << "'; keeping the first definition");
+      continue;
+    }
+    VertexTypeInfo added = type;
+    added.library = libraryIndex;
+    data.vertexTypeByName.emplace(added.name, static_cast<std::uint32_t>(data.vertexTypes.size()));
+    data.vertexTypes.push_back(std::move(added));
+  }
+  ASPEN_LOG(Debug, "added codelets from '" << origin << "': " << metadata.vertexTypes.size() << " vertex types");
+  return true;
+}
+
+bool addGpFile(GraphData &data, const std::string &path) {
+  const std::vector<std::uint8_t> bytes = aspen::codelets::readBinaryFile(path);
+  const std::string hash = aspen::codelets::contentHash(bytes.data(), bytes.size());
+  for (const auto &lib : data.codeletLibraries)
+    if (lib.contentHash == hash)
+      return false;
+  const auto gp = aspen::codelets::decodeGp(bytes.data(), bytes.size(), path);
+  return registerLibrary(data, hash, path, path, gp.metadata);
+}
+
+bool addCompiled(GraphData &data, const std::vector<std::string> &sources, StringRef flags, std::ostream *output,
+                 const std::vector<std::string> &displayNames) {
+  const auto parsed = aspen::codelets::parseCodeletFlags(std::string_view(flags.data(), flags.size()));
+  const auto compiled = aspen::codelets::compileCodelets(sources, parsed, output, displayNames);
+  return registerLibrary(data, compiled.contentHash, compiled.gpPath,
+                         displayNames.empty() ? sources.front() : displayNames.front(), compiled.metadata);
+}
+
+/// Writes codelet source text into the cache (by content) and returns its path.
+std::string storeSourceText(const std::string &text, const char *extension) {
+  const std::string dir = aspen::codelets::codeletCacheDir() + "/src";
+  const std::string path = dir + "/" + aspen::codelets::contentHash(text.data(), text.size()) + extension;
+  if (!aspen::codelets::makeDirectories(dir) || !aspen::codelets::writeFileAtomic(path, text.data(), text.size()))
+    throw graph_object_creation_error("Cannot write codelet source to the cache ('" + path + "')");
+  return path;
+}
+
+bool addCodeletsImpl(GraphData &data, const std::string &src, CodeletFileType type, StringRef flags,
+                     std::ostream *output) {
+  const CodeletFileType actual = type == CodeletFileType::Auto ? fileTypeFromExtension(src) : type;
+  switch (actual) {
+  case CodeletFileType::Object:
+    return addGpFile(data, src);
+  case CodeletFileType::CppSource:
+  case CodeletFileType::CSource: {
+    const std::string wanted = actual == CodeletFileType::CppSource ? ".cpp" : ".c";
+    const std::string ext = extensionOf(src);
+    const bool extensionFits = actual == CodeletFileType::CSource ? ext == ".c" : isCppExtension(ext);
+    if (type == CodeletFileType::Auto || extensionFits)
+      return addCompiled(data, {src}, flags, output, {src});
+    // An explicit type for a file named otherwise: compile a copy with the right extension.
+    auto text = aspen::codelets::readFileIfExists(src);
+    if (!text)
+      throw graph_object_creation_error("Cannot read codelet source '" + src + "'");
+    const std::string copy = storeSourceText(std::string(text->begin(), text->end()), wanted.c_str());
+    return addCompiled(data, {copy}, flags, output, {src});
+  }
+  default:
+    throw graph_object_creation_error("Cannot add codelets from '" + src +
+                                      "': assembly and IR codelets are IPU machine code; the simulated IPU runs "
+                                      "C and C++ codelets (.cpp, .c) and vertex libraries (.gp)");
+  }
+}
+
+// ---- vertices and fields -----------------------------------------------------------
+
+const char *kindName(FieldKind k) {
+  switch (k) {
+  case FieldKind::Input:
+    return "Input";
+  case FieldKind::Output:
+    return "Output";
+  case FieldKind::InOut:
+    return "InOut";
+  case FieldKind::State:
+    return "state";
+  }
+  return "?";
+}
+
+std::string describeTensor(const Tensor &t) { return t.valid() ? t.getImpl().describe() : "<invalid tensor>"; }
+
+/// Up to `limit` known vertex type names, those closest to `name` first.
+std::string suggestVertexTypes(const GraphData &data, const std::string &name, std::size_t limit = 5) {
+  if (data.vertexTypes.empty())
+    return "no codelets have been added to this graph (Graph::addCodelets)";
+  const std::string base = name.substr(0, name.find('<'));
+  std::vector<std::pair<int, std::string>> ranked;
+  for (const VertexTypeInfo &t : data.vertexTypes) {
+    const std::string tbase = t.name.substr(0, t.name.find('<'));
+    std::size_t common = 0;
+    while (common < tbase.size() && common < base.size() && tbase[common] == base[common])
+      ++common;
+    ranked.emplace_back(-(tbase == base ? 1000 : static_cast<int>(common)), t.name);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::string out = "known vertex types include ";
+  for (std::size_t i = 0; i < ranked.size() && i < limit; ++i)
+    out += (i ? ", '" : "'") + ranked[i].second + "'";
+  if (ranked.size() > limit)
+    out += " (" + std::to_string(ranked.size()) + " in total)";
+  return out;
+}
+
+const VertexTypeInfo &findVertexType(const GraphData &data, const std::string &name) {
+  auto it = data.vertexTypeByName.find(name);
+  if (it == data.vertexTypeByName.end())
+    throw unknown_vertex_type("Unknown vertex type '" + name + "': " + suggestVertexTypes(data, name));
+  return data.vertexTypes[it->second];
+}
+
+std::string fieldList(const VertexTypeInfo &type) {
+  if (type.fields.empty())
+    return "it has no fields";
+  std::string out = "its fields are ";
+  for (std::size_t i = 0; i < type.fields.size(); ++i)
+    out += (i ? ", '" : "'") + type.fields[i].name + "'";
+  return out;
+}
+
+int findField(const VertexTypeInfo &type, const std::string &name) {
+  const int index = type.fieldIndex(name);
+  if (index < 0)
+    throw unknown_field("Vertex type '" + type.name + "' has no field '" + name + "'; " + fieldList(type));
+  return index;
+}
+
+/// One field of one vertex, resolved from a FieldRef.
+struct FieldAccess {
+  unsigned vertexId;
+  aspen::ir::Vertex &vertex;
+  const VertexTypeInfo &type;
+  const FieldInfo &info;
+  FieldValue &value;
+
+  /// `field 'in' of vertex 3 (type 'Foo<float>')`, with `[i]` for an element.
+  std::string describe(const FieldRef &ref) const {
+    std::string s = std::string(info.kind == FieldKind::State ? "state" : kindName(info.kind)) + " field '" +
+                    info.name + "'";
+    if (ref.isIndexed())
+      s += "[" + std::to_string(ref.getIndex()) + "]";
+    return s + " of vertex " + std::to_string(vertexId) + " (type '" + type.name + "')";
+  }
+};
+
+FieldAccess accessField(GraphData &data, const FieldRef &ref, const char *operation) {
+  const unsigned id = ref.getVertex().getId();
+  if (id >= data.vertices.size())
+    throw graph_connection_error(std::string(operation) + ": vertex " + std::to_string(id) +
+                                 " is not a vertex of this graph");
+  aspen::ir::Vertex &vertex = data.vertices[id];
+  const VertexTypeInfo &type = data.vertexTypes[vertex.type];
+  const int index = findField(type, ref.getName());
+  return FieldAccess{id, vertex, type, type.fields[static_cast<std::size_t>(index)],
+                     vertex.fields[static_cast<std::size_t>(index)]};
+}
+
+std::uint64_t maxSizeForLayout(Layout layout) {
+  switch (layout) {
+  case Layout::ShortSpan:
+    return (1u << 11) - 1; // 11-bit count
+  default:
+    return std::numeric_limits<std::uint32_t>::max(); // 32-bit count (or none: limited by memory)
+  }
+}
+
+bool isEdgeList(const FieldInfo &info) {
+  return info.shape == FieldShape::VectorOfEdges || info.shape == FieldShape::VectorOfScalarEdges;
+}
+
+/// Checks that `t` may be connected to (an element of) the field: same graph,
+/// same element type, not a constant for a field the vertex writes, and the size
+/// the field's shape allows. `scalarEdge` is true for a single-element edge.
+void checkEdgeTensor(const GraphData &data, const FieldAccess &field, const FieldRef &ref, const Tensor &t,
+                     bool scalarEdge, Layout sizeLayout) {
+  if (!t.valid())
+    throw graph_connection_error("Cannot connect an invalid (default-constructed) tensor to " + field.describe(ref));
+  const auto &view = t.getImpl();
+  if (view.graph.lock().get() != &data)
+    throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+                                 ": the tensor belongs to another graph");
+  const FieldInfo &info = field.info;
+  if (info.elementType.valid() && t.elementType() != info.elementType)
+    throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+                                 ": the field's element type is " + std::string(info.elementType.toString()) +
+                                 " but the tensor's is " + std::string(t.elementType().toString()));
+  if (info.kind == FieldKind::Output || info.kind == FieldKind::InOut) {
+    for (const auto &s : *view.segments)
+      if (data.variables[s.var].isConstant)
+        throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+                                     ": the tensor is (part of) a constant, and a vertex cannot write a constant");
+  }
+  const std::size_t n = t.numElements();
+  if (scalarEdge && n != 1)
+    throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+                                 ": the field holds a single element, but the tensor has " + std::to_string(n) +
+                                 " elements");
+  if (!scalarEdge && n > maxSizeForLayout(sizeLayout))
+    throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+                                 ": " + std::to_string(n) + " elements is more than the field's layout allows (" +
+                                 std::to_string(maxSizeForLayout(sizeLayout)) + ")");
+}
+
+/// Rejects a tensor connection to a state field.
+void requireEdge(const FieldAccess &field, const FieldRef &ref) {
+  if (field.info.kind == FieldKind::State)
+    throw graph_connection_error("Cannot connect a tensor to " + field.describe(ref) +
+                                 ": it is not an edge; set it with Graph::setInitialValue");
+}
+
+} // namespace
+
+// ---- codelets ----------------------------------------------------------------------
+
+bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags, StringRef targetName) {
+  getTarget();
+  if (!targetName.empty())
+    ASPEN_LOG(Debug, "addCodelets: target '" << targetName << "' ignored; codelets run on the host");
+  return addCodeletsImpl(*data_, src.str(), type, compileFlags, nullptr);
+}
+
+bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags, std::ostream &compileOutput,
+                        StringRef targetName) {
+  getTarget();
+  (void)targetName;
+  return addCodeletsImpl(*data_, src.str(), type, compileFlags, &compileOutput);
+}
+
+void Graph::addCodelets(ArrayRef<std::string> srcs, StringRef compileFlags) {
+  getTarget();
+  for (const std::string &src : srcs)
+    addCodeletsImpl(*data_, src, CodeletFileType::Auto, compileFlags, nullptr);
+}
+
+void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, CodeletFileType type,
+                        StringRef targetName) {
+  getTarget();
+  (void)targetName;
+  if (type != CodeletFileType::CppSource && type != CodeletFileType::CSource && type != CodeletFileType::Auto)
+    throw graph_object_creation_error("addCodelets(stringstream): only C and C++ source can be compiled from a stream");
+  const std::string path = storeSourceText(stream.str(), type == CodeletFileType::CSource ? ".c" : ".cpp");
+  addCompiled(*data_, {path}, compileFlags, nullptr, {"<stringstream>"});
+}
+
+void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, std::ostream &compileOutput,
+                        CodeletFileType type, StringRef targetName) {
+  getTarget();
+  (void)targetName;
+  if (type != CodeletFileType::CppSource && type != CodeletFileType::CSource && type != CodeletFileType::Auto)
+    throw graph_object_creation_error("addCodelets(stringstream): only C and C++ source can be compiled from a stream");
+  const std::string path = storeSourceText(stream.str(), type == CodeletFileType::CSource ? ".c" : ".cpp");
+  addCompiled(*data_, {path}, compileFlags, &compileOutput, {"<stringstream>"});
+}
+
+bool Graph::hasCodelet(StringRef codeletName) const {
+  return data_ && data_->vertexTypeByName.count(codeletName.str()) != 0;
+}
+
+// ---- vertices ----------------------------------------------------------------------
+
+VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
+  getTarget();
+  if (cs.getId() >= data_->computeSets.size())
+    throw graph_object_creation_error("addVertex('" + vertexType.str() + "'): compute set " +
+                                      std::to_string(cs.getId()) + " is not a compute set of this graph");
+  const std::string name = vertexType.str();
+  const VertexTypeInfo &type = findVertexType(*data_, name);
+  aspen::ir::Vertex v;
+  v.type = data_->vertexTypeByName.at(name);
+  v.computeSet = cs.getId();
+  v.fields.resize(type.fields.size());
+  const auto id = static_cast<unsigned>(data_->vertices.size());
+  data_->vertices.push_back(std::move(v));
+  data_->computeSets[cs.getId()].vertices.push_back(id);
+  return VertexRef(this, id);
+}
+
+VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections) {
+  VertexRef v = addVertex(cs, vertexType);
+  for (const ConnectionDesc &c : connections) {
+    if (c.isVector)
+      connect(v[c.field], ArrayRef<Tensor>(c.tensors));
+    else
+      connect(v[c.field], c.tensors.front());
+  }
+  return v;
+}
+
+void Graph::connect(FieldRef field, const Tensor &tensor) {
+  getTarget();
+  FieldAccess f = accessField(*data_, field, "connect");
+  requireEdge(f, field);
+  const FieldInfo &info = f.info;
+  if (field.isIndexed()) {
+    if (!isEdgeList(info))
+      throw graph_connection_error("Cannot connect to " + f.describe(field) +
+                                   ": the field is not a vector of edges, so it has no elements to index");
+    const std::size_t i = field.getIndex();
+    if (f.value.declaredSize != ~std::size_t(0) && i >= f.value.declaredSize)
+      throw graph_connection_error("Cannot connect to " + f.describe(field) + ": the field's size is " +
+                                   std::to_string(f.value.declaredSize) + " (Graph::setFieldSize)");
+    const bool scalar = info.shape == FieldShape::VectorOfScalarEdges;
+    checkEdgeTensor(*data_, f, field, tensor, scalar, info.layout);
+    if (f.value.edges.size() <= i)
+      f.value.edges.resize(i + 1);
+    f.value.edges[i] = scalar ? tensor : tensor.flatten();
+    f.value.set = true;
+    return;
+  }
+  switch (info.shape) {
+  case FieldShape::Scalar:
+    checkEdgeTensor(*data_, f, field, tensor, true, info.layout);
+    f.value.edges.assign(1, tensor);
+    break;
+  case FieldShape::Vector:
+    checkEdgeTensor(*data_, f, field, tensor, false, info.layout);
+    f.value.edges.assign(1, tensor.flatten());
+    break;
+  case FieldShape::VectorOfEdges: {
+    // A tensor of rank >= 2 gives one edge per row.
+    if (tensor.valid() && tensor.rank() < 2)
+      throw graph_connection_error("Cannot connect tensor " + describeTensor(tensor) + " to " + f.describe(field) +
+                                   ": a vector of edges takes a list of tensors (connect(field, "
+                                   "std::vector<Tensor>)) or a tensor of rank 2 or more");
+    std::vector<Tensor> rows;
+    for (std::size_t r = 0; tensor.valid() && r < tensor.dim(0); ++r)
+      rows.push_back(tensor[r]);
+    connect(field, ArrayRef<Tensor>(rows));
+    return;
+  }
+  case FieldShape::VectorOfScalarEdges: {
+    // One edge per element.
+    std::vector<Tensor> elements;
+    if (tensor.valid()) {
+      const Tensor flat = tensor.flatten();
+      for (std::size_t k = 0; k < flat.numElements(); ++k)
+        elements.push_back(flat.slice(k, k + 1));
+    }
+    connect(field, ArrayRef<Tensor>(elements));
+    return;
+  }
+  }
+  f.value.set = true;
+}
+
+void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
+  getTarget();
+  FieldAccess f = accessField(*data_, field, "connect");
+  requireEdge(f, field);
+  const FieldInfo &info = f.info;
+  if (field.isIndexed())
+    throw graph_connection_error("Cannot connect a list of tensors to " + f.describe(field) +
+                                 ": connect a list to the whole field");
+  if (!isEdgeList(info)) {
+    // A single edge: the tensors are joined end to end.
+    if (tensors.empty())
+      throw graph_connection_error("Cannot connect an empty list of tensors to " + f.describe(field));
+    std::vector<Tensor> flat;
+    for (const Tensor &t : tensors) {
+      if (!t.valid())
+        throw graph_connection_error("Cannot connect an invalid (default-constructed) tensor to " +
+                                     f.describe(field));
+      flat.push_back(t.flatten());
+    }
+    connect(field, flat.size() == 1 ? flat.front() : concat(ArrayRef<Tensor>(flat)));
+    return;
+  }
+  const bool scalar = info.shape == FieldShape::VectorOfScalarEdges;
+  if (tensors.size() > maxSizeForLayout(info.outerLayout))
+    throw graph_connection_error("Cannot connect " + std::to_string(tensors.size()) + " tensors to " +
+                                 f.describe(field) + ": its layout allows at most " +
+                                 std::to_string(maxSizeForLayout(info.outerLayout)));
+  std::vector<Tensor> edges;
+  edges.reserve(tensors.size());
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    checkEdgeTensor(*data_, f, FieldRef(field.getVertex(), field.getName(), i), tensors[i], scalar, info.layout);
+    edges.push_back(scalar ? tensors[i] : tensors[i].flatten());
+  }
+  f.value.edges = std::move(edges);
+  f.value.declaredSize = tensors.size();
+  f.value.set = true;
+}
+
+void Graph::setFieldSize(FieldRef field, std::size_t size) {
+  getTarget();
+  FieldAccess f = accessField(*data_, field, "setFieldSize");
+  const FieldInfo &info = f.info;
+  if (field.isIndexed())
+    throw graph_connection_error("setFieldSize: " + f.describe(field) + " is an element, not a field");
+  if (isEdgeList(info)) {
+    if (size > maxSizeForLayout(info.outerLayout))
+      throw graph_connection_error("setFieldSize(" + std::to_string(size) + "): " + f.describe(field) +
+                                   " allows at most " + std::to_string(maxSizeForLayout(info.outerLayout)));
+    f.value.declaredSize = size;
+    f.value.edges.resize(size);
+    return;
+  }
+  if (info.kind == FieldKind::State && info.shape == FieldShape::Vector) {
+    f.value.declaredSize = size;
+    f.value.stateBytes.resize(size * info.elementType.size(), 0);
+    f.value.stateCount = size;
+    return;
+  }
+  throw graph_connection_error("setFieldSize: " + f.describe(field) +
+                               " has no size to set (only vectors of edges and state vectors have one)");
+}
+
+std::size_t Graph::getFieldSize(FieldRef field) const {
+  getTarget();
+  FieldAccess f = accessField(*data_, field, "getFieldSize");
+  const FieldInfo &info = f.info;
+  if (field.isIndexed()) {
+    if (!isEdgeList(info) || field.getIndex() >= f.value.edges.size() || !f.value.edges[field.getIndex()].valid())
+      throw graph_connection_error("getFieldSize: " + f.describe(field) + " is not connected");
+    return f.value.edges[field.getIndex()].numElements();
+  }
+  if (isEdgeList(info))
+    return f.value.declaredSize != ~std::size_t(0) ? f.value.declaredSize : f.value.edges.size();
+  if (info.kind == FieldKind::State)
+    return info.shape == FieldShape::Vector ? f.value.stateCount : 1;
+  if (info.shape == FieldShape::Scalar)
+    return 1;
+  if (f.value.edges.empty() || !f.value.edges.front().valid())
+    throw graph_connection_error("getFieldSize: " + f.describe(field) + " is not connected");
+  return f.value.edges.front().numElements();
+}
+
+unsigned Graph::getMaxFieldDim(StringRef vertexType, StringRef fieldName, unsigned dimIndex) const {
+  getTarget();
+  const VertexTypeInfo &type = findVertexType(*data_, vertexType.str());
+  const FieldInfo &info = type.fields[static_cast<std::size_t>(findField(type, fieldName.str()))];
+  std::vector<Layout> dims;
+  switch (info.shape) {
+  case FieldShape::Scalar:
+    return 1;
+  case FieldShape::Vector:
+    dims = {info.layout};
+    break;
+  case FieldShape::VectorOfEdges:
+    dims = {info.outerLayout, info.layout};
+    break;
+  case FieldShape::VectorOfScalarEdges:
+    dims = {info.outerLayout};
+    break;
+  }
+  if (dimIndex >= dims.size())
+    throw index_error("getMaxFieldDim: field '" + info.name + "' of vertex type '" + type.name + "' has " +
+                      std::to_string(dims.size()) + " dimension(s); dimension " + std::to_string(dimIndex) +
+                      " does not exist");
+  return static_cast<unsigned>(maxSizeForLayout(dims[dimIndex]));
+}
+
+double Graph::getMaxVertexFieldValue(StringRef vertexType, StringRef fieldName) const {
+  getTarget();
+  const VertexTypeInfo &type = findVertexType(*data_, vertexType.str());
+  const FieldInfo &info = type.fields[static_cast<std::size_t>(findField(type, fieldName.str()))];
+  using Id = Type::Id;
+  switch (info.elementType.id()) {
+  case Id::Bool:
+    return 1;
+  case Id::Char:
+    return std::numeric_limits<char>::max();
+  case Id::SignedChar:
+    return std::numeric_limits<signed char>::max();
+  case Id::UnsignedChar:
+    return std::numeric_limits<unsigned char>::max();
+  case Id::Short:
+    return std::numeric_limits<short>::max();
+  case Id::UnsignedShort:
+    return std::numeric_limits<unsigned short>::max();
+  case Id::Int:
+    return std::numeric_limits<int>::max();
+  case Id::UnsignedInt:
+    return std::numeric_limits<unsigned int>::max();
+  case Id::Long:
+    return static_cast<double>(std::numeric_limits<long>::max());
+  case Id::UnsignedLong:
+    return static_cast<double>(std::numeric_limits<unsigned long>::max());
+  case Id::LongLong:
+    return static_cast<double>(std::numeric_limits<long long>::max());
+  case Id::UnsignedLongLong:
+    return static_cast<double>(std::numeric_limits<unsigned long long>::max());
+  case Id::Half:
+    return 65504.0;
+  case Id::Float:
+    return FLT_MAX;
+  case Id::Double:
+    return DBL_MAX;
+  default:
+    throw type_error("getMaxVertexFieldValue: field '" + info.name + "' of vertex type '" + type.name +
+                     "' does not hold a number");
+  }
+}
+
+// ---- state fields ------------------------------------------------------------------
+
+void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, const void *values, std::size_t count,
+                                 bool scalar) {
+  getTarget();
+  FieldAccess f = accessField(*data_, field, "setInitialValue");
+  const FieldInfo &info = f.info;
+  if (info.kind != FieldKind::State)
+    throw graph_connection_error("setInitialValue: " + f.describe(field) +
+                                 " is an edge, not a state field; connect it to a tensor with Graph::connect");
+  if (field.isIndexed())
+    throw graph_connection_error("setInitialValue: " + f.describe(field) +
+                                 " cannot be indexed; give the whole field a vector of values");
+  if (!info.elementType.valid())
+    throw type_error("setInitialValue: " + f.describe(field) +
+                     " does not hold a number (its type is not one Aspen can initialise)");
+  if (info.shape == FieldShape::Scalar && !(scalar || count == 1))
+    throw graph_connection_error("setInitialValue: " + f.describe(field) + " holds one value, but " +
+                                 std::to_string(count) + " values were given");
+  if (info.shape == FieldShape::Vector && f.value.declaredSize != ~std::size_t(0) && count != f.value.declaredSize)
+    throw graph_connection_error("setInitialValue: " + f.describe(field) + " has size " +
+                                 std::to_string(f.value.declaredSize) + " (Graph::setFieldSize), but " +
+                                 std::to_string(count) + " values were given");
+  const std::size_t n = info.shape == FieldShape::Scalar ? 1 : count;
+  std::vector<std::uint8_t> bytes(n * info.elementType.size());
+  if (n)
+    aspen::util::convertHostToDevice(hostType, values, info.elementType, bytes.data(), n);
+  f.value.stateBytes = std::move(bytes);
+  f.value.stateCount = n;
+  f.value.set = true;
+}
+
+void Graph::setInitialValue(const FieldRef &field, const std::vector<bool> &values) {
+  std::vector<std::uint8_t> bytes(values.begin(), values.end());
+  static_assert(sizeof(bool) == 1, "bool is one byte");
+  setFieldInitialValue(field, BOOL, bytes.data(), bytes.size(), false);
+}
+
+void Graph::setInitialValueHalf(const FieldRef &field, uint16_t value) {
+  setFieldInitialValue(field, HALF, &value, 1, true);
+}
+
+void Graph::setInitialValueHalf(const FieldRef &field, ArrayRef<uint16_t> values) {
+  setFieldInitialValue(field, HALF, values.data(), values.size(), false);
+}
+
+// ---- estimates and mapping ---------------------------------------------------------
+
+namespace {
+aspen::ir::Vertex &vertexOf(GraphData &data, const VertexRef &v, const char *operation) {
+  if (v.getId() >= data.vertices.size())
+    throw poplar_error(std::string(operation) + ": vertex " + std::to_string(v.getId()) +
+                       " is not a vertex of this graph");
+  return data.vertices[v.getId()];
+}
+} // namespace
+
+void Graph::setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops) {
+  getTarget();
+  aspen::ir::Vertex &vertex = vertexOf(*data_, v, "setPerfEstimate");
+  vertex.hasPerfEstimate = true;
+  vertex.cycles = cycles;
+  vertex.flops = flops;
+}
+
+void Graph::setPerfEstimate(const VertexRef &v, const VertexPerfEstimate &estimate) {
+  setPerfEstimate(v, estimate.cycles, estimate.flops);
+}
+
+void Graph::setCycleEstimate(const VertexRef &v, std::uint64_t cycles) { setPerfEstimate(v, cycles, 0); }
+
+void Graph::registerPerfEstimator(StringRef vertexTypeName, PerfEstimateFunc f) {
+  getTarget();
+  data_->perfEstimators[vertexTypeName.str()] = std::move(f);
+}
+
+void Graph::setTileMapping(VertexRef v, unsigned tileNum) {
+  getTarget();
+  aspen::ir::Vertex &vertex = vertexOf(*data_, v, "setTileMapping");
+  if (tileNum >= numTiles_)
+    throw invalid_tile_mapping("Cannot map vertex " + std::to_string(v.getId()) + " (type '" +
+                               data_->vertexTypes[vertex.type].name + "') to tile " + std::to_string(tileNum) +
+                               ": the graph has " + std::to_string(numTiles_) + " tiles (0.." +
+                               std::to_string(numTiles_ - 1) + ")");
+  vertex.tile = toAbsoluteTile(tileNum);
+}
+
+unsigned Graph::getTileMapping(VertexRef v) const {
+  getTarget();
+  const aspen::ir::Vertex &vertex = vertexOf(*data_, v, "getTileMapping");
+  if (vertex.tile < 0)
+    throw invalid_tile_mapping("Vertex " + std::to_string(v.getId()) + " (type '" +
+                               data_->vertexTypes[vertex.type].name + "') has no tile mapping");
+  const int relative = toRelativeTile(static_cast<unsigned>(vertex.tile));
+  if (relative < 0)
+    throw invalid_tile_mapping("Vertex " + std::to_string(v.getId()) + " is mapped to tile " +
+                               std::to_string(vertex.tile) + ", which is not part of this (virtual) graph");
+  return static_cast<unsigned>(relative);
+}
+
+} // namespace poplar

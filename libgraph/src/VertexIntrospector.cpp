@@ -1,0 +1,144 @@
+// Copyright (c) Aspen contributors.
+// Read-only views of a vertex's fields for perf estimators (PerfEstimateFunc).
+#include "poplar/VertexIntrospector.hpp"
+
+#include "ir/GraphData.hpp"
+#include "poplar/exceptions.hpp"
+
+#include <cstring>
+
+namespace poplar {
+
+using aspen::ir::FieldInfo;
+using aspen::ir::FieldShape;
+using aspen::ir::FieldValue;
+using aspen::ir::Layout;
+
+namespace {
+
+const FieldInfo &infoOf(const aspen::ir::GraphData *graph, unsigned vertex, unsigned field) {
+  const auto &v = graph->vertices[vertex];
+  return graph->vertexTypes[v.type].fields[field];
+}
+
+const FieldValue &valueOf(const aspen::ir::GraphData *graph, unsigned vertex, unsigned field) {
+  return graph->vertices[vertex].fields[field];
+}
+
+bool isIndexed(std::size_t index) { return index != ~std::size_t(0); }
+
+layout::Vector toProfilerLayout(Layout l) {
+  switch (l) {
+  case Layout::Span:
+    return layout::Vector::Span;
+  case Layout::ShortSpan:
+    return layout::Vector::ShortSpan;
+  case Layout::OnePtr:
+  case Layout::CompactPtr:
+    return layout::Vector::OnePtr;
+  case Layout::ScaledPtr32:
+    return layout::Vector::ScaledPtr32;
+  case Layout::ScaledPtr64:
+    return layout::Vector::ScaledPtr64;
+  case Layout::ScaledPtr128:
+    return layout::Vector::ScaledPtr128;
+  default:
+    return layout::Vector::NotAVector;
+  }
+}
+
+} // namespace
+
+FieldData::FieldData(const aspen::ir::GraphData *graph, unsigned vertex, unsigned field, std::size_t index)
+    : graph_(graph), vertex_(vertex), field_(field), index_(index) {}
+
+std::size_t FieldData::size() const {
+  const FieldInfo &info = infoOf(graph_, vertex_, field_);
+  const FieldValue &value = valueOf(graph_, vertex_, field_);
+  if (isIndexed(index_))
+    return getSizeAtIndex(index_);
+  switch (info.shape) {
+  case FieldShape::Scalar:
+    return 1;
+  case FieldShape::Vector:
+    if (info.kind == aspen::ir::FieldKind::State)
+      return value.stateCount;
+    return value.edges.empty() || !value.edges.front().valid() ? 0 : value.edges.front().numElements();
+  case FieldShape::VectorOfEdges:
+  case FieldShape::VectorOfScalarEdges:
+    return value.declaredSize != ~std::size_t(0) ? value.declaredSize : value.edges.size();
+  }
+  return 0;
+}
+
+FieldData FieldData::operator[](std::size_t i) const { return FieldData(graph_, vertex_, field_, i); }
+
+std::size_t FieldData::getSizeAtIndex(std::size_t i) const {
+  const FieldValue &value = valueOf(graph_, vertex_, field_);
+  if (i >= value.edges.size() || !value.edges[i].valid())
+    return 0;
+  return value.edges[i].numElements();
+}
+
+layout::Vector FieldData::getProfilerVectorLayout(std::size_t nestingLevel) const {
+  const FieldInfo &info = infoOf(graph_, vertex_, field_);
+  switch (info.shape) {
+  case FieldShape::Scalar:
+    return layout::Vector::NotAVector;
+  case FieldShape::Vector:
+    return nestingLevel == 0 ? toProfilerLayout(info.layout) : layout::Vector::NotAVector;
+  case FieldShape::VectorOfEdges:
+    return nestingLevel == 0 ? toProfilerLayout(info.outerLayout)
+                             : nestingLevel == 1 ? toProfilerLayout(info.layout) : layout::Vector::NotAVector;
+  case FieldShape::VectorOfScalarEdges:
+    return nestingLevel == 0 ? toProfilerLayout(info.outerLayout) : layout::Vector::NotAVector;
+  }
+  return layout::Vector::NotAVector;
+}
+
+layout::VectorList FieldData::getProfilerVectorListLayout() const {
+  const FieldInfo &info = infoOf(graph_, vertex_, field_);
+  switch (info.outerLayout) {
+  case Layout::OnePtr:
+    return layout::VectorList::OnePtr;
+  case Layout::ScaledPtr32:
+    return layout::VectorList::ScaledPtr32;
+  case Layout::ScaledPtr64:
+    return layout::VectorList::ScaledPtr64;
+  case Layout::ScaledPtr128:
+    return layout::VectorList::ScaledPtr128;
+  case Layout::DeltaN:
+    return layout::VectorList::DeltaN;
+  case Layout::DeltaNElements:
+    return layout::VectorList::DeltaNElements;
+  default:
+    return layout::VectorList::NotAVector;
+  }
+}
+
+void FieldData::readInitialBytes(void *dst, std::size_t bytes, std::size_t index) const {
+  const FieldInfo &info = infoOf(graph_, vertex_, field_);
+  const FieldValue &value = valueOf(graph_, vertex_, field_);
+  std::memset(dst, 0, bytes);
+  const std::size_t elementSize = info.elementType.valid() ? info.elementType.size() : 0;
+  const std::size_t offset = index * elementSize;
+  if (elementSize == 0 || offset + elementSize > value.stateBytes.size())
+    return;
+  std::memcpy(dst, value.stateBytes.data() + offset, bytes < elementSize ? bytes : elementSize);
+}
+
+std::size_t FieldData::stateCount() const { return valueOf(graph_, vertex_, field_).stateCount; }
+
+FieldData VertexIntrospector::getFieldInfo(const std::string &name) const {
+  const auto &type = graph_->vertexTypes[graph_->vertices[vertex_].type];
+  const int index = type.fieldIndex(name);
+  if (index < 0)
+    throw unknown_field("Vertex type '" + type.name + "' has no field '" + name + "'");
+  return FieldData(graph_, vertex_, static_cast<unsigned>(index), ~std::size_t(0));
+}
+
+std::string VertexIntrospector::getVertexTypeName() const {
+  return graph_->vertexTypes[graph_->vertices[vertex_].type].name;
+}
+
+} // namespace poplar

@@ -1,0 +1,226 @@
+// Copyright (c) Aspen contributors. PopLibs-compatible public API.
+/// \file
+/// Matrix multiplication on the IPU: `C = A * B` split over tiles by a planner.
+#ifndef POPLIN_MATMUL_HPP
+#define POPLIN_MATMUL_HPP
+
+#include <poplar/DebugContext.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/Tensor.hpp>
+#include <poplar/Type.hpp>
+
+#include <cstddef>
+#include <iosfwd>
+#include <memory>
+#include <vector>
+
+namespace poplin {
+
+class PlanningCacheImpl;
+
+/// Remembers the plans the matrix-multiply planner has made, so that a
+/// multiplication of the same shapes, types and options is planned once.
+/// Pass a pointer to one cache to every call that should share plans.
+///
+/// Example: `poplin::PlanningCache cache; matMul(g, a, b, seq, "mm", {}, &cache);`
+class PlanningCache {
+public:
+  PlanningCache();
+  ~PlanningCache();
+  PlanningCache(const PlanningCache &) = delete;
+  PlanningCache &operator=(const PlanningCache &) = delete;
+  /// Number of plans held.
+  std::size_t size() const;
+
+  /// Internal: the cached plans. Not part of PopLibs' API.
+  std::unique_ptr<PlanningCacheImpl> impl;
+};
+
+namespace matmul {
+/// \deprecated PopLibs' older spelling; use poplin::PlanningCache.
+class PlanningCache : public poplin::PlanningCache {
+public:
+  poplin::PlanningCache &getImpl() { return *this; }
+};
+} // namespace matmul
+
+/// Multiplies two matrices: `C = A * B` with `A` of shape {m, k} and `B` of
+/// shape {k, n}; the result {m, n} has element type `outputType`.
+///
+/// Options (unknown keys or bad values throw poplar::invalid_option):
+///  * `availableMemoryProportion` decimal in [0, 1] [=0.6]: share of each
+///    tile's memory the planner may use for temporaries (operand copies and
+///    partial sums). When no plan fits, the one using least memory is taken.
+///  * `partialsType` (half, float) [=float]: type of partial sums when the
+///    inner dimension is split over tiles.
+///  * `fullyConnectedPass` (NONE, INFERENCE_FWD, TRAINING_FWD, TRAINING_BWD,
+///    TRAINING_WU) [=NONE]: accepted for compatibility; planning is the same.
+///  * `inputRHSIsPreArranged`, `use128BitConvUnitLoad`,
+///    `enableMultiStageReduce`, `enableFastReduce`, `remapOutputTensor`,
+///    `gatherOutput` (true, false): accepted for compatibility.
+///
+/// `A` and `B` may be any views (e.g. `x.transpose()`) mapped anywhere; the
+/// result is a new tensor mapped by the plan.
+///
+/// Example: `Tensor c = poplin::matMul(graph, a, b, seq, poplar::FLOAT, "fc");`
+///
+/// \param graph        The graph to add the operation to.
+/// \param A            Left operand, rank 2 {m, k}, FLOAT or HALF.
+/// \param B            Right operand, rank 2 {k, n}, same type as `A`.
+/// \param prog         Sequence the multiplication is appended to.
+/// \param outputType   Element type of the result (FLOAT or HALF).
+/// \param debugContext Names the operation's tensors and compute sets.
+/// \param options      See above.
+/// \param cache        Optional plan cache.
+/// \returns The product, shape {m, n}.
+poplar::Tensor matMul(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog, const poplar::Type &outputType,
+                      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {},
+                      PlanningCache *cache = nullptr);
+
+/// Multiplies two matrices; the result has the element type of `A`. See the
+/// overload with `outputType`.
+poplar::Tensor matMul(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// Multiplies two matrices into an existing tensor `out` of shape {m, n}
+/// (any type FLOAT or HALF, any mapping).
+///
+/// Example: `poplin::matMulWithOutput(graph, a, b, c, seq, "mm");`
+void matMulWithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                      poplar::Tensor &out, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {},
+                      PlanningCache *cache = nullptr);
+
+/// Writes a description of the plan `matMul` would use for these shapes
+/// (the split of m, n and k over tiles and its estimated cost) to `out`.
+///
+/// Example: `poplin::matMulReportPlan(std::cout, graph, FLOAT, FLOAT, {64, 32}, {32, 16});`
+void matMulReportPlan(std::ostream &out, const poplar::Graph &graph, const poplar::Type &inputType,
+                      const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                      const std::vector<std::size_t> &bShape, const poplar::OptionFlags &options = {},
+                      PlanningCache *cache = nullptr);
+
+/// Multiplies groups of matrices: `C[g] = A[g] * B[g]` with `A` {G, m, k} and
+/// `B` {G, k, n}; the result {G, m, n} has element type `outputType`.
+///
+/// Example: `Tensor c = poplin::matMulGrouped(graph, a, b, seq, poplar::FLOAT, "bmm");`
+poplar::Tensor matMulGrouped(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                             poplar::program::Sequence &prog, const poplar::Type &outputType,
+                             const poplar::DebugContext &debugContext = {},
+                             const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// Grouped multiplication into an existing tensor `out` of shape {G, m, n}.
+void matMulGroupedWithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                             poplar::Tensor &out, poplar::program::Sequence &prog,
+                             const poplar::DebugContext &debugContext = {},
+                             const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// Writes the plan of a grouped multiplication to `out`.
+void matMulGroupedReportPlan(std::ostream &out, const poplar::Graph &graph, const poplar::Type &inputType,
+                             const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                             const std::vector<std::size_t> &bShape, const poplar::OptionFlags &options = {},
+                             PlanningCache *cache = nullptr);
+
+/// Multiplies and accumulates: `C += k * A * B` (C {m, n}, FLOAT or HALF).
+///
+/// Example: `poplin::matMulAcc(graph, c, 0.5f, a, b, seq, "acc");`
+void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, float k, const poplar::Tensor &A,
+               const poplar::Tensor &B, poplar::program::Sequence &prog,
+               const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {},
+               PlanningCache *cache = nullptr);
+
+/// Multiplies and accumulates with a scale held in a one-element tensor of
+/// the type of `A`: `C += k[0] * A * B`.
+void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, const poplar::Tensor &k, const poplar::Tensor &A,
+               const poplar::Tensor &B, poplar::program::Sequence &prog,
+               const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {},
+               PlanningCache *cache = nullptr);
+
+/// Grouped multiply and accumulate: `C[g] += k * A[g] * B[g]`.
+void matMulGroupedAcc(poplar::Graph &graph, const poplar::Tensor &C, float k, const poplar::Tensor &A,
+                      const poplar::Tensor &B, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {},
+                      PlanningCache *cache = nullptr);
+
+/// Grouped multiply and accumulate with a one-element tensor scale.
+void matMulGroupedAcc(poplar::Graph &graph, const poplar::Tensor &C, const poplar::Tensor &k,
+                      const poplar::Tensor &A, const poplar::Tensor &B, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {},
+                      PlanningCache *cache = nullptr);
+
+/// Creates the left operand {m, k} of a multiplication by a {k, n} matrix,
+/// mapped so that `matMul` needs little exchange (each row block lives on a
+/// tile that uses it).
+///
+/// Example: `Tensor a = poplin::createMatMulInputLHS(graph, FLOAT, {m, k}, {k, n}, "a");`
+poplar::Tensor createMatMulInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                    const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+/// As above with output type equal to the input type.
+poplar::Tensor createMatMulInputLHS(poplar::Graph &graph, const poplar::Type &dataType,
+                                    const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// Creates the right operand {k, n} of a multiplication of a {m, k} matrix.
+poplar::Tensor createMatMulInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                    const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+/// As above with output type equal to the input type.
+poplar::Tensor createMatMulInputRHS(poplar::Graph &graph, const poplar::Type &dataType,
+                                    const std::vector<std::size_t> &aShape,
+                                    const std::vector<std::size_t> &bShape,
+                                    const poplar::DebugContext &debugContext,
+                                    const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// Creates a result tensor {m, n} laid out as `matMul` would lay it out.
+poplar::Tensor createMatMulOutput(poplar::Graph &graph, const poplar::Type &inputType,
+                                  const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                                  const std::vector<std::size_t> &bShape, const poplar::DebugContext &debugContext,
+                                  const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+/// As above with output type equal to the input type.
+poplar::Tensor createMatMulOutput(poplar::Graph &graph, const poplar::Type &dataType,
+                                  const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                                  const poplar::DebugContext &debugContext, const poplar::OptionFlags &options = {},
+                                  PlanningCache *cache = nullptr);
+
+/// Grouped forms of the creators: shapes are {G, m, k} and {G, k, n}.
+poplar::Tensor createMatMulGroupedInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                           const poplar::Type &outputType,
+                                           const std::vector<std::size_t> &aShape,
+                                           const std::vector<std::size_t> &bShape,
+                                           const poplar::DebugContext &debugContext,
+                                           const poplar::OptionFlags &options = {},
+                                           PlanningCache *cache = nullptr);
+poplar::Tensor createMatMulGroupedInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
+                                           const poplar::Type &outputType,
+                                           const std::vector<std::size_t> &aShape,
+                                           const std::vector<std::size_t> &bShape,
+                                           const poplar::DebugContext &debugContext,
+                                           const poplar::OptionFlags &options = {},
+                                           PlanningCache *cache = nullptr);
+poplar::Tensor createMatMulGroupedOutput(poplar::Graph &graph, const poplar::Type &inputType,
+                                         const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                                         const std::vector<std::size_t> &bShape,
+                                         const poplar::DebugContext &debugContext,
+                                         const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+
+/// Transposes the last two dimensions of a grouped matrix {G, r, c} -> {G, c, r} (a view).
+poplar::Tensor transposeGroupedMatrix(const poplar::Tensor &A);
+
+/// Checks matrix-multiply options; throws poplar::invalid_option naming an
+/// unknown key or a bad value.
+void matmulValidateOptions(const poplar::OptionFlags &options);
+
+} // namespace poplin
+
+#endif

@@ -1,0 +1,263 @@
+// Copyright (c) Aspen contributors. PopLibs-compatible public API.
+#ifndef POPOPS_ELEMENTWISE_HPP
+#define POPOPS_ELEMENTWISE_HPP
+
+#include <popops/Expr.hpp>
+#include <poplar/DebugContext.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/Tensor.hpp>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace popops {
+
+/// Evaluates `expr` element-wise over `ts` (placeholder `_i` is `ts[i-1]`; operands
+/// broadcast numpy-style) and returns a new tensor. An expression with more than
+/// one operator becomes one generated codelet (one pass over the data).
+///
+/// Options: `enableGenerateCodelet` (true|false, default true: fuse the
+/// expression into one generated vertex), `forceGenerateCodelet` (true|false,
+/// default false: generate a vertex even for a single operator).
+///
+/// Example: `Tensor y = popops::map(graph, expr::_1 * 2.0f + expr::_2, {x, b}, prog, "axpb");`
+poplar::Tensor map(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                   const poplar::OptionFlags &options = {});
+
+inline poplar::Tensor map(poplar::Graph &graph, expr::UnaryOpType op, const poplar::Tensor &t,
+                          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                          const poplar::OptionFlags &options = {}) {
+  return map(graph, expr::UnaryOp(op, expr::_1), {t}, prog, debugContext, options);
+}
+inline poplar::Tensor map(poplar::Graph &graph, expr::BinaryOpType op, const poplar::Tensor &a,
+                          const poplar::Tensor &b, poplar::program::Sequence &prog,
+                          const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
+  return map(graph, expr::BinaryOp(op, expr::_1, expr::_2), {a, b}, prog, debugContext, options);
+}
+inline poplar::Tensor map(poplar::Graph &graph, expr::TernaryOpType op, const poplar::Tensor &a,
+                          const poplar::Tensor &b, const poplar::Tensor &c, poplar::program::Sequence &prog,
+                          const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
+  return map(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, prog, debugContext, options);
+}
+
+/// Like `map`, writing the result into `ts[0]` (which must have the result's shape and type).
+void mapInPlace(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
+                poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                const poplar::OptionFlags &options = {});
+
+inline void mapInPlace(poplar::Graph &graph, expr::UnaryOpType op, const poplar::Tensor &t,
+                       poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                       const poplar::OptionFlags &options = {}) {
+  mapInPlace(graph, expr::UnaryOp(op, expr::_1), {t}, prog, debugContext, options);
+}
+inline void mapInPlace(poplar::Graph &graph, expr::BinaryOpType op, const poplar::Tensor &a,
+                       const poplar::Tensor &b, poplar::program::Sequence &prog,
+                       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
+  mapInPlace(graph, expr::BinaryOp(op, expr::_1, expr::_2), {a, b}, prog, debugContext, options);
+}
+inline void mapInPlace(poplar::Graph &graph, expr::TernaryOpType op, const poplar::Tensor &a,
+                       const poplar::Tensor &b, const poplar::Tensor &c, poplar::program::Sequence &prog,
+                       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
+  mapInPlace(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, prog, debugContext, options);
+}
+
+/// Like `map`, writing the result into `out` (which must have the result's shape and type).
+void mapWithOutput(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
+                   const poplar::Tensor &out, poplar::program::Sequence &prog,
+                   const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+
+inline void mapWithOutput(poplar::Graph &graph, expr::UnaryOpType op, const poplar::Tensor &t,
+                          const poplar::Tensor &out, poplar::program::Sequence &prog,
+                          const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
+  mapWithOutput(graph, expr::UnaryOp(op, expr::_1), {t}, out, prog, debugContext, options);
+}
+inline void mapWithOutput(poplar::Graph &graph, expr::BinaryOpType op, const poplar::Tensor &a,
+                          const poplar::Tensor &b, const poplar::Tensor &out, poplar::program::Sequence &prog,
+                          const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
+  mapWithOutput(graph, expr::BinaryOp(op, expr::_1, expr::_2), {a, b}, out, prog, debugContext, options);
+}
+inline void mapWithOutput(poplar::Graph &graph, expr::TernaryOpType op, const poplar::Tensor &a,
+                          const poplar::Tensor &b, const poplar::Tensor &c, const poplar::Tensor &out,
+                          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                          const poplar::OptionFlags &options = {}) {
+  mapWithOutput(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, out, prog, debugContext,
+                options);
+}
+
+namespace detail {
+/// A scalar constant of `elementType` holding `value` (of host type `hostType`),
+/// mapped to tile 0; throws poplibs_error when the types do not fit (PopLibs rule:
+/// float/double constants go with FLOAT or HALF tensors, others need the same type).
+poplar::Tensor scalarConstant(poplar::Graph &graph, const poplar::Type &elementType,
+                              const poplar::Type &hostType, const void *value, const char *opName);
+} // namespace detail
+
+#define POPOPS_DEFINE_UNARY_OPERATOR_FN(fn, op)                                                               \
+  inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,     \
+                           const poplar::DebugContext &debugContext = {},                                      \
+                           const poplar::OptionFlags &options = {}) {                                          \
+    return map(graph, expr::UnaryOpType::op, A, prog, {debugContext, #fn}, options);                           \
+  }                                                                                                            \
+  inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,      \
+                          const poplar::DebugContext &debugContext = {},                                       \
+                          const poplar::OptionFlags &options = {}) {                                           \
+    mapInPlace(graph, expr::UnaryOpType::op, A, prog, {debugContext, #fn "InPlace"}, options);                 \
+  }                                                                                                            \
+  inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &out,         \
+                             poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},   \
+                             const poplar::OptionFlags &options = {}) {                                        \
+    mapWithOutput(graph, expr::UnaryOpType::op, A, out, prog, {debugContext, #fn "WithOutput"}, options);      \
+  }
+
+POPOPS_DEFINE_UNARY_OPERATOR_FN(abs, ABSOLUTE)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(asin, ASIN)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(bitwiseNot, BITWISE_NOT)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(cbrt, CBRT)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(ceil, CEIL)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(cos, COS)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(countLeadingZeros, COUNT_LEADING_ZEROS)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(erf, ERF)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(exp, EXPONENT)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(expm1, EXPONENT_MINUS_ONE)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(exp2, EXPONENT2)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(floor, FLOOR)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(geluErf, GELU_ERF)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(inv, INVERSE)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(log, LOGARITHM)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(log1p, LOGARITHM_ONE_PLUS)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(logicalNot, LOGICAL_NOT)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(nearbyint, NEARBY_INT)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(neg, NEGATE)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(popcount, POPCOUNT)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(round, ROUND)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(signum, SIGNUM)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(sin, SIN)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(tan, TAN)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(tanh, TANH)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(trunc, TRUNC)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(sqrt, SQRT)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(square, SQUARE)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(sigmoid, SIGMOID)
+POPOPS_DEFINE_UNARY_OPERATOR_FN(rsqrt, RSQRT)
+#undef POPOPS_DEFINE_UNARY_OPERATOR_FN
+
+inline poplar::Tensor isFinite(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,
+                               const poplar::DebugContext &debugContext = {},
+                               const poplar::OptionFlags &options = {}) {
+  return map(graph, expr::UnaryOpType::IS_FINITE, A, prog, {debugContext, "isFinite"}, options);
+}
+
+#define POPOPS_DEFINE_BINARY_OPERATOR_FN(fn, op)                                                              \
+  inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,             \
+                           poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},     \
+                           const poplar::OptionFlags &options = {}) {                                          \
+    return map(graph, expr::BinaryOpType::op, A, B, prog, {debugContext, #fn}, options);                       \
+  }                                                                                                            \
+  template <typename constType>                                                                                \
+  inline typename std::enable_if<std::is_arithmetic<constType>::value, poplar::Tensor>::type fn(               \
+      poplar::Graph &graph, const poplar::Tensor &A, const constType B, poplar::program::Sequence &prog,       \
+      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {                \
+    const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                        \
+                                                poplar::equivalent_device_type<constType>().value, &B, #fn);   \
+    return map(graph, expr::BinaryOpType::op, A, BTensor, prog, {debugContext, #fn}, options);                 \
+  }                                                                                                            \
+  template <typename constType>                                                                                \
+  inline typename std::enable_if<std::is_arithmetic<constType>::value, poplar::Tensor>::type fn(               \
+      poplar::Graph &graph, const constType A, const poplar::Tensor &B, poplar::program::Sequence &prog,       \
+      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {                \
+    const auto ATensor = detail::scalarConstant(graph, B.elementType(),                                        \
+                                                poplar::equivalent_device_type<constType>().value, &A, #fn);   \
+    return map(graph, expr::BinaryOpType::op, ATensor, B, prog, {debugContext, #fn}, options);                 \
+  }                                                                                                            \
+  inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,              \
+                          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},      \
+                          const poplar::OptionFlags &options = {}) {                                           \
+    mapInPlace(graph, expr::BinaryOpType::op, A, B, prog, {debugContext, #fn "InPlace"}, options);             \
+  }                                                                                                            \
+  template <typename constType>                                                                                \
+  inline typename std::enable_if<std::is_arithmetic<constType>::value>::type fn##InPlace(                      \
+      poplar::Graph &graph, const poplar::Tensor &A, const constType B, poplar::program::Sequence &prog,       \
+      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {                \
+    const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                        \
+                                                poplar::equivalent_device_type<constType>().value, &B, #fn);   \
+    mapInPlace(graph, expr::BinaryOpType::op, A, BTensor, prog, {debugContext, #fn "InPlace"}, options);       \
+  }                                                                                                            \
+  inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,           \
+                             const poplar::Tensor &out, poplar::program::Sequence &prog,                       \
+                             const poplar::DebugContext &debugContext = {},                                    \
+                             const poplar::OptionFlags &options = {}) {                                        \
+    mapWithOutput(graph, expr::BinaryOpType::op, A, B, out, prog, {debugContext, #fn "WithOutput"}, options);  \
+  }                                                                                                            \
+  template <typename constType>                                                                                \
+  inline typename std::enable_if<std::is_arithmetic<constType>::value>::type fn##WithOutput(                   \
+      poplar::Graph &graph, const poplar::Tensor &A, const constType B, const poplar::Tensor &out,             \
+      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},                          \
+      const poplar::OptionFlags &options = {}) {                                                               \
+    const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                        \
+                                                poplar::equivalent_device_type<constType>().value, &B, #fn);   \
+    mapWithOutput(graph, expr::BinaryOpType::op, A, BTensor, out, prog, {debugContext, #fn "WithOutput"},      \
+                  options);                                                                                    \
+  }
+
+POPOPS_DEFINE_BINARY_OPERATOR_FN(add, ADD)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(atan2, ATAN2)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(bitwiseAnd, BITWISE_AND)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(bitwiseOr, BITWISE_OR)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(bitwiseXor, BITWISE_XOR)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(bitwiseXnor, BITWISE_XNOR)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(div, DIVIDE)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(eq, EQUAL)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(gteq, GREATER_THAN_EQUAL)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(gt, GREATER_THAN)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(invStdDevToVariance, INV_STD_DEV_TO_VARIANCE)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(lteq, LESS_THAN_EQUAL)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(logicalAnd, LOGICAL_AND)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(logicalOr, LOGICAL_OR)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(lt, LESS_THAN)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(max, MAXIMUM)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(min, MINIMUM)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(mul, MULTIPLY)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(neq, NOT_EQUAL)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(pow, POWER)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(rem, REMAINDER)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(shiftLeft, SHIFT_LEFT)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(shiftRight, SHIFT_RIGHT)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(shiftRightSignExtend, SHIFT_RIGHT_SIGN_EXTEND)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(sub, SUBTRACT)
+POPOPS_DEFINE_BINARY_OPERATOR_FN(varianceToInvStdDev, VARIANCE_TO_INV_STD_DEV)
+#undef POPOPS_DEFINE_BINARY_OPERATOR_FN
+
+#define POPOPS_DEFINE_TERNARY_OPERATOR_FN(fn, op)                                                             \
+  inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,             \
+                           const poplar::Tensor &C, poplar::program::Sequence &prog,                           \
+                           const poplar::DebugContext &debugContext = {},                                      \
+                           const poplar::OptionFlags &options = {}) {                                          \
+    return map(graph, expr::TernaryOpType::op, A, B, C, prog, {debugContext, #fn}, options);                   \
+  }                                                                                                            \
+  inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,              \
+                          const poplar::Tensor &C, poplar::program::Sequence &prog,                            \
+                          const poplar::DebugContext &debugContext = {},                                       \
+                          const poplar::OptionFlags &options = {}) {                                           \
+    mapInPlace(graph, expr::TernaryOpType::op, A, B, C, prog, {debugContext, #fn "InPlace"}, options);         \
+  }                                                                                                            \
+  inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,           \
+                             const poplar::Tensor &C, const poplar::Tensor &out, poplar::program::Sequence &prog, \
+                             const poplar::DebugContext &debugContext = {},                                    \
+                             const poplar::OptionFlags &options = {}) {                                        \
+    mapWithOutput(graph, expr::TernaryOpType::op, A, B, C, out, prog, {debugContext, #fn "WithOutput"},        \
+                  options);                                                                                    \
+  }
+
+/// `select(A, B, C)` = `C ? A : B` (C is bool).
+POPOPS_DEFINE_TERNARY_OPERATOR_FN(select, SELECT)
+/// `clamp(A, lo, hi)` = `min(max(A, lo), hi)`.
+POPOPS_DEFINE_TERNARY_OPERATOR_FN(clamp, CLAMP)
+#undef POPOPS_DEFINE_TERNARY_OPERATOR_FN
+
+} // namespace popops
+
+#endif

@@ -1,0 +1,74 @@
+// Copyright (c) Aspen contributors. PopLibs-compatible public API.
+#ifndef POPOPS_REDUCE_HPP
+#define POPOPS_REDUCE_HPP
+
+#include <popops/Operation.hpp>
+#include <popops/OperationDef.hpp>
+#include <poplar/DebugContext.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+
+#include <cstddef>
+#include <vector>
+
+namespace popops {
+
+/// The operation of a reduction, and whether it scales and/or accumulates into
+/// the output (`out = update ? out + scale * r : scale * r`; for LOG_ADD the scale
+/// multiplies in the linear domain and `update` log-adds). Scale and update are
+/// only valid with ADD, SQUARE_ADD and LOG_ADD.
+struct ReduceParams {
+  ReduceParams() = default;
+  ReduceParams(popops::Operation op, bool update = false) : op(op), update(update), useScale(false) {}
+  /// `scale` is a scalar FLOAT (or the output's type) tensor.
+  ReduceParams(popops::Operation op, bool update, poplar::Tensor scale)
+      : op(op), update(update), useScale(true), scale(scale) {}
+  ReduceParams(popops::Operation op, float constantScale, bool update = false) = delete;
+
+  popops::Operation op = popops::Operation::ADD;
+  bool update = false;
+  bool useScale = false;
+  poplar::Tensor scale;
+};
+
+/// Reduces `in` over the dimensions `dims`; the result has the remaining
+/// dimensions in order and element type `outType`. Half inputs accumulate in float.
+/// Types: ADD, SQUARE_ADD, MUL: float/half/int/unsigned (float<->half allowed);
+/// MIN, MAX: float/half/int/unsigned; LOGICAL_AND/OR: bool; LOG_ADD: float/half.
+/// Options: `accumType.interTile`, `accumType.inVertex` (float|half).
+///
+/// Example: `Tensor rowSums = popops::reduce(graph, m, poplar::FLOAT, {1}, popops::Operation::ADD, prog);`
+poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Type &outType,
+                      const std::vector<std::size_t> &dims, ReduceParams params, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+
+/// `reduce(graph, in, in.elementType(), dims, ...)`.
+poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const std::vector<std::size_t> &dims,
+                      ReduceParams params, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+
+/// Reduces into the existing tensor `out` (its shape must be the result's shape).
+/// An unmapped `out` is mapped where the results are computed.
+void reduceWithOutput(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &out,
+                      const std::vector<std::size_t> &dims, ReduceParams params, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+
+/// Compute-set forms: the vertices go into compute sets appended to `css` (reused
+/// when `css` already holds enough); the caller executes them in order:
+/// `for (auto &cs : css) prog.add(poplar::program::Execute(cs));`
+poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Type &outType,
+                      const std::vector<std::size_t> &dims, ReduceParams params,
+                      std::vector<poplar::ComputeSet> &css, const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {});
+poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const std::vector<std::size_t> &dims,
+                      ReduceParams params, std::vector<poplar::ComputeSet> &css,
+                      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+void reduceWithOutput(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &out,
+                      const std::vector<std::size_t> &dims, ReduceParams params,
+                      std::vector<poplar::ComputeSet> &css, const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {});
+
+} // namespace popops
+
+#endif

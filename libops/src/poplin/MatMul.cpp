@@ -1,0 +1,550 @@
+// Copyright (c) Aspen contributors.
+// poplin::matMul and friends: validate the operands, plan the split over tiles
+// (MatMulPlan.cpp), then build one compute set of block products and, when the
+// inner dimension is split (or the result accumulates into C), one compute set
+// that adds up the partial sums.
+#include <poplin/MatMul.hpp>
+
+#include "MatMulPlan.hpp"
+#include "nncommon/LibraryCodelets.hpp"
+
+#include <poplar/exceptions.hpp>
+#include <poputil/exceptions.hpp>
+
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace poplar;
+using aspen::nn::shapeString;
+using aspen::nn::vertexName;
+using poplin::planning::MatMulOptions;
+using poplin::planning::MatMulPlan;
+using poplin::planning::MatMulProblem;
+
+namespace poplin {
+
+/// The plans of a PlanningCache, by problem and options.
+class PlanningCacheImpl {
+public:
+  std::mutex mutex;
+  std::map<std::string, MatMulPlan> plans;
+};
+
+PlanningCache::PlanningCache() : impl(new PlanningCacheImpl) {}
+PlanningCache::~PlanningCache() = default;
+std::size_t PlanningCache::size() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->plans.size();
+}
+
+namespace {
+
+std::string describe(const Tensor &t) {
+  return shapeString(t.shape()) + " (" + t.elementType().toString().str() + ")";
+}
+
+std::string opName(const char *op, const DebugContext &dc) {
+  const std::string &path = dc.getPathName();
+  return path.empty() ? std::string(op) : std::string(op) + "(" + path + ")";
+}
+
+[[noreturn]] void fail(const std::string &op, const std::string &message) {
+  throw poputil::poplibs_error(op + ": " + message);
+}
+
+void checkFloatType(const std::string &op, const char *what, const Type &type) {
+  if (type != FLOAT && type != HALF)
+    fail(op, std::string(what) + " has element type " + type.toString().str() + "; only float and half are supported");
+}
+
+/// Checks that A {G,m,k} and B {G,k,n} (rank 2 without G) can be multiplied
+/// and returns the problem; `grouped` selects rank 3.
+MatMulProblem checkOperands(const std::string &op, const Tensor &A, const Tensor &B, const Type &outputType,
+                            bool grouped) {
+  const unsigned rank = grouped ? 3 : 2;
+  if (A.rank() != rank)
+    fail(op, "A must have rank " + std::to_string(rank) + " but has shape " + describe(A));
+  if (B.rank() != rank)
+    fail(op, "B must have rank " + std::to_string(rank) + " but has shape " + describe(B));
+  checkFloatType(op, "A", A.elementType());
+  checkFloatType(op, "B", B.elementType());
+  if (A.elementType() != B.elementType())
+    fail(op, "A " + describe(A) + " and B " + describe(B) + " must have the same element type");
+  checkFloatType(op, "the output type", outputType);
+  const unsigned base = grouped ? 1 : 0;
+  if (grouped && A.dim(0) != B.dim(0))
+    fail(op, "group dimensions disagree: A " + describe(A) + " and B " + describe(B));
+  if (A.dim(base + 1) != B.dim(base))
+    fail(op, "inner dimensions disagree: A " + describe(A) + " * B " + describe(B) + " (A's dimension " +
+                 std::to_string(base + 1) + " must equal B's dimension " + std::to_string(base) + ")");
+  MatMulProblem p;
+  p.groups = grouped ? A.dim(0) : 1;
+  p.m = A.dim(base);
+  p.k = A.dim(base + 1);
+  p.n = B.dim(base + 1);
+  p.inputType = A.elementType();
+  p.outputType = outputType;
+  if (p.k == 0 && p.m * p.n * p.groups != 0)
+    fail(op, "the inner dimension of A " + describe(A) + " * B " + describe(B) + " is 0");
+  return p;
+}
+
+MatMulProblem problemFromShapes(const std::string &op, const Type &inputType, const Type &outputType,
+                                const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                                bool grouped) {
+  const std::size_t rank = grouped ? 3 : 2;
+  if (aShape.size() != rank || bShape.size() != rank)
+    fail(op, "shapes must have rank " + std::to_string(rank) + ", got A " + shapeString(aShape) + " and B " +
+                 shapeString(bShape));
+  checkFloatType(op, "the input type", inputType);
+  checkFloatType(op, "the output type", outputType);
+  const std::size_t base = grouped ? 1 : 0;
+  if (grouped && aShape[0] != bShape[0])
+    fail(op, "group dimensions disagree: A " + shapeString(aShape) + " and B " + shapeString(bShape));
+  if (aShape[base + 1] != bShape[base])
+    fail(op, "inner dimensions disagree: A " + shapeString(aShape) + " * B " + shapeString(bShape));
+  MatMulProblem p;
+  p.groups = grouped ? aShape[0] : 1;
+  p.m = aShape[base];
+  p.k = aShape[base + 1];
+  p.n = bShape[base + 1];
+  p.inputType = inputType;
+  p.outputType = outputType;
+  return p;
+}
+
+std::string cacheKey(const Target &target, const MatMulProblem &p, const MatMulOptions &o) {
+  std::ostringstream key;
+  key << target.getNumTiles() << ':' << target.getBytesPerTile() << ':' << target.getTargetArchString() << ':'
+      << p.groups << ',' << p.m << ',' << p.k << ',' << p.n << ':' << p.inputType << ',' << p.outputType << ','
+      << p.partialsType << ':' << p.accumulate << ':' << o.availableMemoryProportion;
+  return key.str();
+}
+
+MatMulPlan getPlan(const Graph &graph, MatMulProblem &p, const MatMulOptions &options, PlanningCache *cache) {
+  p.partialsType = options.partialsType;
+  if (!cache)
+    return planning::planMatMul(graph.getTarget(), p, options);
+  const std::string key = cacheKey(graph.getTarget(), p, options);
+  {
+    std::lock_guard<std::mutex> lock(cache->impl->mutex);
+    auto it = cache->impl->plans.find(key);
+    if (it != cache->impl->plans.end())
+      return it->second;
+  }
+  MatMulPlan plan = planning::planMatMul(graph.getTarget(), p, options);
+  std::lock_guard<std::mutex> lock(cache->impl->mutex);
+  cache->impl->plans.emplace(key, plan);
+  return plan;
+}
+
+/// Half-open ranges of one block along one dimension.
+struct Range {
+  std::size_t begin, end;
+  bool empty() const { return begin >= end; }
+  std::size_t size() const { return empty() ? 0 : end - begin; }
+};
+Range blockRange(std::size_t index, std::size_t block, std::size_t size) {
+  const std::size_t b = std::min(index * block, size);
+  return {b, std::min(b + block, size)};
+}
+/// Piece `piece` of `pieces` of [0, size).
+Range pieceRange(std::size_t piece, std::size_t pieces, std::size_t size) {
+  return {size * piece / pieces, size * (piece + 1) / pieces};
+}
+
+/// Calls f(g, gi, i, j, rows, cols) for every (group, row block, column block) that is not empty.
+template <class F> void forEachOutputBlock(const MatMulProblem &p, const MatMulPlan &plan, F f) {
+  for (unsigned gi = 0; gi < plan.groupSplit; ++gi) {
+    const Range groups = blockRange(gi, plan.groupBlock, p.groups);
+    for (std::size_t g = groups.begin; g < groups.end; ++g)
+      for (unsigned i = 0; i < plan.rowSplit; ++i) {
+        const Range rows = blockRange(i, plan.rowBlock, p.m);
+        if (rows.empty())
+          continue;
+        for (unsigned j = 0; j < plan.colSplit; ++j) {
+          const Range cols = blockRange(j, plan.colBlock, p.n);
+          if (!cols.empty())
+            f(g, gi, i, j, rows, cols);
+        }
+      }
+  }
+}
+
+/// Maps `out3` {G, m, n} where the plan produces it: whole blocks on their
+/// tile, or, when partial sums are reduced, each block's elements shared out
+/// over the depthSplit tiles that reduce them.
+void mapOutput(Graph &graph, const Tensor &out3, const MatMulProblem &p, const MatMulPlan &plan) {
+  forEachOutputBlock(p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
+    const Tensor block = out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end});
+    if (!plan.reduces(p)) {
+      graph.setTileMapping(block, plan.tileOf(gi, i, j, 0));
+      return;
+    }
+    const Tensor flat = block.flatten();
+    for (unsigned d = 0; d < plan.depthSplit; ++d) {
+      const Range part = pieceRange(d, plan.depthSplit, flat.numElements());
+      if (!part.empty())
+        graph.setTileMapping(flat.slice(part.begin, part.end), plan.tileOf(gi, i, j, d));
+    }
+  });
+}
+
+/// Builds the multiplication of A3 {G,m,k} by B3 {G,k,n} into out3 {G,m,n};
+/// with `accScale` (one element) the product scaled by it is added to out3.
+void buildMatMul(Graph &graph, const std::string &op, const Tensor &A3, const Tensor &B3, const Tensor &out3,
+                 const Tensor *accScale, MatMulProblem p, program::Sequence &prog, const DebugContext &dc,
+                 const OptionFlags &optionFlags, PlanningCache *cache) {
+  const MatMulOptions options = planning::parseMatMulOptions(optionFlags);
+  p.accumulate = accScale != nullptr;
+  if (p.groups * p.m * p.n == 0)
+    return;
+  const MatMulPlan plan = getPlan(graph, p, options, cache);
+  const Target &target = graph.getTarget();
+  const bool reduces = plan.reduces(p);
+  const Type blockOutType = reduces ? p.partialsType : p.outputType;
+
+  Tensor partials;
+  if (reduces)
+    partials = graph.addVariable(p.partialsType, {p.groups, plan.depthSplit, p.m, p.n}, {dc, "partials"});
+
+  const ComputeSet productCs = graph.addComputeSet({dc, "matMul/product"});
+  const std::string blockVertex = vertexName("poplin::MatMulBlock", {p.inputType, blockOutType});
+  forEachOutputBlock(p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
+    for (unsigned d = 0; d < plan.depthSplit; ++d) {
+      const Range depth = blockRange(d, plan.depthBlock, p.k);
+      const unsigned tile = plan.tileOf(gi, i, j, d);
+      Tensor c;
+      if (reduces) {
+        c = partials[g][d].slice({rows.begin, cols.begin}, {rows.end, cols.end});
+        graph.setTileMapping(c, tile);
+        if (depth.empty()) // more inner splits than inner elements: this partial is zero
+          continue;
+      } else {
+        c = out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end});
+      }
+      const Tensor a = A3[g].slice({rows.begin, depth.begin}, {rows.end, depth.end});
+      const Tensor b = B3[g].slice({depth.begin, cols.begin}, {depth.end, cols.end});
+      VertexRef v = graph.addVertex(productCs, blockVertex, {{"a", a}, {"b", b}, {"c", c}});
+      graph.setInitialValue(v["rows"], unsigned(rows.size()));
+      graph.setInitialValue(v["depth"], unsigned(depth.size()));
+      graph.setInitialValue(v["cols"], unsigned(cols.size()));
+      graph.setTileMapping(v, tile);
+      graph.setPerfEstimate(v,
+                            planning::estimateBlockCycles(target, p.inputType, p.partialsType, rows.size(),
+                                                          depth.size(), cols.size()),
+                            2ull * rows.size() * depth.size() * cols.size());
+    }
+  });
+  prog.add(program::Execute(productCs, {dc, "matMul/product"}));
+  if (!reduces)
+    return;
+
+  // Partials whose inner block is empty hold zeros and are never written by
+  // a product vertex; leave them out of the sums.
+  std::vector<unsigned> usedDepths;
+  for (unsigned d = 0; d < plan.depthSplit; ++d)
+    if (!blockRange(d, plan.depthBlock, p.k).empty())
+      usedDepths.push_back(d);
+
+  const ComputeSet reduceCs = graph.addComputeSet({dc, "matMul/reduce"});
+  const std::string reduceVertex =
+      accScale ? vertexName("poplin::MatMulReduceAcc", {p.partialsType, p.outputType, accScale->elementType()})
+               : vertexName("poplin::MatMulReduce", {p.partialsType, p.outputType});
+  forEachOutputBlock(p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
+    const Tensor outBlock = out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end}).flatten();
+    for (unsigned d = 0; d < plan.depthSplit; ++d) {
+      const Range part = pieceRange(d, plan.depthSplit, outBlock.numElements());
+      if (part.empty())
+        continue;
+      std::vector<Tensor> pieces;
+      for (unsigned used : usedDepths)
+        pieces.push_back(partials[g][used]
+                             .slice({rows.begin, cols.begin}, {rows.end, cols.end})
+                             .flatten()
+                             .slice(part.begin, part.end));
+      std::vector<Graph::ConnectionDesc> fields{{"partials", concat(pieces)},
+                                               {"out", outBlock.slice(part.begin, part.end)}};
+      if (accScale)
+        fields.push_back({"scale", accScale->reshape({})});
+      VertexRef v = graph.addVertex(reduceCs, reduceVertex, fields);
+      graph.setInitialValue(v["numPartials"], unsigned(pieces.size()));
+      graph.setTileMapping(v, plan.tileOf(gi, i, j, d));
+      graph.setPerfEstimate(v, planning::estimateReduceCycles(target, p.partialsType, part.size(), pieces.size()),
+                            std::uint64_t(part.size()) * pieces.size());
+    }
+  });
+  prog.add(program::Execute(reduceCs, {dc, "matMul/reduce"}));
+}
+
+Tensor as3d(const Tensor &t) { return t.expand({0}); }
+
+Tensor matMulImpl(Graph &graph, const char *opBase, const Tensor &A, const Tensor &B, program::Sequence &prog,
+                  const Type &outputType, const DebugContext &dc, const OptionFlags &options,
+                  PlanningCache *cache, bool grouped) {
+  const std::string op = opName(opBase, dc);
+  MatMulProblem p = checkOperands(op, A, B, outputType, grouped);
+  const MatMulOptions parsed = planning::parseMatMulOptions(options);
+  const Tensor A3 = grouped ? A : as3d(A);
+  const Tensor B3 = grouped ? B : as3d(B);
+  Tensor out3 = graph.addVariable(outputType, {p.groups, p.m, p.n}, {dc, "output"});
+  if (p.groups * p.m * p.n != 0) {
+    MatMulProblem planned = p;
+    const MatMulPlan plan = getPlan(graph, planned, parsed, cache);
+    mapOutput(graph, out3, planned, plan);
+  }
+  buildMatMul(graph, op, A3, B3, out3, nullptr, p, prog, dc, options, cache);
+  return grouped ? out3 : out3[0];
+}
+
+void withOutputImpl(Graph &graph, const char *opBase, const Tensor &A, const Tensor &B, const Tensor &out,
+                    program::Sequence &prog, const DebugContext &dc, const OptionFlags &options,
+                    PlanningCache *cache, bool grouped) {
+  const std::string op = opName(opBase, dc);
+  MatMulProblem p = checkOperands(op, A, B, out.elementType(), grouped);
+  const std::vector<std::size_t> expected =
+      grouped ? std::vector<std::size_t>{p.groups, p.m, p.n} : std::vector<std::size_t>{p.m, p.n};
+  if (out.shape() != expected)
+    fail(op, "the output " + describe(out) + " must have shape " + shapeString(expected) + " for A " +
+                 describe(A) + " * B " + describe(B));
+  buildMatMul(graph, op, grouped ? A : as3d(A), grouped ? B : as3d(B), grouped ? out : as3d(out), nullptr, p, prog,
+              dc, options, cache);
+}
+
+void accImpl(Graph &graph, const char *opBase, const Tensor &C, const Tensor &scale, const Tensor &A,
+             const Tensor &B, program::Sequence &prog, const DebugContext &dc, const OptionFlags &options,
+             PlanningCache *cache, bool grouped) {
+  const std::string op = opName(opBase, dc);
+  MatMulProblem p = checkOperands(op, A, B, C.elementType(), grouped);
+  const std::vector<std::size_t> expected =
+      grouped ? std::vector<std::size_t>{p.groups, p.m, p.n} : std::vector<std::size_t>{p.m, p.n};
+  if (C.shape() != expected)
+    fail(op, "C " + describe(C) + " must have shape " + shapeString(expected) + " for A " + describe(A) + " * B " +
+                 describe(B));
+  if (scale.numElements() != 1)
+    fail(op, "the scale k must have one element, got " + describe(scale));
+  checkFloatType(op, "the scale k", scale.elementType());
+  buildMatMul(graph, op, grouped ? A : as3d(A), grouped ? B : as3d(B), grouped ? C : as3d(C), &scale, p, prog, dc,
+              options, cache);
+}
+
+Tensor scaleConstant(Graph &graph, float k, const DebugContext &dc) {
+  Tensor t = graph.addConstant(FLOAT, {}, k, {dc, "k"});
+  graph.setTileMapping(t, 0);
+  return t;
+}
+
+enum class Operand { LHS, RHS, Output };
+
+/// A new tensor for one operand of the planned multiplication, mapped where
+/// the plan uses it.
+Tensor createOperand(Graph &graph, const char *opBase, Operand which, const Type &inputType,
+                     const Type &outputType, const std::vector<std::size_t> &aShape,
+                     const std::vector<std::size_t> &bShape, const DebugContext &dc, const OptionFlags &options,
+                     PlanningCache *cache, bool grouped) {
+  const std::string op = opName(opBase, dc);
+  MatMulProblem p = problemFromShapes(op, inputType, outputType, aShape, bShape, grouped);
+  const MatMulOptions parsed = planning::parseMatMulOptions(options);
+  std::vector<std::size_t> shape3;
+  Type type = inputType;
+  switch (which) {
+  case Operand::LHS: shape3 = {p.groups, p.m, p.k}; break;
+  case Operand::RHS: shape3 = {p.groups, p.k, p.n}; break;
+  case Operand::Output:
+    shape3 = {p.groups, p.m, p.n};
+    type = outputType;
+    break;
+  }
+  Tensor t3 = graph.addVariable(type, shape3, dc);
+  if (t3.numElements() != 0 && p.groups * p.m * p.n * p.k != 0) {
+    const MatMulPlan plan = getPlan(graph, p, parsed, cache);
+    if (which == Operand::Output) {
+      mapOutput(graph, t3, p, plan);
+    } else {
+      // Block (g, i, d) of A is used by the colSplit tiles (g, i, *, d): share
+      // it out between them (and likewise block (g, d, j) of B).
+      for (unsigned gi = 0; gi < plan.groupSplit; ++gi) {
+        const Range groups = blockRange(gi, plan.groupBlock, p.groups);
+        for (std::size_t g = groups.begin; g < groups.end; ++g) {
+          const unsigned outer = which == Operand::LHS ? plan.rowSplit : plan.colSplit;
+          const unsigned users = which == Operand::LHS ? plan.colSplit : plan.rowSplit;
+          for (unsigned o = 0; o < outer; ++o) {
+            const Range outerRange = which == Operand::LHS ? blockRange(o, plan.rowBlock, p.m)
+                                                           : blockRange(o, plan.colBlock, p.n);
+            for (unsigned d = 0; d < plan.depthSplit; ++d) {
+              const Range depth = blockRange(d, plan.depthBlock, p.k);
+              if (outerRange.empty() || depth.empty())
+                continue;
+              const Tensor block =
+                  which == Operand::LHS
+                      ? t3[g].slice({outerRange.begin, depth.begin}, {outerRange.end, depth.end}).flatten()
+                      : t3[g].slice({depth.begin, outerRange.begin}, {depth.end, outerRange.end}).flatten();
+              for (unsigned u = 0; u < users; ++u) {
+                const Range part = pieceRange(u, users, block.numElements());
+                if (part.empty())
+                  continue;
+                const unsigned tile = which == Operand::LHS ? plan.tileOf(gi, o, u, d) : plan.tileOf(gi, u, o, d);
+                graph.setTileMapping(block.slice(part.begin, part.end), tile);
+              }
+            }
+          }
+        }
+      }
+    }
+  } else if (t3.numElements() != 0) {
+    graph.setTileMapping(t3, 0);
+  }
+  return grouped ? t3 : t3[0];
+}
+
+} // namespace
+
+// --- public API ---------------------------------------------------------------
+
+Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog, const Type &outputType,
+              const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  return matMulImpl(graph, "poplin::matMul", A, B, prog, outputType, debugContext, options, cache, false);
+}
+
+Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog,
+              const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  return matMulImpl(graph, "poplin::matMul", A, B, prog, A.elementType(), debugContext, options, cache, false);
+}
+
+void matMulWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out, program::Sequence &prog,
+                      const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  withOutputImpl(graph, "poplin::matMulWithOutput", A, B, out, prog, debugContext, options, cache, false);
+}
+
+Tensor matMulGrouped(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog,
+                     const Type &outputType, const DebugContext &debugContext, const OptionFlags &options,
+                     PlanningCache *cache) {
+  return matMulImpl(graph, "poplin::matMulGrouped", A, B, prog, outputType, debugContext, options, cache, true);
+}
+
+void matMulGroupedWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out, program::Sequence &prog,
+                             const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  withOutputImpl(graph, "poplin::matMulGroupedWithOutput", A, B, out, prog, debugContext, options, cache, true);
+}
+
+void matMulAcc(Graph &graph, const Tensor &C, float k, const Tensor &A, const Tensor &B, program::Sequence &prog,
+               const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  accImpl(graph, "poplin::matMulAcc", C, scaleConstant(graph, k, debugContext), A, B, prog, debugContext, options,
+          cache, false);
+}
+
+void matMulAcc(Graph &graph, const Tensor &C, const Tensor &k, const Tensor &A, const Tensor &B,
+               program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+               PlanningCache *cache) {
+  accImpl(graph, "poplin::matMulAcc", C, k, A, B, prog, debugContext, options, cache, false);
+}
+
+void matMulGroupedAcc(Graph &graph, const Tensor &C, float k, const Tensor &A, const Tensor &B,
+                      program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+                      PlanningCache *cache) {
+  accImpl(graph, "poplin::matMulGroupedAcc", C, scaleConstant(graph, k, debugContext), A, B, prog, debugContext,
+          options, cache, true);
+}
+
+void matMulGroupedAcc(Graph &graph, const Tensor &C, const Tensor &k, const Tensor &A, const Tensor &B,
+                      program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+                      PlanningCache *cache) {
+  accImpl(graph, "poplin::matMulGroupedAcc", C, k, A, B, prog, debugContext, options, cache, true);
+}
+
+void matMulReportPlan(std::ostream &out, const Graph &graph, const Type &inputType, const Type &outputType,
+                      const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                      const OptionFlags &options, PlanningCache *cache) {
+  MatMulProblem p = problemFromShapes("poplin::matMulReportPlan", inputType, outputType, aShape, bShape, false);
+  const MatMulOptions parsed = planning::parseMatMulOptions(options);
+  const MatMulPlan plan = getPlan(graph, p, parsed, cache);
+  planning::describePlan(out, graph.getTarget(), p, parsed, plan);
+}
+
+void matMulGroupedReportPlan(std::ostream &out, const Graph &graph, const Type &inputType, const Type &outputType,
+                             const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                             const OptionFlags &options, PlanningCache *cache) {
+  MatMulProblem p =
+      problemFromShapes("poplin::matMulGroupedReportPlan", inputType, outputType, aShape, bShape, true);
+  const MatMulOptions parsed = planning::parseMatMulOptions(options);
+  const MatMulPlan plan = getPlan(graph, p, parsed, cache);
+  planning::describePlan(out, graph.getTarget(), p, parsed, plan);
+}
+
+Tensor createMatMulInputLHS(Graph &graph, const Type &inputType, const Type &outputType,
+                            const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                            const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulInputLHS", Operand::LHS, inputType, outputType, aShape, bShape,
+                       debugContext, options, cache, false);
+}
+
+Tensor createMatMulInputLHS(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
+                            const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                            const OptionFlags &options, PlanningCache *cache) {
+  return createMatMulInputLHS(graph, dataType, dataType, aShape, bShape, debugContext, options, cache);
+}
+
+Tensor createMatMulInputRHS(Graph &graph, const Type &inputType, const Type &outputType,
+                            const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                            const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulInputRHS", Operand::RHS, inputType, outputType, aShape, bShape,
+                       debugContext, options, cache, false);
+}
+
+Tensor createMatMulInputRHS(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
+                            const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                            const OptionFlags &options, PlanningCache *cache) {
+  return createMatMulInputRHS(graph, dataType, dataType, aShape, bShape, debugContext, options, cache);
+}
+
+Tensor createMatMulOutput(Graph &graph, const Type &inputType, const Type &outputType,
+                          const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                          const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulOutput", Operand::Output, inputType, outputType, aShape, bShape,
+                       debugContext, options, cache, false);
+}
+
+Tensor createMatMulOutput(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
+                          const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                          const OptionFlags &options, PlanningCache *cache) {
+  return createMatMulOutput(graph, dataType, dataType, aShape, bShape, debugContext, options, cache);
+}
+
+Tensor createMatMulGroupedInputLHS(Graph &graph, const Type &inputType, const Type &outputType,
+                                   const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                                   const DebugContext &debugContext, const OptionFlags &options,
+                                   PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulGroupedInputLHS", Operand::LHS, inputType, outputType, aShape,
+                       bShape, debugContext, options, cache, true);
+}
+
+Tensor createMatMulGroupedInputRHS(Graph &graph, const Type &inputType, const Type &outputType,
+                                   const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                                   const DebugContext &debugContext, const OptionFlags &options,
+                                   PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulGroupedInputRHS", Operand::RHS, inputType, outputType, aShape,
+                       bShape, debugContext, options, cache, true);
+}
+
+Tensor createMatMulGroupedOutput(Graph &graph, const Type &inputType, const Type &outputType,
+                                 const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                                 const DebugContext &debugContext, const OptionFlags &options,
+                                 PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulGroupedOutput", Operand::Output, inputType, outputType, aShape,
+                       bShape, debugContext, options, cache, true);
+}
+
+Tensor transposeGroupedMatrix(const Tensor &A) {
+  if (A.rank() != 3)
+    throw poputil::poplibs_error("poplin::transposeGroupedMatrix: expected a rank-3 tensor, got shape " +
+                                 shapeString(A.shape()));
+  return A.dimShuffle({0, 2, 1});
+}
+
+void matmulValidateOptions(const OptionFlags &options) { planning::parseMatMulOptions(options); }
+
+} // namespace poplin

@@ -1,0 +1,206 @@
+// Copyright (c) Aspen contributors.
+#include "MatMulPlan.hpp"
+
+#include <poplar/exceptions.hpp>
+#include <poputil/OptionParsing.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <ostream>
+#include <vector>
+
+namespace poplin::planning {
+namespace {
+
+/// Cycles of the sync and fixed exchange overhead of one superstep.
+constexpr std::uint64_t kSuperstepCycles = 60;
+/// Fixed cycles of a MatMulBlock vertex (supervisor start, AMP weight loads).
+constexpr std::uint64_t kBlockVertexOverhead = 40;
+/// Fixed thread cycles of each worker of a reduce vertex.
+constexpr std::uint64_t kReduceWorkerOverhead = 20;
+
+std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+std::uint64_t roundUp(std::uint64_t a, std::uint64_t grain) { return ceilDiv(a, grain) * grain; }
+
+/// The numbers of pieces a dimension of `size` can be split into without
+/// empty pieces, up to `maxSplit` (each giving a different block size).
+std::vector<unsigned> candidateSplits(std::size_t size, unsigned maxSplit) {
+  std::vector<unsigned> splits;
+  const std::size_t limit = std::min<std::size_t>(std::max<std::size_t>(size, 1), maxSplit);
+  for (std::size_t s = 1; s <= limit; ++s) {
+    const std::size_t block = ceilDiv(std::max<std::size_t>(size, 1), s);
+    const unsigned pieces = unsigned(ceilDiv(std::max<std::size_t>(size, 1), block));
+    if (splits.empty() || splits.back() != pieces)
+      splits.push_back(pieces);
+  }
+  return splits;
+}
+
+/// Output columns the AMP computes together: a partly used group costs a whole one.
+unsigned ampColumnGrain(const poplar::Type &inputType) { return inputType == poplar::HALF ? 16 : 8; }
+
+MatMulCost evaluate(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options,
+                    const MatMulPlan &plan) {
+  MatMulCost cost;
+  const std::uint64_t inSize = p.inputType.size();
+  const std::uint64_t partialsSize = p.partialsType.size();
+  const std::uint64_t outSize = p.outputType.size();
+  const std::uint64_t gb = plan.groupBlock, bm = plan.rowBlock, bn = plan.colBlock, bk = plan.depthBlock;
+  const bool reduces = plan.reduces(p);
+  const std::uint64_t exchangeRate = std::max(1u, target.getExchangeBytesPerCycle());
+
+  // Superstep 1: receive the A and B blocks, multiply.
+  const std::uint64_t inputBytes = gb * (bm * bk + bk * bn) * inSize;
+  cost.computeCycles = gb * estimateBlockCycles(target, p.inputType, p.partialsType, bm, bk, bn);
+  cost.exchangeCycles = ceilDiv(inputBytes, exchangeRate);
+  std::uint64_t total = kSuperstepCycles + cost.computeCycles + cost.exchangeCycles;
+
+  // Superstep 2: each of the depthSplit tiles of a block adds up its share of
+  // the block's partial sums, received from the others.
+  const std::uint64_t blockPartialBytes = gb * bm * bn * partialsSize;
+  std::uint64_t reduceTemp = 0;
+  if (reduces) {
+    const std::uint64_t share = ceilDiv(gb * bm * bn, plan.depthSplit);
+    const std::uint64_t received = (plan.depthSplit - 1) * share * partialsSize;
+    cost.reduceCycles = kSuperstepCycles + ceilDiv(received, exchangeRate) +
+                        estimateReduceCycles(target, p.partialsType, share, plan.depthSplit);
+    total += cost.reduceCycles;
+    reduceTemp = blockPartialBytes + plan.depthSplit * share * partialsSize;
+  }
+  cost.totalCycles = total;
+
+  // Temporaries: the operand copies and partial sums (live in superstep 1),
+  // then the partials and the received shares (superstep 2).
+  const std::uint64_t stage1Temp = inputBytes + (reduces ? blockPartialBytes : 0);
+  cost.tempBytesPerTile = std::max(stage1Temp, reduceTemp);
+  const std::uint64_t outputBytes = (reduces ? ceilDiv(gb * bm * bn, plan.depthSplit) : gb * bm * bn) * outSize;
+  cost.totalBytesPerTile = cost.tempBytesPerTile + outputBytes;
+  const double budget = options.availableMemoryProportion * double(target.getBytesPerTile());
+  cost.fitsTempBudget =
+      double(cost.tempBytesPerTile) <= budget && cost.totalBytesPerTile <= target.getBytesPerTile();
+  return cost;
+}
+
+/// True when `a` is a better plan than `b`.
+bool better(const MatMulPlan &a, const MatMulPlan &b) {
+  if (a.cost.fitsTempBudget != b.cost.fitsTempBudget)
+    return a.cost.fitsTempBudget;
+  if (!a.cost.fitsTempBudget) // nothing fits: least memory first
+    return a.cost.totalBytesPerTile < b.cost.totalBytesPerTile ||
+           (a.cost.totalBytesPerTile == b.cost.totalBytesPerTile && a.cost.totalCycles < b.cost.totalCycles);
+  if (a.cost.totalCycles != b.cost.totalCycles)
+    return a.cost.totalCycles < b.cost.totalCycles;
+  return a.tilesUsed() < b.tilesUsed();
+}
+
+} // namespace
+
+MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
+  MatMulOptions parsed;
+  bool ignoredBool = false;
+  std::string ignoredString;
+  const poplibs::OptionSpec spec{
+      {"availableMemoryProportion", poplibs::OptionHandler::createWithDouble(parsed.availableMemoryProportion)},
+      {"partialsType", poplibs::OptionHandler::createWithEnum(
+                           parsed.partialsType, std::map<std::string, poplar::Type>{{"half", poplar::HALF},
+                                                                                    {"float", poplar::FLOAT},
+                                                                                    {"HALF", poplar::HALF},
+                                                                                    {"FLOAT", poplar::FLOAT}})},
+      {"fullyConnectedPass",
+       poplibs::OptionHandler::createWithEnum(parsed.fullyConnectedPass,
+                                              std::map<std::string, std::string>{{"NONE", "NONE"},
+                                                                                 {"INFERENCE_FWD", "INFERENCE_FWD"},
+                                                                                 {"TRAINING_FWD", "TRAINING_FWD"},
+                                                                                 {"TRAINING_BWD", "TRAINING_BWD"},
+                                                                                 {"TRAINING_WU", "TRAINING_WU"}})},
+      {"inputRHSIsPreArranged", poplibs::OptionHandler::createWithBool(ignoredBool)},
+      {"use128BitConvUnitLoad", poplibs::OptionHandler::createWithBool(ignoredBool)},
+      {"enableMultiStageReduce", poplibs::OptionHandler::createWithBool(ignoredBool)},
+      {"enableFastReduce", poplibs::OptionHandler::createWithBool(ignoredBool)},
+      {"remapOutputTensor", poplibs::OptionHandler::createWithBool(ignoredBool)},
+      {"gatherOutput", poplibs::OptionHandler::createWithBool(ignoredBool)},
+      {"planConstraints", poplibs::OptionHandler::createWithString(ignoredString)},
+  };
+  try {
+    spec.parse(options);
+  } catch (const poplar::invalid_option &e) {
+    throw poplar::invalid_option(std::string("poplin::matMul: ") + e.what());
+  }
+  if (!(parsed.availableMemoryProportion >= 0.0 && parsed.availableMemoryProportion <= 1.0))
+    throw poplar::invalid_option("poplin::matMul: option 'availableMemoryProportion' must lie in [0, 1], got " +
+                                 options.at("availableMemoryProportion").str());
+  return parsed;
+}
+
+unsigned ampMacsPerCycle(const poplar::Target &target, const poplar::Type &inputType,
+                         const poplar::Type &partialsType) {
+  if (inputType == poplar::HALF) {
+    const unsigned units = partialsType == poplar::HALF ? target.getFp16InFp16OutConvUnitsPerTile()
+                                                        : target.getFp16InFp32OutConvUnitsPerTile();
+    return std::max(1u, units) * 4; // 4 halves per 64-bit load
+  }
+  return std::max(1u, target.getFp32InFp32OutConvUnitsPerTile()) * 2; // 2 floats per 64-bit load
+}
+
+std::uint64_t estimateBlockCycles(const poplar::Target &target, const poplar::Type &inputType,
+                                  const poplar::Type &partialsType, std::size_t rows, std::size_t depth,
+                                  std::size_t cols) {
+  const std::uint64_t macs = std::uint64_t(rows) * depth * roundUp(cols, ampColumnGrain(inputType));
+  const std::uint64_t writeBack = ceilDiv(std::uint64_t(rows) * cols, target.getVectorWidth(poplar::FLOAT));
+  return kBlockVertexOverhead + ceilDiv(macs, ampMacsPerCycle(target, inputType, partialsType)) + writeBack;
+}
+
+std::uint64_t estimateReduceCycles(const poplar::Target &target, const poplar::Type &partialsType,
+                                   std::size_t elements, std::size_t numPartials) {
+  const unsigned workers = std::max(1u, target.getNumWorkerContexts());
+  const std::uint64_t perWorker = ceilDiv(elements, workers);
+  const std::uint64_t vector = std::max(1u, target.getVectorWidth(partialsType));
+  return workers * (kReduceWorkerOverhead + ceilDiv(perWorker * numPartials, vector));
+}
+
+MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options) {
+  const unsigned numTiles = std::max(1u, target.getNumTiles());
+  MatMulPlan best;
+  bool haveBest = false;
+  for (unsigned pg : candidateSplits(p.groups, numTiles)) {
+    for (unsigned pm : candidateSplits(p.m, numTiles / pg)) {
+      for (unsigned pn : candidateSplits(p.n, numTiles / (pg * pm))) {
+        for (unsigned pk : candidateSplits(p.k, numTiles / (pg * pm * pn))) {
+          MatMulPlan plan;
+          plan.groupSplit = pg;
+          plan.rowSplit = pm;
+          plan.colSplit = pn;
+          plan.depthSplit = pk;
+          plan.groupBlock = ceilDiv(p.groups, pg);
+          plan.rowBlock = ceilDiv(p.m, pm);
+          plan.colBlock = ceilDiv(p.n, pn);
+          plan.depthBlock = ceilDiv(p.k, pk);
+          plan.cost = evaluate(target, p, options, plan);
+          if (!haveBest || better(plan, best)) {
+            best = plan;
+            haveBest = true;
+          }
+        }
+      }
+    }
+  }
+  return best;
+}
+
+void describePlan(std::ostream &os, const poplar::Target &target, const MatMulProblem &p,
+                  const MatMulOptions &options, const MatMulPlan &plan) {
+  os << "poplin::matMul plan: " << p.groups << " x {" << p.m << "," << p.k << "} * {" << p.k << "," << p.n
+     << "}, " << p.inputType << " -> " << p.outputType << " (partials " << p.partialsType << ")"
+     << (p.accumulate ? ", accumulating" : "") << "\n"
+     << "  split: groups " << plan.groupSplit << " (block " << plan.groupBlock << "), rows " << plan.rowSplit
+     << " (block " << plan.rowBlock << "), columns " << plan.colSplit << " (block " << plan.colBlock
+     << "), inner " << plan.depthSplit << " (block " << plan.depthBlock << ")\n"
+     << "  tiles used: " << plan.tilesUsed() << " of " << target.getNumTiles() << "\n"
+     << "  estimated cycles: compute " << plan.cost.computeCycles << ", exchange " << plan.cost.exchangeCycles
+     << ", reduction " << plan.cost.reduceCycles << ", total " << plan.cost.totalCycles << "\n"
+     << "  memory per tile: temporaries " << plan.cost.tempBytesPerTile << " bytes (budget "
+     << std::uint64_t(options.availableMemoryProportion * double(target.getBytesPerTile())) << "), total "
+     << plan.cost.totalBytesPerTile << " bytes" << (plan.cost.fitsTempBudget ? "" : " (over budget)") << "\n";
+}
+
+} // namespace poplin::planning

@@ -1,0 +1,90 @@
+// Copyright (c) Aspen contributors.
+// The matrix-multiply planner: how to split {G, m, k} x {G, k, n} over tiles,
+// chosen by the cost model (compute cycles at the AMP rate, exchange bytes at
+// the exchange bandwidth, a reduction superstep when k is split) under the
+// per-tile memory budget. Also the cycle estimators of the two vertices, which
+// the graph builder attaches to each vertex so that planned and reported
+// cycles agree.
+#pragma once
+
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Target.hpp>
+#include <poplar/Type.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace poplin::planning {
+
+/// The parsed and validated matmul options.
+struct MatMulOptions {
+  double availableMemoryProportion = 0.6;
+  poplar::Type partialsType = poplar::FLOAT;
+  std::string fullyConnectedPass = "NONE";
+};
+
+/// Parses `options`; throws poplar::invalid_option naming an unknown key or a bad value.
+MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options);
+
+/// What is multiplied: G products of {m, k} x {k, n}.
+struct MatMulProblem {
+  std::size_t groups = 1, m = 0, k = 0, n = 0;
+  poplar::Type inputType = poplar::FLOAT;
+  poplar::Type outputType = poplar::FLOAT;
+  poplar::Type partialsType = poplar::FLOAT;
+  /// The result is added to an existing tensor (matMulAcc): always reduce.
+  bool accumulate = false;
+};
+
+/// Estimated cost of a plan on its busiest tile, in cycles and bytes.
+struct MatMulCost {
+  std::uint64_t computeCycles = 0;
+  std::uint64_t exchangeCycles = 0;
+  std::uint64_t reduceCycles = 0;
+  std::uint64_t totalCycles = 0;
+  std::uint64_t tempBytesPerTile = 0;
+  std::uint64_t totalBytesPerTile = 0;
+  bool fitsTempBudget = false;
+};
+
+/// A split of the problem over tiles. The block (g, i, j, d) — groups
+/// [g*groupBlock, ...), rows [i*rowBlock, ...), columns [j*colBlock, ...),
+/// inner [d*depthBlock, ...) — is computed on tile tileOf(g, i, j, d).
+struct MatMulPlan {
+  unsigned groupSplit = 1, rowSplit = 1, colSplit = 1, depthSplit = 1;
+  std::size_t groupBlock = 0, rowBlock = 0, colBlock = 0, depthBlock = 0;
+  MatMulCost cost;
+
+  unsigned tilesUsed() const { return groupSplit * rowSplit * colSplit * depthSplit; }
+  unsigned tileOf(unsigned g, unsigned i, unsigned j, unsigned d) const {
+    return ((g * rowSplit + i) * colSplit + j) * depthSplit + d;
+  }
+  /// True when partial sums are reduced in a second superstep.
+  bool reduces(const MatMulProblem &p) const { return depthSplit > 1 || p.accumulate; }
+};
+
+/// The cheapest plan for `problem` on `target` within the memory budget (or,
+/// when none fits, the one needing least memory).
+MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &problem, const MatMulOptions &options);
+
+/// Writes a readable description of `plan`.
+void describePlan(std::ostream &os, const poplar::Target &target, const MatMulProblem &problem,
+                  const MatMulOptions &options, const MatMulPlan &plan);
+
+/// Multiply-accumulates per cycle of one tile's AMP for this input/partials pair.
+unsigned ampMacsPerCycle(const poplar::Target &target, const poplar::Type &inputType,
+                         const poplar::Type &partialsType);
+
+/// Cycle estimate (machine cycles) of a MatMulBlock vertex of {rows, depth} x {depth, cols}.
+std::uint64_t estimateBlockCycles(const poplar::Target &target, const poplar::Type &inputType,
+                                  const poplar::Type &partialsType, std::size_t rows, std::size_t depth,
+                                  std::size_t cols);
+
+/// Cycle estimate (machine cycles) of a MatMulReduce(Acc) vertex adding
+/// `numPartials` partials for each of `elements` outputs.
+std::uint64_t estimateReduceCycles(const poplar::Target &target, const poplar::Type &partialsType,
+                                   std::size_t elements, std::size_t numPartials);
+
+} // namespace poplin::planning

@@ -1,0 +1,81 @@
+// Copyright (c) Aspen contributors.
+// popops::cast: element type conversion with popops::Cast1D vertices on the tiles
+// where the destination lives.
+#include "popops/Cast.hpp"
+
+#include "ElementWiseInternal.hpp"
+#include "Internal.hpp"
+
+namespace popops {
+
+namespace {
+
+poplar::Tensor createCastOutput(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
+                                const poplar::DebugContext &dc) {
+  return aspen::ops::createOutputLike(graph, dstType, src.shape(), {src}, {dc, "cast"});
+}
+
+// Cycles per vector: float<->half conversions pack/unpack, the rest is a move.
+double castCycles(const poplar::Type &from, const poplar::Type &to) {
+  return (from == poplar::HALF) != (to == poplar::HALF) ? 2.0 : 1.0;
+}
+
+} // namespace
+
+void cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst, poplar::ComputeSet cs) {
+  if (src.shape() != dst.shape())
+    throw poputil::poplibs_error("popops::cast: source " + aspen::ops::describe(src) + " and destination " +
+                                 aspen::ops::describe(dst) + " have different shapes");
+  if (!dst.isParallelWriteable())
+    throw poputil::poplibs_error("popops::cast: destination " + aspen::ops::describe(dst) +
+                                 " cannot be written (it contains constants or aliased elements)");
+  const std::string vt = aspen::ops::vertexName("popops::Cast1D", src.elementType(), dst.elementType());
+  aspen::ops::requireVertex(graph, vt, "popops::cast",
+                            "casting " + src.elementType().toString().str() + " to " +
+                                dst.elementType().toString().str());
+  aspen::ops::mapIfUnmapped(graph, dst);
+  const poplar::Tensor srcFlat = src.flatten();
+  const poplar::Tensor dstFlat = dst.flatten();
+  const auto &target = graph.getTarget();
+  for (const auto &w : aspen::ops::splitByTile(graph, dst)) {
+    poplar::VertexRef v = graph.addVertex(cs, vt);
+    graph.connect(v["src"], aspen::ops::gather(srcFlat, w.regions));
+    graph.connect(v["dst"], aspen::ops::gather(dstFlat, w.regions));
+    graph.setTileMapping(v, w.tile);
+    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(target, dst.elementType(), w.numElements(),
+                                                           castCycles(src.elementType(), dst.elementType())));
+  }
+}
+
+poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType, poplar::ComputeSet cs,
+                    const poplar::DebugContext &debugContext) {
+  poplar::Tensor dst = createCastOutput(graph, src, dstType, debugContext);
+  cast(graph, src, dst, cs);
+  return dst;
+}
+
+poplar::program::Program cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst,
+                              const poplar::DebugContext &debugContext) {
+  if (src.shape() != dst.shape())
+    throw poputil::poplibs_error("popops::cast: source " + aspen::ops::describe(src) + " and destination " +
+                                 aspen::ops::describe(dst) + " have different shapes");
+  if (src.elementType() == dst.elementType())
+    return poplar::program::Copy(src, dst, false, {debugContext, "cast"});
+  poplar::ComputeSet cs = graph.addComputeSet({debugContext, "cast"});
+  cast(graph, src, dst, cs);
+  return poplar::program::Execute(cs, {debugContext, "cast"});
+}
+
+poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
+                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+  poplar::Tensor dst = createCastOutput(graph, src, dstType, debugContext);
+  prog.add(cast(graph, src, dst, debugContext));
+  return dst;
+}
+
+void castWithOutput(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
+                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+  prog.add(cast(graph, src, dst, debugContext));
+}
+
+} // namespace popops

@@ -1,0 +1,546 @@
+// Copyright (c) Aspen contributors.
+// popops dynamic slicing. The sliced tensor is viewed as rows (one per index of the
+// sliced dimension) by columns (everything else); each vertex serves one column region
+// of all rows, on the tile that holds that region of the result (or of the sliced
+// tensor for updates). createSliceableTensor lays tensors out by columns so that a
+// tile holds every row of its columns and slicing needs no exchange of the table.
+// Vertices: popops::DynamicSlice1D, DynamicUpdateSlice1D, MultiSlice, MultiUpdate,
+// MultiUpdateAdd, MultiUpdateMax.
+#include "popops/DynamicSlice.hpp"
+
+#include "Internal.hpp"
+#include "poputil/OptionParsing.hpp"
+#include "poputil/TileMapping.hpp"
+#include "poputil/Util.hpp"
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+#include <set>
+#include <tuple>
+
+namespace popops {
+
+class SlicePlanInternal {
+public:
+  bool valid = false;
+  std::size_t numEntries = 0, outputSize = 0;
+  std::vector<std::size_t> numLookups;
+  bool usedForSlice = true, usedForUpdate = true;
+  std::string operationForUpdate = "add";
+  std::unique_ptr<SlicePlanInternal> clone() const { return std::unique_ptr<SlicePlanInternal>(new SlicePlanInternal(*this)); }
+  bool operator==(const SlicePlanInternal &o) const {
+    return valid == o.valid && numEntries == o.numEntries && outputSize == o.outputSize &&
+           numLookups == o.numLookups && usedForSlice == o.usedForSlice && usedForUpdate == o.usedForUpdate &&
+           operationForUpdate == o.operationForUpdate;
+  }
+  bool operator<(const SlicePlanInternal &o) const {
+    return std::tie(valid, numEntries, outputSize, numLookups, usedForSlice, usedForUpdate, operationForUpdate) <
+           std::tie(o.valid, o.numEntries, o.outputSize, o.numLookups, o.usedForSlice, o.usedForUpdate,
+                    o.operationForUpdate);
+  }
+};
+
+SlicePlan::SlicePlan() : internal(new SlicePlanInternal) {}
+SlicePlan::~SlicePlan() = default;
+SlicePlan::SlicePlan(const SlicePlan &other) : internal(other.internal->clone()) {}
+SlicePlan::SlicePlan(SlicePlan &&other) : internal(std::move(other.internal)) {
+  other.internal.reset(new SlicePlanInternal);
+}
+SlicePlan &SlicePlan::operator=(const SlicePlan &other) {
+  internal = other.internal->clone();
+  return *this;
+}
+SlicePlan &SlicePlan::operator=(SlicePlan &&other) {
+  std::swap(internal, other.internal);
+  return *this;
+}
+SlicePlan::SlicePlan(std::unique_ptr<SlicePlanInternal> i) : internal(std::move(i)) {}
+bool SlicePlan::isValid() const { return internal->valid; }
+
+std::ostream &operator<<(std::ostream &o, const SlicePlan &p) {
+  const auto &i = *p.internal;
+  if (!i.valid)
+    return o << "SlicePlan(none)";
+  o << "SlicePlan(columns over tiles, numEntries=" << i.numEntries << ", outputSize=" << i.outputSize
+    << ", lookups={";
+  for (std::size_t k = 0; k < i.numLookups.size(); ++k)
+    o << (k ? "," : "") << i.numLookups[k];
+  return o << "})";
+}
+bool operator<(const SlicePlan &a, const SlicePlan &b) noexcept { return *a.internal < *b.internal; }
+bool operator==(const SlicePlan &a, const SlicePlan &b) noexcept { return *a.internal == *b.internal; }
+bool operator!=(const SlicePlan &a, const SlicePlan &b) noexcept { return !(a == b); }
+
+namespace {
+
+using aspen::ops::describe;
+using aspen::ops::shapeString;
+
+void checkDimsAndSizes(const poplar::Tensor &t, const std::vector<std::size_t> &dims,
+                       const std::vector<std::size_t> &sizes, const std::string &op) {
+  if (!t.valid())
+    throw poputil::poplibs_error(op + ": the tensor to slice is not valid");
+  if (dims.size() != sizes.size())
+    throw poputil::poplibs_error(op + ": dims " + shapeString(dims) + " and sizes " + shapeString(sizes) +
+                                 " must have the same length");
+  std::set<std::size_t> seen;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] >= t.rank())
+      throw poputil::poplibs_error(op + ": dimension " + std::to_string(dims[i]) + " is out of range for " +
+                                   describe(t));
+    if (!seen.insert(dims[i]).second)
+      throw poputil::poplibs_error(op + ": dimension " + std::to_string(dims[i]) + " is listed twice");
+    if (sizes[i] > t.dim(dims[i]))
+      throw poputil::poplibs_error(op + ": slice size " + std::to_string(sizes[i]) + " exceeds dimension " +
+                                   std::to_string(dims[i]) + " of " + describe(t));
+  }
+}
+
+std::vector<std::size_t> slicedShape(const std::vector<std::size_t> &shape, const std::vector<std::size_t> &dims,
+                                     const std::vector<std::size_t> &sizes) {
+  std::vector<std::size_t> s = shape;
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    s[dims[i]] = sizes[i];
+  return s;
+}
+
+// `t` with dimension `d` moved first and the rest flattened: [t.dim(d), columns].
+poplar::Tensor rowsByColumns(const poplar::Tensor &t, unsigned d) {
+  const poplar::Tensor rolled = t.dimRoll(d, 0);
+  const std::size_t rows = t.dim(d);
+  return rolled.reshape({rows, rows ? t.numElements() / rows : 0});
+}
+
+// The columns `regions` of a [rows, columns] tensor, all rows, flattened row-major.
+poplar::Tensor columnsOf(const poplar::Tensor &m, const std::vector<poplar::Interval> &regions) {
+  std::vector<poplar::Tensor> parts;
+  for (const auto &r : regions)
+    parts.push_back(m.slice(r.begin(), r.end(), 1));
+  return (parts.size() == 1 ? parts[0] : poplar::concat(parts, 1)).flatten();
+}
+
+poplar::Tensor offsetElement(const poplar::Tensor &offset, std::size_t i) {
+  poplar::Tensor o = offset.flatten()[i];
+  return o.elementType() == poplar::INT ? o.reinterpret(poplar::UNSIGNED_INT) : o;
+}
+
+void checkOffsets(const poplar::Tensor &offset, std::size_t needed, const std::string &op) {
+  if (!offset.valid())
+    throw poputil::poplibs_error(op + ": the offset tensor is not valid");
+  if (offset.elementType() != poplar::UNSIGNED_INT && offset.elementType() != poplar::INT)
+    throw poputil::poplibs_error(op + ": offsets " + describe(offset) + " must be UNSIGNED_INT");
+  if (offset.numElements() < needed)
+    throw poputil::poplibs_error(op + ": offset " + describe(offset) + " needs " + std::to_string(needed) +
+                                 " element(s), one per sliced dimension");
+}
+
+// Column regions of a [rows, columns] tensor, per tile, from the mapping of its first row.
+std::vector<aspen::ops::TileWork> columnWork(const poplar::Graph &graph, const poplar::Tensor &m) {
+  return aspen::ops::splitByTile(graph, m[0], 4);
+}
+
+std::uint64_t copyCycles(std::size_t bytes) { return 30 + bytes / 8; }
+
+// Slices dimension d (one dimension) of t at run-time offset `off` into out.
+void sliceOneDim(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &out, unsigned d,
+                 const poplar::Tensor &off, poplar::ComputeSet cs, bool update) {
+  const poplar::Tensor base = rowsByColumns(t, d);
+  const poplar::Tensor sub = rowsByColumns(out, d);
+  if (base.dim(1) == 0 || sub.dim(0) == 0)
+    return;
+  const poplar::Type type = t.elementType();
+  const std::string vt =
+      aspen::ops::vertexName(update ? "popops::DynamicUpdateSlice1D" : "popops::DynamicSlice1D", type);
+  aspen::ops::requireVertex(graph, vt, update ? "popops::dynamicUpdate" : "popops::dynamicSlice",
+                            "slicing tensors of type " + type.toString().str());
+  // Slices are made where the result lives; updates where the updated tensor lives.
+  for (const auto &w : columnWork(graph, update ? base : sub)) {
+    poplar::VertexRef v = graph.addVertex(cs, vt);
+    graph.connect(v["offset"], off);
+    graph.connect(v["baseT"], columnsOf(base, w.regions));
+    graph.connect(v["subT"], columnsOf(sub, w.regions));
+    graph.setInitialValue(v["numBaseElements"], static_cast<unsigned>(base.dim(0)));
+    graph.setInitialValue(v["numSubElements"], static_cast<unsigned>(sub.dim(0)));
+    graph.setInitialValue(v["regionSize"], static_cast<unsigned>(w.numElements()));
+    graph.setTileMapping(v, w.tile);
+    graph.setPerfEstimate(v, copyCycles(sub.dim(0) * w.numElements() * type.size()));
+  }
+}
+
+} // namespace
+
+poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &type,
+                                     const std::vector<size_t> &shape, const std::vector<size_t> &dims,
+                                     const std::vector<size_t> &sizes, std::size_t minGrainSize,
+                                     const poplar::DebugContext &debugContext) {
+  poplar::Tensor t = graph.addVariable(type, shape, {debugContext, "sliceable"});
+  checkDimsAndSizes(t, dims, sizes, "popops::createSliceableTensor");
+  if (dims.empty() || t.numElements() == 0) {
+    poputil::mapTensorLinearly(graph, t);
+    return t;
+  }
+  // Sliced dimensions first, then columns: each tile holds a range of columns of every row.
+  std::vector<unsigned> perm;
+  for (std::size_t d : dims)
+    perm.push_back(static_cast<unsigned>(d));
+  for (unsigned d = 0; d < t.rank(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end())
+      perm.push_back(d);
+  std::size_t rows = 1;
+  for (std::size_t d : dims)
+    rows *= shape[d];
+  const poplar::Tensor m = t.dimShuffle(perm).reshape({rows, t.numElements() / rows});
+  const std::size_t columns = m.dim(1);
+  const unsigned numTiles = graph.getTarget().getNumTiles();
+  const unsigned typeSize = std::max(1u, graph.getTarget().getTypeSize(type));
+  // At least 128 bytes and minGrainSize elements per tile and row.
+  const std::size_t minColumns = std::max<std::size_t>({1, minGrainSize, (128 + rows * typeSize - 1) / (rows * typeSize)});
+  const auto parts = poputil::splitRegions({poplar::Interval(0, columns)}, 1, numTiles,
+                                           static_cast<unsigned>(std::min<std::size_t>(minColumns, columns)));
+  for (unsigned p = 0; p < parts.size(); ++p)
+    for (const auto &r : parts[p])
+      graph.setTileMapping(m.slice(r.begin(), r.end(), 1), p);
+  return t;
+}
+
+poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &type,
+                                     const std::vector<size_t> &shape, const std::vector<size_t> &dims,
+                                     const std::vector<size_t> &sizes, const SlicePlan &plan,
+                                     const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+  (void)plan;
+  (void)options;
+  return createSliceableTensor(graph, type, shape, dims, sizes, 0, debugContext);
+}
+
+poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Tensor &t, const std::vector<size_t> &dims,
+                                 const std::vector<size_t> &sizes, std::size_t numIndices,
+                                 const poplar::DebugContext &debugContext) {
+  checkDimsAndSizes(t, dims, sizes, "popops::createSliceTensor");
+  std::vector<std::size_t> shape{numIndices};
+  const auto s = slicedShape(t.shape(), dims, sizes);
+  shape.insert(shape.end(), s.begin(), s.end());
+  poplar::Tensor out = graph.addVariable(t.elementType(), shape, {debugContext, "slice"});
+  poputil::mapTensorLinearly(graph, out);
+  return out;
+}
+
+poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Type &type, const std::vector<std::size_t> &shape,
+                                 const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                                 std::size_t numIndices, const SlicePlan &plan, const poplar::OptionFlags &options,
+                                 const poplar::DebugContext &debugContext) {
+  (void)plan;
+  (void)options;
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] >= shape.size() || i >= sizes.size() || sizes[i] > shape[dims[i]])
+      throw poputil::poplibs_error("popops::createSliceTensor: dims " + shapeString(dims) + " / sizes " +
+                                   shapeString(sizes) + " do not fit shape " + shapeString(shape));
+  std::vector<std::size_t> outShape{numIndices};
+  const auto s = slicedShape(shape, dims, sizes);
+  outShape.insert(outShape.end(), s.begin(), s.end());
+  poplar::Tensor out = graph.addVariable(type, outShape, {debugContext, "slice"});
+  poputil::mapTensorLinearly(graph, out);
+  return out;
+}
+
+poplar::Tensor createIndicesTensor(poplar::Graph &graph, const std::vector<std::size_t> &dims,
+                                   std::size_t numIndices, const SlicePlan &plan, const poplar::OptionFlags &options,
+                                   const poplar::DebugContext &debugContext) {
+  (void)plan;
+  (void)options;
+  poplar::Tensor t = graph.addVariable(poplar::UNSIGNED_INT, {numIndices, dims.size()}, {debugContext, "indices"});
+  poputil::mapTensorLinearly(graph, t);
+  return t;
+}
+
+poplar::Graph::TileToTensorMapping getSliceMapping(poplar::Graph &graph, const poplar::Tensor &t,
+                                                   const std::vector<std::size_t> &dims,
+                                                   const std::vector<std::size_t> &sizes) {
+  checkDimsAndSizes(t, dims, sizes, "popops::getSliceMapping");
+  std::vector<std::size_t> begin(t.rank(), 0), end = t.shape();
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    end[dims[i]] = sizes[i];
+  return graph.getTileMapping(t.slice(begin, end));
+}
+
+void dynamicSliceWithOutput(poplar::Graph &graph, const poplar::Tensor &output, const poplar::Tensor &t,
+                            const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
+                            const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                            const poplar::DebugContext &debugContext) {
+  const std::string op = "popops::dynamicSlice";
+  checkDimsAndSizes(t, dims, sizes, op);
+  checkOffsets(offset, dims.size(), op);
+  if (output.shape() != slicedShape(t.shape(), dims, sizes))
+    throw poputil::poplibs_error(op + ": output " + describe(output) + " does not have the slice's shape " +
+                                 shapeString(slicedShape(t.shape(), dims, sizes)));
+  if (output.elementType() != t.elementType())
+    throw poputil::poplibs_error(op + ": output " + describe(output) + " and " + describe(t) +
+                                 " have different element types");
+  if (dims.empty()) {
+    prog.add(poplar::program::Copy(t, output, false, {debugContext, "dynamicSlice"}));
+    return;
+  }
+  aspen::ops::mapIfUnmapped(graph, output);
+  // One dimension per compute set; the intermediate results are laid out like the next slice.
+  poplar::Tensor current = t;
+  std::vector<std::size_t> shape = t.shape();
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    shape[dims[i]] = sizes[i];
+    poplar::Tensor next;
+    if (i + 1 == dims.size()) {
+      next = output;
+    } else {
+      std::vector<std::size_t> begin(shape.size(), 0);
+      next = graph.clone(current.slice(begin, shape), {debugContext, "dynamicSlice/partial"});
+    }
+    poplar::ComputeSet cs = graph.addComputeSet({debugContext, "dynamicSlice"});
+    sliceOneDim(graph, current, next, static_cast<unsigned>(dims[i]), offsetElement(offset, i), cs, false);
+    prog.add(poplar::program::Execute(cs, {debugContext, "dynamicSlice"}));
+    current = next;
+  }
+}
+
+poplar::Tensor dynamicSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offset,
+                            const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                            poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+  checkDimsAndSizes(t, dims, sizes, "popops::dynamicSlice");
+  std::vector<std::size_t> begin(t.rank(), 0);
+  const auto end = slicedShape(t.shape(), dims, sizes);
+  // The result is laid out like the slice at offset 0, so each tile slices its own columns.
+  poplar::Tensor out = graph.clone(t.slice(begin, end), {debugContext, "dynamicSlice/out"});
+  aspen::ops::mapIfUnmapped(graph, out);
+  dynamicSliceWithOutput(graph, out, t, offset, dims, sizes, prog, debugContext);
+  return out;
+}
+
+void dynamicUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                   const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
+                   const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                   const poplar::DebugContext &debugContext) {
+  const std::string op = "popops::dynamicUpdate";
+  checkDimsAndSizes(t, dims, sizes, op);
+  checkOffsets(offset, dims.size(), op);
+  if (!s.valid() || s.shape() != slicedShape(t.shape(), dims, sizes))
+    throw poputil::poplibs_error(op + ": update " + describe(s) + " does not have the slice's shape " +
+                                 shapeString(slicedShape(t.shape(), dims, sizes)));
+  if (s.elementType() != t.elementType())
+    throw poputil::poplibs_error(op + ": update " + describe(s) + " and " + describe(t) +
+                                 " have different element types");
+  if (!t.isParallelWriteable())
+    throw poputil::poplibs_error(op + ": " + describe(t) + " cannot be written");
+  if (dims.empty()) {
+    prog.add(poplar::program::Copy(s, t, false, {debugContext, "dynamicUpdate"}));
+    return;
+  }
+  if (dims.size() > 1) {
+    // Read the rows selected by the first dimension, update them in the others, write them back.
+    const std::vector<std::size_t> d0{dims[0]}, s0{sizes[0]};
+    const std::vector<std::size_t> restDims(dims.begin() + 1, dims.end()), restSizes(sizes.begin() + 1, sizes.end());
+    poplar::Tensor rows = dynamicSlice(graph, t, offset.flatten().slice(0, 1), d0, s0, prog, debugContext);
+    dynamicUpdate(graph, rows, s, offset.flatten().slice(1, dims.size()), restDims, restSizes, prog, debugContext);
+    dynamicUpdate(graph, t, rows, offset.flatten().slice(0, 1), d0, s0, prog, debugContext);
+    return;
+  }
+  poplar::ComputeSet cs = graph.addComputeSet({debugContext, "dynamicUpdate"});
+  sliceOneDim(graph, t, s, static_cast<unsigned>(dims[0]), offsetElement(offset, 0), cs, true);
+  prog.add(poplar::program::Execute(cs, {debugContext, "dynamicUpdate"}));
+}
+
+namespace {
+
+enum class MultiKind { Slice, Update, UpdateAdd, UpdateMax };
+
+// The sliced tensor as [rows, columns], the slices as [numOffsets, columns] and the offsets as a vector.
+struct MultiOperands {
+  poplar::Tensor base, slices, offsets;
+};
+
+MultiOperands checkMulti(const poplar::Tensor &t, const poplar::Tensor &s, const poplar::Tensor &offsets,
+                         const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                         const std::string &op) {
+  checkDimsAndSizes(t, dims, sizes, op);
+  if (dims.size() != 1 || sizes[0] != 1)
+    throw poputil::poplibs_error(op + ": only one sliced dimension with slices of size 1 is supported (dims " +
+                                 shapeString(dims) + ", sizes " + shapeString(sizes) + ")");
+  if (!offsets.valid())
+    throw poputil::poplibs_error(op + ": the offsets tensor is not valid");
+  if (offsets.elementType() != poplar::UNSIGNED_INT && offsets.elementType() != poplar::INT)
+    throw poputil::poplibs_error(op + ": offsets " + describe(offsets) + " must be UNSIGNED_INT");
+  if (offsets.rank() == 0 || offsets.rank() > 2 || (offsets.rank() == 2 && offsets.dim(1) != 1))
+    throw poputil::poplibs_error(op + ": offsets " + describe(offsets) + " must have shape {numOffsets, 1}");
+  const std::size_t numOffsets = offsets.dim(0);
+  std::vector<std::size_t> sShape{numOffsets};
+  const auto sl = slicedShape(t.shape(), dims, sizes);
+  sShape.insert(sShape.end(), sl.begin(), sl.end());
+  if (s.valid() && s.shape() != sShape)
+    throw poputil::poplibs_error(op + ": slices " + describe(s) + " must have shape " + shapeString(sShape));
+  if (s.valid() && s.elementType() != t.elementType())
+    throw poputil::poplibs_error(op + ": slices " + describe(s) + " and " + describe(t) +
+                                 " have different element types");
+  MultiOperands m;
+  m.base = rowsByColumns(t, static_cast<unsigned>(dims[0]));
+  if (s.valid())
+    m.slices = s.reshape({numOffsets, m.base.dim(1)});
+  m.offsets = offsets.flatten();
+  if (m.offsets.elementType() == poplar::INT)
+    m.offsets = m.offsets.reinterpret(poplar::UNSIGNED_INT);
+  return m;
+}
+
+void multiVertices(poplar::Graph &graph, const MultiOperands &m, MultiKind kind, const poplar::Tensor &scale,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &dc, const std::string &op) {
+  if (m.base.dim(1) == 0 || m.offsets.numElements() == 0)
+    return;
+  const poplar::Type type = m.base.elementType();
+  std::string vt;
+  switch (kind) {
+  case MultiKind::Slice: vt = aspen::ops::vertexName("popops::MultiSlice", type); break;
+  case MultiKind::Update: vt = aspen::ops::vertexName("popops::MultiUpdate", type); break;
+  case MultiKind::UpdateAdd: vt = aspen::ops::vertexName("popops::MultiUpdateAdd", type, scale.elementType()); break;
+  case MultiKind::UpdateMax: vt = aspen::ops::vertexName("popops::MultiUpdateMax", type); break;
+  }
+  aspen::ops::requireVertex(graph, vt, op, "tensors of type " + type.toString().str());
+  poplar::ComputeSet cs = graph.addComputeSet({dc, op});
+  // Slices are made where the result lives; updates where the updated tensor lives.
+  const poplar::Tensor &layout = kind == MultiKind::Slice ? m.slices : m.base;
+  for (const auto &w : columnWork(graph, layout)) {
+    poplar::VertexRef v = graph.addVertex(cs, vt);
+    graph.connect(v["offsets"], m.offsets);
+    graph.connect(v["baseT"], columnsOf(m.base, w.regions));
+    graph.connect(v["subT"], columnsOf(m.slices, w.regions));
+    if (kind == MultiKind::UpdateAdd)
+      graph.connect(v["scale"], scale.flatten()[0]);
+    graph.setInitialValue(v["numBaseElements"], static_cast<unsigned>(m.base.dim(0)));
+    graph.setInitialValue(v["regionSize"], static_cast<unsigned>(w.numElements()));
+    graph.setTileMapping(v, w.tile);
+    const double perElement = kind == MultiKind::UpdateAdd || kind == MultiKind::UpdateMax ? 1.0 : 0.5;
+    graph.setPerfEstimate(v, aspen::ops::workerVertexCycles(m.offsets.numElements() * w.numElements(), perElement, 30));
+  }
+  prog.add(poplar::program::Execute(cs, {dc, op}));
+}
+
+} // namespace
+
+poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
+                          const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                          poplar::program::Sequence &prog, const SlicePlan &plan, const poplar::OptionFlags &options,
+                          const poplar::DebugContext &debugContext) {
+  (void)plan;
+  (void)options;
+  const std::string op = "popops::multiSlice";
+  MultiOperands m = checkMulti(t, poplar::Tensor(), offsets, dims, sizes, op);
+  const std::size_t numOffsets = m.offsets.numElements();
+  const std::size_t columns = m.base.dim(1);
+  // The result [numOffsets, columns] keeps each column region on the tile holding it in t.
+  poplar::Tensor out = graph.addVariable(t.elementType(), {numOffsets, columns}, {debugContext, "multiSlice/out"});
+  std::vector<std::vector<poplar::Interval>> mapping(graph.getTarget().getNumTiles());
+  for (const auto &w : columnWork(graph, m.base))
+    for (const auto &r : w.regions)
+      for (std::size_t i = 0; i < numOffsets; ++i)
+        mapping[w.tile].push_back(poplar::Interval(i * columns + r.begin(), i * columns + r.end()));
+  for (auto &tm : mapping)
+    std::sort(tm.begin(), tm.end());
+  poputil::mergeAdjacentRegions(mapping);
+  graph.setTileMapping(out, mapping);
+  m.slices = out;
+  multiVertices(graph, m, MultiKind::Slice, poplar::Tensor(), prog, debugContext, op);
+  std::vector<std::size_t> shape{numOffsets};
+  const auto sl = slicedShape(t.shape(), dims, sizes);
+  shape.insert(shape.end(), sl.begin(), sl.end());
+  return out.reshape(shape);
+}
+
+void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                 const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                 const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog, const SlicePlan &plan,
+                 const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+  (void)plan;
+  (void)options;
+  const std::string op = "popops::multiUpdate";
+  if (!s.valid())
+    throw poputil::poplibs_error(op + ": the slices tensor is not valid");
+  MultiOperands m = checkMulti(t, s, offsets, dims, sizes, op);
+  if (!t.isParallelWriteable())
+    throw poputil::poplibs_error(op + ": " + describe(t) + " cannot be written");
+  multiVertices(graph, m, MultiKind::Update, poplar::Tensor(), prog, debugContext, op);
+}
+
+void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                    const poplar::Tensor &offsets, const poplar::Tensor &scale, const std::vector<std::size_t> &dims,
+                    const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog, const SlicePlan &plan,
+                    const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+  (void)plan;
+  (void)options;
+  const std::string op = "popops::multiUpdateAdd";
+  if (!s.valid())
+    throw poputil::poplibs_error(op + ": the slices tensor is not valid");
+  MultiOperands m = checkMulti(t, s, offsets, dims, sizes, op);
+  if (!t.isParallelWriteable())
+    throw poputil::poplibs_error(op + ": " + describe(t) + " cannot be written");
+  if (!scale.valid() || scale.numElements() != 1)
+    throw poputil::poplibs_error(op + ": the scale must be a single-element tensor");
+  const bool scaleOk = scale.elementType() == t.elementType() ||
+                       (t.elementType() == poplar::HALF && scale.elementType() == poplar::FLOAT);
+  if (!scaleOk)
+    throw poputil::poplibs_error(op + ": scale " + describe(scale) + " must have the type of " + describe(t) +
+                                 " (or float for half)");
+  multiVertices(graph, m, MultiKind::UpdateAdd, scale, prog, debugContext, op);
+}
+
+void multiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                    const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                    const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog, const SlicePlan &plan,
+                    const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+  (void)plan;
+  (void)options;
+  const std::string op = "popops::multiUpdateMax";
+  if (!s.valid())
+    throw poputil::poplibs_error(op + ": the slices tensor is not valid");
+  MultiOperands m = checkMulti(t, s, offsets, dims, sizes, op);
+  if (!t.isParallelWriteable())
+    throw poputil::poplibs_error(op + ": " + describe(t) + " cannot be written");
+  multiVertices(graph, m, MultiKind::UpdateMax, poplar::Tensor(), prog, debugContext, op);
+}
+
+namespace embedding {
+
+SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const std::size_t numEntries,
+               const std::size_t outputSize, const std::vector<std::size_t> &numLookups,
+               const poplar::OptionFlags &options) {
+  (void)graph;
+  (void)dataType;
+  std::unique_ptr<SlicePlanInternal> p(new SlicePlanInternal);
+  double availableMemoryProportion = 0.6;
+  std::string distribution = "uniform", target = "memory", opForUpdate = "add";
+  bool sorted = false;
+  const poplibs::OptionSpec spec{
+      {"usedForSlice", poplibs::OptionHandler::createWithBool(p->usedForSlice)},
+      {"usedForUpdate", poplibs::OptionHandler::createWithBool(p->usedForUpdate)},
+      {"operationForUpdate",
+       poplibs::OptionHandler::createWithEnum(opForUpdate, std::map<std::string, std::string>{
+                                                               {"none", "none"}, {"add", "add"}, {"max", "max"}})},
+      {"availableMemoryProportion", poplibs::OptionHandler::createWithDouble(availableMemoryProportion)},
+      {"indicesDistribution",
+       poplibs::OptionHandler::createWithEnum(distribution, std::map<std::string, std::string>{
+                                                                {"uniform", "uniform"}, {"onePoint", "onePoint"}})},
+      {"planMinimisationTarget",
+       poplibs::OptionHandler::createWithEnum(target, std::map<std::string, std::string>{{"memory", "memory"},
+                                                                                          {"cycles", "cycles"}})},
+      {"indicesAreSorted", poplibs::OptionHandler::createWithBool(sorted)},
+  };
+  spec.parse(options);
+  if (!p->usedForSlice && !p->usedForUpdate)
+    throw poplar::invalid_option("embedding::plan: usedForSlice and usedForUpdate cannot both be false");
+  if (availableMemoryProportion < 0)
+    throw poplar::invalid_option("embedding::plan: availableMemoryProportion must not be negative");
+  p->valid = true;
+  p->numEntries = numEntries;
+  p->outputSize = outputSize;
+  p->numLookups = numLookups;
+  p->operationForUpdate = opForUpdate;
+  return SlicePlan(std::move(p));
+}
+
+} // namespace embedding
+
+} // namespace popops

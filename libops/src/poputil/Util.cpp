@@ -1,0 +1,206 @@
+// Copyright (c) Aspen contributors.
+// Region partitioning and small tensor utilities.
+#include "poputil/Util.hpp"
+
+#include "poputil/exceptions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace poputil {
+namespace {
+
+std::size_t ceilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// Elements per partition for `total` elements: grain multiples, balanced over
+// `maxPartitions`, at least `minElements` where possible, at most `maxElements`.
+std::size_t elementsPerPartition(std::size_t total, unsigned grainSize, unsigned maxPartitions,
+                                 unsigned minElements, unsigned maxElements) {
+  grainSize = std::max(1u, grainSize);
+  maxPartitions = std::max(1u, maxPartitions);
+  const std::size_t grains = ceilDiv(total, grainSize);
+  std::size_t grainsPer = ceilDiv(grains, maxPartitions);
+  if (minElements)
+    grainsPer = std::max(grainsPer, ceilDiv(minElements, grainSize));
+  if (maxElements != UINT_MAX) {
+    // A cap on partition size only holds while the partitions still cover everything.
+    const std::size_t capped = std::max<std::size_t>(1, maxElements / grainSize);
+    if (capped * maxPartitions >= grains)
+      grainsPer = std::min(grainsPer, capped);
+  }
+  return grainsPer * grainSize;
+}
+
+} // namespace
+
+void mergeAdjacentRegions(std::vector<poplar::Interval> &regions) {
+  std::vector<poplar::Interval> merged;
+  for (const auto &r : regions) {
+    if (r.size() == 0)
+      continue;
+    if (!merged.empty() && merged.back().end() == r.begin())
+      merged.back() = poplar::Interval(merged.back().begin(), r.end());
+    else
+      merged.push_back(r);
+  }
+  regions.swap(merged);
+}
+
+void mergeAdjacentRegions(std::vector<std::vector<poplar::Interval>> &mapping) {
+  for (auto &m : mapping)
+    mergeAdjacentRegions(m);
+}
+
+std::vector<std::vector<poplar::Interval>> splitRegions(const std::vector<poplar::Interval> &regions,
+                                                        unsigned grainSize, unsigned maxPartitions,
+                                                        unsigned minElementsPerPartition,
+                                                        unsigned maxElementsPerPartition,
+                                                        unsigned maxElementsPerRegion) {
+  std::size_t total = 0;
+  for (const auto &r : regions)
+    total += r.size();
+  std::vector<std::vector<poplar::Interval>> partitions;
+  if (total == 0)
+    return partitions;
+  const std::size_t per =
+      elementsPerPartition(total, grainSize, maxPartitions, minElementsPerPartition, maxElementsPerPartition);
+  std::size_t room = 0;
+  for (const auto &r : regions) {
+    std::size_t begin = r.begin();
+    while (begin < r.end()) {
+      if (room == 0) {
+        partitions.emplace_back();
+        room = per;
+      }
+      const std::size_t n = std::min<std::size_t>({r.end() - begin, room, maxElementsPerRegion});
+      partitions.back().push_back(poplar::Interval(begin, begin + n));
+      begin += n;
+      room -= n;
+    }
+  }
+  return partitions;
+}
+
+std::vector<std::vector<poplar::Interval>>
+splitRegionsBetweenWorkers(const poplar::Target &target, const std::vector<poplar::Interval> &regions,
+                           unsigned grainSize, unsigned minElementsPerPartition, unsigned maxElementsPerPartition,
+                           unsigned maxElementsPerRegion) {
+  return splitRegions(regions, grainSize, target.getNumWorkerContexts(), minElementsPerPartition,
+                      maxElementsPerPartition, maxElementsPerRegion);
+}
+
+std::vector<std::vector<std::vector<poplar::Interval>>>
+splitRegions(const std::vector<std::vector<poplar::Interval>> &regions, unsigned grainSize,
+             unsigned maxPartitions, unsigned minElementsPerPartition, unsigned maxElementsPerPartition,
+             unsigned maxElementsPerRegion) {
+  const std::size_t total = intervalSequenceNumElements(regions);
+  std::vector<std::vector<std::vector<poplar::Interval>>> partitions;
+  if (total == 0)
+    return partitions;
+  const std::size_t per =
+      elementsPerPartition(total, grainSize, maxPartitions, minElementsPerPartition, maxElementsPerPartition);
+  std::size_t room = 0;
+  for (const auto &seq : regions) {
+    bool newSequence = true;
+    for (const auto &r : seq) {
+      std::size_t begin = r.begin();
+      while (begin < r.end()) {
+        if (room == 0) {
+          partitions.emplace_back();
+          room = per;
+          newSequence = true;
+        }
+        if (newSequence) {
+          partitions.back().emplace_back();
+          newSequence = false;
+        }
+        const std::size_t n = std::min<std::size_t>({r.end() - begin, room, maxElementsPerRegion});
+        partitions.back().back().push_back(poplar::Interval(begin, begin + n));
+        begin += n;
+        room -= n;
+        if (room == 0)
+          newSequence = true;
+      }
+    }
+  }
+  return partitions;
+}
+
+std::vector<std::vector<std::vector<poplar::Interval>>>
+splitRegionsBetweenWorkers(const poplar::Target &target, const std::vector<std::vector<poplar::Interval>> &regions,
+                           unsigned grainSize, unsigned minElementsPerPartition, unsigned maxElementsPerPartition,
+                           unsigned maxElementsPerRegion) {
+  return splitRegions(regions, grainSize, target.getNumWorkerContexts(), minElementsPerPartition,
+                      maxElementsPerPartition, maxElementsPerRegion);
+}
+
+std::size_t intervalSequenceNumElements(const std::vector<std::vector<poplar::Interval>> &seq) {
+  std::size_t n = 0;
+  for (const auto &s : seq)
+    for (const auto &i : s)
+      n += i.size();
+  return n;
+}
+
+poplar::Tensor duplicate(poplar::Graph &graph, const poplar::Tensor &in, poplar::program::Sequence &p,
+                         const poplar::DebugContext &debugContext, poplar::TensorCloneMethod method) {
+  poplar::Tensor out = graph.clone(in, {debugContext, "duplicate"}, method);
+  p.add(poplar::program::Copy(in, out, false, {debugContext, "duplicate"}));
+  return out;
+}
+
+poplar::Tensor cloneN(poplar::Graph &graph, const poplar::Tensor &t, unsigned N,
+                      const poplar::DebugContext &debugContext, poplar::TensorCloneMethod method) {
+  return graph.cloneN(t, N, debugContext, method);
+}
+
+std::vector<int> balancedPartition(int rangeUpperBound, int splitCount) {
+  if (splitCount <= 0)
+    throw poplibs_error("balancedPartition: splitCount must be positive, got " + std::to_string(splitCount));
+  std::vector<int> counts(splitCount, rangeUpperBound / splitCount);
+  for (int i = 0; i < rangeUpperBound % splitCount; ++i)
+    ++counts[i];
+  return counts;
+}
+
+bool checkAccuracyWhenCast(const poplar::Target &target, double input, poplar::Type inputType,
+                           poplar::Type outputType, double tolerance) {
+  if ((inputType != poplar::FLOAT && inputType != poplar::HALF) ||
+      (outputType != poplar::FLOAT && outputType != poplar::HALF))
+    throw poplibs_error("checkAccuracyWhenCast: only float and half are supported (got " +
+                        inputType.toString().str() + " to " + outputType.toString().str() + ")");
+  if (outputType == poplar::FLOAT || input == 0.0)
+    return true;
+  const float asFloat = static_cast<float>(input);
+  std::uint16_t h;
+  float back;
+  poplar::copyFloatToDeviceHalf(target, &asFloat, &h, 1);
+  poplar::copyDeviceHalfToFloat(target, &h, &back, 1);
+  if (!std::isfinite(back))
+    return false;
+  return std::fabs((static_cast<double>(back) - input) / input) <= tolerance;
+}
+
+unsigned detectInnermostGrouping(const poplar::Graph &graph, const poplar::Tensor &t) {
+  if (t.rank() == 0)
+    throw poplibs_error("detectInnermostGrouping: tensor must have rank >= 1");
+  std::size_t grouping = t.dim(t.rank() - 1);
+  if (grouping == 0)
+    return 1;
+  // Every boundary of a tile interval or of a contiguous memory region must be a multiple.
+  const auto mapping = graph.getTileMapping(t, false);
+  for (const auto &tile : mapping)
+    for (const auto &i : tile) {
+      grouping = std::gcd(grouping, i.begin());
+      grouping = std::gcd(grouping, i.end());
+    }
+  for (const auto &r : t.getContiguousRegions()) {
+    grouping = std::gcd(grouping, r.begin());
+    grouping = std::gcd(grouping, r.end());
+  }
+  return static_cast<unsigned>(std::max<std::size_t>(grouping, 1));
+}
+
+} // namespace poputil

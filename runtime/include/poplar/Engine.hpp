@@ -1,0 +1,163 @@
+// Copyright (c) Aspen contributors. Poplar-compatible public API.
+#ifndef POPLAR_ENGINE_HPP
+#define POPLAR_ENGINE_HPP
+
+#include <poplar/ArrayRef.hpp>
+#include <poplar/DebugContext.hpp>
+#include <poplar/Executable.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/StreamCallback.hpp>
+#include <poplar/StringRef.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace aspen {
+namespace rt {
+class EngineImpl;
+} // namespace rt
+} // namespace aspen
+
+namespace poplar {
+
+class Device;
+
+/// Runs the programs of a compiled graph on a device.
+///
+/// ```
+/// poplar::Engine engine(graph, {prog}, {{"autoReport.all", "true"}});
+/// engine.load(device);
+/// engine.writeTensor("x-write", xs.data(), xs.data() + xs.size());
+/// engine.run(0);
+/// engine.readTensor("x-read", ys.data(), ys.data() + ys.size());
+/// ```
+/// Options (also read from the JSON object in POPLAR_ENGINE_OPTIONS, which
+/// wins): `debug.*`, `autoReport.*` (`autoReport.all` and
+/// `autoReport.directory` write `profile.json`, see docs/profile-format.md),
+/// `exchange.streamBufferOverlap`, `profiler.*`, `target.saveArchive`, and
+/// Aspen's compiler options `aspen.*`. An unknown key throws `invalid_option`.
+class Engine {
+public:
+  using ProgressFunc = poplar::ProgressFunc;
+
+  /// Compiles `graph` with `programs` (program i is `run(i)`) and makes an engine.
+  Engine(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options = {},
+         ProgressFunc progressCallBack = ProgressFunc(), const DebugContext &debugContext = {});
+  /// Compiles `graph` with the single program `program` (index 0).
+  Engine(const Graph &graph, const program::Program &program, const OptionFlags &options = {},
+         ProgressFunc progressCallBack = ProgressFunc(), const DebugContext &debugContext = {});
+  Engine(Graph &&graph, ArrayRef<program::Program> programs, const OptionFlags &options = {},
+         ProgressFunc progressCallBack = ProgressFunc(), const DebugContext &debugContext = {});
+  Engine(Graph &&graph, const program::Program &program, const OptionFlags &options = {},
+         ProgressFunc progressCallBack = ProgressFunc(), const DebugContext &debugContext = {});
+  /// Makes an engine for an executable compiled earlier (see `compileGraph`).
+  Engine(Executable &&executable, const OptionFlags &options = {});
+
+  Engine(Engine &&other) noexcept;
+  Engine &operator=(Engine &&other) noexcept;
+  Engine(const Engine &) = delete;
+  Engine &operator=(const Engine &) = delete;
+  /// Writes the profile report if autoReport asked for one.
+  ~Engine();
+
+  /// Puts the executable on `device`: tile memory, initial values, vertex code.
+  /// Throws `poplar_error` when the device's target differs from the
+  /// executable's, and `graph_memory_allocation_error` for an executable that
+  /// was compiled with `debug.allowOutOfMemory` and does not fit.
+  void load(const Device &device);
+  /// Runs program `prog` to completion. Throws `application_runtime_error` for
+  /// Abort/AbortOnCondition or a vertex whose compute() returned false.
+  void run(unsigned prog = 0, const std::string &debugName = "");
+  /// `load(device)` then `run(0)`.
+  void loadAndRun(const Device &device);
+
+  /// Copies `[buf, bufEnd)` to the tensor of host write handle `handle`
+  /// (`Graph::createHostWrite`); the size must be the tensor's size in bytes.
+  void writeTensor(StringRef handle, const void *buf, const void *bufEnd);
+  /// Legacy form without the end: the buffer must hold the tensor's bytes.
+  void writeTensor(StringRef handle, const void *buf);
+  template <class T> void writeTensor(StringRef handle, ArrayRef<T> buf) {
+    writeTensor(handle, static_cast<const void *>(buf.data()), static_cast<const void *>(buf.data() + buf.size()));
+  }
+  template <class T> void writeTensor(StringRef handle, const std::vector<T> &buf) {
+    writeTensor(handle, ArrayRef<T>(buf));
+  }
+  /// Copies the tensor of host read handle `handle` (`Graph::createHostRead`)
+  /// into `[buf, bufEnd)`; the size must be the tensor's size in bytes.
+  void readTensor(StringRef handle, void *buf, void *bufEnd);
+  /// Legacy form without the end: the buffer must have room for the tensor's bytes.
+  void readTensor(StringRef handle, void *buf);
+  template <class T> void readTensor(StringRef handle, ArrayRef<T> buf) {
+    T *p = const_cast<T *>(buf.data());
+    readTensor(handle, static_cast<void *>(p), static_cast<void *>(p + buf.size()));
+  }
+  template <class T> void readTensor(StringRef handle, std::vector<T> &buf) {
+    readTensor(handle, static_cast<void *>(buf.data()), static_cast<void *>(buf.data() + buf.size()));
+  }
+
+  /// Connects stream `handle` to a fixed buffer of the stream's size, used by every copy.
+  void connectStream(StringRef handle, void *p);
+  /// Connects stream `handle` to a circular buffer `[begin, end)` holding a
+  /// whole number of transfers: successive copies use successive chunks and
+  /// wrap; the position carries over between runs.
+  void connectStream(StringRef handle, void *begin, void *end);
+  template <class T> void connectStream(StringRef handle, std::vector<T> &buf) {
+    connectStream(handle, static_cast<void *>(buf.data()), static_cast<void *>(buf.data() + buf.size()));
+  }
+  template <class T> void connectStream(StringRef handle, ArrayRef<T> buf) {
+    T *p = const_cast<T *>(buf.data());
+    connectStream(handle, static_cast<void *>(p), static_cast<void *>(p + buf.size()));
+  }
+  void connectStream(const DataStream &stream, void *p) { connectStream(stream.handle(), p); }
+  void connectStream(const DataStream &stream, void *begin, void *end) {
+    connectStream(stream.handle(), begin, end);
+  }
+
+  /// Connects stream `handle` to a callback: a callable taking `void *`, or a
+  /// `std::unique_ptr` to a `StreamCallback` (prefetch, fetch, complete). May be
+  /// connected again between runs.
+  void connectStreamToCallback(StringRef handle, StreamCallbackHandle callback);
+  /// The callback for replica `index` (Aspen runs one replica: index 0).
+  void connectStreamToCallback(StringRef handle, unsigned index, StreamCallbackHandle callback);
+
+  /// Copies row `repeatIndex` of remote buffer `handle` from `src` (the row's bytes).
+  void copyToRemoteBuffer(const void *src, const std::string &handle, std::uint64_t repeatIndex,
+                          unsigned replicationIndex = 0);
+  /// Copies row `repeatIndex` of remote buffer `handle` to `dst`.
+  void copyFromRemoteBuffer(const std::string &handle, void *dst, std::uint64_t repeatIndex,
+                            unsigned replicationIndex = 0);
+
+  /// Where PrintTensor programs and codelet printf write (stdout by default).
+  void setPrintStream(std::ostream &stream);
+  void setPrintTensorStream(std::ostream &stream) { setPrintStream(stream); }
+
+  /// The simulated tile clock in Hz.
+  double getTileClockFrequency() const;
+
+  /// Prints the Target, Graph, Memory Usage and Execution sections. Options:
+  /// `showExecutionSteps` ("true": every executed step with its cycles),
+  /// `showVarStorage`.
+  void printProfileSummary(std::ostream &out, const OptionFlags &options = {}) const;
+  void enableExecutionProfiling();
+  void disableExecutionProfiling();
+  void resetExecutionProfile();
+
+  /// The engine options in force (after merging POPLAR_ENGINE_OPTIONS).
+  const OptionFlags &getEngineOptions() const;
+
+  /// Internal: the implementation. Not part of Poplar's API.
+  aspen::rt::EngineImpl &getImpl() const { return *impl_; }
+
+private:
+  std::unique_ptr<aspen::rt::EngineImpl> impl_;
+};
+
+} // namespace poplar
+
+#endif

@@ -1,0 +1,296 @@
+// Copyright (c) Aspen contributors.
+// poplar::Engine: compiles (when given a graph), loads and runs an executable.
+#include "poplar/Engine.hpp"
+
+#include "EngineImpl.hpp"
+#include "ProfileReport.hpp"
+#include "poplar/Device.hpp"
+#include "poplar/exceptions.hpp"
+#include "util/Log.hpp"
+
+#include <cstring>
+#include <iostream>
+#include <mutex>
+
+namespace aspen::rt {
+
+namespace {
+
+std::string describeTarget(const ir::TargetData &t) {
+  return poplar::toString(t.type) + " " + t.arch + " (" + std::to_string(t.numIPUs) + " IPU" +
+         (t.numIPUs == 1 ? "" : "s") + " x " + std::to_string(t.tilesPerIPU) + " tiles, " +
+         std::to_string(t.bytesPerTile) + " bytes per tile, " + std::to_string(t.numWorkerContexts) +
+         " workers)";
+}
+
+bool targetsMatch(const ir::TargetData &exe, const ir::TargetData &device) {
+  if (exe.type != device.type || exe.numIPUs != device.numIPUs || exe.tilesPerIPU != device.tilesPerIPU)
+    return false;
+  // A CPU target has no memory limit: the compiler sizes its tile to the program.
+  if (exe.type == poplar::TargetType::CPU)
+    return true;
+  return exe.arch == device.arch && exe.bytesPerTile == device.bytesPerTile &&
+         exe.numWorkerContexts == device.numWorkerContexts;
+}
+
+} // namespace
+
+EngineImpl::EngineImpl(poplar::Executable executable, EngineOptions options)
+    : executable_(std::move(executable)), options_(std::move(options)), streams_(exe().streams),
+      remoteBuffers_(exe().remoteBuffers) {
+  const exe::ExecutableData &x = exe();
+  for (std::size_t h = 0; h < x.hostHandles.size(); ++h)
+    (x.hostHandles[h].isWrite ? writeHandles_ : readHandles_).emplace(x.hostHandles[h].name, unsigned(h));
+  const nlohmann::json compiled = compileProfile(x);
+  if (auto t = compiled.find("target"); t != compiled.end() && t->is_object())
+    replicationFactor_ = std::max<unsigned>(1, t->value("replicationFactor", 1u));
+  profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
+  printSink_.stream = &std::cout;
+  if (options_.autoReportGraph || options_.autoReportExecution)
+    writeAutoReport();
+}
+
+EngineImpl::~EngineImpl() {
+  if (codeLoaded_)
+    setPrintSink(exe(), nullptr);
+  if (options_.autoReportGraph || options_.autoReportExecution) {
+    try {
+      writeAutoReport();
+    } catch (const std::exception &e) {
+      ASPEN_LOG(Warn, "Could not write the profile report: " << e.what());
+    }
+  }
+}
+
+void EngineImpl::writeAutoReport() {
+  writeProfile(options_.autoReportDirectory, exe(), profile_, options_.autoReportGraph,
+               options_.autoReportExecution);
+}
+
+void EngineImpl::load(const ir::TargetData &deviceTarget) {
+  const exe::ExecutableData &x = exe();
+  if (!targetsMatch(x.target, deviceTarget))
+    throw poplar::system_runtime_error("Cannot load the executable: it was compiled for " +
+                                       describeTarget(x.target) + " but the device is " +
+                                       describeTarget(deviceTarget));
+  if (x.outOfMemory)
+    throw poplar::graph_memory_allocation_error(
+        "Cannot load an executable that does not fit in tile memory (it was compiled with "
+        "debug.allowOutOfMemory): " +
+        (x.outOfMemoryMessage.empty() ? std::string("Out of memory") : x.outOfMemoryMessage));
+  if (!validated_) {
+    validateExecutable(x);
+    validated_ = true;
+  }
+  executor_.reset();
+  if (!memory_)
+    memory_ = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile);
+  loadMemoryImage(x, *memory_);
+  if (!codeLoaded_) {
+    vertexCode_ = loadVertexCode(x);
+    codeLoaded_ = true;
+  }
+  executor_ = std::make_unique<Executor>(
+      x, *memory_, vertexCode_, HostContext{&streams_, &remoteBuffers_, printSink_.stream, &profile_});
+}
+
+void EngineImpl::run(unsigned program) {
+  if (!executor_)
+    throw poplar::system_runtime_error("Engine::run called before Engine::load: load the engine onto a device "
+                                       "first");
+  const exe::ExecutableData &x = exe();
+  if (program >= x.programEntry.size())
+    throw poplar::index_error("Program index " + std::to_string(program) + " is out of range: the engine has " +
+                              std::to_string(x.programEntry.size()) + " program" +
+                              (x.programEntry.size() == 1 ? "" : "s"));
+  setPrintSink(x, &printSink_);
+  executor_->setPrintStream(printSink_.stream);
+  executor_->run(program);
+}
+
+void EngineImpl::writeTensor(const std::string &handle, const void *begin, const void *end, bool checkSize) {
+  auto it = writeHandles_.find(handle);
+  if (it == writeHandles_.end())
+    throw poplar::poplar_error("writeTensor: there is no host write handle '" + handle + "'" +
+                               (readHandles_.count(handle) ? " ('" + handle + "' is a read handle)" : "") +
+                               "; create one with Graph::createHostWrite");
+  if (!memory_)
+    throw poplar::system_runtime_error("writeTensor('" + handle + "') called before Engine::load");
+  const exe::HostTransfer &transfer = exe().hostTransfers[exe().hostHandles[it->second].transfer];
+  if (checkSize) {
+    const auto bytes = static_cast<std::uint64_t>(static_cast<const char *>(end) - static_cast<const char *>(begin));
+    if (end < begin || bytes != transfer.bytes)
+      throw poplar::poplar_error("writeTensor('" + handle + "'): the buffer holds " +
+                                 std::to_string(end < begin ? 0 : bytes) + " bytes but the tensor has " +
+                                 std::to_string(transfer.bytes) + " bytes");
+  }
+  if (!begin && transfer.bytes)
+    throw poplar::poplar_error("writeTensor('" + handle + "'): null buffer");
+  scatterToDevice(transfer, static_cast<const std::uint8_t *>(begin), *memory_);
+}
+
+void EngineImpl::readTensor(const std::string &handle, void *begin, void *end, bool checkSize) {
+  auto it = readHandles_.find(handle);
+  if (it == readHandles_.end())
+    throw poplar::poplar_error("readTensor: there is no host read handle '" + handle + "'" +
+                               (writeHandles_.count(handle) ? " ('" + handle + "' is a write handle)" : "") +
+                               "; create one with Graph::createHostRead");
+  if (!memory_)
+    throw poplar::system_runtime_error("readTensor('" + handle + "') called before Engine::load");
+  const exe::HostTransfer &transfer = exe().hostTransfers[exe().hostHandles[it->second].transfer];
+  if (checkSize) {
+    const auto bytes = static_cast<std::uint64_t>(static_cast<char *>(end) - static_cast<char *>(begin));
+    if (end < begin || bytes != transfer.bytes)
+      throw poplar::poplar_error("readTensor('" + handle + "'): the buffer holds " +
+                                 std::to_string(end < begin ? 0 : bytes) + " bytes but the tensor has " +
+                                 std::to_string(transfer.bytes) + " bytes");
+  }
+  if (!begin && transfer.bytes)
+    throw poplar::poplar_error("readTensor('" + handle + "'): null buffer");
+  gatherFromDevice(transfer, static_cast<std::uint8_t *>(begin), *memory_);
+}
+
+unsigned EngineImpl::streamIndex(const std::string &handle, const char *operation) const {
+  const int s = streams_.find(handle);
+  if (s < 0)
+    throw poplar::stream_connection_error(std::string(operation) + ": there is no stream '" + handle +
+                                          "' in this executable");
+  return static_cast<unsigned>(s);
+}
+
+void EngineImpl::checkReplica(unsigned index, const char *operation) const {
+  if (index >= replicationFactor_)
+    throw poplar::index_error(std::string(operation) + ": replica index " + std::to_string(index) +
+                              " is out of range (replication factor " + std::to_string(replicationFactor_) + ")");
+}
+
+unsigned EngineImpl::remoteBufferIndex(const std::string &handle, std::uint64_t repeatIndex,
+                                       const char *operation) const {
+  const int b = remoteBuffers_.find(handle);
+  if (b < 0)
+    throw poplar::poplar_error(std::string(operation) + ": there is no remote buffer '" + handle + "'");
+  const std::uint64_t repeats = std::max<std::uint64_t>(1, remoteBuffers_.info(unsigned(b)).repeats);
+  if (repeatIndex >= repeats)
+    throw poplar::index_error(std::string(operation) + ": row " + std::to_string(repeatIndex) +
+                              " of remote buffer '" + handle + "' is out of range (it has " +
+                              std::to_string(repeats) + " rows)");
+  return static_cast<unsigned>(b);
+}
+
+} // namespace aspen::rt
+
+namespace poplar {
+
+using aspen::rt::EngineImpl;
+using aspen::rt::parseEngineOptions;
+
+Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options,
+               ProgressFunc progressCallBack, const DebugContext &debugContext) {
+  auto parsed = parseEngineOptions(options);
+  Executable exe = compileGraph(graph, programs, parsed.all, std::move(progressCallBack), debugContext);
+  impl_ = std::make_unique<EngineImpl>(std::move(exe), std::move(parsed));
+}
+
+Engine::Engine(const Graph &graph, const program::Program &program, const OptionFlags &options,
+               ProgressFunc progressCallBack, const DebugContext &debugContext)
+    : Engine(graph, ArrayRef<program::Program>(&program, 1), options, std::move(progressCallBack), debugContext) {}
+
+Engine::Engine(Graph &&graph, ArrayRef<program::Program> programs, const OptionFlags &options,
+               ProgressFunc progressCallBack, const DebugContext &debugContext) {
+  auto parsed = parseEngineOptions(options);
+  Executable exe = compileGraph(std::move(graph), programs, parsed.all, std::move(progressCallBack), debugContext);
+  impl_ = std::make_unique<EngineImpl>(std::move(exe), std::move(parsed));
+}
+
+Engine::Engine(Graph &&graph, const program::Program &program, const OptionFlags &options,
+               ProgressFunc progressCallBack, const DebugContext &debugContext)
+    : Engine(std::move(graph), ArrayRef<program::Program>(&program, 1), options, std::move(progressCallBack),
+             debugContext) {}
+
+Engine::Engine(Executable &&executable, const OptionFlags &options)
+    : impl_(std::make_unique<EngineImpl>(std::move(executable), parseEngineOptions(options))) {}
+
+Engine::Engine(Engine &&other) noexcept = default;
+Engine &Engine::operator=(Engine &&other) noexcept = default;
+Engine::~Engine() = default;
+
+void Engine::load(const Device &device) { impl_->load(device.getTarget().getImpl()); }
+
+void Engine::run(unsigned prog, const std::string &debugName) {
+  (void)debugName;
+  impl_->run(prog);
+}
+
+void Engine::loadAndRun(const Device &device) {
+  load(device);
+  run(0);
+}
+
+void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
+  impl_->writeTensor(handle.str(), buf, bufEnd, true);
+}
+void Engine::writeTensor(StringRef handle, const void *buf) { impl_->writeTensor(handle.str(), buf, nullptr, false); }
+void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
+  impl_->readTensor(handle.str(), buf, bufEnd, true);
+}
+void Engine::readTensor(StringRef handle, void *buf) { impl_->readTensor(handle.str(), buf, nullptr, false); }
+
+void Engine::connectStream(StringRef handle, void *p) {
+  const unsigned s = impl_->streamIndex(handle.str(), "connectStream");
+  if (!p)
+    throw stream_connection_error("connectStream: null buffer for stream '" + handle.str() + "'");
+  impl_->streams_.connectFixed(s, p);
+}
+
+void Engine::connectStream(StringRef handle, void *begin, void *end) {
+  const unsigned s = impl_->streamIndex(handle.str(), "connectStream");
+  impl_->streams_.connectCircular(s, begin, end);
+}
+
+void Engine::connectStreamToCallback(StringRef handle, StreamCallbackHandle callback) {
+  connectStreamToCallback(handle, 0, std::move(callback));
+}
+
+void Engine::connectStreamToCallback(StringRef handle, unsigned index, StreamCallbackHandle callback) {
+  const unsigned s = impl_->streamIndex(handle.str(), "connectStreamToCallback");
+  impl_->checkReplica(index, "connectStreamToCallback");
+  // Aspen runs the replicas of a replicated graph as one: replica 0's callback is used.
+  if (index == 0)
+    impl_->streams_.connectCallback(s, callback.release());
+}
+
+void Engine::copyToRemoteBuffer(const void *src, const std::string &handle, std::uint64_t repeatIndex,
+                                unsigned replicationIndex) {
+  const unsigned b = impl_->remoteBufferIndex(handle, repeatIndex, "copyToRemoteBuffer");
+  impl_->checkReplica(replicationIndex, "copyToRemoteBuffer");
+  std::memcpy(impl_->remoteBuffers_.row(b, repeatIndex), src, impl_->remoteBuffers_.rowBytes(b));
+}
+
+void Engine::copyFromRemoteBuffer(const std::string &handle, void *dst, std::uint64_t repeatIndex,
+                                  unsigned replicationIndex) {
+  const unsigned b = impl_->remoteBufferIndex(handle, repeatIndex, "copyFromRemoteBuffer");
+  impl_->checkReplica(replicationIndex, "copyFromRemoteBuffer");
+  std::memcpy(dst, impl_->remoteBuffers_.row(b, repeatIndex), impl_->remoteBuffers_.rowBytes(b));
+}
+
+void Engine::setPrintStream(std::ostream &stream) {
+  std::lock_guard<std::mutex> lock(impl_->printSink_.mutex);
+  impl_->printSink_.stream = &stream;
+}
+
+double Engine::getTileClockFrequency() const { return impl_->exe().target.tileClockFrequency; }
+
+void Engine::printProfileSummary(std::ostream &out, const OptionFlags &options) const {
+  aspen::rt::printProfileSummary(out, impl_->exe(), impl_->profile_, aspen::rt::parseSummaryOptions(options));
+}
+
+void Engine::enableExecutionProfiling() { impl_->profile_.enabled = true; }
+void Engine::disableExecutionProfiling() { impl_->profile_.enabled = false; }
+void Engine::resetExecutionProfile() {
+  const auto &x = impl_->exe();
+  impl_->profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
+}
+
+const OptionFlags &Engine::getEngineOptions() const { return impl_->options_.all; }
+
+} // namespace poplar

@@ -1,0 +1,55 @@
+// Copyright (c) Aspen contributors.
+// What a poplar::Engine holds: the executable, its options, the host side of
+// streams and remote buffers (which exist before load), and once loaded the
+// tile memory and the executor.
+#pragma once
+
+#include "EngineOptions.hpp"
+#include "ExecutionProfile.hpp"
+#include "Executor.hpp"
+#include "HostStreams.hpp"
+#include "Loader.hpp"
+#include "TileMemory.hpp"
+#include "poplar/Executable.hpp"
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace aspen::rt {
+
+class EngineImpl {
+public:
+  EngineImpl(poplar::Executable executable, EngineOptions options);
+  ~EngineImpl();
+
+  void load(const ir::TargetData &deviceTarget);
+  void run(unsigned program);
+  void writeTensor(const std::string &handle, const void *begin, const void *end, bool checkSize);
+  void readTensor(const std::string &handle, void *begin, void *end, bool checkSize);
+  unsigned streamIndex(const std::string &handle, const char *operation) const;
+  void checkReplica(unsigned index, const char *operation) const;
+  unsigned remoteBufferIndex(const std::string &handle, std::uint64_t repeatIndex, const char *operation) const;
+  void writeAutoReport();
+
+  const exe::ExecutableData &exe() const { return executable_.getImpl(); }
+
+  poplar::Executable executable_;
+  EngineOptions options_;
+  HostStreams streams_;
+  RemoteBuffers remoteBuffers_;
+  ExecutionProfile profile_;
+  PrintSink printSink_;
+  unsigned replicationFactor_ = 1;
+  std::map<std::string, unsigned> readHandles_, writeHandles_;
+
+  bool validated_ = false;
+  bool codeLoaded_ = false;
+  std::vector<VertexCode> vertexCode_;
+  std::unique_ptr<TileMemory> memory_;
+  std::unique_ptr<Executor> executor_;
+};
+
+} // namespace aspen::rt

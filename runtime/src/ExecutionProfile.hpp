@@ -1,0 +1,54 @@
+// Copyright (c) Aspen contributors.
+// What the executor records while programs run: estimated cycles by category,
+// by step and by vertex type, an execution trace, and measured host time.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace aspen::rt {
+
+/// Where a step's estimated cycles are counted.
+enum class CycleCategory : std::uint8_t { Compute, Exchange, HostExchange, Sync, Control };
+
+struct ExecutionProfile {
+  /// One executed step. Blocks appear as their BlockBegin/BlockEnd steps.
+  struct TraceEntry {
+    std::uint32_t step;
+    std::uint32_t run;         // index of the run() call since the last reset
+    std::uint64_t startCycle;  // device cycle counter when the step began
+    std::uint64_t cycles;      // estimated cycles of the step
+  };
+  static constexpr std::size_t maxTraceEntries = 1u << 20;
+
+  bool enabled = true;
+  std::uint64_t runs = 0;
+  std::vector<std::uint64_t> runsPerProgram;
+  std::uint64_t totalCycles = 0;
+  std::uint64_t computeCycles = 0;
+  std::uint64_t exchangeCycles = 0;
+  std::uint64_t hostExchangeCycles = 0;
+  std::uint64_t syncCycles = 0;
+  std::uint64_t controlCycles = 0;
+  std::vector<std::uint64_t> stepExecutions; // per step of the executable
+  std::vector<std::uint64_t> stepCycles;     // per step: total over its executions
+  std::vector<std::uint64_t> vertexTypeInstances; // per vertex type: vertices executed
+  std::vector<std::uint64_t> vertexTypeCycles;    // per vertex type: sum of their estimates
+  std::vector<TraceEntry> trace;
+  std::uint64_t traceDropped = 0;
+  double hostSeconds = 0;        // wall time spent in run()
+  double hostComputeSeconds = 0; // wall time of Execute steps (only measured while enabled)
+
+  void reset(std::size_t numPrograms, std::size_t numSteps, std::size_t numVertexTypes) {
+    bool keepEnabled = enabled;
+    *this = ExecutionProfile();
+    enabled = keepEnabled;
+    runsPerProgram.assign(numPrograms, 0);
+    stepExecutions.assign(numSteps, 0);
+    stepCycles.assign(numSteps, 0);
+    vertexTypeInstances.assign(numVertexTypes, 0);
+    vertexTypeCycles.assign(numVertexTypes, 0);
+  }
+};
+
+} // namespace aspen::rt

@@ -1,0 +1,500 @@
+// Copyright (c) Aspen contributors.
+#include "Executor.hpp"
+
+#include "DeviceScalar.hpp"
+#include "PrintTensor.hpp"
+#include "poplar/exceptions.hpp"
+#include "util/Assert.hpp"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <map>
+
+namespace aspen::rt {
+
+using exe::StepKind;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Whether some run of `plan` reads bytes that another run writes: then every
+// read must happen before any write (as in the hardware's exchange), so the
+// plan runs through a staging buffer.
+bool readsWhatItWrites(const exe::CopyPlan &plan, std::uint64_t bytesPerTile) {
+  using Range = std::pair<std::uint64_t, std::uint64_t>;
+  std::vector<Range> reads, writes;
+  reads.reserve(plan.runs.size());
+  writes.reserve(plan.runs.size());
+  for (const exe::CopyRun &r : plan.runs) {
+    if (r.bytes == 0)
+      continue;
+    reads.emplace_back(r.src.tile * bytesPerTile + r.src.addr, r.src.tile * bytesPerTile + r.src.addr + r.bytes);
+    writes.emplace_back(r.dst.tile * bytesPerTile + r.dst.addr, r.dst.tile * bytesPerTile + r.dst.addr + r.bytes);
+  }
+  std::sort(reads.begin(), reads.end());
+  std::sort(writes.begin(), writes.end());
+  std::size_t i = 0, j = 0;
+  while (i < reads.size() && j < writes.size()) {
+    if (reads[i].second <= writes[j].first)
+      ++i;
+    else if (writes[j].second <= reads[i].first)
+      ++j;
+    else
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+Executor::Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vector<VertexCode> vertexCode,
+                   HostContext host)
+    : exe_(exe), memory_(memory), host_(host), counters_(exe.numCounters) {
+  ASPEN_ASSERT(host_.streams && host_.remoteBuffers && host_.printStream && host_.profile,
+               "executor needs its host context");
+  ASPEN_ASSERT(vertexCode.size() == exe.vertexTypes.size(), "one entry per vertex type");
+  prepare(vertexCode);
+}
+
+void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
+  const std::uint32_t workers = std::max(1u, exe_.target.numWorkerContexts);
+  prepared_.resize(exe_.computeSteps.size());
+  for (std::size_t c = 0; c < exe_.computeSteps.size(); ++c) {
+    const exe::ComputeStep &cs = exe_.computeSteps[c];
+    PreparedComputeStep &p = prepared_[c];
+    p.vertices.resize(cs.vertices.size());
+    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> perType;
+    for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
+      for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
+        const exe::VertexInstance &v = cs.vertices[i];
+        const VertexCode &code = vertexCode[v.type];
+        p.vertices[i] = PreparedVertex{code.compute, memory_.at(cs.tiles[k], v.state),
+                                       code.isMultiVertex ? workers : 1u};
+        auto &t = perType[v.type];
+        t.first += v.cycles;
+        t.second += 1;
+      }
+    }
+    for (const auto &[type, cyclesAndCount] : perType) {
+      p.typeCycles.emplace_back(type, cyclesAndCount.first);
+      p.typeInstances.emplace_back(type, cyclesAndCount.second);
+    }
+    p.parallel = cs.tiles.size() > 1 &&
+                 (cs.vertices.size() >= inlineVertexLimit || cs.totalVertexCycles >= inlineCycleLimit);
+    p.exchangeIn = analyse(cs.exchangeIn);
+    p.exchangeOut = analyse(cs.exchangeOut);
+  }
+  for (const exe::CopyPlan &plan : exe_.copies)
+    copyPlans_.push_back(analyse(plan));
+
+  // Streams made by poplar::cycleCount / cycleStamp: "<prefix>stamp/<id>",
+  // "<prefix>begin/<id>" and "<prefix>end/<id>".
+  const std::string prefix = cycleStreamPrefix;
+  std::map<std::string, std::uint32_t> slots;
+  cycleStreams_.assign(exe_.streams.size(), CycleStream::None);
+  cycleStreamSlot_.assign(exe_.streams.size(), 0);
+  for (std::size_t s = 0; s < exe_.streams.size(); ++s) {
+    const std::string &h = exe_.streams[s].handle;
+    if (h.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    const std::string rest = h.substr(prefix.size());
+    const auto slash = rest.find('/');
+    const std::string role = rest.substr(0, slash);
+    const std::string id = slash == std::string::npos ? "" : rest.substr(slash + 1);
+    if (role == "stamp")
+      cycleStreams_[s] = CycleStream::Stamp;
+    else if (role == "begin")
+      cycleStreams_[s] = CycleStream::CountBegin;
+    else if (role == "end")
+      cycleStreams_[s] = CycleStream::CountEnd;
+    else
+      continue;
+    auto [it, inserted] = slots.emplace(id, static_cast<std::uint32_t>(slots.size()));
+    cycleStreamSlot_[s] = it->second;
+  }
+  cycleCountStart_.assign(slots.size(), 0);
+}
+
+Executor::PlanInfo Executor::analyse(const exe::CopyPlan &plan) const {
+  PlanInfo info;
+  info.parallel = plan.tiles.size() > 1 && plan.totalBytes >= inlineExchangeBytes;
+  info.snapshot = readsWhatItWrites(plan, memory_.bytesPerTile());
+  if (info.snapshot) {
+    info.tileStagingOffset.assign(plan.tiles.size() + 1, 0);
+    for (std::size_t k = 0; k < plan.tiles.size(); ++k) {
+      std::uint64_t bytes = 0;
+      for (std::uint32_t r = plan.tileBegin[k]; r < plan.tileBegin[k + 1]; ++r)
+        bytes += plan.runs[r].bytes;
+      info.tileStagingOffset[k + 1] = info.tileStagingOffset[k] + bytes;
+    }
+  }
+  return info;
+}
+
+// ---- the step loop ----------------------------------------------------------------
+
+void Executor::run(unsigned program) {
+  ASPEN_ASSERT(program < exe_.programEntry.size(), "program index checked by the engine");
+  ExecutionProfile &profile = *host_.profile;
+  const auto start = Clock::now();
+  if (profile.enabled) {
+    ++profile.runs;
+    if (program < profile.runsPerProgram.size())
+      ++profile.runsPerProgram[program];
+  }
+  callStack_.clear();
+  std::uint32_t pc = exe_.programEntry[program];
+  struct WallTime {
+    ExecutionProfile &profile;
+    Clock::time_point start;
+    ~WallTime() { profile.hostSeconds += secondsSince(start); }
+  } wallTime{profile, start};
+
+  for (;;) {
+    const exe::Step &step = exe_.steps[pc];
+    const std::uint32_t here = pc++;
+    switch (step.kind) {
+    case StepKind::Execute: {
+      const exe::ComputeStep &cs = exe_.computeSteps[step.a];
+      const std::uint64_t compute = cs.computeCycles;
+      const std::uint64_t exchange = cs.exchangeIn.cycles + cs.exchangeOut.cycles;
+      const std::uint64_t total = std::max(step.cycles, compute + exchange);
+      const auto t0 = profile.enabled ? Clock::now() : Clock::time_point();
+      account(here, total);
+      execute(step);
+      if (profile.enabled) {
+        profile.hostComputeSeconds += secondsSince(t0);
+        profile.computeCycles += compute;
+        profile.exchangeCycles += exchange;
+        profile.syncCycles += total - compute - exchange;
+        const PreparedComputeStep &p = prepared_[step.a];
+        for (const auto &[type, cycles] : p.typeCycles)
+          profile.vertexTypeCycles[type] += cycles;
+        for (const auto &[type, count] : p.typeInstances)
+          profile.vertexTypeInstances[type] += count;
+      }
+      break;
+    }
+    case StepKind::Copy: {
+      const exe::CopyPlan &plan = exe_.copies[step.a];
+      const std::uint64_t total = std::max(step.cycles, plan.cycles);
+      account(here, total, CycleCategory::Exchange);
+      runCopyPlan(plan, copyPlans_[step.a]);
+      break;
+    }
+    case StepKind::StreamToDevice:
+      if (cycleStreams_[step.a] != CycleStream::None) {
+        account(here, 0, CycleCategory::Control);
+        runCycleStream(step.a, exe_.hostTransfers[step.b]);
+        break;
+      }
+      account(here, step.cycles, CycleCategory::HostExchange);
+      host_.streams->toDevice(step.a, exe_.hostTransfers[step.b], memory_);
+      break;
+    case StepKind::DeviceToStream:
+      account(here, step.cycles, CycleCategory::HostExchange);
+      host_.streams->fromDevice(step.a, exe_.hostTransfers[step.b], memory_);
+      break;
+    case StepKind::RemoteToDevice:
+      account(here, step.cycles, CycleCategory::HostExchange);
+      remoteCopy(step, true);
+      break;
+    case StepKind::DeviceToRemote:
+      account(here, step.cycles, CycleCategory::HostExchange);
+      remoteCopy(step, false);
+      break;
+    case StepKind::SetCounter:
+      account(here, step.cycles, CycleCategory::Control);
+      counters_[step.a] = step.value;
+      break;
+    case StepKind::LoopTest:
+      account(here, step.cycles, CycleCategory::Control);
+      if (counters_[step.a] == 0)
+        pc = step.target;
+      else
+        --counters_[step.a];
+      break;
+    case StepKind::Jump:
+      account(here, step.cycles, CycleCategory::Control);
+      pc = step.target;
+      break;
+    case StepKind::JumpIfZero:
+      account(here, step.cycles, CycleCategory::Control);
+      if (!predicate(step.scalar))
+        pc = step.target;
+      break;
+    case StepKind::JumpIfNonZero:
+      account(here, step.cycles, CycleCategory::Control);
+      if (predicate(step.scalar))
+        pc = step.target;
+      break;
+    case StepKind::SwitchJump: {
+      account(here, step.cycles, CycleCategory::Control);
+      const exe::SwitchTable &table = exe_.switchTables[step.a];
+      const std::int64_t value = readScalarAsInt(memory_.at(table.control.where), table.control.type);
+      pc = table.defaultTarget;
+      for (std::size_t i = 0; i < table.values.size(); ++i)
+        if (table.values[i] == value) {
+          pc = table.targets[i];
+          break;
+        }
+      break;
+    }
+    case StepKind::Call:
+      account(here, step.cycles, CycleCategory::Control);
+      if (callStack_.size() >= maxCallDepth)
+        throw poplar::runtime_error("Function calls nested deeper than " + std::to_string(maxCallDepth));
+      callStack_.push_back(pc);
+      pc = step.target;
+      break;
+    case StepKind::Return:
+      account(here, step.cycles, CycleCategory::Control);
+      if (callStack_.empty())
+        throw poplar::runtime_error("Corrupt executable: a function returned without being called (step " +
+                                    std::to_string(here) + ")");
+      pc = callStack_.back();
+      callStack_.pop_back();
+      break;
+    case StepKind::Print:
+      account(here, step.cycles, CycleCategory::HostExchange);
+      print(exe_.prints[step.a]);
+      break;
+    case StepKind::Abort:
+      account(here, step.cycles, CycleCategory::Control);
+      throw poplar::application_runtime_error(
+          step.message.empty() ? std::string("Program aborted by an Abort program")
+                               : "Program aborted: " + step.message);
+    case StepKind::AbortIf:
+      account(here, step.cycles, CycleCategory::Control);
+      if (predicate(step.scalar))
+        throw poplar::application_runtime_error(
+            step.message.empty() ? std::string("Program aborted by an AbortOnCondition program")
+                                 : "Program aborted: " + step.message);
+      break;
+    case StepKind::Sync:
+      account(here, step.cycles, CycleCategory::Sync);
+      break;
+    case StepKind::WriteUndef:
+    case StepKind::BlockBegin:
+    case StepKind::BlockEnd:
+      account(here, step.cycles, CycleCategory::Control);
+      break;
+    case StepKind::End:
+      return;
+    default: // rejected by validateExecutable
+      ASPEN_ASSERT(false, "unknown step kind");
+    }
+  }
+}
+
+void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles) {
+  ExecutionProfile &profile = *host_.profile;
+  if (profile.enabled) {
+    profile.totalCycles += cycles;
+    ++profile.stepExecutions[stepIndex];
+    profile.stepCycles[stepIndex] += cycles;
+    if (profile.trace.size() < ExecutionProfile::maxTraceEntries)
+      profile.trace.push_back({stepIndex, static_cast<std::uint32_t>(profile.runs - 1), cycles_, cycles});
+    else
+      ++profile.traceDropped;
+  }
+  cycles_ += cycles;
+}
+
+void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles, CycleCategory category) {
+  account(stepIndex, cycles);
+  ExecutionProfile &profile = *host_.profile;
+  if (!profile.enabled)
+    return;
+  switch (category) {
+  case CycleCategory::Compute:
+    profile.computeCycles += cycles;
+    break;
+  case CycleCategory::Exchange:
+    profile.exchangeCycles += cycles;
+    break;
+  case CycleCategory::HostExchange:
+    profile.hostExchangeCycles += cycles;
+    break;
+  case CycleCategory::Sync:
+    profile.syncCycles += cycles;
+    break;
+  case CycleCategory::Control:
+    profile.controlCycles += cycles;
+    break;
+  }
+}
+
+// ---- compute sets and exchange ------------------------------------------------------
+
+void Executor::execute(const exe::Step &step) {
+  const exe::ComputeStep &cs = exe_.computeSteps[step.a];
+  const PreparedComputeStep &p = prepared_[step.a];
+  runCopyPlan(cs.exchangeIn, p.exchangeIn);
+
+  // The lowest failing vertex index, so that the error does not depend on
+  // which thread saw a failure first. A tile stops at its first failure.
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::atomic<std::size_t> firstFailure{none};
+  const PreparedVertex *vertices = p.vertices.data();
+  const std::uint32_t *tileBegin = cs.tileBegin.data();
+  auto runTiles = [&](std::size_t kBegin, std::size_t kEnd) {
+    for (std::size_t k = kBegin; k < kEnd; ++k) {
+      for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
+        const PreparedVertex &v = vertices[i];
+        int ok = 1;
+        for (std::uint32_t w = 0; w < v.workers; ++w)
+          ok &= v.compute(v.object, w);
+        if (!ok) {
+          std::size_t seen = firstFailure.load(std::memory_order_relaxed);
+          while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+          }
+          break;
+        }
+      }
+    }
+  };
+  if (p.parallel)
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, cs.tiles.size()),
+                      [&](const tbb::blocked_range<std::size_t> &r) { runTiles(r.begin(), r.end()); });
+  else
+    runTiles(0, cs.tiles.size());
+
+  const std::size_t failed = firstFailure.load();
+  if (step.scalar.type != poplar::Type::Id::Invalid) {
+    // Execute(cs, flag): the failure is reported in the flag, not thrown.
+    writeScalarInt(memory_.at(step.scalar.where), step.scalar.type, failed == none ? 0 : 1);
+  } else if (failed != none) {
+    vertexFailed(cs, failed);
+  }
+  runCopyPlan(cs.exchangeOut, p.exchangeOut);
+}
+
+void Executor::vertexFailed(const exe::ComputeStep &cs, std::size_t vertexIndex) const {
+  const exe::VertexInstance &v = cs.vertices[vertexIndex];
+  const auto k = static_cast<std::size_t>(
+      std::upper_bound(cs.tileBegin.begin(), cs.tileBegin.end(), static_cast<std::uint32_t>(vertexIndex)) -
+      cs.tileBegin.begin() - 1);
+  throw poplar::application_runtime_error("Vertex " + std::to_string(v.graphVertex) + " of type '" +
+                                          exe_.vertexTypes[v.type].name + "' on tile " +
+                                          std::to_string(cs.tiles[k]) + " in compute set '" + cs.name +
+                                          "' returned false from compute()");
+}
+
+void Executor::runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info) {
+  if (plan.runs.empty())
+    return;
+  const exe::CopyRun *runs = plan.runs.data();
+  const std::uint32_t *tileBegin = plan.tileBegin.data();
+  TileMemory &memory = memory_;
+
+  if (!info.snapshot) {
+    auto copyTiles = [&](std::size_t kBegin, std::size_t kEnd) {
+      for (std::uint32_t r = tileBegin[kBegin], e = tileBegin[kEnd]; r < e; ++r)
+        std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
+    };
+    if (info.parallel)
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, plan.tiles.size()),
+                        [&](const tbb::blocked_range<std::size_t> &r) { copyTiles(r.begin(), r.end()); });
+    else
+      copyTiles(0, plan.tiles.size());
+    return;
+  }
+
+  // Every read before any write: gather into staging, then scatter.
+  if (staging_.size() < info.tileStagingOffset.back())
+    staging_.resize(info.tileStagingOffset.back());
+  std::uint8_t *staging = staging_.data();
+  auto phase = [&](bool gather, std::size_t kBegin, std::size_t kEnd) {
+    for (std::size_t k = kBegin; k < kEnd; ++k) {
+      std::uint8_t *s = staging + info.tileStagingOffset[k];
+      for (std::uint32_t r = tileBegin[k]; r < tileBegin[k + 1]; ++r) {
+        if (gather)
+          std::memcpy(s, memory.at(runs[r].src), runs[r].bytes);
+        else
+          std::memcpy(memory.at(runs[r].dst), s, runs[r].bytes);
+        s += runs[r].bytes;
+      }
+    }
+  };
+  for (bool gather : {true, false}) {
+    if (info.parallel)
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, plan.tiles.size()),
+                        [&](const tbb::blocked_range<std::size_t> &r) { phase(gather, r.begin(), r.end()); });
+    else
+      phase(gather, 0, plan.tiles.size());
+  }
+}
+
+// ---- host side --------------------------------------------------------------------
+
+void Executor::runCycleStream(unsigned stream, const exe::HostTransfer &transfer) {
+  std::uint64_t value = cycles_;
+  const std::uint32_t slot = cycleStreamSlot_[stream];
+  switch (cycleStreams_[stream]) {
+  case CycleStream::CountBegin:
+    cycleCountStart_[slot] = cycles_;
+    break;
+  case CycleStream::CountEnd:
+    value = cycles_ - cycleCountStart_[slot];
+    break;
+  default:
+    break;
+  }
+  // UNSIGNED_INT[2]: low word, then high word (little-endian host order).
+  std::uint8_t bytes[8];
+  std::memcpy(bytes, &value, sizeof bytes);
+  if (transfer.bytes <= sizeof bytes)
+    scatterToDevice(transfer, bytes, memory_);
+}
+
+void Executor::remoteCopy(const exe::Step &step, bool toDevice) {
+  RemoteBuffers &buffers = *host_.remoteBuffers;
+  const exe::HostTransfer &transfer = exe_.hostTransfers[step.b];
+  const exe::RemoteBufferInfo &info = buffers.info(step.a);
+  const std::uint64_t rowBytes = buffers.rowBytes(step.a);
+  const std::uint64_t rows = rowBytes == 0 ? 0 : (transfer.bytes + rowBytes - 1) / rowBytes;
+  std::vector<std::uint64_t> rowOfChunk(rows);
+  const bool hasOffset = step.scalar.type != poplar::Type::Id::Invalid;
+  const std::size_t offsetBytes = hasOffset ? deviceTypeSize(step.scalar.type) : 0;
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    // The offsets of a multi-row copy are consecutive elements of one tensor.
+    std::int64_t row = static_cast<std::int64_t>(i);
+    if (hasOffset) {
+      exe::TileAddr where = step.scalar.where;
+      where.addr += static_cast<std::uint32_t>(i * offsetBytes);
+      row = readScalarAsInt(memory_.at(where), step.scalar.type);
+    }
+    if (row < 0 || static_cast<std::uint64_t>(row) >= std::max<std::uint64_t>(1, info.repeats))
+      throw poplar::application_runtime_error("Offset " + std::to_string(row) + " into remote buffer '" +
+                                              info.handle + "' is out of range (the buffer has " +
+                                              std::to_string(info.repeats) + " rows)");
+    rowOfChunk[i] = static_cast<std::uint64_t>(row);
+  }
+  buffers.copy(step.a, transfer, rowOfChunk, memory_, toDevice);
+}
+
+void Executor::print(const exe::PrintSpec &spec) {
+  const exe::HostTransfer &transfer = exe_.hostTransfers[spec.transfer];
+  std::vector<std::uint8_t> bytes(transfer.bytes);
+  gatherFromDevice(transfer, bytes.data(), memory_);
+  printTensor(*host_.printStream, spec.title, spec.type, spec.shape, bytes.data());
+  host_.printStream->flush();
+}
+
+bool Executor::predicate(const exe::ScalarRef &scalar) const {
+  return scalarIsNonZero(memory_.at(scalar.where), scalar.type);
+}
+
+} // namespace aspen::rt

@@ -1,0 +1,118 @@
+// Copyright (c) Aspen contributors.
+// Runs the steps of a loaded executable on the simulated tiles: compute sets as
+// one parallel loop over tiles, exchange as precomputed memcpy runs, control
+// flow, host streams, remote buffers, prints and cycle accounting.
+#pragma once
+
+#include "ExecutionProfile.hpp"
+#include "HostStreams.hpp"
+#include "TileMemory.hpp"
+#include "exe/ExecutableData.hpp"
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace aspen::rt {
+
+/// A vertex type's entry point: returns 0 when the vertex's compute() returned false.
+using ComputeFn = int (*)(void *vertex, unsigned workerId);
+
+/// A vertex type as the executor calls it.
+struct VertexCode {
+  ComputeFn compute = nullptr;
+  bool isMultiVertex = false;
+};
+
+/// Host-side state the executor uses but does not own (it outlives a load).
+struct HostContext {
+  HostStreams *streams = nullptr;
+  RemoteBuffers *remoteBuffers = nullptr;
+  std::ostream *printStream = nullptr;
+  ExecutionProfile *profile = nullptr;
+};
+
+/// Executes programs of one executable loaded into `memory`. Results do not
+/// depend on the number of host threads: tiles never share written bytes
+/// within a phase, and each tile runs its vertices in order.
+class Executor {
+public:
+  /// `vertexCode[i]` runs `exe.vertexTypes[i]`.
+  Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vector<VertexCode> vertexCode,
+           HostContext host);
+
+  /// Runs program `program` to its end. Throws application_runtime_error for
+  /// Abort/AbortOnCondition and failing vertices, stream_connection_error for an
+  /// unconnected stream.
+  void run(unsigned program);
+
+  /// Where Print steps write.
+  void setPrintStream(std::ostream *stream) { host_.printStream = stream; }
+
+  /// The simulated cycle counter: estimated cycles executed since load.
+  std::uint64_t cycles() const { return cycles_; }
+
+  /// Compute sets with fewer vertices than this (and little estimated work)
+  /// run on the calling thread instead of in a parallel loop.
+  static constexpr std::size_t inlineVertexLimit = 64;
+  static constexpr std::uint64_t inlineCycleLimit = 20000;
+  /// Exchange phases moving fewer bytes than this run on the calling thread.
+  static constexpr std::uint64_t inlineExchangeBytes = 64 * 1024;
+  /// Deeper Call nesting than this is reported as an error.
+  static constexpr std::size_t maxCallDepth = 1u << 16;
+
+private:
+  struct PreparedVertex {
+    ComputeFn compute;
+    void *object;
+    std::uint32_t workers; // 1, or the number of worker contexts for a MultiVertex
+  };
+  /// How a copy plan runs: in parallel or inline, and through a staging buffer
+  /// when some run reads bytes another run writes.
+  struct PlanInfo {
+    bool parallel = false;
+    bool snapshot = false;
+    std::vector<std::uint64_t> tileStagingOffset; // snapshot: per destination tile, size tiles + 1
+  };
+  struct PreparedComputeStep {
+    std::vector<PreparedVertex> vertices; // the executable's order (tile-major)
+    bool parallel = false;
+    PlanInfo exchangeIn, exchangeOut;
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCycles;    // (vertex type, summed estimate)
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> typeInstances; // (vertex type, count)
+  };
+  /// The role a reserved stream (poplar::cycleCount/cycleStamp) plays.
+  enum class CycleStream : std::uint8_t { None, Stamp, CountBegin, CountEnd };
+
+  void prepare(const std::vector<VertexCode> &vertexCode);
+  PlanInfo analyse(const exe::CopyPlan &plan) const;
+  void execute(const exe::Step &step);
+  void runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info);
+  void runCycleStream(unsigned stream, const exe::HostTransfer &transfer);
+  void remoteCopy(const exe::Step &step, bool toDevice);
+  void print(const exe::PrintSpec &spec);
+  bool predicate(const exe::ScalarRef &scalar) const;
+  void account(std::uint32_t stepIndex, std::uint64_t cycles);
+  void account(std::uint32_t stepIndex, std::uint64_t cycles, CycleCategory category);
+  [[noreturn]] void vertexFailed(const exe::ComputeStep &cs, std::size_t vertexIndex) const;
+
+  const exe::ExecutableData &exe_;
+  TileMemory &memory_;
+  HostContext host_;
+  std::vector<PreparedComputeStep> prepared_;
+  std::vector<PlanInfo> copyPlans_; // per exe.copies
+  std::vector<CycleStream> cycleStreams_;
+  std::vector<std::uint32_t> cycleStreamSlot_; // pairs CountBegin/CountEnd
+  std::vector<std::uint64_t> cycleCountStart_;
+  std::vector<std::uint64_t> counters_;
+  std::vector<std::uint32_t> callStack_;
+  std::vector<std::uint8_t> staging_;
+  std::uint64_t cycles_ = 0;
+};
+
+/// Prefix of the stream handles `poplar::cycleCount`/`cycleStamp` create; the
+/// executor fills them with the cycle counter and charges them no cycles.
+inline constexpr const char *cycleStreamPrefix = "__aspen_cycles/";
+
+} // namespace aspen::rt

@@ -1,0 +1,42 @@
+// Copyright (c) Aspen contributors.
+// Puts an executable on the simulated device: checks that it is well formed,
+// writes its memory image (blobs, then relocations), and finds the compute
+// entry of each vertex type in its vertex library.
+#pragma once
+
+#include "Executor.hpp"
+#include "TileMemory.hpp"
+#include "exe/ExecutableData.hpp"
+
+#include <mutex>
+#include <ostream>
+#include <vector>
+
+namespace aspen::rt {
+
+/// Throws graph_object_load_error naming the first inconsistency (an index or
+/// address out of range) so that a corrupt executable cannot touch memory it
+/// does not own.
+void validateExecutable(const exe::ExecutableData &exe);
+
+/// Zeroes `memory`, copies every MemoryBlob and applies every Relocation (the
+/// host address of the target, 8 bytes, at `where`).
+void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory);
+
+/// Loads the vertex libraries of `exe` (once per process) and returns the code
+/// of each vertex type, in `exe.vertexTypes` order. Throws
+/// graph_object_load_error naming a library or vertex type that cannot be found.
+std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe);
+
+/// Where codelets' printf output goes: an engine's print stream, one writer at a time.
+struct PrintSink {
+  std::mutex mutex;
+  std::ostream *stream = nullptr;
+};
+
+/// Sends the printf output of every vertex library of `exe` to `sink` (null:
+/// back to stdout). Libraries are shared by the process, so the engine that
+/// runs last owns their output.
+void setPrintSink(const exe::ExecutableData &exe, PrintSink *sink);
+
+} // namespace aspen::rt

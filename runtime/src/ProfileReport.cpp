@@ -1,0 +1,414 @@
+// Copyright (c) Aspen contributors.
+#include "ProfileReport.hpp"
+
+#include "poplar/exceptions.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+namespace aspen::rt {
+
+using nlohmann::json;
+
+const char *stepKindName(exe::StepKind kind) {
+  using K = exe::StepKind;
+  switch (kind) {
+  case K::Execute:
+    return "Execute";
+  case K::Copy:
+    return "Copy";
+  case K::StreamToDevice:
+    return "StreamToDevice";
+  case K::DeviceToStream:
+    return "DeviceToStream";
+  case K::RemoteToDevice:
+    return "RemoteToDevice";
+  case K::DeviceToRemote:
+    return "DeviceToRemote";
+  case K::SetCounter:
+    return "SetCounter";
+  case K::LoopTest:
+    return "LoopTest";
+  case K::Jump:
+    return "Jump";
+  case K::JumpIfZero:
+    return "JumpIfZero";
+  case K::JumpIfNonZero:
+    return "JumpIfNonZero";
+  case K::SwitchJump:
+    return "SwitchJump";
+  case K::Call:
+    return "Call";
+  case K::Return:
+    return "Return";
+  case K::Print:
+    return "PrintTensor";
+  case K::Abort:
+    return "Abort";
+  case K::AbortIf:
+    return "AbortOnCondition";
+  case K::Sync:
+    return "Sync";
+  case K::WriteUndef:
+    return "WriteUndef";
+  case K::BlockBegin:
+    return "BlockBegin";
+  case K::BlockEnd:
+    return "BlockEnd";
+  case K::End:
+    return "End";
+  default:
+    return "Unknown";
+  }
+}
+
+namespace {
+
+std::string withCommas(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0)
+      out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string fixed1(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.1f", v);
+  // Thousands separators in the integer part, as Poplar prints "1,330.0 MHz".
+  std::string s = buffer;
+  const auto dot = s.find('.');
+  const bool negative = s[0] == '-';
+  std::string integer = s.substr(negative ? 1 : 0, dot - (negative ? 1 : 0));
+  return (negative ? "-" : "") + withCommas(std::stoull(integer)) + s.substr(dot);
+}
+
+std::string percent(std::uint64_t part, std::uint64_t total) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f%%", total ? 100.0 * double(part) / double(total) : 0.0);
+  return buffer;
+}
+
+std::string bytesText(std::uint64_t bytes) {
+  if (bytes >= 1024ull * 1024)
+    return withCommas(bytes) + " (" + fixed1(double(bytes) / (1024.0 * 1024.0)) + " MB)";
+  if (bytes >= 1024)
+    return withCommas(bytes) + " (" + fixed1(double(bytes) / 1024.0) + " KB)";
+  return withCommas(bytes) + " B";
+}
+
+std::uint64_t number(const json &j, const char *key, std::uint64_t otherwise = 0) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<std::uint64_t>() : otherwise;
+}
+
+void line(std::ostream &os, unsigned indent, const std::string &label, const std::string &value) {
+  std::string left = std::string(indent, ' ') + label + ":";
+  os << std::left << std::setw(48) << left << ' ' << value << '\n';
+}
+
+/// Per tile with vertices, the compute cycles of one execution of `cs`, by the
+/// cost model's rule (docs/cost-model.md): worker vertices packed greedily onto
+/// the least-loaded worker, max load x workers, plus MultiVertex vertices in turn.
+std::vector<std::uint64_t> tileComputeCycles(const exe::ComputeStep &cs,
+                                             const std::vector<exe::VertexTypeEntry> &types, unsigned workers) {
+  std::vector<std::uint64_t> result(cs.tiles.size(), 0);
+  std::vector<std::uint64_t> load(std::max(1u, workers));
+  for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
+    std::fill(load.begin(), load.end(), 0);
+    std::uint64_t multi = 0;
+    for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
+      const exe::VertexInstance &v = cs.vertices[i];
+      if (types[v.type].isMultiVertex)
+        multi += v.cycles;
+      else
+        *std::min_element(load.begin(), load.end()) += v.cycles;
+    }
+    result[k] = *std::max_element(load.begin(), load.end()) * load.size() + multi;
+  }
+  return result;
+}
+
+} // namespace
+
+json compileProfile(const exe::ExecutableData &exe) {
+  if (exe.profileJson.empty())
+    return json::object();
+  json j = json::parse(exe.profileJson, nullptr, false);
+  return j.is_discarded() || !j.is_object() ? json::object() : j;
+}
+
+void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const ExecutionProfile &profile,
+                         const SummaryOptions &options) {
+  const ir::TargetData &t = exe.target;
+  const json compiled = compileProfile(exe);
+  const json graph = compiled.value("graph", json::object());
+  const json memory = compiled.value("memory", json::object());
+  const unsigned replicas = static_cast<unsigned>(number(compiled.value("target", json::object()),
+                                                         "replicationFactor", 1));
+  const std::uint64_t totalMemory = t.bytesPerTile * t.numTiles();
+
+  os << "Target:\n";
+  line(os, 2, "Number of IPUs", withCommas(t.numIPUs));
+  line(os, 2, "Tiles per IPU", withCommas(t.tilesPerIPU));
+  line(os, 2, "Total Tiles", withCommas(t.numTiles()));
+  line(os, 2, "Memory Per-Tile", fixed1(double(t.bytesPerTile) / 1024.0) + " kB");
+  line(os, 2, "Total Memory", fixed1(double(totalMemory) / (1024.0 * 1024.0)) + " MB");
+  line(os, 2, "Clock Speed (approx)", fixed1(t.tileClockFrequency / 1e6) + " MHz");
+  line(os, 2, "Number of Replicas", withCommas(replicas));
+  line(os, 2, "IPUs per Replica", withCommas(t.numIPUs));
+  line(os, 2, "Tiles per Replica", withCommas(t.numTiles()));
+  line(os, 2, "Memory per Replica", fixed1(double(totalMemory) / (1024.0 * 1024.0)) + " MB");
+  os << '\n';
+
+  std::uint64_t executedVertices = 0;
+  for (const exe::ComputeStep &cs : exe.computeSteps)
+    executedVertices += cs.vertices.size();
+  os << "Graph:\n";
+  line(os, 2, "Number of vertices", withCommas(number(graph, "numVertices", executedVertices)));
+  line(os, 2, "Number of edges", withCommas(number(graph, "numEdges")));
+  line(os, 2, "Number of variables", withCommas(number(graph, "numVariables")));
+  line(os, 2, "Number of compute sets", withCommas(number(graph, "numComputeSets", exe.computeSteps.size())));
+  os << '\n';
+
+  // ---- memory -----------------------------------------------------------------------
+  const unsigned numTiles = t.numTiles();
+  std::vector<std::uint64_t> including(numTiles, 0), excluding(numTiles, 0);
+  for (unsigned tile = 0; tile < numTiles && tile < exe.tileBytesUsed.size(); ++tile)
+    including[tile] = exe.tileBytesUsed[tile];
+  const json tilesJson = memory.value("tiles", json::object());
+  const json byCategoryPerTile = tilesJson.value("byCategory", json::object());
+  const std::uint64_t overhead = number(memory, "perTileOverheadBytes", 0);
+  std::map<std::string, std::uint64_t> categoryTotals;
+  for (auto it = byCategoryPerTile.begin(); it != byCategoryPerTile.end(); ++it) {
+    if (!it->is_array())
+      continue;
+    std::uint64_t sum = 0;
+    for (unsigned tile = 0; tile < numTiles && tile < it->size(); ++tile) {
+      const std::uint64_t b = (*it)[tile].get<std::uint64_t>();
+      excluding[tile] += b;
+      sum += b;
+    }
+    categoryTotals[it.key()] = sum;
+  }
+  const bool haveCategories = !categoryTotals.empty();
+  for (unsigned tile = 0; tile < numTiles; ++tile) {
+    if (haveCategories)
+      excluding[tile] += overhead;
+    else
+      excluding[tile] = including[tile];
+  }
+  std::uint64_t totalIncluding = 0, totalExcluding = 0;
+  unsigned maxIncludingTile = 0, maxExcludingTile = 0, tilesOutOfMemory = 0;
+  for (unsigned tile = 0; tile < numTiles; ++tile) {
+    totalIncluding += including[tile];
+    totalExcluding += excluding[tile];
+    if (including[tile] > including[maxIncludingTile])
+      maxIncludingTile = tile;
+    if (excluding[tile] > excluding[maxExcludingTile])
+      maxExcludingTile = tile;
+    tilesOutOfMemory += including[tile] > t.bytesPerTile;
+  }
+  os << "Memory Usage:\n";
+  os << "  Total:\n";
+  line(os, 4, "Including Gaps", bytesText(totalIncluding));
+  line(os, 4, "Excluding Gaps", bytesText(totalExcluding));
+  if (haveCategories) {
+    os << "    By Data Type:\n";
+    for (const auto &[name, bytes] : categoryTotals)
+      line(os, 8, name, bytesText(bytes));
+    line(os, 8, "Stack and control code (per-tile overhead)", bytesText(overhead * numTiles));
+  }
+  os << "  By Tile (Excluding Gaps):\n";
+  // A histogram of tile usage in buckets of 1/16 of a tile's memory.
+  constexpr unsigned buckets = 16;
+  std::vector<unsigned> histogram(buckets + 1, 0);
+  const std::uint64_t bucketBytes = std::max<std::uint64_t>(1, (t.bytesPerTile + buckets - 1) / buckets);
+  for (unsigned tile = 0; tile < numTiles; ++tile)
+    ++histogram[std::min<std::uint64_t>(buckets, excluding[tile] / bucketBytes)];
+  const unsigned most = numTiles ? *std::max_element(histogram.begin(), histogram.end()) : 0;
+  os << "    Range (KB) Histogram (Excluding Gaps)               Count (tiles)\n";
+  for (unsigned b = 0; b <= buckets; ++b) {
+    if (histogram[b] == 0)
+      continue;
+    char range[64];
+    if (b == buckets)
+      std::snprintf(range, sizeof range, "%7.1f +      ", double(b * bucketBytes) / 1024.0);
+    else
+      std::snprintf(range, sizeof range, "%7.1f - %-7.1f", double(b * bucketBytes) / 1024.0,
+                    double((b + 1) * bucketBytes) / 1024.0);
+    const unsigned stars = most ? std::max(1u, histogram[b] * 40 / most) : 0;
+    os << "    " << range << ' ' << std::left << std::setw(40) << std::string(stars, '*') << "  "
+       << withCommas(histogram[b]) << '\n';
+  }
+  if (numTiles) {
+    line(os, 4, "Maximum (Including Gaps)",
+         bytesText(including[maxIncludingTile]) + " on tile " + std::to_string(maxIncludingTile));
+    line(os, 4, "Maximum (Excluding Gaps)",
+         bytesText(excluding[maxExcludingTile]) + " on tile " + std::to_string(maxExcludingTile));
+  }
+  os << "    " << withCommas(tilesOutOfMemory) << " tile(s) out of memory\n";
+  if (exe.outOfMemory && !exe.outOfMemoryMessage.empty())
+    os << "    " << exe.outOfMemoryMessage << '\n';
+
+  // ---- execution --------------------------------------------------------------------
+  if (profile.runs == 0)
+    return;
+  os << '\n' << "Execution:\n";
+  os << "  Programs executed:\n";
+  for (std::size_t p = 0; p < profile.runsPerProgram.size(); ++p)
+    if (profile.runsPerProgram[p])
+      os << "    " << p << ": " << withCommas(profile.runsPerProgram[p]) << " run(s)\n";
+  const std::uint64_t total = profile.totalCycles;
+  const double micros = t.tileClockFrequency > 0 ? double(total) / t.tileClockFrequency * 1e6 : 0.0;
+  os << '\n';
+  line(os, 2, "Total cycles", withCommas(total) + " (approx " + fixed1(micros) + " microseconds)");
+  line(os, 2, "Tile compute cycles", withCommas(profile.computeCycles) + " (" + percent(profile.computeCycles, total) + ")");
+  line(os, 2, "Tile IPU exchange cycles",
+       withCommas(profile.exchangeCycles) + " (" + percent(profile.exchangeCycles, total) + ")");
+  line(os, 2, "Tile host exchange cycles",
+       withCommas(profile.hostExchangeCycles) + " (" + percent(profile.hostExchangeCycles, total) + ")");
+  line(os, 2, "Tile sync cycles", withCommas(profile.syncCycles) + " (" + percent(profile.syncCycles, total) + ")");
+  line(os, 2, "Control cycles", withCommas(profile.controlCycles) + " (" + percent(profile.controlCycles, total) + ")");
+  char wall[64];
+  std::snprintf(wall, sizeof wall, "%.3f ms (of which compute sets %.3f ms)", profile.hostSeconds * 1e3,
+                profile.hostComputeSeconds * 1e3);
+  line(os, 2, "Host time simulating", wall);
+  os << '\n' << "  Cycles by vertex type:\n";
+  std::vector<std::size_t> order;
+  for (std::size_t v = 0; v < profile.vertexTypeCycles.size(); ++v)
+    if (profile.vertexTypeInstances[v])
+      order.push_back(v);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return profile.vertexTypeCycles[a] > profile.vertexTypeCycles[b];
+  });
+  for (std::size_t v : order)
+    line(os, 4, exe.vertexTypes[v].name + " (" + withCommas(profile.vertexTypeInstances[v]) + " instances)",
+         withCommas(profile.vertexTypeCycles[v]));
+
+  if (options.showExecutionSteps) {
+    os << '\n' << "  Execution steps:\n";
+    unsigned depth = 0;
+    std::uint32_t run = ~0u;
+    for (const ExecutionProfile::TraceEntry &e : profile.trace) {
+      if (e.run != run) {
+        run = e.run;
+        depth = 0;
+        os << "    Run " << run << ":\n";
+      }
+      const exe::Step &step = exe.steps[e.step];
+      if (step.kind == exe::StepKind::BlockEnd && depth)
+        --depth;
+      std::string name = stepKindName(step.kind);
+      if (step.kind == exe::StepKind::BlockBegin && step.a < exe.blockNames.size())
+        name += " " + exe.blockNames[step.a];
+      else if (!step.message.empty())
+        name += " " + step.message;
+      os << "      " << std::string(2 * depth, ' ') << std::left << std::setw(8) << e.step << ' '
+         << std::setw(40) << name << ' ' << withCommas(e.cycles) << " cycles (start " << withCommas(e.startCycle)
+         << ")\n";
+      if (step.kind == exe::StepKind::BlockBegin)
+        ++depth;
+    }
+    if (profile.traceDropped)
+      os << "      ... " << withCommas(profile.traceDropped) << " more steps not recorded\n";
+  }
+}
+
+json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile, bool includeGraph,
+                 bool includeExecution) {
+  json out = includeGraph ? compileProfile(exe) : json::object();
+  out["format"] = "aspen-profile";
+  out["version"] = 1;
+  if (!includeExecution)
+    return out;
+  json x;
+  x["runs"] = profile.runs;
+  x["runsPerProgram"] = profile.runsPerProgram;
+  x["totalCycles"] = profile.totalCycles;
+  x["cycles"] = {{"compute", profile.computeCycles},
+                 {"exchange", profile.exchangeCycles},
+                 {"hostExchange", profile.hostExchangeCycles},
+                 {"sync", profile.syncCycles},
+                 {"control", profile.controlCycles}};
+  x["hostSeconds"] = profile.hostSeconds;
+  x["hostComputeSeconds"] = profile.hostComputeSeconds;
+  json types = json::array();
+  for (std::size_t v = 0; v < exe.vertexTypes.size() && v < profile.vertexTypeCycles.size(); ++v)
+    types.push_back({{"name", exe.vertexTypes[v].name},
+                     {"instancesExecuted", profile.vertexTypeInstances[v]},
+                     {"cycles", profile.vertexTypeCycles[v]}});
+  x["vertexTypes"] = std::move(types);
+
+  // Executed steps, each with its per-tile cycles.
+  json steps = json::array();
+  const unsigned workers = exe.target.numWorkerContexts;
+  for (std::size_t s = 0; s < profile.stepExecutions.size(); ++s) {
+    if (!profile.stepExecutions[s])
+      continue;
+    const exe::Step &step = exe.steps[s];
+    json j = {{"step", s},
+              {"kind", stepKindName(step.kind)},
+              {"name", step.kind == exe::StepKind::BlockBegin && step.a < exe.blockNames.size()
+                           ? exe.blockNames[step.a]
+                           : step.message},
+              {"executions", profile.stepExecutions[s]},
+              {"cycles", profile.stepCycles[s]}};
+    if (step.kind == exe::StepKind::Execute) {
+      const exe::ComputeStep &cs = exe.computeSteps[step.a];
+      j["tiles"] = cs.tiles;
+      j["tileComputeCycles"] = tileComputeCycles(cs, exe.vertexTypes, workers);
+    } else if (step.kind == exe::StepKind::Copy) {
+      const exe::CopyPlan &plan = exe.copies[step.a];
+      std::vector<std::uint64_t> cycles;
+      const unsigned perCycle = std::max(1u, exe.target.exchangeBytesPerCycle);
+      for (std::size_t k = 0; k < plan.tiles.size(); ++k) {
+        std::uint64_t bytes = 0;
+        for (std::uint32_t r = plan.tileBegin[k]; r < plan.tileBegin[k + 1]; ++r)
+          bytes += plan.runs[r].bytes;
+        cycles.push_back((bytes + perCycle - 1) / perCycle);
+      }
+      j["tiles"] = plan.tiles;
+      j["tileExchangeCycles"] = cycles;
+    }
+    steps.push_back(std::move(j));
+  }
+  x["steps"] = std::move(steps);
+  json trace = json::array();
+  for (const ExecutionProfile::TraceEntry &e : profile.trace)
+    trace.push_back({e.step, e.run, e.startCycle, e.cycles});
+  x["trace"] = std::move(trace);
+  x["traceDropped"] = profile.traceDropped;
+  out["execution"] = std::move(x);
+  return out;
+}
+
+void writeProfile(const std::string &directory, const exe::ExecutableData &exe, const ExecutionProfile &profile,
+                  bool includeGraph, bool includeExecution) {
+  namespace fs = std::filesystem;
+  const fs::path dir = directory.empty() ? fs::path(".") : fs::path(directory);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path file = dir / "profile.json";
+  const fs::path temporary = dir / "profile.json.tmp";
+  {
+    std::ofstream os(temporary, std::ios::binary | std::ios::trunc);
+    if (!os)
+      throw poplar::poplar_error("Cannot write the profile report '" + file.string() + "'");
+    os << profileJson(exe, profile, includeGraph, includeExecution).dump(1) << '\n';
+    if (!os)
+      throw poplar::poplar_error("Cannot write the profile report '" + file.string() + "'");
+  }
+  fs::rename(temporary, file, ec);
+  if (ec)
+    throw poplar::poplar_error("Cannot write the profile report '" + file.string() + "': " + ec.message());
+}
+
+} // namespace aspen::rt

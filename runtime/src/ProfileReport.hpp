@@ -1,0 +1,39 @@
+// Copyright (c) Aspen contributors.
+// The profile an engine reports: Engine::printProfileSummary's text and the
+// profile.json written by autoReport (docs/profile-format.md).
+#pragma once
+
+#include "EngineOptions.hpp"
+#include "ExecutionProfile.hpp"
+#include "exe/ExecutableData.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+
+namespace aspen::rt {
+
+/// The compile-time profile of `exe` (its profileJson), or an empty object if it has none.
+nlohmann::json compileProfile(const exe::ExecutableData &exe);
+
+/// Writes Poplar's summary sections: Target, Graph, Memory Usage and, when any
+/// program ran, Execution (with each executed step if `options.showExecutionSteps`).
+void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const ExecutionProfile &profile,
+                         const SummaryOptions &options);
+
+/// The whole profile as JSON: the compile-time part plus, when
+/// `includeExecution`, an "execution" object with cycles by category, step,
+/// vertex type and tile, and the execution trace.
+nlohmann::json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile, bool includeGraph,
+                           bool includeExecution);
+
+/// Writes `profileJson(...)` to `<directory>/profile.json` (creating the
+/// directory); throws poplar_error naming the file if it cannot be written.
+void writeProfile(const std::string &directory, const exe::ExecutableData &exe, const ExecutionProfile &profile,
+                  bool includeGraph, bool includeExecution);
+
+/// The name of a step kind as profiles print it ("Execute", "StreamToDevice", ...).
+const char *stepKindName(exe::StepKind kind);
+
+} // namespace aspen::rt

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# A third party builds a Poplar-style program against the SDK tree: from a scratch directory
+# outside the source tree, `source <sdk>/enable.sh`, then `g++ -std=c++11 prog.cpp -lpoplar`
+# and the program's own Makefile. Also checks enable.sh itself: it can be sourced twice, it
+# refuses to be run as a program, and it refuses a second, different SDK.
+#
+#   client_enable_sh.sh <sdk dir> <client source dir>
+set -euo pipefail
+
+sdk=$(cd "$1" && pwd -P)
+client_src=$2
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/aspen-enable-sh.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+cp "$client_src/prog.cpp" "$client_src/Makefile" "$scratch/"
+cd "$scratch"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# Start from a shell with no SDK enabled.
+unset POPLAR_SDK_ENABLED CPATH LIBRARY_PATH CMAKE_PREFIX_PATH
+
+if bash "$sdk/enable.sh" >/dev/null 2>&1; then
+  fail "running enable.sh as a program should fail (it must be sourced)"
+fi
+if (POPLAR_SDK_ENABLED=/some/other/sdk && source "$sdk/enable.sh") 2>/dev/null; then
+  fail "enable.sh should refuse when another SDK is enabled"
+fi
+
+# shellcheck source=/dev/null
+source "$sdk/enable.sh"
+# shellcheck source=/dev/null
+source "$sdk/enable.sh" # a second time changes nothing
+
+[[ ${POPLAR_SDK_ENABLED:-} == "$sdk" ]] || fail "POPLAR_SDK_ENABLED is '${POPLAR_SDK_ENABLED:-}', not $sdk"
+# Each variable starts with the SDK's directory, which appears in it exactly once.
+expect_first_once() {
+  local name=$1 dir=$2 value
+  value=${!name:-}
+  [[ ${value%%:*} == "$dir" ]] || fail "$name does not start with $dir: $value"
+  local count
+  count=$(tr ':' '\n' <<<"$value" | grep -cxF "$dir")
+  [[ $count -eq 1 ]] || fail "$name holds $dir $count times after sourcing twice: $value"
+}
+expect_first_once PATH "$sdk/bin"
+expect_first_once CPATH "$sdk/include"
+expect_first_once LIBRARY_PATH "$sdk/lib"
+expect_first_once LD_LIBRARY_PATH "$sdk/lib"
+expect_first_once CMAKE_PREFIX_PATH "$sdk"
+if [[ -e $sdk/bin/popc ]]; then
+  [[ $(command -v popc) == "$sdk/bin/popc" ]] || fail "popc on PATH is $(command -v popc), not the SDK's"
+fi
+
+# Link every library the SDK has, as a Poplar Makefile does (-lpoplar -lpopops ...), so that
+# each one is found at link time and loads at run time.
+libs=(-lpoplar)
+for lib in popops poplin popnn poputil poprand; do
+  if [[ -e $sdk/lib/lib$lib.so ]]; then
+    libs+=("-l$lib")
+  fi
+done
+
+echo "+ g++ -std=c++11 prog.cpp ${libs[*]} -o prog"
+g++ -std=c++11 prog.cpp "${libs[@]}" -o prog
+./prog | tee prog.out
+grep -q '^client OK' prog.out || fail "the client program built with g++ did not report success"
+
+echo "+ make LDLIBS='${libs[*]}'"
+rm -f prog
+make LDLIBS="${libs[*]}"
+./prog | tee prog.out
+grep -q '^client OK' prog.out || fail "the client program built with make did not report success"
+
+echo "PASSED: client built against $sdk with enable.sh"

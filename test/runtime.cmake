@@ -1,0 +1,17 @@
+# Runtime tests: unit tests on hand-built executables, end-to-end conformance
+# tests of every program kind, the runtime's error cases, and its benchmarks.
+aspen_add_test(runtime_unit_executor LABEL unit SOURCES runtime/executor_unit.cpp LIBS TBB::tbb)
+aspen_add_test(runtime_conformance_engine LABEL conformance SOURCES runtime/engine_conformance.cpp
+  LIBS TBB::tbb nlohmann_json::nlohmann_json)
+aspen_add_test(runtime_error_cases LABEL error SOURCES error/runtime_errors.cpp)
+foreach(t runtime_conformance_engine runtime_error_cases)
+  target_compile_definitions(${t} PRIVATE ASPEN_RUNTIME_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endforeach()
+
+# Benchmarks (a plain main; built, never run by ctest): build-*/test/bin/runtime_bench
+add_executable(runtime_bench bench/runtime_bench.cpp)
+set_target_properties(runtime_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bin)
+target_link_libraries(runtime_bench PRIVATE aspen_settings Aspen::poplar TBB::tbb)
+target_include_directories(runtime_bench PRIVATE ${PROJECT_SOURCE_DIR}/libgraph/src
+  ${PROJECT_SOURCE_DIR}/compiler/src ${PROJECT_SOURCE_DIR}/runtime/src)
+target_compile_definitions(runtime_bench PRIVATE ASPEN_RUNTIME_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

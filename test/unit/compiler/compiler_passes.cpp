@@ -1,0 +1,442 @@
+// Copyright (c) Aspen contributors.
+// Unit tests of the compiler passes on small hand-built graphs.
+#include "TestGraph.hpp"
+
+#include "Compiler.hpp"
+#include "passes/Allocate.hpp"
+#include "passes/Emit.hpp"
+#include "passes/EstimateCycles.hpp"
+#include "passes/Exchange.hpp"
+#include "passes/Liveness.hpp"
+#include "passes/Lower.hpp"
+#include "passes/Validate.hpp"
+#include "poplar/exceptions.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <deque>
+#include <map>
+
+using namespace aspen;
+using namespace aspen::compiler;
+using aspen::test::TestGraph;
+using K = ir::ProgramKind;
+
+namespace {
+
+/// Runs lowered steps as the runtime would, but only records which compute sets
+/// execute: conditions come from `conditions` (in the order they are tested) and
+/// switch controls from `switchValues`.
+std::vector<std::uint32_t> trace(const LoweredProgram &lp, std::uint32_t program, std::deque<bool> conditions,
+                                 std::deque<std::int32_t> switchValues) {
+  std::vector<std::uint32_t> executed;
+  std::vector<std::uint64_t> counters(lp.numCounters);
+  std::vector<std::uint32_t> stack;
+  std::uint32_t pc = lp.programEntry.at(program);
+  for (int guard = 0; guard < 10000; ++guard) {
+    const exe::Step &s = lp.steps.at(pc++);
+    using S = exe::StepKind;
+    switch (s.kind) {
+    case S::Execute:
+      executed.push_back(s.a);
+      break;
+    case S::SetCounter:
+      counters.at(s.a) = s.value;
+      break;
+    case S::LoopTest:
+      if (counters.at(s.a) == 0)
+        pc = s.target;
+      else
+        --counters[s.a];
+      break;
+    case S::Jump:
+      pc = s.target;
+      break;
+    case S::JumpIfZero:
+    case S::JumpIfNonZero: {
+      const bool value = conditions.at(0);
+      conditions.pop_front();
+      if (value == (s.kind == S::JumpIfNonZero))
+        pc = s.target;
+      break;
+    }
+    case S::SwitchJump: {
+      const auto &t = lp.switchTables.at(s.a);
+      const std::int32_t v = switchValues.at(0);
+      switchValues.pop_front();
+      pc = t.defaultTarget;
+      for (std::size_t i = 0; i < t.values.size(); ++i)
+        if (t.values[i] == v)
+          pc = t.targets[i];
+      break;
+    }
+    case S::Call:
+      stack.push_back(pc);
+      pc = s.target;
+      break;
+    case S::Return:
+      pc = stack.back();
+      stack.pop_back();
+      break;
+    case S::End:
+      return executed;
+    default:
+      break;
+    }
+  }
+  FAIL("the lowered program does not end");
+  return executed;
+}
+
+/// The passes up to allocation, as Compiler.cpp runs them.
+struct Compiled {
+  LoweredProgram lowered;
+  ExchangePlan plan;
+  LivenessResult liveness;
+  AllocationResult allocation;
+  CycleEstimates cycles;
+};
+
+Compiled runPasses(const ir::GraphData &g, const std::vector<const ir::ProgramNode *> &programs,
+                   bool allowOutOfMemory = false) {
+  Compiled c;
+  validateGraph(g, programs);
+  c.lowered = lowerPrograms(g, programs);
+  c.plan = planExchange(g, c.lowered);
+  c.liveness = analyseLiveness(g, c.lowered, c.plan);
+  c.allocation = allocateMemory(g, c.lowered, c.plan, c.liveness, allowOutOfMemory);
+  c.cycles = estimateCycles(g, c.lowered, c.plan);
+  return c;
+}
+
+ir::VarId varOf(const poplar::Tensor &t) { return t.getImpl().segments->front().var; }
+
+/// Address of the first byte of variable `v` (its first piece).
+std::uint32_t addressOf(const Compiled &c, ir::VarId v) {
+  return c.allocation.address.at(c.plan.layout.firstPiece.at(v));
+}
+
+} // namespace
+
+// ---- Lower --------------------------------------------------------------------------
+
+TEST_CASE("Lower: loops, branches, switches and calls run in the right order", "[compiler][lower]") {
+  TestGraph tg;
+  auto pred = TestGraph::node(K::If);
+  pred->children = {TestGraph::exec(2), TestGraph::exec(3)};
+  auto sw = TestGraph::node(K::Switch);
+  sw->caseValues = {1, 5};
+  sw->children = {TestGraph::exec(4), TestGraph::exec(5), TestGraph::exec(6)};
+  sw->hasDefault = true;
+  auto fbody = TestGraph::seq({TestGraph::exec(7), TestGraph::repeat(2, TestGraph::exec(8))});
+  tg.g->functions.push_back(fbody);
+  auto call = TestGraph::node(K::Call);
+  call->function = 0;
+  auto whileTrue = TestGraph::node(K::RepeatWhileTrue);
+  whileTrue->children = {TestGraph::exec(9), TestGraph::exec(10)};
+  auto prog = TestGraph::seq({TestGraph::exec(0), TestGraph::repeat(3, TestGraph::seq({TestGraph::exec(1), pred})),
+                              sw, call, whileTrue, call});
+  auto second = TestGraph::seq({call, TestGraph::exec(11)});
+
+  const LoweredProgram lp = lowerPrograms(*tg.g, {prog.get(), second.get()});
+  REQUIRE(lp.programEntry.size() == 2);
+  CHECK(lp.functionEntry.at(0) > lp.programEntry[1]); // function bodies follow the programs
+  // If: true, false, true; while: true, true, false.
+  CHECK(trace(lp, 0, {true, false, true, true, true, false}, {5}) ==
+        std::vector<std::uint32_t>{0, 1, 2, 1, 3, 1, 2, 5, 7, 8, 8, 9, 10, 9, 10, 9, 7, 8, 8});
+  CHECK(trace(lp, 0, {false, false, false, false}, {42}) ==
+        std::vector<std::uint32_t>{0, 1, 3, 1, 3, 1, 3, 6, 7, 8, 8, 9, 7, 8, 8});
+  CHECK(trace(lp, 1, {}, {}) == std::vector<std::uint32_t>{7, 8, 8, 11});
+  CHECK(lp.numCounters == 2);
+}
+
+TEST_CASE("Lower: Repeat(0) runs nothing and an If without else skips", "[compiler][lower]") {
+  TestGraph tg;
+  auto iff = TestGraph::node(K::If);
+  iff->children = {TestGraph::exec(1), TestGraph::seq({})};
+  auto prog = TestGraph::seq({TestGraph::repeat(0, TestGraph::exec(0)), iff, TestGraph::exec(2)});
+  const LoweredProgram lp = lowerPrograms(*tg.g, {prog.get()});
+  CHECK(trace(lp, 0, {false}, {}) == std::vector<std::uint32_t>{2});
+  CHECK(trace(lp, 0, {true}, {}) == std::vector<std::uint32_t>{1, 2});
+}
+
+TEST_CASE("Lower: recursion and self-containing programs are graph_cycle_errors", "[compiler][lower]") {
+  TestGraph tg;
+  auto call = TestGraph::node(K::Call);
+  call->function = 0;
+  tg.g->functions.push_back(TestGraph::seq({TestGraph::exec(0), call}));
+  auto prog = TestGraph::seq({call});
+  CHECK_THROWS_AS(lowerPrograms(*tg.g, {prog.get()}), poplar::graph_cycle_error);
+
+  auto loop = TestGraph::seq({});
+  loop->children.push_back(loop); // a Sequence that contains itself
+  CHECK_THROWS_AS(lowerPrograms(*tg.g, {loop.get()}), poplar::graph_cycle_error);
+  loop->children.clear();
+}
+
+// ---- Exchange and Emit ----------------------------------------------------------------
+
+TEST_CASE("Exchange: local edges point at the variable, remote ones get a buffer and exchange", "[compiler][exchange]") {
+  TestGraph tg;
+  auto local = tg.var(poplar::FLOAT, {8}, "local", {0});
+  auto remote = tg.var(poplar::FLOAT, {8}, "remote", {1});
+  auto result = tg.var(poplar::FLOAT, {8}, "result", {0, 1}); // half on tile 0, half on tile 1
+  const auto type = tg.vertexType("Add", {test::in("a"), test::in("b"), test::out("out")});
+  const auto cs = tg.computeSet("add");
+  const auto v = tg.vertex(cs, type, 0, {{"a", local}, {"b", remote}, {"out", result}});
+  auto prog = TestGraph::exec(cs);
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
+
+  REQUIRE(exe->computeSteps.size() == 1);
+  const exe::ComputeStep &step = exe->computeSteps[0];
+  // b: 32 bytes from tile 1 into a buffer on tile 0; out: 16 bytes stay on tile 0, 16 go to tile 1.
+  CHECK(step.exchangeIn.totalBytes == 32);
+  REQUIRE(step.exchangeIn.runs.size() == 1);
+  CHECK(step.exchangeIn.runs[0].src.tile == 1);
+  CHECK(step.exchangeIn.runs[0].dst.tile == 0);
+  CHECK(step.exchangeIn.runs[0].src.addr == addressOf(c, varOf(remote)));
+  CHECK(step.exchangeOut.totalBytes == 32);
+  REQUIRE(step.exchangeOut.tiles == std::vector<std::uint32_t>{0, 1});
+  REQUIRE(step.exchangeOut.runs.size() == 2);
+  CHECK(step.exchangeOut.runs[0].bytes == 16);
+  // The second half goes to the start of result's piece on tile 1.
+  CHECK(step.exchangeOut.runs[1].dst.addr == c.allocation.address.at(c.plan.layout.firstPiece.at(varOf(result)) + 1));
+  CHECK(step.exchangeOut.runs[1].src.addr == step.exchangeOut.runs[0].src.addr + 16);
+  REQUIRE(step.vertices.size() == 1);
+  CHECK(step.vertices[0].graphVertex == v);
+  CHECK(step.tiles == std::vector<std::uint32_t>{0});
+
+  // The vertex object: field a points straight at `local`, b at the exchange buffer.
+  const exe::VertexInstance &vi = step.vertices[0];
+  const auto &fields = tg.g->vertexTypes[type].fields;
+  std::map<std::uint32_t, exe::TileAddr> reloc;
+  for (const exe::Relocation &r : exe->relocations)
+    if (r.where.tile == 0)
+      reloc[r.where.addr] = r.target;
+  REQUIRE(reloc.count(vi.state + fields[0].offset));
+  CHECK(reloc[vi.state + fields[0].offset].tile == 0);
+  CHECK(reloc[vi.state + fields[0].offset].addr == addressOf(c, varOf(local)));
+  CHECK(reloc[vi.state + fields[1].offset].addr == step.exchangeIn.runs[0].dst.addr);
+  // Sizes of the vector fields are in the vertex object's bytes.
+  bool found = false;
+  for (const exe::MemoryBlob &b : exe->blobs) {
+    if (b.where.tile != 0 || b.where.addr > vi.state || b.where.addr + b.bytes.size() < vi.state + 48)
+      continue;
+    std::uint32_t size = 0;
+    std::memcpy(&size, b.bytes.data() + (vi.state - b.where.addr) + fields[1].offset + 8, 4);
+    CHECK(size == 8);
+    found = true;
+  }
+  CHECK(found);
+  CHECK(exe->codeletLibraries.size() == 1);
+  CHECK(exe->vertexTypes.at(vi.type).name == "Add");
+}
+
+TEST_CASE("Exchange: Copy programs are grouped by destination tile with contiguous runs merged",
+          "[compiler][exchange]") {
+  TestGraph tg(4);
+  auto x = tg.var(poplar::FLOAT, {16}, "x", {0});
+  auto y = tg.var(poplar::FLOAT, {16}, "y", {2, 3});
+  auto z = tg.var(poplar::FLOAT, {16}, "z", {1});
+  // x -> y: two runs (one per destination tile); rotate x into z: two runs on tile 1.
+  auto prog = TestGraph::seq({TestGraph::copy(x, y), TestGraph::copy(poplar::concat(x.slice(8, 16), x.slice(0, 8)), z),
+                              TestGraph::copy(z, x)});
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
+  REQUIRE(exe->copies.size() == 3);
+  const exe::CopyPlan &toY = exe->copies[0];
+  CHECK(toY.tiles == std::vector<std::uint32_t>{2, 3});
+  CHECK(toY.tileBegin == std::vector<std::uint32_t>{0, 1, 2});
+  CHECK(toY.runs.size() == 2);
+  CHECK(toY.totalBytes == 64);
+  const exe::CopyPlan &rot = exe->copies[1];
+  REQUIRE(rot.runs.size() == 2);
+  CHECK(rot.runs[0].src.addr == addressOf(c, varOf(x)) + 32);
+  CHECK(rot.runs[0].dst.addr == addressOf(c, varOf(z)));
+  CHECK(rot.runs[1].src.addr == addressOf(c, varOf(x)));
+  const exe::CopyPlan &back = exe->copies[2];
+  CHECK(back.runs.size() == 1); // contiguous: one merged run
+  CHECK(back.runs[0].bytes == 64);
+  // Exchange cost: ceil(32 bytes / 4) per tile + overhead + sync.
+  const auto &t = tg.g->target;
+  CHECK(toY.cycles == 32 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
+}
+
+TEST_CASE("makeCopyPlan groups by destination tile and merges only continuing runs", "[compiler][exchange]") {
+  std::vector<exe::CopyRun> runs = {{{1, 100}, {2, 0}, 8},  {{1, 108}, {2, 8}, 8}, {{0, 0}, {1, 0}, 4},
+                                    {{1, 200}, {2, 16}, 4}, {{3, 0}, {1, 4}, 4}};
+  const exe::CopyPlan plan = makeCopyPlan(runs);
+  CHECK(plan.tiles == std::vector<std::uint32_t>{1, 2});
+  REQUIRE(plan.runs.size() == 4);
+  CHECK(plan.runs[0].src.tile == 0);
+  CHECK(plan.runs[1].src.tile == 3);
+  CHECK(plan.runs[2].bytes == 16); // the two continuing runs into tile 2
+  CHECK(plan.runs[3].src.addr == 200);
+  CHECK(plan.totalBytes == 28);
+}
+
+// ---- Liveness and Allocate ------------------------------------------------------------
+
+TEST_CASE("Liveness: variables with disjoint lifetimes share memory", "[compiler][liveness]") {
+  TestGraph tg(2);
+  auto src = tg.var(poplar::FLOAT, {64}, "src", {0});
+  auto x = tg.var(poplar::FLOAT, {64}, "x", {0});
+  auto y = tg.var(poplar::FLOAT, {64}, "y", {0});
+  auto a = tg.var(poplar::FLOAT, {64}, "a", {0});
+  auto b = tg.var(poplar::FLOAT, {64}, "b", {0});
+  tg.setInitial(src, std::vector<float>(64, 1.0f));
+  const auto type = tg.vertexType("Copy", {test::in("in"), test::out("out")});
+  std::uint32_t cs[4];
+  for (int i = 0; i < 4; ++i)
+    cs[i] = tg.computeSet("cs" + std::to_string(i));
+  tg.vertex(cs[0], type, 0, {{"in", src}, {"out", x}});
+  tg.vertex(cs[1], type, 0, {{"in", x}, {"out", a}});
+  tg.vertex(cs[2], type, 0, {{"in", src}, {"out", y}});
+  tg.vertex(cs[3], type, 0, {{"in", y}, {"out", b}});
+  tg.g->hostHandles.push_back({"a", a, false});
+  tg.g->hostHandles.push_back({"b", b, false});
+  auto prog = TestGraph::seq({TestGraph::exec(cs[0]), TestGraph::exec(cs[1]), TestGraph::exec(cs[2]),
+                              TestGraph::exec(cs[3])});
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  const auto &L = c.liveness;
+  CHECK(L.alwaysLive[varOf(src)]);
+  CHECK(L.alwaysLive[varOf(a)]);
+  CHECK_FALSE(L.alwaysLive[varOf(x)]);
+  CHECK_FALSE(L.alwaysLive[varOf(y)]);
+  CHECK(L.liveBegin[varOf(x)] == 0);
+  CHECK(L.liveEnd[varOf(x)] == 1);
+  CHECK(L.liveBegin[varOf(y)] == 2);
+  CHECK(L.liveEnd[varOf(y)] == 3);
+  CHECK(addressOf(c, varOf(x)) == addressOf(c, varOf(y)));
+  CHECK(addressOf(c, varOf(a)) != addressOf(c, varOf(b)));
+  // Step 1 has x (256 bytes) live and nothing else not-always-live.
+  CHECK(L.notAlwaysLiveBytes[1] == 256);
+  CHECK(c.allocation.tiles[0].notAlwaysLivePeak == 256);
+}
+
+TEST_CASE("Liveness: a partial write keeps a variable live; WriteUndef lets it die", "[compiler][liveness]") {
+  TestGraph tg(1);
+  auto src = tg.var(poplar::FLOAT, {8}, "src", {0});
+  tg.setInitial(src, std::vector<float>(8, 2.0f));
+  auto x = tg.var(poplar::FLOAT, {8}, "x", {0});
+  auto y = tg.var(poplar::FLOAT, {8}, "y", {0});
+  auto out = tg.var(poplar::FLOAT, {8}, "out", {0});
+  tg.g->hostHandles.push_back({"out", out, false});
+  // x is written in two halves by two copies, then read: live at entry, so always-live.
+  // y gets the same treatment after a WriteUndef: not always-live.
+  auto prog = TestGraph::seq({TestGraph::copy(src.slice(0, 4), x.slice(0, 4)),
+                              TestGraph::copy(src.slice(4, 8), x.slice(4, 8)), TestGraph::copy(x, out),
+                              TestGraph::writeUndef(y), TestGraph::copy(src.slice(0, 4), y.slice(0, 4)),
+                              TestGraph::copy(src.slice(4, 8), y.slice(4, 8)), TestGraph::copy(y, out)});
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  CHECK(c.liveness.alwaysLive[varOf(x)]);
+  CHECK_FALSE(c.liveness.alwaysLive[varOf(y)]);
+  CHECK(c.liveness.liveBegin[varOf(y)] == 4);
+  CHECK(c.liveness.liveEnd[varOf(y)] == 6);
+}
+
+TEST_CASE("Liveness: a value carried around a loop is live over the whole loop", "[compiler][liveness]") {
+  TestGraph tg(1);
+  auto src = tg.var(poplar::FLOAT, {8}, "src", {0});
+  tg.setInitial(src, std::vector<float>(8, 2.0f));
+  auto acc = tg.var(poplar::FLOAT, {8}, "acc", {0});
+  auto tmp = tg.var(poplar::FLOAT, {8}, "tmp", {0});
+  auto after = tg.var(poplar::FLOAT, {8}, "after", {0});
+  auto out = tg.var(poplar::FLOAT, {8}, "out", {0});
+  tg.g->hostHandles.push_back({"out", out, false});
+  // acc = src; repeat 3 { tmp = acc; acc = tmp }; after = acc; out = after
+  auto body = TestGraph::seq({TestGraph::copy(acc, tmp), TestGraph::copy(tmp, acc)});
+  auto prog = TestGraph::seq({TestGraph::copy(src, acc), TestGraph::repeat(3, body), TestGraph::copy(acc, after),
+                              TestGraph::copy(after, out)});
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  const auto &L = c.liveness;
+  REQUIRE_FALSE(L.alwaysLive[varOf(acc)]);
+  REQUIRE_FALSE(L.alwaysLive[varOf(tmp)]);
+  // acc lives from its first write to the copy after the loop, covering the whole loop.
+  const std::uint32_t loopEnd = L.liveEnd[varOf(tmp)];
+  CHECK(L.liveBegin[varOf(acc)] == 0);
+  CHECK(L.liveEnd[varOf(acc)] > loopEnd);
+  // tmp is live inside the loop while acc is: they must not share memory; nor may
+  // acc and after, which one copy touches together.
+  CHECK(addressOf(c, varOf(acc)) != addressOf(c, varOf(tmp)));
+  CHECK(addressOf(c, varOf(after)) != addressOf(c, varOf(acc)));
+}
+
+TEST_CASE("Allocate: alignment, vertex state and per-tile overhead", "[compiler][allocate]") {
+  TestGraph tg(1);
+  auto c1 = tg.var(poplar::CHAR, {3}, "c", {0});
+  auto f1 = tg.var(poplar::FLOAT, {5}, "f", {0});
+  auto d1 = tg.var(poplar::DOUBLE, {1}, "d", {0});
+  tg.g->hostHandles.push_back({"c", c1, true});
+  tg.g->hostHandles.push_back({"f", f1, true});
+  tg.g->hostHandles.push_back({"d", d1, true});
+  const Compiled c = runPasses(*tg.g, {});
+  const auto ov = tg.g->target.perTileOverheadBytes;
+  for (auto [t, align] : {std::pair{c1, 1u}, {f1, 4u}, {d1, 8u}}) {
+    const std::uint32_t a = addressOf(c, varOf(t));
+    CHECK(a % align == 0);
+    CHECK(a >= ov);
+  }
+  CHECK(c.allocation.tiles[0].peakBytes >= ov + 3 + 20 + 8);
+  CHECK(c.allocation.tiles[0].peakBytes <= ov + 3 + 20 + 8 + 8 + 4);
+}
+
+// ---- EstimateCycles ---------------------------------------------------------------------
+
+TEST_CASE("EstimateCycles: worker vertices share six workers, MultiVertex runs alone", "[compiler][cycles]") {
+  TestGraph tg(2);
+  auto data = tg.var(poplar::FLOAT, {64}, "data", {0});
+  const auto worker = tg.vertexType("Work", {test::inout("x")});
+  const auto multi = tg.vertexType("Multi", {test::inout("x")}, true);
+  const auto cs = tg.computeSet("cs");
+  // 7 worker vertices of 100 cycles on tile 0: the 7th doubles one worker's load.
+  for (int i = 0; i < 7; ++i)
+    tg.setCycles(tg.vertex(cs, worker, 0, {{"x", data.slice(i * 8, i * 8 + 8)}}), 100);
+  const auto m = tg.vertex(cs, multi, 1, {{"x", data.slice(56, 64)}});
+  tg.setCycles(m, 500);
+  const auto cs2 = tg.computeSet("default");
+  tg.vertex(cs2, worker, 0, {{"x", data.slice(0, 16)}}); // no estimate: 20 + 64 bytes / 4
+  auto prog = TestGraph::seq({TestGraph::exec(cs), TestGraph::exec(cs2)});
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  const unsigned workers = tg.g->target.numWorkerContexts;
+  CHECK(c.cycles.computeCycles[0] == std::max<std::uint64_t>(200 * workers, 500));
+  CHECK(c.cycles.totalVertexCycles[0] == 7 * 100 + 500);
+  CHECK(c.cycles.vertexCycles[1][0] == kDefaultVertexCycles + 16);
+  CHECK(c.cycles.computeCycles[1] == (kDefaultVertexCycles + 16) * workers);
+  // The multivertex's 8 elements live on tile 0: exchange in and out of 32 bytes.
+  const auto &t = tg.g->target;
+  const std::uint64_t ex = 32 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay;
+  CHECK(c.cycles.exchangeInCycles[0] == ex);
+  CHECK(c.cycles.stepCycles[0] == ex + c.cycles.computeCycles[0] + t.syncCycles + t.minIPUSyncDelay + ex);
+}
+
+// ---- the whole pipeline -------------------------------------------------------------------
+
+TEST_CASE("compile: progress is reported with increasing steps and the output is deterministic",
+          "[compiler][pipeline]") {
+  TestGraph tg(8);
+  auto x = tg.var(poplar::FLOAT, {256}, "x", {0, 1, 2, 3, 4, 5, 6, 7});
+  auto y = tg.var(poplar::FLOAT, {256}, "y", {7, 6, 5, 4, 3, 2, 1, 0});
+  tg.setInitial(x, std::vector<float>(256, 3.0f));
+  const auto type = tg.vertexType("Scale", {test::in("in"), test::out("out"), test::state("n")});
+  const auto cs = tg.computeSet("scale");
+  for (int i = 0; i < 32; ++i) {
+    const auto v = tg.vertex(cs, type, i % 8, {{"in", x.slice(i * 8, i * 8 + 8)}, {"out", y.slice(i * 8, i * 8 + 8)}});
+    tg.setState(v, "n", std::vector<unsigned>{8u});
+  }
+  tg.g->hostHandles.push_back({"y", y, false});
+  auto prog = TestGraph::repeat(2, TestGraph::exec(cs));
+  std::vector<std::pair<int, int>> progress;
+  auto a = compile(*tg.g, {prog.get()}, {}, [&](int s, int t) { progress.push_back({s, t}); });
+  auto b = compile(*tg.g, {prog.get()}, {});
+  REQUIRE(progress.size() >= 2);
+  for (std::size_t i = 1; i < progress.size(); ++i)
+    CHECK(progress[i].first > progress[i - 1].first);
+  CHECK(progress.back().first == progress.back().second);
+  CHECK(a->profileJson == b->profileJson);
+  CHECK(a->relocations.size() == b->relocations.size());
+  CHECK(a->computeSteps.at(0).vertices.size() == 32);
+  CHECK(a->computeSteps.at(0).tiles.size() == 8);
+  CHECK_FALSE(a->outOfMemory);
+}

@@ -1,0 +1,141 @@
+// Copyright (c) Aspen contributors. Poplar-compatible codelet header.
+// The base classes of vertices and the types of their fields, for codelets
+// compiled for the simulated IPU (host code, `__POPC__` defined, `__IPU__` not).
+//
+// Every field type here has exactly the layout given in docs/internals.md
+// ("Host layout of vertex fields") and is trivially constructible: the runtime
+// never runs a constructor on a vertex, it writes the fields' pointers, sizes
+// and values into the vertex object directly.
+//
+//   class Scale : public poplar::Vertex {
+//   public:
+//     poplar::Input<poplar::Vector<float>> in;
+//     poplar::Output<poplar::Vector<float>> out;
+//     float factor;                                   // state, setInitialValue
+//     bool compute() {
+//       for (unsigned i = 0; i < in.size(); ++i) out[i] = in[i] * factor;
+//       return true;
+//     }
+//   };
+#ifndef POPLAR_VERTEX_HPP
+#define POPLAR_VERTEX_HPP
+
+#include <poplar/FieldTypes.hpp>
+#include <poplar/HalfFloat.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace poplar {
+
+/// A vertex run once, by one worker thread, per execution of its compute set.
+/// Derived classes define `bool compute()` (or `void compute()`); returning
+/// false stops the program with an error.
+class Vertex {};
+
+/// A vertex run by every worker of its tile: `compute(workerId)` is called for
+/// each `workerId` in `[0, numWorkers())` and the vertex divides the work.
+class MultiVertex {
+public:
+  static constexpr unsigned numWorkers() { return 6; }
+};
+
+/// A vertex that runs on the supervisor context (legacy); run once.
+class SupervisorVertex {};
+
+template <typename T, VectorLayout L = VectorLayout::SPAN, unsigned MinAlign = alignof(T), bool Interleaved = false>
+class Vector;
+template <typename T, VectorListLayout L, unsigned MinAlign = alignof(T), bool Interleaved = false> class VectorList;
+
+namespace aspen_detail {
+
+constexpr bool hasSize(VectorLayout l) { return l == VectorLayout::SPAN || l == VectorLayout::SHORT_SPAN; }
+
+/// Pointer and element count: the host form of every vector layout.
+template <typename T, VectorLayout L> struct SpanStorage {
+  T *aspenPtr_;
+  std::uint32_t aspenSize_;
+
+  T &operator[](std::size_t i) const { return aspenPtr_[i]; }
+  T *data() const { return aspenPtr_; }
+  std::size_t size() const {
+    static_assert(hasSize(L), "size() needs VectorLayout::SPAN or SHORT_SPAN; this layout stores no size");
+    return aspenSize_;
+  }
+  bool empty() const { return size() == 0; }
+  T *begin() const { return aspenPtr_; }
+  T *end() const { return aspenPtr_ + size(); }
+};
+
+} // namespace aspen_detail
+
+/// A state array of the vertex (`Vector<unsigned> offsets;`, set with
+/// `Graph::setInitialValue`), or the outer list of a vector of edges
+/// (`Vector<Input<Vector<float>>> in;`, connected with a list of tensors).
+template <typename T, VectorLayout L, unsigned MinAlign, bool Interleaved>
+class Vector : public aspen_detail::SpanStorage<T, L> {};
+
+/// A read-only edge: one element (`Input<float>`), a vector of elements
+/// (`Input<Vector<float>>`) or a list of vectors (`Input<VectorList<float, DELTAN>>`).
+template <typename T> class Input {
+public:
+  const T *aspenPtr_;
+
+  operator const T &() const { return *aspenPtr_; }
+  const T &operator*() const { return *aspenPtr_; }
+  const T *operator->() const { return aspenPtr_; }
+};
+
+/// A write-only edge (the vertex should not read it before writing it).
+template <typename T> class Output {
+public:
+  T *aspenPtr_;
+
+  operator T &() const { return *aspenPtr_; }
+  T &operator*() const { return *aspenPtr_; }
+  T *operator->() const { return aspenPtr_; }
+  const Output &operator=(const T &value) const {
+    *aspenPtr_ = value;
+    return *this;
+  }
+};
+
+/// A read-write edge.
+template <typename T> class InOut {
+public:
+  T *aspenPtr_;
+
+  operator T &() const { return *aspenPtr_; }
+  T &operator*() const { return *aspenPtr_; }
+  T *operator->() const { return aspenPtr_; }
+  const InOut &operator=(const T &value) const {
+    *aspenPtr_ = value;
+    return *this;
+  }
+};
+
+template <typename T, VectorLayout L, unsigned A, bool I>
+class Input<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<const T, L> {};
+template <typename T, VectorLayout L, unsigned A, bool I>
+class Output<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<T, L> {};
+template <typename T, VectorLayout L, unsigned A, bool I>
+class InOut<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<T, L> {};
+
+/// A list of regions (each a pointer and a size): `in.size()` regions, region
+/// `in[i]` has `in[i].size()` elements.
+template <typename T, VectorListLayout L, unsigned A, bool I>
+class Input<VectorList<T, L, A, I>>
+    : public aspen_detail::SpanStorage<const aspen_detail::SpanStorage<const T, VectorLayout::SPAN>,
+                                       VectorLayout::SPAN> {};
+template <typename T, VectorListLayout L, unsigned A, bool I>
+class Output<VectorList<T, L, A, I>>
+    : public aspen_detail::SpanStorage<const aspen_detail::SpanStorage<T, VectorLayout::SPAN>, VectorLayout::SPAN> {
+};
+template <typename T, VectorListLayout L, unsigned A, bool I>
+class InOut<VectorList<T, L, A, I>>
+    : public aspen_detail::SpanStorage<const aspen_detail::SpanStorage<T, VectorLayout::SPAN>, VectorLayout::SPAN> {
+};
+
+} // namespace poplar
+
+#endif

@@ -1,0 +1,272 @@
+// Copyright (c) Aspen contributors.
+// poplin's matrix-multiply vertices: a block product C = A * B on one tile
+// (the six workers split the rows of C) and the reduction of partial sums when
+// the inner dimension is split over tiles.
+//
+// The block product is written for the host compiler to vectorise: A {rows,
+// depth} and B {depth, cols} are contiguous row-major blocks, and a register
+// tile of 6 rows x 16 columns of C is accumulated in float while walking the
+// depth, one row of B (two 8-float vectors) at a time.
+#include <poplar/HalfFloat.hpp>
+#include <poplar/Vertex.hpp>
+
+#include <cstddef>
+#include <cstring>
+
+namespace poplin {
+namespace matmul_detail {
+
+#if defined(__GNUC__) || defined(__clang__)
+#define POPLIN_HAVE_VECTOR_EXTENSIONS 1
+typedef float Float8 __attribute__((vector_size(32)));
+#endif
+
+/// Rows of C computed together: they share each loaded row of B.
+constexpr unsigned kRowTile = 6;
+/// Columns of C computed together: two 8-float vectors.
+constexpr unsigned kColTile = 16;
+
+inline float toFloat(float x) { return x; }
+inline float toFloat(half x) { return float(x); }
+
+template <typename OutType> inline void storeValue(OutType *dst, float v) { *dst = OutType(v); }
+
+#ifdef POPLIN_HAVE_VECTOR_EXTENSIONS
+/// Eight consecutive elements of a row of B as floats.
+inline Float8 load8(const float *p) {
+  Float8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline Float8 load8(const half *p) {
+  Float8 v;
+  for (unsigned i = 0; i < 8; ++i)
+    v[i] = float(p[i]);
+  return v;
+}
+
+inline void store8(float *dst, Float8 v) { std::memcpy(dst, &v, sizeof v); }
+inline void store8(half *dst, Float8 v) {
+  for (unsigned i = 0; i < 8; ++i)
+    dst[i] = half(v[i]);
+}
+
+/// C[0:6, 0:16] (+)= A[0:6, :] * B[:, 0:16]: the register tile. The twelve
+/// accumulators are named variables so that the compiler keeps them in
+/// registers at any optimisation level. With `accumulate` the tile is added to C.
+template <typename InType, typename OutType>
+inline void registerTile(const InType *__restrict a, unsigned lda, const InType *__restrict b, unsigned ldb,
+                         unsigned depth, OutType *__restrict c, unsigned ldc, bool accumulate) {
+  const Float8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
+  Float8 c00 = zero, c01 = zero, c10 = zero, c11 = zero, c20 = zero, c21 = zero;
+  Float8 c30 = zero, c31 = zero, c40 = zero, c41 = zero, c50 = zero, c51 = zero;
+  if (accumulate) {
+    c00 = load8(c), c01 = load8(c + 8), c10 = load8(c + ldc), c11 = load8(c + ldc + 8);
+    c20 = load8(c + 2 * ldc), c21 = load8(c + 2 * ldc + 8), c30 = load8(c + 3 * ldc);
+    c31 = load8(c + 3 * ldc + 8), c40 = load8(c + 4 * ldc), c41 = load8(c + 4 * ldc + 8);
+    c50 = load8(c + 5 * ldc), c51 = load8(c + 5 * ldc + 8);
+  }
+  const InType *a0 = a, *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda, *a4 = a3 + lda, *a5 = a4 + lda;
+  for (unsigned p = 0; p < depth; ++p) {
+    const InType *bRow = b + std::size_t(p) * ldb;
+    const Float8 b0 = load8(bRow), b1 = load8(bRow + 8);
+    float x = toFloat(a0[p]);
+    c00 += x * b0;
+    c01 += x * b1;
+    x = toFloat(a1[p]);
+    c10 += x * b0;
+    c11 += x * b1;
+    x = toFloat(a2[p]);
+    c20 += x * b0;
+    c21 += x * b1;
+    x = toFloat(a3[p]);
+    c30 += x * b0;
+    c31 += x * b1;
+    x = toFloat(a4[p]);
+    c40 += x * b0;
+    c41 += x * b1;
+    x = toFloat(a5[p]);
+    c50 += x * b0;
+    c51 += x * b1;
+  }
+  store8(c, c00);
+  store8(c + 8, c01);
+  store8(c + ldc, c10);
+  store8(c + ldc + 8, c11);
+  store8(c + 2 * ldc, c20);
+  store8(c + 2 * ldc + 8, c21);
+  store8(c + 3 * ldc, c30);
+  store8(c + 3 * ldc + 8, c31);
+  store8(c + 4 * ldc, c40);
+  store8(c + 4 * ldc + 8, c41);
+  store8(c + 5 * ldc, c50);
+  store8(c + 5 * ldc + 8, c51);
+}
+
+/// Inner elements packed per step on the edges of a block (bounds the stack).
+constexpr unsigned kDepthChunk = 256;
+
+/// C[0:rows, 0:cols] = A[0:rows, :] * B[:, 0:cols] for an edge tile (rows <= 6,
+/// cols <= 16): A and B are copied, zero-padded, to whole register tiles.
+template <typename InType, typename OutType>
+inline void edgeTile(const InType *a, unsigned lda, const InType *b, unsigned ldb, unsigned depth, OutType *c,
+                     unsigned ldc, unsigned rows, unsigned cols) {
+  float cTile[kRowTile * kColTile];
+  float aPad[kRowTile * kDepthChunk];
+  float bPad[kDepthChunk * kColTile];
+  for (unsigned i = 0; i < kRowTile * kColTile; ++i)
+    cTile[i] = 0.0f;
+  for (unsigned k0 = 0; k0 < depth; k0 += kDepthChunk) {
+    const unsigned kc = depth - k0 < kDepthChunk ? depth - k0 : kDepthChunk;
+    for (unsigned r = 0; r < kRowTile; ++r)
+      for (unsigned p = 0; p < kc; ++p)
+        aPad[r * kDepthChunk + p] = r < rows ? toFloat(a[std::size_t(r) * lda + k0 + p]) : 0.0f;
+    for (unsigned p = 0; p < kc; ++p)
+      for (unsigned j = 0; j < kColTile; ++j)
+        bPad[p * kColTile + j] = j < cols ? toFloat(b[std::size_t(k0 + p) * ldb + j]) : 0.0f;
+    registerTile(aPad, kDepthChunk, bPad, kColTile, kc, cTile, kColTile, true);
+  }
+  for (unsigned r = 0; r < rows; ++r)
+    for (unsigned j = 0; j < cols; ++j)
+      storeValue(c + std::size_t(r) * ldc + j, cTile[r * kColTile + j]);
+}
+#endif
+
+/// Rows [rowBegin, rowEnd) of C = A * B: whole register tiles straight from
+/// A and B, edge tiles through padded copies.
+template <typename InType, typename OutType>
+inline void blockProduct(const InType *a, const InType *b, OutType *c, unsigned rowBegin, unsigned rowEnd,
+                         unsigned depth, unsigned cols) {
+#ifdef POPLIN_HAVE_VECTOR_EXTENSIONS
+  for (unsigned r = rowBegin; r < rowEnd; r += kRowTile) {
+    const unsigned rows = rowEnd - r < kRowTile ? rowEnd - r : kRowTile;
+    const InType *aRows = a + std::size_t(r) * depth;
+    OutType *cRows = c + std::size_t(r) * cols;
+    for (unsigned j = 0; j < cols; j += kColTile) {
+      const unsigned n = cols - j < kColTile ? cols - j : kColTile;
+      if (rows == kRowTile && n == kColTile)
+        registerTile(aRows, depth, b + j, cols, depth, cRows + j, cols, false);
+      else
+        edgeTile(aRows, depth, b + j, cols, depth, cRows + j, cols, rows, n);
+    }
+  }
+#else
+  for (unsigned r = rowBegin; r < rowEnd; ++r)
+    for (unsigned j = 0; j < cols; ++j) {
+      float sum = 0.0f;
+      for (unsigned p = 0; p < depth; ++p)
+        sum += toFloat(a[std::size_t(r) * depth + p]) * toFloat(b[std::size_t(p) * cols + j]);
+      storeValue(c + std::size_t(r) * cols + j, sum);
+    }
+#endif
+}
+
+/// The rows of a block that worker `workerId` of `numWorkers` computes: whole
+/// register tiles, shared out as evenly as possible.
+inline void workerRows(unsigned rows, unsigned workerId, unsigned numWorkers, unsigned &begin, unsigned &end) {
+  const unsigned tiles = (rows + kRowTile - 1) / kRowTile;
+  const unsigned tileBegin = tiles * workerId / numWorkers;
+  const unsigned tileEnd = tiles * (workerId + 1) / numWorkers;
+  begin = tileBegin * kRowTile;
+  end = tileEnd * kRowTile;
+  if (begin > rows)
+    begin = rows;
+  if (end > rows)
+    end = rows;
+}
+
+} // namespace matmul_detail
+
+/// C {rows, cols} = A {rows, depth} * B {depth, cols}, all row-major; partial
+/// sums in float. The workers split the rows of C.
+template <typename InType, typename OutType> class MatMulBlock : public poplar::MultiVertex {
+public:
+  poplar::Input<poplar::Vector<InType>> a;
+  poplar::Input<poplar::Vector<InType>> b;
+  poplar::Output<poplar::Vector<OutType>> c;
+  unsigned rows;
+  unsigned depth;
+  unsigned cols;
+
+  bool compute(unsigned workerId) {
+    if (a.size() != std::size_t(rows) * depth || b.size() != std::size_t(depth) * cols ||
+        c.size() != std::size_t(rows) * cols)
+      return false;
+    unsigned begin, end;
+    matmul_detail::workerRows(rows, workerId, numWorkers(), begin, end);
+    if (begin < end)
+      matmul_detail::blockProduct(a.data(), b.data(), c.data(), begin, end, depth, cols);
+    return true;
+  }
+};
+
+template class MatMulBlock<float, float>;
+template class MatMulBlock<float, half>;
+template class MatMulBlock<half, float>;
+template class MatMulBlock<half, half>;
+
+/// out[i] = sum over p of partials[p * size + i], size = out.size(): the
+/// numPartials partial sums of each output element, added in float.
+template <typename PartialsType, typename OutType> class MatMulReduce : public poplar::MultiVertex {
+public:
+  poplar::Input<poplar::Vector<PartialsType>> partials;
+  poplar::Output<poplar::Vector<OutType>> out;
+  unsigned numPartials;
+
+  bool compute(unsigned workerId) {
+    const std::size_t size = out.size();
+    if (partials.size() != size * numPartials)
+      return false;
+    const std::size_t begin = size * workerId / numWorkers();
+    const std::size_t end = size * (workerId + 1) / numWorkers();
+    for (std::size_t i = begin; i < end; ++i) {
+      float sum = 0.0f;
+      for (unsigned p = 0; p < numPartials; ++p)
+        sum += float(partials[p * size + i]);
+      out[i] = OutType(sum);
+    }
+    return true;
+  }
+};
+
+template class MatMulReduce<float, float>;
+template class MatMulReduce<float, half>;
+template class MatMulReduce<half, float>;
+template class MatMulReduce<half, half>;
+
+/// out[i] += scale * (sum over p of partials[p * size + i]), in float.
+template <typename PartialsType, typename OutType, typename ScaleType>
+class MatMulReduceAcc : public poplar::MultiVertex {
+public:
+  poplar::Input<poplar::Vector<PartialsType>> partials;
+  poplar::InOut<poplar::Vector<OutType>> out;
+  poplar::Input<ScaleType> scale;
+  unsigned numPartials;
+
+  bool compute(unsigned workerId) {
+    const std::size_t size = out.size();
+    if (partials.size() != size * numPartials)
+      return false;
+    const float k = float(*scale);
+    const std::size_t begin = size * workerId / numWorkers();
+    const std::size_t end = size * (workerId + 1) / numWorkers();
+    for (std::size_t i = begin; i < end; ++i) {
+      float sum = 0.0f;
+      for (unsigned p = 0; p < numPartials; ++p)
+        sum += float(partials[p * size + i]);
+      out[i] = OutType(float(out[i]) + k * sum);
+    }
+    return true;
+  }
+};
+
+template class MatMulReduceAcc<float, float, float>;
+template class MatMulReduceAcc<float, float, half>;
+template class MatMulReduceAcc<float, half, float>;
+template class MatMulReduceAcc<float, half, half>;
+template class MatMulReduceAcc<half, float, float>;
+template class MatMulReduceAcc<half, float, half>;
+template class MatMulReduceAcc<half, half, float>;
+template class MatMulReduceAcc<half, half, half>;
+
+} // namespace poplin

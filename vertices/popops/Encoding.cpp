@@ -1,0 +1,27 @@
+// Copyright (c) Aspen contributors.
+// popops::Iota<T>: out[i] = start + i over a 1-D region.
+#include <poplar/Vertex.hpp>
+
+#include "VertexUtil.hpp"
+
+using namespace poplar;
+
+namespace popops {
+
+template <typename T> class Iota : public MultiVertex {
+public:
+  Output<Vector<T, VectorLayout::SPAN, 8>> out;
+  T start;
+
+  void compute(unsigned wid) {
+    unsigned begin, end;
+    vertexutil::workerRange(out.size(), wid, numWorkers(), begin, end);
+    for (unsigned i = begin; i < end; ++i)
+      out[i] = static_cast<T>(start + static_cast<T>(i));
+  }
+};
+
+template class Iota<int>;
+template class Iota<unsigned int>;
+
+} // namespace popops
