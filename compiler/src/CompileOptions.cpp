@@ -22,7 +22,9 @@ bool parseBool(const std::string &key, const std::string &value) {
 
 } // namespace
 
-bool isCompilerOption(const std::string &key) { return key == kAllowOutOfMemory || key == kCompileCache; }
+bool isCompilerOption(const std::string &key) {
+  return key == kAllowOutOfMemory || key == kCompileCache;
+}
 
 CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
   poplar::OptionFlags options = given;

@@ -30,7 +30,8 @@ public:
     const auto start = std::chrono::steady_clock::now();
     ASPEN_LOG(Debug, "compile: starting pass " << name);
     auto finish = [&] {
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       ASPEN_LOG(Info, "compile: pass " << name << " took " << ms << " ms");
       if (progress_)
         progress_(++done_, total_);
@@ -55,25 +56,28 @@ private:
 
 std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
                                              const std::vector<const ir::ProgramNode *> &programs,
-                                             const CompileOptions &options, const poplar::ProgressFunc &progress) {
+                                             const CompileOptions &options,
+                                             const poplar::ProgressFunc &progress) {
   const auto start = std::chrono::steady_clock::now();
-  ASPEN_LOG(Info, "compile: " << graph.vertices.size() << " vertices, " << graph.variables.size() << " variables, "
-                              << graph.computeSets.size() << " compute sets, " << programs.size() << " programs, "
-                              << graph.target.numTiles() << " tiles");
+  ASPEN_LOG(Info, "compile: " << graph.vertices.size() << " vertices, " << graph.variables.size()
+                              << " variables, " << graph.computeSets.size() << " compute sets, "
+                              << programs.size() << " programs, " << graph.target.numTiles() << " tiles");
   PassRunner pass(7, progress);
 
   pass("validate", [&] { validateGraph(graph, programs); });
   LoweredProgram lowered = pass("lower", [&] { return lowerPrograms(graph, programs); });
   ExchangePlan plan = pass("exchange", [&] { return planExchange(graph, lowered); });
   LivenessResult liveness = pass("liveness", [&] { return analyseLiveness(graph, lowered, plan); });
-  AllocationResult allocation =
-      pass("allocate", [&] { return allocateMemory(graph, lowered, plan, liveness, options.allowOutOfMemory); });
+  AllocationResult allocation = pass(
+      "allocate", [&] { return allocateMemory(graph, lowered, plan, liveness, options.allowOutOfMemory); });
   CycleEstimates cycles = pass("estimateCycles", [&] { return estimateCycles(graph, lowered, plan); });
   auto exe = pass("emit", [&] { return emitExecutable(graph, lowered, plan, liveness, allocation, cycles); });
 
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  ASPEN_LOG(Info, "compile: done in " << ms << " ms (" << exe->steps.size() << " steps, " << exe->computeSteps.size()
-                                      << " compute steps" << (exe->outOfMemory ? ", OUT OF MEMORY" : "") << ")");
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASPEN_LOG(Info, "compile: done in " << ms << " ms (" << exe->steps.size() << " steps, "
+                                      << exe->computeSteps.size() << " compute steps"
+                                      << (exe->outOfMemory ? ", OUT OF MEMORY" : "") << ")");
   return exe;
 }
 
@@ -104,9 +108,13 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs,
   const auto start = std::chrono::steady_clock::now();
   const cache::CacheConfig config = cache::CacheConfig::fromEnvironment();
   const std::string key = cache::computeCacheKey(data, programRoots, opts);
+  const double keyMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (auto hit = cache::lookup(config, key)) {
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    ASPEN_LOG(Info, "compile cache: hit " << key << " (" << ms << " ms)");
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    ASPEN_LOG(Info, "compile cache: hit " << key << " (" << ms << " ms, of which " << keyMs
+                                          << " ms hashing the graph)");
     if (progress)
       progress(1, 1);
     return Executable(std::move(hit));
@@ -120,7 +128,8 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs,
 Executable compileGraph(Graph &&graph, ArrayRef<program::Program> programs, const OptionFlags &options,
                         ProgressFunc progress, const DebugContext &debugContext) {
   Graph owned(std::move(graph));
-  return compileGraph(static_cast<const Graph &>(owned), programs, options, std::move(progress), debugContext);
+  return compileGraph(static_cast<const Graph &>(owned), programs, options, std::move(progress),
+                      debugContext);
 }
 
 } // namespace poplar

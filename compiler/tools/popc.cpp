@@ -27,6 +27,7 @@ defined and __IPU__ not defined.
 
 Options:
   -o <file>            write the vertex library to <file> (default: <first source>.gp)
+  --depfile <file>     also write a Makefile-style list of the files the library depends on
   -O0 -O1 -O2 -O3 -Os  optimisation level (default -O2)
   -g                   include debug information
   -I <dir>, -I<dir>    add an include directory
@@ -60,11 +61,35 @@ bool isSourceName(const std::string &arg) {
          ext == ".S" || ext == ".s";
 }
 
+std::string escapeForMake(const std::string &path) {
+  std::string out;
+  for (char ch : path) {
+    if (ch == ' ' || ch == '#')
+      out += '\\';
+    if (ch == '$')
+      out += '$';
+    out += ch;
+  }
+  return out;
+}
+
+/// "<output>: <sources> <local headers>", for build systems (CMake DEPFILE).
+bool writeDepfile(const std::string &depfile, const std::string &output,
+                  const std::vector<std::string> &sources, const std::vector<std::string> &includeDirs) {
+  std::string text = escapeForMake(output) + ":";
+  for (const std::string &s : sources)
+    text += " \\\n  " + escapeForMake(s);
+  for (const std::string &h : aspen::codelets::localIncludes(sources, includeDirs))
+    text += " \\\n  " + escapeForMake(h);
+  text += "\n";
+  return aspen::codelets::writeFileAtomic(depfile, text.data(), text.size());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::vector<std::string> flags, sources;
-  std::string output;
+  std::string output, depfile;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -80,7 +105,13 @@ int main(int argc, char **argv) {
         std::cout << t << "\n";
       return 0;
     }
-    if (a == "-o") {
+    if (a == "--depfile" || a == "-MF") {
+      if (i + 1 >= argc) {
+        std::cerr << "popc: error: " << a << " needs a file name\n";
+        return 2;
+      }
+      depfile = argv[++i];
+    } else if (a == "-o") {
       if (i + 1 >= argc) {
         std::cerr << "popc: error: -o needs a file name\n";
         return 2;
@@ -113,6 +144,10 @@ int main(int argc, char **argv) {
     const auto compiled = aspen::codelets::compileCodelets(sources, parsed, &std::cerr);
     if (!aspen::codelets::writeFileAtomic(output, compiled.gpBytes.data(), compiled.gpBytes.size())) {
       std::cerr << "popc: error: cannot write '" << output << "': " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    if (!depfile.empty() && !writeDepfile(depfile, output, sources, parsed.includeDirs)) {
+      std::cerr << "popc: error: cannot write '" << depfile << "'\n";
       return 1;
     }
   } catch (const poplar::graph_object_creation_error &e) {

@@ -28,13 +28,15 @@ using aspen::ir::Segment;
 using aspen::ir::TargetData;
 using aspen::ir::TensorView;
 using aspen::ir::TileInterval;
-using aspen::ir::VarId;
 using aspen::ir::Variable;
+using aspen::ir::VarId;
 using aspen::ir::VarRegion;
 
 namespace {
 
-std::string describe(const Tensor &t) { return t.valid() ? t.getImpl().describe() : "<invalid tensor>"; }
+std::string describe(const Tensor &t) {
+  return t.valid() ? t.getImpl().describe() : "<invalid tensor>";
+}
 
 /// Throws E unless `t` is a valid tensor of the graph `data`; `what` names the call.
 template <class E> void requireTensorOf(const GraphData *data, const Tensor &t, const std::string &what) {
@@ -44,7 +46,9 @@ template <class E> void requireTensorOf(const GraphData *data, const Tensor &t, 
     throw E(what + ": tensor " + describe(t) + " belongs to a different graph");
 }
 
-std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) {
+  return (a + b - 1) / b;
+}
 
 std::uint64_t shapeProduct(ArrayRef<std::size_t> shape, const std::string &name) {
   std::uint64_t n = 1;
@@ -114,6 +118,33 @@ std::vector<TileInterval> overlayIntervals(const std::vector<TileInterval> &base
   return out;
 }
 
+/// Overlays `overlay` (sorted, disjoint) onto `mapping` in place. Only the window
+/// of `mapping` that the overlay touches is rebuilt, so mapping a variable piece
+/// by piece in increasing order (the common case: row by row) costs O(1) per
+/// piece instead of O(size of the mapping).
+void overlayInPlace(std::vector<TileInterval> &mapping, const std::vector<TileInterval> &overlay) {
+  if (overlay.empty())
+    return;
+  const std::uint64_t lo = overlay.front().begin, hi = overlay.back().end;
+  // First interval that ends at or after `lo` (an adjacent one may merge), and
+  // the first that starts after `hi`.
+  auto first = std::lower_bound(mapping.begin(), mapping.end(), lo,
+                                [](const TileInterval &t, std::uint64_t v) { return t.end < v; });
+  auto last = std::upper_bound(first, mapping.end(), hi,
+                               [](std::uint64_t v, const TileInterval &t) { return v < t.begin; });
+  std::vector<TileInterval> window(first, last);
+  std::vector<TileInterval> merged = overlayIntervals(window, overlay);
+  const auto offset = first - mapping.begin();
+  if (merged.size() >= window.size()) {
+    std::copy(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(window.size()), first);
+    mapping.insert(mapping.begin() + offset + static_cast<std::ptrdiff_t>(window.size()),
+                   merged.begin() + static_cast<std::ptrdiff_t>(window.size()), merged.end());
+  } else {
+    std::copy(merged.begin(), merged.end(), first);
+    mapping.erase(first + static_cast<std::ptrdiff_t>(merged.size()), last);
+  }
+}
+
 /// A region of a variable to be placed on an absolute tile; `order` breaks ties
 /// between overlapping requests (the later request wins).
 struct MappingRequest {
@@ -151,7 +182,7 @@ void applyMappingRequests(GraphData &data, std::vector<MappingRequest> requests)
     }
     auto &mapping = data.variables[var].mapping;
     if (!overlapping) {
-      mapping = overlayIntervals(mapping, overlay);
+      overlayInPlace(mapping, overlay);
     } else {
       // Aliased elements requested for different tiles: apply in request order.
       std::vector<MappingRequest> ordered(requests.begin() + static_cast<std::ptrdiff_t>(i),
@@ -160,7 +191,7 @@ void applyMappingRequests(GraphData &data, std::vector<MappingRequest> requests)
                        [](const MappingRequest &a, const MappingRequest &b) { return a.order < b.order; });
       for (const auto &r : ordered)
         if (r.begin < r.end)
-          mapping = overlayIntervals(mapping, {TileInterval{r.begin, r.end, r.tile}});
+          overlayInPlace(mapping, {TileInterval{r.begin, r.end, r.tile}});
     }
     i = j;
   }
@@ -364,7 +395,9 @@ const Target &Graph::getTarget() const {
   return *target_;
 }
 
-unsigned Graph::getReplicationFactor() const { return data_ ? data_->replicationFactor : 1; }
+unsigned Graph::getReplicationFactor() const {
+  return data_ ? data_->replicationFactor : 1;
+}
 
 int Graph::toRelativeTile(unsigned absoluteTile) const {
   if (tileTable_) {
@@ -498,8 +531,9 @@ Tensor Graph::addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> 
   return addVariable(type, shape, VariableMappingMethod::LINEAR, debugContext);
 }
 
-Tensor Graph::addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> shape, unsigned minElementsPerTile,
-                                        unsigned grainSize, const DebugContext &debugContext) {
+Tensor Graph::addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> shape,
+                                        unsigned minElementsPerTile, unsigned grainSize,
+                                        const DebugContext &debugContext) {
   getTarget();
   const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
   mapVariableLinearly(*this, *data_, var, minElementsPerTile, grainSize);
@@ -559,8 +593,8 @@ Tensor Graph::addReplicationIndexConstant(const DebugContext &debugContext) {
   return addConstantFromHost(UNSIGNED_INT, {}, UNSIGNED_INT, &index, 1, true, dc);
 }
 
-void Graph::setInitialValueFromHost(const Tensor &t, const Type &hostType, const void *values, std::size_t count,
-                                    bool splat) {
+void Graph::setInitialValueFromHost(const Tensor &t, const Type &hostType, const void *values,
+                                    std::size_t count, bool splat) {
   getTarget();
   requireTensorOf<tensor_creation_error>(data_.get(), t, "setInitialValue");
   const TensorView &view = t.getImpl();
@@ -585,12 +619,13 @@ void Graph::setInitialValueFromHost(const Tensor &t, const Type &hostType, const
     if (init.size() != varBytes)
       init.resize(varBytes, 0);
     for (std::uint64_t k = 0; k < s.count; ++k) {
-      const std::uint64_t offset = static_cast<std::uint64_t>(s.start + static_cast<std::int64_t>(k) * s.stride) *
-                                   elementSize;
+      const std::uint64_t offset =
+          static_cast<std::uint64_t>(s.start + static_cast<std::int64_t>(k) * s.stride) * elementSize;
       ASPEN_ASSERT(offset + elementSize <= varBytes, "initial value beyond the variable");
       if (s.stride == 1 && !splat) {
         // A contiguous run: one copy for the rest of the segment.
-        std::memcpy(init.data() + offset, bytes.data() + (pos + k) * elementSize, (s.count - k) * elementSize);
+        std::memcpy(init.data() + offset, bytes.data() + (pos + k) * elementSize,
+                    (s.count - k) * elementSize);
         break;
       }
       std::memcpy(init.data() + offset, bytes.data() + (splat ? 0 : (pos + k) * elementSize), elementSize);
@@ -612,7 +647,9 @@ bool Graph::isConstant(const Tensor &t) const {
   return true;
 }
 
-Tensor Graph::findUnbroadcastTensor(const Tensor &t) const { return t; }
+Tensor Graph::findUnbroadcastTensor(const Tensor &t) const {
+  return t;
+}
 
 // ---- clones ------------------------------------------------------------------------
 
@@ -684,7 +721,7 @@ void Graph::setTileMapping(const Tensor &t, unsigned tileNum) {
   auto &variables = data_->variables;
   if (regions.size() == 1) {
     const VarRegion &r = regions.front();
-    variables[r.var].mapping = overlayIntervals(variables[r.var].mapping, {TileInterval{r.begin, r.end, tile}});
+    overlayInPlace(variables[r.var].mapping, {TileInterval{r.begin, r.end, tile}});
     return;
   }
   std::vector<MappingRequest> requests;
@@ -714,18 +751,20 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
       if (interval.end() > n || interval.begin() > interval.end())
         throw invalid_tile_mapping("Cannot map tensor " + describe(t) + ": interval [" +
                                    std::to_string(interval.begin()) + ", " + std::to_string(interval.end()) +
-                                   ") for tile " + std::to_string(tile) + " is beyond its " + std::to_string(n) +
-                                   " elements");
+                                   ") for tile " + std::to_string(tile) + " is beyond its " +
+                                   std::to_string(n) + " elements");
       pieces.push_back(Piece{interval.begin(), interval.end(), toAbsoluteTile(static_cast<unsigned>(tile))});
     }
   }
-  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece &a, const Piece &b) { return a.begin < b.begin; });
+  std::stable_sort(pieces.begin(), pieces.end(),
+                   [](const Piece &a, const Piece &b) { return a.begin < b.begin; });
   const auto &segments = *view.segments;
   const auto starts = segmentStartPositions(segments);
   std::vector<MappingRequest> requests;
   std::uint64_t order = 0;
   for (const Piece &piece : pieces) {
-    for (const VarRegion &r : regionsOfSegments(view, segmentsInRange(segments, starts, piece.begin, piece.end)))
+    for (const VarRegion &r :
+         regionsOfSegments(view, segmentsInRange(segments, starts, piece.begin, piece.end)))
       requests.push_back(MappingRequest{r.var, r.begin, r.end, piece.tile, order++});
   }
   applyMappingRequests(*data_, std::move(requests));
@@ -781,8 +820,9 @@ TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete)
         break;
       covered = i.end();
     }
-    throw invalid_tile_mapping("Tensor " + describe(t) + " is not completely mapped to tiles of this graph (" +
-                               "element " + std::to_string(covered) + " has no tile)");
+    throw invalid_tile_mapping("Tensor " + describe(t) +
+                               " is not completely mapped to tiles of this graph (" + "element " +
+                               std::to_string(covered) + " has no tile)");
   }
   return result;
 }
@@ -810,9 +850,9 @@ TileToTensorMapping Graph::getVariableTileMapping(const Tensor &t) const {
   return result;
 }
 
-std::vector<std::vector<Interval>> Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions,
-                                                                     bool removeAliasedIntervals,
-                                                                     std::vector<std::size_t> *aliases) const {
+std::vector<std::vector<Interval>>
+Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions, bool removeAliasedIntervals,
+                                  std::vector<std::size_t> *aliases) const {
   getTarget();
   requireTensorOf<index_error>(data_.get(), t, "getSortedContiguousRegions");
   const TensorView &view = t.getImpl();
@@ -947,9 +987,10 @@ RemoteBuffer Graph::addRemoteBuffer(StringRef handle, const Type &elementType, s
     if (rb.handle == handle.str())
       throw graph_object_creation_error("addRemoteBuffer: a remote buffer with handle '" + handle.str() +
                                         "' already exists");
-  data_->remoteBuffers.push_back(aspen::ir::RemoteBufferRecord{handle.str(), elementType, numElements, repeats});
-  return RemoteBuffer(static_cast<unsigned>(data_->remoteBuffers.size() - 1), handle, elementType, numElements,
-                      repeats);
+  data_->remoteBuffers.push_back(
+      aspen::ir::RemoteBufferRecord{handle.str(), elementType, numElements, repeats});
+  return RemoteBuffer(static_cast<unsigned>(data_->remoteBuffers.size() - 1), handle, elementType,
+                      numElements, repeats);
 }
 
 Function Graph::addFunction(const program::Program &program) {
@@ -1071,8 +1112,9 @@ void dumpProgram(std::ostream &os, const GraphData &data, const ProgramNode &nod
     os << " " << describe(node.src);
     break;
   case K::Sync:
-    os << (node.syncType == SyncType::INTERNAL ? " INTERNAL"
-                                               : node.syncType == SyncType::EXTERNAL ? " EXTERNAL" : " GLOBAL");
+    os << (node.syncType == SyncType::INTERNAL   ? " INTERNAL"
+           : node.syncType == SyncType::EXTERNAL ? " EXTERNAL"
+                                                 : " GLOBAL");
     break;
   default:
     break;
@@ -1120,8 +1162,8 @@ void Graph::outputComputeGraph(std::ostream &os, ArrayRef<program::Program> prog
   for (std::size_t v = 0; v < data.variables.size(); ++v) {
     const Variable &var = data.variables[v];
     os << "  " << v << " '" << var.name << "' " << aspen::ir::shapeString(var.shape) << " " << var.type
-       << (var.isConstant ? " constant" : "") << (data.initialValues.count(static_cast<VarId>(v)) ? " initialised" : "")
-       << ", mapping:";
+       << (var.isConstant ? " constant" : "")
+       << (data.initialValues.count(static_cast<VarId>(v)) ? " initialised" : "") << ", mapping:";
     if (var.mapping.empty())
       os << " none";
     for (std::size_t i = 0; i < var.mapping.size() && i < maxIntervals; ++i)
@@ -1139,8 +1181,8 @@ void Graph::outputComputeGraph(std::ostream &os, ArrayRef<program::Program> prog
     os << "  " << (h.isWrite ? "write" : "read") << " '" << h.name << "' " << describe(h.tensor) << "\n";
   os << "Streams: " << data.streams.size() << "\n";
   for (const auto &s : data.streams)
-    os << "  " << (s.hostToDevice ? "host->device" : "device->host") << " '" << s.handle << "' " << s.numElements
-       << " x " << s.type << "\n";
+    os << "  " << (s.hostToDevice ? "host->device" : "device->host") << " '" << s.handle << "' "
+       << s.numElements << " x " << s.type << "\n";
   os << "Remote buffers: " << data.remoteBuffers.size() << "\n";
   for (const auto &r : data.remoteBuffers)
     os << "  '" << r.handle << "' " << r.repeats << " x " << r.numElements << " x " << r.type << "\n";
@@ -1164,7 +1206,8 @@ void Graph::outputVertexGraph(std::ostream &os, ArrayRef<program::Program> progs
       os << "\n";
       for (std::size_t f = 0; f < vertex.fields.size(); ++f) {
         const auto &value = vertex.fields[f];
-        const std::string fieldName = type && f < type->fields.size() ? type->fields[f].name : std::to_string(f);
+        const std::string fieldName =
+            type && f < type->fields.size() ? type->fields[f].name : std::to_string(f);
         os << "    " << fieldName << ":";
         if (!value.set)
           os << " (not set)";

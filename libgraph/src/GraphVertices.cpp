@@ -20,6 +20,7 @@
 #include <cstring>
 #include <limits>
 #include <ostream>
+#include <unistd.h>
 
 namespace poplar {
 
@@ -77,8 +78,8 @@ bool registerLibrary(GraphData &data, const std::string &contentHash, const std:
     auto it = data.vertexTypeByName.find(type.name);
     if (it != data.vertexTypeByName.end()) {
       const std::string &previous = data.codeletLibraries[data.vertexTypes[it->second].library].origin;
-      ASPEN_LOG(Warn, "vertex type '" << type.name << "' from '" << origin << "' is already defined by '" << previous
-                                      << "'; keeping the first definition");
+      ASPEN_LOG(Warn, "vertex type '" << type.name << "' from '" << origin << "' is already defined by '"
+                                      << previous << "'; keeping the first definition");
       continue;
     }
     VertexTypeInfo added = type;
@@ -86,22 +87,30 @@ bool registerLibrary(GraphData &data, const std::string &contentHash, const std:
     data.vertexTypeByName.emplace(added.name, static_cast<std::uint32_t>(data.vertexTypes.size()));
     data.vertexTypes.push_back(std::move(added));
   }
-  ASPEN_LOG(Debug, "added codelets from '" << origin << "': " << metadata.vertexTypes.size() << " vertex types");
+  ASPEN_LOG(Debug,
+            "added codelets from '" << origin << "': " << metadata.vertexTypes.size() << " vertex types");
   return true;
 }
 
-bool addGpFile(GraphData &data, const std::string &path) {
+bool addGpFile(GraphData &data, const std::string &file) {
+  // Recorded as an absolute path: the graph compiler reads the library later.
+  std::string path = file;
+  if (!path.empty() && path[0] != '/') {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd))
+      path = std::string(cwd) + "/" + path;
+  }
   const std::vector<std::uint8_t> bytes = aspen::codelets::readBinaryFile(path);
   const std::string hash = aspen::codelets::contentHash(bytes.data(), bytes.size());
   for (const auto &lib : data.codeletLibraries)
     if (lib.contentHash == hash)
       return false;
-  const auto gp = aspen::codelets::decodeGp(bytes.data(), bytes.size(), path);
-  return registerLibrary(data, hash, path, path, gp.metadata);
+  const auto gp = aspen::codelets::decodeGp(bytes.data(), bytes.size(), file);
+  return registerLibrary(data, hash, path, file, gp.metadata);
 }
 
-bool addCompiled(GraphData &data, const std::vector<std::string> &sources, StringRef flags, std::ostream *output,
-                 const std::vector<std::string> &displayNames) {
+bool addCompiled(GraphData &data, const std::vector<std::string> &sources, StringRef flags,
+                 std::ostream *output, const std::vector<std::string> &displayNames) {
   const auto parsed = aspen::codelets::parseCodeletFlags(std::string_view(flags.data(), flags.size()));
   const auto compiled = aspen::codelets::compileCodelets(sources, parsed, output, displayNames);
   return registerLibrary(data, compiled.contentHash, compiled.gpPath,
@@ -112,7 +121,8 @@ bool addCompiled(GraphData &data, const std::vector<std::string> &sources, Strin
 std::string storeSourceText(const std::string &text, const char *extension) {
   const std::string dir = aspen::codelets::codeletCacheDir() + "/src";
   const std::string path = dir + "/" + aspen::codelets::contentHash(text.data(), text.size()) + extension;
-  if (!aspen::codelets::makeDirectories(dir) || !aspen::codelets::writeFileAtomic(path, text.data(), text.size()))
+  if (!aspen::codelets::makeDirectories(dir) ||
+      !aspen::codelets::writeFileAtomic(path, text.data(), text.size()))
     throw graph_object_creation_error("Cannot write codelet source to the cache ('" + path + "')");
   return path;
 }
@@ -138,9 +148,10 @@ bool addCodeletsImpl(GraphData &data, const std::string &src, CodeletFileType ty
     return addCompiled(data, {copy}, flags, output, {src});
   }
   default:
-    throw graph_object_creation_error("Cannot add codelets from '" + src +
-                                      "': assembly and IR codelets are IPU machine code; the simulated IPU runs "
-                                      "C and C++ codelets (.cpp, .c) and vertex libraries (.gp)");
+    throw graph_object_creation_error(
+        "Cannot add codelets from '" + src +
+        "': assembly and IR codelets are IPU machine code; the simulated IPU runs "
+        "C and C++ codelets (.cpp, .c) and vertex libraries (.gp)");
   }
 }
 
@@ -160,7 +171,9 @@ const char *kindName(FieldKind k) {
   return "?";
 }
 
-std::string describeTensor(const Tensor &t) { return t.valid() ? t.getImpl().describe() : "<invalid tensor>"; }
+std::string describeTensor(const Tensor &t) {
+  return t.valid() ? t.getImpl().describe() : "<invalid tensor>";
+}
 
 /// Up to `limit` known vertex type names, those closest to `name` first.
 std::string suggestVertexTypes(const GraphData &data, const std::string &name, std::size_t limit = 5) {
@@ -256,7 +269,8 @@ bool isEdgeList(const FieldInfo &info) {
 void checkEdgeTensor(const GraphData &data, const FieldAccess &field, const FieldRef &ref, const Tensor &t,
                      bool scalarEdge, Layout sizeLayout) {
   if (!t.valid())
-    throw graph_connection_error("Cannot connect an invalid (default-constructed) tensor to " + field.describe(ref));
+    throw graph_connection_error("Cannot connect an invalid (default-constructed) tensor to " +
+                                 field.describe(ref));
   const auto &view = t.getImpl();
   if (view.graph.lock().get() != &data)
     throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
@@ -269,17 +283,19 @@ void checkEdgeTensor(const GraphData &data, const FieldAccess &field, const Fiel
   if (info.kind == FieldKind::Output || info.kind == FieldKind::InOut) {
     for (const auto &s : *view.segments)
       if (data.variables[s.var].isConstant)
-        throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
-                                     ": the tensor is (part of) a constant, and a vertex cannot write a constant");
+        throw graph_connection_error(
+            "Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+            ": the tensor is (part of) a constant, and a vertex cannot write a constant");
   }
   const std::size_t n = t.numElements();
   if (scalarEdge && n != 1)
     throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
-                                 ": the field holds a single element, but the tensor has " + std::to_string(n) +
-                                 " elements");
+                                 ": the field holds a single element, but the tensor has " +
+                                 std::to_string(n) + " elements");
   if (!scalarEdge && n > maxSizeForLayout(sizeLayout))
     throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
-                                 ": " + std::to_string(n) + " elements is more than the field's layout allows (" +
+                                 ": " + std::to_string(n) +
+                                 " elements is more than the field's layout allows (" +
                                  std::to_string(maxSizeForLayout(sizeLayout)) + ")");
 }
 
@@ -301,8 +317,8 @@ bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFl
   return addCodeletsImpl(*data_, src.str(), type, compileFlags, nullptr);
 }
 
-bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags, std::ostream &compileOutput,
-                        StringRef targetName) {
+bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags,
+                        std::ostream &compileOutput, StringRef targetName) {
   getTarget();
   (void)targetName;
   return addCodeletsImpl(*data_, src.str(), type, compileFlags, &compileOutput);
@@ -319,7 +335,8 @@ void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, Codel
   getTarget();
   (void)targetName;
   if (type != CodeletFileType::CppSource && type != CodeletFileType::CSource && type != CodeletFileType::Auto)
-    throw graph_object_creation_error("addCodelets(stringstream): only C and C++ source can be compiled from a stream");
+    throw graph_object_creation_error(
+        "addCodelets(stringstream): only C and C++ source can be compiled from a stream");
   const std::string path = storeSourceText(stream.str(), type == CodeletFileType::CSource ? ".c" : ".cpp");
   addCompiled(*data_, {path}, compileFlags, nullptr, {"<stringstream>"});
 }
@@ -329,7 +346,8 @@ void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, std::
   getTarget();
   (void)targetName;
   if (type != CodeletFileType::CppSource && type != CodeletFileType::CSource && type != CodeletFileType::Auto)
-    throw graph_object_creation_error("addCodelets(stringstream): only C and C++ source can be compiled from a stream");
+    throw graph_object_creation_error(
+        "addCodelets(stringstream): only C and C++ source can be compiled from a stream");
   const std::string path = storeSourceText(stream.str(), type == CodeletFileType::CSource ? ".c" : ".cpp");
   addCompiled(*data_, {path}, compileFlags, &compileOutput, {"<stringstream>"});
 }
@@ -401,7 +419,8 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
   case FieldShape::VectorOfEdges: {
     // A tensor of rank >= 2 gives one edge per row.
     if (tensor.valid() && tensor.rank() < 2)
-      throw graph_connection_error("Cannot connect tensor " + describeTensor(tensor) + " to " + f.describe(field) +
+      throw graph_connection_error("Cannot connect tensor " + describeTensor(tensor) + " to " +
+                                   f.describe(field) +
                                    ": a vector of edges takes a list of tensors (connect(field, "
                                    "std::vector<Tensor>)) or a tensor of rank 2 or more");
     std::vector<Tensor> rows;
@@ -455,7 +474,8 @@ void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
   std::vector<Tensor> edges;
   edges.reserve(tensors.size());
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    checkEdgeTensor(*data_, f, FieldRef(field.getVertex(), field.getName(), i), tensors[i], scalar, info.layout);
+    checkEdgeTensor(*data_, f, FieldRef(field.getVertex(), field.getName(), i), tensors[i], scalar,
+                    info.layout);
     edges.push_back(scalar ? tensors[i] : tensors[i].flatten());
   }
   f.value.edges = std::move(edges);
@@ -492,7 +512,8 @@ std::size_t Graph::getFieldSize(FieldRef field) const {
   FieldAccess f = accessField(*data_, field, "getFieldSize");
   const FieldInfo &info = f.info;
   if (field.isIndexed()) {
-    if (!isEdgeList(info) || field.getIndex() >= f.value.edges.size() || !f.value.edges[field.getIndex()].valid())
+    if (!isEdgeList(info) || field.getIndex() >= f.value.edges.size() ||
+        !f.value.edges[field.getIndex()].valid())
       throw graph_connection_error("getFieldSize: " + f.describe(field) + " is not connected");
     return f.value.edges[field.getIndex()].numElements();
   }
@@ -576,14 +597,15 @@ double Graph::getMaxVertexFieldValue(StringRef vertexType, StringRef fieldName) 
 
 // ---- state fields ------------------------------------------------------------------
 
-void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, const void *values, std::size_t count,
-                                 bool scalar) {
+void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, const void *values,
+                                 std::size_t count, bool scalar) {
   getTarget();
   FieldAccess f = accessField(*data_, field, "setInitialValue");
   const FieldInfo &info = f.info;
   if (info.kind != FieldKind::State)
-    throw graph_connection_error("setInitialValue: " + f.describe(field) +
-                                 " is an edge, not a state field; connect it to a tensor with Graph::connect");
+    throw graph_connection_error(
+        "setInitialValue: " + f.describe(field) +
+        " is an edge, not a state field; connect it to a tensor with Graph::connect");
   if (field.isIndexed())
     throw graph_connection_error("setInitialValue: " + f.describe(field) +
                                  " cannot be indexed; give the whole field a vector of values");
@@ -593,7 +615,8 @@ void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, co
   if (info.shape == FieldShape::Scalar && !(scalar || count == 1))
     throw graph_connection_error("setInitialValue: " + f.describe(field) + " holds one value, but " +
                                  std::to_string(count) + " values were given");
-  if (info.shape == FieldShape::Vector && f.value.declaredSize != ~std::size_t(0) && count != f.value.declaredSize)
+  if (info.shape == FieldShape::Vector && f.value.declaredSize != ~std::size_t(0) &&
+      count != f.value.declaredSize)
     throw graph_connection_error("setInitialValue: " + f.describe(field) + " has size " +
                                  std::to_string(f.value.declaredSize) + " (Graph::setFieldSize), but " +
                                  std::to_string(count) + " values were given");
@@ -643,7 +666,9 @@ void Graph::setPerfEstimate(const VertexRef &v, const VertexPerfEstimate &estima
   setPerfEstimate(v, estimate.cycles, estimate.flops);
 }
 
-void Graph::setCycleEstimate(const VertexRef &v, std::uint64_t cycles) { setPerfEstimate(v, cycles, 0); }
+void Graph::setCycleEstimate(const VertexRef &v, std::uint64_t cycles) {
+  setPerfEstimate(v, cycles, 0);
+}
 
 void Graph::registerPerfEstimator(StringRef vertexTypeName, PerfEstimateFunc f) {
   getTarget();
@@ -655,9 +680,9 @@ void Graph::setTileMapping(VertexRef v, unsigned tileNum) {
   aspen::ir::Vertex &vertex = vertexOf(*data_, v, "setTileMapping");
   if (tileNum >= numTiles_)
     throw invalid_tile_mapping("Cannot map vertex " + std::to_string(v.getId()) + " (type '" +
-                               data_->vertexTypes[vertex.type].name + "') to tile " + std::to_string(tileNum) +
-                               ": the graph has " + std::to_string(numTiles_) + " tiles (0.." +
-                               std::to_string(numTiles_ - 1) + ")");
+                               data_->vertexTypes[vertex.type].name + "') to tile " +
+                               std::to_string(tileNum) + ": the graph has " + std::to_string(numTiles_) +
+                               " tiles (0.." + std::to_string(numTiles_ - 1) + ")");
   vertex.tile = toAbsoluteTile(tileNum);
 }
 

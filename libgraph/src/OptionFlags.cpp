@@ -47,7 +47,9 @@ void readJSONText(const std::string &text, OptionFlags &flags) {
 
 } // namespace
 
-void readJSON(StringRef string, OptionFlags &flags) { readJSONText(string.str(), flags); }
+void readJSON(StringRef string, OptionFlags &flags) {
+  readJSONText(string.str(), flags);
+}
 
 void readJSON(std::istream &stream, OptionFlags &flags) {
   std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());

@@ -34,7 +34,9 @@ std::shared_ptr<ProgramNode> nodeOf(const Program &p) {
   return std::make_shared<ProgramNode>();
 }
 
-std::string describe(const Tensor &t) { return t.valid() ? t.getImpl().describe() : "<invalid tensor>"; }
+std::string describe(const Tensor &t) {
+  return t.valid() ? t.getImpl().describe() : "<invalid tensor>";
+}
 
 std::string shapeOf(const Tensor &t) {
   std::string s = "{";
@@ -95,7 +97,8 @@ void requireRemoteCopy(const RemoteBuffer &buffer, const Tensor &t, const Tensor
   if (offset) {
     requireValid(*offset, what, "offset");
     if (!offset->elementType().isIntegral())
-      throw type_error(std::string(what) + ": the offset " + describe(*offset) + " must hold integer row indices");
+      throw type_error(std::string(what) + ": the offset " + describe(*offset) +
+                       " must hold integer row indices");
     rows = offset->numElements();
   }
   if (t.numElements() != rows * buffer.numElements())
@@ -124,7 +127,8 @@ bool Program::isEmpty() const {
 
 // ---- Sequence ----------------------------------------------------------------------
 
-Sequence::Sequence(const DebugContext &debugContext) : Program(makeNode(ProgramKind::Sequence, debugContext)) {}
+Sequence::Sequence(const DebugContext &debugContext)
+    : Program(makeNode(ProgramKind::Sequence, debugContext)) {}
 
 Sequence::Sequence(std::initializer_list<Program> programs, const DebugContext &debugContext)
     : Sequence(debugContext) {
@@ -150,7 +154,8 @@ Execute::Execute(ComputeSet cs, const DebugContext &debugContext)
   node_->computeSet = cs.getId();
 }
 
-Execute::Execute(ComputeSet cs, const Tensor &t, const DebugContext &debugContext) : Execute(cs, debugContext) {
+Execute::Execute(ComputeSet cs, const Tensor &t, const DebugContext &debugContext)
+    : Execute(cs, debugContext) {
   requireScalar(t, "Execute", "failure flag");
   node_->predicate = t;
 }
@@ -226,8 +231,8 @@ Switch::Switch(const Tensor &control, const std::vector<std::pair<std::int32_t, 
 Switch &Switch::add(std::int32_t value, const Program &body) {
   auto &values = node_->caseValues;
   if (std::find(values.begin(), values.end(), value) != values.end())
-    throw control_program_error("Switch on " + describe(node_->predicate) + ": case " + std::to_string(value) +
-                                " is given twice");
+    throw control_program_error("Switch on " + describe(node_->predicate) + ": case " +
+                                std::to_string(value) + " is given twice");
   // Cases come first, in order; the default (if any) stays last.
   const auto position = node_->children.end() - (node_->hasDefault ? 1 : 0);
   node_->children.insert(position, nodeOf(body));
@@ -243,9 +248,10 @@ Copy::Copy(const Tensor &src, const Tensor &dst, bool dontOutline, const DebugCo
   requireValid(dst, "Copy", "destination");
   requireSameType(src, dst, "Copy");
   if (src.numElements() != dst.numElements())
-    throw control_program_error("Copy: source " + describe(src) + " has " + std::to_string(src.numElements()) +
-                                " elements (shape " + shapeOf(src) + ") but destination " + describe(dst) +
-                                " has " + std::to_string(dst.numElements()) + " (shape " + shapeOf(dst) + ")");
+    throw control_program_error("Copy: source " + describe(src) + " has " +
+                                std::to_string(src.numElements()) + " elements (shape " + shapeOf(src) +
+                                ") but destination " + describe(dst) + " has " +
+                                std::to_string(dst.numElements()) + " (shape " + shapeOf(dst) + ")");
   node_->src = src;
   node_->dst = dst;
   node_->flag = dontOutline;
@@ -274,7 +280,8 @@ Copy::Copy(const RemoteBuffer &buffer, const Tensor &dst, const DebugContext &de
   node_->dst = dst;
 }
 
-Copy::Copy(const RemoteBuffer &buffer, const Tensor &dst, const Tensor &offset, const DebugContext &debugContext)
+Copy::Copy(const RemoteBuffer &buffer, const Tensor &dst, const Tensor &offset,
+           const DebugContext &debugContext)
     : Program(makeNode(ProgramKind::RemoteToTensor, debugContext)) {
   requireRemoteCopy(buffer, dst, &offset, true);
   node_->remoteBuffer = buffer.getId();
@@ -289,7 +296,8 @@ Copy::Copy(const Tensor &src, const RemoteBuffer &buffer, const DebugContext &de
   node_->src = src;
 }
 
-Copy::Copy(const Tensor &src, const RemoteBuffer &buffer, const Tensor &offset, const DebugContext &debugContext)
+Copy::Copy(const Tensor &src, const RemoteBuffer &buffer, const Tensor &offset,
+           const DebugContext &debugContext)
     : Program(makeNode(ProgramKind::TensorToRemote, debugContext)) {
   requireRemoteCopy(buffer, src, &offset, false);
   node_->remoteBuffer = buffer.getId();
@@ -299,7 +307,8 @@ Copy::Copy(const Tensor &src, const RemoteBuffer &buffer, const Tensor &offset, 
 
 // ---- the rest ---------------------------------------------------------------------------
 
-Call::Call(Function f, const DebugContext &debugContext) : Program(makeNode(ProgramKind::Call, debugContext)) {
+Call::Call(Function f, const DebugContext &debugContext)
+    : Program(makeNode(ProgramKind::Call, debugContext)) {
   if (f.getId() == ~0u)
     throw control_program_error("Call: the function is not valid (default-constructed)");
   node_->function = f.getId();
@@ -311,7 +320,8 @@ WriteUndef::WriteUndef(const Tensor &t, const DebugContext &debugContext)
   node_->dst = t;
 }
 
-Sync::Sync(SyncType type, const DebugContext &debugContext) : Program(makeNode(ProgramKind::Sync, debugContext)) {
+Sync::Sync(SyncType type, const DebugContext &debugContext)
+    : Program(makeNode(ProgramKind::Sync, debugContext)) {
   node_->syncType = type;
 }
 
@@ -347,7 +357,8 @@ AbortOnCondition::AbortOnCondition(const Tensor &predicate, const std::string &m
   node_->message = message;
 }
 
-AbortOnCondition::AbortOnCondition(const Tensor &predicate, const char *message, const DebugContext &debugContext)
+AbortOnCondition::AbortOnCondition(const Tensor &predicate, const char *message,
+                                   const DebugContext &debugContext)
     : AbortOnCondition(predicate, std::string(message ? message : ""), debugContext) {}
 
 Block::Block(const Program &p, const DebugContext &debugContext)

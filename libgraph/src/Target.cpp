@@ -73,7 +73,8 @@ void validateTargetData(const ir::TargetData &data) {
       throw poplar::invalid_machine_model("Invalid target: " + what);
   };
   require(data.numIPUs >= 1, "numIPUs must be at least 1 (got " + std::to_string(data.numIPUs) + ")");
-  require(data.tilesPerIPU >= 1, "tilesPerIPU must be at least 1 (got " + std::to_string(data.tilesPerIPU) + ")");
+  require(data.tilesPerIPU >= 1,
+          "tilesPerIPU must be at least 1 (got " + std::to_string(data.tilesPerIPU) + ")");
   require(data.bytesPerTile >= 1, "memoryBytesPerTile must be positive");
   require(data.bytesPerTile <= 0xffffffffull,
           "memoryBytesPerTile must fit in 32 bits (got " + std::to_string(data.bytesPerTile) + ")");
@@ -83,7 +84,8 @@ void validateTargetData(const ir::TargetData &data) {
   require(data.exchangeBytesPerCycle >= 1, "exchangeBytesPerCycle must be at least 1");
   require(data.memcpyBytesPerCycle >= 1, "memcpyBytesPerCycle must be at least 1");
   require(data.dataPathWidth >= 8 && data.dataPathWidth % 8 == 0,
-          "dataPathWidth must be a positive multiple of 8 bits (got " + std::to_string(data.dataPathWidth) + ")");
+          "dataPathWidth must be a positive multiple of 8 bits (got " + std::to_string(data.dataPathWidth) +
+              ")");
   require(data.tilesPerSuperTile >= 1, "tilesPerSuperTile must be at least 1");
   for (const auto &constraint : data.globalExchangeConstraints)
     for (const auto &flow : constraint.flows)
@@ -122,19 +124,22 @@ Target Target::createCPUTarget(bool accurateHalf, unsigned numIPUs) {
 Target Target::createIPUTarget(unsigned numIPUs, StringRef system, const OptionFlags &opts) {
   const auto arch = aspen::archForSystem(system.str());
   if (arch.empty())
-    throw invalid_machine_model("Unknown IPU system '" + system.str() +
-                                "' (expected \"ipu1\", \"ipu2\", \"ipu21\" or a system name such as \"IPU-POD4\")");
+    throw invalid_machine_model(
+        "Unknown IPU system '" + system.str() +
+        "' (expected \"ipu1\", \"ipu2\", \"ipu21\" or a system name such as \"IPU-POD4\")");
   auto data = aspen::ipuTargetDefaults(arch);
   return createIPUTarget(numIPUs, data.tilesPerIPU, system, opts);
 }
 
-Target Target::createIPUTarget(unsigned numIPUs, unsigned tilesPerIPU, StringRef system, const OptionFlags &) {
+Target Target::createIPUTarget(unsigned numIPUs, unsigned tilesPerIPU, StringRef system,
+                               const OptionFlags &) {
   // Link and sync configuration options describe real systems; the simulated
   // IPU has none to choose, so they are accepted and ignored.
   const auto arch = aspen::archForSystem(system.str());
   if (arch.empty())
-    throw invalid_machine_model("Unknown IPU system '" + system.str() +
-                                "' (expected \"ipu1\", \"ipu2\", \"ipu21\" or a system name such as \"IPU-POD4\")");
+    throw invalid_machine_model(
+        "Unknown IPU system '" + system.str() +
+        "' (expected \"ipu1\", \"ipu2\", \"ipu21\" or a system name such as \"IPU-POD4\")");
   auto data = aspen::ipuTargetDefaults(arch);
   data.type = TargetType::IPU;
   data.numIPUs = numIPUs;
@@ -143,17 +148,39 @@ Target Target::createIPUTarget(unsigned numIPUs, unsigned tilesPerIPU, StringRef
   return Target(data);
 }
 
-TargetType Target::getTargetType() const { return impl_->type; }
-std::string Target::getTargetArchString() const { return impl_->arch; }
-StringRef Target::getTargetSystemString() const { return impl_->arch; }
-unsigned Target::getNumIPUs() const { return impl_->numIPUs; }
-unsigned Target::getTilesPerIPU() const { return impl_->tilesPerIPU; }
-unsigned Target::getNumTiles() const { return impl_->numTiles(); }
-unsigned Target::getNumWorkerContexts() const { return impl_->numWorkerContexts; }
-unsigned Target::getExchangeBytesPerCycle() const { return impl_->exchangeBytesPerCycle; }
-std::uint64_t Target::getBytesPerTile() const { return impl_->bytesPerTile; }
-std::uint64_t Target::getMemoryBytes() const { return impl_->bytesPerTile * impl_->numTiles(); }
-unsigned Target::getDataPathWidth() const { return impl_->dataPathWidth; }
+TargetType Target::getTargetType() const {
+  return impl_->type;
+}
+std::string Target::getTargetArchString() const {
+  return impl_->arch;
+}
+StringRef Target::getTargetSystemString() const {
+  return impl_->arch;
+}
+unsigned Target::getNumIPUs() const {
+  return impl_->numIPUs;
+}
+unsigned Target::getTilesPerIPU() const {
+  return impl_->tilesPerIPU;
+}
+unsigned Target::getNumTiles() const {
+  return impl_->numTiles();
+}
+unsigned Target::getNumWorkerContexts() const {
+  return impl_->numWorkerContexts;
+}
+unsigned Target::getExchangeBytesPerCycle() const {
+  return impl_->exchangeBytesPerCycle;
+}
+std::uint64_t Target::getBytesPerTile() const {
+  return impl_->bytesPerTile;
+}
+std::uint64_t Target::getMemoryBytes() const {
+  return impl_->bytesPerTile * impl_->numTiles();
+}
+unsigned Target::getDataPathWidth() const {
+  return impl_->dataPathWidth;
+}
 
 unsigned Target::getVectorWidth(const Type &type) const {
   // Elements of `type` that fit in one data-path-wide load (at least 1).
@@ -162,8 +189,12 @@ unsigned Target::getVectorWidth(const Type &type) const {
     throw type_error("getVectorWidth: invalid type");
   return std::max<unsigned>(1, static_cast<unsigned>(impl_->dataPathWidth / 8 / size));
 }
-unsigned Target::getFloatVectorWidth() const { return getVectorWidth(FLOAT); }
-unsigned Target::getHalfVectorWidth() const { return getVectorWidth(HALF); }
+unsigned Target::getFloatVectorWidth() const {
+  return getVectorWidth(FLOAT);
+}
+unsigned Target::getHalfVectorWidth() const {
+  return getVectorWidth(HALF);
+}
 
 unsigned Target::getTypeSize(const Type &type) const {
   if (!type.valid())
@@ -171,22 +202,44 @@ unsigned Target::getTypeSize(const Type &type) const {
   return static_cast<unsigned>(type.size());
 }
 
-unsigned Target::getAtomicStoreGranularity() const { return impl_->atomicStoreGranularity; }
-double Target::getTileClockFrequency() const { return impl_->tileClockFrequency; }
-unsigned Target::getMemcpyBytesPerCycle() const { return impl_->memcpyBytesPerCycle; }
-unsigned Target::getRptCountMax() const { return impl_->rptCountMax; }
-unsigned Target::getNumStrideBits() const { return impl_->numStrideBits; }
-unsigned Target::getTilesPerSharedExchangeBus() const { return impl_->tilesPerSuperTile; }
-unsigned Target::getTilesPerSuperTile() const { return impl_->tilesPerSuperTile; }
-unsigned Target::getMinIPUSyncDelay() const { return impl_->minIPUSyncDelay; }
+unsigned Target::getAtomicStoreGranularity() const {
+  return impl_->atomicStoreGranularity;
+}
+double Target::getTileClockFrequency() const {
+  return impl_->tileClockFrequency;
+}
+unsigned Target::getMemcpyBytesPerCycle() const {
+  return impl_->memcpyBytesPerCycle;
+}
+unsigned Target::getRptCountMax() const {
+  return impl_->rptCountMax;
+}
+unsigned Target::getNumStrideBits() const {
+  return impl_->numStrideBits;
+}
+unsigned Target::getTilesPerSharedExchangeBus() const {
+  return impl_->tilesPerSuperTile;
+}
+unsigned Target::getTilesPerSuperTile() const {
+  return impl_->tilesPerSuperTile;
+}
+unsigned Target::getMinIPUSyncDelay() const {
+  return impl_->minIPUSyncDelay;
+}
 unsigned Target::getMaxIPUSyncDelay() const {
   // With AUTO relative delays the farthest tile is released one barrier
   // latency after the nearest; with NO_DELAY all tiles are released together.
   return impl_->minIPUSyncDelay + (impl_->relativeSyncDelayAuto ? impl_->syncCycles : 0);
 }
-unsigned Target::getGlobalSyncCycles() const { return impl_->globalSyncCycles; }
-unsigned Target::getInstructionBytes() const { return impl_->instructionBytes; }
-unsigned Target::getInterleavedMemoryElementIndex() const { return impl_->interleavedMemoryElementIndex; }
+unsigned Target::getGlobalSyncCycles() const {
+  return impl_->globalSyncCycles;
+}
+unsigned Target::getInstructionBytes() const {
+  return impl_->instructionBytes;
+}
+unsigned Target::getInterleavedMemoryElementIndex() const {
+  return impl_->interleavedMemoryElementIndex;
+}
 
 unsigned Target::getNumConvUnits(const Type &inputType, const Type &partialType) const {
   if (inputType == FLOAT)
@@ -195,9 +248,15 @@ unsigned Target::getNumConvUnits(const Type &inputType, const Type &partialType)
     return partialType == HALF ? getFp16InFp16OutConvUnitsPerTile() : getFp16InFp32OutConvUnitsPerTile();
   return 0;
 }
-unsigned Target::getFp16InFp16OutConvUnitsPerTile() const { return impl_->fp16AccumConvUnits; }
-unsigned Target::getFp16InFp32OutConvUnitsPerTile() const { return impl_->fp32AccumConvUnits; }
-unsigned Target::getFp32InFp32OutConvUnitsPerTile() const { return impl_->fp32AccumConvUnits; }
+unsigned Target::getFp16InFp16OutConvUnitsPerTile() const {
+  return impl_->fp16AccumConvUnits;
+}
+unsigned Target::getFp16InFp32OutConvUnitsPerTile() const {
+  return impl_->fp32AccumConvUnits;
+}
+unsigned Target::getFp32InFp32OutConvUnitsPerTile() const {
+  return impl_->fp32AccumConvUnits;
+}
 
 std::vector<unsigned> Target::getMemoryElementOffsets() const {
   std::vector<unsigned> offsets;
@@ -218,7 +277,9 @@ std::vector<GlobalExchangeConstraint> Target::getGlobalExchangeConstraints() con
   return result;
 }
 
-bool Target::supportsExchangeBusSharing() const { return impl_->supportsSuperTileSendReceive; }
+bool Target::supportsExchangeBusSharing() const {
+  return impl_->supportsSuperTileSendReceive;
+}
 
 namespace {
 auto comparableFields(const TargetData &d) {
@@ -227,8 +288,8 @@ auto comparableFields(const TargetData &d) {
                   d.instructionBytes, d.tileClockFrequency, d.minIPUSyncDelay, d.relativeSyncDelayAuto,
                   d.globalSyncCycles, d.syncCycles, d.exchangeOverheadCycles, d.interleavedMemoryElementIndex,
                   d.memoryElementBytes, d.atomicStoreGranularity, d.rptCountMax, d.numStrideBits,
-                  d.fp16AccumConvUnits, d.fp32AccumConvUnits, d.supportsSuperTileSendReceive, d.compileIPUCode,
-                  d.accurateHalf, d.perTileOverheadBytes);
+                  d.fp16AccumConvUnits, d.fp32AccumConvUnits, d.supportsSuperTileSendReceive,
+                  d.compileIPUCode, d.accurateHalf, d.perTileOverheadBytes);
 }
 bool sameConstraints(const TargetData &a, const TargetData &b) {
   if (a.globalExchangeConstraints.size() != b.globalExchangeConstraints.size())

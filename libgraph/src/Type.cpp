@@ -59,7 +59,8 @@ constexpr TypeInfo typeTable[] = {
     {"quarter", 1, true, false, true},
     {"quarter_metadata", 1, false, false, false},
 };
-static_assert(sizeof(typeTable) / sizeof(typeTable[0]) == static_cast<std::size_t>(Type::Id::QuarterMetadata) + 1,
+static_assert(sizeof(typeTable) / sizeof(typeTable[0]) ==
+                  static_cast<std::size_t>(Type::Id::QuarterMetadata) + 1,
               "typeTable must list every Type::Id");
 
 const TypeInfo &info(Type::Id id) {
@@ -70,12 +71,24 @@ const TypeInfo &info(Type::Id id) {
 
 } // namespace
 
-StringRef Type::toString() const { return info(id_).name; }
-std::size_t Type::size() const { return info(id_).size; }
-bool Type::isFloatingPoint() const { return info(id_).isFloat; }
-bool Type::isIntegral() const { return info(id_).isIntegral; }
-bool Type::isSigned() const { return info(id_).isSigned; }
+StringRef Type::toString() const {
+  return info(id_).name;
+}
+std::size_t Type::size() const {
+  return info(id_).size;
+}
+bool Type::isFloatingPoint() const {
+  return info(id_).isFloat;
+}
+bool Type::isIntegral() const {
+  return info(id_).isIntegral;
+}
+bool Type::isSigned() const {
+  return info(id_).isSigned;
+}
 
-std::ostream &operator<<(std::ostream &os, const Type &t) { return os << t.toString(); }
+std::ostream &operator<<(std::ostream &os, const Type &t) {
+  return os << t.toString();
+}
 
 } // namespace poplar

@@ -25,7 +25,9 @@ const FieldValue &valueOf(const aspen::ir::GraphData *graph, unsigned vertex, un
   return graph->vertices[vertex].fields[field];
 }
 
-bool isIndexed(std::size_t index) { return index != ~std::size_t(0); }
+bool isIndexed(std::size_t index) {
+  return index != ~std::size_t(0);
+}
 
 layout::Vector toProfilerLayout(Layout l) {
   switch (l) {
@@ -71,7 +73,9 @@ std::size_t FieldData::size() const {
   return 0;
 }
 
-FieldData FieldData::operator[](std::size_t i) const { return FieldData(graph_, vertex_, field_, i); }
+FieldData FieldData::operator[](std::size_t i) const {
+  return FieldData(graph_, vertex_, field_, i);
+}
 
 std::size_t FieldData::getSizeAtIndex(std::size_t i) const {
   const FieldValue &value = valueOf(graph_, vertex_, field_);
@@ -88,8 +92,9 @@ layout::Vector FieldData::getProfilerVectorLayout(std::size_t nestingLevel) cons
   case FieldShape::Vector:
     return nestingLevel == 0 ? toProfilerLayout(info.layout) : layout::Vector::NotAVector;
   case FieldShape::VectorOfEdges:
-    return nestingLevel == 0 ? toProfilerLayout(info.outerLayout)
-                             : nestingLevel == 1 ? toProfilerLayout(info.layout) : layout::Vector::NotAVector;
+    return nestingLevel == 0   ? toProfilerLayout(info.outerLayout)
+           : nestingLevel == 1 ? toProfilerLayout(info.layout)
+                               : layout::Vector::NotAVector;
   case FieldShape::VectorOfScalarEdges:
     return nestingLevel == 0 ? toProfilerLayout(info.outerLayout) : layout::Vector::NotAVector;
   }
@@ -127,7 +132,9 @@ void FieldData::readInitialBytes(void *dst, std::size_t bytes, std::size_t index
   std::memcpy(dst, value.stateBytes.data() + offset, bytes < elementSize ? bytes : elementSize);
 }
 
-std::size_t FieldData::stateCount() const { return valueOf(graph_, vertex_, field_).stateCount; }
+std::size_t FieldData::stateCount() const {
+  return valueOf(graph_, vertex_, field_).stateCount;
+}
 
 FieldData VertexIntrospector::getFieldInfo(const std::string &name) const {
   const auto &type = graph_->vertexTypes[graph_->vertices[vertex_].type];

@@ -28,19 +28,22 @@ namespace {
 
 /// The simulated system: device id -> the IPUs it uses.
 const std::vector<std::vector<unsigned>> &systemDevices() {
-  static const std::vector<std::vector<unsigned>> devices = {{0}, {1}, {2}, {3}, {0, 1}, {2, 3}, {0, 1, 2, 3}};
+  static const std::vector<std::vector<unsigned>> devices = {{0},    {1},    {2},         {3},
+                                                             {0, 1}, {2, 3}, {0, 1, 2, 3}};
   return devices;
 }
 constexpr unsigned numSystemIPUs = 4;
 
+// The registry is never destroyed: a Device in static storage may be released
+// after function-local statics have gone at exit.
 std::mutex &registryMutex() {
-  static std::mutex m;
-  return m;
+  static auto *m = new std::mutex;
+  return *m;
 }
 /// Which simulated IPUs are attached in this process.
 std::vector<bool> &busyIPUs() {
-  static std::vector<bool> busy(numSystemIPUs, false);
-  return busy;
+  static auto *busy = new std::vector<bool>(numSystemIPUs, false);
+  return *busy;
 }
 
 void releaseLocked(DeviceState &state) {
@@ -87,12 +90,15 @@ Device::~Device() = default;
 namespace {
 const DeviceState &requireState(const std::shared_ptr<DeviceState> &state, const char *what) {
   if (!state)
-    throw system_runtime_error(std::string(what) + " called on an empty Device (default-constructed or moved from)");
+    throw system_runtime_error(std::string(what) +
+                               " called on an empty Device (default-constructed or moved from)");
   return *state;
 }
 } // namespace
 
-unsigned Device::getId() const { return requireState(state_, "getId()").id; }
+unsigned Device::getId() const {
+  return requireState(state_, "getId()").id;
+}
 
 const Target &Device::getTarget() const {
   requireState(state_, "getTarget()");
@@ -130,7 +136,9 @@ void Device::detach() const {
   aspen::rt::releaseLocked(*state_);
 }
 
-bool Device::supportsRemoteBuffers() const { return requireState(state_, "supportsRemoteBuffers()").remoteBuffers; }
+bool Device::supportsRemoteBuffers() const {
+  return requireState(state_, "supportsRemoteBuffers()").remoteBuffers;
+}
 
 std::vector<unsigned> Device::getDriverIDs() const {
   const auto &state = requireState(state_, "getDriverIDs()");
@@ -224,9 +232,12 @@ Device IPUModel::createDevice(OptionFlags, bool accurateHalf, unsigned deviceMan
 
 DeviceManager::DeviceManager() = default;
 
-DeviceManager DeviceManager::createDeviceManager() { return DeviceManager(); }
+DeviceManager DeviceManager::createDeviceManager() {
+  return DeviceManager();
+}
 
-std::vector<Device> DeviceManager::getDevices(TargetType type, unsigned requiredNumIPUs, const OptionFlags &) const {
+std::vector<Device> DeviceManager::getDevices(TargetType type, unsigned requiredNumIPUs,
+                                              const OptionFlags &) const {
   std::vector<Device> result;
   switch (type) {
   case TargetType::IPU: {
@@ -264,6 +275,8 @@ Device DeviceManager::getDevice(unsigned deviceManagerId, const OptionFlags &) c
   return aspen::rt::makeSystemDevice(deviceManagerId);
 }
 
-std::size_t DeviceManager::getNumDevices() const { return aspen::rt::systemDevices().size(); }
+std::size_t DeviceManager::getNumDevices() const {
+  return aspen::rt::systemDevices().size();
+}
 
 } // namespace poplar

@@ -51,8 +51,7 @@ EngineImpl::EngineImpl(poplar::Executable executable, EngineOptions options)
 }
 
 EngineImpl::~EngineImpl() {
-  if (codeLoaded_)
-    setPrintSink(exe(), nullptr);
+  setPrintSink(libraries_, nullptr);
   if (options_.autoReportGraph || options_.autoReportExecution) {
     try {
       writeAutoReport();
@@ -87,7 +86,7 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
     memory_ = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile);
   loadMemoryImage(x, *memory_);
   if (!codeLoaded_) {
-    vertexCode_ = loadVertexCode(x);
+    vertexCode_ = loadVertexCode(x, libraries_);
     codeLoaded_ = true;
   }
   executor_ = std::make_unique<Executor>(
@@ -103,7 +102,7 @@ void EngineImpl::run(unsigned program) {
     throw poplar::index_error("Program index " + std::to_string(program) + " is out of range: the engine has " +
                               std::to_string(x.programEntry.size()) + " program" +
                               (x.programEntry.size() == 1 ? "" : "s"));
-  setPrintSink(x, &printSink_);
+  setPrintSink(libraries_, &printSink_);
   executor_->setPrintStream(printSink_.stream);
   executor_->run(program);
 }

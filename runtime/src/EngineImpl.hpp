@@ -48,6 +48,7 @@ public:
   bool validated_ = false;
   bool codeLoaded_ = false;
   std::vector<VertexCode> vertexCode_;
+  VertexLibraries libraries_;
   std::unique_ptr<TileMemory> memory_;
   std::unique_ptr<Executor> executor_;
 };

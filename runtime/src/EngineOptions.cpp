@@ -31,6 +31,10 @@ const std::map<std::string, OptionSpec> &knownOptions() {
       {"debug.allowOutOfMemory", {ValueKind::Bool}},
       {"debug.outputAllSymbols", {ValueKind::Bool}},
       {"debug.verify", {ValueKind::Bool}},
+      {"debug.floatPointOpException", {ValueKind::Bool}},
+      {"debug.nanOverflowException", {ValueKind::Bool}},
+      {"debug.supervisorStackSizeInBytes", {ValueKind::Unsigned}},
+      {"debug.workerStackSizeInBytes", {ValueKind::Unsigned}},
       {"autoReport.all", {ValueKind::Bool}},
       {"autoReport.directory", {ValueKind::Text}},
       {"autoReport.outputGraphProfile", {ValueKind::Bool}},
@@ -50,9 +54,10 @@ const std::map<std::string, OptionSpec> &knownOptions() {
   return options;
 }
 
-// Families whose every key is accepted: the profiler's settings and Aspen's
-// own compiler options (read by compileGraph).
-const char *const acceptedPrefixes[] = {"profiler.", "aspen."};
+// Families whose every key is accepted: the profiler's settings, Poplar's
+// compiler optimisation and stream-callback settings (no effect on the
+// simulator), and Aspen's own compiler options (read by compileGraph).
+const char *const acceptedPrefixes[] = {"profiler.", "opt.", "streamCallbacks.", "aspen."};
 
 bool parseBool(const std::string &key, const std::string &value) {
   if (value == "true")

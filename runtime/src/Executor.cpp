@@ -8,6 +8,8 @@
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -56,6 +58,23 @@ bool readsWhatItWrites(const exe::CopyPlan &plan, std::uint64_t bytesPerTile) {
   return false;
 }
 
+/// Runs `body(begin, end)` over every chunk of tile indices, in parallel when
+/// there are several chunks.
+template <class Body> void runChunks(const TileChunks &chunks, std::size_t numTiles, const Body &body) {
+  if (!chunks.parallel()) {
+    body(std::size_t(0), numTiles);
+    return;
+  }
+  const std::uint32_t *bounds = chunks.bounds.data();
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, chunks.bounds.size() - 1, 1),
+      [&](const tbb::blocked_range<std::size_t> &r) {
+        for (std::size_t c = r.begin(); c != r.end(); ++c)
+          body(std::size_t(bounds[c]), std::size_t(bounds[c + 1]));
+      },
+      tbb::simple_partitioner());
+}
+
 } // namespace
 
 Executor::Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vector<VertexCode> vertexCode,
@@ -75,12 +94,14 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     PreparedComputeStep &p = prepared_[c];
     p.vertices.resize(cs.vertices.size());
     std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> perType;
+    std::vector<std::uint64_t> tileWork(cs.tiles.size(), 0);
     for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
       for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
         const exe::VertexInstance &v = cs.vertices[i];
         const VertexCode &code = vertexCode[v.type];
         p.vertices[i] = PreparedVertex{code.compute, memory_.at(cs.tiles[k], v.state),
                                        code.isMultiVertex ? workers : 1u};
+        tileWork[k] += v.cycles + vertexCallWork * p.vertices[i].workers;
         auto &t = perType[v.type];
         t.first += v.cycles;
         t.second += 1;
@@ -90,8 +111,7 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
       p.typeCycles.emplace_back(type, cyclesAndCount.first);
       p.typeInstances.emplace_back(type, cyclesAndCount.second);
     }
-    p.parallel = cs.tiles.size() > 1 &&
-                 (cs.vertices.size() >= inlineVertexLimit || cs.totalVertexCycles >= inlineCycleLimit);
+    p.chunks = makeChunks(tileWork, inlineComputeWork);
     p.exchangeIn = analyse(cs.exchangeIn);
     p.exchangeOut = analyse(cs.exchangeOut);
   }
@@ -128,7 +148,11 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
 
 Executor::PlanInfo Executor::analyse(const exe::CopyPlan &plan) const {
   PlanInfo info;
-  info.parallel = plan.tiles.size() > 1 && plan.totalBytes >= inlineExchangeBytes;
+  std::vector<std::uint64_t> tileBytes(plan.tiles.size(), 0);
+  for (std::size_t k = 0; k < plan.tiles.size(); ++k)
+    for (std::uint32_t r = plan.tileBegin[k]; r < plan.tileBegin[k + 1]; ++r)
+      tileBytes[k] += plan.runs[r].bytes + 64; // + the cost of a run
+  info.chunks = makeChunks(tileBytes, inlineExchangeBytes);
   info.snapshot = readsWhatItWrites(plan, memory_.bytesPerTile());
   if (info.snapshot) {
     info.tileStagingOffset.assign(plan.tiles.size() + 1, 0);
@@ -140,6 +164,34 @@ Executor::PlanInfo Executor::analyse(const exe::CopyPlan &plan) const {
     }
   }
   return info;
+}
+
+TileChunks Executor::makeChunks(const std::vector<std::uint64_t> &tileWork, std::uint64_t inlineBelow) const {
+  TileChunks chunks;
+  std::uint64_t total = 0;
+  for (std::uint64_t w : tileWork)
+    total += w;
+  const auto n = static_cast<std::uint32_t>(tileWork.size());
+  const unsigned threads = static_cast<unsigned>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  const std::uint64_t wanted = std::min<std::uint64_t>(n, std::uint64_t(threads) * chunksPerThread);
+  if (n < 2 || total < inlineBelow || threads == 1 || wanted < 2) {
+    chunks.bounds = {0, n};
+    return chunks;
+  }
+  // Cut where the running work passes each multiple of total / wanted.
+  chunks.bounds.push_back(0);
+  std::uint64_t running = 0;
+  std::uint64_t next = total / wanted;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    running += tileWork[k];
+    if (running >= next && k + 1 < n) {
+      chunks.bounds.push_back(k + 1);
+      while (next <= running)
+        next += total / wanted;
+    }
+  }
+  chunks.bounds.push_back(n);
+  return chunks;
 }
 
 // ---- the step loop ----------------------------------------------------------------
@@ -158,8 +210,12 @@ void Executor::run(unsigned program) {
   struct WallTime {
     ExecutionProfile &profile;
     Clock::time_point start;
-    ~WallTime() { profile.hostSeconds += secondsSince(start); }
-  } wallTime{profile, start};
+    bool enabled;
+    ~WallTime() {
+      if (enabled)
+        profile.hostSeconds += secondsSince(start);
+    }
+  } wallTime{profile, start, profile.enabled};
 
   for (;;) {
     const exe::Step &step = exe_.steps[pc];
@@ -365,11 +421,7 @@ void Executor::execute(const exe::Step &step) {
       }
     }
   };
-  if (p.parallel)
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, cs.tiles.size()),
-                      [&](const tbb::blocked_range<std::size_t> &r) { runTiles(r.begin(), r.end()); });
-  else
-    runTiles(0, cs.tiles.size());
+  runChunks(p.chunks, cs.tiles.size(), runTiles);
 
   const std::size_t failed = firstFailure.load();
   if (step.scalar.type != poplar::Type::Id::Invalid) {
@@ -404,11 +456,7 @@ void Executor::runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info) {
       for (std::uint32_t r = tileBegin[kBegin], e = tileBegin[kEnd]; r < e; ++r)
         std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
     };
-    if (info.parallel)
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, plan.tiles.size()),
-                        [&](const tbb::blocked_range<std::size_t> &r) { copyTiles(r.begin(), r.end()); });
-    else
-      copyTiles(0, plan.tiles.size());
+    runChunks(info.chunks, plan.tiles.size(), copyTiles);
     return;
   }
 
@@ -428,13 +476,8 @@ void Executor::runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info) {
       }
     }
   };
-  for (bool gather : {true, false}) {
-    if (info.parallel)
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, plan.tiles.size()),
-                        [&](const tbb::blocked_range<std::size_t> &r) { phase(gather, r.begin(), r.end()); });
-    else
-      phase(gather, 0, plan.tiles.size());
-  }
+  for (bool gather : {true, false})
+    runChunks(info.chunks, plan.tiles.size(), [&](std::size_t b, std::size_t e) { phase(gather, b, e); });
 }
 
 // ---- host side --------------------------------------------------------------------

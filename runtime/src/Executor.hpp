@@ -33,6 +33,13 @@ struct HostContext {
   ExecutionProfile *profile = nullptr;
 };
 
+/// Tile-index boundaries of the chunks a phase runs as parallel tasks, cut so
+/// that chunks carry similar work. A single chunk runs inline.
+struct TileChunks {
+  std::vector<std::uint32_t> bounds; // chunk c = tiles [bounds[c], bounds[c+1])
+  bool parallel() const { return bounds.size() > 2; }
+};
+
 /// Executes programs of one executable loaded into `memory`. Results do not
 /// depend on the number of host threads: tiles never share written bytes
 /// within a phase, and each tile runs its vertices in order.
@@ -50,15 +57,23 @@ public:
   /// Where Print steps write.
   void setPrintStream(std::ostream *stream) { host_.printStream = stream; }
 
+  /// How compute step `c`'s vertices and its exchange-out are split into
+  /// parallel chunks (for tests and benchmarks).
+  const TileChunks &computeChunks(unsigned c) const { return prepared_[c].chunks; }
+  const TileChunks &exchangeOutChunks(unsigned c) const { return prepared_[c].exchangeOut.chunks; }
+
   /// The simulated cycle counter: estimated cycles executed since load.
   std::uint64_t cycles() const { return cycles_; }
 
-  /// Compute sets with fewer vertices than this (and little estimated work)
-  /// run on the calling thread instead of in a parallel loop.
-  static constexpr std::size_t inlineVertexLimit = 64;
-  static constexpr std::uint64_t inlineCycleLimit = 20000;
+  /// Compute sets with less work than this run on the calling thread instead of
+  /// in a parallel loop. A tile's work is the sum over its vertices of their
+  /// estimated cycles plus `vertexCallWork` per compute() call.
+  static constexpr std::uint64_t inlineComputeWork = 20000;
+  static constexpr std::uint64_t vertexCallWork = 20;
   /// Exchange phases moving fewer bytes than this run on the calling thread.
   static constexpr std::uint64_t inlineExchangeBytes = 64 * 1024;
+  /// Parallel phases are cut into about this many chunks per host thread.
+  static constexpr unsigned chunksPerThread = 4;
   /// Deeper Call nesting than this is reported as an error.
   static constexpr std::size_t maxCallDepth = 1u << 16;
 
@@ -68,16 +83,16 @@ private:
     void *object;
     std::uint32_t workers; // 1, or the number of worker contexts for a MultiVertex
   };
-  /// How a copy plan runs: in parallel or inline, and through a staging buffer
+  /// How a copy plan runs: in chunks or inline, and through a staging buffer
   /// when some run reads bytes another run writes.
   struct PlanInfo {
-    bool parallel = false;
+    TileChunks chunks;
     bool snapshot = false;
     std::vector<std::uint64_t> tileStagingOffset; // snapshot: per destination tile, size tiles + 1
   };
   struct PreparedComputeStep {
     std::vector<PreparedVertex> vertices; // the executable's order (tile-major)
-    bool parallel = false;
+    TileChunks chunks;
     PlanInfo exchangeIn, exchangeOut;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCycles;    // (vertex type, summed estimate)
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeInstances; // (vertex type, count)
@@ -87,6 +102,9 @@ private:
 
   void prepare(const std::vector<VertexCode> &vertexCode);
   PlanInfo analyse(const exe::CopyPlan &plan) const;
+  /// Cuts tiles with the given work into chunks, or one chunk when the total is
+  /// too small to repay a parallel loop.
+  TileChunks makeChunks(const std::vector<std::uint64_t> &tileWork, std::uint64_t inlineBelow) const;
   void execute(const exe::Step &step);
   void runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info);
   void runCycleStream(unsigned stream, const exe::HostTransfer &transfer);

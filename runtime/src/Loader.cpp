@@ -214,8 +214,8 @@ void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory) {
   }
 }
 
-std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe) {
-  std::vector<const codelets::LoadedVertexLibrary *> libraries(exe.codeletLibraries.size(), nullptr);
+std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLibraries &libraries) {
+  libraries.assign(exe.codeletLibraries.size(), nullptr);
   std::vector<VertexCode> code(exe.vertexTypes.size());
   std::vector<std::uint32_t> objectSize(exe.vertexTypes.size(), 0);
   for (std::size_t t = 0; t < exe.vertexTypes.size(); ++t) {
@@ -255,9 +255,10 @@ void writeToSink(void *context, const char *text, std::size_t length) {
 }
 } // namespace
 
-void setPrintSink(const exe::ExecutableData &exe, PrintSink *sink) {
-  for (const exe::CodeletLibraryBlob &blob : exe.codeletLibraries)
-    codelets::loadVertexLibrary(blob.contentHash, blob.bytes).setPrintSink(sink ? writeToSink : nullptr, sink);
+void setPrintSink(const VertexLibraries &libraries, PrintSink *sink) {
+  for (const codelets::LoadedVertexLibrary *library : libraries)
+    if (library)
+      library->setPrintSink(sink ? writeToSink : nullptr, sink);
 }
 
 } // namespace aspen::rt

@@ -6,6 +6,7 @@
 
 #include "Executor.hpp"
 #include "TileMemory.hpp"
+#include "codelets/VertexLibrary.hpp"
 #include "exe/ExecutableData.hpp"
 
 #include <mutex>
@@ -23,10 +24,13 @@ void validateExecutable(const exe::ExecutableData &exe);
 /// host address of the target, 8 bytes, at `where`).
 void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory);
 
-/// Loads the vertex libraries of `exe` (once per process) and returns the code
-/// of each vertex type, in `exe.vertexTypes` order. Throws
-/// graph_object_load_error naming a library or vertex type that cannot be found.
-std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe);
+using VertexLibraries = std::vector<const codelets::LoadedVertexLibrary *>;
+
+/// Loads the vertex libraries of `exe` (once per process; they stay loaded
+/// until exit) into `libraries` and returns the code of each vertex type, in
+/// `exe.vertexTypes` order. Throws graph_object_load_error naming a library or
+/// vertex type that cannot be found.
+std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLibraries &libraries);
 
 /// Where codelets' printf output goes: an engine's print stream, one writer at a time.
 struct PrintSink {
@@ -34,9 +38,8 @@ struct PrintSink {
   std::ostream *stream = nullptr;
 };
 
-/// Sends the printf output of every vertex library of `exe` to `sink` (null:
-/// back to stdout). Libraries are shared by the process, so the engine that
-/// runs last owns their output.
-void setPrintSink(const exe::ExecutableData &exe, PrintSink *sink);
+/// Sends the printf output of `libraries` to `sink` (null: back to stdout).
+/// Libraries are shared by the process, so an engine sets this before each run.
+void setPrintSink(const VertexLibraries &libraries, PrintSink *sink);
 
 } // namespace aspen::rt

@@ -4,6 +4,7 @@
 #include "poplar/exceptions.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +110,21 @@ std::uint64_t number(const json &j, const char *key, std::uint64_t otherwise = 0
   return it != j.end() && it->is_number() ? it->get<std::uint64_t>() : otherwise;
 }
 
+/// "vertexFieldData" -> "Vertex Field Data": the compiler's category keys as Poplar prints them.
+std::string titleCase(const std::string &key) {
+  std::string out;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    const char c = key[i];
+    if (i == 0)
+      out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    else if (std::isupper(static_cast<unsigned char>(c)))
+      out += std::string(" ") + c;
+    else
+      out += c;
+  }
+  return out;
+}
+
 void line(std::ostream &os, unsigned indent, const std::string &label, const std::string &value) {
   std::string left = std::string(indent, ' ') + label + ":";
   os << std::left << std::setw(48) << left << ' ' << value << '\n';
@@ -199,12 +215,10 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
     categoryTotals[it.key()] = sum;
   }
   const bool haveCategories = !categoryTotals.empty();
-  for (unsigned tile = 0; tile < numTiles; ++tile) {
-    if (haveCategories)
-      excluding[tile] += overhead;
-    else
-      excluding[tile] = including[tile];
-  }
+  // Categories count a not-always-live variable in full although it shares
+  // memory with others, so their sum is capped by the tile's peak.
+  for (unsigned tile = 0; tile < numTiles; ++tile)
+    excluding[tile] = haveCategories ? std::min(excluding[tile] + overhead, including[tile]) : including[tile];
   std::uint64_t totalIncluding = 0, totalExcluding = 0;
   unsigned maxIncludingTile = 0, maxExcludingTile = 0, tilesOutOfMemory = 0;
   for (unsigned tile = 0; tile < numTiles; ++tile) {
@@ -223,8 +237,8 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
   if (haveCategories) {
     os << "    By Data Type:\n";
     for (const auto &[name, bytes] : categoryTotals)
-      line(os, 8, name, bytesText(bytes));
-    line(os, 8, "Stack and control code (per-tile overhead)", bytesText(overhead * numTiles));
+      line(os, 6, titleCase(name), bytesText(bytes));
+    line(os, 6, "Stack and Control Code", bytesText(overhead * numTiles));
   }
   os << "  By Tile (Excluding Gaps):\n";
   // A histogram of tile usage in buckets of 1/16 of a tile's memory.
@@ -311,9 +325,9 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
         name += " " + exe.blockNames[step.a];
       else if (!step.message.empty())
         name += " " + step.message;
-      os << "      " << std::string(2 * depth, ' ') << std::left << std::setw(8) << e.step << ' '
-         << std::setw(40) << name << ' ' << withCommas(e.cycles) << " cycles (start " << withCommas(e.startCycle)
-         << ")\n";
+      os << "      " << std::right << std::setw(7) << e.step << "  " << std::left << std::setw(44)
+         << (std::string(2 * depth, ' ') + name) << ' ' << std::right << std::setw(12) << withCommas(e.cycles)
+         << " cycles  (start " << withCommas(e.startCycle) << ")\n";
       if (step.kind == exe::StepKind::BlockBegin)
         ++depth;
     }

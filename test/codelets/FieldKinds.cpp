@@ -113,8 +113,9 @@ public:
   Output<Vector<float>> out;
   bool compute() {
     for (unsigned i = 0; i < offsets.size(); ++i)
-      out[i] = c * static_cast<float>(weights[offsets[i]]) + static_cast<float>(n) + s + (flag ? 1.0f : 0.0f) +
-               static_cast<float>(h) + static_cast<float>(k) + (mode == Mode::On ? 100.0f : 0.0f);
+      out[i] = c * static_cast<float>(weights[offsets[i]]) + static_cast<float>(n) + s +
+               (flag ? 1.0f : 0.0f) + static_cast<float>(h) + static_cast<float>(k) +
+               (mode == Mode::On ? 100.0f : 0.0f);
     return true;
   }
 };

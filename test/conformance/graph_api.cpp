@@ -29,7 +29,9 @@ using aspen::ir::ProgramKind;
 
 namespace {
 
-unsigned varOf(const Tensor &t) { return t.getImpl().segments->front().var; }
+unsigned varOf(const Tensor &t) {
+  return t.getImpl().segments->front().var;
+}
 
 /// A naive view: for each row-major position, (variable, element).
 struct RefView {
@@ -92,7 +94,9 @@ struct RefMapping {
   }
 };
 
-Target smallTarget(unsigned tiles = 8, unsigned ipus = 1) { return Target::createIPUTarget(ipus, tiles, "ipu2"); }
+Target smallTarget(unsigned tiles = 8, unsigned ipus = 1) {
+  return Target::createIPUTarget(ipus, tiles, "ipu2");
+}
 
 template <class T> std::vector<T> initialValuesOf(Graph &graph, const Tensor &t) {
   const auto &bytes = graph.getImpl().initialValues.at(varOf(t));
@@ -101,7 +105,9 @@ template <class T> std::vector<T> initialValuesOf(Graph &graph, const Tensor &t)
   return values;
 }
 
-std::uint16_t halfBits(float f) { return std::bit_cast<std::uint16_t>(static_cast<_Float16>(f)); }
+std::uint16_t halfBits(float f) {
+  return std::bit_cast<std::uint16_t>(static_cast<_Float16>(f));
+}
 
 } // namespace
 
@@ -575,15 +581,28 @@ TEST_CASE("Programs record their trees", "[program]") {
   std::vector<ProgramKind> kinds;
   for (const auto &c : n.children)
     kinds.push_back(c->kind);
-  const std::vector<ProgramKind> expected = {
-      ProgramKind::Sequence,         ProgramKind::Repeat,         ProgramKind::RepeatWhileTrue,
-      ProgramKind::RepeatWhileFalse, ProgramKind::If,             ProgramKind::If,
-      ProgramKind::Switch,           ProgramKind::StreamToTensor, ProgramKind::TensorToStream,
-      ProgramKind::RemoteToTensor,   ProgramKind::RemoteToTensor, ProgramKind::TensorToRemote,
-      ProgramKind::TensorToRemote,   ProgramKind::WriteUndef,     ProgramKind::Sync,
-      ProgramKind::PrintTensor,      ProgramKind::PrintTensor,    ProgramKind::AbortOnCondition,
-      ProgramKind::Abort,            ProgramKind::Block,          ProgramKind::Sequence,
-      ProgramKind::Sequence};
+  const std::vector<ProgramKind> expected = {ProgramKind::Sequence,
+                                             ProgramKind::Repeat,
+                                             ProgramKind::RepeatWhileTrue,
+                                             ProgramKind::RepeatWhileFalse,
+                                             ProgramKind::If,
+                                             ProgramKind::If,
+                                             ProgramKind::Switch,
+                                             ProgramKind::StreamToTensor,
+                                             ProgramKind::TensorToStream,
+                                             ProgramKind::RemoteToTensor,
+                                             ProgramKind::RemoteToTensor,
+                                             ProgramKind::TensorToRemote,
+                                             ProgramKind::TensorToRemote,
+                                             ProgramKind::WriteUndef,
+                                             ProgramKind::Sync,
+                                             ProgramKind::PrintTensor,
+                                             ProgramKind::PrintTensor,
+                                             ProgramKind::AbortOnCondition,
+                                             ProgramKind::Abort,
+                                             ProgramKind::Block,
+                                             ProgramKind::Sequence,
+                                             ProgramKind::Sequence};
   CHECK(kinds == expected);
   CHECK(n.children[0] == body.getImpl()); // programs share their recorded nodes
   CHECK(n.children[0]->debugName == "body");

@@ -16,8 +16,9 @@ using Catch::Contains;
 namespace {
 
 /// Compiles and returns the error's message; fails the test if the type differs.
-template <class Error> std::string compileError(const TestGraph &tg, std::vector<const ir::ProgramNode *> programs,
-                                                compiler::CompileOptions options = {}) {
+template <class Error>
+std::string compileError(const TestGraph &tg, std::vector<const ir::ProgramNode *> programs,
+                         compiler::CompileOptions options = {}) {
   try {
     compiler::compile(*tg.g, programs, options);
   } catch (const Error &e) {
@@ -121,7 +122,8 @@ TEST_CASE("two vertices of one compute set writing one element", "[compiler][err
 
 TEST_CASE("an output connected to a tensor that contains aliases", "[compiler][error]") {
   OneVertex t;
-  t.tg.vertex(t.cs, t.type, 1, {{"in", t.a}, {"out", poplar::concat(t.b.slice(0, 4), t.b.slice(0, 4))}, {"s", t.a[0]}});
+  t.tg.vertex(t.cs, t.type, 1,
+              {{"in", t.a}, {"out", poplar::concat(t.b.slice(0, 4), t.b.slice(0, 4))}, {"s", t.a[0]}});
   const std::string msg = compileError<poplar::graph_connection_error>(t.tg, {t.prog.get()});
   CHECK_THAT(msg, Contains("vertex 0 (Op)"));
   CHECK_THAT(msg, Contains("field 'out'"));
@@ -156,7 +158,7 @@ TEST_CASE("state given the wrong number of values", "[compiler][error]") {
 
 TEST_CASE("every problem is reported at once", "[compiler][error]") {
   OneVertex t;
-  t.tg.vertex(t.cs, t.type, 0, {{"in", t.a}});                          // out, s unconnected
+  t.tg.vertex(t.cs, t.type, 0, {{"in", t.a}});                           // out, s unconnected
   t.tg.vertex(t.cs, t.type, 1, {{"in", t.a}, {"out", t.b}, {"s", t.a}}); // s too big
   const std::string msg = compileError<poplar::graph_connection_error>(t.tg, {t.prog.get()});
   CHECK_THAT(msg, Contains("3 problems"));
@@ -241,6 +243,31 @@ TEST_CASE("Execute of a compute set that does not exist", "[compiler][error]") {
   auto prog = TestGraph::exec(42);
   const std::string msg = compileError<poplar::control_program_error>(t.tg, {prog.get()});
   CHECK_THAT(msg, Contains("compute set 42, which does not exist"));
+}
+
+TEST_CASE("a stream copy whose tensor does not match the stream", "[compiler][error]") {
+  OneVertex t;
+  t.tg.g->streams.push_back({"input", poplar::FLOAT, 4, true, poplar::ReplicatedStreamMode::REPLICATE});
+  auto copy = TestGraph::node(ir::ProgramKind::StreamToTensor, "load");
+  copy->stream = 0;
+  copy->dst = t.a; // 8 elements, the stream carries 4
+  const std::string msg = compileError<poplar::control_program_error>(t.tg, {copy.get()});
+  CHECK_THAT(msg, Contains("program Copy (stream to tensor) 'load'"));
+  CHECK_THAT(msg, Contains("'alpha'"));
+  CHECK_THAT(msg, Contains("stream 'input' carries 4 float elements"));
+}
+
+TEST_CASE("a switch on a non-integral control with a repeated case", "[compiler][error]") {
+  OneVertex t;
+  auto sw = TestGraph::node(ir::ProgramKind::Switch, "choose");
+  sw->predicate = t.a[0];
+  sw->caseValues = {1, 1};
+  sw->children = {TestGraph::seq({}), TestGraph::seq({})};
+  const std::string msg = compileError<poplar::control_program_error>(t.tg, {sw.get()});
+  CHECK_THAT(msg, Contains("program Switch 'choose'"));
+  CHECK_THAT(msg, Contains("'alpha'"));
+  CHECK_THAT(msg, Contains("must be an integral scalar"));
+  CHECK_THAT(msg, Contains("case value 1 twice"));
 }
 
 // ---- out of memory ----------------------------------------------------------------------

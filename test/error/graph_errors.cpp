@@ -32,7 +32,9 @@ template <class E, class F> void expectError(F &&f, std::initializer_list<std::s
   FAIL("no exception was thrown");
 }
 
-Target smallTarget(unsigned tiles = 8) { return Target::createIPUTarget(1, tiles, "ipu2"); }
+Target smallTarget(unsigned tiles = 8) {
+  return Target::createIPUTarget(1, tiles, "ipu2");
+}
 
 } // namespace
 
@@ -68,7 +70,8 @@ TEST_CASE("A TileToTensorMapping interval beyond the tensor", "[error]") {
 TEST_CASE("getTileMapping with requireComplete of an unmapped tensor", "[error]") {
   Graph graph(smallTarget(8));
   Tensor t = graph.addVariable(HALF, {2, 3}, "activations");
-  expectError<invalid_tile_mapping>([&] { graph.getTileMapping(t); }, {"'activations'", "not completely mapped"});
+  expectError<invalid_tile_mapping>([&] { graph.getTileMapping(t); },
+                                    {"'activations'", "not completely mapped"});
   graph.setTileMapping(t[0], 1);
   expectError<invalid_tile_mapping>([&] { graph.getTileMapping(t, true); }, {"'activations'", "element 3"});
 }
@@ -76,15 +79,20 @@ TEST_CASE("getTileMapping with requireComplete of an unmapped tensor", "[error]"
 TEST_CASE("A constant with the wrong number of values", "[error]") {
   Graph graph(smallTarget());
   expectError<tensor_creation_error>(
-      [&] { graph.addConstant<float>(FLOAT, {2, 2}, {1.0f, 2.0f, 3.0f}, "coeffs"); },
+      [&] {
+        graph.addConstant<float>(FLOAT, {2, 2}, {1.0f, 2.0f, 3.0f}, "coeffs");
+      },
       {"'coeffs'", "needs 4 values", "3 were given"});
 }
 
 TEST_CASE("setInitialValue with the wrong number of values", "[error]") {
   Graph graph(smallTarget());
   Tensor t = graph.addVariable(INT, {3}, "counts");
-  expectError<tensor_creation_error>([&] { graph.setInitialValue<int>(t, std::vector<int>{1, 2}); },
-                                     {"'counts'", "3 elements", "2 values"});
+  expectError<tensor_creation_error>(
+      [&] {
+        graph.setInitialValue<int>(t, std::vector<int>{1, 2});
+      },
+      {"'counts'", "3 elements", "2 values"});
 }
 
 TEST_CASE("setInitialValue on a constant", "[error]") {
@@ -98,14 +106,16 @@ TEST_CASE("Duplicate host write handle", "[error]") {
   Tensor a = graph.addVariable(FLOAT, {2}, "a");
   Tensor b = graph.addVariable(FLOAT, {2}, "b");
   graph.createHostWrite("input", a);
-  expectError<graph_object_creation_error>([&] { graph.createHostWrite("input", b); }, {"'input'", "already exists"});
+  expectError<graph_object_creation_error>([&] { graph.createHostWrite("input", b); },
+                                           {"'input'", "already exists"});
 }
 
 TEST_CASE("Duplicate host read handle", "[error]") {
   Graph graph(smallTarget());
   Tensor a = graph.addVariable(FLOAT, {2}, "a");
   graph.createHostRead("result", a);
-  expectError<graph_object_creation_error>([&] { graph.createHostRead("result", a); }, {"'result'", "already exists"});
+  expectError<graph_object_creation_error>([&] { graph.createHostRead("result", a); },
+                                           {"'result'", "already exists"});
 }
 
 TEST_CASE("Duplicate stream handle", "[error]") {
@@ -137,7 +147,8 @@ TEST_CASE("Malformed JSON options", "[error]") {
 TEST_CASE("A predicate that is not a scalar", "[error]") {
   Graph graph(smallTarget());
   Tensor p = graph.addVariable(BOOL, {2}, "conditions");
-  expectError<control_program_error>([&] { If(p, Sequence(), Sequence()); }, {"'conditions'", "exactly one element"});
+  expectError<control_program_error>([&] { If(p, Sequence(), Sequence()); },
+                                     {"'conditions'", "exactly one element"});
   expectError<control_program_error>([&] { RepeatWhileTrue(Sequence(), p, Sequence()); }, {"'conditions'"});
 }
 
@@ -216,5 +227,6 @@ TEST_CASE("Virtual graph tile range beyond the graph", "[error]") {
 
 TEST_CASE("Variable of an invalid type", "[error]") {
   Graph graph(smallTarget());
-  expectError<type_error>([&] { graph.addVariable(Type(), {2}, "nothing"); }, {"'nothing'", "invalid element type"});
+  expectError<type_error>([&] { graph.addVariable(Type(), {2}, "nothing"); },
+                          {"'nothing'", "invalid element type"});
 }

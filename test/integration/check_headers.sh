@@ -19,6 +19,14 @@ if [[ ! -d $include_dir ]]; then
   exit 1
 fi
 
+while read -r kind header; do
+  if [[ -n ${header:-} && ! -e $include_dir/$header ]]; then
+    echo "$include_dir/$header is missing: the SDK tree is out of date; build the project" \
+      "(target aspen_sdk_headers) before running this test" >&2
+    exit 1
+  fi
+done <"$header_list"
+
 # Prints nothing when <header> compiles under <std> with <extra flags>; the compiler's
 # complaint (prefixed with the header and the flags) otherwise.
 compile_one() {

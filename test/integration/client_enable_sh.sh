@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A third party builds a Poplar-style program against the SDK tree: from a scratch directory
-# outside the source tree, `source <sdk>/enable.sh`, then `g++ -std=c++11 prog.cpp -lpoplar`
-# and the program's own Makefile. Also checks enable.sh itself: it can be sourced twice, it
+# outside the source tree, `source <sdk>/enable.sh`, then `g++ -std=c++11 prog.cpp -lpoplar`,
+# `popc codelets.cpp -o codelets.gp`, and the same with the program's own Makefile. Also checks enable.sh itself: it can be sourced twice, it
 # refuses to be run as a program, and it refuses a second, different SDK.
 #
 #   client_enable_sh.sh <sdk dir> <client source dir>
@@ -12,7 +12,7 @@ client_src=$2
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/aspen-enable-sh.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-cp "$client_src/prog.cpp" "$client_src/Makefile" "$scratch/"
+cp "$client_src/prog.cpp" "$client_src/codelets.cpp" "$client_src/Makefile" "$scratch/"
 cd "$scratch"
 
 fail() {
@@ -50,9 +50,7 @@ expect_first_once CPATH "$sdk/include"
 expect_first_once LIBRARY_PATH "$sdk/lib"
 expect_first_once LD_LIBRARY_PATH "$sdk/lib"
 expect_first_once CMAKE_PREFIX_PATH "$sdk"
-if [[ -e $sdk/bin/popc ]]; then
-  [[ $(command -v popc) == "$sdk/bin/popc" ]] || fail "popc on PATH is $(command -v popc), not the SDK's"
-fi
+[[ $(command -v popc) == "$sdk/bin/popc" ]] || fail "popc on PATH is '$(command -v popc)', not the SDK's"
 
 # Link every library the SDK has, as a Poplar Makefile does (-lpoplar -lpopops ...), so that
 # each one is found at link time and loads at run time.
@@ -67,11 +65,19 @@ echo "+ g++ -std=c++11 prog.cpp ${libs[*]} -o prog"
 g++ -std=c++11 prog.cpp "${libs[@]}" -o prog
 ./prog | tee prog.out
 grep -q '^client OK' prog.out || fail "the client program built with g++ did not report success"
+echo "+ popc -O2 codelets.cpp -o codelets.gp"
+popc -O2 codelets.cpp -o codelets.gp
+./prog --codelets codelets.gp | tee prog.out
+grep -q '^client OK.*codelets added' prog.out || fail "the client did not add its popc-built codelets"
+# A program written for hardware asks the DeviceManager for an IPU; Aspen offers simulated ones.
+./prog --hardware | tee prog.out
+grep -q '^client OK: IPU from the DeviceManager' prog.out ||
+  fail "the client did not get an IPU from the DeviceManager"
 
 echo "+ make LDLIBS='${libs[*]}'"
-rm -f prog
+rm -f prog codelets.gp
 make LDLIBS="${libs[*]}"
-./prog | tee prog.out
-grep -q '^client OK' prog.out || fail "the client program built with make did not report success"
+./prog --codelets codelets.gp | tee prog.out
+grep -q '^client OK.*codelets added' prog.out || fail "the client program built with make did not report success"
 
 echo "PASSED: client built against $sdk with enable.sh"

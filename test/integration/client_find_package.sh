@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A third party builds a CMake project with find_package(Aspen), from a scratch directory
-# outside the source tree: first against the build tree's SDK (build/sdk), then against a
+# A third party builds a CMake project with find_package(Aspen) (its program with the library
+# targets, its codelets with Aspen::popc), from a scratch directory outside the source tree: first against the build tree's SDK (build/sdk), then against a
 # prefix made by `cmake --install`, which is also checked to be a complete SDK tree.
 #
 #   client_find_package.sh <sdk dir> <aspen build dir> <client source dir> <generator> <c++>
@@ -35,8 +35,8 @@ build_and_run() {
   found=$(sed -n 's/^Aspen_DIR:PATH=//p' "$dir/CMakeCache.txt")
   [[ $found == "$prefix/lib/cmake/Aspen" ]] || fail "found Aspen in '$found', not under $prefix"
   cmake --build "$dir" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; fail "building the client"; }
-  "$dir/prog" | tee "$dir.out"
-  grep -q '^client OK' "$dir.out" || fail "the client built against $prefix did not report success"
+  "$dir/prog" --codelets "$dir/codelets.gp" | tee "$dir.out"
+  grep -q '^client OK.*codelets added' "$dir.out" || fail "the client built against $prefix did not report success"
 }
 
 build_and_run "$sdk" "$scratch/against-build-tree"

@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <cstdio>
 #include <cstring>
@@ -447,8 +448,9 @@ TEST_CASE("cycleCount and cycleStamp read the simulated cycle counter (CycleCoun
 
 TEST_CASE("Results are identical with one host thread and with all threads", "[conformance][threads]") {
   // 32 tiles: each scales its row (MultiVertex), rows rotate by one tile, then
-  // each tile adds one and sums its row; repeated several times.
-  constexpr unsigned tiles = 32, n = 48;
+  // each tile adds one and sums its row; repeated several times. Large enough
+  // that compute sets and exchanges run as parallel loops.
+  constexpr unsigned tiles = 32, n = 1024;
   auto runOnce = [&](std::size_t threads) {
     std::unique_ptr<tbb::global_control> limit;
     if (threads)
@@ -475,6 +477,11 @@ TEST_CASE("Results are identical with one host thread and with all threads", "[c
     g.createHostRead("sums", sums);
     Engine engine(g, Repeat(4, Sequence({Execute(scale), Execute(finish), Copy(b, a)})));
     engine.load(t.device);
+    if (!threads && tbb::this_task_arena::max_concurrency() > 1) {
+      const auto &exe = engine.getImpl().exe();
+      for (unsigned c = 0; c < exe.computeSteps.size(); ++c)
+        REQUIRE(engine.getImpl().executor_->computeChunks(c).parallel());
+    }
     std::vector<float> input(tiles * n);
     for (std::size_t i = 0; i < input.size(); ++i)
       input[i] = float(i % 17) * 0.25f - 1.0f;
@@ -623,4 +630,31 @@ TEST_CASE("autoReport writes profile.json; POPLAR_ENGINE_OPTIONS is merged and w
       REQUIRE(s["tileComputeCycles"].size() == 1);
     }
   REQUIRE(sawExecute);
+}
+
+TEST_CASE("The CPU device runs a program (Device::createCPUDevice)", "[conformance][engine]") {
+  Device cpu = Device::createCPUDevice();
+  Graph g(cpu.getTarget());
+  g.addCodelets(runtime_test::codeletPath(), CodeletFileType::Auto, "-O2");
+  Tensor x = g.addVariable(FLOAT, {100}, "x");
+  Tensor s = g.addVariable(FLOAT, {}, "s");
+  g.setTileMapping(x, 0);
+  g.setTileMapping(s, 0);
+  ComputeSet add = g.addComputeSet("addOne");
+  g.setTileMapping(g.addVertex(add, "AddOne", {{"data", x}}), 0);
+  ComputeSet sum = g.addComputeSet("sum");
+  g.setTileMapping(g.addVertex(sum, "Sum", {{"in", x}, {"out", s}}), 0);
+  g.createHostWrite("x", x);
+  g.createHostRead("s", s);
+  Engine engine(g, Sequence({Execute(add), Execute(sum)}));
+  engine.load(cpu);
+  const std::vector<float> input = iota(100, 0, 1);
+  engine.writeTensor("x", input);
+  engine.run(0);
+  float result = 0;
+  engine.readTensor("s", &result, &result + 1);
+  float expected = 0;
+  for (float v : input)
+    expected += v + 1.0f;
+  REQUIRE(result == expected);
 }

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 #include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <cstring>
 #include <memory>
@@ -694,8 +695,8 @@ TEST_CASE("Cycles are accounted per step and category; cycle streams read the co
 TEST_CASE("Results do not depend on the number of host threads", "[runtime][threads]") {
   // 64 tiles, each with 40 vertices that scale overlapping windows of a local
   // buffer in order (so the order within a tile matters), then a rotating
-  // all-tiles exchange through a staging copy.
-  constexpr unsigned tiles = 64;
+  // all-tiles exchange of 1 KiB per tile through a staging copy; 10 times.
+  constexpr unsigned tiles = 64, floats = 256;
   auto build = [] {
     exe::ExecutableData e = smallExecutable(tiles, 8192);
     addTestVertexTypes(e);
@@ -703,15 +704,15 @@ TEST_CASE("Results do not depend on the number of host threads", "[runtime][thre
     cs.name = "scale";
     std::vector<exe::CopyRun> rotate;
     for (std::uint32_t t = 0; t < tiles; ++t) {
-      std::vector<float> data(64);
-      for (unsigned i = 0; i < 64; ++i)
+      std::vector<float> data(floats);
+      for (unsigned i = 0; i < floats; ++i)
         data[i] = float(t) + 0.25f * float(i);
       e.blobs.push_back({{t, 0}, bytesOf(data)});
       for (std::uint32_t v = 0; v < 40; ++v) {
-        const std::uint32_t state = 1024 + 16 * v;
+        const std::uint32_t state = 4096 + 16 * v;
         addPointerVertex(e, cs, kScale, t, state, {t, 4 * (v % 48)}, scaleFields(16, 1.0f + 0.01f * float(v)));
       }
-      rotate.push_back({{t, 0}, {(t + 1) % tiles, 0}, 256});
+      rotate.push_back({{t, 0}, {(t + 1) % tiles, 0}, 4 * floats});
     }
     finish(cs);
     cs.exchangeOut = plan(rotate);
@@ -732,19 +733,24 @@ TEST_CASE("Results do not depend on the number of host threads", "[runtime][thre
     if (threads)
       limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
     Machine m(build());
+    if (!threads && tbb::this_task_arena::max_concurrency() > 1) {
+      // With several threads both phases really run as parallel chunks.
+      REQUIRE(m.executor->computeChunks(0).parallel());
+      REQUIRE(m.executor->exchangeOutChunks(0).parallel());
+    }
     m.run();
     std::vector<std::uint8_t> bytes;
     for (std::uint32_t t = 0; t < tiles; ++t)
-      bytes.insert(bytes.end(), m.memory.at(t, 0), m.memory.at(t, 256));
+      bytes.insert(bytes.end(), m.memory.at(t, 0), m.memory.at(t, 4 * floats));
     return bytes;
   };
   const std::vector<std::uint8_t> one = runWith(1);
   const std::vector<std::uint8_t> all = runWith(0);
   REQUIRE(one == all);
   // And the result is the host loop's.
-  std::vector<std::vector<float>> host(tiles, std::vector<float>(64));
+  std::vector<std::vector<float>> host(tiles, std::vector<float>(floats));
   for (unsigned t = 0; t < tiles; ++t)
-    for (unsigned i = 0; i < 64; ++i)
+    for (unsigned i = 0; i < floats; ++i)
       host[t][i] = float(t) + 0.25f * float(i);
   for (int iter = 0; iter < 10; ++iter) {
     for (unsigned t = 0; t < tiles; ++t)
@@ -757,5 +763,5 @@ TEST_CASE("Results do not depend on the number of host threads", "[runtime][thre
     host = next;
   }
   for (unsigned t = 0; t < tiles; ++t)
-    REQUIRE(std::memcmp(one.data() + 256 * t, host[t].data(), 256) == 0);
+    REQUIRE(std::memcmp(one.data() + 4 * floats * t, host[t].data(), 4 * floats) == 0);
 }

@@ -6,8 +6,8 @@
 #include "util/HostConvert.hpp"
 
 #include <poplar/Target.hpp>
-#include <poplar/exceptions.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/exceptions.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -29,9 +29,15 @@ using aspen::util::halfToFloat;
 
 namespace {
 
-_Float16 halfFromBits(std::uint16_t bits) { return std::bit_cast<_Float16>(bits); }
-std::uint16_t bitsOf(_Float16 h) { return std::bit_cast<std::uint16_t>(h); }
-bool isNaNBits(std::uint16_t bits) { return (bits & 0x7c00) == 0x7c00 && (bits & 0x3ff) != 0; }
+_Float16 halfFromBits(std::uint16_t bits) {
+  return std::bit_cast<_Float16>(bits);
+}
+std::uint16_t bitsOf(_Float16 h) {
+  return std::bit_cast<std::uint16_t>(h);
+}
+bool isNaNBits(std::uint16_t bits) {
+  return (bits & 0x7c00) == 0x7c00 && (bits & 0x3ff) != 0;
+}
 
 } // namespace
 

@@ -27,8 +27,9 @@ TEST_CASE("OptionFlags set, at, remove, clear and iterate", "[options]") {
   opts.set("debug.instrument", "false");
   CHECK(opts.at("debug.instrument") == StringRef("false"));
   opts.set({{"a", "1"}, {"b", "2"}});
-  CHECK(asMap(opts) == std::map<std::string, std::string>{
-                           {"a", "1"}, {"autoReport.directory", "./r"}, {"b", "2"}, {"debug.instrument", "false"}});
+  CHECK(asMap(opts) ==
+        std::map<std::string, std::string>{
+            {"a", "1"}, {"autoReport.directory", "./r"}, {"b", "2"}, {"debug.instrument", "false"}});
   CHECK(opts.contains("a"));
   opts.remove("a");
   CHECK_FALSE(opts.contains("a"));
@@ -48,11 +49,11 @@ TEST_CASE("readJSON turns strings, numbers and booleans into option strings", "[
                             "ratio": 0.5, "debug.instrument": true, "neg": -12})");
   readJSON(in, opts);
   CHECK(asMap(opts) == std::map<std::string, std::string>{{"autoReport.all", "true"},
-                                                           {"debug.instrument", "true"},
-                                                           {"keep", "me"},
-                                                           {"neg", "-12"},
-                                                           {"profiler.replicaToProfile", "0"},
-                                                           {"ratio", "0.5"}});
+                                                          {"debug.instrument", "true"},
+                                                          {"keep", "me"},
+                                                          {"neg", "-12"},
+                                                          {"profiler.replicaToProfile", "0"},
+                                                          {"ratio", "0.5"}});
   OptionFlags fromString;
   readJSON(StringRef(R"({"x": "y"})"), fromString);
   CHECK(fromString.at("x") == StringRef("y"));

@@ -46,7 +46,7 @@ template <unsigned N> struct alignas(2 * N) HalfVector {
   half &operator[](unsigned i) { return elements[i]; }
   const half &operator[](unsigned i) const { return elements[i]; }
 
-#define ASPEN_HALFVEC_OP(op)                                                                                   \
+#define ASPEN_HALFVEC_OP(op)                                                                                 \
   friend HalfVector operator op(const HalfVector &a, const HalfVector &b) {                                  \
     HalfVector r;                                                                                            \
     for (unsigned i = 0; i < N; ++i)                                                                         \
@@ -65,8 +65,12 @@ template <unsigned N> struct alignas(2 * N) HalfVector {
       r.elements[i] = a op b.elements[i];                                                                    \
     return r;                                                                                                \
   }                                                                                                          \
-  HalfVector &operator op##=(const HalfVector &b) { return *this = *this op b; }                             \
-  HalfVector &operator op##=(half b) { return *this = *this op b; }
+  HalfVector &operator op##=(const HalfVector &b) {                                                          \
+    return *this = *this op b;                                                                               \
+  }                                                                                                          \
+  HalfVector &operator op##=(half b) {                                                                       \
+    return *this = *this op b;                                                                               \
+  }
   ASPEN_HALFVEC_OP(+)
   ASPEN_HALFVEC_OP(-)
   ASPEN_HALFVEC_OP(*)
@@ -85,7 +89,9 @@ template <unsigned N> struct alignas(2 * N) HalfVector {
         return false;
     return true;
   }
-  friend bool operator!=(const HalfVector &a, const HalfVector &b) { return !(a == b); }
+  friend bool operator!=(const HalfVector &a, const HalfVector &b) {
+    return !(a == b);
+  }
 };
 
 } // namespace aspen_detail

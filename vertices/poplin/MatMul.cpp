@@ -26,10 +26,16 @@ constexpr unsigned kRowTile = 6;
 /// Columns of C computed together: two 8-float vectors.
 constexpr unsigned kColTile = 16;
 
-inline float toFloat(float x) { return x; }
-inline float toFloat(half x) { return float(x); }
+inline float toFloat(float x) {
+  return x;
+}
+inline float toFloat(half x) {
+  return float(x);
+}
 
-template <typename OutType> inline void storeValue(OutType *dst, float v) { *dst = OutType(v); }
+template <typename OutType> inline void storeValue(OutType *dst, float v) {
+  *dst = OutType(v);
+}
 
 #ifdef POPLIN_HAVE_VECTOR_EXTENSIONS
 /// Eight consecutive elements of a row of B as floats.
@@ -45,18 +51,21 @@ inline Float8 load8(const half *p) {
   return v;
 }
 
-inline void store8(float *dst, Float8 v) { std::memcpy(dst, &v, sizeof v); }
+inline void store8(float *dst, Float8 v) {
+  std::memcpy(dst, &v, sizeof v);
+}
 inline void store8(half *dst, Float8 v) {
   for (unsigned i = 0; i < 8; ++i)
     dst[i] = half(v[i]);
 }
 
-/// C[0:6, 0:16] (+)= A[0:6, :] * B[:, 0:16]: the register tile. The twelve
-/// accumulators are named variables so that the compiler keeps them in
-/// registers at any optimisation level. With `accumulate` the tile is added to C.
-template <typename InType, typename OutType>
-inline void registerTile(const InType *__restrict a, unsigned lda, const InType *__restrict b, unsigned ldb,
-                         unsigned depth, OutType *__restrict c, unsigned ldc, bool accumulate) {
+/// C[0:6, 0:16] (+)= A[0:6, :] * B[:, 0:16]: the register tile, with row r of
+/// A at `aRows[r]` and row r of C at `c + r * ldc`. The twelve accumulators are
+/// named variables so that the compiler keeps them in registers at any
+/// optimisation level. With `accumulate` the tile is added to C.
+template <typename AType, typename BType, typename OutType>
+inline void registerTile(const AType *const *aRows, const BType *__restrict b, unsigned ldb, unsigned depth,
+                         OutType *__restrict c, unsigned ldc, bool accumulate) {
   const Float8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
   Float8 c00 = zero, c01 = zero, c10 = zero, c11 = zero, c20 = zero, c21 = zero;
   Float8 c30 = zero, c31 = zero, c40 = zero, c41 = zero, c50 = zero, c51 = zero;
@@ -66,9 +75,9 @@ inline void registerTile(const InType *__restrict a, unsigned lda, const InType 
     c31 = load8(c + 3 * ldc + 8), c40 = load8(c + 4 * ldc), c41 = load8(c + 4 * ldc + 8);
     c50 = load8(c + 5 * ldc), c51 = load8(c + 5 * ldc + 8);
   }
-  const InType *a0 = a, *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda, *a4 = a3 + lda, *a5 = a4 + lda;
+  const AType *a0 = aRows[0], *a1 = aRows[1], *a2 = aRows[2], *a3 = aRows[3], *a4 = aRows[4], *a5 = aRows[5];
   for (unsigned p = 0; p < depth; ++p) {
-    const InType *bRow = b + std::size_t(p) * ldb;
+    const BType *bRow = b + std::size_t(p) * ldb;
     const Float8 b0 = load8(bRow), b1 = load8(bRow + 8);
     float x = toFloat(a0[p]);
     c00 += x * b0;
@@ -103,28 +112,35 @@ inline void registerTile(const InType *__restrict a, unsigned lda, const InType 
   store8(c + 5 * ldc + 8, c51);
 }
 
-/// Inner elements packed per step on the edges of a block (bounds the stack).
+/// Inner elements of B padded per step on the right edge of a block (bounds the stack).
 constexpr unsigned kDepthChunk = 256;
 
 /// C[0:rows, 0:cols] = A[0:rows, :] * B[:, 0:cols] for an edge tile (rows <= 6,
-/// cols <= 16): A and B are copied, zero-padded, to whole register tiles.
+/// cols <= 16) through a float tile: missing rows of A repeat its last row
+/// (their results are dropped), missing columns of B are zero-padded copies.
 template <typename InType, typename OutType>
 inline void edgeTile(const InType *a, unsigned lda, const InType *b, unsigned ldb, unsigned depth, OutType *c,
                      unsigned ldc, unsigned rows, unsigned cols) {
   float cTile[kRowTile * kColTile];
-  float aPad[kRowTile * kDepthChunk];
-  float bPad[kDepthChunk * kColTile];
-  for (unsigned i = 0; i < kRowTile * kColTile; ++i)
-    cTile[i] = 0.0f;
-  for (unsigned k0 = 0; k0 < depth; k0 += kDepthChunk) {
-    const unsigned kc = depth - k0 < kDepthChunk ? depth - k0 : kDepthChunk;
-    for (unsigned r = 0; r < kRowTile; ++r)
+  const InType *aRows[kRowTile];
+  for (unsigned r = 0; r < kRowTile; ++r)
+    aRows[r] = a + std::size_t(r < rows ? r : rows - 1) * lda;
+  if (cols == kColTile) {
+    registerTile(aRows, b, ldb, depth, cTile, kColTile, false);
+  } else {
+    float bPad[kDepthChunk * kColTile];
+    for (unsigned k0 = 0; k0 < depth || k0 == 0; k0 += kDepthChunk) {
+      const unsigned kc = depth - k0 < kDepthChunk ? depth - k0 : kDepthChunk;
       for (unsigned p = 0; p < kc; ++p)
-        aPad[r * kDepthChunk + p] = r < rows ? toFloat(a[std::size_t(r) * lda + k0 + p]) : 0.0f;
-    for (unsigned p = 0; p < kc; ++p)
-      for (unsigned j = 0; j < kColTile; ++j)
-        bPad[p * kColTile + j] = j < cols ? toFloat(b[std::size_t(k0 + p) * ldb + j]) : 0.0f;
-    registerTile(aPad, kDepthChunk, bPad, kColTile, kc, cTile, kColTile, true);
+        for (unsigned j = 0; j < kColTile; ++j)
+          bPad[p * kColTile + j] = j < cols ? toFloat(b[std::size_t(k0 + p) * ldb + j]) : 0.0f;
+      const InType *chunkRows[kRowTile];
+      for (unsigned r = 0; r < kRowTile; ++r)
+        chunkRows[r] = aRows[r] + k0;
+      registerTile(chunkRows, bPad, kColTile, kc, cTile, kColTile, k0 != 0);
+      if (depth == 0)
+        break;
+    }
   }
   for (unsigned r = 0; r < rows; ++r)
     for (unsigned j = 0; j < cols; ++j)
@@ -144,9 +160,12 @@ inline void blockProduct(const InType *a, const InType *b, OutType *c, unsigned 
     OutType *cRows = c + std::size_t(r) * cols;
     for (unsigned j = 0; j < cols; j += kColTile) {
       const unsigned n = cols - j < kColTile ? cols - j : kColTile;
-      if (rows == kRowTile && n == kColTile)
-        registerTile(aRows, depth, b + j, cols, depth, cRows + j, cols, false);
-      else
+      if (rows == kRowTile && n == kColTile) {
+        const InType *rowPtrs[kRowTile];
+        for (unsigned k = 0; k < kRowTile; ++k)
+          rowPtrs[k] = aRows + std::size_t(k) * depth;
+        registerTile(rowPtrs, b + j, cols, depth, cRows + j, cols, false);
+      } else
         edgeTile(aRows, depth, b + j, cols, depth, cRows + j, cols, rows, n);
     }
   }
@@ -163,7 +182,8 @@ inline void blockProduct(const InType *a, const InType *b, OutType *c, unsigned 
 
 /// The rows of a block that worker `workerId` of `numWorkers` computes: whole
 /// register tiles, shared out as evenly as possible.
-inline void workerRows(unsigned rows, unsigned workerId, unsigned numWorkers, unsigned &begin, unsigned &end) {
+inline void workerRows(unsigned rows, unsigned workerId, unsigned numWorkers, unsigned &begin,
+                       unsigned &end) {
   const unsigned tiles = (rows + kRowTile - 1) / kRowTile;
   const unsigned tileBegin = tiles * workerId / numWorkers;
   const unsigned tileEnd = tiles * (workerId + 1) / numWorkers;
@@ -205,6 +225,26 @@ template class MatMulBlock<float, half>;
 template class MatMulBlock<half, float>;
 template class MatMulBlock<half, half>;
 
+namespace matmul_detail {
+
+/// Elements summed together: a run the compiler can vectorise along.
+constexpr unsigned kSumChunk = 64;
+
+/// sums[0:n] = sum over p of partials[p * stride + begin : ... + n], in float (n <= kSumChunk).
+template <typename PartialsType>
+inline void sumPartials(const PartialsType *partials, std::size_t stride, unsigned numPartials, std::size_t begin,
+                        unsigned n, float *sums) {
+  for (unsigned i = 0; i < n; ++i)
+    sums[i] = 0.0f;
+  for (unsigned p = 0; p < numPartials; ++p) {
+    const PartialsType *row = partials + p * stride + begin;
+    for (unsigned i = 0; i < n; ++i)
+      sums[i] += toFloat(row[i]);
+  }
+}
+
+} // namespace matmul_detail
+
 /// out[i] = sum over p of partials[p * size + i], size = out.size(): the
 /// numPartials partial sums of each output element, added in float.
 template <typename PartialsType, typename OutType> class MatMulReduce : public poplar::MultiVertex {
@@ -219,11 +259,12 @@ public:
       return false;
     const std::size_t begin = size * workerId / numWorkers();
     const std::size_t end = size * (workerId + 1) / numWorkers();
-    for (std::size_t i = begin; i < end; ++i) {
-      float sum = 0.0f;
-      for (unsigned p = 0; p < numPartials; ++p)
-        sum += float(partials[p * size + i]);
-      out[i] = OutType(sum);
+    float sums[matmul_detail::kSumChunk];
+    for (std::size_t i = begin; i < end; i += matmul_detail::kSumChunk) {
+      const unsigned n = unsigned(end - i < matmul_detail::kSumChunk ? end - i : matmul_detail::kSumChunk);
+      matmul_detail::sumPartials(partials.data(), size, numPartials, i, n, sums);
+      for (unsigned j = 0; j < n; ++j)
+        out[i + j] = OutType(sums[j]);
     }
     return true;
   }
@@ -250,11 +291,12 @@ public:
     const float k = float(*scale);
     const std::size_t begin = size * workerId / numWorkers();
     const std::size_t end = size * (workerId + 1) / numWorkers();
-    for (std::size_t i = begin; i < end; ++i) {
-      float sum = 0.0f;
-      for (unsigned p = 0; p < numPartials; ++p)
-        sum += float(partials[p * size + i]);
-      out[i] = OutType(float(out[i]) + k * sum);
+    float sums[matmul_detail::kSumChunk];
+    for (std::size_t i = begin; i < end; i += matmul_detail::kSumChunk) {
+      const unsigned n = unsigned(end - i < matmul_detail::kSumChunk ? end - i : matmul_detail::kSumChunk);
+      matmul_detail::sumPartials(partials.data(), size, numPartials, i, n, sums);
+      for (unsigned j = 0; j < n; ++j)
+        out[i + j] = OutType(float(out[i + j]) + k * sums[j]);
     }
     return true;
   }

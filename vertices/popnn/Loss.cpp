@@ -12,12 +12,18 @@
 namespace popnn {
 namespace loss_detail {
 
-template <typename LabelType> inline bool isMasked(LabelType label) { return label == LabelType(-1); }
+template <typename LabelType> inline bool isMasked(LabelType label) {
+  return label == LabelType(-1);
+}
 
 // Added to probabilities before the logarithm so that a zero probability gives
 // a large finite loss.
-inline float logEpsilon(float) { return 1.0e-7f; }
-inline float logEpsilon(half) { return 6.0e-5f; }
+inline float logEpsilon(float) {
+  return 1.0e-7f;
+}
+inline float logEpsilon(half) {
+  return 6.0e-5f;
+}
 
 } // namespace loss_detail
 

@@ -28,7 +28,9 @@ constexpr float kGeluBeta = 0.044715f;
 constexpr float kInvSqrt2 = 0.70710678118654752f;
 constexpr float kInvSqrt2Pi = 0.39894228040143268f;
 
-inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+inline float sigmoid(float x) {
+  return 1.0f / (1.0f + std::exp(-x));
+}
 
 /// Applies `f` to elements [begin, end) of `data` in float.
 template <typename T, typename F> inline void apply(T *data, std::size_t begin, std::size_t end, F f) {
@@ -59,20 +61,30 @@ public:
     const std::size_t end = n * (workerId + 1) / numWorkers();
     T *d = data.data();
     switch (nonLinearityType) {
-    case SIGMOID: apply(d, begin, end, [](float x) { return sigmoid(x); }); break;
+    case SIGMOID:
+      apply(d, begin, end, [](float x) { return sigmoid(x); });
+      break;
     case HARD_SIGMOID:
       apply(d, begin, end, [](float x) { return std::fmin(1.0f, std::fmax(0.0f, 0.2f * x + 0.5f)); });
       break;
-    case RELU: apply(d, begin, end, [](float x) { return x > 0.0f ? x : 0.0f; }); break;
-    case TANH: apply(d, begin, end, [](float x) { return std::tanh(x); }); break;
-    case GELU:
-      apply(d, begin, end, [](float x) {
-        return 0.5f * x * (1.0f + std::tanh(kGeluAlpha * (x + kGeluBeta * x * x * x)));
-      });
+    case RELU:
+      apply(d, begin, end, [](float x) { return x > 0.0f ? x : 0.0f; });
       break;
-    case GELU_ERF: apply(d, begin, end, [](float x) { return 0.5f * x * (1.0f + std::erf(x * kInvSqrt2)); }); break;
-    case SWISH: apply(d, begin, end, [](float x) { return x * sigmoid(x); }); break;
-    default: return false;
+    case TANH:
+      apply(d, begin, end, [](float x) { return std::tanh(x); });
+      break;
+    case GELU:
+      apply(d, begin, end,
+            [](float x) { return 0.5f * x * (1.0f + std::tanh(kGeluAlpha * (x + kGeluBeta * x * x * x))); });
+      break;
+    case GELU_ERF:
+      apply(d, begin, end, [](float x) { return 0.5f * x * (1.0f + std::erf(x * kInvSqrt2)); });
+      break;
+    case SWISH:
+      apply(d, begin, end, [](float x) { return x * sigmoid(x); });
+      break;
+    default:
+      return false;
     }
     return true;
   }
@@ -101,12 +113,19 @@ public:
     const T *g = outGrad.data();
     T *dx = inGrad.data();
     switch (nonLinearityType) {
-    case SIGMOID: applyGrad(y, g, dx, begin, end, [](float a, float d) { return d * a * (1.0f - a); }); break;
-    case HARD_SIGMOID:
-      applyGrad(y, g, dx, begin, end, [](float a, float d) { return a > 0.0f && a < 1.0f ? 0.2f * d : 0.0f; });
+    case SIGMOID:
+      applyGrad(y, g, dx, begin, end, [](float a, float d) { return d * a * (1.0f - a); });
       break;
-    case RELU: applyGrad(y, g, dx, begin, end, [](float a, float d) { return a > 0.0f ? d : 0.0f; }); break;
-    case TANH: applyGrad(y, g, dx, begin, end, [](float a, float d) { return d * (1.0f - a * a); }); break;
+    case HARD_SIGMOID:
+      applyGrad(y, g, dx, begin, end,
+                [](float a, float d) { return a > 0.0f && a < 1.0f ? 0.2f * d : 0.0f; });
+      break;
+    case RELU:
+      applyGrad(y, g, dx, begin, end, [](float a, float d) { return a > 0.0f ? d : 0.0f; });
+      break;
+    case TANH:
+      applyGrad(y, g, dx, begin, end, [](float a, float d) { return d * (1.0f - a * a); });
+      break;
     case GELU:
       applyGrad(y, g, dx, begin, end, [](float x, float d) {
         const float t = std::tanh(kGeluAlpha * (x + kGeluBeta * x * x * x));
@@ -127,7 +146,8 @@ public:
         return d * (s + x * s * (1.0f - s));
       });
       break;
-    default: return false;
+    default:
+      return false;
     }
     return true;
   }

@@ -60,7 +60,7 @@ public:
   int padHeight, padWidth;
 
   bool compute(unsigned workerId) {
-    const pool_detail::Geometry g{inHeight,    inWidth,     outHeight,    outWidth,  kernelHeight,
+    const pool_detail::Geometry g{inHeight,    inWidth,      outHeight,   outWidth,  kernelHeight,
                                   kernelWidth, strideHeight, strideWidth, padHeight, padWidth};
     if (g.outPlane() == 0 || out.size() % g.outPlane() != 0)
       return false;
@@ -115,12 +115,13 @@ public:
   int padHeight, padWidth;
 
   bool compute(unsigned workerId) {
-    const pool_detail::Geometry g{inHeight,    inWidth,     outHeight,    outWidth,  kernelHeight,
+    const pool_detail::Geometry g{inHeight,    inWidth,      outHeight,   outWidth,  kernelHeight,
                                   kernelWidth, strideHeight, strideWidth, padHeight, padWidth};
     if (g.inPlane() == 0 || inGrad.size() % g.inPlane() != 0)
       return false;
     const std::size_t planes = inGrad.size() / g.inPlane();
-    if (in.size() != inGrad.size() || pooled.size() != planes * g.outPlane() || pooledGrad.size() != pooled.size())
+    if (in.size() != inGrad.size() || pooled.size() != planes * g.outPlane() ||
+        pooledGrad.size() != pooled.size())
       return false;
     std::size_t begin, end;
     pool_detail::workerPlanes(planes, workerId, numWorkers(), begin, end);
@@ -175,7 +176,7 @@ public:
   int padHeight, padWidth;
 
   bool compute(unsigned workerId) {
-    const pool_detail::Geometry g{inHeight,    inWidth,     outHeight,    outWidth,  kernelHeight,
+    const pool_detail::Geometry g{inHeight,    inWidth,      outHeight,   outWidth,  kernelHeight,
                                   kernelWidth, strideHeight, strideWidth, padHeight, padWidth};
     if (g.inPlane() == 0 || inGrad.size() % g.inPlane() != 0)
       return false;

@@ -17,7 +17,13 @@ namespace poprand {
 namespace rand_detail {
 
 // The values of the `distribution` field (libops/src/poprand/RandomGen.cpp).
-enum Distribution : unsigned { UNIFORM = 0, NORMAL = 1, TRUNCATED_NORMAL = 2, BERNOULLI = 3, LOG_UNIFORM = 4 };
+enum Distribution : unsigned {
+  UNIFORM = 0,
+  NORMAL = 1,
+  TRUNCATED_NORMAL = 2,
+  BERNOULLI = 3,
+  LOG_UNIFORM = 4
+};
 
 struct Block {
   std::uint32_t v[4];
@@ -70,9 +76,13 @@ inline Stream makeStream(const SeedVector &seed, unsigned modifier, unsigned sal
 }
 
 /// A float in [0, 1) from the top 24 bits of `x`.
-inline float unitFloat(std::uint32_t x) { return float(x >> 8) * (1.0f / 16777216.0f); }
+inline float unitFloat(std::uint32_t x) {
+  return float(x >> 8) * (1.0f / 16777216.0f);
+}
 /// A float in (0, 1] (safe for log).
-inline float unitFloatOpen(std::uint32_t x) { return float((x >> 8) + 1) * (1.0f / 16777216.0f); }
+inline float unitFloatOpen(std::uint32_t x) {
+  return float((x >> 8) + 1) * (1.0f / 16777216.0f);
+}
 
 /// A standard normal value (Box-Muller) from two random words.
 inline float standardNormal(std::uint32_t a, std::uint32_t b) {
@@ -80,8 +90,12 @@ inline float standardNormal(std::uint32_t a, std::uint32_t b) {
   return radius * std::cos(6.283185307179586f * unitFloat(b));
 }
 
-template <typename T> inline T fromFloat(float v) { return T(v); }
-template <> inline int fromFloat<int>(float v) { return int(std::lround(v)); }
+template <typename T> inline T fromFloat(float v) {
+  return T(v);
+}
+template <> inline int fromFloat<int>(float v) {
+  return int(std::lround(v));
+}
 
 } // namespace rand_detail
 
@@ -129,7 +143,9 @@ public:
           v = param0 + (param1 - param0) * unitFloat(r.v[0]);
         }
         break;
-      case NORMAL: v = param0 + param1 * standardNormal(r.v[0], r.v[1]); break;
+      case NORMAL:
+        v = param0 + param1 * standardNormal(r.v[0], r.v[1]);
+        break;
       case TRUNCATED_NORMAL: {
         float z = standardNormal(r.v[0], r.v[1]);
         for (std::uint32_t attempt = 1; std::fabs(z) > param2 && attempt < 4096; ++attempt) {
@@ -141,7 +157,9 @@ public:
         v = param0 + param1 * z;
         break;
       }
-      case BERNOULLI: v = unitFloat(r.v[0]) < param0 ? 1.0f : 0.0f; break;
+      case BERNOULLI:
+        v = unitFloat(r.v[0]) < param0 ? 1.0f : 0.0f;
+        break;
       case LOG_UNIFORM: {
         const float lv = param0 + (param1 - param0) * unitFloat(r.v[0]);
         v = std::exp(lv);
@@ -149,7 +167,8 @@ public:
         v = v < lo ? lo : (v > hi ? hi : v);
         break;
       }
-      default: return false;
+      default:
+        return false;
       }
       out[i] = fromFloat<T>(v);
     }

@@ -72,11 +72,13 @@ private:
 /// the Engine. Throws `graph_connection_error`, `invalid_tile_mapping`,
 /// `control_program_error`, `graph_cycle_error` for invalid graphs and
 /// `graph_memory_allocation_error` when the graph does not fit in tile memory.
-Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options = {},
-                        ProgressFunc progressCallBack = ProgressFunc(), const DebugContext &debugContext = {});
+Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs,
+                        const OptionFlags &options = {}, ProgressFunc progressCallBack = ProgressFunc(),
+                        const DebugContext &debugContext = {});
 /// Same as above; the graph may be released once compiled.
 Executable compileGraph(Graph &&graph, ArrayRef<program::Program> programs, const OptionFlags &options = {},
-                        ProgressFunc progressCallBack = ProgressFunc(), const DebugContext &debugContext = {});
+                        ProgressFunc progressCallBack = ProgressFunc(),
+                        const DebugContext &debugContext = {});
 
 } // namespace poplar
 

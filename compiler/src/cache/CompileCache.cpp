@@ -17,8 +17,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
+#include <type_traits>
 #include <unordered_map>
 
 namespace aspen::cache {
@@ -28,25 +30,58 @@ namespace {
 
 constexpr const char *kSuffix = ".aspenexe";
 
-/// Two independent 64-bit hashes fed the same bytes: a 128-bit key.
+/// Two independent 64-bit hashes fed the same bytes: a 128-bit key. Small values
+/// are gathered in a buffer and hashed in large blocks.
 class KeyHash {
 public:
   KeyHash() : a_(0x61737065), b_(0x6b657932) {}
   KeyHash &update(const void *p, std::size_t n) {
-    a_.update(p, n);
-    b_.update(p, n);
+    if (used_ + n > kBlock) {
+      flush();
+      if (n > kBlock) {
+        a_.update(p, n);
+        b_.update(p, n);
+        return *this;
+      }
+    }
+    std::memcpy(buf_ + used_, p, n);
+    used_ += n;
     return *this;
   }
-  template <class T> KeyHash &value(const T &v) { return update(&v, sizeof v); }
+  template <class T> KeyHash &value(const T &v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (used_ + sizeof v > kBlock)
+      flush();
+    std::memcpy(buf_ + used_, &v, sizeof v);
+    used_ += sizeof v;
+    return *this;
+  }
   KeyHash &string(const std::string &s) {
     value<std::uint64_t>(s.size());
     return update(s.data(), s.size());
   }
-  std::string hex() const { return exe::toHex(a_.digest()) + exe::toHex(b_.digest()); }
-  std::pair<std::uint64_t, std::uint64_t> digest() const { return {a_.digest(), b_.digest()}; }
+  KeyHash &digestValue(const std::pair<std::uint64_t, std::uint64_t> &d) {
+    return value(d.first).value(d.second);
+  }
+  std::string hex() {
+    flush();
+    return exe::toHex(a_.digest()) + exe::toHex(b_.digest());
+  }
+  std::pair<std::uint64_t, std::uint64_t> digest() {
+    flush();
+    return {a_.digest(), b_.digest()};
+  }
 
 private:
+  static constexpr std::size_t kBlock = 8192;
+  void flush() {
+    a_.update(buf_, used_);
+    b_.update(buf_, used_);
+    used_ = 0;
+  }
   exe::Hash64 a_, b_;
+  std::size_t used_ = 0;
+  std::uint8_t buf_[kBlock];
 };
 
 void hashView(KeyHash &h, const poplar::Tensor &t) {
@@ -76,12 +111,16 @@ public:
     KeyHash h;
     h.value(node->kind).string(node->debugName).value<std::uint64_t>(node->children.size());
     for (const auto &c : node->children)
-      h.value(hash(c.get()));
+      h.digestValue(hash(c.get()));
     hashView(h, node->src);
     hashView(h, node->dst);
     hashView(h, node->predicate);
     hashView(h, node->offset);
-    h.value(node->computeSet).value(node->stream).value(node->remoteBuffer).value(node->function).value(node->count);
+    h.value(node->computeSet)
+        .value(node->stream)
+        .value(node->remoteBuffer)
+        .value(node->function)
+        .value(node->count);
     h.value<std::uint64_t>(node->caseValues.size());
     for (std::int32_t c : node->caseValues)
       h.value(c);
@@ -106,7 +145,7 @@ template <class F> void hashInChunks(KeyHash &h, std::size_t n, F &&item) {
   });
   h.value<std::uint64_t>(n);
   for (const auto &d : digests)
-    h.value(d);
+    h.digestValue(d);
 }
 
 std::uint64_t envBytes(const char *name, std::uint64_t otherwise) {
@@ -172,7 +211,9 @@ CacheConfig CacheConfig::fromEnvironment() {
   return c;
 }
 
-fs::path entryPath(const CacheConfig &config, const std::string &key) { return config.directory / (key + kSuffix); }
+fs::path entryPath(const CacheConfig &config, const std::string &key) {
+  return config.directory / (key + kSuffix);
+}
 
 std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::ProgramNode *> &programs,
                             const compiler::CompileOptions &options) {
@@ -183,7 +224,11 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
 
   hashInChunks(h, g.variables.size(), [&](KeyHash &k, std::size_t i) {
     const ir::Variable &v = g.variables[i];
-    k.value(v.type.id()).value(v.numElements).value(v.isConstant).string(v.name).value<std::uint64_t>(v.shape.size());
+    k.value(v.type.id())
+        .value(v.numElements)
+        .value(v.isConstant)
+        .string(v.name)
+        .value<std::uint64_t>(v.shape.size());
     for (std::size_t d : v.shape)
       k.value<std::uint64_t>(d);
     k.value<std::uint64_t>(v.mapping.size());
@@ -205,8 +250,16 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
     h.string(t.name).value(t.library).value(t.objectSize).value(t.objectAlign).value(t.isMultiVertex);
     h.value(t.isSupervisor).value<std::uint64_t>(t.fields.size());
     for (const ir::FieldInfo &f : t.fields)
-      h.string(f.name).value(f.kind).value(f.shape).value(f.elementType.id()).value(f.layout).value(f.outerLayout)
-          .value(f.minAlign).value(f.offset).value(f.size).value(f.isConst);
+      h.string(f.name)
+          .value(f.kind)
+          .value(f.shape)
+          .value(f.elementType.id())
+          .value(f.layout)
+          .value(f.outerLayout)
+          .value(f.minAlign)
+          .value(f.offset)
+          .value(f.size)
+          .value(f.isConst);
   }
   h.value<std::uint64_t>(g.codeletLibraries.size());
   for (const ir::CodeletLibrary &l : g.codeletLibraries)
@@ -249,10 +302,10 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
   ProgramHasher ph;
   h.value<std::uint64_t>(g.functions.size());
   for (const auto &f : g.functions)
-    h.value(ph.hash(f.get()));
+    h.digestValue(ph.hash(f.get()));
   h.value<std::uint64_t>(programs.size());
   for (const ir::ProgramNode *p : programs)
-    h.value(ph.hash(p));
+    h.digestValue(ph.hash(p));
   return h.hex();
 }
 

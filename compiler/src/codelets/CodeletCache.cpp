@@ -41,8 +41,9 @@ bool isRegularFile(const std::string &path) {
 
 /// The local headers a source includes, found by scanning its #include lines
 /// (in every preprocessor branch: a superset is harmless for a cache key).
-void hashLocalIncludes(const std::string &file, const std::string &text, const std::vector<std::string> &includeDirs,
-                       ContentHasher &hasher, std::set<std::string> &seen, int depth) {
+void hashLocalIncludes(const std::string &file, const std::string &text,
+                       const std::vector<std::string> &includeDirs, ContentHasher &hasher,
+                       std::set<std::string> &seen, int depth) {
   if (depth > 16)
     return;
   std::size_t pos = 0;
@@ -80,7 +81,8 @@ void hashLocalIncludes(const std::string &file, const std::string &text, const s
                 continue;
               if (seen.insert(candidate).second) {
                 std::ifstream in(candidate, std::ios::binary);
-                const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                const std::string content((std::istreambuf_iterator<char>(in)),
+                                          std::istreambuf_iterator<char>());
                 hasher.addField(candidate).addField(content);
                 hashLocalIncludes(candidate, content, includeDirs, hasher, seen, depth + 1);
               }
@@ -201,6 +203,18 @@ const std::string &compilerIdentity(const std::string &cxx) {
   }
   ASPEN_LOG(Debug, "codelet compiler '" << cxx << "': " << output.substr(0, output.find('\n')));
   return identities.emplace(cxx, output).first->second;
+}
+
+std::vector<std::string> localIncludes(const std::vector<std::string> &sources,
+                                       const std::vector<std::string> &includeDirs) {
+  ContentHasher unused;
+  std::set<std::string> seen;
+  for (const std::string &source : sources) {
+    std::ifstream in(source, std::ios::binary);
+    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    hashLocalIncludes(source, content, includeDirs, unused, seen, 0);
+  }
+  return std::vector<std::string>(seen.begin(), seen.end());
 }
 
 std::string codeletCacheKey(const CodeletCacheKeyInput &input) {

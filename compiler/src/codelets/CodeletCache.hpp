@@ -39,6 +39,11 @@ struct CodeletCacheKeyInput {
   std::string compiler;                  // the host compiler command
 };
 
+/// The local headers the sources include (found by scanning #include lines in
+/// every preprocessor branch, relative to each file and to `includeDirs`).
+std::vector<std::string> localIncludes(const std::vector<std::string> &sources,
+                                       const std::vector<std::string> &includeDirs);
+
 /// Hash of the sources' contents (and of the local headers they include), the
 /// flags, the compiler's identity, the embedded headers and the Aspen version.
 /// Throws graph_object_creation_error naming a source that cannot be read.

@@ -208,7 +208,8 @@ CodeletFlags parseCodeletFlags(const std::vector<std::string> &args) {
       std::size_t start = 0;
       while (start <= list.size()) {
         const std::size_t comma = list.find(',', start);
-        const std::string t = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const std::string t =
+            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (!t.empty())
           flags.targets.push_back(t);
         if (comma == std::string::npos)
@@ -218,7 +219,8 @@ CodeletFlags parseCodeletFlags(const std::vector<std::string> &args) {
     } else if (a == "-o" || a == "-c" || a == "-S" || a == "-E" || a == "-shared" || a == "-x") {
       if (a == "-o" || a == "-x")
         ++i;
-      ASPEN_LOG(Warn, "codelet compile flag '" << a << "' ignored: the codelet compiler chooses its own outputs");
+      ASPEN_LOG(Warn,
+                "codelet compile flag '" << a << "' ignored: the codelet compiler chooses its own outputs");
     } else if (a[0] == '-') {
       flags.compilerArgs.push_back(a); // -O3, -g, -ffast-math, -W..., -march=...
     } else {
@@ -229,10 +231,13 @@ CodeletFlags parseCodeletFlags(const std::vector<std::string> &args) {
   return flags;
 }
 
-CodeletFlags parseCodeletFlags(std::string_view flags) { return parseCodeletFlags(splitFlags(flags)); }
+CodeletFlags parseCodeletFlags(std::string_view flags) {
+  return parseCodeletFlags(splitFlags(flags));
+}
 
 CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, const CodeletFlags &flags,
-                                 std::ostream *compileOutput, const std::vector<std::string> &displayNamesIn) {
+                                 std::ostream *compileOutput,
+                                 const std::vector<std::string> &displayNamesIn) {
   if (sourcesIn.empty())
     throw poplar::graph_object_creation_error("No codelet sources to compile");
   std::vector<std::string> sources, displayNames;
@@ -274,10 +279,13 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
       out.contentHash = contentHash(cached->data(), cached->size());
       out.gpBytes = std::move(*cached);
       out.fromCache = true;
+      if (compileOutput)
+        *compileOutput << out.metadata.compilerOutput;
       ASPEN_LOG(Debug, "codelets " << allNames << ": cache hit " << gpPath);
       return out;
     } catch (const poplar::graph_object_load_error &e) {
-      ASPEN_LOG(Warn, "recompiling codelets " << allNames << ": cached library unusable (" << e.what() << ")");
+      ASPEN_LOG(Warn,
+                "recompiling codelets " << allNames << ": cached library unusable (" << e.what() << ")");
     }
   }
 
@@ -321,24 +329,42 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     const std::string text = sourcePath.empty() ? generateRegistrationUnit("", {}, u, numUnits)
                                                 : generateRegistrationUnit(sourcePath, vertices, u, numUnits);
     if (!writeFileAtomic(unitPath, text.data(), text.size()))
-      throw poplar::graph_object_creation_error("Cannot write the codelet registration unit '" + unitPath + "'");
+      throw poplar::graph_object_creation_error("Cannot write the codelet registration unit '" + unitPath +
+                                                "'");
     units.push_back(unitPath);
   }
 
-  // One host-compiler run builds the shared object from the units and any C sources.
-  const std::string soPath = workDir + "/codelets.so";
-  std::string command = cxx;
-  for (const std::string &a : args)
-    command += " " + shellQuote(a);
-  for (const std::string &unit : units)
-    command += " " + shellQuote(unit);
-  for (const std::string &source : sources)
-    if (languageOf(source) == SourceLanguage::C)
-      command += " -x c " + shellQuote(source) + " -x none";
-  command += " -o " + shellQuote(soPath);
-  ASPEN_LOG(Debug, "codelet compile: " << command);
+  // C sources become objects first (the C++ language level does not apply to them);
+  // then one host-compiler run builds the shared object from the units and objects.
   std::string output;
-  const int status = runCommand(command, output);
+  int status = 0;
+  std::vector<std::string> objects;
+  for (const std::string &source : sources) {
+    if (languageOf(source) != SourceLanguage::C || status != 0)
+      continue;
+    const std::string object = workDir + "/c" + std::to_string(objects.size()) + ".o";
+    std::string command = cxx;
+    for (const std::string &a : args)
+      if (a.rfind("-std=", 0) != 0 && a != "-shared")
+        command += " " + shellQuote(a);
+    command += " -c -x c " + shellQuote(source) + " -o " + shellQuote(object);
+    ASPEN_LOG(Debug, "codelet compile: " << command);
+    status = runCommand(command, output);
+    objects.push_back(object);
+  }
+  const std::string soPath = workDir + "/codelets.so";
+  if (status == 0) {
+    std::string command = cxx;
+    for (const std::string &a : args)
+      command += " " + shellQuote(a);
+    for (const std::string &unit : units)
+      command += " " + shellQuote(unit);
+    for (const std::string &object : objects)
+      command += " " + shellQuote(object);
+    command += " -o " + shellQuote(soPath);
+    ASPEN_LOG(Debug, "codelet compile: " << command);
+    status = runCommand(command, output);
+  }
   const std::string diagnostics = cleanDiagnostics(output, workDir);
   if (compileOutput)
     *compileOutput << diagnostics;
@@ -370,6 +396,7 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   out.metadata.sources = displayNames;
   out.metadata.targets = flags.targets;
   out.metadata.vertexTypes = std::move(vertexTypes);
+  out.metadata.compilerOutput = diagnostics;
   out.gpBytes = encodeGp(out.metadata, soBytes->data(), soBytes->size());
   out.contentHash = contentHash(out.gpBytes.data(), out.gpBytes.size());
   out.gpPath = gpPath;
@@ -377,8 +404,8 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     ASPEN_LOG(Warn, "cannot write compiled codelets to the cache: " << gpPath);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  ASPEN_LOG(Info, "compiled codelets " << allNames << " (" << out.metadata.vertexTypes.size() << " vertex types) in "
-                                       << static_cast<long>(ms) << " ms");
+  ASPEN_LOG(Info, "compiled codelets " << allNames << " (" << out.metadata.vertexTypes.size()
+                                       << " vertex types) in " << static_cast<long>(ms) << " ms");
   return out;
 }
 

@@ -34,8 +34,8 @@ CodeletFlags parseCodeletFlags(std::string_view flags);
 
 /// A compiled vertex library.
 struct CompiledCodelets {
-  std::string gpPath;                // the .gp file in the codelet cache
-  std::string contentHash;           // of the .gp bytes
+  std::string gpPath;      // the .gp file in the codelet cache
+  std::string contentHash; // of the .gp bytes
   std::vector<std::uint8_t> gpBytes;
   LibraryMetadata metadata;
   bool fromCache = false;

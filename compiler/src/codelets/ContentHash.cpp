@@ -44,6 +44,8 @@ std::string ContentHasher::hex() const {
   return out;
 }
 
-std::string contentHash(const void *data, std::size_t size) { return ContentHasher().add(data, size).hex(); }
+std::string contentHash(const void *data, std::size_t size) {
+  return ContentHasher().add(data, size).hex();
+}
 
 } // namespace aspen::codelets

@@ -16,7 +16,8 @@ const std::string &embeddedFilesHash() {
     hasher.addField(kAspenVersion);
     for (std::size_t i = 0; i < kNumEmbeddedFiles; ++i)
       hasher.addField(kEmbeddedFiles[i].path)
-          .addField(std::string_view(reinterpret_cast<const char *>(kEmbeddedFiles[i].data), kEmbeddedFiles[i].size));
+          .addField(std::string_view(reinterpret_cast<const char *>(kEmbeddedFiles[i].data),
+                                     kEmbeddedFiles[i].size));
     return hasher.hex();
   }();
   return hash;

@@ -20,16 +20,31 @@ constexpr std::size_t kHeaderSize = 64;
 using Json = nlohmann::json;
 
 const char *const kTypeNames[] = {
-    "invalid",   "bool",          "char",      "signed char", "unsigned char",      "short",
-    "unsigned short", "int",      "unsigned int", "long",     "unsigned long",      "long long",
-    "unsigned long long", "half", "float",     "double",      "quarter",            "quarter_metadata",
+    "invalid",
+    "bool",
+    "char",
+    "signed char",
+    "unsigned char",
+    "short",
+    "unsigned short",
+    "int",
+    "unsigned int",
+    "long",
+    "unsigned long",
+    "long long",
+    "unsigned long long",
+    "half",
+    "float",
+    "double",
+    "quarter",
+    "quarter_metadata",
 };
 constexpr std::size_t kNumTypeNames = sizeof(kTypeNames) / sizeof(kTypeNames[0]);
 
 const char *const kKindNames[] = {"Input", "Output", "InOut", "State"};
 const char *const kShapeNames[] = {"Scalar", "Vector", "VectorOfEdges", "VectorOfScalarEdges"};
-const char *const kLayoutNames[] = {"NotAVector",   "Span",         "ShortSpan",  "OnePtr", "ScaledPtr32",
-                                    "ScaledPtr64",  "ScaledPtr128", "CompactPtr", "DeltaN", "DeltaNElements"};
+const char *const kLayoutNames[] = {"NotAVector",  "Span",         "ShortSpan",  "OnePtr", "ScaledPtr32",
+                                    "ScaledPtr64", "ScaledPtr128", "CompactPtr", "DeltaN", "DeltaNElements"};
 
 template <std::size_t N> int indexOf(const char *const (&names)[N], const std::string &name) {
   for (std::size_t i = 0; i < N; ++i)
@@ -38,8 +53,12 @@ template <std::size_t N> int indexOf(const char *const (&names)[N], const std::s
   return -1;
 }
 
-void put32(std::uint8_t *p, std::uint32_t v) { std::memcpy(p, &v, 4); }
-void put64(std::uint8_t *p, std::uint64_t v) { std::memcpy(p, &v, 8); }
+void put32(std::uint8_t *p, std::uint32_t v) {
+  std::memcpy(p, &v, 4);
+}
+void put64(std::uint8_t *p, std::uint64_t v) {
+  std::memcpy(p, &v, 8);
+}
 std::uint32_t get32(const std::uint8_t *p) {
   std::uint32_t v;
   std::memcpy(&v, p, 4);
@@ -89,11 +108,9 @@ std::string metadataToJson(const LibraryMetadata &metadata) {
                         {"supervisor", v.isSupervisor},
                         {"fields", std::move(fields)}});
   }
-  Json doc = {{"aspenVersion", metadata.aspenVersion},
-              {"sharedObjectHash", metadata.sharedObjectHash},
-              {"sources", metadata.sources},
-              {"targets", metadata.targets},
-              {"vertices", std::move(vertices)}};
+  Json doc = {{"aspenVersion", metadata.aspenVersion}, {"sharedObjectHash", metadata.sharedObjectHash},
+              {"sources", metadata.sources},           {"targets", metadata.targets},
+              {"vertices", std::move(vertices)},       {"compilerOutput", metadata.compilerOutput}};
   return doc.dump();
 }
 
@@ -105,6 +122,7 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
     m.sharedObjectHash = doc.at("sharedObjectHash").get<std::string>();
     m.sources = doc.at("sources").get<std::vector<std::string>>();
     m.targets = doc.at("targets").get<std::vector<std::string>>();
+    m.compilerOutput = doc.value("compilerOutput", std::string());
     for (const Json &jv : doc.at("vertices")) {
       ir::VertexTypeInfo v;
       v.name = jv.at("name").get<std::string>();
@@ -120,7 +138,8 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
         const int layout = indexOf(kLayoutNames, jf.at("layout").get<std::string>());
         const int outer = indexOf(kLayoutNames, jf.at("outerLayout").get<std::string>());
         if (kind < 0 || shape < 0 || layout < 0 || outer < 0)
-          fail(fileName, "field '" + f.name + "' of vertex type '" + v.name + "' has an unknown kind or layout");
+          fail(fileName,
+               "field '" + f.name + "' of vertex type '" + v.name + "' has an unknown kind or layout");
         f.kind = static_cast<ir::FieldKind>(kind);
         f.shape = static_cast<ir::FieldShape>(shape);
         f.layout = static_cast<ir::Layout>(layout);
@@ -159,21 +178,24 @@ std::vector<std::uint8_t> encodeGp(const LibraryMetadata &metadata, const std::u
 
 GpContents decodeGp(const std::uint8_t *data, std::size_t size, const std::string &fileName) {
   if (size < sizeof kMagic || std::memcmp(data, kMagic, sizeof kMagic) != 0)
-    fail(fileName, "it is not an Aspen vertex library (.gp): the file does not start with the .gp magic bytes");
+    fail(fileName,
+         "it is not an Aspen vertex library (.gp): the file does not start with the .gp magic bytes");
   if (size < kHeaderSize)
     fail(fileName, "the file is truncated (" + std::to_string(size) + " bytes, shorter than the .gp header)");
   const std::uint32_t version = get32(data + 8);
   if (version != kGpFormatVersion)
-    fail(fileName, "it has .gp format version " + std::to_string(version) + ", but this Aspen reads version " +
-                       std::to_string(kGpFormatVersion) + "; rebuild it with this Aspen's popc");
+    fail(fileName, "it has .gp format version " + std::to_string(version) +
+                       ", but this Aspen reads version " + std::to_string(kGpFormatVersion) +
+                       "; rebuild it with this Aspen's popc");
   const std::uint32_t headerSize = get32(data + 12);
   const std::uint64_t jsonSize = get64(data + 16);
   const std::uint64_t soSize = get64(data + 24);
   if (headerSize != kHeaderSize)
     fail(fileName, "the header is corrupt (header size " + std::to_string(headerSize) + ")");
   if (jsonSize > size || soSize > size || headerSize + jsonSize + soSize != size)
-    fail(fileName, "the file is truncated or corrupt (" + std::to_string(size) + " bytes, the header describes " +
-                       std::to_string(headerSize + jsonSize + soSize) + ")");
+    fail(fileName, "the file is truncated or corrupt (" + std::to_string(size) +
+                       " bytes, the header describes " + std::to_string(headerSize + jsonSize + soSize) +
+                       ")");
   const std::string hash = contentHash(data + kHeaderSize, size - kHeaderSize);
   if (std::memcmp(hash.data(), data + 32, 32) != 0)
     fail(fileName, "the file is corrupt (its content does not match its checksum)");

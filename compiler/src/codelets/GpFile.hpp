@@ -26,10 +26,11 @@ constexpr std::uint32_t kGpFormatVersion = 1;
 /// What a vertex library holds besides its code.
 struct LibraryMetadata {
   std::string aspenVersion;
-  std::string sharedObjectHash;           // content hash of the shared object
-  std::vector<std::string> sources;       // what it was compiled from, for messages
-  std::vector<std::string> targets;       // e.g. {"ipu2", "cpu"}; informational
+  std::string sharedObjectHash;                // content hash of the shared object
+  std::vector<std::string> sources;            // what it was compiled from, for messages
+  std::vector<std::string> targets;            // e.g. {"ipu2", "cpu"}; informational
   std::vector<ir::VertexTypeInfo> vertexTypes; // `library` left 0
+  std::string compilerOutput;                  // the host compiler's warnings, replayed on a cache hit
 };
 
 /// A decoded .gp: the metadata and where the shared object is in the bytes.

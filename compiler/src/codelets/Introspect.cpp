@@ -21,9 +21,15 @@ std::string take(CXString s) {
   return out;
 }
 
-CXCursorKind kindOf(CXCursor c) { return clang_getCursorKind(c); }
-bool isNull(CXCursor c) { return clang_Cursor_isNull(c) || clang_isInvalid(kindOf(c)); }
-bool isClassLike(CXCursorKind k) { return k == CXCursor_ClassDecl || k == CXCursor_StructDecl; }
+CXCursorKind kindOf(CXCursor c) {
+  return clang_getCursorKind(c);
+}
+bool isNull(CXCursor c) {
+  return clang_Cursor_isNull(c) || clang_isInvalid(kindOf(c));
+}
+bool isClassLike(CXCursorKind k) {
+  return k == CXCursor_ClassDecl || k == CXCursor_StructDecl;
+}
 
 template <class F> void forEachChild(CXCursor c, F &&f) {
   using Fn = std::remove_reference_t<F>;
@@ -39,7 +45,8 @@ template <class F> void forEachChild(CXCursor c, F &&f) {
 /// "ns::Outer::Name" (anonymous namespaces and linkage specs left out).
 std::string qualifiedName(CXCursor c) {
   std::vector<std::string> parts;
-  for (CXCursor p = c; !isNull(p) && kindOf(p) != CXCursor_TranslationUnit; p = clang_getCursorSemanticParent(p)) {
+  for (CXCursor p = c; !isNull(p) && kindOf(p) != CXCursor_TranslationUnit;
+       p = clang_getCursorSemanticParent(p)) {
     const CXCursorKind k = kindOf(p);
     if (k == CXCursor_LinkageSpec)
       continue;
@@ -97,7 +104,8 @@ CXCursor baseDeclOf(CXCursor spec) {
     return decl;
   CXCursor found = clang_getNullCursor();
   forEachChild(spec, [&](CXCursor child) { // a dependent base such as Base<T>
-    if (clang_Cursor_isNull(found) && (kindOf(child) == CXCursor_TemplateRef || kindOf(child) == CXCursor_TypeRef))
+    if (clang_Cursor_isNull(found) &&
+        (kindOf(child) == CXCursor_TemplateRef || kindOf(child) == CXCursor_TypeRef))
       found = clang_getCursorReferenced(child);
   });
   return found;
@@ -208,7 +216,8 @@ std::string normaliseTypeSpelling(const std::string &spelling) {
   for (std::size_t i = 0; i < spelling.size(); ++i) {
     const char ch = spelling[i];
     const bool afterComma = !out.empty() && out.back() == ',';
-    const bool betweenClosers = !out.empty() && out.back() == '>' && i + 1 < spelling.size() && spelling[i + 1] == '>';
+    const bool betweenClosers =
+        !out.empty() && out.back() == '>' && i + 1 < spelling.size() && spelling[i + 1] == '>';
     if (ch == ' ' && (afterComma || betweenClosers))
       continue;
     out += ch;
@@ -272,7 +281,8 @@ std::string canonicalValue(const std::string &text, const CXCursor *param) {
       const std::string enumName = qualifiedName(clang_getTypeDeclaration(type));
       const std::size_t colon = text.rfind("::");
       const std::string enumerator = colon == std::string::npos ? text : text.substr(colon + 2);
-      if (!enumerator.empty() && (std::isalpha(static_cast<unsigned char>(enumerator[0])) || enumerator[0] == '_'))
+      if (!enumerator.empty() &&
+          (std::isalpha(static_cast<unsigned char>(enumerator[0])) || enumerator[0] == '_'))
         return enumName + "::" + enumerator;
     }
   }
@@ -361,7 +371,8 @@ private:
 
 } // namespace
 
-IntrospectionResult introspectCodelets(const std::string &sourcePath, const std::vector<std::string> &clangArgs) {
+IntrospectionResult introspectCodelets(const std::string &sourcePath,
+                                       const std::vector<std::string> &clangArgs) {
   // libclang is thread-safe per index, but keep codelet parsing simple and serial.
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
@@ -377,8 +388,8 @@ IntrospectionResult introspectCodelets(const std::string &sourcePath, const std:
   CXIndex index = clang_createIndex(/*excludeDeclarationsFromPCH=*/0, /*displayDiagnostics=*/0);
   CXTranslationUnit tu = nullptr;
   const unsigned options = CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing;
-  const CXErrorCode status = clang_parseTranslationUnit2(index, sourcePath.c_str(), args.data(),
-                                                         static_cast<int>(args.size()), nullptr, 0, options, &tu);
+  const CXErrorCode status = clang_parseTranslationUnit2(
+      index, sourcePath.c_str(), args.data(), static_cast<int>(args.size()), nullptr, 0, options, &tu);
   Collector collector;
   if (status != CXError_Success || !tu) {
     collector.result.errors = "libclang could not parse " + sourcePath + " (error " +
@@ -390,7 +401,8 @@ IntrospectionResult introspectCodelets(const std::string &sourcePath, const std:
   for (unsigned i = 0; i < numDiagnostics; ++i) {
     CXDiagnostic d = clang_getDiagnostic(tu, i);
     if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error)
-      collector.result.errors += take(clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions())) + "\n";
+      collector.result.errors +=
+          take(clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions())) + "\n";
     clang_disposeDiagnostic(d);
   }
   collector.visitScope(clang_getTranslationUnitCursor(tu));

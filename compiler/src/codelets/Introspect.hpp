@@ -32,6 +32,7 @@ struct IntrospectionResult {
 
 /// Parses `sourcePath` as C++ with `clangArgs` (language level, -I, -D, -U) and
 /// returns its vertex types in source order, without duplicates.
-IntrospectionResult introspectCodelets(const std::string &sourcePath, const std::vector<std::string> &clangArgs);
+IntrospectionResult introspectCodelets(const std::string &sourcePath,
+                                       const std::vector<std::string> &clangArgs);
 
 } // namespace aspen::codelets

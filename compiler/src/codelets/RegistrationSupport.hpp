@@ -24,13 +24,9 @@
 namespace aspen_codelet {
 
 // ---- element types: poplar::Type::Id values ------------------------------------------------
-template <class T, class Enable = void> struct ElementTypeId {
-  static constexpr std::uint8_t value = 0;
-};
-#define ASPEN_ELEMENT_TYPE(T, id)                                                                              \
-  template <> struct ElementTypeId<T, void> {                                                                  \
-    static constexpr std::uint8_t value = id;                                                                  \
-  };
+template <class T, class Enable = void> struct ElementTypeId { static constexpr std::uint8_t value = 0; };
+#define ASPEN_ELEMENT_TYPE(T, id)                                                                            \
+  template <> struct ElementTypeId<T, void> { static constexpr std::uint8_t value = id; };
 ASPEN_ELEMENT_TYPE(bool, 1)
 ASPEN_ELEMENT_TYPE(char, 2)
 ASPEN_ELEMENT_TYPE(signed char, 3)
@@ -59,12 +55,14 @@ template <class T> constexpr std::uint8_t elementTypeOf() {
 }
 
 // ---- layouts: aspen::ir::Layout values ---------------------------------------------------------
-constexpr std::uint8_t layoutOf(poplar::VectorLayout l) { return static_cast<std::uint8_t>(l); }
+constexpr std::uint8_t layoutOf(poplar::VectorLayout l) {
+  return static_cast<std::uint8_t>(l);
+}
 constexpr std::uint8_t layoutOf(poplar::VectorListLayout l) {
-  return l == poplar::VectorListLayout::ONE_PTR         ? 3
-         : l == poplar::VectorListLayout::SCALED_PTR32  ? 4
-         : l == poplar::VectorListLayout::SCALED_PTR64  ? 5
-         : l == poplar::VectorListLayout::SCALED_PTR128 ? 6
+  return l == poplar::VectorListLayout::ONE_PTR          ? 3
+         : l == poplar::VectorListLayout::SCALED_PTR32   ? 4
+         : l == poplar::VectorListLayout::SCALED_PTR64   ? 5
+         : l == poplar::VectorListLayout::SCALED_PTR128  ? 6
          : l == poplar::VectorListLayout::DELTANELEMENTS ? 9
                                                          : 8; // DELTAN, COMPACT_DELTAN
 }
@@ -80,9 +78,7 @@ template <class F> struct FieldTraits {
   static constexpr std::uint32_t minAlign = alignof(F);
 };
 
-template <std::uint8_t Kind> struct EdgeKind {
-  static constexpr std::uint8_t kind = Kind;
-};
+template <std::uint8_t Kind> struct EdgeKind { static constexpr std::uint8_t kind = Kind; };
 
 /// A single edge or a vector edge of element type T (`Input<T>`, `Input<Vector<T>>`).
 template <std::uint8_t Kind, class T> struct EdgeTraits {
@@ -148,9 +144,7 @@ struct FieldTraits<poplar::Vector<poplar::InOut<T>, L, A, I>> : EdgeListTraits<p
 
 // ---- probes ------------------------------------------------------------------------------------
 template <class MemberPointer> struct MemberOf;
-template <class C, class F> struct MemberOf<F C::*> {
-  typedef F type;
-};
+template <class C, class F> struct MemberOf<F C::*> { typedef F type; };
 
 /// Describes field `M` of vertex type `V` (M may be a member of a base of V).
 template <class Tag, class V, class MP, MP M> struct FieldProbe {
@@ -197,11 +191,12 @@ template <class V, class M> struct Call1 {
 };
 
 // compute() with and without a worker id, returning bool, void or anything testable.
-template <class V, class B, class R> int invoke(V *v, R (B::*m)(), unsigned) {
-  return Result<R>::run(Call0<V, R (B::*)()>{v, m});
+// A compute() without a worker id (Vertex, SupervisorVertex) runs once: for worker 0.
+template <class V, class B, class R> int invoke(V *v, R (B::*m)(), unsigned workerId) {
+  return workerId != 0 ? 1 : Result<R>::run(Call0<V, R (B::*)()>{v, m});
 }
-template <class V, class B, class R> int invoke(V *v, R (B::*m)() const, unsigned) {
-  return Result<R>::run(Call0<V, R (B::*)() const>{v, m});
+template <class V, class B, class R> int invoke(V *v, R (B::*m)() const, unsigned workerId) {
+  return workerId != 0 ? 1 : Result<R>::run(Call0<V, R (B::*)() const>{v, m});
 }
 template <class V, class B, class R, class W> int invoke(V *v, R (B::*m)(W), unsigned w) {
   return Result<R>::run(Call1<V, R (B::*)(W)>{v, m, w});

@@ -14,7 +14,8 @@
 namespace aspen::codelets {
 
 /// The registration unit for source number `unitIndex` (0-based) of `numUnits`.
-std::string generateRegistrationUnit(const std::string &sourcePath, const std::vector<IntrospectedVertex> &vertices,
-                                     unsigned unitIndex, unsigned numUnits);
+std::string generateRegistrationUnit(const std::string &sourcePath,
+                                     const std::vector<IntrospectedVertex> &vertices, unsigned unitIndex,
+                                     unsigned numUnits);
 
 } // namespace aspen::codelets

@@ -64,12 +64,14 @@ const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, co
   void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *err = ::dlerror();
-    throw poplar::graph_object_load_error("Cannot load vertex library '" + name + "': " + (err ? err : "dlopen failed"));
+    throw poplar::graph_object_load_error("Cannot load vertex library '" + name +
+                                          "': " + (err ? err : "dlopen failed"));
   }
   auto lib = std::make_unique<LoadedVertexLibrary>(handle, soHash, path);
   const LoadedVertexLibrary &ref = *lib;
   r.bySharedObject.emplace(soHash, std::move(lib));
-  ASPEN_LOG(Debug, "loaded vertex library " << name << " (" << ref.numEntries() << " vertex types) from " << path);
+  ASPEN_LOG(Debug,
+            "loaded vertex library " << name << " (" << ref.numEntries() << " vertex types) from " << path);
   return ref;
 }
 
@@ -81,7 +83,8 @@ LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectH
   using VersionFn = uint32_t (*)();
   auto entries = reinterpret_cast<EntriesFn>(::dlsym(handle_, "aspen_codelet_entries"));
   auto version = reinterpret_cast<VersionFn>(::dlsym(handle_, "aspen_codelet_abi_version"));
-  setSink_ = reinterpret_cast<void (*)(AspenPrintSink, void *)>(::dlsym(handle_, "aspen_codelet_set_print_sink"));
+  setSink_ =
+      reinterpret_cast<void (*)(AspenPrintSink, void *)>(::dlsym(handle_, "aspen_codelet_set_print_sink"));
   if (!entries || !version || !setSink_)
     throw poplar::graph_object_load_error("Vertex library '" + path_ + "' is not an Aspen vertex library");
   if (version() != ASPEN_CODELET_ABI_VERSION)
@@ -100,7 +103,9 @@ const AspenVertexEntry *LoadedVertexLibrary::find(std::string_view name) const {
   return it == byName_.end() ? nullptr : it->second;
 }
 
-void LoadedVertexLibrary::setPrintSink(AspenPrintSink sink, void *context) const { setSink_(sink, context); }
+void LoadedVertexLibrary::setPrintSink(AspenPrintSink sink, void *context) const {
+  setSink_(sink, context);
+}
 
 std::vector<ir::VertexTypeInfo> LoadedVertexLibrary::describe() const {
   std::vector<ir::VertexTypeInfo> out;
@@ -133,8 +138,8 @@ std::vector<ir::VertexTypeInfo> LoadedVertexLibrary::describe() const {
   return out;
 }
 
-const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std::uint8_t *bytes, std::size_t size,
-                                            const std::string &nameForMessages) {
+const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std::uint8_t *bytes,
+                                            std::size_t size, const std::string &nameForMessages) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   return loadLocked(r, soHash, bytes, size, nameForMessages);
@@ -156,7 +161,8 @@ const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const st
   return lib;
 }
 
-const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const std::vector<std::uint8_t> &gpBytes,
+const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash,
+                                             const std::vector<std::uint8_t> &gpBytes,
                                              const std::string &nameForMessages) {
   return loadVertexLibrary(gpHash, gpBytes.data(), gpBytes.size(), nameForMessages);
 }

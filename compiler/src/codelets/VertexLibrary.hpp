@@ -52,11 +52,12 @@ private:
 /// as in ir::CodeletLibrary and the executable). Throws graph_object_load_error.
 const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const std::uint8_t *gpBytes,
                                              std::size_t size, const std::string &nameForMessages = "");
-const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const std::vector<std::uint8_t> &gpBytes,
+const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash,
+                                             const std::vector<std::uint8_t> &gpBytes,
                                              const std::string &nameForMessages = "");
 
 /// Loads a shared object with content hash `soHash` (used by the codelet compiler).
-const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std::uint8_t *bytes, std::size_t size,
-                                            const std::string &nameForMessages);
+const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std::uint8_t *bytes,
+                                            std::size_t size, const std::string &nameForMessages);
 
 } // namespace aspen::codelets

@@ -89,7 +89,9 @@ private:
     std::memcpy(&v, p, 8);
     return v;
   }
-  static std::uint64_t round(std::uint64_t acc, std::uint64_t in) { return std::rotl(acc + in * kP2, 31) * kP1; }
+  static std::uint64_t round(std::uint64_t acc, std::uint64_t in) {
+    return std::rotl(acc + in * kP2, 31) * kP1;
+  }
   void stripe(const std::uint8_t *p) {
     lane_[0] = round(lane_[0], load64(p));
     lane_[1] = round(lane_[1], load64(p + 8));

@@ -58,8 +58,12 @@ public:
   }
 };
 
-inline void put32(std::uint8_t *p, std::uint32_t v) { std::memcpy(p, &v, 4); }
-inline void put64(std::uint8_t *p, std::uint64_t v) { std::memcpy(p, &v, 8); }
+inline void put32(std::uint8_t *p, std::uint32_t v) {
+  std::memcpy(p, &v, 4);
+}
+inline void put64(std::uint8_t *p, std::uint64_t v) {
+  std::memcpy(p, &v, 8);
+}
 inline std::uint32_t get32(const std::uint8_t *p) {
   std::uint32_t v;
   std::memcpy(&v, p, 4);
@@ -190,7 +194,9 @@ ir::TargetData targetFromJson(const json &j) {
   return t;
 }
 
-json scalarToJson(const ScalarRef &s) { return json::array({s.where.tile, s.where.addr, static_cast<int>(s.type)}); }
+json scalarToJson(const ScalarRef &s) {
+  return json::array({s.where.tile, s.where.addr, static_cast<int>(s.type)});
+}
 ScalarRef scalarFromJson(const json &j) {
   ScalarRef s;
   s.where = {j.at(0).get<std::uint32_t>(), j.at(1).get<std::uint32_t>()};
@@ -237,8 +243,8 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
   m["numCounters"] = x.numCounters;
   json steps = json::array();
   for (const Step &s : x.steps)
-    steps.push_back(json::array({static_cast<int>(s.kind), s.a, s.b, s.target, s.value, scalarToJson(s.scalar),
-                                 s.message, s.cycles}));
+    steps.push_back(json::array({static_cast<int>(s.kind), s.a, s.b, s.target, s.value,
+                                 scalarToJson(s.scalar), s.message, s.cycles}));
   m["steps"] = std::move(steps);
   json css = json::array();
   for (const ComputeStep &c : x.computeSteps) {
@@ -283,7 +289,10 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
   m["switchTables"] = std::move(tables);
   json prints = json::array();
   for (const PrintSpec &p : x.prints)
-    prints.push_back({{"title", p.title}, {"type", static_cast<int>(p.type)}, {"shape", p.shape}, {"transfer", p.transfer}});
+    prints.push_back({{"title", p.title},
+                      {"type", static_cast<int>(p.type)},
+                      {"shape", p.shape},
+                      {"transfer", p.transfer}});
   m["prints"] = std::move(prints);
   m["blockNames"] = x.blockNames;
   json streams = json::array();
@@ -302,7 +311,10 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
   m["remoteBuffers"] = std::move(remotes);
   json handles = json::array();
   for (const HostHandleInfo &h : x.hostHandles)
-    handles.push_back({{"name", h.name}, {"isWrite", h.isWrite}, {"type", static_cast<int>(h.type)}, {"transfer", h.transfer}});
+    handles.push_back({{"name", h.name},
+                       {"isWrite", h.isWrite},
+                       {"type", static_cast<int>(h.type)},
+                       {"transfer", h.transfer}});
   m["hostHandles"] = std::move(handles);
   // Blob headers, then their bytes, both in the data section.
   std::vector<std::uint64_t> blobAt(x.blobs.size());
@@ -444,7 +456,8 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
   m.at("outOfMemoryMessage").get_to(x.outOfMemoryMessage);
 }
 
-void appendSection(std::vector<std::uint8_t> &out, std::uint32_t tag, const std::uint8_t *data, std::size_t n) {
+void appendSection(std::vector<std::uint8_t> &out, std::uint32_t tag, const std::uint8_t *data,
+                   std::size_t n) {
   std::uint8_t head[16] = {};
   put32(head, tag);
   put64(head + 8, n);
@@ -455,7 +468,9 @@ void appendSection(std::vector<std::uint8_t> &out, std::uint32_t tag, const std:
 
 } // namespace
 
-std::string targetFingerprint(const ir::TargetData &target) { return targetToJson(target).dump(); }
+std::string targetFingerprint(const ir::TargetData &target) {
+  return targetToJson(target).dump();
+}
 
 std::vector<std::uint8_t> serializeToBytes(const ExecutableData &x) {
   DataWriter data;
@@ -463,7 +478,8 @@ std::vector<std::uint8_t> serializeToBytes(const ExecutableData &x) {
   json code = json::array();
   std::vector<std::uint8_t> codeBytes;
   for (const CodeletLibraryBlob &lib : x.codeletLibraries) {
-    code.push_back({{"contentHash", lib.contentHash}, {"offset", codeBytes.size()}, {"size", lib.bytes.size()}});
+    code.push_back(
+        {{"contentHash", lib.contentHash}, {"offset", codeBytes.size()}, {"size", lib.bytes.size()}});
     codeBytes.insert(codeBytes.end(), lib.bytes.begin(), lib.bytes.end());
   }
   const json ident = {{"format", kFormatVersion},
@@ -478,7 +494,8 @@ std::vector<std::uint8_t> serializeToBytes(const ExecutableData &x) {
   appendSection(out, kMeta, metaBytes.data(), metaBytes.size());
   appendSection(out, kData, data.bytes.data(), data.bytes.size());
   appendSection(out, kCode, codeBytes.data(), codeBytes.size());
-  appendSection(out, kProfile, reinterpret_cast<const std::uint8_t *>(x.profileJson.data()), x.profileJson.size());
+  appendSection(out, kProfile, reinterpret_cast<const std::uint8_t *>(x.profileJson.data()),
+                x.profileJson.size());
 
   const std::uint64_t payload = out.size() - kHeaderBytes;
   std::memcpy(out.data(), kMagic, 8);
@@ -498,15 +515,15 @@ void serialize(const ExecutableData &exe, std::ostream &out) {
     throw poplar::poplar_error("Executable::serialize: writing the executable failed");
 }
 
-std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *p, std::size_t size, bool checkPackageHash,
-                                                     const std::string &what) {
+std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *p, std::size_t size,
+                                                     bool checkPackageHash, const std::string &what) {
   if (size == 0)
     fail(what, "is empty: it is not an Aspen executable");
   if (std::memcmp(p, kMagic, std::min<std::size_t>(size, 8)) != 0)
     fail(what, "is not an Aspen executable (it does not start with \"ASPENEXE\")");
   if (size < kHeaderBytes)
-    fail(what, "is truncated: " + std::to_string(size) + " bytes, shorter than the " + std::to_string(kHeaderBytes) +
-                   "-byte header");
+    fail(what, "is truncated: " + std::to_string(size) + " bytes, shorter than the " +
+                   std::to_string(kHeaderBytes) + "-byte header");
   const std::uint32_t version = get32(p + 8);
   if (version != kFormatVersion)
     fail(what, "was written by format version " + std::to_string(version) + ", this Aspen reads " +
@@ -515,7 +532,8 @@ std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *p, std:
   if (get32(p + 12) != kHeaderBytes)
     fail(what, "is corrupt: a malformed header");
   if (payload > size - kHeaderBytes)
-    fail(what, "is truncated: " + std::to_string(size) + " bytes, expected " + std::to_string(kHeaderBytes + payload));
+    fail(what, "is truncated: " + std::to_string(size) + " bytes, expected " +
+                   std::to_string(kHeaderBytes + payload));
   const std::uint8_t *body = p + kHeaderBytes;
   if (hash64(body, payload, kChecksumSeed) != get64(p + 24))
     fail(what, "is corrupt: checksum mismatch");
@@ -550,7 +568,8 @@ std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *p, std:
     for (const json &lib : ident.at("codeletLibraries")) {
       CodeletLibraryBlob b;
       lib.at("contentHash").get_to(b.contentHash);
-      const std::uint64_t off = lib.at("offset").get<std::uint64_t>(), n = lib.at("size").get<std::uint64_t>();
+      const std::uint64_t off = lib.at("offset").get<std::uint64_t>(),
+                          n = lib.at("size").get<std::uint64_t>();
       const std::uint8_t *q = code.bytes(off, n);
       b.bytes.assign(q, q + n);
       x->codeletLibraries.push_back(std::move(b));
@@ -562,12 +581,14 @@ std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *p, std:
   return x;
 }
 
-std::unique_ptr<ExecutableData> deserialize(std::istream &in, bool checkPackageHash, const std::string &what) {
+std::unique_ptr<ExecutableData> deserialize(std::istream &in, bool checkPackageHash,
+                                            const std::string &what) {
   std::vector<std::uint8_t> bytes(kHeaderBytes);
   in.read(reinterpret_cast<char *>(bytes.data()), static_cast<std::streamsize>(kHeaderBytes));
   std::size_t got = static_cast<std::size_t>(in.gcount());
   bytes.resize(got);
-  if (got == kHeaderBytes && std::memcmp(bytes.data(), kMagic, 8) == 0 && get32(bytes.data() + 8) == kFormatVersion) {
+  if (got == kHeaderBytes && std::memcmp(bytes.data(), kMagic, 8) == 0 &&
+      get32(bytes.data() + 8) == kFormatVersion) {
     const std::uint64_t payload = get64(bytes.data() + 16);
     // Read in chunks so that a corrupt size cannot make us reserve absurd memory up front.
     constexpr std::size_t kChunk = 64 << 20;

@@ -29,7 +29,8 @@ void serialize(const ExecutableData &exe, std::ostream &out);
 /// `checkPackageHash`) written by another Aspen release. `what` names the input
 /// in messages (a file path or "stream").
 std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *data, std::size_t size,
-                                                     bool checkPackageHash, const std::string &what = "stream");
+                                                     bool checkPackageHash,
+                                                     const std::string &what = "stream");
 /// Reads exactly one executable from the stream (nothing after it).
 std::unique_ptr<ExecutableData> deserialize(std::istream &in, bool checkPackageHash,
                                             const std::string &what = "stream");

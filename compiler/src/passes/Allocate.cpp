@@ -19,7 +19,9 @@ namespace {
 
 constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max() / 2;
 
-std::uint64_t alignUp(std::uint64_t x, std::uint64_t a) { return a <= 1 ? x : (x + a - 1) / a * a; }
+std::uint64_t alignUp(std::uint64_t x, std::uint64_t a) {
+  return a <= 1 ? x : (x + a - 1) / a * a;
+}
 
 std::uint32_t toAddress(std::uint64_t a) {
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(a, std::numeric_limits<std::uint32_t>::max()));
@@ -136,7 +138,8 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
 
     // Not-always-live pieces: first fit in order of first live step.
     std::sort(notAlways.begin(), notAlways.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const std::uint32_t ba = live.liveBegin[plan.objects[a].owner], bb = live.liveBegin[plan.objects[b].owner];
+      const std::uint32_t ba = live.liveBegin[plan.objects[a].owner],
+                          bb = live.liveBegin[plan.objects[b].owner];
       if (ba != bb)
         return ba < bb;
       if (plan.objects[a].size != plan.objects[b].size)
@@ -206,8 +209,8 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
   msg << "\n  " << numOver << (numOver == 1 ? " tile is" : " tiles are") << " out of memory; tile " << worst
       << " needs the most.";
   msg << "\n  Always-live on tile " << worst << ": " << st.alwaysLiveBytes << " bytes (including "
-      << target.perTileOverheadBytes << " bytes of stack and control code); not-always-live peak: "
-      << st.notAlwaysLivePeak << " bytes";
+      << target.perTileOverheadBytes
+      << " bytes of stack and control code); not-always-live peak: " << st.notAlwaysLivePeak << " bytes";
   if (st.peakStep < lp.steps.size()) {
     const exe::Step &s = lp.steps[st.peakStep];
     msg << " at program step " << st.peakStep;
@@ -238,7 +241,8 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
   std::vector<std::pair<std::uint64_t, std::uint32_t>> vars;
   for (auto [v, b] : varBytes)
     vars.push_back({b, v});
-  std::sort(vars.begin(), vars.end(), [](auto &a, auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::sort(vars.begin(), vars.end(),
+            [](auto &a, auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   constexpr std::size_t kTop = 8;
   if (!vars.empty()) {
     msg << "\n  Largest variables on tile " << worst << ":";
@@ -251,12 +255,16 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
   std::vector<std::pair<std::uint64_t, std::uint32_t>> types;
   for (auto &[t, b] : typeBytes)
     types.push_back({b.first, t});
-  std::sort(types.begin(), types.end(), [](auto &a, auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::sort(types.begin(), types.end(),
+            [](auto &a, auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   if (!types.empty()) {
-    msg << "\n  Vertex data on tile " << worst << " by vertex type (instances, field data, descriptors, edge buffers):";
-    for (std::size_t i = 0; i < types.size() && i < kTop; ++i)
-      msg << "\n    " << g.vertexTypes[types[i].second].name << ": " << typeBytes[types[i].second].second
-          << " vertices, " << types[i].first << " bytes";
+    msg << "\n  Vertex data on tile " << worst
+        << " by vertex type (instances, field data, descriptors, edge buffers):";
+    for (std::size_t i = 0; i < types.size() && i < kTop; ++i) {
+      const std::uint64_t n = typeBytes[types[i].second].second;
+      msg << "\n    " << g.vertexTypes[types[i].second].name << ": " << n
+          << (n == 1 ? " vertex, " : " vertices, ") << types[i].first << " bytes";
+    }
   }
   msg << "\n  To fit: map fewer or smaller tensors and vertices to tile " << worst
       << ", spread them over more tiles, or mark dead tensors with WriteUndef.";

@@ -19,6 +19,7 @@ namespace aspen::compiler {
 /// the program step at the peak) unless `allowOutOfMemory`, in which case the
 /// result says so and carries the same message. CPU targets have no limit.
 AllocationResult allocateMemory(const ir::GraphData &graph, const LoweredProgram &lowered,
-                                const ExchangePlan &plan, const LivenessResult &liveness, bool allowOutOfMemory);
+                                const ExchangePlan &plan, const LivenessResult &liveness,
+                                bool allowOutOfMemory);
 
 } // namespace aspen::compiler

@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_sort.h>
 
 #include <algorithm>
 #include <fstream>
@@ -19,28 +18,50 @@ namespace {
 const char *stepKindName(exe::StepKind k) {
   using K = exe::StepKind;
   switch (k) {
-  case K::Execute: return "Execute";
-  case K::Copy: return "Copy";
-  case K::StreamToDevice: return "StreamToDevice";
-  case K::DeviceToStream: return "DeviceToStream";
-  case K::RemoteToDevice: return "RemoteToDevice";
-  case K::DeviceToRemote: return "DeviceToRemote";
-  case K::SetCounter: return "SetCounter";
-  case K::LoopTest: return "LoopTest";
-  case K::Jump: return "Jump";
-  case K::JumpIfZero: return "JumpIfZero";
-  case K::JumpIfNonZero: return "JumpIfNonZero";
-  case K::SwitchJump: return "SwitchJump";
-  case K::Call: return "Call";
-  case K::Return: return "Return";
-  case K::Print: return "Print";
-  case K::Abort: return "Abort";
-  case K::AbortIf: return "AbortIf";
-  case K::Sync: return "Sync";
-  case K::WriteUndef: return "WriteUndef";
-  case K::BlockBegin: return "BlockBegin";
-  case K::BlockEnd: return "BlockEnd";
-  case K::End: return "End";
+  case K::Execute:
+    return "Execute";
+  case K::Copy:
+    return "Copy";
+  case K::StreamToDevice:
+    return "StreamToDevice";
+  case K::DeviceToStream:
+    return "DeviceToStream";
+  case K::RemoteToDevice:
+    return "RemoteToDevice";
+  case K::DeviceToRemote:
+    return "DeviceToRemote";
+  case K::SetCounter:
+    return "SetCounter";
+  case K::LoopTest:
+    return "LoopTest";
+  case K::Jump:
+    return "Jump";
+  case K::JumpIfZero:
+    return "JumpIfZero";
+  case K::JumpIfNonZero:
+    return "JumpIfNonZero";
+  case K::SwitchJump:
+    return "SwitchJump";
+  case K::Call:
+    return "Call";
+  case K::Return:
+    return "Return";
+  case K::Print:
+    return "Print";
+  case K::Abort:
+    return "Abort";
+  case K::AbortIf:
+    return "AbortIf";
+  case K::Sync:
+    return "Sync";
+  case K::WriteUndef:
+    return "WriteUndef";
+  case K::BlockBegin:
+    return "BlockBegin";
+  case K::BlockEnd:
+    return "BlockEnd";
+  case K::End:
+    return "End";
   }
   return "?";
 }
@@ -83,10 +104,21 @@ std::vector<std::uint8_t> readFile(const std::string &path) {
 
 exe::CopyPlan makeCopyPlan(std::vector<exe::CopyRun> runs) {
   exe::CopyPlan plan;
-  std::stable_sort(runs.begin(), runs.end(),
-                   [](const exe::CopyRun &a, const exe::CopyRun &b) { return a.dst.tile < b.dst.tile; });
-  plan.runs.reserve(runs.size());
-  for (const exe::CopyRun &r : runs) {
+  // Counting sort by destination tile keeps each tile's runs in their order.
+  std::uint32_t maxTile = 0;
+  for (const exe::CopyRun &r : runs)
+    maxTile = std::max(maxTile, r.dst.tile);
+  std::vector<std::uint32_t> start(runs.empty() ? 1 : maxTile + 2, 0);
+  for (const exe::CopyRun &r : runs)
+    ++start[r.dst.tile + 1];
+  for (std::size_t t = 1; t < start.size(); ++t)
+    start[t] += start[t - 1];
+  std::vector<exe::CopyRun> sorted(runs.size());
+  for (const exe::CopyRun &r : runs)
+    sorted[start[r.dst.tile]++] = r;
+  runs = {};
+  plan.runs.reserve(sorted.size());
+  for (const exe::CopyRun &r : sorted) {
     if (r.bytes == 0)
       continue;
     plan.totalBytes += r.bytes;
@@ -105,14 +137,14 @@ exe::CopyPlan makeCopyPlan(std::vector<exe::CopyRun> runs) {
     plan.runs.push_back(r);
   }
   plan.tileBegin.push_back(static_cast<std::uint32_t>(plan.runs.size()));
-  if (plan.tiles.empty())
-    plan.tileBegin = {0};
+  plan.runs.shrink_to_fit();
   return plan;
 }
 
 std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, const LoweredProgram &lp,
                                                     const ExchangePlan &plan, const LivenessResult &live,
-                                                    const AllocationResult &alloc, const CycleEstimates &est) {
+                                                    const AllocationResult &alloc,
+                                                    const CycleEstimates &est) {
   auto exe = std::make_unique<exe::ExecutableData>();
   exe::ExecutableData &x = *exe;
   const Resolver at(plan, alloc);
@@ -157,7 +189,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
     typeIndex[t] = static_cast<std::uint32_t>(x.vertexTypes.size());
     exe::VertexTypeEntry e;
     e.name = info.name;
-    e.isMultiVertex = info.isMultiVertex || info.isSupervisor;
+    e.isMultiVertex = info.isMultiVertex; // a SupervisorVertex runs once, like a Vertex
     ASPEN_ASSERT(info.library < g.codeletLibraries.size(), "a vertex type from an unknown library");
     if (libIndex[info.library] == ~0u) {
       const ir::CodeletLibrary &lib = g.codeletLibraries[info.library];
@@ -165,9 +197,9 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
       blob.contentHash = lib.contentHash;
       blob.bytes = readFile(lib.path);
       if (blob.bytes.empty())
-        throw poplar::graph_object_load_error("cannot read vertex library '" + lib.path + "' (codelets from '" +
-                                              lib.origin + "') while compiling the graph: it is needed by vertex type " +
-                                              info.name);
+        throw poplar::graph_object_load_error(
+            "cannot read vertex library '" + lib.path + "' (codelets from '" + lib.origin +
+            "') while compiling the graph: it is needed by vertex type " + info.name);
       libIndex[info.library] = static_cast<std::uint32_t>(x.codeletLibraries.size());
       x.codeletLibraries.push_back(std::move(blob));
     }
@@ -215,7 +247,8 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
       const exe::TileAddr dev = at(r.device);
       if (!h.runs.empty()) {
         exe::HostRun &p = h.runs.back();
-        if (p.device.tile == dev.tile && p.device.addr + p.bytes == dev.addr && p.hostOffset + p.bytes == r.hostOffset) {
+        if (p.device.tile == dev.tile && p.device.addr + p.bytes == dev.addr &&
+            p.hostOffset + p.bytes == r.hostOffset) {
           p.bytes += r.bytes;
           continue;
         }
@@ -249,35 +282,47 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
       fragments.push_back({at(Loc{p, 0}), bytes.data() + pc.byteBegin, end - pc.byteBegin});
     }
   }
-  auto byPlace = [](const Fragment &a, const Fragment &b) {
-    return a.where.tile != b.where.tile ? a.where.tile < b.where.tile : a.where.addr < b.where.addr;
-  };
-  tbb::parallel_sort(fragments.begin(), fragments.end(), byPlace);
+  // By tile (counting sort), then by address within each tile, tiles in parallel.
+  std::vector<std::uint32_t> tileStart(numTiles + 1, 0);
+  for (const Fragment &f : fragments)
+    ++tileStart[f.where.tile + 1];
+  for (unsigned t = 0; t < numTiles; ++t)
+    tileStart[t + 1] += tileStart[t];
+  {
+    std::vector<Fragment> byTile(fragments.size());
+    std::vector<std::uint32_t> fill(tileStart.begin(), tileStart.end() - 1);
+    for (const Fragment &f : fragments)
+      byTile[fill[f.where.tile]++] = f;
+    fragments.swap(byTile);
+  }
   // Merge fragments that touch or leave only alignment padding between them.
   constexpr std::uint64_t kMaxGap = 16;
-  for (std::size_t i = 0; i < fragments.size();) {
-    std::size_t j = i + 1;
-    std::uint64_t end = fragments[i].where.addr + fragments[i].size;
-    while (j < fragments.size() && fragments[j].where.tile == fragments[i].where.tile &&
-           fragments[j].where.addr >= end && fragments[j].where.addr - end <= kMaxGap) {
-      end = fragments[j].where.addr + fragments[j].size;
-      ++j;
+  std::vector<std::vector<exe::MemoryBlob>> tileBlobs(numTiles);
+  tbb::parallel_for(0u, numTiles, [&](unsigned t) {
+    auto first = fragments.begin() + tileStart[t], last = fragments.begin() + tileStart[t + 1];
+    std::sort(first, last, [](const Fragment &a, const Fragment &b) { return a.where.addr < b.where.addr; });
+    for (auto i = first; i != last;) {
+      auto j = i + 1;
+      std::uint64_t end = i->where.addr + i->size;
+      while (j != last && j->where.addr >= end && j->where.addr - end <= kMaxGap) {
+        end = j->where.addr + j->size;
+        ++j;
+      }
+      exe::MemoryBlob blob;
+      blob.where = i->where;
+      blob.bytes.assign(end - blob.where.addr, 0);
+      for (auto k = i; k != j; ++k)
+        std::copy(k->data, k->data + k->size, blob.bytes.begin() + (k->where.addr - blob.where.addr));
+      tileBlobs[t].push_back(std::move(blob));
+      i = j;
     }
-    exe::MemoryBlob blob;
-    blob.where = fragments[i].where;
-    blob.bytes.assign(end - blob.where.addr, 0);
-    for (std::size_t k = i; k < j; ++k)
-      std::copy(fragments[k].data, fragments[k].data + fragments[k].size,
-                blob.bytes.begin() + (fragments[k].where.addr - blob.where.addr));
-    x.blobs.push_back(std::move(blob));
-    i = j;
-  }
+  });
+  for (auto &blobs : tileBlobs)
+    for (auto &b : blobs)
+      x.blobs.push_back(std::move(b));
   x.relocations.resize(plan.relocations.size());
   tbb::parallel_for(std::size_t(0), plan.relocations.size(), [&](std::size_t i) {
     x.relocations[i] = exe::Relocation{at(plan.relocations[i].where), at(plan.relocations[i].target)};
-  });
-  tbb::parallel_sort(x.relocations.begin(), x.relocations.end(), [](const exe::Relocation &a, const exe::Relocation &b) {
-    return a.where.tile != b.where.tile ? a.where.tile < b.where.tile : a.where.addr < b.where.addr;
   });
 
   // ---- profile --------------------------------------------------------------------
@@ -285,7 +330,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   json prof;
   prof["format"] = "aspen-profile";
   prof["version"] = 1;
-  prof["target"] = {{"type", g.target.type == poplar::TargetType::CPU ? "CPU"
+  prof["target"] = {{"type", g.target.type == poplar::TargetType::CPU   ? "CPU"
                              : g.target.type == poplar::TargetType::IPU ? "IPU"
                                                                         : "IPU_MODEL"},
                     {"arch", g.target.arch},
@@ -370,7 +415,8 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   }
   {
     json css = json::array();
-    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> perType; // exe type -> (instances, cycles)
+    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>>
+        perType; // exe type -> (instances, cycles)
     for (std::size_t c = 0; c < x.computeSteps.size(); ++c) {
       const exe::ComputeStep &cs = x.computeSteps[c];
       css.push_back({{"name", cs.name},

@@ -11,9 +11,13 @@
 namespace aspen::compiler {
 namespace {
 
-std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return b ? (a + b - 1) / b : a; }
+std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) {
+  return b ? (a + b - 1) / b : a;
+}
 
-std::uint64_t syncCost(const ir::TargetData &t) { return t.syncCycles + t.minIPUSyncDelay; }
+std::uint64_t syncCost(const ir::TargetData &t) {
+  return t.syncCycles + t.minIPUSyncDelay;
+}
 
 /// Exchange cycles of a set of copy runs between objects.
 std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
@@ -91,8 +95,9 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram &lp, 
         cycles[i] = vx.cycles;
       } else {
         const std::uint64_t thread = kDefaultVertexCycles + ceilDiv(vs[i].edgeBytes, 4);
-        cycles[i] = isMulti(vs[i].vertex) ? workers * (kDefaultVertexCycles + ceilDiv(vs[i].edgeBytes, 4 * workers))
-                                          : thread;
+        cycles[i] = isMulti(vs[i].vertex)
+                        ? workers * (kDefaultVertexCycles + ceilDiv(vs[i].edgeBytes, 4 * workers))
+                        : thread;
       }
     }
   });

@@ -24,6 +24,7 @@ inline constexpr std::uint64_t kDefaultVertexCycles = 20;
 ///    memcpyBytesPerCycle), max over tiles, + exchangeOverheadCycles + sync;
 ///  - an Execute step: exchange-in + compute + sync + exchange-out;
 ///  - host transfers priced like an exchange with the host as the far end.
-CycleEstimates estimateCycles(const ir::GraphData &graph, const LoweredProgram &lowered, const ExchangePlan &plan);
+CycleEstimates estimateCycles(const ir::GraphData &graph, const LoweredProgram &lowered,
+                              const ExchangePlan &plan);
 
 } // namespace aspen::compiler

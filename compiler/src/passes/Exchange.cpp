@@ -37,7 +37,8 @@ const char *categoryName(MemCategory c) {
 std::uint32_t VariableLayout::findPiece(std::uint32_t var, std::uint64_t byte) const {
   const Piece *first = pieces.data() + firstPiece[var];
   const Piece *last = pieces.data() + firstPiece[var + 1];
-  const Piece *p = std::upper_bound(first, last, byte, [](std::uint64_t b, const Piece &pc) { return b < pc.byteEnd; });
+  const Piece *p =
+      std::upper_bound(first, last, byte, [](std::uint64_t b, const Piece &pc) { return b < pc.byteEnd; });
   if (p == last || p->byteBegin > byte)
     return kNoObject;
   return static_cast<std::uint32_t>(p - pieces.data());
@@ -89,23 +90,26 @@ struct WriteRange {
 /// `fullWriteMask` is kFullWrite, or kUndef for WriteUndef.
 std::vector<VarAccess> summariseAccesses(const ir::GraphData &g, std::vector<std::uint32_t> &reads,
                                          std::vector<WriteRange> &writes, bool parallel = false,
-                                         std::uint8_t fullFlag = kFullWrite, std::uint8_t writeFlag = kWrite) {
+                                         std::uint8_t fullFlag = kFullWrite,
+                                         std::uint8_t writeFlag = kWrite) {
   std::sort(reads.begin(), reads.end());
   reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
   auto byVarBegin = [](const WriteRange &a, const WriteRange &b) {
     return a.var != b.var ? a.var < b.var : a.begin < b.begin;
   };
-  if (parallel)
-    tbb::parallel_sort(writes.begin(), writes.end(), byVarBegin);
-  else
-    std::sort(writes.begin(), writes.end(), byVarBegin);
+  // Often already sorted: vertices tend to write their outputs in order.
+  if (!std::is_sorted(writes.begin(), writes.end(), byVarBegin)) {
+    if (parallel)
+      tbb::parallel_sort(writes.begin(), writes.end(), byVarBegin);
+    else
+      std::sort(writes.begin(), writes.end(), byVarBegin);
+  }
   std::vector<VarAccess> out;
   out.reserve(reads.size() + writes.size());
   std::size_t r = 0, w = 0;
   while (r < reads.size() || w < writes.size()) {
-    const std::uint32_t var = w < writes.size() && (r >= reads.size() || writes[w].var < reads[r])
-                                  ? writes[w].var
-                                  : reads[r];
+    const std::uint32_t var =
+        w < writes.size() && (r >= reads.size() || writes[w].var < reads[r]) ? writes[w].var : reads[r];
     std::uint8_t flags = 0;
     if (r < reads.size() && reads[r] == var) {
       flags |= kRead;
@@ -142,8 +146,7 @@ void collectPieceRuns(const VariableLayout &layout, const ir::TensorView &view, 
   forEachByteRun(view, first, last, [&](std::uint32_t var, std::uint64_t b, std::uint64_t n) {
     forEachPieceRun(layout, var, b, n, [&](std::uint32_t piece, std::uint64_t off, std::uint64_t len) {
       ASPEN_ASSERT(piece != kNoObject, "a view reaches an unmapped element after validation");
-      if (!out.empty() && out.back().loc.object == piece &&
-          out.back().loc.offset + out.back().bytes == off) {
+      if (!out.empty() && out.back().loc.object == piece && out.back().loc.offset + out.back().bytes == off) {
         out.back().bytes += len;
         return;
       }
@@ -154,7 +157,8 @@ void collectPieceRuns(const VariableLayout &layout, const ir::TensorView &view, 
 }
 
 /// Pairs source and destination piece runs of equal total length into copy runs.
-void zipRuns(const std::vector<PieceRun> &src, const std::vector<PieceRun> &dst, std::vector<SymCopyRun> &out) {
+void zipRuns(const std::vector<PieceRun> &src, const std::vector<PieceRun> &dst,
+             std::vector<SymCopyRun> &out) {
   std::size_t i = 0, j = 0;
   std::uint64_t si = 0, dj = 0; // bytes consumed of src[i], dst[j]
   while (i < src.size() && j < dst.size()) {
@@ -206,15 +210,16 @@ public:
     const ir::VertexTypeInfo &type = g_.vertexTypes[vx.type];
     const std::uint32_t tile = vx.tile < 0 ? 0 : static_cast<std::uint32_t>(vx.tile);
     const std::uint32_t objSize = std::max<std::uint32_t>(type.objectSize, 1);
-    const std::uint32_t obj = newObject(objSize, std::max<std::uint32_t>(type.objectAlign, 8), tile, v,
-                                        MemCategory::VertexObject);
+    const std::uint32_t obj =
+        newObject(objSize, std::max<std::uint32_t>(type.objectAlign, 8), tile, v, MemCategory::VertexObject);
     const std::uint64_t image = newBlob(obj, objSize);
     PlannedVertex pv{v, tile, obj, 0};
     static const ir::FieldValue unset;
     for (std::size_t fi = 0; fi < type.fields.size(); ++fi) {
       const ir::FieldInfo &f = type.fields[fi];
       const ir::FieldValue &val = fi < vx.fields.size() ? vx.fields[fi] : unset;
-      ASPEN_ASSERT(f.offset + std::min<std::uint32_t>(f.size, 8) <= objSize, "a field lies outside its vertex object");
+      ASPEN_ASSERT(f.offset + std::min<std::uint32_t>(f.size, 8) <= objSize,
+                   "a field lies outside its vertex object");
       const Loc field{obj, f.offset};
       const bool hasSize = f.size >= 12 && f.offset + 12 <= objSize;
       if (f.kind == ir::FieldKind::State) {
@@ -294,11 +299,13 @@ private:
     if (count == 0)
       return;
     const std::uint32_t bytes = static_cast<std::uint32_t>(count * es);
-    const std::uint32_t data = newObject(bytes, std::max<std::uint32_t>({static_cast<std::uint32_t>(es), f.minAlign, 8}),
-                                         tile, v, MemCategory::VertexFieldData);
+    const std::uint32_t data =
+        newObject(bytes, std::max<std::uint32_t>({static_cast<std::uint32_t>(es), f.minAlign, 8}), tile, v,
+                  MemCategory::VertexFieldData);
     const std::uint64_t at = newBlob(data, bytes);
     if (val.set)
-      std::memcpy(out_.pool.data() + at, val.stateBytes.data(), std::min<std::size_t>(bytes, val.stateBytes.size()));
+      std::memcpy(out_.pool.data() + at, val.stateBytes.data(),
+                  std::min<std::size_t>(bytes, val.stateBytes.size()));
     relocate(Loc{obj, f.offset}, Loc{data, 0});
   }
 
@@ -323,7 +330,8 @@ private:
       return true;
     });
     const std::uint32_t align = std::max<std::uint32_t>(static_cast<std::uint32_t>(es), f.minAlign);
-    if (runs_.size() == 1 && layout_.pieces[runs_[0].loc.object].tile == tile && runs_[0].loc.offset % align == 0) {
+    if (runs_.size() == 1 && layout_.pieces[runs_[0].loc.object].tile == tile &&
+        runs_[0].loc.offset % align == 0) {
       const std::uint32_t piece = runs_[0].loc.object;
       out_.pieceAlign.push_back({piece, align});
       return runs_[0].loc;
@@ -448,69 +456,90 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
       planner.planVertex(vertices[i]);
   });
 
-  // Merge chunks: objects get global ids in chunk order.
-  std::vector<std::uint32_t> chunkDelta(items.size());
-  {
-    std::size_t total = plan.objects.size();
-    std::size_t pool = 0, blobs = 0, relocs = 0;
-    for (std::size_t k = 0; k < items.size(); ++k) {
-      chunkDelta[k] = static_cast<std::uint32_t>(total - numPieces);
-      total += chunks[k].objects.size();
-      pool += chunks[k].pool.size();
-      blobs += chunks[k].blobs.size();
-      relocs += chunks[k].relocations.size();
-    }
-    ASPEN_ASSERT(total < kNoObject, "too many memory objects");
-    plan.objects.reserve(total);
-    plan.blobPool.reserve(pool);
-    plan.blobs.reserve(blobs);
-    plan.relocations.reserve(relocs);
-  }
-  tbb::parallel_for(std::size_t(0), items.size(), [&](std::size_t k) {
-    ChunkPlan &c = chunks[k];
-    const std::uint32_t d = chunkDelta[k];
-    for (auto &b : c.blobs)
-      rebase(b.where, numPieces, d);
-    for (auto &r : c.relocations) {
-      rebase(r.where, numPieces, d);
-      rebase(r.target, numPieces, d);
-    }
-    for (auto &r : c.in) {
-      rebase(r.src, numPieces, d);
-      rebase(r.dst, numPieces, d);
-    }
-    for (auto &r : c.out) {
-      rebase(r.src, numPieces, d);
-      rebase(r.dst, numPieces, d);
-    }
-    for (auto &v : c.vertices)
-      v.object += d;
-  });
+  // Merge chunks: objects get global ids in chunk order. Offsets first, then
+  // every chunk copies (and renumbers) its part in parallel.
+  struct Offsets {
+    std::size_t objects, pool, blobs, relocations, in, out, vertices, reads, writes;
+  };
+  std::vector<Offsets> at(items.size());
   plan.computeSets.resize(executed.size());
   std::vector<std::vector<std::uint32_t>> csReads(executed.size());
   std::vector<std::vector<WriteRange>> csWrites(executed.size());
-  for (std::size_t k = 0; k < items.size(); ++k) {
-    ChunkPlan &c = chunks[k];
-    PlannedComputeSet &pcs = plan.computeSets[items[k].plannedCs];
-    plan.objects.insert(plan.objects.end(), c.objects.begin(), c.objects.end());
-    const std::uint64_t poolBase = plan.blobPool.size();
-    plan.blobPool.insert(plan.blobPool.end(), c.pool.begin(), c.pool.end());
-    for (SymBlob b : c.blobs) {
-      b.poolBegin += poolBase;
-      plan.blobs.push_back(b);
+  {
+    Offsets total{plan.objects.size(), 0, 0, 0, 0, 0, 0, 0, 0};
+    std::vector<Offsets> perCs(executed.size(), Offsets{0, 0, 0, 0, 0, 0, 0, 0, 0});
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      const ChunkPlan &c = chunks[k];
+      Offsets &cs = perCs[items[k].plannedCs];
+      at[k] = Offsets{total.objects, total.pool,  total.blobs, total.relocations, cs.in,
+                      cs.out,        cs.vertices, cs.reads,    cs.writes};
+      total.objects += c.objects.size();
+      total.pool += c.pool.size();
+      total.blobs += c.blobs.size();
+      total.relocations += c.relocations.size();
+      cs.in += c.in.size();
+      cs.out += c.out.size();
+      cs.vertices += c.vertices.size();
+      cs.reads += c.reads.size();
+      cs.writes += c.writes.size();
     }
-    plan.relocations.insert(plan.relocations.end(), c.relocations.begin(), c.relocations.end());
-    pcs.exchangeIn.insert(pcs.exchangeIn.end(), c.in.begin(), c.in.end());
-    pcs.exchangeOut.insert(pcs.exchangeOut.end(), c.out.begin(), c.out.end());
-    pcs.vertices.insert(pcs.vertices.end(), c.vertices.begin(), c.vertices.end());
-    auto &reads = csReads[items[k].plannedCs];
-    reads.insert(reads.end(), c.reads.begin(), c.reads.end());
-    auto &writes = csWrites[items[k].plannedCs];
-    writes.insert(writes.end(), c.writes.begin(), c.writes.end());
+    ASPEN_ASSERT(total.objects < kNoObject, "too many memory objects");
+    plan.objects.resize(total.objects);
+    plan.blobPool.resize(total.pool);
+    plan.blobs.resize(total.blobs);
+    plan.relocations.resize(total.relocations);
+    for (std::size_t i = 0; i < executed.size(); ++i) {
+      plan.computeSets[i].exchangeIn.resize(perCs[i].in);
+      plan.computeSets[i].exchangeOut.resize(perCs[i].out);
+      plan.computeSets[i].vertices.resize(perCs[i].vertices);
+      csReads[i].resize(perCs[i].reads);
+      csWrites[i].resize(perCs[i].writes);
+    }
+  }
+  tbb::parallel_for(std::size_t(0), items.size(), [&](std::size_t k) {
+    ChunkPlan &c = chunks[k];
+    const Offsets &o = at[k];
+    const std::uint32_t d = static_cast<std::uint32_t>(o.objects - numPieces);
+    PlannedComputeSet &pcs = plan.computeSets[items[k].plannedCs];
+    std::copy(c.objects.begin(), c.objects.end(), plan.objects.begin() + o.objects);
+    std::copy(c.pool.begin(), c.pool.end(), plan.blobPool.begin() + o.pool);
+    for (std::size_t i = 0; i < c.blobs.size(); ++i) {
+      SymBlob b = c.blobs[i];
+      rebase(b.where, numPieces, d);
+      b.poolBegin += o.pool;
+      plan.blobs[o.blobs + i] = b;
+    }
+    for (std::size_t i = 0; i < c.relocations.size(); ++i) {
+      SymRelocation r = c.relocations[i];
+      rebase(r.where, numPieces, d);
+      rebase(r.target, numPieces, d);
+      plan.relocations[o.relocations + i] = r;
+    }
+    auto moveRuns = [&](const std::vector<SymCopyRun> &from, std::vector<SymCopyRun> &to, std::size_t base) {
+      for (std::size_t i = 0; i < from.size(); ++i) {
+        SymCopyRun r = from[i];
+        rebase(r.src, numPieces, d);
+        rebase(r.dst, numPieces, d);
+        to[base + i] = r;
+      }
+    };
+    moveRuns(c.in, pcs.exchangeIn, o.in);
+    moveRuns(c.out, pcs.exchangeOut, o.out);
+    for (std::size_t i = 0; i < c.vertices.size(); ++i) {
+      PlannedVertex v = c.vertices[i];
+      v.object += d;
+      pcs.vertices[o.vertices + i] = v;
+    }
+    std::copy(c.reads.begin(), c.reads.end(), csReads[items[k].plannedCs].begin() + o.reads);
+    std::copy(c.writes.begin(), c.writes.end(), csWrites[items[k].plannedCs].begin() + o.writes);
+    auto align = std::move(c.pieceAlign);
+    c = ChunkPlan{};
+    c.pieceAlign = std::move(align);
+  });
+  for (const ChunkPlan &c : chunks)
     for (auto [piece, align] : c.pieceAlign)
       plan.objects[piece].align = std::max(plan.objects[piece].align, align);
-    c = ChunkPlan{};
-  }
+  chunks.clear();
   tbb::parallel_for(std::size_t(0), executed.size(), [&](std::size_t i) {
     PlannedComputeSet &pcs = plan.computeSets[i];
     pcs.computeSet = executed[i];

@@ -2,6 +2,7 @@
 #include "passes/Liveness.hpp"
 
 #include "util/Assert.hpp"
+#include "util/Log.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 
@@ -141,7 +142,27 @@ LivenessResult analyseLiveness(const ir::GraphData &g, const LoweredProgram &lp,
   }
   const std::size_t numBlocks = blockStart.size();
   res.numBlocks = static_cast<std::uint32_t>(numBlocks);
-  auto blockEnd = [&](std::size_t b) { return b + 1 < numBlocks ? blockStart[b + 1] : numSteps; }; // exclusive
+  auto blockEnd = [&](std::size_t b) {
+    return b + 1 < numBlocks ? blockStart[b + 1] : numSteps;
+  }; // exclusive
+
+  // The dataflow keeps two bitsets per block. Should that not fit in reason (tens of
+  // thousands of blocks times millions of variables), every variable is kept
+  // always-live instead: correct, only less memory-efficient.
+  constexpr std::uint64_t kMaxBitsetWords = std::uint64_t(1) << 27; // 1 GiB per set
+  if (static_cast<std::uint64_t>(numBlocks) * words > kMaxBitsetWords) {
+    ASPEN_LOG(Warn, "liveness: " << numBlocks << " blocks x " << numCand
+                                 << " variables is too large to analyse; keeping every variable live");
+    for (std::uint32_t v : candidates)
+      res.alwaysLive[v] = 1;
+    for (std::size_t v = 0; v < numVars; ++v)
+      if (res.alwaysLive[v]) {
+        ++res.numAlwaysLive;
+        res.liveBegin[v] = 0;
+        res.liveEnd[v] = numSteps ? static_cast<std::uint32_t>(numSteps - 1) : 0;
+      }
+    return res;
+  }
 
   // gen (read before killed) and kill (killed before read) per block, sparse.
   std::vector<std::vector<std::uint32_t>> gen(numBlocks), kill(numBlocks);
@@ -254,7 +275,8 @@ LivenessResult analyseLiveness(const ir::GraphData &g, const LoweredProgram &lp,
     if (res.liveBegin[v] > res.liveEnd[v])
       continue;
     ++res.numNotAlwaysLive;
-    const std::int64_t bytes = static_cast<std::int64_t>(g.variables[v].numElements * g.variables[v].type.size());
+    const std::int64_t bytes =
+        static_cast<std::int64_t>(g.variables[v].numElements * g.variables[v].type.size());
     delta[res.liveBegin[v]] += bytes;
     delta[res.liveEnd[v] + 1] -= bytes;
   }

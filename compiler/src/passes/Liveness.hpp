@@ -17,6 +17,7 @@ namespace aspen::compiler {
 /// crosses program runs). Every other touched variable is live over a hull of
 /// steps [liveBegin, liveEnd] in step-list order; two variables whose hulls do
 /// not overlap are never live at the same time and may share memory.
-LivenessResult analyseLiveness(const ir::GraphData &graph, const LoweredProgram &lowered, const ExchangePlan &plan);
+LivenessResult analyseLiveness(const ir::GraphData &graph, const LoweredProgram &lowered,
+                               const ExchangePlan &plan);
 
 } // namespace aspen::compiler

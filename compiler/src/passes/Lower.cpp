@@ -275,7 +275,8 @@ private:
 
 } // namespace
 
-LoweredProgram lowerPrograms(const ir::GraphData &graph, const std::vector<const ir::ProgramNode *> &programs) {
+LoweredProgram lowerPrograms(const ir::GraphData &graph,
+                             const std::vector<const ir::ProgramNode *> &programs) {
   LoweredProgram out;
   Lowerer lowerer(graph, out);
   for (const ir::ProgramNode *p : programs)

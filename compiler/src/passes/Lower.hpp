@@ -20,6 +20,7 @@ namespace aspen::compiler {
 /// stream id); Exchange turns them into executable tables.
 /// Throws `graph_cycle_error` for a program that contains itself or a function
 /// that calls itself (directly or not).
-LoweredProgram lowerPrograms(const ir::GraphData &graph, const std::vector<const ir::ProgramNode *> &programs);
+LoweredProgram lowerPrograms(const ir::GraphData &graph,
+                             const std::vector<const ir::ProgramNode *> &programs);
 
 } // namespace aspen::compiler

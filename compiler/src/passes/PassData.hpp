@@ -116,9 +116,9 @@ struct VarAccess {
 };
 
 struct PlannedVertex {
-  std::uint32_t vertex = 0;  // graph vertex id
+  std::uint32_t vertex = 0; // graph vertex id
   std::uint32_t tile = 0;
-  std::uint32_t object = 0;  // its vertex object
+  std::uint32_t object = 0;    // its vertex object
   std::uint64_t edgeBytes = 0; // bytes of all its edges (for the default estimate)
 };
 
@@ -149,7 +149,7 @@ struct SymScalar {
 /// Data movement and memory objects of the whole program.
 struct ExchangePlan {
   VariableLayout layout;
-  std::vector<MemObject> objects; // pieces first
+  std::vector<MemObject> objects;             // pieces first
   std::vector<PlannedComputeSet> computeSets; // index = ExecutableData::computeSteps index
   std::vector<PlannedCopy> copies;
   std::vector<PlannedTransfer> transfers;
@@ -186,10 +186,10 @@ struct LivenessResult {
 // ---- Allocate ----------------------------------------------------------------
 
 struct TileMemoryStats {
-  std::uint64_t peakBytes = 0;       // highest end address, including gaps and overhead
-  std::uint64_t alwaysLiveBytes = 0; // overhead + always-live objects, including padding
+  std::uint64_t peakBytes = 0;         // highest end address, including gaps and overhead
+  std::uint64_t alwaysLiveBytes = 0;   // overhead + always-live objects, including padding
   std::uint64_t notAlwaysLivePeak = 0; // max over steps of live not-always-live bytes
-  std::uint32_t peakStep = ~0u;      // step at notAlwaysLivePeak
+  std::uint32_t peakStep = ~0u;        // step at notAlwaysLivePeak
   std::uint64_t categoryBytes[static_cast<int>(MemCategory::Count)] = {};
 };
 
@@ -207,9 +207,9 @@ struct CycleEstimates {
   std::vector<std::uint64_t> computeCycles;             // per planned compute set: max over tiles
   std::vector<std::uint64_t> totalVertexCycles;         // per planned compute set
   std::vector<std::uint64_t> exchangeInCycles, exchangeOutCycles; // per planned compute set
-  std::vector<std::uint64_t> copyCycles;                // per planned copy
-  std::vector<std::uint64_t> transferCycles;            // per planned transfer
-  std::vector<std::uint64_t> stepCycles;                // per step
+  std::vector<std::uint64_t> copyCycles;                          // per planned copy
+  std::vector<std::uint64_t> transferCycles;                      // per planned transfer
+  std::vector<std::uint64_t> stepCycles;                          // per step
 };
 
 } // namespace aspen::compiler

@@ -48,10 +48,16 @@ std::string where(const ir::GraphData &g, std::uint32_t v, const std::string &fi
   return vertexName(g, v) + " in " + computeSetName(g, g.vertices[v].computeSet) + ", field '" + field + "'";
 }
 
-std::string describe(const poplar::Tensor &t) { return t.valid() ? t.getImpl().describe() : "<invalid tensor>"; }
+std::string describe(const poplar::Tensor &t) {
+  return t.valid() ? t.getImpl().describe() : "<invalid tensor>";
+}
 
-bool isEdge(ir::FieldKind k) { return k != ir::FieldKind::State; }
-bool writes(ir::FieldKind k) { return k == ir::FieldKind::Output || k == ir::FieldKind::InOut; }
+bool isEdge(ir::FieldKind k) {
+  return k != ir::FieldKind::State;
+}
+bool writes(ir::FieldKind k) {
+  return k == ir::FieldKind::Output || k == ir::FieldKind::InOut;
+}
 
 /// One byte run written by a vertex edge, for the overlapping-writes check.
 struct WriteRun {
@@ -72,10 +78,10 @@ void checkVariableMapping(const ir::GraphData &g, std::uint32_t v, Problems &out
   std::uint64_t at = 0;
   for (const ir::TileInterval &ti : var.mapping) {
     if (ti.tile >= numTiles) {
-      out.push_back({ProblemKind::Mapping, "Tensor " + g.describeVariable(v) + ": elements [" +
-                                               std::to_string(ti.begin) + ", " + std::to_string(ti.end) +
-                                               ") are mapped to tile " + std::to_string(ti.tile) +
-                                               " but the target has only " + std::to_string(numTiles) + " tiles"});
+      out.push_back({ProblemKind::Mapping,
+                     "Tensor " + g.describeVariable(v) + ": elements [" + std::to_string(ti.begin) + ", " +
+                         std::to_string(ti.end) + ") are mapped to tile " + std::to_string(ti.tile) +
+                         " but the target has only " + std::to_string(numTiles) + " tiles"});
     }
     if (ti.begin > at) {
       if (firstGap == ~std::uint64_t(0))
@@ -92,11 +98,11 @@ void checkVariableMapping(const ir::GraphData &g, std::uint32_t v, Problems &out
   }
   (void)covered;
   if (gapElems) {
-    out.push_back({ProblemKind::Mapping, "Tensor " + g.describeVariable(v) + " is not completely mapped to tiles: " +
-                                             std::to_string(gapElems) + " of its " +
-                                             std::to_string(var.numElements) +
-                                             " elements have no tile (the first is element " +
-                                             std::to_string(firstGap) + "); call Graph::setTileMapping"});
+    out.push_back({ProblemKind::Mapping,
+                   "Tensor " + g.describeVariable(v) +
+                       " is not completely mapped to tiles: " + std::to_string(gapElems) + " of its " +
+                       std::to_string(var.numElements) + " elements have no tile (the first is element " +
+                       std::to_string(firstGap) + "); call Graph::setTileMapping"});
   }
 }
 
@@ -115,9 +121,11 @@ void checkEdge(const ir::GraphData &g, std::uint32_t v, const ir::FieldInfo &f, 
                                                 " but is connected to tensor " + describe(t)});
   }
   if (scalarEdge && view.numElements() != 1) {
-    out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) + ": a scalar edge needs a tensor of 1 element "
-                                                "but is connected to tensor " + describe(t) + " of " +
-                                                std::to_string(view.numElements()) + " elements"});
+    out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) +
+                                                ": a scalar edge needs a tensor of 1 element "
+                                                "but is connected to tensor " +
+                                                describe(t) + " of " + std::to_string(view.numElements()) +
+                                                " elements"});
   }
   if (writes(f.kind)) {
     bool constant = false;
@@ -142,17 +150,20 @@ void checkVertex(const ir::GraphData &g, std::uint32_t v, Problems &out) {
   const unsigned numTiles = g.target.numTiles();
   if (vx.type >= g.vertexTypes.size()) {
     out.push_back({ProblemKind::Connection, "vertex " + std::to_string(v) + " in " +
-                                                computeSetName(g, vx.computeSet) + " has an unknown vertex type"});
+                                                computeSetName(g, vx.computeSet) +
+                                                " has an unknown vertex type"});
     return;
   }
   if (vx.tile < 0) {
     if (g.target.type != poplar::TargetType::CPU)
-      out.push_back({ProblemKind::Mapping, vertexName(g, v) + " in " + computeSetName(g, vx.computeSet) +
-                                               " has no tile mapping; call Graph::setTileMapping(vertex, tile)"});
+      out.push_back(
+          {ProblemKind::Mapping, vertexName(g, v) + " in " + computeSetName(g, vx.computeSet) +
+                                     " has no tile mapping; call Graph::setTileMapping(vertex, tile)"});
   } else if (static_cast<std::uint64_t>(vx.tile) >= numTiles) {
     out.push_back({ProblemKind::Mapping, vertexName(g, v) + " in " + computeSetName(g, vx.computeSet) +
                                              " is mapped to tile " + std::to_string(vx.tile) +
-                                             " but the target has only " + std::to_string(numTiles) + " tiles"});
+                                             " but the target has only " + std::to_string(numTiles) +
+                                             " tiles"});
   }
   const ir::VertexTypeInfo &type = g.vertexTypes[vx.type];
   static const ir::FieldValue unset;
@@ -161,7 +172,8 @@ void checkVertex(const ir::GraphData &g, std::uint32_t v, Problems &out) {
     const ir::FieldValue &val = fi < vx.fields.size() ? vx.fields[fi] : unset;
     if (!isEdge(f.kind)) {
       // State: optional (zero when unset); when set, its bytes must match its count.
-      if (val.set && f.elementType.valid() && val.stateBytes.size() != val.stateCount * f.elementType.size()) {
+      if (val.set && f.elementType.valid() &&
+          val.stateBytes.size() != val.stateCount * f.elementType.size()) {
         out.push_back({ProblemKind::Connection, where(g, v, f.name) + ": holds " +
                                                     std::to_string(val.stateBytes.size()) + " bytes for " +
                                                     std::to_string(val.stateCount) + " values of " +
@@ -190,9 +202,9 @@ void checkVertex(const ir::GraphData &g, std::uint32_t v, Problems &out) {
         break;
       }
       if (declared && val.declaredSize != val.edges.size()) {
-        out.push_back({ProblemKind::Connection, where(g, v, f.name) + ": its size was set to " +
-                                                    std::to_string(val.declaredSize) + " but " +
-                                                    std::to_string(val.edges.size()) + " tensors are connected"});
+        out.push_back({ProblemKind::Connection,
+                       where(g, v, f.name) + ": its size was set to " + std::to_string(val.declaredSize) +
+                           " but " + std::to_string(val.edges.size()) + " tensors are connected"});
       }
       for (std::size_t e = 0; e < val.edges.size(); ++e)
         checkEdge(g, v, f, val.edges[e], f.name + "[" + std::to_string(e) + "]",
@@ -242,9 +254,11 @@ void checkOverlappingWrites(const ir::GraphData &g, std::uint32_t cs, Problems &
   std::vector<WriteRun> runs;
   for (std::uint32_t v : g.computeSets[cs].vertices)
     collectWrites(g, v, runs);
-  std::sort(runs.begin(), runs.end(), [](const WriteRun &a, const WriteRun &b) {
+  auto byVarBegin = [](const WriteRun &a, const WriteRun &b) {
     return a.var != b.var ? a.var < b.var : a.begin < b.begin;
-  });
+  };
+  if (!std::is_sorted(runs.begin(), runs.end(), byVarBegin))
+    std::sort(runs.begin(), runs.end(), byVarBegin);
   std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>> reported;
   std::size_t conflicts = 0;
   std::size_t i = 0;
@@ -258,7 +272,8 @@ void checkOverlappingWrites(const ir::GraphData &g, std::uint32_t cs, Problems &
         const bool sameEdge = a.vertex == b.vertex && a.field == b.field && a.edge == b.edge;
         const bool sameVertex = a.vertex == b.vertex;
         if (sameEdge || !sameVertex) {
-          auto key = std::make_tuple(std::min(a.vertex, b.vertex), std::max(a.vertex, b.vertex), a.field, b.field);
+          auto key =
+              std::make_tuple(std::min(a.vertex, b.vertex), std::max(a.vertex, b.vertex), a.field, b.field);
           if (reported.insert(key).second) {
             ++conflicts;
             const std::size_t elemSize = g.variables[b.var].type.size();
@@ -269,10 +284,11 @@ void checkOverlappingWrites(const ir::GraphData &g, std::uint32_t cs, Problems &
                      " of " + g.describeVariable(b.var) + " more than once (tensor " +
                      describe(writeTensor(g, a)) + " contains aliases)";
             } else {
-              text = vertexName(g, a.vertex) + " field '" + fieldLabel(g, a) + "' and " + vertexName(g, b.vertex) +
-                     " field '" + fieldLabel(g, b) + "' in " + computeSetName(g, cs) + " both write element " +
-                     std::to_string(element) + " of " + g.describeVariable(b.var) + " (tensors " +
-                     describe(writeTensor(g, a)) + " and " + describe(writeTensor(g, b)) + ")";
+              text = vertexName(g, a.vertex) + " field '" + fieldLabel(g, a) + "' and " +
+                     vertexName(g, b.vertex) + " field '" + fieldLabel(g, b) + "' in " +
+                     computeSetName(g, cs) + " both write element " + std::to_string(element) + " of " +
+                     g.describeVariable(b.var) + " (tensors " + describe(writeTensor(g, a)) + " and " +
+                     describe(writeTensor(g, b)) + ")";
             }
             out.push_back({ProblemKind::Connection, std::move(text)});
           }
@@ -336,7 +352,8 @@ public:
       const bool toDevice = node->kind == K::RemoteToTensor;
       const poplar::Tensor &t = toDevice ? node->dst : node->src;
       if (node->remoteBuffer >= g_.remoteBuffers.size()) {
-        problem(what + " names remote buffer " + std::to_string(node->remoteBuffer) + ", which does not exist");
+        problem(what + " names remote buffer " + std::to_string(node->remoteBuffer) +
+                ", which does not exist");
         break;
       }
       const ir::RemoteBufferRecord &rb = g_.remoteBuffers[node->remoteBuffer];
@@ -398,11 +415,26 @@ public:
 
 private:
   std::string label(const ir::ProgramNode *node) const {
-    static const char *names[] = {"Sequence", "Execute", "Copy", "Copy (stream to tensor)",
-                                  "Copy (tensor to stream)", "Copy (remote buffer to tensor)",
-                                  "Copy (tensor to remote buffer)", "Repeat", "RepeatForever", "RepeatWhileTrue",
-                                  "RepeatWhileFalse", "If", "Switch", "Call", "WriteUndef", "Sync", "PrintTensor",
-                                  "Abort", "AbortOnCondition", "Block"};
+    static const char *names[] = {"Sequence",
+                                  "Execute",
+                                  "Copy",
+                                  "Copy (stream to tensor)",
+                                  "Copy (tensor to stream)",
+                                  "Copy (remote buffer to tensor)",
+                                  "Copy (tensor to remote buffer)",
+                                  "Repeat",
+                                  "RepeatForever",
+                                  "RepeatWhileTrue",
+                                  "RepeatWhileFalse",
+                                  "If",
+                                  "Switch",
+                                  "Call",
+                                  "WriteUndef",
+                                  "Sync",
+                                  "PrintTensor",
+                                  "Abort",
+                                  "AbortOnCondition",
+                                  "Block"};
     std::string s = "program ";
     s += names[static_cast<int>(node->kind)];
     if (!node->debugName.empty())
@@ -439,7 +471,8 @@ private:
     }
     if (src.numElements() != dst.numElements())
       problem(what + " copies tensor " + describe(src) + " (" + std::to_string(src.numElements()) +
-              " elements) to tensor " + describe(dst) + " (" + std::to_string(dst.numElements()) + " elements)");
+              " elements) to tensor " + describe(dst) + " (" + std::to_string(dst.numElements()) +
+              " elements)");
     if (src.elementType() != dst.elementType())
       problem(what + " copies tensor " + describe(src) + " to tensor " + describe(dst) +
               " of a different element type");
@@ -456,12 +489,13 @@ void checkHandles(const ir::GraphData &g, Problems &out) {
   for (const ir::HostHandle &h : g.hostHandles) {
     auto &seen = h.isWrite ? writesSeen : readsSeen;
     if (seen[h.name]++ == 1)
-      out.push_back({ProblemKind::Connection, std::string("host ") + (h.isWrite ? "write" : "read") + " handle '" +
-                                                  h.name + "' is created more than once"});
+      out.push_back({ProblemKind::Connection, std::string("host ") + (h.isWrite ? "write" : "read") +
+                                                  " handle '" + h.name + "' is created more than once"});
   }
   for (const ir::StreamRecord &s : g.streams)
     if (streamsSeen[s.handle]++ == 1)
-      out.push_back({ProblemKind::Connection, "stream handle '" + s.handle + "' is used by more than one stream"});
+      out.push_back(
+          {ProblemKind::Connection, "stream handle '" + s.handle + "' is used by more than one stream"});
   for (const ir::RemoteBufferRecord &r : g.remoteBuffers)
     if (streamsSeen[r.handle]++ == 1)
       out.push_back({ProblemKind::Connection, "remote buffer handle '" + r.handle +
@@ -523,8 +557,8 @@ void validateGraph(const ir::GraphData &g, const std::vector<const ir::ProgramNo
     allProgram &= p.kind == ProblemKind::Program;
   }
   std::ostringstream msg;
-  msg << "The graph cannot be compiled: " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
-      << ":";
+  msg << "The graph cannot be compiled: " << problems.size()
+      << (problems.size() == 1 ? " problem" : " problems") << ":";
   for (std::size_t i = 0; i < problems.size() && i < kMaxListed; ++i)
     msg << "\n  " << problems[i].text;
   if (problems.size() > kMaxListed)

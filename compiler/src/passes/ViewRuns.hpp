@@ -74,8 +74,8 @@ template <class F> bool forEachByteRun(const ir::TensorView &view, F &&f) {
 /// calls `f(piece, offsetInPiece, bytes)`; a byte outside every piece (an
 /// unmapped element) gives `f(kNoObject, byteOffsetInVar, bytes)`.
 template <class F>
-void forEachPieceRun(const VariableLayout &layout, std::uint32_t var, std::uint64_t byteBegin, std::uint64_t bytes,
-                     F &&f) {
+void forEachPieceRun(const VariableLayout &layout, std::uint32_t var, std::uint64_t byteBegin,
+                     std::uint64_t bytes, F &&f) {
   const Piece *first = layout.pieces.data() + layout.firstPiece[var];
   const Piece *last = layout.pieces.data() + layout.firstPiece[var + 1];
   const Piece *p = std::upper_bound(first, last, byteBegin,

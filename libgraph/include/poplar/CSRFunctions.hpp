@@ -21,7 +21,9 @@ struct FloatingPointBehaviour {
       : inv(inv), div0(div0), oflo(oflo), esr(esr), nanoo(nanoo) {}
   FloatingPointBehaviour() = default;
   /// Every flag inverted.
-  FloatingPointBehaviour operator!() const { return FloatingPointBehaviour(!inv, !div0, !oflo, !esr, !nanoo); }
+  FloatingPointBehaviour operator!() const {
+    return FloatingPointBehaviour(!inv, !div0, !oflo, !esr, !nanoo);
+  }
 };
 
 /// Sets the floating-point behaviour of every tile at this point of `prog`.

@@ -21,6 +21,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace aspen {
@@ -172,6 +173,13 @@ public:
   /// Returns false when the same codelets were already added.
   bool addCodelets(StringRef src, CodeletFileType type = CodeletFileType::Auto, StringRef compileFlags = "",
                    StringRef targetName = "");
+  /// `addCodelets(path)` with a std::string: an exact match, so the list overload
+  /// (ArrayRef<std::string> also converts from one string) does not make it ambiguous.
+  template <class S, typename std::enable_if<std::is_same<S, std::string>::value, int>::type = 0>
+  bool addCodelets(const S &src, CodeletFileType type = CodeletFileType::Auto, StringRef compileFlags = "",
+                   StringRef targetName = "") {
+    return addCodelets(StringRef(src), type, compileFlags, targetName);
+  }
   bool addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags, std::ostream &compileOutput,
                    StringRef targetName = "");
   void addCodelets(ArrayRef<std::string> srcs, StringRef compileFlags = "");

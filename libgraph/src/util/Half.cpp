@@ -89,7 +89,9 @@ float halfToFloat(std::uint16_t bits) {
   return std::bit_cast<float>(result);
 }
 
-double halfToDouble(std::uint16_t bits) { return static_cast<double>(halfToFloat(bits)); }
+double halfToDouble(std::uint16_t bits) {
+  return static_cast<double>(halfToFloat(bits));
+}
 
 void floatsToHalves(const float *src, std::uint16_t *dst, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i)

@@ -103,21 +103,19 @@ template <class F> void withElementType(const poplar::Type &type, const char *ro
 
 } // namespace
 
-void convertHostToDevice(const poplar::Type &hostType, const void *src, const poplar::Type &deviceType, void *dst,
-                         std::size_t count) {
+void convertHostToDevice(const poplar::Type &hostType, const void *src, const poplar::Type &deviceType,
+                         void *dst, std::size_t count) {
   withElementType(hostType, "host", [&](auto host) {
-    withElementType(deviceType, "device", [&](auto device) {
-      convertArray<decltype(device), decltype(host)>(src, dst, count);
-    });
+    withElementType(deviceType, "device",
+                    [&](auto device) { convertArray<decltype(device), decltype(host)>(src, dst, count); });
   });
 }
 
-void convertDeviceToHost(const poplar::Type &deviceType, const void *src, const poplar::Type &hostType, void *dst,
-                         std::size_t count) {
+void convertDeviceToHost(const poplar::Type &deviceType, const void *src, const poplar::Type &hostType,
+                         void *dst, std::size_t count) {
   withElementType(deviceType, "device", [&](auto device) {
-    withElementType(hostType, "host", [&](auto host) {
-      convertArray<decltype(host), decltype(device)>(src, dst, count);
-    });
+    withElementType(hostType, "host",
+                    [&](auto host) { convertArray<decltype(host), decltype(device)>(src, dst, count); });
   });
 }
 

@@ -15,11 +15,11 @@ namespace aspen::util {
 /// conversion truncates and saturates (NaN gives 0); to HALF rounds to nearest
 /// even. Throws type_error when either type cannot be converted (QUARTER).
 /// Neither buffer needs to be aligned.
-void convertHostToDevice(const poplar::Type &hostType, const void *src, const poplar::Type &deviceType, void *dst,
-                         std::size_t count);
+void convertHostToDevice(const poplar::Type &hostType, const void *src, const poplar::Type &deviceType,
+                         void *dst, std::size_t count);
 
 /// The reverse of convertHostToDevice: device elements to host values.
-void convertDeviceToHost(const poplar::Type &deviceType, const void *src, const poplar::Type &hostType, void *dst,
-                         std::size_t count);
+void convertDeviceToHost(const poplar::Type &deviceType, const void *src, const poplar::Type &hostType,
+                         void *dst, std::size_t count);
 
 } // namespace aspen::util

@@ -6,7 +6,9 @@
 namespace aspen::util {
 
 namespace {
-std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) {
+  return (a + b - 1) / b;
+}
 constexpr std::uint64_t minBytesPerTile = 128;
 } // namespace
 
@@ -21,7 +23,8 @@ std::vector<LinearChunk> linearMappingChunks(std::uint64_t numElements, unsigned
   const std::uint64_t grainsPerTile =
       std::max(ceilDiv(numGrains, numTiles), ceilDiv(minElementsPerTile, grainSize));
   const std::uint64_t elementsPerTile = grainsPerTile * grainSize;
-  chunks.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(numTiles, ceilDiv(numElements, elementsPerTile))));
+  chunks.reserve(
+      static_cast<std::size_t>(std::min<std::uint64_t>(numTiles, ceilDiv(numElements, elementsPerTile))));
   unsigned tile = 0;
   for (std::uint64_t begin = 0; begin < numElements; begin += elementsPerTile, ++tile)
     chunks.push_back(LinearChunk{begin, std::min(numElements, begin + elementsPerTile), tile});

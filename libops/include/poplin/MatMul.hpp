@@ -135,8 +135,8 @@ void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, float k, const pop
 
 /// Multiplies and accumulates with a scale held in a one-element tensor of
 /// the type of `A`: `C += k[0] * A * B`.
-void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, const poplar::Tensor &k, const poplar::Tensor &A,
-               const poplar::Tensor &B, poplar::program::Sequence &prog,
+void matMulAcc(poplar::Graph &graph, const poplar::Tensor &C, const poplar::Tensor &k,
+               const poplar::Tensor &A, const poplar::Tensor &B, poplar::program::Sequence &prog,
                const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {},
                PlanningCache *cache = nullptr);
 
@@ -185,34 +185,32 @@ poplar::Tensor createMatMulInputRHS(poplar::Graph &graph, const poplar::Type &da
 /// Creates a result tensor {m, n} laid out as `matMul` would lay it out.
 poplar::Tensor createMatMulOutput(poplar::Graph &graph, const poplar::Type &inputType,
                                   const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
-                                  const std::vector<std::size_t> &bShape, const poplar::DebugContext &debugContext,
+                                  const std::vector<std::size_t> &bShape,
+                                  const poplar::DebugContext &debugContext,
                                   const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
 /// As above with output type equal to the input type.
 poplar::Tensor createMatMulOutput(poplar::Graph &graph, const poplar::Type &dataType,
-                                  const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                                  const poplar::DebugContext &debugContext, const poplar::OptionFlags &options = {},
-                                  PlanningCache *cache = nullptr);
+                                  const std::vector<std::size_t> &aShape,
+                                  const std::vector<std::size_t> &bShape,
+                                  const poplar::DebugContext &debugContext,
+                                  const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
 
 /// Grouped forms of the creators: shapes are {G, m, k} and {G, k, n}.
-poplar::Tensor createMatMulGroupedInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
-                                           const poplar::Type &outputType,
-                                           const std::vector<std::size_t> &aShape,
-                                           const std::vector<std::size_t> &bShape,
-                                           const poplar::DebugContext &debugContext,
-                                           const poplar::OptionFlags &options = {},
-                                           PlanningCache *cache = nullptr);
-poplar::Tensor createMatMulGroupedInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
-                                           const poplar::Type &outputType,
-                                           const std::vector<std::size_t> &aShape,
-                                           const std::vector<std::size_t> &bShape,
-                                           const poplar::DebugContext &debugContext,
-                                           const poplar::OptionFlags &options = {},
-                                           PlanningCache *cache = nullptr);
-poplar::Tensor createMatMulGroupedOutput(poplar::Graph &graph, const poplar::Type &inputType,
-                                         const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
-                                         const std::vector<std::size_t> &bShape,
-                                         const poplar::DebugContext &debugContext,
-                                         const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+poplar::Tensor
+createMatMulGroupedInputLHS(poplar::Graph &graph, const poplar::Type &inputType,
+                            const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                            const std::vector<std::size_t> &bShape, const poplar::DebugContext &debugContext,
+                            const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+poplar::Tensor
+createMatMulGroupedInputRHS(poplar::Graph &graph, const poplar::Type &inputType,
+                            const poplar::Type &outputType, const std::vector<std::size_t> &aShape,
+                            const std::vector<std::size_t> &bShape, const poplar::DebugContext &debugContext,
+                            const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
+poplar::Tensor
+createMatMulGroupedOutput(poplar::Graph &graph, const poplar::Type &inputType, const poplar::Type &outputType,
+                          const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
+                          const poplar::DebugContext &debugContext, const poplar::OptionFlags &options = {},
+                          PlanningCache *cache = nullptr);
 
 /// Transposes the last two dimensions of a grouped matrix {G, r, c} -> {G, c, r} (a view).
 poplar::Tensor transposeGroupedMatrix(const poplar::Tensor &A);

@@ -50,7 +50,7 @@ poplar::Tensor nonLinearity(poplar::Graph &graph, NonLinearityType nonLinearityT
                             float &nonLinearityScaling, poplar::program::Sequence &prog,
                             const poplar::DebugContext &debugContext = {});
 
-#define POPNN_DEF_NONLINEARITY(fn, nlType)                                                                    \
+#define POPNN_DEF_NONLINEARITY(fn, nlType)                                                                   \
   inline void fn##InPlace(poplar::Graph &graph, poplar::Tensor t, poplar::program::Sequence &prog,           \
                           const poplar::DebugContext &debugContext = {}) {                                   \
     nonLinearityInPlace(graph, nlType, t, prog, debugContext);                                               \
@@ -93,7 +93,8 @@ poplar::Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType 
 
 /// Compute-set form of nonLinearityInputGradient (element-wise types only).
 poplar::Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType nonLinearityType,
-                                         poplar::Tensor act, poplar::Tensor outGradient, poplar::ComputeSet &cs,
+                                         poplar::Tensor act, poplar::Tensor outGradient,
+                                         poplar::ComputeSet &cs,
                                          const poplar::DebugContext &debugContext = {});
 
 } // namespace popnn

@@ -72,9 +72,8 @@ double getBwdPerfectCycleCount(const poplar::Graph &graph, const PoolParams &par
 ///
 /// Example:
 /// \code
-/// popnn::pooling::PoolParams p(popnn::PoolingType::MAX, {8, 8}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 3, 1, FLOAT);
-/// Tensor y = popnn::pooling::pool(graph, p, x, seq);
-/// \endcode
+/// popnn::pooling::PoolParams p(popnn::PoolingType::MAX, {8, 8}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 3, 1,
+/// FLOAT); Tensor y = popnn::pooling::pool(graph, p, x, seq); \endcode
 poplar::Tensor pool(poplar::Graph &graph, const PoolParams &params, const poplar::Tensor &in,
                     poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
                     const poplar::OptionFlags &options = {});
@@ -92,8 +91,9 @@ poplar::Tensor poolInputGradient(poplar::Graph &graph, const PoolParams &params,
 
 /// The input gradient of an AVG or SUM pooling, which needs no activations.
 /// `fwdChansPerGroup` is accepted for compatibility.
-poplar::Tensor poolInputGradient(poplar::Graph &graph, const PoolParams &params, const unsigned fwdChansPerGroup,
-                                 const poplar::Tensor &pooledGradient, poplar::program::Sequence &prog,
+poplar::Tensor poolInputGradient(poplar::Graph &graph, const PoolParams &params,
+                                 const unsigned fwdChansPerGroup, const poplar::Tensor &pooledGradient,
+                                 poplar::program::Sequence &prog,
                                  const poplar::DebugContext &debugContext = {},
                                  const poplar::OptionFlags &options = {});
 

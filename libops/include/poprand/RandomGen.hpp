@@ -46,8 +46,9 @@ poplar::Tensor dropout(poplar::Graph &graph, const poplar::Tensor *seed, const u
 ///
 /// Example: `Tensor u = poprand::uniform(graph, nullptr, 0, ref, FLOAT, -1.0, 1.0, seq);`
 poplar::Tensor uniform(poplar::Graph &graph, const poplar::Tensor *seed, uint32_t seedModifier,
-                       const poplar::Tensor &reference, const poplar::Type &outType, double minVal, double maxVal,
-                       poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {});
+                       const poplar::Tensor &reference, const poplar::Type &outType, double minVal,
+                       double maxVal, poplar::program::Sequence &prog,
+                       const poplar::DebugContext &debugContext = {});
 
 /// Log-uniformly distributed values in [minVal, maxVal] (minVal >= 1):
 /// `base ^ uniform(log_base(minVal), log_base(maxVal))`. FLOAT, HALF or INT.
@@ -65,8 +66,9 @@ poplar::Tensor bernoulli(poplar::Graph &graph, const poplar::Tensor *seed, uint3
 ///
 /// Example: `Tensor w = poprand::normal(graph, &seed, 1, w0, FLOAT, 0.0, 0.02, seq);`
 poplar::Tensor normal(poplar::Graph &graph, const poplar::Tensor *seed, uint32_t seedModifier,
-                      const poplar::Tensor &reference, const poplar::Type &outType, double mean, double stdDev,
-                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {});
+                      const poplar::Tensor &reference, const poplar::Type &outType, double mean,
+                      double stdDev, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {});
 
 /// Normal values truncated to [mean - alpha * stdDev, mean + alpha * stdDev]
 /// (values outside are drawn again). FLOAT or HALF.

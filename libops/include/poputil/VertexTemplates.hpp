@@ -53,22 +53,18 @@ template <> struct VertexTemplateToString<char *> {
 namespace detail {
 
 // String literals arrive as arrays; spell them as strings.
-template <typename T> struct TemplateArgType {
-  typedef T type;
-};
-template <std::size_t N> struct TemplateArgType<char[N]> {
-  typedef const char *type;
-};
-template <std::size_t N> struct TemplateArgType<const char[N]> {
-  typedef const char *type;
-};
+template <typename T> struct TemplateArgType { typedef T type; };
+template <std::size_t N> struct TemplateArgType<char[N]> { typedef const char *type; };
+template <std::size_t N> struct TemplateArgType<const char[N]> { typedef const char *type; };
 
 template <typename T> std::string templateArgString(const T &value) {
   typedef typename TemplateArgType<T>::type Arg;
   return VertexTemplateToString<Arg>::to_string(value);
 }
 
-inline std::string templateArgs() { return std::string(); }
+inline std::string templateArgs() {
+  return std::string();
+}
 
 template <typename T, typename... Rest> std::string templateArgs(const T &first, const Rest &...rest) {
   return templateArgString(first) + (sizeof...(Rest) == 0 ? std::string() : "," + templateArgs(rest...));

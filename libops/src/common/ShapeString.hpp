@@ -18,13 +18,11 @@ inline std::string shapeString(const std::vector<std::size_t> &shape) {
   return s + "}";
 }
 
-/// `'name' {2,3} float` for a tensor (its debug name when it has one).
+/// `'name' {2,3} float` for a tensor (Poplar's short description).
 inline std::string describe(const poplar::Tensor &t) {
   if (!t.valid())
     return "<invalid tensor>";
-  std::string name = t.getDebugStr();
-  std::string s = name.empty() ? std::string() : "'" + name + "' ";
-  return s + shapeString(t.shape()) + " " + t.elementType().toString().str();
+  return t.shortString();
 }
 
 } // namespace aspen::ops

@@ -58,7 +58,8 @@ std::string opName(const char *op, const DebugContext &dc) {
 
 void checkFloatType(const std::string &op, const char *what, const Type &type) {
   if (type != FLOAT && type != HALF)
-    fail(op, std::string(what) + " has element type " + type.toString().str() + "; only float and half are supported");
+    fail(op, std::string(what) + " has element type " + type.toString().str() +
+                 "; only float and half are supported");
 }
 
 /// Checks that A {G,m,k} and B {G,k,n} (rank 2 without G) can be multiplied
@@ -94,8 +95,8 @@ MatMulProblem checkOperands(const std::string &op, const Tensor &A, const Tensor
 }
 
 MatMulProblem problemFromShapes(const std::string &op, const Type &inputType, const Type &outputType,
-                                const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                                bool grouped) {
+                                const std::vector<std::size_t> &aShape,
+                                const std::vector<std::size_t> &bShape, bool grouped) {
   const std::size_t rank = grouped ? 3 : 2;
   if (aShape.size() != rank || bShape.size() != rank)
     fail(op, "shapes must have rank " + std::to_string(rank) + ", got A " + shapeString(aShape) + " and B " +
@@ -120,8 +121,8 @@ MatMulProblem problemFromShapes(const std::string &op, const Type &inputType, co
 std::string cacheKey(const Target &target, const MatMulProblem &p, const MatMulOptions &o) {
   std::ostringstream key;
   key << target.getNumTiles() << ':' << target.getBytesPerTile() << ':' << target.getTargetArchString() << ':'
-      << p.groups << ',' << p.m << ',' << p.k << ',' << p.n << ':' << p.inputType << ',' << p.outputType << ','
-      << p.partialsType << ':' << p.accumulate << ':' << o.availableMemoryProportion;
+      << p.groups << ',' << p.m << ',' << p.k << ',' << p.n << ':' << p.inputType << ',' << p.outputType
+      << ',' << p.partialsType << ':' << p.accumulate << ':' << o.availableMemoryProportion;
   return key.str();
 }
 
@@ -175,29 +176,41 @@ template <class F> void forEachOutputBlock(const MatMulProblem &p, const MatMulP
   }
 }
 
+/// Adds to `mapping` the elements `piece` (row-major positions within the
+/// block) of block `rows` x `cols` of matrix `matrix` of a tensor of
+/// {numMatrices, R, C} matrices, on `tile`: one interval per block row touched.
+void mapBlockPiece(TileToTensorMapping &mapping, std::size_t matrix, std::size_t R, std::size_t C, Range rows,
+                   Range cols, Range piece, unsigned tile) {
+  const std::size_t width = cols.size();
+  for (std::size_t e = piece.begin; e < piece.end;) {
+    const std::size_t row = e / width, col = e % width;
+    const std::size_t length = std::min(width - col, piece.end - e);
+    const std::size_t start = (matrix * R + rows.begin + row) * C + cols.begin + col;
+    mapping[tile].push_back(Interval(start, start + length));
+    e += length;
+  }
+}
+
 /// Maps `out3` {G, m, n} where the plan produces it: whole blocks on their
 /// tile, or, when partial sums are reduced, each block's elements shared out
-/// over the depthSplit tiles that reduce them.
+/// over the depthSplit tiles that reduce them. One setTileMapping call.
 void mapOutput(Graph &graph, const Tensor &out3, const MatMulProblem &p, const MatMulPlan &plan) {
-  forEachOutputBlock(p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
-    const Tensor block = out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end});
-    if (!plan.reduces(p)) {
-      graph.setTileMapping(block, plan.tileOf(gi, i, j, 0));
-      return;
-    }
-    const Tensor flat = block.flatten();
-    for (unsigned d = 0; d < plan.depthSplit; ++d) {
-      const Range part = pieceRange(d, plan.depthSplit, flat.numElements());
-      if (!part.empty())
-        graph.setTileMapping(flat.slice(part.begin, part.end), plan.tileOf(gi, i, j, d));
-    }
-  });
+  TileToTensorMapping mapping(graph.getTarget().getNumTiles());
+  forEachOutputBlock(p, plan,
+                     [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
+                       const std::size_t elements = rows.size() * cols.size();
+                       const unsigned pieces = plan.reduces(p) ? plan.depthSplit : 1;
+                       for (unsigned d = 0; d < pieces; ++d)
+                         mapBlockPiece(mapping, g, p.m, p.n, rows, cols, pieceRange(d, pieces, elements),
+                                       plan.tileOf(gi, i, j, d));
+                     });
+  graph.setTileMapping(out3, mapping);
 }
 
 /// Builds the multiplication of A3 {G,m,k} by B3 {G,k,n} into out3 {G,m,n};
 /// with `accScale` (one element) the product scaled by it is added to out3.
-void buildMatMul(Graph &graph, const std::string &op, const Tensor &A3, const Tensor &B3, const Tensor &out3,
-                 const Tensor *accScale, MatMulProblem p, program::Sequence &prog, const DebugContext &dc,
+void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor &out3, const Tensor *accScale,
+                 MatMulProblem p, program::Sequence &prog, const DebugContext &dc,
                  const OptionFlags &optionFlags, PlanningCache *cache) {
   const MatMulOptions options = planning::parseMatMulOptions(optionFlags);
   p.accumulate = accScale != nullptr;
@@ -209,37 +222,47 @@ void buildMatMul(Graph &graph, const std::string &op, const Tensor &A3, const Te
   const Type blockOutType = reduces ? p.partialsType : p.outputType;
 
   Tensor partials;
-  if (reduces)
+  if (reduces) {
+    // Partial (g, d) of each block lives on the tile that computes it.
     partials = graph.addVariable(p.partialsType, {p.groups, plan.depthSplit, p.m, p.n}, {dc, "partials"});
+    TileToTensorMapping mapping(target.getNumTiles());
+    forEachOutputBlock(p, plan,
+                       [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
+                         for (unsigned d = 0; d < plan.depthSplit; ++d)
+                           mapBlockPiece(mapping, g * plan.depthSplit + d, p.m, p.n, rows, cols,
+                                         {0, rows.size() * cols.size()}, plan.tileOf(gi, i, j, d));
+                       });
+    graph.setTileMapping(partials, mapping);
+  }
 
   const ComputeSet productCs = graph.addComputeSet({dc, "matMul/product"});
   const std::string blockVertex = vertexName("poplin::MatMulBlock", {p.inputType, blockOutType});
-  forEachOutputBlock(p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
-    for (unsigned d = 0; d < plan.depthSplit; ++d) {
-      const Range depth = blockRange(d, plan.depthBlock, p.k);
-      const unsigned tile = plan.tileOf(gi, i, j, d);
-      Tensor c;
-      if (reduces) {
-        c = partials[g][d].slice({rows.begin, cols.begin}, {rows.end, cols.end});
-        graph.setTileMapping(c, tile);
-        if (depth.empty()) // more inner splits than inner elements: this partial is zero
-          continue;
-      } else {
-        c = out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end});
-      }
-      const Tensor a = A3[g].slice({rows.begin, depth.begin}, {rows.end, depth.end});
-      const Tensor b = B3[g].slice({depth.begin, cols.begin}, {depth.end, cols.end});
-      VertexRef v = graph.addVertex(productCs, blockVertex, {{"a", a}, {"b", b}, {"c", c}});
-      graph.setInitialValue(v["rows"], unsigned(rows.size()));
-      graph.setInitialValue(v["depth"], unsigned(depth.size()));
-      graph.setInitialValue(v["cols"], unsigned(cols.size()));
-      graph.setTileMapping(v, tile);
-      graph.setPerfEstimate(v,
-                            planning::estimateBlockCycles(target, p.inputType, p.partialsType, rows.size(),
-                                                          depth.size(), cols.size()),
-                            2ull * rows.size() * depth.size() * cols.size());
-    }
-  });
+  forEachOutputBlock(
+      p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
+        for (unsigned d = 0; d < plan.depthSplit; ++d) {
+          const Range depth = blockRange(d, plan.depthBlock, p.k);
+          const unsigned tile = plan.tileOf(gi, i, j, d);
+          Tensor c;
+          if (reduces) {
+            c = partials[g][d].slice({rows.begin, cols.begin}, {rows.end, cols.end});
+            if (depth.empty()) // more inner splits than inner elements: this partial is zero
+              continue;
+          } else {
+            c = out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end});
+          }
+          const Tensor a = A3[g].slice({rows.begin, depth.begin}, {rows.end, depth.end});
+          const Tensor b = B3[g].slice({depth.begin, cols.begin}, {depth.end, cols.end});
+          VertexRef v = graph.addVertex(productCs, blockVertex, {{"a", a}, {"b", b}, {"c", c}});
+          graph.setInitialValue(v["rows"], unsigned(rows.size()));
+          graph.setInitialValue(v["depth"], unsigned(depth.size()));
+          graph.setInitialValue(v["cols"], unsigned(cols.size()));
+          graph.setTileMapping(v, tile);
+          graph.setPerfEstimate(v,
+                                planning::estimateBlockCycles(target, p.inputType, p.partialsType,
+                                                              rows.size(), depth.size(), cols.size()),
+                                2ull * rows.size() * depth.size() * cols.size());
+        }
+      });
   prog.add(program::Execute(productCs, {dc, "matMul/product"}));
   if (!reduces)
     return;
@@ -253,35 +276,40 @@ void buildMatMul(Graph &graph, const std::string &op, const Tensor &A3, const Te
 
   const ComputeSet reduceCs = graph.addComputeSet({dc, "matMul/reduce"});
   const std::string reduceVertex =
-      accScale ? vertexName("poplin::MatMulReduceAcc", {p.partialsType, p.outputType, accScale->elementType()})
-               : vertexName("poplin::MatMulReduce", {p.partialsType, p.outputType});
-  forEachOutputBlock(p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
-    const Tensor outBlock = out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end}).flatten();
-    for (unsigned d = 0; d < plan.depthSplit; ++d) {
-      const Range part = pieceRange(d, plan.depthSplit, outBlock.numElements());
-      if (part.empty())
-        continue;
-      std::vector<Tensor> pieces;
-      for (unsigned used : usedDepths)
-        pieces.push_back(partials[g][used]
-                             .slice({rows.begin, cols.begin}, {rows.end, cols.end})
-                             .flatten()
-                             .slice(part.begin, part.end));
-      std::vector<Graph::ConnectionDesc> fields{{"partials", concat(pieces)},
-                                               {"out", outBlock.slice(part.begin, part.end)}};
-      if (accScale)
-        fields.push_back({"scale", accScale->reshape({})});
-      VertexRef v = graph.addVertex(reduceCs, reduceVertex, fields);
-      graph.setInitialValue(v["numPartials"], unsigned(pieces.size()));
-      graph.setTileMapping(v, plan.tileOf(gi, i, j, d));
-      graph.setPerfEstimate(v, planning::estimateReduceCycles(target, p.partialsType, part.size(), pieces.size()),
-                            std::uint64_t(part.size()) * pieces.size());
-    }
-  });
+      accScale
+          ? vertexName("poplin::MatMulReduceAcc", {p.partialsType, p.outputType, accScale->elementType()})
+          : vertexName("poplin::MatMulReduce", {p.partialsType, p.outputType});
+  forEachOutputBlock(
+      p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
+        const Tensor outBlock = out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end}).flatten();
+        for (unsigned d = 0; d < plan.depthSplit; ++d) {
+          const Range part = pieceRange(d, plan.depthSplit, outBlock.numElements());
+          if (part.empty())
+            continue;
+          std::vector<Tensor> pieces;
+          for (unsigned used : usedDepths)
+            pieces.push_back(partials[g][used]
+                                 .slice({rows.begin, cols.begin}, {rows.end, cols.end})
+                                 .flatten()
+                                 .slice(part.begin, part.end));
+          std::vector<Graph::ConnectionDesc> fields{{"partials", concat(pieces)},
+                                                    {"out", outBlock.slice(part.begin, part.end)}};
+          if (accScale)
+            fields.push_back({"scale", accScale->reshape({})});
+          VertexRef v = graph.addVertex(reduceCs, reduceVertex, fields);
+          graph.setInitialValue(v["numPartials"], unsigned(pieces.size()));
+          graph.setTileMapping(v, plan.tileOf(gi, i, j, d));
+          graph.setPerfEstimate(
+              v, planning::estimateReduceCycles(target, p.partialsType, part.size(), pieces.size()),
+              std::uint64_t(part.size()) * pieces.size());
+        }
+      });
   prog.add(program::Execute(reduceCs, {dc, "matMul/reduce"}));
 }
 
-Tensor as3d(const Tensor &t) { return t.expand({0}); }
+Tensor as3d(const Tensor &t) {
+  return t.expand({0});
+}
 
 Tensor matMulImpl(Graph &graph, const char *opBase, const Tensor &A, const Tensor &B, program::Sequence &prog,
                   const Type &outputType, const DebugContext &dc, const OptionFlags &options,
@@ -297,7 +325,7 @@ Tensor matMulImpl(Graph &graph, const char *opBase, const Tensor &A, const Tenso
     const MatMulPlan plan = getPlan(graph, planned, parsed, cache);
     mapOutput(graph, out3, planned, plan);
   }
-  buildMatMul(graph, op, A3, B3, out3, nullptr, p, prog, dc, options, cache);
+  buildMatMul(graph, A3, B3, out3, nullptr, p, prog, dc, options, cache);
   return grouped ? out3 : out3[0];
 }
 
@@ -311,8 +339,10 @@ void withOutputImpl(Graph &graph, const char *opBase, const Tensor &A, const Ten
   if (out.shape() != expected)
     fail(op, "the output " + describe(out) + " must have shape " + shapeString(expected) + " for A " +
                  describe(A) + " * B " + describe(B));
-  buildMatMul(graph, op, grouped ? A : as3d(A), grouped ? B : as3d(B), grouped ? out : as3d(out), nullptr, p, prog,
-              dc, options, cache);
+  if (!out.isParallelWriteable())
+    fail(op, "the output " + describe(out) + " cannot be written (it holds constants or aliased elements)");
+  buildMatMul(graph, grouped ? A : as3d(A), grouped ? B : as3d(B), grouped ? out : as3d(out), nullptr, p,
+              prog, dc, options, cache);
 }
 
 void accImpl(Graph &graph, const char *opBase, const Tensor &C, const Tensor &scale, const Tensor &A,
@@ -323,12 +353,14 @@ void accImpl(Graph &graph, const char *opBase, const Tensor &C, const Tensor &sc
   const std::vector<std::size_t> expected =
       grouped ? std::vector<std::size_t>{p.groups, p.m, p.n} : std::vector<std::size_t>{p.m, p.n};
   if (C.shape() != expected)
-    fail(op, "C " + describe(C) + " must have shape " + shapeString(expected) + " for A " + describe(A) + " * B " +
-                 describe(B));
+    fail(op, "C " + describe(C) + " must have shape " + shapeString(expected) + " for A " + describe(A) +
+                 " * B " + describe(B));
   if (scale.numElements() != 1)
     fail(op, "the scale k must have one element, got " + describe(scale));
   checkFloatType(op, "the scale k", scale.elementType());
-  buildMatMul(graph, op, grouped ? A : as3d(A), grouped ? B : as3d(B), grouped ? C : as3d(C), &scale, p, prog, dc,
+  if (!C.isParallelWriteable())
+    fail(op, "C " + describe(C) + " cannot be written (it holds constants or aliased elements)");
+  buildMatMul(graph, grouped ? A : as3d(A), grouped ? B : as3d(B), grouped ? C : as3d(C), &scale, p, prog, dc,
               options, cache);
 }
 
@@ -344,16 +376,20 @@ enum class Operand { LHS, RHS, Output };
 /// the plan uses it.
 Tensor createOperand(Graph &graph, const char *opBase, Operand which, const Type &inputType,
                      const Type &outputType, const std::vector<std::size_t> &aShape,
-                     const std::vector<std::size_t> &bShape, const DebugContext &dc, const OptionFlags &options,
-                     PlanningCache *cache, bool grouped) {
+                     const std::vector<std::size_t> &bShape, const DebugContext &dc,
+                     const OptionFlags &options, PlanningCache *cache, bool grouped) {
   const std::string op = opName(opBase, dc);
   MatMulProblem p = problemFromShapes(op, inputType, outputType, aShape, bShape, grouped);
   const MatMulOptions parsed = planning::parseMatMulOptions(options);
   std::vector<std::size_t> shape3;
   Type type = inputType;
   switch (which) {
-  case Operand::LHS: shape3 = {p.groups, p.m, p.k}; break;
-  case Operand::RHS: shape3 = {p.groups, p.k, p.n}; break;
+  case Operand::LHS:
+    shape3 = {p.groups, p.m, p.k};
+    break;
+  case Operand::RHS:
+    shape3 = {p.groups, p.k, p.n};
+    break;
   case Operand::Output:
     shape3 = {p.groups, p.m, p.n};
     type = outputType;
@@ -367,33 +403,30 @@ Tensor createOperand(Graph &graph, const char *opBase, Operand which, const Type
     } else {
       // Block (g, i, d) of A is used by the colSplit tiles (g, i, *, d): share
       // it out between them (and likewise block (g, d, j) of B).
+      TileToTensorMapping mapping(graph.getTarget().getNumTiles());
+      const bool lhs = which == Operand::LHS;
+      const std::size_t R = shape3[1], C = shape3[2];
       for (unsigned gi = 0; gi < plan.groupSplit; ++gi) {
         const Range groups = blockRange(gi, plan.groupBlock, p.groups);
         for (std::size_t g = groups.begin; g < groups.end; ++g) {
-          const unsigned outer = which == Operand::LHS ? plan.rowSplit : plan.colSplit;
-          const unsigned users = which == Operand::LHS ? plan.colSplit : plan.rowSplit;
+          const unsigned outer = lhs ? plan.rowSplit : plan.colSplit;
+          const unsigned users = lhs ? plan.colSplit : plan.rowSplit;
           for (unsigned o = 0; o < outer; ++o) {
-            const Range outerRange = which == Operand::LHS ? blockRange(o, plan.rowBlock, p.m)
-                                                           : blockRange(o, plan.colBlock, p.n);
+            const Range outerRange =
+                lhs ? blockRange(o, plan.rowBlock, p.m) : blockRange(o, plan.colBlock, p.n);
             for (unsigned d = 0; d < plan.depthSplit; ++d) {
               const Range depth = blockRange(d, plan.depthBlock, p.k);
               if (outerRange.empty() || depth.empty())
                 continue;
-              const Tensor block =
-                  which == Operand::LHS
-                      ? t3[g].slice({outerRange.begin, depth.begin}, {outerRange.end, depth.end}).flatten()
-                      : t3[g].slice({depth.begin, outerRange.begin}, {depth.end, outerRange.end}).flatten();
-              for (unsigned u = 0; u < users; ++u) {
-                const Range part = pieceRange(u, users, block.numElements());
-                if (part.empty())
-                  continue;
-                const unsigned tile = which == Operand::LHS ? plan.tileOf(gi, o, u, d) : plan.tileOf(gi, u, o, d);
-                graph.setTileMapping(block.slice(part.begin, part.end), tile);
-              }
+              const Range rows = lhs ? outerRange : depth, cols = lhs ? depth : outerRange;
+              for (unsigned u = 0; u < users; ++u)
+                mapBlockPiece(mapping, g, R, C, rows, cols, pieceRange(u, users, rows.size() * cols.size()),
+                              lhs ? plan.tileOf(gi, o, u, d) : plan.tileOf(gi, u, o, d));
             }
           }
         }
       }
+      graph.setTileMapping(t3, mapping);
     }
   } else if (t3.numElements() != 0) {
     graph.setTileMapping(t3, 0);
@@ -412,7 +445,8 @@ Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence 
 
 Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog,
               const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
-  return matMulImpl(graph, "poplin::matMul", A, B, prog, A.elementType(), debugContext, options, cache, false);
+  return matMulImpl(graph, "poplin::matMul", A, B, prog, A.elementType(), debugContext, options, cache,
+                    false);
 }
 
 void matMulWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out, program::Sequence &prog,
@@ -423,18 +457,22 @@ void matMulWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &ou
 Tensor matMulGrouped(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog,
                      const Type &outputType, const DebugContext &debugContext, const OptionFlags &options,
                      PlanningCache *cache) {
-  return matMulImpl(graph, "poplin::matMulGrouped", A, B, prog, outputType, debugContext, options, cache, true);
+  return matMulImpl(graph, "poplin::matMulGrouped", A, B, prog, outputType, debugContext, options, cache,
+                    true);
 }
 
-void matMulGroupedWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out, program::Sequence &prog,
-                             const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
-  withOutputImpl(graph, "poplin::matMulGroupedWithOutput", A, B, out, prog, debugContext, options, cache, true);
+void matMulGroupedWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out,
+                             program::Sequence &prog, const DebugContext &debugContext,
+                             const OptionFlags &options, PlanningCache *cache) {
+  withOutputImpl(graph, "poplin::matMulGroupedWithOutput", A, B, out, prog, debugContext, options, cache,
+                 true);
 }
 
-void matMulAcc(Graph &graph, const Tensor &C, float k, const Tensor &A, const Tensor &B, program::Sequence &prog,
-               const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
-  accImpl(graph, "poplin::matMulAcc", C, scaleConstant(graph, k, debugContext), A, B, prog, debugContext, options,
-          cache, false);
+void matMulAcc(Graph &graph, const Tensor &C, float k, const Tensor &A, const Tensor &B,
+               program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+               PlanningCache *cache) {
+  accImpl(graph, "poplin::matMulAcc", C, scaleConstant(graph, k, debugContext), A, B, prog, debugContext,
+          options, cache, false);
 }
 
 void matMulAcc(Graph &graph, const Tensor &C, const Tensor &k, const Tensor &A, const Tensor &B,
@@ -446,8 +484,8 @@ void matMulAcc(Graph &graph, const Tensor &C, const Tensor &k, const Tensor &A, 
 void matMulGroupedAcc(Graph &graph, const Tensor &C, float k, const Tensor &A, const Tensor &B,
                       program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
                       PlanningCache *cache) {
-  accImpl(graph, "poplin::matMulGroupedAcc", C, scaleConstant(graph, k, debugContext), A, B, prog, debugContext,
-          options, cache, true);
+  accImpl(graph, "poplin::matMulGroupedAcc", C, scaleConstant(graph, k, debugContext), A, B, prog,
+          debugContext, options, cache, true);
 }
 
 void matMulGroupedAcc(Graph &graph, const Tensor &C, const Tensor &k, const Tensor &A, const Tensor &B,
@@ -459,15 +497,17 @@ void matMulGroupedAcc(Graph &graph, const Tensor &C, const Tensor &k, const Tens
 void matMulReportPlan(std::ostream &out, const Graph &graph, const Type &inputType, const Type &outputType,
                       const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
                       const OptionFlags &options, PlanningCache *cache) {
-  MatMulProblem p = problemFromShapes("poplin::matMulReportPlan", inputType, outputType, aShape, bShape, false);
+  MatMulProblem p =
+      problemFromShapes("poplin::matMulReportPlan", inputType, outputType, aShape, bShape, false);
   const MatMulOptions parsed = planning::parseMatMulOptions(options);
   const MatMulPlan plan = getPlan(graph, p, parsed, cache);
   planning::describePlan(out, graph.getTarget(), p, parsed, plan);
 }
 
-void matMulGroupedReportPlan(std::ostream &out, const Graph &graph, const Type &inputType, const Type &outputType,
-                             const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                             const OptionFlags &options, PlanningCache *cache) {
+void matMulGroupedReportPlan(std::ostream &out, const Graph &graph, const Type &inputType,
+                             const Type &outputType, const std::vector<std::size_t> &aShape,
+                             const std::vector<std::size_t> &bShape, const OptionFlags &options,
+                             PlanningCache *cache) {
   MatMulProblem p =
       problemFromShapes("poplin::matMulGroupedReportPlan", inputType, outputType, aShape, bShape, true);
   const MatMulOptions parsed = planning::parseMatMulOptions(options);
@@ -477,9 +517,10 @@ void matMulGroupedReportPlan(std::ostream &out, const Graph &graph, const Type &
 
 Tensor createMatMulInputLHS(Graph &graph, const Type &inputType, const Type &outputType,
                             const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                            const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
-  return createOperand(graph, "poplin::createMatMulInputLHS", Operand::LHS, inputType, outputType, aShape, bShape,
-                       debugContext, options, cache, false);
+                            const DebugContext &debugContext, const OptionFlags &options,
+                            PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulInputLHS", Operand::LHS, inputType, outputType, aShape,
+                       bShape, debugContext, options, cache, false);
 }
 
 Tensor createMatMulInputLHS(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
@@ -490,9 +531,10 @@ Tensor createMatMulInputLHS(Graph &graph, const Type &dataType, const std::vecto
 
 Tensor createMatMulInputRHS(Graph &graph, const Type &inputType, const Type &outputType,
                             const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                            const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
-  return createOperand(graph, "poplin::createMatMulInputRHS", Operand::RHS, inputType, outputType, aShape, bShape,
-                       debugContext, options, cache, false);
+                            const DebugContext &debugContext, const OptionFlags &options,
+                            PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulInputRHS", Operand::RHS, inputType, outputType, aShape,
+                       bShape, debugContext, options, cache, false);
 }
 
 Tensor createMatMulInputRHS(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
@@ -503,9 +545,10 @@ Tensor createMatMulInputRHS(Graph &graph, const Type &dataType, const std::vecto
 
 Tensor createMatMulOutput(Graph &graph, const Type &inputType, const Type &outputType,
                           const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                          const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
-  return createOperand(graph, "poplin::createMatMulOutput", Operand::Output, inputType, outputType, aShape, bShape,
-                       debugContext, options, cache, false);
+                          const DebugContext &debugContext, const OptionFlags &options,
+                          PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulOutput", Operand::Output, inputType, outputType, aShape,
+                       bShape, debugContext, options, cache, false);
 }
 
 Tensor createMatMulOutput(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
@@ -515,27 +558,27 @@ Tensor createMatMulOutput(Graph &graph, const Type &dataType, const std::vector<
 }
 
 Tensor createMatMulGroupedInputLHS(Graph &graph, const Type &inputType, const Type &outputType,
-                                   const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                                   const DebugContext &debugContext, const OptionFlags &options,
-                                   PlanningCache *cache) {
-  return createOperand(graph, "poplin::createMatMulGroupedInputLHS", Operand::LHS, inputType, outputType, aShape,
-                       bShape, debugContext, options, cache, true);
+                                   const std::vector<std::size_t> &aShape,
+                                   const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                                   const OptionFlags &options, PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulGroupedInputLHS", Operand::LHS, inputType, outputType,
+                       aShape, bShape, debugContext, options, cache, true);
 }
 
 Tensor createMatMulGroupedInputRHS(Graph &graph, const Type &inputType, const Type &outputType,
-                                   const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                                   const DebugContext &debugContext, const OptionFlags &options,
-                                   PlanningCache *cache) {
-  return createOperand(graph, "poplin::createMatMulGroupedInputRHS", Operand::RHS, inputType, outputType, aShape,
-                       bShape, debugContext, options, cache, true);
+                                   const std::vector<std::size_t> &aShape,
+                                   const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                                   const OptionFlags &options, PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulGroupedInputRHS", Operand::RHS, inputType, outputType,
+                       aShape, bShape, debugContext, options, cache, true);
 }
 
 Tensor createMatMulGroupedOutput(Graph &graph, const Type &inputType, const Type &outputType,
-                                 const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                                 const DebugContext &debugContext, const OptionFlags &options,
-                                 PlanningCache *cache) {
-  return createOperand(graph, "poplin::createMatMulGroupedOutput", Operand::Output, inputType, outputType, aShape,
-                       bShape, debugContext, options, cache, true);
+                                 const std::vector<std::size_t> &aShape,
+                                 const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                                 const OptionFlags &options, PlanningCache *cache) {
+  return createOperand(graph, "poplin::createMatMulGroupedOutput", Operand::Output, inputType, outputType,
+                       aShape, bShape, debugContext, options, cache, true);
 }
 
 Tensor transposeGroupedMatrix(const Tensor &A) {
@@ -545,6 +588,8 @@ Tensor transposeGroupedMatrix(const Tensor &A) {
   return A.dimShuffle({0, 2, 1});
 }
 
-void matmulValidateOptions(const OptionFlags &options) { planning::parseMatMulOptions(options); }
+void matmulValidateOptions(const OptionFlags &options) {
+  planning::parseMatMulOptions(options);
+}
 
 } // namespace poplin

@@ -12,15 +12,20 @@
 namespace poplin::planning {
 namespace {
 
-/// Cycles of the sync and fixed exchange overhead of one superstep.
-constexpr std::uint64_t kSuperstepCycles = 60;
+/// Cycles of the sync and fixed exchange overhead of one superstep
+/// (docs/cost-model.md: syncCycles + exchangeOverheadCycles).
+constexpr std::uint64_t kSuperstepCycles = 50;
 /// Fixed cycles of a MatMulBlock vertex (supervisor start, AMP weight loads).
 constexpr std::uint64_t kBlockVertexOverhead = 40;
 /// Fixed thread cycles of each worker of a reduce vertex.
 constexpr std::uint64_t kReduceWorkerOverhead = 20;
 
-std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
-std::uint64_t roundUp(std::uint64_t a, std::uint64_t grain) { return ceilDiv(a, grain) * grain; }
+std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) {
+  return b == 0 ? 0 : (a + b - 1) / b;
+}
+std::uint64_t roundUp(std::uint64_t a, std::uint64_t grain) {
+  return ceilDiv(a, grain) * grain;
+}
 
 /// The numbers of pieces a dimension of `size` can be split into without
 /// empty pieces, up to `maxSplit` (each giving a different block size).
@@ -37,7 +42,9 @@ std::vector<unsigned> candidateSplits(std::size_t size, unsigned maxSplit) {
 }
 
 /// Output columns the AMP computes together: a partly used group costs a whole one.
-unsigned ampColumnGrain(const poplar::Type &inputType) { return inputType == poplar::HALF ? 16 : 8; }
+unsigned ampColumnGrain(const poplar::Type &inputType) {
+  return inputType == poplar::HALF ? 16 : 8;
+}
 
 MatMulCost evaluate(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options,
                     const MatMulPlan &plan) {
@@ -73,7 +80,8 @@ MatMulCost evaluate(const poplar::Target &target, const MatMulProblem &p, const 
   // then the partials and the received shares (superstep 2).
   const std::uint64_t stage1Temp = inputBytes + (reduces ? blockPartialBytes : 0);
   cost.tempBytesPerTile = std::max(stage1Temp, reduceTemp);
-  const std::uint64_t outputBytes = (reduces ? ceilDiv(gb * bm * bn, plan.depthSplit) : gb * bm * bn) * outSize;
+  const std::uint64_t outputBytes =
+      (reduces ? ceilDiv(gb * bm * bn, plan.depthSplit) : gb * bm * bn) * outSize;
   cost.totalBytesPerTile = cost.tempBytesPerTile + outputBytes;
   const double budget = options.availableMemoryProportion * double(target.getBytesPerTile());
   cost.fitsTempBudget =
@@ -100,19 +108,21 @@ MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
   bool ignoredBool = false;
   std::string ignoredString;
   const poplibs::OptionSpec spec{
-      {"availableMemoryProportion", poplibs::OptionHandler::createWithDouble(parsed.availableMemoryProportion)},
-      {"partialsType", poplibs::OptionHandler::createWithEnum(
-                           parsed.partialsType, std::map<std::string, poplar::Type>{{"half", poplar::HALF},
-                                                                                    {"float", poplar::FLOAT},
-                                                                                    {"HALF", poplar::HALF},
-                                                                                    {"FLOAT", poplar::FLOAT}})},
+      {"availableMemoryProportion",
+       poplibs::OptionHandler::createWithDouble(parsed.availableMemoryProportion)},
+      {"partialsType",
+       poplibs::OptionHandler::createWithEnum(parsed.partialsType,
+                                              std::map<std::string, poplar::Type>{{"half", poplar::HALF},
+                                                                                  {"float", poplar::FLOAT},
+                                                                                  {"HALF", poplar::HALF},
+                                                                                  {"FLOAT", poplar::FLOAT}})},
       {"fullyConnectedPass",
-       poplibs::OptionHandler::createWithEnum(parsed.fullyConnectedPass,
-                                              std::map<std::string, std::string>{{"NONE", "NONE"},
-                                                                                 {"INFERENCE_FWD", "INFERENCE_FWD"},
-                                                                                 {"TRAINING_FWD", "TRAINING_FWD"},
-                                                                                 {"TRAINING_BWD", "TRAINING_BWD"},
-                                                                                 {"TRAINING_WU", "TRAINING_WU"}})},
+       poplibs::OptionHandler::createWithEnum(
+           parsed.fullyConnectedPass, std::map<std::string, std::string>{{"NONE", "NONE"},
+                                                                         {"INFERENCE_FWD", "INFERENCE_FWD"},
+                                                                         {"TRAINING_FWD", "TRAINING_FWD"},
+                                                                         {"TRAINING_BWD", "TRAINING_BWD"},
+                                                                         {"TRAINING_WU", "TRAINING_WU"}})},
       {"inputRHSIsPreArranged", poplibs::OptionHandler::createWithBool(ignoredBool)},
       {"use128BitConvUnitLoad", poplibs::OptionHandler::createWithBool(ignoredBool)},
       {"enableMultiStageReduce", poplibs::OptionHandler::createWithBool(ignoredBool)},
@@ -127,8 +137,9 @@ MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
     throw poplar::invalid_option(std::string("poplin::matMul: ") + e.what());
   }
   if (!(parsed.availableMemoryProportion >= 0.0 && parsed.availableMemoryProportion <= 1.0))
-    throw poplar::invalid_option("poplin::matMul: option 'availableMemoryProportion' must lie in [0, 1], got " +
-                                 options.at("availableMemoryProportion").str());
+    throw poplar::invalid_option(
+        "poplin::matMul: option 'availableMemoryProportion' must lie in [0, 1], got " +
+        options.at("availableMemoryProportion").str());
   return parsed;
 }
 

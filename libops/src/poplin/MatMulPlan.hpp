@@ -67,7 +67,8 @@ struct MatMulPlan {
 
 /// The cheapest plan for `problem` on `target` within the memory budget (or,
 /// when none fits, the one needing least memory).
-MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &problem, const MatMulOptions &options);
+MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &problem,
+                      const MatMulOptions &options);
 
 /// Writes a readable description of `plan`.
 void describePlan(std::ostream &os, const poplar::Target &target, const MatMulProblem &problem,

@@ -15,6 +15,9 @@ void logSoftmaxInPlace(Graph &graph, Tensor t, program::Sequence &prog, const De
     throw poputil::poplibs_error("popnn::logSoftmaxInPlace: the tensor " + aspen::nn::shapeString(t.shape()) +
                                  " has element type " + t.elementType().toString().str() +
                                  "; only float and half are supported");
+  if (!t.isParallelWriteable())
+    throw poputil::poplibs_error("popnn::logSoftmaxInPlace: the tensor " + aspen::nn::shapeString(t.shape()) +
+                                 " cannot be written in place (it holds constants or aliased elements)");
   internal::softmaxRowsInPlace(graph, t, 1.0f, true, prog, {debugContext, "logSoftmax"});
 }
 

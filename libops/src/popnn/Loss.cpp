@@ -61,7 +61,8 @@ std::pair<Tensor, Tensor> rowExtremes(Graph &graph, const Tensor &in, bool findM
     graph.setTileMapping(rowValues, work.tiles[i]);
     graph.setTileMapping(rowIndices, work.tiles[i]);
     VertexRef v = graph.addVertex(
-        cs, vertex, {{"in", work::gatherRows(in, work.rows[i])}, {"value", rowValues}, {"index", rowIndices}});
+        cs, vertex,
+        {{"in", work::gatherRows(in, work.rows[i])}, {"value", rowValues}, {"index", rowIndices}});
     graph.setInitialValue(v["rowLength"], unsigned(in.dim(1)));
     graph.setInitialValue(v["findMin"], unsigned(findMin ? 1 : 0));
     graph.setTileMapping(v, work.tiles[i]);
@@ -72,11 +73,12 @@ std::pair<Tensor, Tensor> rowExtremes(Graph &graph, const Tensor &in, bool findM
 }
 
 /// numCorrect += count(argMax == expected), given the arg-max of each row.
-void addAccuracyCount(Graph &graph, const Tensor &maxIndices, const Tensor &expected, const Tensor &numCorrect,
-                      program::Sequence &seq, const DebugContext &dc) {
+void addAccuracyCount(Graph &graph, const Tensor &maxIndices, const Tensor &expected,
+                      const Tensor &numCorrect, program::Sequence &seq, const DebugContext &dc) {
   const ComputeSet cs = graph.addComputeSet({dc, "accuracy"});
-  VertexRef v = graph.addVertex(cs, vertexName("popnn::CalcAccuracy", {expected.elementType()}),
-                                {{"maxIndex", maxIndices}, {"expected", expected}, {"numCorrect", numCorrect.reshape({})}});
+  VertexRef v = graph.addVertex(
+      cs, vertexName("popnn::CalcAccuracy", {expected.elementType()}),
+      {{"maxIndex", maxIndices}, {"expected", expected}, {"numCorrect", numCorrect.reshape({})}});
   const auto mapping = graph.getTileMapping(numCorrect);
   unsigned tile = 0;
   for (unsigned t = 0; t < mapping.size(); ++t)
@@ -93,9 +95,10 @@ Tensor unitConstant(Graph &graph, const Type &type, const DebugContext &dc, cons
   return t;
 }
 
-program::Program lossImpl(Graph &graph, const Tensor &modelOutputs, const Tensor &expected, const Tensor &loss,
-                          const Tensor &deltas, const Tensor *deltasScale, const Tensor *modelOutputScaling,
-                          const Tensor *numCorrect, LossType lossType, const DebugContext &dc) {
+program::Program lossImpl(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
+                          const Tensor &loss, const Tensor &deltas, const Tensor *deltasScale,
+                          const Tensor *modelOutputScaling, const Tensor *numCorrect, LossType lossType,
+                          const DebugContext &dc) {
   const std::string op = opName("popnn::calcLoss", dc);
   checkOutputsAndLabels(op, modelOutputs, expected);
   const Type type = modelOutputs.elementType();
@@ -115,7 +118,8 @@ program::Program lossImpl(Graph &graph, const Tensor &modelOutputs, const Tensor
   program::Sequence seq({}, dc);
   ComputeSet cs = graph.addComputeSet({dc, "loss"});
   const Tensor ds = deltasScale ? *deltasScale : unitConstant(graph, type, dc, "deltasScale");
-  const Tensor mos = modelOutputScaling ? *modelOutputScaling : unitConstant(graph, type, dc, "modelOutputScaling");
+  const Tensor mos =
+      modelOutputScaling ? *modelOutputScaling : unitConstant(graph, type, dc, "modelOutputScaling");
   const bool crossEntropy = lossType == CROSS_ENTROPY_LOSS;
   const std::string vertex = vertexName(crossEntropy ? "popnn::LossCrossEntropy" : "popnn::LossSumSquared",
                                         {type, expected.elementType()});
@@ -124,9 +128,9 @@ program::Program lossImpl(Graph &graph, const Tensor &modelOutputs, const Tensor
   for (std::size_t i = 0; i < work.tiles.size(); ++i) {
     const auto &rows = work.rows[i];
     std::vector<Graph::ConnectionDesc> fields{{"probs", work::gatherRows(modelOutputs, rows)},
-                                             {"labels", work::gatherElements(expected, rows)},
-                                             {"deltas", work::gatherRows(deltas, rows)},
-                                             {"loss", work::gatherElements(loss, rows)}};
+                                              {"labels", work::gatherElements(expected, rows)},
+                                              {"deltas", work::gatherRows(deltas, rows)},
+                                              {"loss", work::gatherElements(loss, rows)}};
     if (crossEntropy) {
       fields.push_back({"deltasScale", ds.reshape({})});
       fields.push_back({"modelOutputScaling", mos.reshape({})});
@@ -164,28 +168,32 @@ std::pair<Tensor, Tensor> extremes(Graph &graph, const Tensor &input, bool findM
 
 } // namespace
 
-program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected, const Tensor &loss,
-                          const Tensor &deltas, const Tensor &deltasScale, const Tensor &modelOutputScaling,
-                          LossType lossType, const DebugContext &debugContext) {
+program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
+                          const Tensor &loss, const Tensor &deltas, const Tensor &deltasScale,
+                          const Tensor &modelOutputScaling, LossType lossType,
+                          const DebugContext &debugContext) {
   return lossImpl(graph, modelOutputs, expected, loss, deltas, &deltasScale, &modelOutputScaling, nullptr,
                   lossType, debugContext);
 }
 
-program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected, const Tensor &loss,
-                          const Tensor &deltas, LossType lossType, const DebugContext &debugContext) {
-  return lossImpl(graph, modelOutputs, expected, loss, deltas, nullptr, nullptr, nullptr, lossType, debugContext);
+program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
+                          const Tensor &loss, const Tensor &deltas, LossType lossType,
+                          const DebugContext &debugContext) {
+  return lossImpl(graph, modelOutputs, expected, loss, deltas, nullptr, nullptr, nullptr, lossType,
+                  debugContext);
 }
 
-program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected, const Tensor &loss,
-                          const Tensor &deltas, const Tensor &deltasScale, const Tensor &modelOutputScaling,
-                          const Tensor &numCorrect, LossType lossType, const DebugContext &debugContext) {
+program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
+                          const Tensor &loss, const Tensor &deltas, const Tensor &deltasScale,
+                          const Tensor &modelOutputScaling, const Tensor &numCorrect, LossType lossType,
+                          const DebugContext &debugContext) {
   return lossImpl(graph, modelOutputs, expected, loss, deltas, &deltasScale, &modelOutputScaling, &numCorrect,
                   lossType, debugContext);
 }
 
-program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected, const Tensor &loss,
-                          const Tensor &deltas, const Tensor &numCorrect, LossType lossType,
-                          const DebugContext &debugContext) {
+program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
+                          const Tensor &loss, const Tensor &deltas, const Tensor &numCorrect,
+                          LossType lossType, const DebugContext &debugContext) {
   return lossImpl(graph, modelOutputs, expected, loss, deltas, nullptr, nullptr, &numCorrect, lossType,
                   debugContext);
 }

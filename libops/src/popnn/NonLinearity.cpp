@@ -20,16 +20,26 @@ namespace {
 
 const char *typeName(NonLinearityType t) {
   switch (t) {
-  case NonLinearityType::SIGMOID: return "SIGMOID";
-  case NonLinearityType::HARD_SIGMOID: return "HARD_SIGMOID";
-  case NonLinearityType::RELU: return "RELU";
-  case NonLinearityType::TANH: return "TANH";
-  case NonLinearityType::GELU: return "GELU";
-  case NonLinearityType::GELU_ERF: return "GELU_ERF";
-  case NonLinearityType::SWISH: return "SWISH";
-  case NonLinearityType::SOFTMAX: return "SOFTMAX";
-  case NonLinearityType::SOFTMAX_STABLE: return "SOFTMAX_STABLE";
-  case NonLinearityType::SOFTMAX_SCALED: return "SOFTMAX_SCALED";
+  case NonLinearityType::SIGMOID:
+    return "SIGMOID";
+  case NonLinearityType::HARD_SIGMOID:
+    return "HARD_SIGMOID";
+  case NonLinearityType::RELU:
+    return "RELU";
+  case NonLinearityType::TANH:
+    return "TANH";
+  case NonLinearityType::GELU:
+    return "GELU";
+  case NonLinearityType::GELU_ERF:
+    return "GELU_ERF";
+  case NonLinearityType::SWISH:
+    return "SWISH";
+  case NonLinearityType::SOFTMAX:
+    return "SOFTMAX";
+  case NonLinearityType::SOFTMAX_STABLE:
+    return "SOFTMAX_STABLE";
+  case NonLinearityType::SOFTMAX_SCALED:
+    return "SOFTMAX_SCALED";
   }
   return "?";
 }
@@ -44,13 +54,18 @@ double cyclesPerElement(NonLinearityType t, const Type &type) {
   const double vector = type == HALF ? 4.0 : 2.0;
   switch (t) {
   case NonLinearityType::RELU:
-  case NonLinearityType::HARD_SIGMOID: return 2.0 / vector;
+  case NonLinearityType::HARD_SIGMOID:
+    return 2.0 / vector;
   case NonLinearityType::SIGMOID:
-  case NonLinearityType::TANH: return 6.0 / vector;
-  case NonLinearityType::SWISH: return 8.0 / vector;
+  case NonLinearityType::TANH:
+    return 6.0 / vector;
+  case NonLinearityType::SWISH:
+    return 8.0 / vector;
   case NonLinearityType::GELU:
-  case NonLinearityType::GELU_ERF: return 14.0 / vector;
-  default: return 20.0;
+  case NonLinearityType::GELU_ERF:
+    return 14.0 / vector;
+  default:
+    return 20.0;
   }
 }
 
@@ -59,6 +74,12 @@ std::string op(const char *name, NonLinearityType t, const DebugContext &dc) {
   if (!dc.getPathName().empty())
     s += ", " + dc.getPathName();
   return s + ")";
+}
+
+void checkWriteable(const std::string &opName, const Tensor &t) {
+  if (!t.isParallelWriteable())
+    throw poputil::poplibs_error(opName + ": the tensor " + shapeString(t.shape()) +
+                                 " cannot be written in place (it holds constants or aliased elements)");
 }
 
 void checkType(const std::string &opName, const char *what, const Tensor &t) {
@@ -85,8 +106,8 @@ void addElementwise(Graph &graph, NonLinearityType t, const Tensor &data, Comput
 
 namespace internal {
 
-void softmaxRowsInPlace(Graph &graph, const Tensor &t, float outputScale, bool logOutput, program::Sequence &prog,
-                        const DebugContext &dc) {
+void softmaxRowsInPlace(Graph &graph, const Tensor &t, float outputScale, bool logOutput,
+                        program::Sequence &prog, const DebugContext &dc) {
   const Tensor rows = work::asRows(t);
   if (rows.numElements() == 0)
     return;
@@ -108,10 +129,12 @@ void softmaxRowsInPlace(Graph &graph, const Tensor &t, float outputScale, bool l
 
 } // namespace internal
 
-void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor t, float &nonLinearityScaling,
-                         program::Sequence &prog, const DebugContext &debugContext) {
+void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor t,
+                         float &nonLinearityScaling, program::Sequence &prog,
+                         const DebugContext &debugContext) {
   const std::string name = op("popnn::nonLinearityInPlace", nonLinearityType, debugContext);
   checkType(name, "the tensor", t);
+  checkWriteable(name, t);
   nonLinearityScaling = 1.0f;
   if (isSoftmax(nonLinearityType)) {
     if (nonLinearityType == NonLinearityType::SOFTMAX_SCALED)
@@ -130,12 +153,14 @@ void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor
   nonLinearityInPlace(graph, nonLinearityType, t, scaling, prog, debugContext);
 }
 
-void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor t, float &nonLinearityScaling,
-                         ComputeSet &cs, const DebugContext &debugContext) {
+void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor t,
+                         float &nonLinearityScaling, ComputeSet &cs, const DebugContext &debugContext) {
   const std::string name = op("popnn::nonLinearityInPlace", nonLinearityType, debugContext);
   checkType(name, "the tensor", t);
+  checkWriteable(name, t);
   if (isSoftmax(nonLinearityType))
-    throw poputil::poplibs_error(name + ": softmax needs several compute sets; use the form taking a Sequence");
+    throw poputil::poplibs_error(name +
+                                 ": softmax needs several compute sets; use the form taking a Sequence");
   nonLinearityScaling = 1.0f;
   addElementwise(graph, nonLinearityType, t, cs);
 }
@@ -168,16 +193,16 @@ Tensor inputGradient(Graph &graph, NonLinearityType t, const Tensor &act, const 
   checkType(name, "act", act);
   checkType(name, "outGradient", outGradient);
   if (act.shape() != outGradient.shape() || act.elementType() != outGradient.elementType())
-    throw poputil::poplibs_error(name + ": act " + shapeString(act.shape()) + " (" +
-                                 act.elementType().toString().str() + ") and outGradient " +
-                                 shapeString(outGradient.shape()) + " (" +
-                                 outGradient.elementType().toString().str() +
-                                 ") must have the same shape and element type");
+    throw poputil::poplibs_error(
+        name + ": act " + shapeString(act.shape()) + " (" + act.elementType().toString().str() +
+        ") and outGradient " + shapeString(outGradient.shape()) + " (" +
+        outGradient.elementType().toString().str() + ") must have the same shape and element type");
   Tensor inGrad = graph.clone(outGradient, {dc, "inputGradient"});
   const Target &target = graph.getTarget();
   if (isSoftmax(t)) {
     const float scale = t == NonLinearityType::SOFTMAX_SCALED ? internal::kSoftmaxScaling : 1.0f;
-    const Tensor gradRows = work::asRows(inGrad), actRows = work::asRows(act), outRows = work::asRows(outGradient);
+    const Tensor gradRows = work::asRows(inGrad), actRows = work::asRows(act),
+                 outRows = work::asRows(outGradient);
     const auto work = work::rowsByTile(graph, gradRows);
     const std::string vertex = vertexName("popnn::SoftmaxGradRows", {act.elementType()});
     for (std::size_t i = 0; i < work.tiles.size(); ++i) {
@@ -205,26 +230,28 @@ Tensor inputGradient(Graph &graph, NonLinearityType t, const Tensor &act, const 
       o.push_back(flatOut.slice(i.begin(), i.end()));
       g.push_back(flatGrad.slice(i.begin(), i.end()));
     }
-    VertexRef v = graph.addVertex(cs, vertex, {{"act", concat(a)}, {"outGrad", concat(o)}, {"inGrad", concat(g)}});
+    VertexRef v =
+        graph.addVertex(cs, vertex, {{"act", concat(a)}, {"outGrad", concat(o)}, {"inGrad", concat(g)}});
     graph.setInitialValue(v["nonLinearityType"], unsigned(t));
     graph.setTileMapping(v, tile);
     const std::size_t elements = concat(g).numElements();
-    graph.setPerfEstimate(v, work::multiVertexCycles(target, elements, cyclesPerElement(t, act.elementType())),
-                          2 * elements);
+    graph.setPerfEstimate(
+        v, work::multiVertexCycles(target, elements, cyclesPerElement(t, act.elementType())), 2 * elements);
   }
   return inGrad;
 }
 
 } // namespace
 
-Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType nonLinearityType, Tensor act, Tensor outGradient,
-                                 ComputeSet &cs, const DebugContext &debugContext) {
+Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType nonLinearityType, Tensor act,
+                                 Tensor outGradient, ComputeSet &cs, const DebugContext &debugContext) {
   return inputGradient(graph, nonLinearityType, act, outGradient, cs, debugContext,
                        op("popnn::nonLinearityInputGradient", nonLinearityType, debugContext));
 }
 
-Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType nonLinearityType, Tensor act, Tensor outGradient,
-                                 program::Sequence &prog, const DebugContext &debugContext) {
+Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType nonLinearityType, Tensor act,
+                                 Tensor outGradient, program::Sequence &prog,
+                                 const DebugContext &debugContext) {
   ComputeSet cs = graph.addComputeSet({debugContext, "nonLinearityGrad"});
   Tensor result = inputGradient(graph, nonLinearityType, act, outGradient, cs, debugContext,
                                 op("popnn::nonLinearityInputGradient", nonLinearityType, debugContext));

@@ -50,11 +50,13 @@ void checkParams(const std::string &op, const PoolParams &params) {
   if (dims != 1 && dims != 2)
     fail(op, "only 1-D and 2-D pooling is supported, got input field " + listString(params.inputFieldShape));
   if (params.kernelShape.size() != dims || params.stride.size() != dims ||
-      params.inputTruncationOrPaddingLower.size() != dims || params.inputTruncationOrPaddingUpper.size() != dims)
+      params.inputTruncationOrPaddingLower.size() != dims ||
+      params.inputTruncationOrPaddingUpper.size() != dims)
     fail(op, "kernel " + listString(params.kernelShape) + ", stride " + listString(params.stride) +
                  " and padding " + listString(params.inputTruncationOrPaddingLower) + "/" +
-                 listString(params.inputTruncationOrPaddingUpper) + " must each have " + std::to_string(dims) +
-                 " dimensions like the input field " + listString(params.inputFieldShape));
+                 listString(params.inputTruncationOrPaddingUpper) + " must each have " +
+                 std::to_string(dims) + " dimensions like the input field " +
+                 listString(params.inputFieldShape));
   if (params.dType != FLOAT && params.dType != HALF)
     fail(op, "dType " + params.dType.toString().str() + " is not supported; use float or half");
   for (std::size_t d = 0; d < dims; ++d) {
@@ -152,9 +154,10 @@ double product(const std::vector<std::size_t> &v) {
 std::vector<std::size_t> PoolParams::getOutputFieldShape() const {
   std::vector<std::size_t> out;
   for (std::size_t d = 0; d < inputFieldShape.size(); ++d) {
-    const long long padded = (long long)inputFieldShape[d] +
-                             (d < inputTruncationOrPaddingLower.size() ? inputTruncationOrPaddingLower[d] : 0) +
-                             (d < inputTruncationOrPaddingUpper.size() ? inputTruncationOrPaddingUpper[d] : 0);
+    const long long padded =
+        (long long)inputFieldShape[d] +
+        (d < inputTruncationOrPaddingLower.size() ? inputTruncationOrPaddingLower[d] : 0) +
+        (d < inputTruncationOrPaddingUpper.size() ? inputTruncationOrPaddingUpper[d] : 0);
     const long long kernel = d < kernelShape.size() ? (long long)kernelShape[d] : 1;
     const long long s = d < stride.size() && stride[d] != 0 ? stride[d] : 1;
     out.push_back(padded < kernel ? 0 : std::size_t((padded - kernel) / s + 1));
@@ -162,13 +165,18 @@ std::vector<std::size_t> PoolParams::getOutputFieldShape() const {
   return out;
 }
 
-std::vector<std::size_t> getOutputFieldShape(const PoolParams &params) { return params.getOutputFieldShape(); }
+std::vector<std::size_t> getOutputFieldShape(const PoolParams &params) {
+  return params.getOutputFieldShape();
+}
 
 const char *asString(const PoolingType &method) {
   switch (method) {
-  case PoolingType::MAX: return "MAX";
-  case PoolingType::AVG: return "AVG";
-  case PoolingType::SUM: return "SUM";
+  case PoolingType::MAX:
+    return "MAX";
+  case PoolingType::AVG:
+    return "AVG";
+  case PoolingType::SUM:
+    return "SUM";
   }
   return "?";
 }
@@ -192,7 +200,9 @@ std::uint64_t getFwdFlops(const PoolParams &params) {
                        product(params.getOutputFieldShape()) * kernelSize(params));
 }
 
-std::uint64_t getBwdFlops(const PoolParams &params) { return getFwdFlops(params); }
+std::uint64_t getBwdFlops(const PoolParams &params) {
+  return getFwdFlops(params);
+}
 
 double getFwdPerfectCycleCount(const Graph &graph, const PoolParams &params) {
   const Target &target = graph.getTarget();
@@ -219,7 +229,8 @@ Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::S
   for (const auto &range : planesPerTile(graph.getTarget(), outPlanes.dim(0))) {
     const Tensor o = outPlanes.slice(range.first, range.second);
     graph.setTileMapping(o, tile);
-    VertexRef v = graph.addVertex(cs, vertex, {{"in", inPlanes.slice(range.first, range.second)}, {"out", o}});
+    VertexRef v =
+        graph.addVertex(cs, vertex, {{"in", inPlanes.slice(range.first, range.second)}, {"out", o}});
     graph.setInitialValue(v["poolingType"], unsigned(params.poolingType));
     setGeometry(graph, v, g);
     graph.setTileMapping(v, tile);
@@ -244,8 +255,8 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &i
   checkTensor(op, "pooledGradient", pooledGradient, params, outField);
   Tensor inGrad = graph.addVariable(params.dType, in.shape(), {debugContext, "inputGradient"});
   const Geometry g = geometry(params);
-  const Tensor inPlanes = asPlanes(in), pooledPlanes = asPlanes(pooled), gradPlanes = asPlanes(pooledGradient),
-               resultPlanes = asPlanes(inGrad);
+  const Tensor inPlanes = asPlanes(in), pooledPlanes = asPlanes(pooled),
+               gradPlanes = asPlanes(pooledGradient), resultPlanes = asPlanes(inGrad);
   const ComputeSet cs = graph.addComputeSet({debugContext, "poolGrad"});
   const std::string vertex = vertexName("popnn::MaxPool2DGrad", {params.dType});
   const double window = kernelSize(params);
@@ -271,16 +282,16 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &i
 }
 
 Tensor poolInputGradient(Graph &graph, const PoolParams &params, const unsigned fwdChansPerGroup,
-                         const Tensor &pooledGradient, program::Sequence &prog, const DebugContext &debugContext,
-                         const OptionFlags &options) {
+                         const Tensor &pooledGradient, program::Sequence &prog,
+                         const DebugContext &debugContext, const OptionFlags &options) {
   const std::string op = opName("popnn::pooling::poolInputGradient", debugContext);
   checkParams(op, params);
   if (params.poolingType == PoolingType::MAX)
     fail(op, "the gradient of MAX pooling needs the forward input and output; use the form taking them");
   const auto outField = params.getOutputFieldShape();
   checkTensor(op, "pooledGradient", pooledGradient, params, outField);
-  Tensor inGrad =
-      graph.addVariable(params.dType, fullShape(params, params.inputFieldShape), {debugContext, "inputGradient"});
+  Tensor inGrad = graph.addVariable(params.dType, fullShape(params, params.inputFieldShape),
+                                    {debugContext, "inputGradient"});
   const Geometry g = geometry(params);
   const Tensor gradPlanes = asPlanes(pooledGradient), resultPlanes = asPlanes(inGrad);
   const ComputeSet cs = graph.addComputeSet({debugContext, "poolGrad"});
@@ -290,7 +301,8 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const unsigned 
   for (const auto &range : planesPerTile(graph.getTarget(), resultPlanes.dim(0))) {
     const Tensor r = resultPlanes.slice(range.first, range.second);
     graph.setTileMapping(r, tile);
-    VertexRef v = graph.addVertex(cs, vertex, {{"pooledGrad", gradPlanes.slice(range.first, range.second)}, {"inGrad", r}});
+    VertexRef v = graph.addVertex(
+        cs, vertex, {{"pooledGrad", gradPlanes.slice(range.first, range.second)}, {"inGrad", r}});
     graph.setInitialValue(v["average"], unsigned(params.poolingType == PoolingType::AVG ? 1 : 0));
     setGeometry(graph, v, g);
     graph.setTileMapping(v, tile);

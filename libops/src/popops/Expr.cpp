@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 // The popops::expr classes: printing, naming and structural comparison.
 #include "popops/Expr.hpp"
+#include "popops/ExprOpUtils.hpp"
 
 #include "Internal.hpp"
 
@@ -13,6 +14,9 @@ namespace popops {
 namespace expr {
 
 Expr::~Expr() = default;
+
+std::string binaryOpTypeToString(BinaryOpType op) { return aspen::ops::toString(op); }
+std::string unaryOpTypeToString(UnaryOpType op) { return aspen::ops::toString(op); }
 
 std::ostream &operator<<(std::ostream &os, const Expr &expr) {
   expr.print(os, 0, false);
@@ -81,11 +85,8 @@ void Cast::print(std::ostream &os, unsigned indent, bool prettyPrint) const {
 }
 
 std::string PlaceHolder::name(const std::vector<poplar::Tensor> &inputs) const {
-  if (index >= 1 && index <= inputs.size()) {
-    const std::string n = inputs[index - 1].getDebugStr();
-    if (!n.empty())
-      return n;
-  }
+  if (index >= 1 && index <= inputs.size() && inputs[index - 1].valid())
+    return inputs[index - 1].shortString();
   return "_" + std::to_string(index);
 }
 

@@ -31,7 +31,13 @@ namespace poprand {
 namespace {
 
 // The values of the vertices' `distribution` field (vertices/poprand/Random.cpp).
-enum Distribution : unsigned { UNIFORM = 0, NORMAL = 1, TRUNCATED_NORMAL = 2, BERNOULLI = 3, LOG_UNIFORM = 4 };
+enum Distribution : unsigned {
+  UNIFORM = 0,
+  NORMAL = 1,
+  TRUNCATED_NORMAL = 2,
+  BERNOULLI = 3,
+  LOG_UNIFORM = 4
+};
 
 // The graph's random state before any setSeed (IPUModel tiles also start from a fixed seed).
 constexpr unsigned kDefaultSeedLo = 0x2545F491u;
@@ -107,10 +113,14 @@ void advanceState(Graph &graph, const Tensor &state, program::Sequence &prog, co
 /// Thread cycles per element: the Philox rounds plus the distribution's maths.
 double cyclesPerElement(unsigned distribution) {
   switch (distribution) {
-  case NORMAL: return 70;
-  case TRUNCATED_NORMAL: return 90;
-  case LOG_UNIFORM: return 60;
-  default: return 40;
+  case NORMAL:
+    return 70;
+  case TRUNCATED_NORMAL:
+    return 90;
+  case LOG_UNIFORM:
+    return 60;
+  default:
+    return 40;
   }
 }
 
@@ -174,9 +184,10 @@ Tensor uniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Te
   const std::string op = opName("poprand::uniform", debugContext);
   checkOutType(op, outType, true);
   if (!(maxVal >= minVal))
-    fail(op, "maxVal (" + std::to_string(maxVal) + ") must not be less than minVal (" + std::to_string(minVal) + ")");
-  return generate(graph, "poprand::uniform", seed, seedModifier, reference, outType, UNIFORM, minVal, maxVal, 0,
-                  prog, debugContext);
+    fail(op, "maxVal (" + std::to_string(maxVal) + ") must not be less than minVal (" +
+                 std::to_string(minVal) + ")");
+  return generate(graph, "poprand::uniform", seed, seedModifier, reference, outType, UNIFORM, minVal, maxVal,
+                  0, prog, debugContext);
 }
 
 Tensor logUniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
@@ -187,7 +198,8 @@ Tensor logUniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const
   if (!(minVal >= 1.0))
     fail(op, "minVal (" + std::to_string(minVal) + ") must be at least 1");
   if (!(maxVal > minVal))
-    fail(op, "maxVal (" + std::to_string(maxVal) + ") must be greater than minVal (" + std::to_string(minVal) + ")");
+    fail(op, "maxVal (" + std::to_string(maxVal) + ") must be greater than minVal (" +
+                 std::to_string(minVal) + ")");
   if (!(base > 0.0) || base == 1.0)
     fail(op, "the base (" + std::to_string(base) + ") must be positive and not 1");
   // base^uniform(log_base(min), log_base(max)) has the same distribution for
@@ -197,13 +209,14 @@ Tensor logUniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const
 }
 
 Tensor bernoulli(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
-                 const Type &outType, double prob, program::Sequence &prog, const DebugContext &debugContext) {
+                 const Type &outType, double prob, program::Sequence &prog,
+                 const DebugContext &debugContext) {
   const std::string op = opName("poprand::bernoulli", debugContext);
   checkOutType(op, outType, true);
   if (!(prob >= 0.0 && prob <= 1.0))
     fail(op, "prob (" + std::to_string(prob) + ") must lie in [0, 1]");
-  return generate(graph, "poprand::bernoulli", seed, seedModifier, reference, outType, BERNOULLI, prob, 0, 0, prog,
-                  debugContext);
+  return generate(graph, "poprand::bernoulli", seed, seedModifier, reference, outType, BERNOULLI, prob, 0, 0,
+                  prog, debugContext);
 }
 
 Tensor normal(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
@@ -213,8 +226,8 @@ Tensor normal(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Ten
   checkOutType(op, outType, false);
   if (!(stdDev >= 0.0))
     fail(op, "stdDev (" + std::to_string(stdDev) + ") must not be negative");
-  return generate(graph, "poprand::normal", seed, seedModifier, reference, outType, NORMAL, mean, stdDev, 0, prog,
-                  debugContext);
+  return generate(graph, "poprand::normal", seed, seedModifier, reference, outType, NORMAL, mean, stdDev, 0,
+                  prog, debugContext);
 }
 
 Tensor truncatedNormal(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
@@ -226,8 +239,8 @@ Tensor truncatedNormal(Graph &graph, const Tensor *seed, uint32_t seedModifier, 
     fail(op, "stdDev (" + std::to_string(stdDev) + ") must not be negative");
   if (!(alpha > 0.0))
     fail(op, "alpha (" + std::to_string(alpha) + ") must be positive");
-  return generate(graph, "poprand::truncatedNormal", seed, seedModifier, reference, outType, TRUNCATED_NORMAL, mean,
-                  stdDev, alpha, prog, debugContext);
+  return generate(graph, "poprand::truncatedNormal", seed, seedModifier, reference, outType, TRUNCATED_NORMAL,
+                  mean, stdDev, alpha, prog, debugContext);
 }
 
 Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, const Tensor &input,
@@ -237,12 +250,14 @@ Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, co
   if (input.elementType() != FLOAT && input.elementType() != HALF)
     fail(op, "input " + describe(input) + " must be float or half");
   if (input.shape() != reference.shape())
-    fail(op, "input " + describe(input) + " and reference " + describe(reference) + " must have the same shape");
+    fail(op,
+         "input " + describe(input) + " and reference " + describe(reference) + " must have the same shape");
   if (!(keepProbability >= 0.0 && keepProbability <= 1.0))
     fail(op, "keepProbability (" + std::to_string(keepProbability) + ") must lie in [0, 1]");
   const auto random = graphRandom(graph);
   const Tensor seedTensor = seedWords(op, seed, random.first);
-  Tensor out = graph.clone(input.elementType(), outputClonesRef ? reference : input, {debugContext, "dropout"});
+  Tensor out =
+      graph.clone(input.elementType(), outputClonesRef ? reference : input, {debugContext, "dropout"});
   const Tensor flatOut = out.flatten(), flatIn = input.flatten();
   const ComputeSet cs = graph.addComputeSet({debugContext, "poprand::dropout"});
   const unsigned salt = seed ? 0u : random.second;
@@ -269,7 +284,8 @@ Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, co
 Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, const Tensor &input,
                const Tensor &reference, double keepProbability, double scale, program::Sequence &prog,
                const DebugContext &debugContext) {
-  return dropout(graph, seed, seedModifier, input, reference, keepProbability, scale, true, prog, debugContext);
+  return dropout(graph, seed, seedModifier, input, reference, keepProbability, scale, true, prog,
+                 debugContext);
 }
 
 void setSeed(Graph &graph, const Tensor &masterSeed, uint32_t seedModifier, program::Sequence &prog,

@@ -23,7 +23,8 @@ public:
   /// Devices of `type` with `requiredNumIPUs` IPUs: for IPU, the simulated
   /// devices of that size (empty when there are none); for IPU_MODEL and CPU,
   /// one new device of that kind.
-  std::vector<Device> getDevices(TargetType type, unsigned requiredNumIPUs, const OptionFlags &opts = {}) const;
+  std::vector<Device> getDevices(TargetType type, unsigned requiredNumIPUs,
+                                 const OptionFlags &opts = {}) const;
   /// Every simulated IPU device.
   std::vector<Device> getDevices(const OptionFlags &opts = {}) const;
   /// The simulated device `deviceManagerId`; throws system_runtime_error naming

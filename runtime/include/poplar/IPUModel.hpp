@@ -26,7 +26,8 @@ struct IPUModel {
 
   /// A device with these parameters. `accurateHalf` is recorded in the target;
   /// `deviceManagerId` becomes the device's id when given.
-  Device createDevice(OptionFlags opts = {}, bool accurateHalf = false, unsigned deviceManagerId = UINT_MAX) const;
+  Device createDevice(OptionFlags opts = {}, bool accurateHalf = false,
+                      unsigned deviceManagerId = UINT_MAX) const;
 
   std::string IPUVersion;
   unsigned numIPUs;

@@ -191,7 +191,8 @@ public:
     n->debugName = std::move(name);
     return n;
   }
-  static std::shared_ptr<ir::ProgramNode> seq(std::initializer_list<std::shared_ptr<ir::ProgramNode>> children) {
+  static std::shared_ptr<ir::ProgramNode>
+  seq(std::initializer_list<std::shared_ptr<ir::ProgramNode>> children) {
     auto n = node(ir::ProgramKind::Sequence);
     n->children = children;
     return n;

@@ -37,7 +37,8 @@ struct SampleGraph {
     const auto type = tg.vertexType("Scale", {test::in("in"), test::out("out"), test::state("k")});
     const auto cs = tg.computeSet("scale");
     for (int i = 0; i < 8; ++i) {
-      const auto v = tg.vertex(cs, type, i % 4, {{"in", x.slice(i * 8, i * 8 + 8)}, {"out", y.slice(i * 8, i * 8 + 8)}});
+      const auto v =
+          tg.vertex(cs, type, i % 4, {{"in", x.slice(i * 8, i * 8 + 8)}, {"out", y.slice(i * 8, i * 8 + 8)}});
       tg.setState(v, "k", std::vector<unsigned>{static_cast<unsigned>(i)});
     }
     tg.g->hostHandles.push_back({"y", y, false});
@@ -140,7 +141,8 @@ TEST_CASE("Serialize: round trip is byte-identical and keeps every table", "[com
   CHECK(again.str() == ss.str());
 }
 
-TEST_CASE("Serialize: truncated, corrupt, wrong-version and foreign inputs are refused", "[compiler][executable]") {
+TEST_CASE("Serialize: truncated, corrupt, wrong-version and foreign inputs are refused",
+          "[compiler][executable]") {
   SampleGraph sample;
   const auto bytes = exe::serializeToBytes(*sample.compile());
 

@@ -109,7 +109,9 @@ Compiled runPasses(const ir::GraphData &g, const std::vector<const ir::ProgramNo
   return c;
 }
 
-ir::VarId varOf(const poplar::Tensor &t) { return t.getImpl().segments->front().var; }
+ir::VarId varOf(const poplar::Tensor &t) {
+  return t.getImpl().segments->front().var;
+}
 
 /// Address of the first byte of variable `v` (its first piece).
 std::uint32_t addressOf(const Compiled &c, ir::VarId v) {
@@ -134,8 +136,9 @@ TEST_CASE("Lower: loops, branches, switches and calls run in the right order", "
   call->function = 0;
   auto whileTrue = TestGraph::node(K::RepeatWhileTrue);
   whileTrue->children = {TestGraph::exec(9), TestGraph::exec(10)};
-  auto prog = TestGraph::seq({TestGraph::exec(0), TestGraph::repeat(3, TestGraph::seq({TestGraph::exec(1), pred})),
-                              sw, call, whileTrue, call});
+  auto prog =
+      TestGraph::seq({TestGraph::exec(0), TestGraph::repeat(3, TestGraph::seq({TestGraph::exec(1), pred})),
+                      sw, call, whileTrue, call});
   auto second = TestGraph::seq({call, TestGraph::exec(11)});
 
   const LoweredProgram lp = lowerPrograms(*tg.g, {prog.get(), second.get()});
@@ -176,7 +179,8 @@ TEST_CASE("Lower: recursion and self-containing programs are graph_cycle_errors"
 
 // ---- Exchange and Emit ----------------------------------------------------------------
 
-TEST_CASE("Exchange: local edges point at the variable, remote ones get a buffer and exchange", "[compiler][exchange]") {
+TEST_CASE("Exchange: local edges point at the variable, remote ones get a buffer and exchange",
+          "[compiler][exchange]") {
   TestGraph tg;
   auto local = tg.var(poplar::FLOAT, {8}, "local", {0});
   auto remote = tg.var(poplar::FLOAT, {8}, "remote", {1});
@@ -201,7 +205,8 @@ TEST_CASE("Exchange: local edges point at the variable, remote ones get a buffer
   REQUIRE(step.exchangeOut.runs.size() == 2);
   CHECK(step.exchangeOut.runs[0].bytes == 16);
   // The second half goes to the start of result's piece on tile 1.
-  CHECK(step.exchangeOut.runs[1].dst.addr == c.allocation.address.at(c.plan.layout.firstPiece.at(varOf(result)) + 1));
+  CHECK(step.exchangeOut.runs[1].dst.addr ==
+        c.allocation.address.at(c.plan.layout.firstPiece.at(varOf(result)) + 1));
   CHECK(step.exchangeOut.runs[1].src.addr == step.exchangeOut.runs[0].src.addr + 16);
   REQUIRE(step.vertices.size() == 1);
   CHECK(step.vertices[0].graphVertex == v);
@@ -240,7 +245,8 @@ TEST_CASE("Exchange: Copy programs are grouped by destination tile with contiguo
   auto y = tg.var(poplar::FLOAT, {16}, "y", {2, 3});
   auto z = tg.var(poplar::FLOAT, {16}, "z", {1});
   // x -> y: two runs (one per destination tile); rotate x into z: two runs on tile 1.
-  auto prog = TestGraph::seq({TestGraph::copy(x, y), TestGraph::copy(poplar::concat(x.slice(8, 16), x.slice(0, 8)), z),
+  auto prog = TestGraph::seq({TestGraph::copy(x, y),
+                              TestGraph::copy(poplar::concat(x.slice(8, 16), x.slice(0, 8)), z),
                               TestGraph::copy(z, x)});
   const Compiled c = runPasses(*tg.g, {prog.get()});
   auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
@@ -258,14 +264,18 @@ TEST_CASE("Exchange: Copy programs are grouped by destination tile with contiguo
   const exe::CopyPlan &back = exe->copies[2];
   CHECK(back.runs.size() == 1); // contiguous: one merged run
   CHECK(back.runs[0].bytes == 64);
-  // Exchange cost: ceil(32 bytes / 4) per tile + overhead + sync.
+  // Exchange cost: tile 0 sends all 64 bytes: ceil(64 / 4) + overhead + sync.
   const auto &t = tg.g->target;
-  CHECK(toY.cycles == 32 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
+  CHECK(toY.cycles ==
+        64 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
 }
 
 TEST_CASE("makeCopyPlan groups by destination tile and merges only continuing runs", "[compiler][exchange]") {
-  std::vector<exe::CopyRun> runs = {{{1, 100}, {2, 0}, 8},  {{1, 108}, {2, 8}, 8}, {{0, 0}, {1, 0}, 4},
-                                    {{1, 200}, {2, 16}, 4}, {{3, 0}, {1, 4}, 4}};
+  std::vector<exe::CopyRun> runs = {{{1, 100}, {2, 0}, 8},
+                                    {{1, 108}, {2, 8}, 8},
+                                    {{0, 0}, {1, 0}, 4},
+                                    {{1, 200}, {2, 16}, 4},
+                                    {{3, 0}, {1, 4}, 4}};
   const exe::CopyPlan plan = makeCopyPlan(runs);
   CHECK(plan.tiles == std::vector<std::uint32_t>{1, 2});
   REQUIRE(plan.runs.size() == 4);
@@ -296,8 +306,8 @@ TEST_CASE("Liveness: variables with disjoint lifetimes share memory", "[compiler
   tg.vertex(cs[3], type, 0, {{"in", y}, {"out", b}});
   tg.g->hostHandles.push_back({"a", a, false});
   tg.g->hostHandles.push_back({"b", b, false});
-  auto prog = TestGraph::seq({TestGraph::exec(cs[0]), TestGraph::exec(cs[1]), TestGraph::exec(cs[2]),
-                              TestGraph::exec(cs[3])});
+  auto prog = TestGraph::seq(
+      {TestGraph::exec(cs[0]), TestGraph::exec(cs[1]), TestGraph::exec(cs[2]), TestGraph::exec(cs[3])});
   const Compiled c = runPasses(*tg.g, {prog.get()});
   const auto &L = c.liveness;
   CHECK(L.alwaysLive[varOf(src)]);
@@ -347,8 +357,8 @@ TEST_CASE("Liveness: a value carried around a loop is live over the whole loop",
   tg.g->hostHandles.push_back({"out", out, false});
   // acc = src; repeat 3 { tmp = acc; acc = tmp }; after = acc; out = after
   auto body = TestGraph::seq({TestGraph::copy(acc, tmp), TestGraph::copy(tmp, acc)});
-  auto prog = TestGraph::seq({TestGraph::copy(src, acc), TestGraph::repeat(3, body), TestGraph::copy(acc, after),
-                              TestGraph::copy(after, out)});
+  auto prog = TestGraph::seq({TestGraph::copy(src, acc), TestGraph::repeat(3, body),
+                              TestGraph::copy(acc, after), TestGraph::copy(after, out)});
   const Compiled c = runPasses(*tg.g, {prog.get()});
   const auto &L = c.liveness;
   REQUIRE_FALSE(L.alwaysLive[varOf(acc)]);
@@ -406,7 +416,8 @@ TEST_CASE("EstimateCycles: worker vertices share six workers, MultiVertex runs a
   CHECK(c.cycles.computeCycles[1] == (kDefaultVertexCycles + 16) * workers);
   // The multivertex's 8 elements live on tile 0: exchange in and out of 32 bytes.
   const auto &t = tg.g->target;
-  const std::uint64_t ex = 32 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay;
+  const std::uint64_t ex =
+      32 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay;
   CHECK(c.cycles.exchangeInCycles[0] == ex);
   CHECK(c.cycles.stepCycles[0] == ex + c.cycles.computeCycles[0] + t.syncCycles + t.minIPUSyncDelay + ex);
 }
@@ -422,7 +433,8 @@ TEST_CASE("compile: progress is reported with increasing steps and the output is
   const auto type = tg.vertexType("Scale", {test::in("in"), test::out("out"), test::state("n")});
   const auto cs = tg.computeSet("scale");
   for (int i = 0; i < 32; ++i) {
-    const auto v = tg.vertex(cs, type, i % 8, {{"in", x.slice(i * 8, i * 8 + 8)}, {"out", y.slice(i * 8, i * 8 + 8)}});
+    const auto v =
+        tg.vertex(cs, type, i % 8, {{"in", x.slice(i * 8, i * 8 + 8)}, {"out", y.slice(i * 8, i * 8 + 8)}});
     tg.setState(v, "n", std::vector<unsigned>{8u});
   }
   tg.g->hostHandles.push_back({"y", y, false});

@@ -11,13 +11,13 @@ namespace poplar {
 /// How a `Vector` field stores its pointer and size on the IPU.
 enum class VectorLayout : unsigned {
   NOT_A_VECTOR,
-  SPAN,         ///< pointer and 32-bit size; has size()
-  SHORT_SPAN,   ///< pointer and 11-bit size; has size()
-  ONE_PTR,      ///< pointer only
-  SCALED_PTR32, ///< 16-bit pointer to 32-bit aligned data
-  SCALED_PTR64, ///< 16-bit pointer to 64-bit aligned data
+  SPAN,          ///< pointer and 32-bit size; has size()
+  SHORT_SPAN,    ///< pointer and 11-bit size; has size()
+  ONE_PTR,       ///< pointer only
+  SCALED_PTR32,  ///< 16-bit pointer to 32-bit aligned data
+  SCALED_PTR64,  ///< 16-bit pointer to 64-bit aligned data
   SCALED_PTR128, ///< 16-bit pointer to 128-bit aligned data
-  COMPACT_PTR,  ///< the compiler's choice of pointer
+  COMPACT_PTR,   ///< the compiler's choice of pointer
 };
 
 /// How a `VectorList` field stores its list of regions on the IPU.

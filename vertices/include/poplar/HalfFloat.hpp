@@ -7,6 +7,10 @@
 //   half c = a * b;              // half op half -> half
 //   float f = a * 0.5f;          // half op float -> float
 //   half d = 0.25_h;             // literal
+//
+// Unlike a built-in type, `cond ? h : 0` is ambiguous (half and int convert
+// both ways); write `cond ? h : half(0)`. A half passed to printf must be cast
+// to float first.
 #ifndef POPLAR_HALFFLOAT_HPP
 #define POPLAR_HALFFLOAT_HPP
 
@@ -42,7 +46,8 @@ inline std::uint16_t softFloatToHalf(float value) {
   const std::uint32_t sign = (x >> 16) & 0x8000u;
   const std::uint32_t absx = x & 0x7fffffffu;
   if (absx >= 0x7f800000u) // infinity or NaN (NaNs stay quiet, keep the top payload bits)
-    return static_cast<std::uint16_t>(sign | (absx > 0x7f800000u ? 0x7e00u | ((absx >> 13) & 0x3ffu) : 0x7c00u));
+    return static_cast<std::uint16_t>(sign |
+                                      (absx > 0x7f800000u ? 0x7e00u | ((absx >> 13) & 0x3ffu) : 0x7c00u));
   if (absx >= 0x47800000u) // >= 65536: overflows to infinity
     return static_cast<std::uint16_t>(sign | 0x7c00u);
   if (absx >= 0x38800000u) { // normal half: rebias the exponent, round the 13 dropped bits
@@ -160,13 +165,21 @@ public:
   half &operator*=(half o) { return *this = half(float(*this) * float(o)); }
   half &operator/=(half o) { return *this = half(float(*this) / float(o)); }
   template <class T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
-  half &operator+=(T o) { return *this = half(float(*this) + o); }
+  half &operator+=(T o) {
+    return *this = half(float(*this) + o);
+  }
   template <class T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
-  half &operator-=(T o) { return *this = half(float(*this) - o); }
+  half &operator-=(T o) {
+    return *this = half(float(*this) - o);
+  }
   template <class T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
-  half &operator*=(T o) { return *this = half(float(*this) * o); }
+  half &operator*=(T o) {
+    return *this = half(float(*this) * o);
+  }
   template <class T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
-  half &operator/=(T o) { return *this = half(float(*this) / o); }
+  half &operator/=(T o) {
+    return *this = half(float(*this) / o);
+  }
   half &operator++() { return *this += half(1.0f); }
   half &operator--() { return *this -= half(1.0f); }
   half operator++(int) {
@@ -190,22 +203,23 @@ namespace poplar {
 namespace aspen_detail {
 // The result of `half op T`: integers give half, floating-point types their own
 // type (promoted to at least float), as with a built-in 16-bit float type.
-template <class T, bool = std::is_integral<T>::value> struct HalfMixed {
-  typedef half type;
-};
-template <class T> struct HalfMixed<T, false> {
-  typedef typename std::common_type<float, T>::type type;
-};
-template <class T>
-using EnableArith = typename std::enable_if<std::is_arithmetic<T>::value, int>::type;
+template <class T, bool = std::is_integral<T>::value> struct HalfMixed { typedef half type; };
+template <class T> struct HalfMixed<T, false> { typedef typename std::common_type<float, T>::type type; };
+template <class T> using EnableArith = typename std::enable_if<std::is_arithmetic<T>::value, int>::type;
 } // namespace aspen_detail
 } // namespace poplar
 
-inline half operator+(half a) { return a; }
-inline half operator-(half a) { return half::fromBits(static_cast<std::uint16_t>(a.bits() ^ 0x8000u)); }
+inline half operator+(half a) {
+  return a;
+}
+inline half operator-(half a) {
+  return half::fromBits(static_cast<std::uint16_t>(a.bits() ^ 0x8000u));
+}
 
-#define ASPEN_HALF_ARITH(op)                                                                                   \
-  inline half operator op(half a, half b) { return half(float(a) op float(b)); }                             \
+#define ASPEN_HALF_ARITH(op)                                                                                 \
+  inline half operator op(half a, half b) {                                                                  \
+    return half(float(a) op float(b));                                                                       \
+  }                                                                                                          \
   template <class T, poplar::aspen_detail::EnableArith<T> = 0>                                               \
   typename poplar::aspen_detail::HalfMixed<T>::type operator op(half a, T b) {                               \
     typedef typename poplar::aspen_detail::HalfMixed<T>::type R;                                             \
@@ -224,8 +238,10 @@ ASPEN_HALF_ARITH(*)
 ASPEN_HALF_ARITH(/)
 #undef ASPEN_HALF_ARITH
 
-#define ASPEN_HALF_COMPARE(op)                                                                                 \
-  inline bool operator op(half a, half b) { return float(a) op float(b); }                                   \
+#define ASPEN_HALF_COMPARE(op)                                                                               \
+  inline bool operator op(half a, half b) {                                                                  \
+    return float(a) op float(b);                                                                             \
+  }                                                                                                          \
   template <class T, poplar::aspen_detail::EnableArith<T> = 0> bool operator op(half a, T b) {               \
     typedef typename std::common_type<float, T>::type C;                                                     \
     return C(float(a)) op C(b);                                                                              \
@@ -243,8 +259,12 @@ ASPEN_HALF_COMPARE(>=)
 #undef ASPEN_HALF_COMPARE
 
 /// `1.5_h` is a half literal.
-inline half operator"" _h(long double value) { return half(static_cast<double>(value)); }
-inline half operator"" _h(unsigned long long value) { return half(static_cast<double>(value)); }
+inline half operator"" _h(long double value) {
+  return half(static_cast<double>(value));
+}
+inline half operator"" _h(unsigned long long value) {
+  return half(static_cast<double>(value));
+}
 
 namespace poplar {
 using ::half;

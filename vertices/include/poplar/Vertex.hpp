@@ -43,13 +43,17 @@ public:
 /// A vertex that runs on the supervisor context (legacy); run once.
 class SupervisorVertex {};
 
-template <typename T, VectorLayout L = VectorLayout::SPAN, unsigned MinAlign = alignof(T), bool Interleaved = false>
+template <typename T, VectorLayout L = VectorLayout::SPAN, unsigned MinAlign = alignof(T),
+          bool Interleaved = false>
 class Vector;
-template <typename T, VectorListLayout L, unsigned MinAlign = alignof(T), bool Interleaved = false> class VectorList;
+template <typename T, VectorListLayout L, unsigned MinAlign = alignof(T), bool Interleaved = false>
+class VectorList;
 
 namespace aspen_detail {
 
-constexpr bool hasSize(VectorLayout l) { return l == VectorLayout::SPAN || l == VectorLayout::SHORT_SPAN; }
+constexpr bool hasSize(VectorLayout l) {
+  return l == VectorLayout::SPAN || l == VectorLayout::SHORT_SPAN;
+}
 
 /// Pointer and element count: the host form of every vector layout.
 template <typename T, VectorLayout L> struct SpanStorage {
@@ -129,12 +133,12 @@ class Input<VectorList<T, L, A, I>>
                                        VectorLayout::SPAN> {};
 template <typename T, VectorListLayout L, unsigned A, bool I>
 class Output<VectorList<T, L, A, I>>
-    : public aspen_detail::SpanStorage<const aspen_detail::SpanStorage<T, VectorLayout::SPAN>, VectorLayout::SPAN> {
-};
+    : public aspen_detail::SpanStorage<const aspen_detail::SpanStorage<T, VectorLayout::SPAN>,
+                                       VectorLayout::SPAN> {};
 template <typename T, VectorListLayout L, unsigned A, bool I>
 class InOut<VectorList<T, L, A, I>>
-    : public aspen_detail::SpanStorage<const aspen_detail::SpanStorage<T, VectorLayout::SPAN>, VectorLayout::SPAN> {
-};
+    : public aspen_detail::SpanStorage<const aspen_detail::SpanStorage<T, VectorLayout::SPAN>,
+                                       VectorLayout::SPAN> {};
 
 } // namespace poplar
 

@@ -1,0 +1,39 @@
+# Codelets: the headers codelets see, the codelet compiler, its cache and .gp files, popc,
+# and the vertex half of poplar::Graph. The codelet corpus is test/codelets/*.cpp; every test
+# compiles it with the same flags (CodeletTestSupport.hpp), so the codelet cache
+# (build/test/cache) shares one compile per corpus file between the tests and across runs.
+set(_codelet_corpus_dir ${CMAKE_CURRENT_SOURCE_DIR}/codelets)
+
+aspen_add_test(codelets_headers LABEL unit SOURCES unit/codelets_headers.cpp LIBS aspen_vertex_headers)
+aspen_add_test(codelets_library LABEL unit SOURCES unit/codelets_library.cpp)
+
+foreach(_t codelets_library)
+  target_include_directories(${_t} PRIVATE ${_codelet_corpus_dir} ${PROJECT_SOURCE_DIR}/libops/include)
+  target_compile_definitions(${_t} PRIVATE ASPEN_CODELET_CORPUS_DIR="${_codelet_corpus_dir}")
+endforeach()
+aspen_add_test(codelets_graph LABEL conformance SOURCES conformance/codelets_graph.cpp)
+aspen_add_test(codelets_samefile LABEL conformance SOURCES conformance/codelets_samefile.cpp)
+foreach(_t codelets_graph codelets_samefile)
+  target_include_directories(${_t} PRIVATE ${_codelet_corpus_dir} ${PROJECT_SOURCE_DIR}/libops/include)
+  target_compile_definitions(${_t} PRIVATE ASPEN_CODELET_CORPUS_DIR="${_codelet_corpus_dir}")
+endforeach()
+aspen_add_test(codelets_errors LABEL error SOURCES error/codelet_errors.cpp)
+foreach(_t codelets_errors)
+  target_include_directories(${_t} PRIVATE ${_codelet_corpus_dir})
+  target_compile_definitions(${_t} PRIVATE ASPEN_CODELET_CORPUS_DIR="${_codelet_corpus_dir}")
+endforeach()
+aspen_add_test(codelets_popc LABEL integration SOURCES unit/codelets_popc.cpp)
+add_dependencies(codelets_popc popc)
+target_include_directories(codelets_popc PRIVATE ${_codelet_corpus_dir})
+target_compile_definitions(codelets_popc PRIVATE ASPEN_CODELET_CORPUS_DIR="${_codelet_corpus_dir}")
+
+# Benchmark (built, not run by ctest): build-*/test/bin/codelets_cache_bench
+aspen_add_test(codelets_cache_bench LABEL bench SOURCES bench/codelet_cache_bench.cpp)
+
+# aspen_add_codelets (cmake/AspenCodelets.cmake) builds a .gp at build time with popc;
+# codelets_popc loads it.
+aspen_add_codelets(codelets_corpus_gp OUTPUT ${CMAKE_BINARY_DIR}/test/corpus-templates.gp
+  SOURCES codelets/Templates.cpp FLAGS -O2 -DCORPUS_SCALE=3 -I ${_codelet_corpus_dir})
+add_dependencies(codelets_popc codelets_corpus_gp)
+target_compile_definitions(codelets_popc PRIVATE
+  ASPEN_CODELET_CORPUS_GP="${CMAKE_BINARY_DIR}/test/corpus-templates.gp")

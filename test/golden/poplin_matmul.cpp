@@ -1,0 +1,321 @@
+// Copyright (c) Aspen contributors.
+// Golden tests of poplin (PopLibs <poplin/MatMul.hpp>): matMul, matMulWithOutput,
+// matMulAcc, matMulGrouped and the operand creators, in float and half,
+// against Eigen, on a 4-tile model, the 1,472-tile model and a reloaded
+// executable.
+#include "OpsTestDevice.hpp"
+
+#include <poplin/MatMul.hpp>
+#include <poplin/codelets.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include <Eigen/Dense>
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace poplar;
+using opstest::DeviceKind;
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+namespace {
+
+/// Uniform values in [-1, 1], already rounded to `type` so the reference sees the device's inputs.
+RowMatrix randomMatrix(std::size_t rows, std::size_t cols, unsigned seed, const Type &type,
+                       const Target &target) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  RowMatrix m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i)
+    m.data()[i] = opstest::roundTo(type, target, dist(gen));
+  return m;
+}
+
+std::vector<float> toVector(const RowMatrix &m) {
+  return std::vector<float>(m.data(), m.data() + m.size());
+}
+
+/// Every element within an absolute tolerance that grows with the inner
+/// dimension (float sums) or with the result's magnitude (half results).
+void checkClose(const std::vector<float> &actual, const RowMatrix &expected, const Type &outType,
+                std::size_t depth, const std::string &what) {
+  REQUIRE(actual.size() == std::size_t(expected.size()));
+  const float tolerance = outType == HALF ? 2e-3f * float(depth) : 2e-6f * float(depth) + 1e-6f;
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const float e = expected.data()[i];
+    const float allowed = tolerance + (outType == HALF ? 1e-3f * std::fabs(e) : 1e-6f * std::fabs(e));
+    if (std::fabs(actual[i] - e) > allowed) {
+      INFO(what << ": element " << i << " is " << actual[i] << ", expected " << e);
+      CHECK(std::fabs(actual[i] - e) <= allowed);
+      return;
+    }
+  }
+}
+
+/// The number after `key` in a matMulReportPlan description.
+unsigned planField(const std::string &description, const std::string &key) {
+  std::smatch match;
+  REQUIRE(std::regex_search(description, match, std::regex(key + " ([0-9]+)")));
+  return unsigned(std::stoul(match[1]));
+}
+
+struct Case {
+  std::size_t m, k, n;
+  Type inType, outType;
+  bool transposeA, transposeB;
+};
+
+} // namespace
+
+TEST_CASE("poplin_matmul: matMul matches Eigen for float and half on every target", "[poplin]") {
+  const std::vector<Case> cases = {
+      {5, 7, 3, FLOAT, FLOAT, false, false},   {33, 65, 17, FLOAT, FLOAT, false, false},
+      {64, 96, 48, FLOAT, FLOAT, true, false}, {20, 40, 30, FLOAT, FLOAT, false, true},
+      {24, 50, 40, HALF, HALF, false, false},  {17, 33, 9, HALF, FLOAT, true, true},
+      {1, 64, 1, FLOAT, HALF, false, false},
+  };
+  for (DeviceKind kind : opstest::allDeviceKinds()) {
+    DYNAMIC_SECTION("on the " << opstest::kindName(kind)) {
+      Device device = opstest::createDevice(kind);
+      Graph graph(device.getTarget());
+      poplin::addCodelets(graph);
+      poplin::addCodelets(graph); // a second call is harmless
+      program::Sequence prog;
+      std::vector<RowMatrix> as, bs;
+      for (std::size_t c = 0; c < cases.size(); ++c) {
+        const Case &tc = cases[c];
+        as.push_back(randomMatrix(tc.m, tc.k, 10 + unsigned(c), tc.inType, graph.getTarget()));
+        bs.push_back(randomMatrix(tc.k, tc.n, 20 + unsigned(c), tc.inType, graph.getTarget()));
+        // Stored transposed when the case multiplies a transposed view.
+        Tensor a = tc.transposeA ? graph.addVariable(tc.inType, {tc.k, tc.m}, "aT")
+                                 : graph.addVariable(tc.inType, {tc.m, tc.k}, "a");
+        Tensor b = tc.transposeB ? graph.addVariable(tc.inType, {tc.n, tc.k}, "bT")
+                                 : graph.addVariable(tc.inType, {tc.k, tc.n}, "b");
+        poputil::mapTensorLinearly(graph, a);
+        poputil::mapTensorLinearly(graph, b);
+        graph.createHostWrite("a" + std::to_string(c), a);
+        graph.createHostWrite("b" + std::to_string(c), b);
+        Tensor result =
+            poplin::matMul(graph, tc.transposeA ? a.transpose() : a, tc.transposeB ? b.transpose() : b, prog,
+                           tc.outType, "mm" + std::to_string(c));
+        REQUIRE(result.shape() == std::vector<std::size_t>{tc.m, tc.n});
+        REQUIRE(result.elementType() == tc.outType);
+        graph.createHostRead("c" + std::to_string(c), result);
+      }
+      auto engine = opstest::createEngine(kind, graph, {prog}, device);
+      for (std::size_t c = 0; c < cases.size(); ++c) {
+        const Case &tc = cases[c];
+        const RowMatrix aStored = tc.transposeA ? RowMatrix(as[c].transpose()) : as[c];
+        const RowMatrix bStored = tc.transposeB ? RowMatrix(bs[c].transpose()) : bs[c];
+        opstest::writeFloats(*engine, "a" + std::to_string(c), tc.inType, graph.getTarget(),
+                             toVector(aStored));
+        opstest::writeFloats(*engine, "b" + std::to_string(c), tc.inType, graph.getTarget(),
+                             toVector(bStored));
+      }
+      engine->run(0);
+      for (std::size_t c = 0; c < cases.size(); ++c) {
+        const Case &tc = cases[c];
+        const RowMatrix expected = as[c] * bs[c];
+        const auto actual =
+            opstest::readFloats(*engine, "c" + std::to_string(c), tc.outType, graph.getTarget(), tc.m * tc.n);
+        checkClose(actual, expected, tc.outType, tc.k, "case " + std::to_string(c));
+      }
+    }
+  }
+}
+
+TEST_CASE("poplin_matmul: matMulAcc adds k * A * B with a constant or tensor scale", "[poplin]") {
+  for (DeviceKind kind : {DeviceKind::FewTiles, DeviceKind::Reloaded}) {
+    DYNAMIC_SECTION("on the " << opstest::kindName(kind)) {
+      Device device = opstest::createDevice(kind);
+      Graph graph(device.getTarget());
+      poplin::addCodelets(graph);
+      const Target &target = graph.getTarget();
+      program::Sequence prog;
+      const RowMatrix a = randomMatrix(12, 30, 1, FLOAT, target), b = randomMatrix(30, 10, 2, FLOAT, target);
+      const RowMatrix c0 = randomMatrix(12, 10, 3, FLOAT, target);
+      const RowMatrix ah = randomMatrix(9, 16, 4, HALF, target), bh = randomMatrix(16, 8, 5, HALF, target);
+      const RowMatrix ch0 = randomMatrix(9, 8, 6, HALF, target);
+      Tensor A = graph.addVariable(FLOAT, {12, 30}, "A"), B = graph.addVariable(FLOAT, {30, 10}, "B");
+      Tensor C = graph.addVariable(FLOAT, {12, 10}, "C");
+      Tensor Ah = graph.addVariable(HALF, {9, 16}, "Ah"), Bh = graph.addVariable(HALF, {16, 8}, "Bh");
+      Tensor Ch = graph.addVariable(HALF, {9, 8}, "Ch");
+      Tensor k = graph.addConstant<float>(HALF, {1}, {0.25f}, "k");
+      graph.setTileMapping(k, 1);
+      for (const Tensor &t : {A, B, C, Ah, Bh, Ch})
+        poputil::mapTensorLinearly(graph, t);
+      graph.createHostWrite("A", A);
+      graph.createHostWrite("B", B);
+      graph.createHostWrite("C", C);
+      graph.createHostRead("C", C);
+      graph.createHostWrite("Ah", Ah);
+      graph.createHostWrite("Bh", Bh);
+      graph.createHostWrite("Ch", Ch);
+      graph.createHostRead("Ch", Ch);
+      poplin::matMulAcc(graph, C, -1.5f, A, B, prog, "accFloat");
+      poplin::matMulAcc(graph, Ch, k, Ah, Bh, prog, "accHalf");
+      auto engine = opstest::createEngine(kind, graph, {prog}, device);
+      opstest::writeFloats(*engine, "A", FLOAT, target, toVector(a));
+      opstest::writeFloats(*engine, "B", FLOAT, target, toVector(b));
+      opstest::writeFloats(*engine, "C", FLOAT, target, toVector(c0));
+      opstest::writeFloats(*engine, "Ah", HALF, target, toVector(ah));
+      opstest::writeFloats(*engine, "Bh", HALF, target, toVector(bh));
+      opstest::writeFloats(*engine, "Ch", HALF, target, toVector(ch0));
+      engine->run(0);
+      checkClose(opstest::readFloats(*engine, "C", FLOAT, target, 120), c0 - 1.5f * a * b, FLOAT, 30,
+                 "float acc");
+      checkClose(opstest::readFloats(*engine, "Ch", HALF, target, 72), ch0 + 0.25f * ah * bh, HALF, 16,
+                 "half acc");
+      // Running again accumulates again.
+      engine->run(0);
+      checkClose(opstest::readFloats(*engine, "C", FLOAT, target, 120), c0 - 3.0f * a * b, FLOAT, 30,
+                 "float acc twice");
+    }
+  }
+}
+
+TEST_CASE("poplin_matmul: matMulGrouped multiplies each group", "[poplin]") {
+  for (DeviceKind kind : opstest::allDeviceKinds()) {
+    DYNAMIC_SECTION("on the " << opstest::kindName(kind)) {
+      Device device = opstest::createDevice(kind);
+      Graph graph(device.getTarget());
+      poplin::addCodelets(graph);
+      const Target &target = graph.getTarget();
+      const std::size_t G = 3, m = 7, k = 11, n = 5;
+      program::Sequence prog;
+      Tensor A = poplin::createMatMulGroupedInputLHS(graph, FLOAT, FLOAT, {G, m, k}, {G, k, n}, "A");
+      Tensor B = poplin::createMatMulGroupedInputRHS(graph, FLOAT, FLOAT, {G, m, k}, {G, k, n}, "B");
+      REQUIRE(A.shape() == std::vector<std::size_t>{G, m, k});
+      REQUIRE(B.shape() == std::vector<std::size_t>{G, k, n});
+      Tensor C = poplin::matMulGrouped(graph, A, B, prog, FLOAT, "bmm");
+      // The same product through a grouped output and transposed views of transposes.
+      Tensor D = poplin::createMatMulGroupedOutput(graph, FLOAT, FLOAT, {G, m, k}, {G, k, n}, "D");
+      poplin::matMulGroupedWithOutput(
+          graph, poplin::transposeGroupedMatrix(poplin::transposeGroupedMatrix(A)), B, D, prog, "bmmOut");
+      graph.createHostWrite("A", A);
+      graph.createHostWrite("B", B);
+      graph.createHostRead("C", C);
+      graph.createHostRead("D", D);
+      std::vector<RowMatrix> a, b;
+      std::vector<float> aFlat, bFlat;
+      for (unsigned g = 0; g < G; ++g) {
+        a.push_back(randomMatrix(m, k, 30 + g, FLOAT, target));
+        b.push_back(randomMatrix(k, n, 40 + g, FLOAT, target));
+        const auto av = toVector(a.back()), bv = toVector(b.back());
+        aFlat.insert(aFlat.end(), av.begin(), av.end());
+        bFlat.insert(bFlat.end(), bv.begin(), bv.end());
+      }
+      auto engine = opstest::createEngine(kind, graph, {prog}, device);
+      opstest::writeFloats(*engine, "A", FLOAT, target, aFlat);
+      opstest::writeFloats(*engine, "B", FLOAT, target, bFlat);
+      engine->run(0);
+      for (const char *handle : {"C", "D"}) {
+        const auto c = opstest::readFloats(*engine, handle, FLOAT, target, G * m * n);
+        for (unsigned g = 0; g < G; ++g)
+          checkClose(std::vector<float>(c.begin() + g * m * n, c.begin() + (g + 1) * m * n), a[g] * b[g],
+                     FLOAT, k, std::string(handle) + " group " + std::to_string(g));
+      }
+    }
+  }
+}
+
+TEST_CASE("poplin_matmul: created operands are mapped and matMulWithOutput fills a given tensor",
+          "[poplin]") {
+  Device device = opstest::createDevice(DeviceKind::FewTiles);
+  Graph graph(device.getTarget());
+  poplin::addCodelets(graph);
+  const Target &target = graph.getTarget();
+  const std::size_t m = 40, k = 24, n = 32;
+  Tensor A = poplin::createMatMulInputLHS(graph, HALF, FLOAT, {m, k}, {k, n}, "A");
+  Tensor B = poplin::createMatMulInputRHS(graph, HALF, FLOAT, {m, k}, {k, n}, "B");
+  Tensor C = poplin::createMatMulOutput(graph, HALF, FLOAT, {m, k}, {k, n}, "C");
+  REQUIRE(A.elementType() == HALF);
+  REQUIRE(C.elementType() == FLOAT);
+  for (const Tensor &t : {A, B, C}) {
+    bool complete = false;
+    graph.getTileMapping(t, &complete);
+    CHECK(complete);
+  }
+  program::Sequence prog;
+  poplin::matMulWithOutput(graph, A, B, C, prog, "withOutput");
+  graph.createHostWrite("A", A);
+  graph.createHostWrite("B", B);
+  graph.createHostRead("C", C);
+  const RowMatrix a = randomMatrix(m, k, 7, HALF, target), b = randomMatrix(k, n, 8, HALF, target);
+  auto engine = opstest::createEngine(DeviceKind::FewTiles, graph, {prog}, device);
+  opstest::writeFloats(*engine, "A", HALF, target, toVector(a));
+  opstest::writeFloats(*engine, "B", HALF, target, toVector(b));
+  engine->run(0);
+  // Half inputs, float partials and output: only the float sums' rounding.
+  checkClose(opstest::readFloats(*engine, "C", FLOAT, target, m * n), a * b, FLOAT, k, "half in, float out");
+}
+
+TEST_CASE("poplin_matmul: a split inner dimension is reduced in float or half partials", "[poplin]") {
+  for (const char *partials : {"float", "half"}) {
+    DYNAMIC_SECTION("partialsType " << partials) {
+      Device device = opstest::createDevice(DeviceKind::FewTiles);
+      Graph graph(device.getTarget());
+      poplin::addCodelets(graph);
+      const Target &target = graph.getTarget();
+      const std::size_t m = 4, k = 4096, n = 4;
+      const OptionFlags options{{"partialsType", partials}};
+      std::ostringstream plan;
+      poplin::matMulReportPlan(plan, graph, FLOAT, FLOAT, {m, k}, {k, n}, options);
+      INFO(plan.str());
+      // A long inner dimension with a tiny output is best split over the tiles.
+      REQUIRE(planField(plan.str(), "inner") > 1);
+      Tensor A = graph.addVariable(FLOAT, {m, k}, "A"), B = graph.addVariable(FLOAT, {k, n}, "B");
+      poputil::mapTensorLinearly(graph, A);
+      poputil::mapTensorLinearly(graph, B);
+      program::Sequence prog;
+      Tensor C = poplin::matMul(graph, A, B, prog, "long", options);
+      graph.createHostWrite("A", A);
+      graph.createHostWrite("B", B);
+      graph.createHostRead("C", C);
+      const RowMatrix a = randomMatrix(m, k, 11, FLOAT, target), b = randomMatrix(k, n, 12, FLOAT, target);
+      auto engine = opstest::createEngine(DeviceKind::FewTiles, graph, {prog}, device);
+      opstest::writeFloats(*engine, "A", FLOAT, target, toVector(a));
+      opstest::writeFloats(*engine, "B", FLOAT, target, toVector(b));
+      engine->run(0);
+      const auto c = opstest::readFloats(*engine, "C", FLOAT, target, m * n);
+      // Half partials round each tile's sum (about 1000 products) to half.
+      checkClose(c, a * b, std::string(partials) == "half" ? HALF : FLOAT,
+                 std::string(partials) == "half" ? 8 : k, std::string("partials ") + partials);
+    }
+  }
+}
+
+TEST_CASE("poplin_matmul: the planner uses the tiles and honours availableMemoryProportion", "[poplin]") {
+  Target target = Target::createIPUTarget(1, 1472, "ipu2");
+  Graph graph(target);
+  poplin::PlanningCache cache;
+  std::ostringstream plan;
+  poplin::matMulReportPlan(plan, graph, FLOAT, FLOAT, {1024, 1024}, {1024, 1024}, {}, &cache);
+  INFO(plan.str());
+  const unsigned tiles = planField(plan.str(), "tiles used:");
+  CHECK(tiles > 1000);
+  CHECK(tiles <= 1472);
+  CHECK(plan.str().find("over budget") == std::string::npos);
+  CHECK(cache.size() == 1);
+  std::ostringstream again;
+  poplin::matMulReportPlan(again, graph, FLOAT, FLOAT, {1024, 1024}, {1024, 1024}, {}, &cache);
+  CHECK(again.str() == plan.str());
+  CHECK(cache.size() == 1);
+
+  // On 4 tiles a large product cannot fit a tiny budget: the planner takes the
+  // plan needing least memory and says so; a generous budget fits.
+  Graph small(Target::createIPUTarget(1, 4, "ipu2"));
+  std::ostringstream tight, loose;
+  poplin::matMulReportPlan(tight, small, FLOAT, FLOAT, {512, 512}, {512, 512},
+                           {{"availableMemoryProportion", "0.01"}});
+  poplin::matMulReportPlan(loose, small, FLOAT, FLOAT, {64, 64}, {64, 64},
+                           {{"availableMemoryProportion", "1"}});
+  INFO(tight.str() << loose.str());
+  CHECK(tight.str().find("over budget") != std::string::npos);
+  CHECK(loose.str().find("over budget") == std::string::npos);
+}

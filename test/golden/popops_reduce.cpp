@@ -1,0 +1,215 @@
+// Copyright (c) Aspen contributors.
+// popops::reduce / reduceWithOutput (Reduce.hpp) against host loops: every Operation,
+// inner, outer, mixed and full reductions (with rows split across tiles), float and
+// half (half accumulates in float), output types, scale and update, and the forms that
+// return compute sets, on every test target.
+#include "OpsTestUtil.hpp"
+#include "TestDevice.hpp"
+
+#include <popops/Reduce.hpp>
+#include <popops/codelets.hpp>
+#include <poputil/TileMapping.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+using namespace poplar;
+using popops::Operation;
+using aspen::test::inputs;
+using aspen::test::requireClose;
+using aspen::test::TestDevice;
+
+namespace {
+
+Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape, const char *name) {
+  Tensor t = graph.addVariable(type, shape, name);
+  poputil::mapTensorLinearly(graph, t);
+  return t;
+}
+
+double identity(Operation op) {
+  switch (op) {
+  case Operation::MUL: return 1;
+  case Operation::MIN: return std::numeric_limits<double>::infinity();
+  case Operation::MAX:
+  case Operation::LOG_ADD: return -std::numeric_limits<double>::infinity();
+  default: return 0;
+  }
+}
+
+double combine(Operation op, double acc, double x) {
+  switch (op) {
+  case Operation::ADD: return acc + x;
+  case Operation::SQUARE_ADD: return acc + x * x;
+  case Operation::MUL: return acc * x;
+  case Operation::MIN: return std::min(acc, x);
+  case Operation::MAX: return std::max(acc, x);
+  case Operation::LOG_ADD: {
+    const double hi = std::max(acc, x), lo = std::min(acc, x);
+    return lo == -std::numeric_limits<double>::infinity() ? hi : hi + std::log1p(std::exp(lo - hi));
+  }
+  default: return 0;
+  }
+}
+
+// Reference: reduce a row-major tensor of `shape` over `dims`.
+std::vector<float> hostReduce(const std::vector<float> &in, const std::vector<std::size_t> &shape,
+                              const std::vector<std::size_t> &dims, Operation op) {
+  std::vector<std::size_t> outShape;
+  std::vector<bool> reduced(shape.size(), false);
+  for (auto d : dims)
+    reduced[d] = true;
+  std::size_t outN = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (!reduced[d])
+      outN *= shape[d];
+  std::vector<double> acc(outN, identity(op));
+  std::vector<std::size_t> idx(shape.size(), 0);
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    std::size_t o = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      if (!reduced[d])
+        o = o * shape[d] + idx[d];
+    acc[o] = combine(op, acc[o], in[k]);
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return std::vector<float>(acc.begin(), acc.end());
+}
+
+struct ReduceCase {
+  std::vector<std::size_t> shape, dims;
+  Operation op;
+  float lo, hi;
+  const char *what;
+};
+
+} // namespace
+
+TEST_CASE("popops::reduce matches host reductions", "[popops][reduce]") {
+  const std::vector<ReduceCase> cases{
+      {{40, 300}, {1}, Operation::ADD, -1, 1, "ADD over rows (inner)"},
+      {{300, 40}, {0}, Operation::ADD, -1, 1, "ADD over columns (outer)"},
+      {{6, 20, 11}, {0, 2}, Operation::ADD, -1, 1, "ADD over interleaved dims"},
+      {{50000}, {0}, Operation::ADD, -1, 1, "ADD of a long vector (rows split over tiles)"},
+      {{3, 9000}, {1}, Operation::SQUARE_ADD, -1, 1, "SQUARE_ADD of long rows"},
+      {{2000, 3}, {0}, Operation::MAX, -4, 4, "MAX over long columns"},
+      {{17, 33}, {1}, Operation::MIN, -4, 4, "MIN"},
+      {{16, 64}, {1}, Operation::MUL, 0.95f, 1.05f, "MUL"},
+      {{12, 200}, {1}, Operation::LOG_ADD, -3, 3, "LOG_ADD"},
+      {{5, 7}, {}, Operation::ADD, -1, 1, "no dimensions (a copy)"},
+  };
+  for (const Type type : {FLOAT, HALF}) {
+    INFO("type " << type);
+    aspen::test::forEachTarget([&](TestDevice &dev) {
+      Graph graph(dev.getTarget());
+      popops::addCodelets(graph);
+      program::Sequence prog;
+      std::vector<std::vector<float>> inData(cases.size()), got(cases.size()), gotFloat(cases.size());
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto &c = cases[i];
+        std::size_t n = 1;
+        for (auto s : c.shape)
+          n *= s;
+        inData[i] = inputs(n, c.lo, c.hi, 100 + static_cast<unsigned>(i));
+        Tensor in = mappedVariable(graph, type, c.shape, "in");
+        Tensor out = popops::reduce(graph, in, c.dims, c.op, prog);
+        // MIN and MAX keep the input type (PopLibs has no half -> float form for them).
+        const bool keepsType = c.op == Operation::MIN || c.op == Operation::MAX;
+        Tensor outF = popops::reduce(graph, in, keepsType ? type : FLOAT, c.dims, c.op, prog);
+        dev.write(graph, in, inData[i]);
+        dev.read(graph, out, got[i]);
+        dev.read(graph, outF, gotFloat[i]);
+      }
+      dev.run(graph, prog);
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto want = hostReduce(inData[i], cases[i].shape, cases[i].dims, cases[i].op);
+        std::vector<float> wantRounded = want;
+        if (type == HALF)
+          for (auto &w : wantRounded)
+            w = aspen::test::roundToHalf(dev.getTarget(), w);
+        requireClose(got[i], wantRounded, type == HALF ? 2e-3 : 2e-5, type == HALF ? 2e-3 : 1e-5, cases[i].what);
+        const bool keepsType = cases[i].op == Operation::MIN || cases[i].op == Operation::MAX;
+        requireClose(gotFloat[i], keepsType ? wantRounded : want, 2e-5, 1e-4,
+                     std::string(cases[i].what) + " (float output)");
+      }
+    });
+  }
+}
+
+TEST_CASE("popops::reduce on bool and int, with scale and update, and into compute sets", "[popops][reduce]") {
+  aspen::test::forEachTarget([&](TestDevice &dev) {
+    Graph graph(dev.getTarget());
+    popops::addCodelets(graph);
+    program::Sequence prog;
+    const std::size_t rows = 30, cols = 70;
+    std::vector<unsigned char> flags(rows * cols);
+    std::vector<int> ints(rows * cols);
+    for (std::size_t k = 0; k < flags.size(); ++k) {
+      flags[k] = (k % 13) != 0 || (k / cols) % 3 == 0;
+      ints[k] = static_cast<int>(k % 23) - 11;
+    }
+    const auto x = inputs(rows * cols, -1.0f, 1.0f, 31), init = inputs(cols, -1.0f, 1.0f, 32);
+    Tensor B = mappedVariable(graph, BOOL, {rows, cols}, "flags");
+    Tensor I = mappedVariable(graph, INT, {rows, cols}, "ints");
+    Tensor X = mappedVariable(graph, FLOAT, {rows, cols}, "x");
+    Tensor acc = mappedVariable(graph, FLOAT, {cols}, "acc");
+    Tensor scale = graph.addConstant(FLOAT, {}, 0.5f, "scale");
+    graph.setTileMapping(scale, 0);
+    Tensor all = popops::reduce(graph, B, {1}, Operation::LOGICAL_AND, prog);
+    Tensor any = popops::reduce(graph, B, {0}, Operation::LOGICAL_OR, prog);
+    Tensor isum = popops::reduce(graph, I, {0, 1}, Operation::ADD, prog);
+    // acc = acc + 0.5 * sum over rows
+    popops::reduceWithOutput(graph, X, acc, {0}, popops::ReduceParams(Operation::ADD, true, scale), prog);
+    // Two reductions sharing compute sets.
+    std::vector<ComputeSet> css;
+    Tensor rowMax = popops::reduce(graph, X, {1}, Operation::MAX, css);
+    Tensor colSq = popops::reduce(graph, X, {0}, Operation::SQUARE_ADD, css);
+    for (const auto &cs : css)
+      prog.add(program::Execute(cs));
+    std::vector<unsigned char> gotAll, gotAny;
+    std::vector<int> gotSum;
+    std::vector<float> gotAcc, gotRowMax, gotColSq;
+    dev.read(graph, all, gotAll);
+    dev.read(graph, any, gotAny);
+    dev.read(graph, isum, gotSum);
+    dev.read(graph, acc, gotAcc);
+    dev.read(graph, rowMax, gotRowMax);
+    dev.read(graph, colSq, gotColSq);
+    dev.write(graph, B, flags);
+    dev.write(graph, I, ints);
+    dev.write(graph, X, x);
+    dev.write(graph, acc, init);
+    dev.run(graph, prog);
+    REQUIRE(gotSum.size() == 1);
+    long long sum = 0;
+    for (int v : ints)
+      sum += v;
+    REQUIRE(gotSum[0] == sum);
+    for (std::size_t r = 0; r < rows; ++r) {
+      bool a = true;
+      for (std::size_t c = 0; c < cols; ++c)
+        a = a && flags[r * cols + c];
+      REQUIRE(static_cast<bool>(gotAll[r]) == a);
+    }
+    for (std::size_t c = 0; c < cols; ++c) {
+      bool o = false;
+      for (std::size_t r = 0; r < rows; ++r)
+        o = o || flags[r * cols + c];
+      REQUIRE(static_cast<bool>(gotAny[c]) == o);
+    }
+    const auto colSum = hostReduce(x, {rows, cols}, {0}, Operation::ADD);
+    std::vector<float> wantAcc(cols);
+    for (std::size_t c = 0; c < cols; ++c)
+      wantAcc[c] = init[c] + 0.5f * colSum[c];
+    requireClose(gotAcc, wantAcc, 1e-5, 1e-5, "scaled update");
+    requireClose(gotRowMax, hostReduce(x, {rows, cols}, {1}, Operation::MAX), 0, 0, "MAX into compute sets");
+    requireClose(gotColSq, hostReduce(x, {rows, cols}, {0}, Operation::SQUARE_ADD), 1e-5, 1e-5,
+                 "SQUARE_ADD into compute sets");
+  });
+}

@@ -1,0 +1,41 @@
+# Tests of poputil and popops (libops/): unit, golden and error tests, and the benchmark.
+# Golden tests run every case on a 4-tile IPUModel, the 1,472-tile IPUModel and a saved
+# and reloaded executable (test/support/TestDevice.hpp).
+aspen_add_test(poputil_mapping LABEL unit SOURCES unit/poputil_mapping.cpp LIBS Aspen::poputil)
+aspen_add_test(popops_elementwise LABEL golden SOURCES golden/popops_elementwise.cpp LIBS Aspen::popops)
+aspen_add_test(popops_map LABEL golden SOURCES golden/popops_map.cpp LIBS Aspen::popops)
+aspen_add_test(popops_reduce LABEL golden SOURCES golden/popops_reduce.cpp LIBS Aspen::popops)
+aspen_add_test(popops_cast_fill LABEL golden SOURCES golden/popops_cast_fill.cpp LIBS Aspen::popops)
+aspen_add_test(popops_slice LABEL golden SOURCES golden/popops_slice.cpp LIBS Aspen::popops)
+aspen_add_test(popops_sort LABEL golden SOURCES golden/popops_sort.cpp LIBS Aspen::popops)
+aspen_add_test(popops_errors LABEL error SOURCES error/popops_errors.cpp LIBS Aspen::popops)
+
+# The benchmark is a plain program (no Catch2 main): built, never run by ctest.
+add_executable(popops_bench bench/popops_bench.cpp)
+set_target_properties(popops_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bin)
+target_link_libraries(popops_bench PRIVATE aspen_settings Aspen::popops TBB::tbb Threads::Threads)
+
+# --- poplin, popnn, poprand ----------------------------------------------------------------------
+# Golden tests against Eigen and host loops on a 4-tile model, the 1,472-tile model and a reloaded
+# executable (support/OpsTestDevice.hpp: these tests run engines several times, so they hold the
+# engine themselves); one error test per library; the matMul benchmark (plain main; built, not
+# run by ctest): build-*/test/bin/poplin_matmul_bench [n] [repeats]
+aspen_add_test(poplin_matmul LABEL golden SOURCES golden/poplin_matmul.cpp
+  LIBS Aspen::poplin Eigen3::Eigen TIMEOUT 600)
+aspen_add_test(popnn_nonlinearity LABEL golden SOURCES golden/popnn_nonlinearity.cpp LIBS Aspen::popnn)
+aspen_add_test(popnn_loss LABEL golden SOURCES golden/popnn_loss.cpp LIBS Aspen::popnn)
+aspen_add_test(popnn_pooling LABEL golden SOURCES golden/popnn_pooling.cpp LIBS Aspen::popnn)
+aspen_add_test(poprand_random LABEL golden SOURCES golden/poprand_random.cpp LIBS Aspen::poprand TBB::tbb)
+aspen_add_test(poplin_errors LABEL error SOURCES error/poplin_errors.cpp LIBS Aspen::poplin)
+aspen_add_test(popnn_errors LABEL error SOURCES error/popnn_errors.cpp LIBS Aspen::popnn)
+aspen_add_test(poprand_errors LABEL error SOURCES error/poprand_errors.cpp LIBS Aspen::poprand)
+
+find_package(OpenMP COMPONENTS CXX)
+add_executable(poplin_matmul_bench bench/matmul_bench.cpp)
+set_target_properties(poplin_matmul_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bin)
+target_link_libraries(poplin_matmul_bench PRIVATE aspen_settings Aspen::poplin Eigen3::Eigen)
+if(OpenMP_CXX_FOUND)
+  # Eigen's matrix product uses every core only with OpenMP.
+  target_link_libraries(poplin_matmul_bench PRIVATE OpenMP::OpenMP_CXX)
+endif()
+# --- end of poplin, popnn, poprand ---------------------------------------------------------------

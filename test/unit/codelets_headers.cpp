@@ -1,0 +1,262 @@
+// Copyright (c) Aspen contributors.
+// The headers codelets see (vertices/include), compiled into a host program:
+// the vertex ABI layout of every field type (docs/internals.md, "Host layout of
+// vertex fields"), `half` against an independent IEEE binary16 reference, and
+// the ipudef.h vector types.
+#include <ipudef.h>
+#include <poplar/HalfFloat.hpp>
+#include <poplar/TileConstants.hpp>
+#include <poplar/Vertex.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+using namespace poplar;
+
+namespace {
+
+// ---- the ABI layout ----------------------------------------------------------------
+
+template <class F> void checkPointerAndSize() {
+  static_assert(sizeof(F) == 16, "pointer + 32-bit size, padded to 16 bytes");
+  static_assert(alignof(F) == 8, "pointer aligned");
+  static_assert(std::is_trivially_default_constructible<F>::value, "no constructor runs on a vertex");
+  static_assert(std::is_standard_layout<F>::value, "plain layout");
+}
+
+TEST_CASE("codelets_headers: every field type has the documented host layout", "[codelets][abi]") {
+  static_assert(sizeof(Input<float>) == 8 && sizeof(Output<half>) == 8 && sizeof(InOut<int>) == 8, "T *ptr");
+  static_assert(std::is_trivially_default_constructible<Input<float>>::value, "trivial");
+  static_assert(std::is_trivially_default_constructible<InOut<unsigned>>::value, "trivial");
+  checkPointerAndSize<Input<Vector<float>>>();
+  checkPointerAndSize<Output<Vector<half, VectorLayout::ONE_PTR, 8>>>();
+  checkPointerAndSize<InOut<Vector<int, VectorLayout::SHORT_SPAN>>>();
+  checkPointerAndSize<Input<Vector<float, VectorLayout::SCALED_PTR32, 4>>>();
+  checkPointerAndSize<Input<Vector<float, VectorLayout::SCALED_PTR64, 8>>>();
+  checkPointerAndSize<Input<Vector<float, VectorLayout::SCALED_PTR128, 16>>>();
+  checkPointerAndSize<Input<Vector<float, VectorLayout::COMPACT_PTR, 8, true>>>();
+  checkPointerAndSize<Vector<unsigned>>();
+  checkPointerAndSize<Vector<int, VectorLayout::ONE_PTR>>();
+  checkPointerAndSize<Vector<Input<Vector<float>>>>();
+  checkPointerAndSize<Vector<Output<Vector<float>>, VectorLayout::ONE_PTR>>();
+  checkPointerAndSize<Vector<Input<float>>>();
+  checkPointerAndSize<Input<VectorList<float, VectorListLayout::DELTAN>>>();
+  checkPointerAndSize<InOut<VectorList<int, VectorListLayout::DELTANELEMENTS, 8>>>();
+  checkPointerAndSize<Output<VectorList<half, VectorListLayout::COMPACT_DELTAN>>>();
+  static_assert(sizeof(half) == 2 && alignof(half) == 2, "binary16 storage");
+  static_assert(std::is_trivially_default_constructible<half>::value, "trivial");
+  static_assert(std::is_trivially_copyable<half>::value, "trivially copyable");
+  static_assert(MultiVertex::numWorkers() == 6 && CTXT_WORKERS == 6, "six workers");
+  // An edge's pointer is the first member; a vector's size follows at byte 8.
+  float data[3] = {1, 2, 3};
+  Input<Vector<float>> in;
+  const float *p = data;
+  const std::uint32_t n = 3;
+  std::memcpy(reinterpret_cast<char *>(&in), &p, 8);
+  std::memcpy(reinterpret_cast<char *>(&in) + 8, &n, 4);
+  REQUIRE(in.size() == 3);
+  REQUIRE(in[2] == 3.0f);
+  float sum = 0;
+  for (float x : in)
+    sum += x;
+  REQUIRE(sum == 6.0f);
+  REQUIRE(in.data() == data);
+}
+
+TEST_CASE("codelets_headers: edges read and write through their pointers", "[codelets][abi]") {
+  int value = 7;
+  Input<int> in;
+  in.aspenPtr_ = &value;
+  REQUIRE(*in == 7);
+  REQUIRE(static_cast<const int &>(in) == 7);
+  Output<int> out;
+  out.aspenPtr_ = &value;
+  *out = 9;
+  REQUIRE(value == 9);
+  out = 11;
+  REQUIRE(value == 11);
+  InOut<int> io;
+  io.aspenPtr_ = &value;
+  *io += 1;
+  REQUIRE(value == 12);
+
+  // A jagged list: two rows of lengths 2 and 3.
+  float r0[2] = {1, 2}, r1[3] = {3, 4, 5};
+  Input<Vector<float>> rows[2];
+  const float *ptrs[2] = {r0, r1};
+  const std::uint32_t sizes[2] = {2, 3};
+  for (int i = 0; i < 2; ++i) {
+    std::memcpy(reinterpret_cast<char *>(&rows[i]), &ptrs[i], 8);
+    std::memcpy(reinterpret_cast<char *>(&rows[i]) + 8, &sizes[i], 4);
+  }
+  Vector<Input<Vector<float>>> list;
+  Input<Vector<float>> *rowsPtr = rows;
+  const std::uint32_t two = 2;
+  std::memcpy(reinterpret_cast<char *>(&list), &rowsPtr, 8);
+  std::memcpy(reinterpret_cast<char *>(&list) + 8, &two, 4);
+  REQUIRE(list.size() == 2);
+  REQUIRE(list[1].size() == 3);
+  REQUIRE(list[1][2] == 5.0f);
+}
+
+// ---- half against an independent reference ------------------------------------------
+
+/// The value of binary16 bits, from the definition (sign, exponent, fraction).
+double referenceHalfValue(std::uint16_t bits) {
+  const int sign = bits >> 15 ? -1 : 1;
+  const int exponent = (bits >> 10) & 0x1f;
+  const int fraction = bits & 0x3ff;
+  if (exponent == 0)
+    return sign * std::ldexp(static_cast<double>(fraction), -24);
+  if (exponent == 31)
+    return fraction ? std::numeric_limits<double>::quiet_NaN()
+                    : sign * std::numeric_limits<double>::infinity();
+  return sign * std::ldexp(static_cast<double>(1024 + fraction), exponent - 25);
+}
+
+/// The non-negative finite halves in increasing order, with their bits.
+struct HalfTable {
+  std::vector<double> values;
+  std::vector<std::uint16_t> bits;
+  HalfTable() {
+    for (unsigned b = 0; b < 0x7c00; ++b) {
+      values.push_back(referenceHalfValue(static_cast<std::uint16_t>(b)));
+      bits.push_back(static_cast<std::uint16_t>(b));
+    }
+  }
+};
+const HalfTable &halfTable() {
+  static HalfTable t;
+  return t;
+}
+
+/// Round to nearest, ties to even, by search in the table of all halves.
+std::uint16_t referenceRound(double x) {
+  const HalfTable &t = halfTable();
+  const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  const double a = std::fabs(x);
+  const double maxHalf = 65504.0, overflow = 65520.0; // 65520 is the midpoint to 2^16
+  if (a >= overflow)
+    return sign | 0x7c00;
+  if (a >= maxHalf)
+    return sign | 0x7bff;
+  const auto it = std::upper_bound(t.values.begin(), t.values.end(), a);
+  const std::size_t hi = static_cast<std::size_t>(it - t.values.begin());
+  const std::size_t lo = hi - 1;
+  const double dlo = a - t.values[lo], dhi = t.values[hi] - a;
+  std::size_t pick = dlo < dhi ? lo : dhi < dlo ? hi : (t.bits[lo] % 2 == 0 ? lo : hi);
+  return sign | t.bits[pick];
+}
+
+std::uint16_t bitsOf(half h) {
+  std::uint16_t b;
+  std::memcpy(&b, &h, 2);
+  return b;
+}
+
+TEST_CASE("codelets_headers: half to float is exact for every bit pattern", "[codelets][half]") {
+  for (unsigned b = 0; b < 0x10000; ++b) {
+    const double expected = referenceHalfValue(static_cast<std::uint16_t>(b));
+    const float viaClass = half::fromBits(static_cast<std::uint16_t>(b));
+    const float viaSoftware = aspen_detail::softHalfToFloat(static_cast<std::uint16_t>(b));
+    if (std::isnan(expected)) {
+      REQUIRE(std::isnan(viaClass));
+      REQUIRE(std::isnan(viaSoftware));
+    } else {
+      REQUIRE(static_cast<double>(viaClass) == expected);
+      REQUIRE(static_cast<double>(viaSoftware) == expected);
+      REQUIRE(std::signbit(viaClass) == std::signbit(expected));
+    }
+  }
+}
+
+TEST_CASE("codelets_headers: float to half rounds to nearest even", "[codelets][half]") {
+  const HalfTable &t = halfTable();
+  std::vector<float> samples;
+  for (std::size_t i = 0; i + 1 < t.values.size(); ++i) {
+    const float v = static_cast<float>(t.values[i]);
+    const float mid = static_cast<float>((t.values[i] + t.values[i + 1]) / 2); // exact in float
+    samples.insert(samples.end(), {v, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e9f)});
+  }
+  samples.insert(samples.end(),
+                 {65504.0f, 65519.0f, 65520.0f, 65536.0f, 1e30f, 1e-30f, 2.9802322e-8f, 5.9604645e-8f,
+                  std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()});
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<std::uint32_t> anyBits(0, 0x7f7fffff);
+  for (int i = 0; i < 200000; ++i) {
+    const std::uint32_t b = anyBits(rng);
+    float f;
+    std::memcpy(&f, &b, 4);
+    samples.push_back(f);
+  }
+  for (float s : samples) {
+    for (float f : {s, -s}) {
+      const std::uint16_t expected = referenceRound(f);
+      INFO("value " << f);
+      REQUIRE(bitsOf(half(f)) == expected);
+      REQUIRE(aspen_detail::softFloatToHalf(f) == expected);
+    }
+  }
+  // Doubles round once, directly to half (no double rounding through float).
+  const double justAboveTie = (t.values[1000] + t.values[1001]) / 2 + 1e-12;
+  REQUIRE(bitsOf(half(justAboveTie)) == referenceRound(justAboveTie));
+  REQUIRE(std::isnan(static_cast<float>(half(std::nanf("")))));
+}
+
+TEST_CASE("codelets_headers: half arithmetic rounds each operation", "[codelets][half]") {
+  const half a = 1.5f, b = 2;
+  const half c = a * b;
+  static_assert(std::is_same<decltype(a * b), half>::value, "half op half is half");
+  static_assert(std::is_same<decltype(a * 2.0f), float>::value, "half op float is float");
+  static_assert(std::is_same<decltype(a + 1), half>::value, "half op int is half");
+  REQUIRE(static_cast<float>(c) == 3.0f);
+  // 2049 is not a half: 2048 + 1 rounds to even (2048).
+  REQUIRE(static_cast<float>(half(2048.0f) + half(1.0f)) == 2048.0f);
+  REQUIRE(static_cast<float>(half(2048.0f) + half(3.0f)) == 2052.0f);
+  half x = 0.25_h;
+  x += 1;
+  REQUIRE(static_cast<float>(x) == 1.25f);
+  REQUIRE(-x < 0);
+  REQUIRE(half(65504.0f) * half(2.0f) == std::numeric_limits<half>::infinity());
+  REQUIRE(static_cast<float>(std::numeric_limits<half>::max()) == 65504.0f);
+  REQUIRE(static_cast<float>(std::numeric_limits<half>::epsilon()) == 0.0009765625f);
+  REQUIRE(static_cast<float>(std::numeric_limits<half>::denorm_min()) == std::ldexp(1.0f, -24));
+  REQUIRE(std::sqrt(half(4.0f)) == 2.0f);
+}
+
+// ---- ipudef.h ------------------------------------------------------------------------
+
+TEST_CASE("codelets_headers: ipudef.h vector types are element-wise", "[codelets][ipudef]") {
+  static_assert(sizeof(float2) == 8 && sizeof(float4) == 16 && sizeof(int2) == 8 && sizeof(half2) == 4 &&
+                    sizeof(half4) == 8 && alignof(half4) == 8 && sizeof(short4) == 8 && sizeof(char4) == 4 &&
+                    sizeof(uint2) == 8 && sizeof(ushort2) == 4,
+                "IPU vector sizes");
+  const float2 a = {1.0f, 2.0f}, b = {3.0f, 5.0f};
+  const float2 c = a * b + a;
+  REQUIRE(c[0] == 4.0f);
+  REQUIRE(c[1] == 12.0f);
+  const int2 i = {7, -3};
+  const int2 j = i / 2;
+  REQUIRE(j[0] == 3);
+  REQUIRE(j[1] == -1);
+  const half4 h = {half(1.0f), half(2.0f), half(3.0f), half(2048.0f)};
+  const half4 g = h * half(2.0f) + h;
+  REQUIRE(static_cast<float>(g[0]) == 3.0f);
+  REQUIRE(static_cast<float>(g[2]) == 9.0f);
+  REQUIRE(static_cast<float>(g[3]) == 6144.0f);
+  half2 p = {half(0.5f), half(0.25f)};
+  p += p;
+  REQUIRE(static_cast<float>(p[0]) == 1.0f);
+  REQUIRE(static_cast<float>(p[1]) == 0.5f);
+  REQUIRE((p == half2{half(1.0f), half(0.5f)}));
+}
+
+} // namespace
