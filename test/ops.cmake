@@ -39,3 +39,6 @@ if(OpenMP_CXX_FOUND)
   target_link_libraries(poplin_matmul_bench PRIVATE OpenMP::OpenMP_CXX)
 endif()
 # --- end of poplin, popnn, poprand ---------------------------------------------------------------
+# The native loops are compiled like the codelets they are compared with (popc -O3); source
+# options come after aspen_settings' -O2.
+set_source_files_properties(bench/popops_bench.cpp PROPERTIES COMPILE_OPTIONS -O3)

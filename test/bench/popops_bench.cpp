@@ -121,10 +121,11 @@ int main(int argc, char **argv) {
   // --- add ---
   const double addAspen = bestSeconds(repeats, [&] { engine.run(0); });
   const double addNative = bestSeconds(repeats, [&] {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 16), [&](const tbb::blocked_range<std::size_t> &r) {
-      for (std::size_t i = r.begin(); i < r.end(); ++i)
-        nc[i] = a[i] + b[i];
-    });
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 16),
+                      [&](const tbb::blocked_range<std::size_t> &r) {
+                        for (std::size_t i = r.begin(); i < r.end(); ++i)
+                          nc[i] = a[i] + b[i];
+                      });
   });
   engine.readTensor("C", c.data(), c.data() + n);
   results.push_back({"add", addAspen, addNative, cyclesOf("addCycles"), double(n), c == nc});
@@ -132,10 +133,11 @@ int main(int argc, char **argv) {
   // --- fused map ---
   const double mapAspen = bestSeconds(repeats, [&] { engine.run(1); });
   const double mapNative = bestSeconds(repeats, [&] {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 16), [&](const tbb::blocked_range<std::size_t> &r) {
-      for (std::size_t i = r.begin(); i < r.end(); ++i)
-        nd[i] = 0.5f * a[i] + b[i] * b[i] - 1.0f;
-    });
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 16),
+                      [&](const tbb::blocked_range<std::size_t> &r) {
+                        for (std::size_t i = r.begin(); i < r.end(); ++i)
+                          nd[i] = 0.5f * a[i] + b[i] * b[i] - 1.0f;
+                      });
   });
   engine.readTensor("D", d.data(), d.data() + n);
   bool mapOk = true;

@@ -25,7 +25,8 @@ using aspen::test::TestDevice;
 
 namespace {
 
-Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape, const char *name) {
+Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape,
+                      const char *name) {
   Tensor t = graph.addVariable(type, shape, name);
   poputil::mapTensorLinearly(graph, t);
   return t;
@@ -70,8 +71,22 @@ TEST_CASE("popops::cast converts between float, half, int and bool", "[popops][c
     Graph graph(dev.getTarget());
     popops::addCodelets(graph);
     // Values that need rounding in half, including exact ties (x.5 ulp).
-    std::vector<float> f{0.0f, 1.0f, -2.5f, 1.0f + 1.0f / 2048, 1.0f + 3.0f / 2048, 3.14159265f, -1e-5f, 65504.0f,
-                         70000.0f, 1e-7f, 0.333333f, 2049.0f, 2051.0f, -0.0f, 123.456f, 6e-8f};
+    std::vector<float> f{0.0f,
+                         1.0f,
+                         -2.5f,
+                         1.0f + 1.0f / 2048,
+                         1.0f + 3.0f / 2048,
+                         3.14159265f,
+                         -1e-5f,
+                         65504.0f,
+                         70000.0f,
+                         1e-7f,
+                         0.333333f,
+                         2049.0f,
+                         2051.0f,
+                         -0.0f,
+                         123.456f,
+                         6e-8f};
     Tensor F = mappedVariable(graph, FLOAT, {f.size()}, "F");
     program::Sequence prog;
     Tensor toHalf = popops::cast(graph, F, HALF, prog);
@@ -167,9 +182,9 @@ TEST_CASE("popops::scaledAddTo and scaledSubtractFrom", "[popops][scaledAdd]") {
       Tensor k = graph.addVariable(FLOAT, {}, "k");
       graph.setTileMapping(k, 1);
       program::Sequence prog;
-      popops::scaledAddTo(graph, A1, B, 0.25f, prog);                  // A1 += 0.25 B
-      popops::scaledSubtractFrom(graph, A2, B, k, prog);               // A2 -= k B
-      popops::scaledAddTo(graph, A3, 0.5f, B, -1.5f, prog);            // A3 = 0.5 A3 - 1.5 B
+      popops::scaledAddTo(graph, A1, B, 0.25f, prog);       // A1 += 0.25 B
+      popops::scaledSubtractFrom(graph, A2, B, k, prog);    // A2 -= k B
+      popops::scaledAddTo(graph, A3, 0.5f, B, -1.5f, prog); // A3 = 0.5 A3 - 1.5 B
       popops::scaledAddTo(graph, A4, k, B, k, prog, popops::ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY);
       std::vector<float> g1, g2, g3, g4;
       for (Tensor *t : {&A1, &A2, &A3, &A4})

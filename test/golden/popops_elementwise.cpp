@@ -35,22 +35,24 @@ struct UnaryCase {
   std::function<float(float)> ref;
 };
 
-#define BINARY(fn, expr)                                                                                         \
-  BinaryCase {                                                                                                   \
-    #fn, [](Graph &g, const Tensor &a, const Tensor &b, program::Sequence &p) { return popops::fn(g, a, b, p); }, \
-        [](float a, float b) { return static_cast<float>(expr); }                                               \
+#define BINARY(fn, expr)                                                                                     \
+  BinaryCase {                                                                                               \
+#fn, [](Graph & g, const Tensor &a, const Tensor &b,                                                     \
+            program::Sequence                                                                                \
+                &p) { return popops::fn(g, a, b, p); }, [](float a,                                          \
+                                                           float b) { return static_cast<float>(expr); }     \
   }
-#define UNARY(fn, expr)                                                                                          \
-  UnaryCase {                                                                                                    \
-    #fn, [](Graph &g, const Tensor &a, program::Sequence &p) { return popops::fn(g, a, p); },                     \
-        [](float a) { return static_cast<float>(expr); }                                                        \
+#define UNARY(fn, expr)                                                                                      \
+  UnaryCase {                                                                                                \
+#fn, [](Graph & g, const Tensor &a,                                                                      \
+            program::Sequence                                                                                \
+                &p) { return popops::fn(g, a, p); }, [](float a) { return static_cast<float>(expr); }        \
   }
 
 const std::vector<BinaryCase> &binaryCases() {
   static const std::vector<BinaryCase> cases{
-      BINARY(add, a + b),         BINARY(sub, a - b),
-      BINARY(mul, a *b),          BINARY(div, a / b),
-      BINARY(max, std::max(a, b)), BINARY(min, std::min(a, b)),
+      BINARY(add, a + b),          BINARY(sub, a - b),           BINARY(mul, a * b),
+      BINARY(div, a / b),          BINARY(max, std::max(a, b)),  BINARY(min, std::min(a, b)),
       BINARY(pow, std::pow(a, b)), BINARY(rem, std::fmod(a, b)),
   };
   return cases;
@@ -66,7 +68,7 @@ const std::vector<UnaryCase> &unaryCases() {
       UNARY(rsqrt, 1.0f / std::sqrt(a)),
       UNARY(sigmoid, 1.0f / (1.0f + std::exp(-a))),
       UNARY(tanh, std::tanh(a)),
-      UNARY(square, a *a),
+      UNARY(square, a * a),
       UNARY(sin, std::sin(a)),
       UNARY(cos, std::cos(a)),
       UNARY(ceil, std::ceil(a)),
@@ -81,10 +83,15 @@ float deviceRound(const Target &target, const Type &type, float x) {
   return type == HALF ? aspen::test::roundToHalf(target, x) : x;
 }
 
-double relTol(const Type &type) { return type == HALF ? 2e-3 : 2e-6; }
-double absTol(const Type &type) { return type == HALF ? 1e-3 : 1e-6; }
+double relTol(const Type &type) {
+  return type == HALF ? 2e-3 : 2e-6;
+}
+double absTol(const Type &type) {
+  return type == HALF ? 1e-3 : 1e-6;
+}
 
-Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape, const char *name) {
+Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape,
+                      const char *name) {
   Tensor t = graph.addVariable(type, shape, name);
   poputil::mapTensorLinearly(graph, t);
   return t;
@@ -137,7 +144,8 @@ TEST_CASE("popops binary and unary operators match host loops", "[popops][elemen
         std::vector<float> want(n);
         for (std::size_t k = 0; k < n; ++k)
           want[k] = deviceRound(target, type, unaryCases()[i].ref(s[k]));
-        requireClose(signedOut[i], want, relTol(type), absTol(type), std::string(unaryCases()[i].name) + " (signed)");
+        requireClose(signedOut[i], want, relTol(type), absTol(type),
+                     std::string(unaryCases()[i].name) + " (signed)");
       }
     });
   }
@@ -154,9 +162,9 @@ TEST_CASE("popops comparisons and logical operators give bool results", "[popops
     Tensor A = mappedVariable(graph, HALF, {n}, "A");
     Tensor B = mappedVariable(graph, HALF, {n}, "B");
     program::Sequence prog;
-    std::vector<Tensor> outs{popops::eq(graph, A, B, prog),   popops::neq(graph, A, B, prog),
-                             popops::gt(graph, A, B, prog),   popops::gteq(graph, A, B, prog),
-                             popops::lt(graph, A, B, prog),   popops::lteq(graph, A, B, prog)};
+    std::vector<Tensor> outs{popops::eq(graph, A, B, prog), popops::neq(graph, A, B, prog),
+                             popops::gt(graph, A, B, prog), popops::gteq(graph, A, B, prog),
+                             popops::lt(graph, A, B, prog), popops::lteq(graph, A, B, prog)};
     Tensor lt = outs[4], gt = outs[2];
     outs.push_back(popops::logicalAnd(graph, lt, outs[1], prog));
     outs.push_back(popops::logicalOr(graph, lt, gt, prog));
@@ -171,8 +179,8 @@ TEST_CASE("popops comparisons and logical operators give bool results", "[popops
     dev.run(graph, prog);
     for (std::size_t k = 0; k < n; ++k) {
       const float x = a[k], y = b[k];
-      const bool want[] = {x == y, x != y, x > y, x >= y, x < y, x <= y, (x < y) && (x != y), (x < y) || (x > y),
-                           !(x < y)};
+      const bool want[] = {
+          x == y, x != y, x > y, x >= y, x < y, x <= y, (x < y) && (x != y), (x < y) || (x > y), !(x < y)};
       for (std::size_t i = 0; i < outs.size(); ++i) {
         INFO("output " << i << " element " << k);
         REQUIRE(static_cast<bool>(got[i][k]) == want[i]);
@@ -198,10 +206,10 @@ TEST_CASE("popops in-place, WithOutput, broadcast, constant and view forms", "[p
       Tensor withOut = mappedVariable(graph, type, {rows, cols}, "withOut");
       program::Sequence prog;
       prog.add(program::Copy(M, inPlace));
-      Tensor rowBroadcast = popops::add(graph, M, V, prog);   // {8,16} + {16}
-      Tensor colBroadcast = popops::mul(graph, C, V, prog);   // {8,1} * {16} -> {8,16}
-      Tensor plusConst = popops::add(graph, M, 2.0f, prog);   // scalar constant
-      Tensor constMinus = popops::sub(graph, 1.0f, M, prog);  // constant first
+      Tensor rowBroadcast = popops::add(graph, M, V, prog);  // {8,16} + {16}
+      Tensor colBroadcast = popops::mul(graph, C, V, prog);  // {8,1} * {16} -> {8,16}
+      Tensor plusConst = popops::add(graph, M, 2.0f, prog);  // scalar constant
+      Tensor constMinus = popops::sub(graph, 1.0f, M, prog); // constant first
       Tensor viewSum = popops::add(graph, T.transpose(), M, prog);
       popops::mulInPlace(graph, inPlace, 0.5f, prog);
       popops::subInPlace(graph, inPlace, V, prog);

@@ -21,7 +21,8 @@ using aspen::test::TestDevice;
 
 namespace {
 
-Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape, const char *name) {
+Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape,
+                      const char *name) {
   Tensor t = graph.addVariable(type, shape, name);
   poputil::mapTensorLinearly(graph, t);
   return t;
@@ -36,7 +37,8 @@ TEST_CASE("popops::map fuses expressions", "[popops][map]") {
       Graph graph(dev.getTarget());
       popops::addCodelets(graph);
       const std::size_t n = 1000;
-      const auto a = inputs(n, -2.0f, 2.0f, 21), b = inputs(n, 0.5f, 3.0f, 22), s = inputs(1, 0.25f, 1.0f, 23);
+      const auto a = inputs(n, -2.0f, 2.0f, 21), b = inputs(n, 0.5f, 3.0f, 22),
+                 s = inputs(1, 0.25f, 1.0f, 23);
       Tensor A = mappedVariable(graph, type, {10, 100}, "A");
       Tensor B = mappedVariable(graph, type, {10, 100}, "B");
       Tensor Brow = mappedVariable(graph, type, {100}, "Brow");
@@ -46,7 +48,8 @@ TEST_CASE("popops::map fuses expressions", "[popops][map]") {
       program::Sequence prog;
       prog.add(program::Copy(A, inPlace));
       // Momentum-style blend with constants, a square root and a division.
-      Tensor blend = popops::map(graph, Const(0.9f) * _1 + Const(0.1f) * Sqrt(_2) / (_2 + 1.0f), {A, B}, prog);
+      Tensor blend =
+          popops::map(graph, Const(0.9f) * _1 + Const(0.1f) * Sqrt(_2) / (_2 + 1.0f), {A, B}, prog);
       // Select with a comparison, a scalar tensor and a broadcast row.
       Tensor sel = popops::map(graph, Select(_1 * _3, Neg(_2), _1 > _3), {A, Brow, S}, prog);
       // Clamp and exp, in place.
@@ -54,10 +57,11 @@ TEST_CASE("popops::map fuses expressions", "[popops][map]") {
       // Into a given output, through a cast to int and back.
       popops::mapWithOutput(graph, Cast(Cast(_1 * 4.0f, INT), type) + _2, {A, B}, withOut, prog);
       // The same blend computed one operator at a time.
-      Tensor unfused = popops::map(graph, Const(0.9f) * _1 + Const(0.1f) * Sqrt(_2) / (_2 + 1.0f), {A, B}, prog,
-                                   "unfused", {{"enableGenerateCodelet", "false"}});
+      Tensor unfused = popops::map(graph, Const(0.9f) * _1 + Const(0.1f) * Sqrt(_2) / (_2 + 1.0f), {A, B},
+                                   prog, "unfused", {{"enableGenerateCodelet", "false"}});
       // A single operator through a generated codelet.
-      Tensor forced = popops::map(graph, Mul(_1, _2), {A, B}, prog, "forced", {{"forceGenerateCodelet", "true"}});
+      Tensor forced =
+          popops::map(graph, Mul(_1, _2), {A, B}, prog, "forced", {{"forceGenerateCodelet", "true"}});
       std::vector<float> gotBlend, gotSel, gotInPlace, gotWithOut, gotUnfused, gotForced;
       dev.read(graph, blend, gotBlend);
       dev.read(graph, sel, gotSel);

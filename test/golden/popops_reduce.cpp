@@ -16,14 +16,15 @@
 #include <limits>
 
 using namespace poplar;
-using popops::Operation;
 using aspen::test::inputs;
 using aspen::test::requireClose;
 using aspen::test::TestDevice;
+using popops::Operation;
 
 namespace {
 
-Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape, const char *name) {
+Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape,
+                      const char *name) {
   Tensor t = graph.addVariable(type, shape, name);
   poputil::mapTensorLinearly(graph, t);
   return t;
@@ -31,26 +32,36 @@ Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::siz
 
 double identity(Operation op) {
   switch (op) {
-  case Operation::MUL: return 1;
-  case Operation::MIN: return std::numeric_limits<double>::infinity();
+  case Operation::MUL:
+    return 1;
+  case Operation::MIN:
+    return std::numeric_limits<double>::infinity();
   case Operation::MAX:
-  case Operation::LOG_ADD: return -std::numeric_limits<double>::infinity();
-  default: return 0;
+  case Operation::LOG_ADD:
+    return -std::numeric_limits<double>::infinity();
+  default:
+    return 0;
   }
 }
 
 double combine(Operation op, double acc, double x) {
   switch (op) {
-  case Operation::ADD: return acc + x;
-  case Operation::SQUARE_ADD: return acc + x * x;
-  case Operation::MUL: return acc * x;
-  case Operation::MIN: return std::min(acc, x);
-  case Operation::MAX: return std::max(acc, x);
+  case Operation::ADD:
+    return acc + x;
+  case Operation::SQUARE_ADD:
+    return acc + x * x;
+  case Operation::MUL:
+    return acc * x;
+  case Operation::MIN:
+    return std::min(acc, x);
+  case Operation::MAX:
+    return std::max(acc, x);
   case Operation::LOG_ADD: {
     const double hi = std::max(acc, x), lo = std::min(acc, x);
     return lo == -std::numeric_limits<double>::infinity() ? hi : hi + std::log1p(std::exp(lo - hi));
   }
-  default: return 0;
+  default:
+    return 0;
   }
 }
 
@@ -133,7 +144,8 @@ TEST_CASE("popops::reduce matches host reductions", "[popops][reduce]") {
         if (type == HALF)
           for (auto &w : wantRounded)
             w = aspen::test::roundToHalf(dev.getTarget(), w);
-        requireClose(got[i], wantRounded, type == HALF ? 2e-3 : 2e-5, type == HALF ? 2e-3 : 1e-5, cases[i].what);
+        requireClose(got[i], wantRounded, type == HALF ? 2e-3 : 2e-5, type == HALF ? 2e-3 : 1e-5,
+                     cases[i].what);
         const bool keepsType = cases[i].op == Operation::MIN || cases[i].op == Operation::MAX;
         requireClose(gotFloat[i], keepsType ? wantRounded : want, 2e-5, 1e-4,
                      std::string(cases[i].what) + " (float output)");
@@ -142,7 +154,8 @@ TEST_CASE("popops::reduce matches host reductions", "[popops][reduce]") {
   }
 }
 
-TEST_CASE("popops::reduce on bool and int, with scale and update, and into compute sets", "[popops][reduce]") {
+TEST_CASE("popops::reduce on bool and int, with scale and update, and into compute sets",
+          "[popops][reduce]") {
   aspen::test::forEachTarget([&](TestDevice &dev) {
     Graph graph(dev.getTarget());
     popops::addCodelets(graph);

@@ -31,8 +31,8 @@ TEST_CASE("popops::dynamicSlice and dynamicUpdate", "[popops][slice]") {
     graph.setTileMapping(off1, 0);
     graph.setTileMapping(off2, 1);
     program::Sequence prog;
-    Tensor rows = popops::dynamicSlice(graph, T, off1, {0}, {3}, prog);          // rows 8, 9, 0 (wraps)
-    Tensor block = popops::dynamicSlice(graph, T, off2, {0, 1}, {3, 4}, prog);    // rows 2..4, cols 5..8
+    Tensor rows = popops::dynamicSlice(graph, T, off1, {0}, {3}, prog);        // rows 8, 9, 0 (wraps)
+    Tensor block = popops::dynamicSlice(graph, T, off2, {0, 1}, {3, 4}, prog); // rows 2..4, cols 5..8
     Tensor T2 = graph.clone(T, "T2");
     prog.add(program::Copy(T, T2));
     popops::dynamicUpdate(graph, T2, U, off2, {0, 1}, {3, 4}, prog);
@@ -68,12 +68,14 @@ TEST_CASE("popops multiSlice, multiUpdate, multiUpdateAdd and multiUpdateMax", "
       popops::addCodelets(graph);
       const std::size_t entries = 20, width = 24, lookups = 6;
       const auto plan = popops::embedding::plan(graph, type, entries, width, {lookups}, {});
-      Tensor table = popops::createSliceableTensor(graph, type, {entries, width}, {0}, {1}, plan, {}, "table");
+      Tensor table =
+          popops::createSliceableTensor(graph, type, {entries, width}, {0}, {1}, plan, {}, "table");
       Tensor table2 = popops::createSliceableTensor(graph, type, {entries, width}, {0}, {1}, 0, "table2");
       Tensor table3 = graph.clone(table2, "table3");
       Tensor table4 = graph.clone(table2, "table4");
       Tensor idx = popops::createIndicesTensor(graph, {0}, lookups, plan, {}, "idx");
-      Tensor upd = popops::createSliceTensor(graph, type, {entries, width}, {0}, {1}, lookups, plan, {}, "upd");
+      Tensor upd =
+          popops::createSliceTensor(graph, type, {entries, width}, {0}, {1}, lookups, plan, {}, "upd");
       Tensor scale = graph.addVariable(type, {}, "scale");
       graph.setTileMapping(scale, 0);
       REQUIRE(idx.shape() == std::vector<std::size_t>{lookups, 1});

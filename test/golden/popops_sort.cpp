@@ -105,12 +105,14 @@ TEST_CASE("popops::topK and its key-value and permutation forms", "[popops][topk
       for (std::size_t r = 0; r < rows; ++r) {
         std::vector<unsigned> order(n);
         std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return x[r * n + a] > x[r * n + b]; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](unsigned a, unsigned b) { return x[r * n + a] > x[r * n + b]; });
         for (unsigned j = 0; j < k; ++j) {
           wTop.push_back(x[r * n + order[j]]);
           wKvValues.push_back(values[r * n + order[j]]);
         }
-        std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return x[r * n + a] < x[r * n + b]; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](unsigned a, unsigned b) { return x[r * n + a] < x[r * n + b]; });
         for (unsigned j = 0; j < k; ++j) {
           wSmall.push_back(x[r * n + order[j]]);
           wIdx.push_back(order[j]);

@@ -36,8 +36,8 @@ inline float roundToHalf(const poplar::Target &target, float x) {
 }
 
 /// Compares `got` with `want` element by element: |got - want| <= abs + rel * |want|.
-inline void requireClose(const std::vector<float> &got, const std::vector<float> &want, double rel, double abs,
-                         const std::string &what) {
+inline void requireClose(const std::vector<float> &got, const std::vector<float> &want, double rel,
+                         double abs, const std::string &what) {
   INFO(what);
   REQUIRE(got.size() == want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {

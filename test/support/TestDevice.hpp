@@ -47,9 +47,12 @@ enum class TestTarget { FewTiles, FullIpu, Reloaded };
 
 inline const char *targetName(TestTarget t) {
   switch (t) {
-  case TestTarget::FewTiles: return "IPUModel (4 tiles)";
-  case TestTarget::FullIpu: return "IPUModel (1472 tiles)";
-  case TestTarget::Reloaded: return "saved and reloaded executable (4 tiles)";
+  case TestTarget::FewTiles:
+    return "IPUModel (4 tiles)";
+  case TestTarget::FullIpu:
+    return "IPUModel (1472 tiles)";
+  case TestTarget::Reloaded:
+    return "saved and reloaded executable (4 tiles)";
   }
   return "?";
 }
@@ -90,7 +93,8 @@ public:
                             out[i] = static_cast<T>(f[i]);
                         } else {
                           if (sizeof(T) != type.size())
-                            throw std::logic_error("TestDevice::read: host element size does not match the tensor");
+                            throw std::logic_error(
+                                "TestDevice::read: host element size does not match the tensor");
                           std::memcpy(out.data(), bytes.data(), bytes.size());
                         }
                       }});
@@ -135,7 +139,8 @@ public:
   poplar::Engine *lastEngine() { return lastEngine_.get(); }
 
 private:
-  template <class T> std::vector<char> toDevice(const poplar::Type &type, const std::vector<T> &values) const {
+  template <class T>
+  std::vector<char> toDevice(const poplar::Type &type, const std::vector<T> &values) const {
     std::vector<char> bytes(values.size() * type.size());
     if (type == poplar::HALF) {
       std::vector<float> f(values.begin(), values.end());

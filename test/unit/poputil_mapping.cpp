@@ -18,7 +18,9 @@ using namespace poplar;
 
 namespace {
 
-Target targetWithTiles(unsigned tiles) { return Target::createIPUTarget(1, tiles, "ipu2"); }
+Target targetWithTiles(unsigned tiles) {
+  return Target::createIPUTarget(1, tiles, "ipu2");
+}
 
 std::size_t elementsOn(const std::vector<Interval> &tile) {
   std::size_t n = 0;

@@ -38,11 +38,11 @@ public:
   }
 };
 
-#define POPOPS_CAST_FROM(IN)                                                                                     \
-  template class Cast1D<IN, float>;                                                                              \
-  template class Cast1D<IN, half>;                                                                               \
-  template class Cast1D<IN, int>;                                                                                \
-  template class Cast1D<IN, unsigned int>;                                                                       \
+#define POPOPS_CAST_FROM(IN)                                                                                 \
+  template class Cast1D<IN, float>;                                                                          \
+  template class Cast1D<IN, half>;                                                                           \
+  template class Cast1D<IN, int>;                                                                            \
+  template class Cast1D<IN, unsigned int>;                                                                   \
   template class Cast1D<IN, bool>;
 POPOPS_CAST_FROM(float)
 POPOPS_CAST_FROM(half)
@@ -51,14 +51,14 @@ POPOPS_CAST_FROM(unsigned int)
 POPOPS_CAST_FROM(bool)
 
 // The narrow integer types convert to and from the four main numeric types.
-#define POPOPS_CAST_NARROW(N)                                                                                    \
-  template class Cast1D<N, float>;                                                                               \
-  template class Cast1D<N, half>;                                                                                \
-  template class Cast1D<N, int>;                                                                                 \
-  template class Cast1D<N, unsigned int>;                                                                        \
-  template class Cast1D<float, N>;                                                                               \
-  template class Cast1D<half, N>;                                                                                \
-  template class Cast1D<int, N>;                                                                                 \
+#define POPOPS_CAST_NARROW(N)                                                                                \
+  template class Cast1D<N, float>;                                                                           \
+  template class Cast1D<N, half>;                                                                            \
+  template class Cast1D<N, int>;                                                                             \
+  template class Cast1D<N, unsigned int>;                                                                    \
+  template class Cast1D<float, N>;                                                                           \
+  template class Cast1D<half, N>;                                                                            \
+  template class Cast1D<int, N>;                                                                             \
   template class Cast1D<unsigned int, N>;
 POPOPS_CAST_NARROW(char)
 POPOPS_CAST_NARROW(signed char)

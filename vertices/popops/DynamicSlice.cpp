@@ -141,11 +141,11 @@ public:
   }
 };
 
-#define POPOPS_SLICE(T)                                                                                          \
-  template class DynamicSlice1D<T>;                                                                              \
-  template class DynamicUpdateSlice1D<T>;                                                                        \
-  template class MultiSlice<T>;                                                                                  \
-  template class MultiUpdate<T>;                                                                                 \
+#define POPOPS_SLICE(T)                                                                                      \
+  template class DynamicSlice1D<T>;                                                                          \
+  template class DynamicUpdateSlice1D<T>;                                                                    \
+  template class MultiSlice<T>;                                                                              \
+  template class MultiUpdate<T>;                                                                             \
   template class MultiUpdateMax<T>;
 POPOPS_SLICE(float)
 POPOPS_SLICE(half)

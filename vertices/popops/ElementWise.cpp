@@ -24,33 +24,59 @@ using vertexutil::workerRange;
 namespace {
 
 // Operations whose spelling differs between floating point and integer types.
-inline float remOf(float a, float b) { return std::fmod(a, b); }
-inline int remOf(int a, int b) { return a % b; }
-inline unsigned remOf(unsigned a, unsigned b) { return a % b; }
-inline float absOf(float a) { return std::fabs(a); }
-inline int absOf(int a) { return a < 0 ? -a : a; }
-inline unsigned absOf(unsigned a) { return a; }
-template <typename T> inline T signumOf(T a) { return T((T(0) < a) - (a < T(0))); }
-inline unsigned clzOf(unsigned a) { return a ? __builtin_clz(a) : 32u; }
-inline int clzOf(int a) { return static_cast<int>(clzOf(static_cast<unsigned>(a))); }
-inline unsigned popcountOf(unsigned a) { return __builtin_popcount(a); }
-inline int popcountOf(int a) { return __builtin_popcount(static_cast<unsigned>(a)); }
-inline float sigmoidOf(float a) { return 1.0f / (1.0f + std::exp(-a)); }
-inline float geluErfOf(float a) { return 0.5f * a * (1.0f + std::erf(a * 0.70710678118654752f)); }
+inline float remOf(float a, float b) {
+  return std::fmod(a, b);
+}
+inline int remOf(int a, int b) {
+  return a % b;
+}
+inline unsigned remOf(unsigned a, unsigned b) {
+  return a % b;
+}
+inline float absOf(float a) {
+  return std::fabs(a);
+}
+inline int absOf(int a) {
+  return a < 0 ? -a : a;
+}
+inline unsigned absOf(unsigned a) {
+  return a;
+}
+template <typename T> inline T signumOf(T a) {
+  return T((T(0) < a) - (a < T(0)));
+}
+inline unsigned clzOf(unsigned a) {
+  return a ? __builtin_clz(a) : 32u;
+}
+inline int clzOf(int a) {
+  return static_cast<int>(clzOf(static_cast<unsigned>(a)));
+}
+inline unsigned popcountOf(unsigned a) {
+  return __builtin_popcount(a);
+}
+inline int popcountOf(int a) {
+  return __builtin_popcount(static_cast<unsigned>(a));
+}
+inline float sigmoidOf(float a) {
+  return 1.0f / (1.0f + std::exp(-a));
+}
+inline float geluErfOf(float a) {
+  return 0.5f * a * (1.0f + std::erf(a * 0.70710678118654752f));
+}
 
 } // namespace
 
 /// The result of `a op b` for element type T; `Out` is bool for comparisons.
 template <BinaryOpType op, typename T> struct BinaryOpFn;
 
-#define POPOPS_BINARY_FN(OP, OUT, EXPR)                                                                          \
-  template <typename T> struct BinaryOpFn<BinaryOpType::OP, T> {                                                 \
-    using Out = OUT;                                                                                             \
-    static Out apply(T x, T y) {                                                                                 \
-      using C = typename Compute<T>::type;                                                                       \
-      const C a = static_cast<C>(x), b = static_cast<C>(y);                                                      \
-      return static_cast<Out>(EXPR);                                                                             \
-    }                                                                                                            \
+#define POPOPS_BINARY_FN(OP, OUT, EXPR)                                                                      \
+  template <typename T> struct BinaryOpFn<BinaryOpType::OP, T> {                                             \
+    using Out = OUT;                                                                                         \
+    static Out apply(T x, T y) {                                                                             \
+      using C = typename Compute<T>::type;                                                                   \
+      const C a = static_cast<C>(x), b = static_cast<C>(y);                                                  \
+      return static_cast<Out>(EXPR);                                                                         \
+    }                                                                                                        \
   };
 
 POPOPS_BINARY_FN(ADD, T, a + b)
@@ -84,14 +110,14 @@ POPOPS_BINARY_FN(LOGICAL_OR, bool, a || b)
 /// The result of `op(a)` for element type T; `Out` is bool for the IS_* tests.
 template <UnaryOpType op, typename T> struct UnaryOpFn;
 
-#define POPOPS_UNARY_FN(OP, OUT, EXPR)                                                                           \
-  template <typename T> struct UnaryOpFn<UnaryOpType::OP, T> {                                                   \
-    using Out = OUT;                                                                                             \
-    static Out apply(T x) {                                                                                      \
-      using C = typename Compute<T>::type;                                                                       \
-      const C a = static_cast<C>(x);                                                                             \
-      return static_cast<Out>(EXPR);                                                                             \
-    }                                                                                                            \
+#define POPOPS_UNARY_FN(OP, OUT, EXPR)                                                                       \
+  template <typename T> struct UnaryOpFn<UnaryOpType::OP, T> {                                               \
+    using Out = OUT;                                                                                         \
+    static Out apply(T x) {                                                                                  \
+      using C = typename Compute<T>::type;                                                                   \
+      const C a = static_cast<C>(x);                                                                         \
+      return static_cast<Out>(EXPR);                                                                         \
+    }                                                                                                        \
   };
 
 POPOPS_UNARY_FN(ABSOLUTE, T, absOf(a))
@@ -307,13 +333,13 @@ public:
 // --- instantiations ----------------------------------------------------------------------
 // Binary operators: every family, for the types the operator supports. Comparisons have
 // no in-place form (their result is bool) except on bool operands.
-#define POPOPS_BINARY_ALL(OP, T)                                                                                 \
-  template class BinaryOp1D<BinaryOpType::OP, T>;                                                                \
-  template class BinaryOp1DInPlace<BinaryOpType::OP, T>;                                                         \
-  template class BroadcastScalar1D<BinaryOpType::OP, T>;                                                         \
+#define POPOPS_BINARY_ALL(OP, T)                                                                             \
+  template class BinaryOp1D<BinaryOpType::OP, T>;                                                            \
+  template class BinaryOp1DInPlace<BinaryOpType::OP, T>;                                                     \
+  template class BroadcastScalar1D<BinaryOpType::OP, T>;                                                     \
   template class BroadcastScalar1DInPlace<BinaryOpType::OP, T>;
-#define POPOPS_BINARY_OUT(OP, T)                                                                                 \
-  template class BinaryOp1D<BinaryOpType::OP, T>;                                                                \
+#define POPOPS_BINARY_OUT(OP, T)                                                                             \
+  template class BinaryOp1D<BinaryOpType::OP, T>;                                                            \
   template class BroadcastScalar1D<BinaryOpType::OP, T>;
 #define POPOPS_FOR_FHIU(M, OP) M(OP, float) M(OP, half) M(OP, int) M(OP, unsigned int)
 #define POPOPS_FOR_FH(M, OP) M(OP, float) M(OP, half)
@@ -348,8 +374,8 @@ POPOPS_BINARY_ALL(NOT_EQUAL, bool)
 POPOPS_BINARY_ALL(LOGICAL_AND, bool)
 POPOPS_BINARY_ALL(LOGICAL_OR, bool)
 
-#define POPOPS_UNARY_ALL(OP, T)                                                                                  \
-  template class UnaryOp1D<UnaryOpType::OP, T>;                                                                  \
+#define POPOPS_UNARY_ALL(OP, T)                                                                              \
+  template class UnaryOp1D<UnaryOpType::OP, T>;                                                              \
   template class UnaryOp1DInPlace<UnaryOpType::OP, T>;
 #define POPOPS_UNARY_OUT(OP, T) template class UnaryOp1D<UnaryOpType::OP, T>;
 
@@ -392,10 +418,10 @@ POPOPS_FOR_IU(POPOPS_UNARY_ALL, COUNT_LEADING_ZEROS)
 POPOPS_FOR_IU(POPOPS_UNARY_ALL, POPCOUNT)
 POPOPS_UNARY_ALL(LOGICAL_NOT, bool)
 
-#define POPOPS_TERNARY(T)                                                                                        \
-  template class Select<T>;                                                                                      \
-  template class SelectInPlace<T>;                                                                               \
-  template class Clamp<T>;                                                                                       \
+#define POPOPS_TERNARY(T)                                                                                    \
+  template class Select<T>;                                                                                  \
+  template class SelectInPlace<T>;                                                                           \
+  template class Clamp<T>;                                                                                   \
   template class ClampInPlace<T>;
 POPOPS_TERNARY(float)
 POPOPS_TERNARY(half)

@@ -19,9 +19,7 @@ namespace popops {
 
 namespace {
 
-template <typename T> struct Accum {
-  using type = typename vertexutil::Compute<T>::type;
-};
+template <typename T> struct Accum { using type = typename vertexutil::Compute<T>::type; };
 
 /// The identity, per-element step and combine of each operation in accumulator type A.
 template <Operation op, typename A> struct ReduceOp;
@@ -43,7 +41,8 @@ template <typename A> struct ReduceOp<Operation::MUL, A> {
 };
 template <typename A> struct ReduceOp<Operation::MIN, A> {
   static A init() {
-    return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
+    return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
+                                                : std::numeric_limits<A>::max();
   }
   static A step(A acc, A x) { return x < acc ? x : acc; }
   static A combine(A a, A b) { return step(a, b); }
@@ -143,23 +142,23 @@ public:
   }
 };
 
-#define POPOPS_REDUCE(OP, IN, OUT)                                                                               \
-  template class ReduceInner<Operation::OP, IN, OUT>;                                                            \
+#define POPOPS_REDUCE(OP, IN, OUT)                                                                           \
+  template class ReduceInner<Operation::OP, IN, OUT>;                                                        \
   template class ReduceOuter<Operation::OP, IN, OUT>;
-#define POPOPS_REDUCE_ARITH(OP)                                                                                  \
-  POPOPS_REDUCE(OP, float, float)                                                                                \
-  POPOPS_REDUCE(OP, half, float)                                                                                 \
-  POPOPS_REDUCE(OP, float, half)                                                                                 \
-  POPOPS_REDUCE(OP, half, half)                                                                                  \
-  POPOPS_REDUCE(OP, int, int)                                                                                    \
+#define POPOPS_REDUCE_ARITH(OP)                                                                              \
+  POPOPS_REDUCE(OP, float, float)                                                                            \
+  POPOPS_REDUCE(OP, half, float)                                                                             \
+  POPOPS_REDUCE(OP, float, half)                                                                             \
+  POPOPS_REDUCE(OP, half, half)                                                                              \
+  POPOPS_REDUCE(OP, int, int)                                                                                \
   POPOPS_REDUCE(OP, unsigned int, unsigned int)
 POPOPS_REDUCE_ARITH(ADD)
 POPOPS_REDUCE_ARITH(SQUARE_ADD)
 POPOPS_REDUCE_ARITH(MUL)
-#define POPOPS_REDUCE_MINMAX(OP)                                                                                 \
-  POPOPS_REDUCE(OP, float, float)                                                                                \
-  POPOPS_REDUCE(OP, half, half)                                                                                  \
-  POPOPS_REDUCE(OP, int, int)                                                                                    \
+#define POPOPS_REDUCE_MINMAX(OP)                                                                             \
+  POPOPS_REDUCE(OP, float, float)                                                                            \
+  POPOPS_REDUCE(OP, half, half)                                                                              \
+  POPOPS_REDUCE(OP, int, int)                                                                                \
   POPOPS_REDUCE(OP, unsigned int, unsigned int)
 POPOPS_REDUCE_MINMAX(MIN)
 POPOPS_REDUCE_MINMAX(MAX)

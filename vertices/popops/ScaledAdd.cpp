@@ -32,7 +32,9 @@ public:
     AType *dst = &A[0];
     const BType *src = &B[0];
     for (unsigned i = begin; i < end; ++i)
-      dst[i] = static_cast<AType>(a * static_cast<C>(dst[i]) + b * static_cast<C>(static_cast<typename vertexutil::Compute<BType>::type>(src[i])));
+      dst[i] = static_cast<AType>(
+          a * static_cast<C>(dst[i]) +
+          b * static_cast<C>(static_cast<typename vertexutil::Compute<BType>::type>(src[i])));
   }
 };
 

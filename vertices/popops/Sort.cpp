@@ -66,10 +66,10 @@ public:
   }
 };
 
-#define POPOPS_SORT_KV(K)                                                                                        \
-  template class SortRowsKeyValue<K, float>;                                                                     \
-  template class SortRowsKeyValue<K, half>;                                                                      \
-  template class SortRowsKeyValue<K, int>;                                                                       \
+#define POPOPS_SORT_KV(K)                                                                                    \
+  template class SortRowsKeyValue<K, float>;                                                                 \
+  template class SortRowsKeyValue<K, half>;                                                                  \
+  template class SortRowsKeyValue<K, int>;                                                                   \
   template class SortRowsKeyValue<K, unsigned int>;
 template class SortRows<float>;
 template class SortRows<half>;

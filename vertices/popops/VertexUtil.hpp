@@ -20,12 +20,8 @@ inline void workerRange(unsigned n, unsigned wid, unsigned numWorkers, unsigned 
 }
 
 /// The type arithmetic on T is done in: float for half, T otherwise.
-template <typename T> struct Compute {
-  using type = T;
-};
-template <> struct Compute<half> {
-  using type = float;
-};
+template <typename T> struct Compute { using type = T; };
+template <> struct Compute<half> { using type = float; };
 
 } // namespace vertexutil
 } // namespace popops

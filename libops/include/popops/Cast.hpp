@@ -28,8 +28,8 @@ poplar::program::Program cast(poplar::Graph &graph, poplar::Tensor src, poplar::
 void cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst, poplar::ComputeSet cs);
 
 /// Adds vertices converting `src` to `dstType` into `cs`; returns the new tensor.
-poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType, poplar::ComputeSet cs,
-                    const poplar::DebugContext &debugContext = {});
+poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType,
+                    poplar::ComputeSet cs, const poplar::DebugContext &debugContext = {});
 
 } // namespace popops
 

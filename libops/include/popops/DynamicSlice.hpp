@@ -46,31 +46,35 @@ bool operator!=(const SlicePlan &a, const SlicePlan &b) noexcept;
 /// exchange of the sliced tensor: each tile holds whole columns (every index of
 /// the sliced dimensions) of at least `minGrainSize` elements.
 poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &type,
-                                     const std::vector<std::size_t> &shape, const std::vector<std::size_t> &dims,
+                                     const std::vector<std::size_t> &shape,
+                                     const std::vector<std::size_t> &dims,
                                      const std::vector<std::size_t> &sizes, std::size_t minGrainSize = 0,
                                      const poplar::DebugContext &debugContext = {});
 
 /// As above, laid out according to `plan`.
 poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &type,
-                                     const std::vector<std::size_t> &shape, const std::vector<std::size_t> &dims,
+                                     const std::vector<std::size_t> &shape,
+                                     const std::vector<std::size_t> &dims,
                                      const std::vector<std::size_t> &sizes, const SlicePlan &plan,
                                      const poplar::OptionFlags &options,
                                      const poplar::DebugContext &debugContext = {});
 
 /// A tensor `{numIndices, t.shape() with dims sized}` laid out to receive slices of `t`.
-poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Tensor &t, const std::vector<std::size_t> &dims,
-                                 const std::vector<std::size_t> &sizes, std::size_t numIndices,
-                                 const poplar::DebugContext &debugContext = {});
+poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Tensor &t,
+                                 const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                                 std::size_t numIndices, const poplar::DebugContext &debugContext = {});
 
 /// A tensor `{numIndices, shape with dims sized}` laid out per `plan`.
 poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Type &type,
                                  const std::vector<std::size_t> &shape, const std::vector<std::size_t> &dims,
-                                 const std::vector<std::size_t> &sizes, std::size_t numIndices, const SlicePlan &plan,
-                                 const poplar::OptionFlags &options, const poplar::DebugContext &debugContext = {});
+                                 const std::vector<std::size_t> &sizes, std::size_t numIndices,
+                                 const SlicePlan &plan, const poplar::OptionFlags &options,
+                                 const poplar::DebugContext &debugContext = {});
 
 /// An UNSIGNED_INT tensor `{numIndices, dims.size()}` for the offsets of a multi-slice/update.
 poplar::Tensor createIndicesTensor(poplar::Graph &graph, const std::vector<std::size_t> &dims,
-                                   std::size_t numIndices, const SlicePlan &plan, const poplar::OptionFlags &options,
+                                   std::size_t numIndices, const SlicePlan &plan,
+                                   const poplar::OptionFlags &options,
                                    const poplar::DebugContext &debugContext = {});
 
 /// The slice of `t` starting at the run-time offsets `offset` (UNSIGNED_INT,
@@ -103,26 +107,29 @@ void dynamicUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::
 /// `{offsets.dim(0), t.shape() with dims sized}`. Out-of-range offsets give zeros.
 poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
                           const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
-                          poplar::program::Sequence &prog, const SlicePlan &plan, const poplar::OptionFlags &options,
-                          const poplar::DebugContext &debugContext = {});
+                          poplar::program::Sequence &prog, const SlicePlan &plan,
+                          const poplar::OptionFlags &options, const poplar::DebugContext &debugContext = {});
 
 /// `t[offsets[i]] = s[i]` for every i; out-of-range offsets are ignored.
 void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                  const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
-                 const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog, const SlicePlan &plan,
-                 const poplar::OptionFlags &options, const poplar::DebugContext &debugContext = {});
+                 const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                 const SlicePlan &plan, const poplar::OptionFlags &options,
+                 const poplar::DebugContext &debugContext = {});
 
 /// `t[offsets[i]] += scale * s[i]` for every i (repeated offsets accumulate).
 void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
-                    const poplar::Tensor &offsets, const poplar::Tensor &scale, const std::vector<std::size_t> &dims,
-                    const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog, const SlicePlan &plan,
+                    const poplar::Tensor &offsets, const poplar::Tensor &scale,
+                    const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                    poplar::program::Sequence &prog, const SlicePlan &plan,
                     const poplar::OptionFlags &options, const poplar::DebugContext &debugContext = {});
 
 /// `t[offsets[i]] = max(t[offsets[i]], s[i])` for every i.
 void multiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                     const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
-                    const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog, const SlicePlan &plan,
-                    const poplar::OptionFlags &options, const poplar::DebugContext &debugContext = {});
+                    const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                    const SlicePlan &plan, const poplar::OptionFlags &options,
+                    const poplar::DebugContext &debugContext = {});
 
 namespace embedding {
 

@@ -2,12 +2,12 @@
 #ifndef POPOPS_ELEMENTWISE_HPP
 #define POPOPS_ELEMENTWISE_HPP
 
-#include <popops/Expr.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
+#include <popops/Expr.hpp>
 
 #include <string>
 #include <type_traits>
@@ -35,13 +35,16 @@ inline poplar::Tensor map(poplar::Graph &graph, expr::UnaryOpType op, const popl
 }
 inline poplar::Tensor map(poplar::Graph &graph, expr::BinaryOpType op, const poplar::Tensor &a,
                           const poplar::Tensor &b, poplar::program::Sequence &prog,
-                          const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
+                          const poplar::DebugContext &debugContext = {},
+                          const poplar::OptionFlags &options = {}) {
   return map(graph, expr::BinaryOp(op, expr::_1, expr::_2), {a, b}, prog, debugContext, options);
 }
 inline poplar::Tensor map(poplar::Graph &graph, expr::TernaryOpType op, const poplar::Tensor &a,
                           const poplar::Tensor &b, const poplar::Tensor &c, poplar::program::Sequence &prog,
-                          const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
-  return map(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, prog, debugContext, options);
+                          const poplar::DebugContext &debugContext = {},
+                          const poplar::OptionFlags &options = {}) {
+  return map(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, prog, debugContext,
+             options);
 }
 
 /// Like `map`, writing the result into `ts[0]` (which must have the result's shape and type).
@@ -56,13 +59,16 @@ inline void mapInPlace(poplar::Graph &graph, expr::UnaryOpType op, const poplar:
 }
 inline void mapInPlace(poplar::Graph &graph, expr::BinaryOpType op, const poplar::Tensor &a,
                        const poplar::Tensor &b, poplar::program::Sequence &prog,
-                       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
+                       const poplar::DebugContext &debugContext = {},
+                       const poplar::OptionFlags &options = {}) {
   mapInPlace(graph, expr::BinaryOp(op, expr::_1, expr::_2), {a, b}, prog, debugContext, options);
 }
 inline void mapInPlace(poplar::Graph &graph, expr::TernaryOpType op, const poplar::Tensor &a,
                        const poplar::Tensor &b, const poplar::Tensor &c, poplar::program::Sequence &prog,
-                       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
-  mapInPlace(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, prog, debugContext, options);
+                       const poplar::DebugContext &debugContext = {},
+                       const poplar::OptionFlags &options = {}) {
+  mapInPlace(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, prog, debugContext,
+             options);
 }
 
 /// Like `map`, writing the result into `out` (which must have the result's shape and type).
@@ -72,12 +78,14 @@ void mapWithOutput(poplar::Graph &graph, const expr::Expr &expr, const std::vect
 
 inline void mapWithOutput(poplar::Graph &graph, expr::UnaryOpType op, const poplar::Tensor &t,
                           const poplar::Tensor &out, poplar::program::Sequence &prog,
-                          const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
+                          const poplar::DebugContext &debugContext = {},
+                          const poplar::OptionFlags &options = {}) {
   mapWithOutput(graph, expr::UnaryOp(op, expr::_1), {t}, out, prog, debugContext, options);
 }
 inline void mapWithOutput(poplar::Graph &graph, expr::BinaryOpType op, const poplar::Tensor &a,
                           const poplar::Tensor &b, const poplar::Tensor &out, poplar::program::Sequence &prog,
-                          const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
+                          const poplar::DebugContext &debugContext = {},
+                          const poplar::OptionFlags &options = {}) {
   mapWithOutput(graph, expr::BinaryOp(op, expr::_1, expr::_2), {a, b}, out, prog, debugContext, options);
 }
 inline void mapWithOutput(poplar::Graph &graph, expr::TernaryOpType op, const poplar::Tensor &a,
@@ -96,21 +104,21 @@ poplar::Tensor scalarConstant(poplar::Graph &graph, const poplar::Type &elementT
                               const poplar::Type &hostType, const void *value, const char *opName);
 } // namespace detail
 
-#define POPOPS_DEFINE_UNARY_OPERATOR_FN(fn, op)                                                               \
-  inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,     \
-                           const poplar::DebugContext &debugContext = {},                                      \
-                           const poplar::OptionFlags &options = {}) {                                          \
-    return map(graph, expr::UnaryOpType::op, A, prog, {debugContext, #fn}, options);                           \
-  }                                                                                                            \
-  inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,      \
-                          const poplar::DebugContext &debugContext = {},                                       \
-                          const poplar::OptionFlags &options = {}) {                                           \
-    mapInPlace(graph, expr::UnaryOpType::op, A, prog, {debugContext, #fn "InPlace"}, options);                 \
-  }                                                                                                            \
-  inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &out,         \
-                             poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},   \
-                             const poplar::OptionFlags &options = {}) {                                        \
-    mapWithOutput(graph, expr::UnaryOpType::op, A, out, prog, {debugContext, #fn "WithOutput"}, options);      \
+#define POPOPS_DEFINE_UNARY_OPERATOR_FN(fn, op)                                                              \
+  inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,   \
+                           const poplar::DebugContext &debugContext = {},                                    \
+                           const poplar::OptionFlags &options = {}) {                                        \
+    return map(graph, expr::UnaryOpType::op, A, prog, {debugContext, #fn}, options);                         \
+  }                                                                                                          \
+  inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,    \
+                          const poplar::DebugContext &debugContext = {},                                     \
+                          const poplar::OptionFlags &options = {}) {                                         \
+    mapInPlace(graph, expr::UnaryOpType::op, A, prog, {debugContext, #fn "InPlace"}, options);               \
+  }                                                                                                          \
+  inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &out,       \
+                             poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {}, \
+                             const poplar::OptionFlags &options = {}) {                                      \
+    mapWithOutput(graph, expr::UnaryOpType::op, A, out, prog, {debugContext, #fn "WithOutput"}, options);    \
   }
 
 POPOPS_DEFINE_UNARY_OPERATOR_FN(abs, ABSOLUTE)
@@ -151,56 +159,57 @@ inline poplar::Tensor isFinite(poplar::Graph &graph, const poplar::Tensor &A, po
   return map(graph, expr::UnaryOpType::IS_FINITE, A, prog, {debugContext, "isFinite"}, options);
 }
 
-#define POPOPS_DEFINE_BINARY_OPERATOR_FN(fn, op)                                                              \
-  inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,             \
-                           poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},     \
-                           const poplar::OptionFlags &options = {}) {                                          \
-    return map(graph, expr::BinaryOpType::op, A, B, prog, {debugContext, #fn}, options);                       \
-  }                                                                                                            \
-  template <typename constType>                                                                                \
-  inline typename std::enable_if<std::is_arithmetic<constType>::value, poplar::Tensor>::type fn(               \
-      poplar::Graph &graph, const poplar::Tensor &A, const constType B, poplar::program::Sequence &prog,       \
-      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {                \
-    const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                        \
-                                                poplar::equivalent_device_type<constType>().value, &B, #fn);   \
-    return map(graph, expr::BinaryOpType::op, A, BTensor, prog, {debugContext, #fn}, options);                 \
-  }                                                                                                            \
-  template <typename constType>                                                                                \
-  inline typename std::enable_if<std::is_arithmetic<constType>::value, poplar::Tensor>::type fn(               \
-      poplar::Graph &graph, const constType A, const poplar::Tensor &B, poplar::program::Sequence &prog,       \
-      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {                \
-    const auto ATensor = detail::scalarConstant(graph, B.elementType(),                                        \
-                                                poplar::equivalent_device_type<constType>().value, &A, #fn);   \
-    return map(graph, expr::BinaryOpType::op, ATensor, B, prog, {debugContext, #fn}, options);                 \
-  }                                                                                                            \
-  inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,              \
-                          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},      \
-                          const poplar::OptionFlags &options = {}) {                                           \
-    mapInPlace(graph, expr::BinaryOpType::op, A, B, prog, {debugContext, #fn "InPlace"}, options);             \
-  }                                                                                                            \
-  template <typename constType>                                                                                \
-  inline typename std::enable_if<std::is_arithmetic<constType>::value>::type fn##InPlace(                      \
-      poplar::Graph &graph, const poplar::Tensor &A, const constType B, poplar::program::Sequence &prog,       \
-      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {                \
-    const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                        \
-                                                poplar::equivalent_device_type<constType>().value, &B, #fn);   \
-    mapInPlace(graph, expr::BinaryOpType::op, A, BTensor, prog, {debugContext, #fn "InPlace"}, options);       \
-  }                                                                                                            \
-  inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,           \
-                             const poplar::Tensor &out, poplar::program::Sequence &prog,                       \
-                             const poplar::DebugContext &debugContext = {},                                    \
-                             const poplar::OptionFlags &options = {}) {                                        \
-    mapWithOutput(graph, expr::BinaryOpType::op, A, B, out, prog, {debugContext, #fn "WithOutput"}, options);  \
-  }                                                                                                            \
-  template <typename constType>                                                                                \
-  inline typename std::enable_if<std::is_arithmetic<constType>::value>::type fn##WithOutput(                   \
-      poplar::Graph &graph, const poplar::Tensor &A, const constType B, const poplar::Tensor &out,             \
-      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},                          \
-      const poplar::OptionFlags &options = {}) {                                                               \
-    const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                        \
-                                                poplar::equivalent_device_type<constType>().value, &B, #fn);   \
-    mapWithOutput(graph, expr::BinaryOpType::op, A, BTensor, out, prog, {debugContext, #fn "WithOutput"},      \
-                  options);                                                                                    \
+#define POPOPS_DEFINE_BINARY_OPERATOR_FN(fn, op)                                                             \
+  inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,           \
+                           poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},   \
+                           const poplar::OptionFlags &options = {}) {                                        \
+    return map(graph, expr::BinaryOpType::op, A, B, prog, {debugContext, #fn}, options);                     \
+  }                                                                                                          \
+  template <typename constType>                                                                              \
+  inline typename std::enable_if<std::is_arithmetic<constType>::value, poplar::Tensor>::type fn(             \
+      poplar::Graph &graph, const poplar::Tensor &A, const constType B, poplar::program::Sequence &prog,     \
+      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {              \
+    const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                      \
+                                                poplar::equivalent_device_type<constType>().value, &B, #fn); \
+    return map(graph, expr::BinaryOpType::op, A, BTensor, prog, {debugContext, #fn}, options);               \
+  }                                                                                                          \
+  template <typename constType>                                                                              \
+  inline typename std::enable_if<std::is_arithmetic<constType>::value, poplar::Tensor>::type fn(             \
+      poplar::Graph &graph, const constType A, const poplar::Tensor &B, poplar::program::Sequence &prog,     \
+      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {              \
+    const auto ATensor = detail::scalarConstant(graph, B.elementType(),                                      \
+                                                poplar::equivalent_device_type<constType>().value, &A, #fn); \
+    return map(graph, expr::BinaryOpType::op, ATensor, B, prog, {debugContext, #fn}, options);               \
+  }                                                                                                          \
+  inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,            \
+                          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},    \
+                          const poplar::OptionFlags &options = {}) {                                         \
+    mapInPlace(graph, expr::BinaryOpType::op, A, B, prog, {debugContext, #fn "InPlace"}, options);           \
+  }                                                                                                          \
+  template <typename constType>                                                                              \
+  inline typename std::enable_if<std::is_arithmetic<constType>::value>::type fn##InPlace(                    \
+      poplar::Graph &graph, const poplar::Tensor &A, const constType B, poplar::program::Sequence &prog,     \
+      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {              \
+    const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                      \
+                                                poplar::equivalent_device_type<constType>().value, &B, #fn); \
+    mapInPlace(graph, expr::BinaryOpType::op, A, BTensor, prog, {debugContext, #fn "InPlace"}, options);     \
+  }                                                                                                          \
+  inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,         \
+                             const poplar::Tensor &out, poplar::program::Sequence &prog,                     \
+                             const poplar::DebugContext &debugContext = {},                                  \
+                             const poplar::OptionFlags &options = {}) {                                      \
+    mapWithOutput(graph, expr::BinaryOpType::op, A, B, out, prog, {debugContext, #fn "WithOutput"},          \
+                  options);                                                                                  \
+  }                                                                                                          \
+  template <typename constType>                                                                              \
+  inline typename std::enable_if<std::is_arithmetic<constType>::value>::type fn##WithOutput(                 \
+      poplar::Graph &graph, const poplar::Tensor &A, const constType B, const poplar::Tensor &out,           \
+      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},                        \
+      const poplar::OptionFlags &options = {}) {                                                             \
+    const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                      \
+                                                poplar::equivalent_device_type<constType>().value, &B, #fn); \
+    mapWithOutput(graph, expr::BinaryOpType::op, A, BTensor, out, prog, {debugContext, #fn "WithOutput"},    \
+                  options);                                                                                  \
   }
 
 POPOPS_DEFINE_BINARY_OPERATOR_FN(add, ADD)
@@ -231,25 +240,25 @@ POPOPS_DEFINE_BINARY_OPERATOR_FN(sub, SUBTRACT)
 POPOPS_DEFINE_BINARY_OPERATOR_FN(varianceToInvStdDev, VARIANCE_TO_INV_STD_DEV)
 #undef POPOPS_DEFINE_BINARY_OPERATOR_FN
 
-#define POPOPS_DEFINE_TERNARY_OPERATOR_FN(fn, op)                                                             \
-  inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,             \
-                           const poplar::Tensor &C, poplar::program::Sequence &prog,                           \
-                           const poplar::DebugContext &debugContext = {},                                      \
-                           const poplar::OptionFlags &options = {}) {                                          \
-    return map(graph, expr::TernaryOpType::op, A, B, C, prog, {debugContext, #fn}, options);                   \
-  }                                                                                                            \
-  inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,              \
-                          const poplar::Tensor &C, poplar::program::Sequence &prog,                            \
-                          const poplar::DebugContext &debugContext = {},                                       \
-                          const poplar::OptionFlags &options = {}) {                                           \
-    mapInPlace(graph, expr::TernaryOpType::op, A, B, C, prog, {debugContext, #fn "InPlace"}, options);         \
-  }                                                                                                            \
-  inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,           \
-                             const poplar::Tensor &C, const poplar::Tensor &out, poplar::program::Sequence &prog, \
-                             const poplar::DebugContext &debugContext = {},                                    \
-                             const poplar::OptionFlags &options = {}) {                                        \
-    mapWithOutput(graph, expr::TernaryOpType::op, A, B, C, out, prog, {debugContext, #fn "WithOutput"},        \
-                  options);                                                                                    \
+#define POPOPS_DEFINE_TERNARY_OPERATOR_FN(fn, op)                                                            \
+  inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,           \
+                           const poplar::Tensor &C, poplar::program::Sequence &prog,                         \
+                           const poplar::DebugContext &debugContext = {},                                    \
+                           const poplar::OptionFlags &options = {}) {                                        \
+    return map(graph, expr::TernaryOpType::op, A, B, C, prog, {debugContext, #fn}, options);                 \
+  }                                                                                                          \
+  inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,            \
+                          const poplar::Tensor &C, poplar::program::Sequence &prog,                          \
+                          const poplar::DebugContext &debugContext = {},                                     \
+                          const poplar::OptionFlags &options = {}) {                                         \
+    mapInPlace(graph, expr::TernaryOpType::op, A, B, C, prog, {debugContext, #fn "InPlace"}, options);       \
+  }                                                                                                          \
+  inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,         \
+                             const poplar::Tensor &C, const poplar::Tensor &out,                             \
+                             poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {}, \
+                             const poplar::OptionFlags &options = {}) {                                      \
+    mapWithOutput(graph, expr::TernaryOpType::op, A, B, C, out, prog, {debugContext, #fn "WithOutput"},      \
+                  options);                                                                                  \
   }
 
 /// `select(A, B, C)` = `C ? A : B` (C is bool).

@@ -12,9 +12,10 @@ namespace popops {
 /// Writes `startInteger, startInteger + 1, ...` into the mapped 1-D INT or
 /// UNSIGNED_INT tensor `t`.
 ///
-/// Example: `auto idx = graph.addVariable(UNSIGNED_INT, {n}); mapTensorLinearly(graph, idx); popops::iota(graph, idx, 0u, prog);`
-void iota(poplar::Graph &graph, const poplar::Tensor &t, unsigned startInteger, poplar::program::Sequence &prog,
-          const poplar::DebugContext &debugContext = {});
+/// Example: `auto idx = graph.addVariable(UNSIGNED_INT, {n}); mapTensorLinearly(graph, idx);
+/// popops::iota(graph, idx, 0u, prog);`
+void iota(poplar::Graph &graph, const poplar::Tensor &t, unsigned startInteger,
+          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {});
 void iota(poplar::Graph &graph, const poplar::Tensor &t, int startInteger, poplar::program::Sequence &prog,
           const poplar::DebugContext &debugContext = {});
 

@@ -2,8 +2,8 @@
 #ifndef POPOPS_EXPR_HPP
 #define POPOPS_EXPR_HPP
 
-#include <popops/ExprOp.hpp>
 #include <poplar/Type.hpp>
+#include <popops/ExprOp.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -109,7 +109,9 @@ public:
   ConstHalf(float x) : Const(x, true) {}
 };
 
-inline ConstHalf operator"" _half(long double x) { return ConstHalf(static_cast<float>(x)); }
+inline ConstHalf operator"" _half(long double x) {
+  return ConstHalf(static_cast<float>(x));
+}
 
 /// Converts its operand to `rType`.
 class Cast : public ExprType<Cast> {
@@ -177,10 +179,10 @@ public:
   void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
 };
 
-#define POPOPS_DEFINE_EXPR_UNARY_OP(Name, Op)                                                                  \
-  class Name : public UnaryOp {                                                                                \
-  public:                                                                                                      \
-    Name(const Expr &a) : UnaryOp(UnaryOpType::Op, a) {}                                                       \
+#define POPOPS_DEFINE_EXPR_UNARY_OP(Name, Op)                                                                \
+  class Name : public UnaryOp {                                                                              \
+  public:                                                                                                    \
+    Name(const Expr &a) : UnaryOp(UnaryOpType::Op, a) {}                                                     \
   };
 
 POPOPS_DEFINE_EXPR_UNARY_OP(Abs, ABSOLUTE)
@@ -225,7 +227,8 @@ class BinaryOp : public ExprType<BinaryOp> {
 
 public:
   BinaryOp(BinaryOpType type, const Expr &a, const Expr &b) : type(type), a(a.clone()), b(b.clone()) {}
-  BinaryOp(const BinaryOp &other) : ExprType<BinaryOp>(), type(other.type), a(other.a->clone()), b(other.b->clone()) {}
+  BinaryOp(const BinaryOp &other)
+      : ExprType<BinaryOp>(), type(other.type), a(other.a->clone()), b(other.b->clone()) {}
   BinaryOpType getOpType() const { return type; }
   const Expr &getLHS() const { return *a; }
   const Expr &getRHS() const { return *b; }
@@ -235,10 +238,10 @@ public:
   void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
 };
 
-#define POPOPS_DEFINE_EXPR_BINARY_OP(Name, Op)                                                                 \
-  class Name : public BinaryOp {                                                                               \
-  public:                                                                                                      \
-    Name(const Expr &a, const Expr &b) : BinaryOp(BinaryOpType::Op, a, b) {}                                   \
+#define POPOPS_DEFINE_EXPR_BINARY_OP(Name, Op)                                                               \
+  class Name : public BinaryOp {                                                                             \
+  public:                                                                                                    \
+    Name(const Expr &a, const Expr &b) : BinaryOp(BinaryOpType::Op, a, b) {}                                 \
   };
 
 POPOPS_DEFINE_EXPR_BINARY_OP(Add, ADD)
@@ -278,7 +281,8 @@ public:
   TernaryOp(TernaryOpType type, const Expr &a, const Expr &b, const Expr &c)
       : type(type), a(a.clone()), b(b.clone()), c(c.clone()) {}
   TernaryOp(const TernaryOp &other)
-      : ExprType<TernaryOp>(), type(other.type), a(other.a->clone()), b(other.b->clone()), c(other.c->clone()) {}
+      : ExprType<TernaryOp>(), type(other.type), a(other.a->clone()), b(other.b->clone()),
+        c(other.c->clone()) {}
   TernaryOpType getOpType() const { return type; }
   const Expr &getArg0() const { return *a; }
   const Expr &getArg1() const { return *b; }
@@ -303,21 +307,29 @@ public:
 };
 
 // --- operators ---------------------------------------------------------------
-inline Neg operator-(const Expr &a) { return Neg(a); }
-inline Not operator!(const Expr &a) { return Not(a); }
-inline BitwiseNot operator~(const Expr &a) { return BitwiseNot(a); }
+inline Neg operator-(const Expr &a) {
+  return Neg(a);
+}
+inline Not operator!(const Expr &a) {
+  return Not(a);
+}
+inline BitwiseNot operator~(const Expr &a) {
+  return BitwiseNot(a);
+}
 
-#define POPOPS_DEFINE_EXPR_OPERATOR(Op, Name)                                                                  \
-  inline Name operator Op(const Expr &a, const Expr &b) { return Name(a, b); }                                 \
-  template <class T>                                                                                           \
-  inline typename std::enable_if<std::is_arithmetic<T>::value, Name>::type operator Op(const T &a,             \
-                                                                                        const Expr &b) {       \
-    return Name(Const(a), b);                                                                                  \
-  }                                                                                                            \
-  template <class T>                                                                                           \
-  inline typename std::enable_if<std::is_arithmetic<T>::value, Name>::type operator Op(const Expr &a,          \
-                                                                                        const T &b) {          \
-    return Name(a, Const(b));                                                                                  \
+#define POPOPS_DEFINE_EXPR_OPERATOR(Op, Name)                                                                \
+  inline Name operator Op(const Expr &a, const Expr &b) {                                                    \
+    return Name(a, b);                                                                                       \
+  }                                                                                                          \
+  template <class T>                                                                                         \
+  inline typename std::enable_if<std::is_arithmetic<T>::value, Name>::type operator Op(const T &a,           \
+                                                                                       const Expr &b) {      \
+    return Name(Const(a), b);                                                                                \
+  }                                                                                                          \
+  template <class T>                                                                                         \
+  inline typename std::enable_if<std::is_arithmetic<T>::value, Name>::type operator Op(const Expr &a,        \
+                                                                                       const T &b) {         \
+    return Name(a, Const(b));                                                                                \
   }
 
 POPOPS_DEFINE_EXPR_OPERATOR(+, Add)

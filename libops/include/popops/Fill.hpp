@@ -13,8 +13,9 @@ namespace popops {
 
 namespace detail {
 // The non-template implementations behind `fill`: the value is given with its host type.
-void fillRegions(poplar::Graph &graph, const poplar::Tensor &t, const std::vector<poplar::Interval> &tileRegions,
-                 unsigned tile, poplar::ComputeSet fillCS, const poplar::Type &hostType, const void *value);
+void fillRegions(poplar::Graph &graph, const poplar::Tensor &t,
+                 const std::vector<poplar::Interval> &tileRegions, unsigned tile, poplar::ComputeSet fillCS,
+                 const poplar::Type &hostType, const void *value);
 void fillMapped(poplar::Graph &graph, const poplar::Tensor &t,
                 const std::vector<std::vector<poplar::Interval>> &mapping, poplar::ComputeSet fillCS,
                 const poplar::Type &hostType, const void *value);
@@ -24,10 +25,10 @@ void fillProgram(poplar::Graph &graph, const poplar::Tensor &t, poplar::program:
 
 /// Adds to `fillCS` vertices on `tile` setting the elements `tileRegions` of `t` to `fillValue`.
 template <typename FillValueType>
-void fill(poplar::Graph &graph, poplar::Tensor t, const std::vector<poplar::Interval> &tileRegions, unsigned tile,
-          poplar::ComputeSet fillCS, FillValueType fillValue) {
-  detail::fillRegions(graph, t, tileRegions, tile, fillCS, poplar::equivalent_device_type<FillValueType>().value,
-                      &fillValue);
+void fill(poplar::Graph &graph, poplar::Tensor t, const std::vector<poplar::Interval> &tileRegions,
+          unsigned tile, poplar::ComputeSet fillCS, FillValueType fillValue) {
+  detail::fillRegions(graph, t, tileRegions, tile, fillCS,
+                      poplar::equivalent_device_type<FillValueType>().value, &fillValue);
 }
 
 /// Adds to `fillCS` vertices on `tile` setting all of `t` (mapped to `tile`) to `fillValue`.
@@ -40,9 +41,11 @@ void fill(poplar::Graph &graph, const poplar::Tensor &t, unsigned tile, poplar::
 
 /// Adds to `fillCS` vertices setting `t`'s elements per tile as `mapping` lists them.
 template <typename FillValueType>
-void fill(poplar::Graph &graph, const poplar::Tensor &t, const std::vector<std::vector<poplar::Interval>> &mapping,
-          poplar::ComputeSet fillCS, FillValueType fillValue) {
-  detail::fillMapped(graph, t, mapping, fillCS, poplar::equivalent_device_type<FillValueType>().value, &fillValue);
+void fill(poplar::Graph &graph, const poplar::Tensor &t,
+          const std::vector<std::vector<poplar::Interval>> &mapping, poplar::ComputeSet fillCS,
+          FillValueType fillValue) {
+  detail::fillMapped(graph, t, mapping, fillCS, poplar::equivalent_device_type<FillValueType>().value,
+                     &fillValue);
 }
 
 /// Appends to `prog` a compute set setting every element of `t` to `fillValue`
@@ -50,8 +53,8 @@ void fill(poplar::Graph &graph, const poplar::Tensor &t, const std::vector<std::
 ///
 /// Example: `popops::fill(graph, t, prog, 1.0f, "ones");`
 template <typename FillValueType>
-void fill(poplar::Graph &graph, const poplar::Tensor &t, poplar::program::Sequence &prog, FillValueType fillValue,
-          const poplar::DebugContext &debugContext = {}) {
+void fill(poplar::Graph &graph, const poplar::Tensor &t, poplar::program::Sequence &prog,
+          FillValueType fillValue, const poplar::DebugContext &debugContext = {}) {
   detail::fillProgram(graph, t, prog, poplar::equivalent_device_type<FillValueType>().value, &fillValue,
                       debugContext);
 }

@@ -2,12 +2,12 @@
 #ifndef POPOPS_REDUCE_HPP
 #define POPOPS_REDUCE_HPP
 
-#include <popops/Operation.hpp>
-#include <popops/OperationDef.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
+#include <popops/Operation.hpp>
+#include <popops/OperationDef.hpp>
 
 #include <cstddef>
 #include <vector>
@@ -40,8 +40,9 @@ struct ReduceParams {
 ///
 /// Example: `Tensor rowSums = popops::reduce(graph, m, poplar::FLOAT, {1}, popops::Operation::ADD, prog);`
 poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Type &outType,
-                      const std::vector<std::size_t> &dims, ReduceParams params, poplar::program::Sequence &prog,
-                      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+                      const std::vector<std::size_t> &dims, ReduceParams params,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {});
 
 /// `reduce(graph, in, in.elementType(), dims, ...)`.
 poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const std::vector<std::size_t> &dims,
@@ -51,8 +52,9 @@ poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const std:
 /// Reduces into the existing tensor `out` (its shape must be the result's shape).
 /// An unmapped `out` is mapped where the results are computed.
 void reduceWithOutput(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &out,
-                      const std::vector<std::size_t> &dims, ReduceParams params, poplar::program::Sequence &prog,
-                      const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+                      const std::vector<std::size_t> &dims, ReduceParams params,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {});
 
 /// Compute-set forms: the vertices go into compute sets appended to `css` (reused
 /// when `css` already holds enough); the caller executes them in order:

@@ -41,8 +41,9 @@ void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, 
 
 /// With `X_MINUS_AX_PLUS_BY`: `A = (1 - scaleA) * A + scaleB * B`.
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, poplar::Tensor B,
-                 poplar::Tensor scaleB, poplar::program::Sequence &prog, const ScaledAddSpecialisation speciality,
-                 const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+                 poplar::Tensor scaleB, poplar::program::Sequence &prog,
+                 const ScaledAddSpecialisation speciality, const poplar::DebugContext &debugContext = {},
+                 const poplar::OptionFlags &options = {});
 
 /// `A = scaleA * A + scaleB * B` with constants.
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::Tensor B, float scaleB,
@@ -57,7 +58,8 @@ void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::T
 /// `A = scaleA * A - scaleB * B` with scalar tensors.
 void scaledSubtractFrom(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, poplar::Tensor B,
                         poplar::Tensor scaleB, poplar::program::Sequence &prog,
-                        const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+                        const poplar::DebugContext &debugContext = {},
+                        const poplar::OptionFlags &options = {});
 
 /// `A = scaleA * A - scaleB * B` with constants.
 void scaledSubtractFrom(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::Tensor B, float scaleB,

@@ -2,11 +2,11 @@
 #ifndef POPOPS_TOPK_HPP
 #define POPOPS_TOPK_HPP
 
-#include <popops/SortOrder.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
+#include <popops/SortOrder.hpp>
 
 #include <iosfwd>
 #include <utility>
@@ -29,8 +29,9 @@ struct TopKParams {
 std::ostream &operator<<(std::ostream &os, const TopKParams &p);
 
 /// A tensor of `shape` laid out for use as the input of a topK.
-poplar::Tensor createTopKInput(poplar::Graph &graph, const poplar::Type &type, const std::vector<std::size_t> &shape,
-                               const TopKParams &params, const poplar::DebugContext &debugContext = {});
+poplar::Tensor createTopKInput(poplar::Graph &graph, const poplar::Type &type,
+                               const std::vector<std::size_t> &shape, const TopKParams &params,
+                               const poplar::DebugContext &debugContext = {});
 
 /// The top `k` values of each innermost row of `t` (shape `{..., k}`).
 ///
@@ -40,15 +41,14 @@ poplar::Tensor topK(poplar::Graph &graph, poplar::program::Sequence &prog, const
 
 /// The top `k` keys of each row and the `values` permuted alongside them.
 std::pair<poplar::Tensor, poplar::Tensor> topKKeyValue(poplar::Graph &graph, poplar::program::Sequence &prog,
-                                                       const poplar::Tensor &keys, const poplar::Tensor &values,
-                                                       const TopKParams &params,
+                                                       const poplar::Tensor &keys,
+                                                       const poplar::Tensor &values, const TopKParams &params,
                                                        const poplar::DebugContext &debugContext = {});
 
 /// The top `k` values of each row and their UNSIGNED_INT indices within the row.
-std::pair<poplar::Tensor, poplar::Tensor> topKWithPermutation(poplar::Graph &graph,
-                                                              poplar::program::Sequence &prog,
-                                                              const poplar::Tensor &t, const TopKParams &params,
-                                                              const poplar::DebugContext &debugContext = {});
+std::pair<poplar::Tensor, poplar::Tensor>
+topKWithPermutation(poplar::Graph &graph, poplar::program::Sequence &prog, const poplar::Tensor &t,
+                    const TopKParams &params, const poplar::DebugContext &debugContext = {});
 
 } // namespace popops
 

@@ -9,9 +9,9 @@
 #include <functional>
 #include <initializer_list>
 #include <map>
-#include <type_traits>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace poplibs {
@@ -45,7 +45,8 @@ public:
         std::string expected;
         for (const auto &kv : values)
           expected += (expected.empty() ? "" : ", ") + kv.first;
-        throw poplar::invalid_option("Option '" + option + "': value '" + value + "' is not one of " + expected);
+        throw poplar::invalid_option("Option '" + option + "': value '" + value + "' is not one of " +
+                                     expected);
       }
       output = it->second;
     });

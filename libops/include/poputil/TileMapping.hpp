@@ -19,10 +19,9 @@ namespace poputil {
 /// the highest down.
 ///
 /// Example: `auto m = calcLinearTileMapping(graph, {1000}, 32, 2);`
-std::vector<std::vector<poplar::Interval>> calcLinearTileMapping(const poplar::Graph &graph,
-                                                                 std::vector<std::size_t> shape,
-                                                                 unsigned minElementsPerTile, unsigned grainSize,
-                                                                 unsigned offset = 0, bool ascendingOrder = true);
+std::vector<std::vector<poplar::Interval>>
+calcLinearTileMapping(const poplar::Graph &graph, std::vector<std::size_t> shape, unsigned minElementsPerTile,
+                      unsigned grainSize, unsigned offset = 0, bool ascendingOrder = true);
 
 /// The linear mapping PopLibs uses by default: the grain is the target's natural
 /// vector width for `t`'s element type and each tile gets at least 128 bytes.
@@ -52,27 +51,26 @@ void mapTensorLinearlyWithOffset(poplar::Graph &graph, const poplar::Tensor &t, 
 /// How many more elements than a balanced linear mapping the busiest tile holds.
 unsigned getTileImbalance(const poplar::Graph::TileToTensorMapping &mapping, unsigned minElementsPerTile = 0,
                           unsigned grainSize = 1);
-unsigned getTileImbalance(const poplar::Graph &graph, const poplar::Tensor &t, unsigned minElementsPerTile = 0,
-                          unsigned grainSize = 1);
+unsigned getTileImbalance(const poplar::Graph &graph, const poplar::Tensor &t,
+                          unsigned minElementsPerTile = 0, unsigned grainSize = 1);
 
 /// A clone of `t` on IPU `dstIPU` with the same tile-relative mapping.
-poplar::Tensor cloneToIpu(poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIPU,
-                          const poplar::DebugContext &debugContext = {},
-                          poplar::TensorCloneMethod method =
-                              poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+poplar::Tensor
+cloneToIpu(poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIPU,
+           const poplar::DebugContext &debugContext = {},
+           poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
 
 /// Clones `t` onto IPU `dstIPU` and appends the copy to `prog`.
-poplar::Tensor copyToIpu(poplar::Graph &masterGraph, const poplar::Tensor &t, poplar::program::Sequence &prog,
-                         unsigned dstIPU, const poplar::DebugContext &debugContext = {},
-                         poplar::TensorCloneMethod method =
-                             poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+poplar::Tensor
+copyToIpu(poplar::Graph &masterGraph, const poplar::Tensor &t, poplar::program::Sequence &prog,
+          unsigned dstIPU, const poplar::DebugContext &debugContext = {},
+          poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
 
 /// Clones `t` onto IPU `dstIpu`; `copySrc`/`copyDst` receive the copy's operands.
-poplar::Tensor createIpuCopy(poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIpu,
-                             poplar::Tensor &copySrc, poplar::Tensor &copyDst,
-                             const poplar::DebugContext &debugContext = {},
-                             poplar::TensorCloneMethod method =
-                                 poplar::TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES);
+poplar::Tensor
+createIpuCopy(poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIpu, poplar::Tensor &copySrc,
+              poplar::Tensor &copyDst, const poplar::DebugContext &debugContext = {},
+              poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES);
 
 /// True when the elements along `dimension` are spread over more than one tile.
 bool dimIsSplitOverTiles(const poplar::Graph &graph, const poplar::Tensor &t, unsigned dimension);

@@ -36,7 +36,8 @@ std::vector<std::vector<poplar::Interval>> splitRegions(const std::vector<poplar
 std::vector<std::vector<poplar::Interval>>
 splitRegionsBetweenWorkers(const poplar::Target &target, const std::vector<poplar::Interval> &regions,
                            unsigned grainSize, unsigned minElementsPerPartition = 0,
-                           unsigned maxElementsPerPartition = UINT_MAX, unsigned maxElementsPerRegion = UINT_MAX);
+                           unsigned maxElementsPerPartition = UINT_MAX,
+                           unsigned maxElementsPerRegion = UINT_MAX);
 
 /// Partitions sequences of regions (each sequence is kept in order).
 std::vector<std::vector<std::vector<poplar::Interval>>>
@@ -45,9 +46,10 @@ splitRegions(const std::vector<std::vector<poplar::Interval>> &regions, unsigned
              unsigned maxElementsPerPartition = UINT_MAX, unsigned maxElementsPerRegion = UINT_MAX);
 
 std::vector<std::vector<std::vector<poplar::Interval>>>
-splitRegionsBetweenWorkers(const poplar::Target &target, const std::vector<std::vector<poplar::Interval>> &regions,
-                           unsigned grainSize, unsigned minElementsPerPartition = 0,
-                           unsigned maxElementsPerPartition = UINT_MAX, unsigned maxElementsPerRegion = UINT_MAX);
+splitRegionsBetweenWorkers(const poplar::Target &target,
+                           const std::vector<std::vector<poplar::Interval>> &regions, unsigned grainSize,
+                           unsigned minElementsPerPartition = 0, unsigned maxElementsPerPartition = UINT_MAX,
+                           unsigned maxElementsPerRegion = UINT_MAX);
 
 /// The multi-dimensional index of flat element `index` of a tensor of `shape`.
 template <class T> std::vector<T> unflattenIndex(const std::vector<T> &shape, std::size_t index) {
@@ -73,16 +75,16 @@ std::size_t intervalSequenceNumElements(const std::vector<std::vector<poplar::In
 /// A new tensor with `in`'s tile mapping, and a copy of `in` into it appended to `p`.
 ///
 /// Example: `Tensor saved = poputil::duplicate(graph, x, prog, "saved");`
-poplar::Tensor duplicate(poplar::Graph &graph, const poplar::Tensor &in, poplar::program::Sequence &p,
-                         const poplar::DebugContext &debugContext = {},
-                         poplar::TensorCloneMethod method =
-                             poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+poplar::Tensor
+duplicate(poplar::Graph &graph, const poplar::Tensor &in, poplar::program::Sequence &p,
+          const poplar::DebugContext &debugContext = {},
+          poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
 
 /// `N` clones of `t` stacked in a new outer dimension (shape `{N, t.shape()...}`).
-poplar::Tensor cloneN(poplar::Graph &graph, const poplar::Tensor &t, unsigned N,
-                      const poplar::DebugContext &debugContext = {},
-                      poplar::TensorCloneMethod method =
-                          poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+poplar::Tensor
+cloneN(poplar::Graph &graph, const poplar::Tensor &t, unsigned N,
+       const poplar::DebugContext &debugContext = {},
+       poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
 
 /// Splits `[0, rangeUpperBound)` into `splitCount` counts as evenly as possible
 /// (the first `rangeUpperBound % splitCount` get one more).

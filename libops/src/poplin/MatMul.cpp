@@ -176,35 +176,88 @@ template <class F> void forEachOutputBlock(const MatMulProblem &p, const MatMulP
   }
 }
 
-/// Adds to `mapping` the elements `piece` (row-major positions within the
-/// block) of block `rows` x `cols` of matrix `matrix` of a tensor of
-/// {numMatrices, R, C} matrices, on `tile`: one interval per block row touched.
-void mapBlockPiece(TileToTensorMapping &mapping, std::size_t matrix, std::size_t R, std::size_t C, Range rows,
-                   Range cols, Range piece, unsigned tile) {
-  const std::size_t width = cols.size();
-  for (std::size_t e = piece.begin; e < piece.end;) {
-    const std::size_t row = e / width, col = e % width;
-    const std::size_t length = std::min(width - col, piece.end - e);
-    const std::size_t start = (matrix * R + rows.begin + row) * C + cols.begin + col;
-    mapping[tile].push_back(Interval(start, start + length));
-    e += length;
+/// A {G, R, C} tensor stored block by block: block (g, bi, bj) — rows
+/// blockRange(bi, rowBlock, R), columns blockRange(bj, colBlock, C) — is one
+/// contiguous run of a 1-D variable, so that the exchange moving a block to
+/// (or from) its vertex copies whole runs. `view` shows it as {G, R, C}.
+struct BlockedTensor {
+  Tensor flat, view;
+  unsigned rowSplit = 1, colSplit = 1;
+  std::vector<std::size_t> offsets; // start of each block in (g, bi, bj) order, then the total
+
+  std::size_t index(std::size_t g, unsigned bi, unsigned bj) const {
+    return (g * rowSplit + bi) * colSplit + bj;
   }
+  /// Block (g, bi, bj) as a flat run.
+  Tensor block(std::size_t g, unsigned bi, unsigned bj) const {
+    const std::size_t i = index(g, bi, bj);
+    return flat.slice(offsets[i], offsets[i + 1]);
+  }
+  /// Elements `piece` of block (g, bi, bj), as an interval of `flat`.
+  Interval piece(std::size_t g, unsigned bi, unsigned bj, Range part) const {
+    const std::size_t start = offsets[index(g, bi, bj)];
+    return Interval(start + part.begin, start + part.end);
+  }
+};
+
+BlockedTensor createBlocked(Graph &graph, const Type &type, std::size_t groups, std::size_t R, std::size_t C,
+                            std::size_t rowBlock, unsigned rowSplit, std::size_t colBlock, unsigned colSplit,
+                            const DebugContext &dc) {
+  BlockedTensor t;
+  t.rowSplit = rowSplit;
+  t.colSplit = colSplit;
+  std::size_t total = 0;
+  for (std::size_t g = 0; g < groups; ++g)
+    for (unsigned bi = 0; bi < rowSplit; ++bi)
+      for (unsigned bj = 0; bj < colSplit; ++bj) {
+        t.offsets.push_back(total);
+        total += blockRange(bi, rowBlock, R).size() * blockRange(bj, colBlock, C).size();
+      }
+  t.offsets.push_back(total);
+  t.flat = graph.addVariable(type, {total}, dc);
+  if (total == 0) {
+    t.view = t.flat.reshape({groups, R, C});
+    return t;
+  }
+  std::vector<Tensor> matrices;
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::vector<Tensor> bands;
+    for (unsigned bi = 0; bi < rowSplit; ++bi) {
+      const Range rows = blockRange(bi, rowBlock, R);
+      std::vector<Tensor> blocks;
+      for (unsigned bj = 0; bj < colSplit; ++bj) {
+        const Range cols = blockRange(bj, colBlock, C);
+        if (!rows.empty() && !cols.empty())
+          blocks.push_back(t.block(g, bi, bj).reshape({rows.size(), cols.size()}));
+      }
+      if (!blocks.empty())
+        bands.push_back(concat(blocks, 1));
+    }
+    matrices.push_back(concat(bands, 0).expand({0}));
+  }
+  t.view = concat(matrices, 0);
+  return t;
 }
 
-/// Maps `out3` {G, m, n} where the plan produces it: whole blocks on their
-/// tile, or, when partial sums are reduced, each block's elements shared out
-/// over the depthSplit tiles that reduce them. One setTileMapping call.
-void mapOutput(Graph &graph, const Tensor &out3, const MatMulProblem &p, const MatMulPlan &plan) {
+/// A new {G, m, n} result of `type` laid out and mapped where the plan
+/// produces it: whole blocks on their tile, or, when partial sums are reduced,
+/// each block's elements shared out over the depthSplit tiles that reduce them.
+Tensor createOutput(Graph &graph, const Type &type, const MatMulProblem &p, const MatMulPlan &plan,
+                    const DebugContext &dc) {
+  const BlockedTensor out = createBlocked(graph, type, p.groups, p.m, p.n, plan.rowBlock, plan.rowSplit,
+                                          plan.colBlock, plan.colSplit, dc);
   TileToTensorMapping mapping(graph.getTarget().getNumTiles());
-  forEachOutputBlock(p, plan,
-                     [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
-                       const std::size_t elements = rows.size() * cols.size();
-                       const unsigned pieces = plan.reduces(p) ? plan.depthSplit : 1;
-                       for (unsigned d = 0; d < pieces; ++d)
-                         mapBlockPiece(mapping, g, p.m, p.n, rows, cols, pieceRange(d, pieces, elements),
-                                       plan.tileOf(gi, i, j, d));
-                     });
-  graph.setTileMapping(out3, mapping);
+  forEachOutputBlock(
+      p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
+        const unsigned pieces = plan.reduces(p) ? plan.depthSplit : 1;
+        for (unsigned d = 0; d < pieces; ++d) {
+          const Interval part = out.piece(g, i, j, pieceRange(d, pieces, rows.size() * cols.size()));
+          if (part.size() != 0)
+            mapping[plan.tileOf(gi, i, j, d)].push_back(part);
+        }
+      });
+  graph.setTileMapping(out.flat, mapping);
+  return out.view;
 }
 
 /// Builds the multiplication of A3 {G,m,k} by B3 {G,k,n} into out3 {G,m,n};
@@ -221,18 +274,20 @@ void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor 
   const bool reduces = plan.reduces(p);
   const Type blockOutType = reduces ? p.partialsType : p.outputType;
 
-  Tensor partials;
+  // Partial sums: block (g, i, j) of inner split d is block (g * depthSplit + d, i, j),
+  // on the tile that computes it.
+  BlockedTensor partials;
   if (reduces) {
-    // Partial (g, d) of each block lives on the tile that computes it.
-    partials = graph.addVariable(p.partialsType, {p.groups, plan.depthSplit, p.m, p.n}, {dc, "partials"});
+    partials = createBlocked(graph, p.partialsType, p.groups * plan.depthSplit, p.m, p.n, plan.rowBlock,
+                             plan.rowSplit, plan.colBlock, plan.colSplit, {dc, "partials"});
     TileToTensorMapping mapping(target.getNumTiles());
     forEachOutputBlock(p, plan,
                        [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
                          for (unsigned d = 0; d < plan.depthSplit; ++d)
-                           mapBlockPiece(mapping, g * plan.depthSplit + d, p.m, p.n, rows, cols,
-                                         {0, rows.size() * cols.size()}, plan.tileOf(gi, i, j, d));
+                           mapping[plan.tileOf(gi, i, j, d)].push_back(
+                               partials.piece(g * plan.depthSplit + d, i, j, {0, rows.size() * cols.size()}));
                        });
-    graph.setTileMapping(partials, mapping);
+    graph.setTileMapping(partials.flat, mapping);
   }
 
   const ComputeSet productCs = graph.addComputeSet({dc, "matMul/product"});
@@ -244,7 +299,7 @@ void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor 
           const unsigned tile = plan.tileOf(gi, i, j, d);
           Tensor c;
           if (reduces) {
-            c = partials[g][d].slice({rows.begin, cols.begin}, {rows.end, cols.end});
+            c = partials.block(g * plan.depthSplit + d, i, j);
             if (depth.empty()) // more inner splits than inner elements: this partial is zero
               continue;
           } else {
@@ -288,10 +343,7 @@ void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor 
             continue;
           std::vector<Tensor> pieces;
           for (unsigned used : usedDepths)
-            pieces.push_back(partials[g][used]
-                                 .slice({rows.begin, cols.begin}, {rows.end, cols.end})
-                                 .flatten()
-                                 .slice(part.begin, part.end));
+            pieces.push_back(partials.block(g * plan.depthSplit + used, i, j).slice(part.begin, part.end));
           std::vector<Graph::ConnectionDesc> fields{{"partials", concat(pieces)},
                                                     {"out", outBlock.slice(part.begin, part.end)}};
           if (accScale)
@@ -319,11 +371,12 @@ Tensor matMulImpl(Graph &graph, const char *opBase, const Tensor &A, const Tenso
   const MatMulOptions parsed = planning::parseMatMulOptions(options);
   const Tensor A3 = grouped ? A : as3d(A);
   const Tensor B3 = grouped ? B : as3d(B);
-  Tensor out3 = graph.addVariable(outputType, {p.groups, p.m, p.n}, {dc, "output"});
+  Tensor out3;
   if (p.groups * p.m * p.n != 0) {
     MatMulProblem planned = p;
-    const MatMulPlan plan = getPlan(graph, planned, parsed, cache);
-    mapOutput(graph, out3, planned, plan);
+    out3 = createOutput(graph, outputType, planned, getPlan(graph, planned, parsed, cache), {dc, "output"});
+  } else {
+    out3 = graph.addVariable(outputType, {p.groups, p.m, p.n}, {dc, "output"});
   }
   buildMatMul(graph, A3, B3, out3, nullptr, p, prog, dc, options, cache);
   return grouped ? out3 : out3[0];
@@ -381,55 +434,44 @@ Tensor createOperand(Graph &graph, const char *opBase, Operand which, const Type
   const std::string op = opName(opBase, dc);
   MatMulProblem p = problemFromShapes(op, inputType, outputType, aShape, bShape, grouped);
   const MatMulOptions parsed = planning::parseMatMulOptions(options);
-  std::vector<std::size_t> shape3;
-  Type type = inputType;
-  switch (which) {
-  case Operand::LHS:
-    shape3 = {p.groups, p.m, p.k};
-    break;
-  case Operand::RHS:
-    shape3 = {p.groups, p.k, p.n};
-    break;
-  case Operand::Output:
-    shape3 = {p.groups, p.m, p.n};
-    type = outputType;
-    break;
-  }
-  Tensor t3 = graph.addVariable(type, shape3, dc);
-  if (t3.numElements() != 0 && p.groups * p.m * p.n * p.k != 0) {
+  const Type type = which == Operand::Output ? outputType : inputType;
+  const std::vector<std::size_t> shape3 = which == Operand::LHS ? std::vector<std::size_t>{p.groups, p.m, p.k}
+                                          : which == Operand::RHS
+                                              ? std::vector<std::size_t>{p.groups, p.k, p.n}
+                                              : std::vector<std::size_t>{p.groups, p.m, p.n};
+  Tensor t3;
+  if (p.groups * p.m * p.n * p.k == 0) { // nothing to plan: any mapping will do
+    t3 = graph.addVariable(type, shape3, dc);
+    if (t3.numElements() != 0)
+      graph.setTileMapping(t3, 0);
+  } else if (which == Operand::Output) {
+    t3 = createOutput(graph, type, p, getPlan(graph, p, parsed, cache), dc);
+  } else {
+    // Block (g, i, d) of A is used by the colSplit tiles (g, i, *, d): share it
+    // out between them (and likewise block (g, d, j) of B among (g, *, j, d)).
     const MatMulPlan plan = getPlan(graph, p, parsed, cache);
-    if (which == Operand::Output) {
-      mapOutput(graph, t3, p, plan);
-    } else {
-      // Block (g, i, d) of A is used by the colSplit tiles (g, i, *, d): share
-      // it out between them (and likewise block (g, d, j) of B).
-      TileToTensorMapping mapping(graph.getTarget().getNumTiles());
-      const bool lhs = which == Operand::LHS;
-      const std::size_t R = shape3[1], C = shape3[2];
-      for (unsigned gi = 0; gi < plan.groupSplit; ++gi) {
-        const Range groups = blockRange(gi, plan.groupBlock, p.groups);
-        for (std::size_t g = groups.begin; g < groups.end; ++g) {
-          const unsigned outer = lhs ? plan.rowSplit : plan.colSplit;
-          const unsigned users = lhs ? plan.colSplit : plan.rowSplit;
-          for (unsigned o = 0; o < outer; ++o) {
-            const Range outerRange =
-                lhs ? blockRange(o, plan.rowBlock, p.m) : blockRange(o, plan.colBlock, p.n);
-            for (unsigned d = 0; d < plan.depthSplit; ++d) {
-              const Range depth = blockRange(d, plan.depthBlock, p.k);
-              if (outerRange.empty() || depth.empty())
-                continue;
-              const Range rows = lhs ? outerRange : depth, cols = lhs ? depth : outerRange;
-              for (unsigned u = 0; u < users; ++u)
-                mapBlockPiece(mapping, g, R, C, rows, cols, pieceRange(u, users, rows.size() * cols.size()),
-                              lhs ? plan.tileOf(gi, o, u, d) : plan.tileOf(gi, u, o, d));
-            }
+    const bool lhs = which == Operand::LHS;
+    const BlockedTensor blocked = lhs ? createBlocked(graph, type, p.groups, p.m, p.k, plan.rowBlock,
+                                                      plan.rowSplit, plan.depthBlock, plan.depthSplit, dc)
+                                      : createBlocked(graph, type, p.groups, p.k, p.n, plan.depthBlock,
+                                                      plan.depthSplit, plan.colBlock, plan.colSplit, dc);
+    TileToTensorMapping mapping(graph.getTarget().getNumTiles());
+    const unsigned outer = lhs ? plan.rowSplit : plan.colSplit;
+    const unsigned users = lhs ? plan.colSplit : plan.rowSplit;
+    for (std::size_t g = 0; g < p.groups; ++g) {
+      const unsigned gi = unsigned(g / plan.groupBlock);
+      for (unsigned o = 0; o < outer; ++o)
+        for (unsigned d = 0; d < plan.depthSplit; ++d) {
+          const std::size_t elements = blocked.block(g, lhs ? o : d, lhs ? d : o).numElements();
+          for (unsigned u = 0; u < users; ++u) {
+            const Interval part = blocked.piece(g, lhs ? o : d, lhs ? d : o, pieceRange(u, users, elements));
+            if (part.size() != 0)
+              mapping[lhs ? plan.tileOf(gi, o, u, d) : plan.tileOf(gi, u, o, d)].push_back(part);
           }
         }
-      }
-      graph.setTileMapping(t3, mapping);
     }
-  } else if (t3.numElements() != 0) {
-    graph.setTileMapping(t3, 0);
+    graph.setTileMapping(blocked.flat, mapping);
+    t3 = blocked.view;
   }
   return grouped ? t3 : t3[0];
 }

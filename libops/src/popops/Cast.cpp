@@ -47,8 +47,8 @@ void cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst, poplar::
   }
 }
 
-poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType, poplar::ComputeSet cs,
-                    const poplar::DebugContext &debugContext) {
+poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType,
+                    poplar::ComputeSet cs, const poplar::DebugContext &debugContext) {
   poplar::Tensor dst = createCastOutput(graph, src, dstType, debugContext);
   cast(graph, src, dst, cs);
   return dst;

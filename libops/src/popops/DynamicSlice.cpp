@@ -28,16 +28,18 @@ public:
   std::vector<std::size_t> numLookups;
   bool usedForSlice = true, usedForUpdate = true;
   std::string operationForUpdate = "add";
-  std::unique_ptr<SlicePlanInternal> clone() const { return std::unique_ptr<SlicePlanInternal>(new SlicePlanInternal(*this)); }
+  std::unique_ptr<SlicePlanInternal> clone() const {
+    return std::unique_ptr<SlicePlanInternal>(new SlicePlanInternal(*this));
+  }
   bool operator==(const SlicePlanInternal &o) const {
     return valid == o.valid && numEntries == o.numEntries && outputSize == o.outputSize &&
            numLookups == o.numLookups && usedForSlice == o.usedForSlice && usedForUpdate == o.usedForUpdate &&
            operationForUpdate == o.operationForUpdate;
   }
   bool operator<(const SlicePlanInternal &o) const {
-    return std::tie(valid, numEntries, outputSize, numLookups, usedForSlice, usedForUpdate, operationForUpdate) <
-           std::tie(o.valid, o.numEntries, o.outputSize, o.numLookups, o.usedForSlice, o.usedForUpdate,
-                    o.operationForUpdate);
+    return std::tie(valid, numEntries, outputSize, numLookups, usedForSlice, usedForUpdate,
+                    operationForUpdate) < std::tie(o.valid, o.numEntries, o.outputSize, o.numLookups,
+                                                   o.usedForSlice, o.usedForUpdate, o.operationForUpdate);
   }
 };
 
@@ -56,7 +58,9 @@ SlicePlan &SlicePlan::operator=(SlicePlan &&other) {
   return *this;
 }
 SlicePlan::SlicePlan(std::unique_ptr<SlicePlanInternal> i) : internal(std::move(i)) {}
-bool SlicePlan::isValid() const { return internal->valid; }
+bool SlicePlan::isValid() const {
+  return internal->valid;
+}
 
 std::ostream &operator<<(std::ostream &o, const SlicePlan &p) {
   const auto &i = *p.internal;
@@ -68,9 +72,15 @@ std::ostream &operator<<(std::ostream &o, const SlicePlan &p) {
     o << (k ? "," : "") << i.numLookups[k];
   return o << "})";
 }
-bool operator<(const SlicePlan &a, const SlicePlan &b) noexcept { return *a.internal < *b.internal; }
-bool operator==(const SlicePlan &a, const SlicePlan &b) noexcept { return *a.internal == *b.internal; }
-bool operator!=(const SlicePlan &a, const SlicePlan &b) noexcept { return !(a == b); }
+bool operator<(const SlicePlan &a, const SlicePlan &b) noexcept {
+  return *a.internal < *b.internal;
+}
+bool operator==(const SlicePlan &a, const SlicePlan &b) noexcept {
+  return *a.internal == *b.internal;
+}
+bool operator!=(const SlicePlan &a, const SlicePlan &b) noexcept {
+  return !(a == b);
+}
 
 namespace {
 
@@ -97,7 +107,8 @@ void checkDimsAndSizes(const poplar::Tensor &t, const std::vector<std::size_t> &
   }
 }
 
-std::vector<std::size_t> slicedShape(const std::vector<std::size_t> &shape, const std::vector<std::size_t> &dims,
+std::vector<std::size_t> slicedShape(const std::vector<std::size_t> &shape,
+                                     const std::vector<std::size_t> &dims,
                                      const std::vector<std::size_t> &sizes) {
   std::vector<std::size_t> s = shape;
   for (std::size_t i = 0; i < dims.size(); ++i)
@@ -140,7 +151,9 @@ std::vector<aspen::ops::TileWork> columnWork(const poplar::Graph &graph, const p
   return aspen::ops::splitByTile(graph, m[0], 4);
 }
 
-std::uint64_t copyCycles(std::size_t bytes) { return 30 + bytes / 8; }
+std::uint64_t copyCycles(std::size_t bytes) {
+  return 30 + bytes / 8;
+}
 
 // Slices dimension d (one dimension) of t at run-time offset `off` into out.
 void sliceOneDim(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &out, unsigned d,
@@ -195,7 +208,8 @@ poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &t
   const unsigned numTiles = graph.getTarget().getNumTiles();
   const unsigned typeSize = std::max(1u, graph.getTarget().getTypeSize(type));
   // At least 128 bytes and minGrainSize elements per tile and row.
-  const std::size_t minColumns = std::max<std::size_t>({1, minGrainSize, (128 + rows * typeSize - 1) / (rows * typeSize)});
+  const std::size_t minColumns =
+      std::max<std::size_t>({1, minGrainSize, (128 + rows * typeSize - 1) / (rows * typeSize)});
   const auto parts = poputil::splitRegions({poplar::Interval(0, columns)}, 1, numTiles,
                                            static_cast<unsigned>(std::min<std::size_t>(minColumns, columns)));
   for (unsigned p = 0; p < parts.size(); ++p)
@@ -207,15 +221,16 @@ poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &t
 poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &type,
                                      const std::vector<size_t> &shape, const std::vector<size_t> &dims,
                                      const std::vector<size_t> &sizes, const SlicePlan &plan,
-                                     const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+                                     const poplar::OptionFlags &options,
+                                     const poplar::DebugContext &debugContext) {
   (void)plan;
   (void)options;
   return createSliceableTensor(graph, type, shape, dims, sizes, 0, debugContext);
 }
 
-poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Tensor &t, const std::vector<size_t> &dims,
-                                 const std::vector<size_t> &sizes, std::size_t numIndices,
-                                 const poplar::DebugContext &debugContext) {
+poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Tensor &t,
+                                 const std::vector<size_t> &dims, const std::vector<size_t> &sizes,
+                                 std::size_t numIndices, const poplar::DebugContext &debugContext) {
   checkDimsAndSizes(t, dims, sizes, "popops::createSliceTensor");
   std::vector<std::size_t> shape{numIndices};
   const auto s = slicedShape(t.shape(), dims, sizes);
@@ -225,9 +240,10 @@ poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Tensor &t, 
   return out;
 }
 
-poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Type &type, const std::vector<std::size_t> &shape,
-                                 const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
-                                 std::size_t numIndices, const SlicePlan &plan, const poplar::OptionFlags &options,
+poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Type &type,
+                                 const std::vector<std::size_t> &shape, const std::vector<std::size_t> &dims,
+                                 const std::vector<std::size_t> &sizes, std::size_t numIndices,
+                                 const SlicePlan &plan, const poplar::OptionFlags &options,
                                  const poplar::DebugContext &debugContext) {
   (void)plan;
   (void)options;
@@ -244,11 +260,13 @@ poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Type &type,
 }
 
 poplar::Tensor createIndicesTensor(poplar::Graph &graph, const std::vector<std::size_t> &dims,
-                                   std::size_t numIndices, const SlicePlan &plan, const poplar::OptionFlags &options,
+                                   std::size_t numIndices, const SlicePlan &plan,
+                                   const poplar::OptionFlags &options,
                                    const poplar::DebugContext &debugContext) {
   (void)plan;
   (void)options;
-  poplar::Tensor t = graph.addVariable(poplar::UNSIGNED_INT, {numIndices, dims.size()}, {debugContext, "indices"});
+  poplar::Tensor t =
+      graph.addVariable(poplar::UNSIGNED_INT, {numIndices, dims.size()}, {debugContext, "indices"});
   poputil::mapTensorLinearly(graph, t);
   return t;
 }
@@ -335,9 +353,11 @@ void dynamicUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::
   if (dims.size() > 1) {
     // Read the rows selected by the first dimension, update them in the others, write them back.
     const std::vector<std::size_t> d0{dims[0]}, s0{sizes[0]};
-    const std::vector<std::size_t> restDims(dims.begin() + 1, dims.end()), restSizes(sizes.begin() + 1, sizes.end());
+    const std::vector<std::size_t> restDims(dims.begin() + 1, dims.end()),
+        restSizes(sizes.begin() + 1, sizes.end());
     poplar::Tensor rows = dynamicSlice(graph, t, offset.flatten().slice(0, 1), d0, s0, prog, debugContext);
-    dynamicUpdate(graph, rows, s, offset.flatten().slice(1, dims.size()), restDims, restSizes, prog, debugContext);
+    dynamicUpdate(graph, rows, s, offset.flatten().slice(1, dims.size()), restDims, restSizes, prog,
+                  debugContext);
     dynamicUpdate(graph, t, rows, offset.flatten().slice(0, 1), d0, s0, prog, debugContext);
     return;
   }
@@ -360,7 +380,8 @@ MultiOperands checkMulti(const poplar::Tensor &t, const poplar::Tensor &s, const
                          const std::string &op) {
   checkDimsAndSizes(t, dims, sizes, op);
   if (dims.size() != 1 || sizes[0] != 1)
-    throw poputil::poplibs_error(op + ": only one sliced dimension with slices of size 1 is supported (dims " +
+    throw poputil::poplibs_error(op +
+                                 ": only one sliced dimension with slices of size 1 is supported (dims " +
                                  shapeString(dims) + ", sizes " + shapeString(sizes) + ")");
   if (!offsets.valid())
     throw poputil::poplibs_error(op + ": the offsets tensor is not valid");
@@ -394,10 +415,18 @@ void multiVertices(poplar::Graph &graph, const MultiOperands &m, MultiKind kind,
   const poplar::Type type = m.base.elementType();
   std::string vt;
   switch (kind) {
-  case MultiKind::Slice: vt = aspen::ops::vertexName("popops::MultiSlice", type); break;
-  case MultiKind::Update: vt = aspen::ops::vertexName("popops::MultiUpdate", type); break;
-  case MultiKind::UpdateAdd: vt = aspen::ops::vertexName("popops::MultiUpdateAdd", type, scale.elementType()); break;
-  case MultiKind::UpdateMax: vt = aspen::ops::vertexName("popops::MultiUpdateMax", type); break;
+  case MultiKind::Slice:
+    vt = aspen::ops::vertexName("popops::MultiSlice", type);
+    break;
+  case MultiKind::Update:
+    vt = aspen::ops::vertexName("popops::MultiUpdate", type);
+    break;
+  case MultiKind::UpdateAdd:
+    vt = aspen::ops::vertexName("popops::MultiUpdateAdd", type, scale.elementType());
+    break;
+  case MultiKind::UpdateMax:
+    vt = aspen::ops::vertexName("popops::MultiUpdateMax", type);
+    break;
   }
   aspen::ops::requireVertex(graph, vt, op, "tensors of type " + type.toString().str());
   poplar::ComputeSet cs = graph.addComputeSet({dc, op});
@@ -414,7 +443,8 @@ void multiVertices(poplar::Graph &graph, const MultiOperands &m, MultiKind kind,
     graph.setInitialValue(v["regionSize"], static_cast<unsigned>(w.numElements()));
     graph.setTileMapping(v, w.tile);
     const double perElement = kind == MultiKind::UpdateAdd || kind == MultiKind::UpdateMax ? 1.0 : 0.5;
-    graph.setPerfEstimate(v, aspen::ops::workerVertexCycles(m.offsets.numElements() * w.numElements(), perElement, 30));
+    graph.setPerfEstimate(
+        v, aspen::ops::workerVertexCycles(m.offsets.numElements() * w.numElements(), perElement, 30));
   }
   prog.add(poplar::program::Execute(cs, {dc, op}));
 }
@@ -423,8 +453,8 @@ void multiVertices(poplar::Graph &graph, const MultiOperands &m, MultiKind kind,
 
 poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
                           const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
-                          poplar::program::Sequence &prog, const SlicePlan &plan, const poplar::OptionFlags &options,
-                          const poplar::DebugContext &debugContext) {
+                          poplar::program::Sequence &prog, const SlicePlan &plan,
+                          const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
   (void)plan;
   (void)options;
   const std::string op = "popops::multiSlice";
@@ -432,7 +462,8 @@ poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const p
   const std::size_t numOffsets = m.offsets.numElements();
   const std::size_t columns = m.base.dim(1);
   // The result [numOffsets, columns] keeps each column region on the tile holding it in t.
-  poplar::Tensor out = graph.addVariable(t.elementType(), {numOffsets, columns}, {debugContext, "multiSlice/out"});
+  poplar::Tensor out =
+      graph.addVariable(t.elementType(), {numOffsets, columns}, {debugContext, "multiSlice/out"});
   std::vector<std::vector<poplar::Interval>> mapping(graph.getTarget().getNumTiles());
   for (const auto &w : columnWork(graph, m.base))
     for (const auto &r : w.regions)
@@ -452,8 +483,9 @@ poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const p
 
 void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                  const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
-                 const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog, const SlicePlan &plan,
-                 const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+                 const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                 const SlicePlan &plan, const poplar::OptionFlags &options,
+                 const poplar::DebugContext &debugContext) {
   (void)plan;
   (void)options;
   const std::string op = "popops::multiUpdate";
@@ -466,8 +498,9 @@ void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Te
 }
 
 void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
-                    const poplar::Tensor &offsets, const poplar::Tensor &scale, const std::vector<std::size_t> &dims,
-                    const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog, const SlicePlan &plan,
+                    const poplar::Tensor &offsets, const poplar::Tensor &scale,
+                    const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                    poplar::program::Sequence &prog, const SlicePlan &plan,
                     const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
   (void)plan;
   (void)options;
@@ -489,8 +522,9 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
 
 void multiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                     const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
-                    const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog, const SlicePlan &plan,
-                    const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+                    const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                    const SlicePlan &plan, const poplar::OptionFlags &options,
+                    const poplar::DebugContext &debugContext) {
   (void)plan;
   (void)options;
   const std::string op = "popops::multiUpdateMax";
@@ -517,15 +551,17 @@ SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const s
       {"usedForSlice", poplibs::OptionHandler::createWithBool(p->usedForSlice)},
       {"usedForUpdate", poplibs::OptionHandler::createWithBool(p->usedForUpdate)},
       {"operationForUpdate",
-       poplibs::OptionHandler::createWithEnum(opForUpdate, std::map<std::string, std::string>{
-                                                               {"none", "none"}, {"add", "add"}, {"max", "max"}})},
+       poplibs::OptionHandler::createWithEnum(
+           opForUpdate,
+           std::map<std::string, std::string>{{"none", "none"}, {"add", "add"}, {"max", "max"}})},
       {"availableMemoryProportion", poplibs::OptionHandler::createWithDouble(availableMemoryProportion)},
       {"indicesDistribution",
-       poplibs::OptionHandler::createWithEnum(distribution, std::map<std::string, std::string>{
-                                                                {"uniform", "uniform"}, {"onePoint", "onePoint"}})},
+       poplibs::OptionHandler::createWithEnum(
+           distribution,
+           std::map<std::string, std::string>{{"uniform", "uniform"}, {"onePoint", "onePoint"}})},
       {"planMinimisationTarget",
-       poplibs::OptionHandler::createWithEnum(target, std::map<std::string, std::string>{{"memory", "memory"},
-                                                                                          {"cycles", "cycles"}})},
+       poplibs::OptionHandler::createWithEnum(
+           target, std::map<std::string, std::string>{{"memory", "memory"}, {"cycles", "cycles"}})},
       {"indicesAreSorted", poplibs::OptionHandler::createWithBool(sorted)},
   };
   spec.parse(options);

@@ -80,8 +80,8 @@ std::vector<std::size_t> resultShape(const std::vector<poplar::Tensor> &ts, cons
   for (unsigned i : used) {
     poplar::Tensor other = ts[i - 1];
     if (!poputil::canBroadcastToMatch(acc, other))
-      throw poputil::poplibs_error(opName + ": operand shapes do not broadcast to a common shape (" + shapesOf(ts) +
-                                   ")");
+      throw poputil::poplibs_error(opName + ": operand shapes do not broadcast to a common shape (" +
+                                   shapesOf(ts) + ")");
     poputil::broadcastToMatch(acc, other);
   }
   return acc.shape();
@@ -106,8 +106,10 @@ bool isCommutative(BinaryOpType op) {
   case BinaryOpType::BITWISE_AND:
   case BinaryOpType::BITWISE_OR:
   case BinaryOpType::BITWISE_XOR:
-  case BinaryOpType::BITWISE_XNOR: return true;
-  default: return false;
+  case BinaryOpType::BITWISE_XNOR:
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -125,15 +127,20 @@ Operand operandOf(poplar::Graph &graph, const Expr &e, const std::vector<poplar:
   return {aspen::ops::scalarConstantOf(graph, type, c->getDataAsDouble()), false};
 }
 
-bool isLeafTensor(const Expr &e) { return e.isA<PlaceHolder>(); }
-bool isLeaf(const Expr &e) { return e.isA<PlaceHolder>() || e.isA<Const>(); }
+bool isLeafTensor(const Expr &e) {
+  return e.isA<PlaceHolder>();
+}
+bool isLeaf(const Expr &e) {
+  return e.isA<PlaceHolder>() || e.isA<Const>();
+}
 
 // True when the expression is one operator whose operands are tensors (or one constant).
 bool isSingleOperator(const Expr &e) {
   if (const auto *u = e.getAs<UnaryOp>())
     return isLeafTensor(u->getArg());
   if (const auto *b = e.getAs<BinaryOp>())
-    return isLeaf(b->getLHS()) && isLeaf(b->getRHS()) && (isLeafTensor(b->getLHS()) || isLeafTensor(b->getRHS()));
+    return isLeaf(b->getLHS()) && isLeaf(b->getRHS()) &&
+           (isLeafTensor(b->getLHS()) || isLeafTensor(b->getRHS()));
   if (const auto *t = e.getAs<TernaryOp>())
     return isLeafTensor(t->getArg0()) && isLeafTensor(t->getArg1()) && isLeafTensor(t->getArg2());
   return false;
@@ -142,8 +149,8 @@ bool isSingleOperator(const Expr &e) {
 // Adds one vertex per region group of `out`; `connect` wires the operands of each.
 template <class ConnectFn>
 void addVerticesOverOutput(poplar::Graph &graph, const poplar::Tensor &out, poplar::ComputeSet cs,
-                           const std::string &vertexType, const poplar::Type &costType, double cyclesPerVector,
-                           unsigned flopsPerElement, ConnectFn connect) {
+                           const std::string &vertexType, const poplar::Type &costType,
+                           double cyclesPerVector, unsigned flopsPerElement, ConnectFn connect) {
   const auto work = aspen::ops::splitByTile(graph, out);
   const auto &target = graph.getTarget();
   for (const auto &w : work) {
@@ -157,7 +164,8 @@ void addVerticesOverOutput(poplar::Graph &graph, const poplar::Tensor &out, popl
 }
 
 void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<poplar::Tensor> &ts,
-                    const poplar::Tensor &out, bool inPlace, poplar::ComputeSet cs, const std::string &opName) {
+                    const poplar::Tensor &out, bool inPlace, poplar::ComputeSet cs,
+                    const std::string &opName) {
   using aspen::ops::gather;
   using aspen::ops::templateArg;
   using aspen::ops::vertexName;
@@ -171,10 +179,10 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
     const Operand a = operandOf(graph, u->getArg(), ts, poplar::Type());
     const poplar::Type type = a.tensor.elementType();
     const bool useInPlace = inPlace && a.isInput1;
-    const std::string vt = vertexName(useInPlace ? "popops::UnaryOp1DInPlace" : "popops::UnaryOp1D",
-                                      u->getOpType(), type);
-    aspen::ops::requireVertex(graph, vt, opName, aspen::ops::toString(u->getOpType()) + " on " +
-                                                     type.toString().str());
+    const std::string vt =
+        vertexName(useInPlace ? "popops::UnaryOp1DInPlace" : "popops::UnaryOp1D", u->getOpType(), type);
+    aspen::ops::requireVertex(graph, vt, opName,
+                              aspen::ops::toString(u->getOpType()) + " on " + type.toString().str());
     const poplar::Tensor aFlat = broadcastTo(a.tensor, shape).flatten();
     addVerticesOverOutput(graph, out, cs, vt, type, aspen::ops::opCycles(u->getOpType(), type),
                           aspen::ops::opFlops(u->getOpType()),
@@ -208,7 +216,8 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
     const bool useInPlace = inPlace && a.isInput1;
     std::string vt;
     if (cScalar)
-      vt = vertexName(useInPlace ? "popops::BroadcastScalar1DInPlace" : "popops::BroadcastScalar1D", op, type);
+      vt =
+          vertexName(useInPlace ? "popops::BroadcastScalar1DInPlace" : "popops::BroadcastScalar1D", op, type);
     else
       vt = vertexName(useInPlace ? "popops::BinaryOp1DInPlace" : "popops::BinaryOp1D", op, type);
     aspen::ops::requireVertex(graph, vt, opName, aspen::ops::toString(op) + " on " + type.toString().str());
@@ -290,8 +299,8 @@ void generatedCodelet(poplar::Graph &graph, const Expr &expr, const std::vector<
     graph.addCodelets(source);
   }
   const poplar::Tensor outFlat = out.flatten();
-  addVerticesOverOutput(graph, out, cs, g.vertexName, out.elementType(), g.cyclesPerElement, g.flopsPerElement,
-                        [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
+  addVerticesOverOutput(graph, out, cs, g.vertexName, out.elementType(), g.cyclesPerElement,
+                        g.flopsPerElement, [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
                           for (std::size_t k = 0; k < ts.size(); ++k) {
                             const std::string field = "in" + std::to_string(k + 1);
                             if (kinds[k] == OperandKind::Vector)
@@ -322,12 +331,11 @@ poplar::Tensor evaluateUnfused(poplar::Graph &graph, const Expr &e, const std::v
   if (const auto *c = e.getAs<Const>())
     return aspen::ops::scalarConstantOf(graph, hint.valid() ? hint : c->getType(), c->getDataAsDouble());
   if (const auto *c = e.getAs<Cast>())
-    return cast(graph, evaluateUnfused(graph, c->getLHS(), ts, poplar::Type(), prog, dc), c->getRHSType(), prog,
-                {dc, "cast"});
+    return cast(graph, evaluateUnfused(graph, c->getLHS(), ts, poplar::Type(), prog, dc), c->getRHSType(),
+                prog, {dc, "cast"});
   if (const auto *u = e.getAs<UnaryOp>()) {
-    const poplar::Tensor a =
-        evaluateUnfused(graph, u->getArg(), ts, aspen::ops::isPredicate(u->getOpType()) ? poplar::Type() : hint,
-                        prog, dc);
+    const poplar::Tensor a = evaluateUnfused(
+        graph, u->getArg(), ts, aspen::ops::isPredicate(u->getOpType()) ? poplar::Type() : hint, prog, dc);
     return map(graph, UnaryOp(u->getOpType(), _1), {a}, prog, dc, unfused);
   }
   if (const auto *b = e.getAs<BinaryOp>()) {
@@ -383,11 +391,12 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const Expr &expr, const std::vector
   }
   if (mode != Mode::New) {
     if (out.shape() != shape)
-      throw poputil::poplibs_error(opName + ": output " + describe(out) + " does not have the result's shape " +
-                                   shapeString(shape) + " (operands: " + shapesOf(ts) + ")");
+      throw poputil::poplibs_error(opName + ": output " + describe(out) +
+                                   " does not have the result's shape " + shapeString(shape) +
+                                   " (operands: " + shapesOf(ts) + ")");
     if (out.elementType() != resultType)
-      throw poputil::poplibs_error(opName + ": output " + describe(out) + " does not have the result's type " +
-                                   resultType.toString().str());
+      throw poputil::poplibs_error(opName + ": output " + describe(out) +
+                                   " does not have the result's type " + resultType.toString().str());
     if (!out.isParallelWriteable())
       throw poputil::poplibs_error(opName + ": output " + describe(out) +
                                    " cannot be written (it contains constants or aliased elements)");
@@ -446,10 +455,11 @@ void mapWithOutput(poplar::Graph &graph, const expr::Expr &expr, const std::vect
 
 namespace detail {
 
-poplar::Tensor scalarConstant(poplar::Graph &graph, const poplar::Type &elementType, const poplar::Type &hostType,
-                              const void *value, const char *opName) {
+poplar::Tensor scalarConstant(poplar::Graph &graph, const poplar::Type &elementType,
+                              const poplar::Type &hostType, const void *value, const char *opName) {
   const bool floatHost = hostType == poplar::FLOAT || hostType == poplar::DOUBLE;
-  const bool ok = floatHost ? (elementType == poplar::FLOAT || elementType == poplar::HALF) : elementType == hostType;
+  const bool ok =
+      floatHost ? (elementType == poplar::FLOAT || elementType == poplar::HALF) : elementType == hostType;
   if (!ok)
     throw poputil::poplibs_error(std::string("popops::") + opName + ": a constant of host type " +
                                  hostType.toString().str() + " cannot be combined with a tensor of type " +
@@ -477,16 +487,17 @@ poplar::Tensor scalarConstant(poplar::Graph &graph, const poplar::Type &elementT
 
 namespace aspen::ops {
 
-void mapIntoComputeSet(poplar::Graph &graph, const popops::expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
-                       const poplar::Tensor &out, bool inPlace, poplar::ComputeSet cs, const std::string &opName,
-                       bool forceGenerate) {
+void mapIntoComputeSet(poplar::Graph &graph, const popops::expr::Expr &expr,
+                       const std::vector<poplar::Tensor> &ts, const poplar::Tensor &out, bool inPlace,
+                       poplar::ComputeSet cs, const std::string &opName, bool forceGenerate) {
   if (!forceGenerate && popops::isSingleOperator(expr))
     popops::singleOperator(graph, expr, ts, out, inPlace, cs, opName);
   else
     popops::generatedCodelet(graph, expr, ts, out, inPlace, cs);
 }
 
-poplar::Tensor createOutputLike(poplar::Graph &graph, const poplar::Type &type, const std::vector<std::size_t> &shape,
+poplar::Tensor createOutputLike(poplar::Graph &graph, const poplar::Type &type,
+                                const std::vector<std::size_t> &shape,
                                 const std::vector<poplar::Tensor> &operands, const poplar::DebugContext &dc) {
   const poplar::Tensor *best = nullptr;
   for (const auto &t : operands) {

@@ -15,15 +15,21 @@ namespace expr {
 
 Expr::~Expr() = default;
 
-std::string binaryOpTypeToString(BinaryOpType op) { return aspen::ops::toString(op); }
-std::string unaryOpTypeToString(UnaryOpType op) { return aspen::ops::toString(op); }
+std::string binaryOpTypeToString(BinaryOpType op) {
+  return aspen::ops::toString(op);
+}
+std::string unaryOpTypeToString(UnaryOpType op) {
+  return aspen::ops::toString(op);
+}
 
 std::ostream &operator<<(std::ostream &os, const Expr &expr) {
   expr.print(os, 0, false);
   return os;
 }
 
-bool deepEquals(const Expr &a, const Expr &b) { return a.deepEquals(b); }
+bool deepEquals(const Expr &a, const Expr &b) {
+  return a.deepEquals(b);
+}
 
 const PlaceHolder _1(1);
 const PlaceHolder _2(2);
@@ -57,7 +63,9 @@ std::string Const::printValue() const {
   return os.str();
 }
 
-std::string Const::name(const std::vector<poplar::Tensor> &) const { return printValue(); }
+std::string Const::name(const std::vector<poplar::Tensor> &) const {
+  return printValue();
+}
 
 bool Const::deepEquals(const Expr &other) const {
   const Const *o = other.getAs<Const>();
@@ -67,7 +75,9 @@ bool Const::deepEquals(const Expr &other) const {
                  : o->intValue == intValue;
 }
 
-void Const::print(std::ostream &os, unsigned, bool) const { os << "Const(" << printValue() << ")"; }
+void Const::print(std::ostream &os, unsigned, bool) const {
+  os << "Const(" << printValue() << ")";
+}
 
 std::string Cast::name(const std::vector<poplar::Tensor> &inputs) const {
   return "Cast_" + a->name(inputs) + "_" + bType.toString().str();
@@ -95,7 +105,9 @@ bool PlaceHolder::deepEquals(const Expr &other) const {
   return o && o->index == index;
 }
 
-void PlaceHolder::print(std::ostream &os, unsigned, bool) const { os << "_" << index; }
+void PlaceHolder::print(std::ostream &os, unsigned, bool) const {
+  os << "_" << index;
+}
 
 std::string UnaryOp::name(const std::vector<poplar::Tensor> &inputs) const {
   return aspen::ops::toString(type) + "_" + a->name(inputs);

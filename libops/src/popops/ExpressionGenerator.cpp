@@ -29,13 +29,17 @@ TypeClass classOf(UnaryOpType op) {
   switch (op) {
   case UnaryOpType::BITWISE_NOT:
   case UnaryOpType::COUNT_LEADING_ZEROS:
-  case UnaryOpType::POPCOUNT: return TypeClass::IntegralOnly;
-  case UnaryOpType::LOGICAL_NOT: return TypeClass::BoolOnly;
+  case UnaryOpType::POPCOUNT:
+    return TypeClass::IntegralOnly;
+  case UnaryOpType::LOGICAL_NOT:
+    return TypeClass::BoolOnly;
   case UnaryOpType::ABSOLUTE:
   case UnaryOpType::NEGATE:
   case UnaryOpType::SIGNUM:
-  case UnaryOpType::SQUARE: return TypeClass::Numeric;
-  default: return TypeClass::FloatOnly;
+  case UnaryOpType::SQUARE:
+    return TypeClass::Numeric;
+  default:
+    return TypeClass::FloatOnly;
   }
 }
 
@@ -51,19 +55,24 @@ TypeClass classOf(BinaryOpType op) {
   case BinaryOpType::GREATER_THAN:
   case BinaryOpType::GREATER_THAN_EQUAL:
   case BinaryOpType::LESS_THAN:
-  case BinaryOpType::LESS_THAN_EQUAL: return TypeClass::Numeric;
+  case BinaryOpType::LESS_THAN_EQUAL:
+    return TypeClass::Numeric;
   case BinaryOpType::EQUAL:
-  case BinaryOpType::NOT_EQUAL: return TypeClass::NumericOrBool;
+  case BinaryOpType::NOT_EQUAL:
+    return TypeClass::NumericOrBool;
   case BinaryOpType::BITWISE_AND:
   case BinaryOpType::BITWISE_OR:
   case BinaryOpType::BITWISE_XOR:
   case BinaryOpType::BITWISE_XNOR:
   case BinaryOpType::SHIFT_LEFT:
   case BinaryOpType::SHIFT_RIGHT:
-  case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND: return TypeClass::IntegralOnly;
+  case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
+    return TypeClass::IntegralOnly;
   case BinaryOpType::LOGICAL_AND:
-  case BinaryOpType::LOGICAL_OR: return TypeClass::BoolOnly;
-  default: return TypeClass::FloatOnly;
+  case BinaryOpType::LOGICAL_OR:
+    return TypeClass::BoolOnly;
+  default:
+    return TypeClass::FloatOnly;
   }
 }
 
@@ -76,22 +85,32 @@ bool fits(TypeClass c, const poplar::Type &t) {
   const bool isFloat = t == poplar::FLOAT || t == poplar::HALF;
   const bool isInt = t == poplar::INT || t == poplar::UNSIGNED_INT;
   switch (c) {
-  case TypeClass::FloatOnly: return isFloat;
-  case TypeClass::IntegralOnly: return isInt;
-  case TypeClass::BoolOnly: return t == poplar::BOOL;
-  case TypeClass::Numeric: return isFloat || isInt;
-  case TypeClass::NumericOrBool: return isFloat || isInt || t == poplar::BOOL;
+  case TypeClass::FloatOnly:
+    return isFloat;
+  case TypeClass::IntegralOnly:
+    return isInt;
+  case TypeClass::BoolOnly:
+    return t == poplar::BOOL;
+  case TypeClass::Numeric:
+    return isFloat || isInt;
+  case TypeClass::NumericOrBool:
+    return isFloat || isInt || t == poplar::BOOL;
   }
   return false;
 }
 
 std::string className(TypeClass c) {
   switch (c) {
-  case TypeClass::FloatOnly: return "float or half";
-  case TypeClass::IntegralOnly: return "int or unsigned int";
-  case TypeClass::BoolOnly: return "bool";
-  case TypeClass::Numeric: return "float, half, int or unsigned int";
-  case TypeClass::NumericOrBool: return "float, half, int, unsigned int or bool";
+  case TypeClass::FloatOnly:
+    return "float or half";
+  case TypeClass::IntegralOnly:
+    return "int or unsigned int";
+  case TypeClass::BoolOnly:
+    return "bool";
+  case TypeClass::Numeric:
+    return "float, half, int or unsigned int";
+  case TypeClass::NumericOrBool:
+    return "float, half, int, unsigned int or bool";
   }
   return "";
 }
@@ -113,8 +132,10 @@ bool isPredicate(BinaryOpType op) {
   case BinaryOpType::LESS_THAN:
   case BinaryOpType::LESS_THAN_EQUAL:
   case BinaryOpType::LOGICAL_AND:
-  case BinaryOpType::LOGICAL_OR: return true;
-  default: return false;
+  case BinaryOpType::LOGICAL_OR:
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -122,12 +143,13 @@ bool isPredicate(UnaryOpType op) {
   return op == UnaryOpType::IS_FINITE || op == UnaryOpType::IS_INF || op == UnaryOpType::IS_NAN;
 }
 
-poplar::Type inferExprType(const Expr &expr, const std::vector<poplar::Type> &inputTypes, const poplar::Type &hint,
-                           const std::string &opName) {
+poplar::Type inferExprType(const Expr &expr, const std::vector<poplar::Type> &inputTypes,
+                           const poplar::Type &hint, const std::string &opName) {
   if (const auto *p = expr.getAs<PlaceHolder>()) {
     if (p->getIndex() == 0 || p->getIndex() > inputTypes.size())
-      throw poputil::poplibs_error(opName + ": the expression uses placeholder _" + std::to_string(p->getIndex()) +
-                                   " but only " + std::to_string(inputTypes.size()) + " tensor(s) were given");
+      throw poputil::poplibs_error(opName + ": the expression uses placeholder _" +
+                                   std::to_string(p->getIndex()) + " but only " +
+                                   std::to_string(inputTypes.size()) + " tensor(s) were given");
     const poplar::Type t = inputTypes[p->getIndex() - 1];
     if (!isSupportedElementType(t))
       throw poputil::poplibs_error(opName + ": element type " + t.toString().str() + " of tensor _" +
@@ -140,12 +162,13 @@ poplar::Type inferExprType(const Expr &expr, const std::vector<poplar::Type> &in
   if (const auto *c = expr.getAs<Cast>()) {
     inferExprType(c->getLHS(), inputTypes, poplar::Type(), opName);
     if (!isSupportedElementType(c->getRHSType()))
-      throw poputil::poplibs_error(opName + ": Cast to " + c->getRHSType().toString().str() + " is not supported");
+      throw poputil::poplibs_error(opName + ": Cast to " + c->getRHSType().toString().str() +
+                                   " is not supported");
     return c->getRHSType();
   }
   if (const auto *u = expr.getAs<UnaryOp>()) {
-    const poplar::Type t = inferExprType(u->getArg(), inputTypes, isPredicate(u->getOpType()) ? poplar::Type() : hint,
-                                         opName);
+    const poplar::Type t =
+        inferExprType(u->getArg(), inputTypes, isPredicate(u->getOpType()) ? poplar::Type() : hint, opName);
     checkFits(classOf(u->getOpType()), t, opName, toString(u->getOpType()));
     return isPredicate(u->getOpType()) ? poplar::BOOL : t;
   }
@@ -187,7 +210,8 @@ poplar::Type inferExprType(const Expr &expr, const std::vector<poplar::Type> &in
                                    ta.toString().str() + ", " + tb.toString().str() +
                                    (select ? "" : ", " + tc.toString().str()) + ")");
     if (select && tc != poplar::BOOL)
-      throw poputil::poplibs_error(opName + ": the condition of SELECT must be bool, got " + tc.toString().str());
+      throw poputil::poplibs_error(opName + ": the condition of SELECT must be bool, got " +
+                                   tc.toString().str());
     if (!select)
       checkFits(TypeClass::Numeric, ta, opName, name);
     return ta;
@@ -204,7 +228,8 @@ double opCycles(UnaryOpType op, const poplar::Type &type) {
   case UnaryOpType::BITWISE_NOT:
   case UnaryOpType::LOGICAL_NOT:
   case UnaryOpType::RELU:
-  case UnaryOpType::SIGNUM: return 1.0 * scale;
+  case UnaryOpType::SIGNUM:
+    return 1.0 * scale;
   case UnaryOpType::CEIL:
   case UnaryOpType::FLOOR:
   case UnaryOpType::ROUND:
@@ -214,11 +239,14 @@ double opCycles(UnaryOpType op, const poplar::Type &type) {
   case UnaryOpType::IS_INF:
   case UnaryOpType::IS_NAN:
   case UnaryOpType::COUNT_LEADING_ZEROS:
-  case UnaryOpType::POPCOUNT: return 2.0 * scale;
+  case UnaryOpType::POPCOUNT:
+    return 2.0 * scale;
   case UnaryOpType::INVERSE:
   case UnaryOpType::SQRT:
-  case UnaryOpType::RSQRT: return 6.0 * scale;
-  default: return 12.0 * scale; // transcendental functions
+  case UnaryOpType::RSQRT:
+    return 6.0 * scale;
+  default:
+    return 12.0 * scale; // transcendental functions
   }
 }
 
@@ -227,10 +255,13 @@ double opCycles(BinaryOpType op, const poplar::Type &) {
   case BinaryOpType::DIVIDE:
   case BinaryOpType::REMAINDER:
   case BinaryOpType::VARIANCE_TO_INV_STD_DEV:
-  case BinaryOpType::INV_STD_DEV_TO_VARIANCE: return 6.0;
+  case BinaryOpType::INV_STD_DEV_TO_VARIANCE:
+    return 6.0;
   case BinaryOpType::POWER:
-  case BinaryOpType::ATAN2: return 24.0;
-  default: return 1.0;
+  case BinaryOpType::ATAN2:
+    return 24.0;
+  default:
+    return 1.0;
   }
 }
 
@@ -242,8 +273,10 @@ unsigned opFlops(UnaryOpType op) {
   case UnaryOpType::POPCOUNT:
   case UnaryOpType::IS_FINITE:
   case UnaryOpType::IS_INF:
-  case UnaryOpType::IS_NAN: return 0;
-  default: return 1;
+  case UnaryOpType::IS_NAN:
+    return 0;
+  default:
+    return 1;
   }
 }
 
@@ -257,8 +290,10 @@ unsigned opFlops(BinaryOpType op) {
   case BinaryOpType::SHIFT_RIGHT:
   case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
   case BinaryOpType::LOGICAL_AND:
-  case BinaryOpType::LOGICAL_OR: return 0;
-  default: return 1;
+  case BinaryOpType::LOGICAL_OR:
+    return 0;
+  default:
+    return 1;
   }
 }
 
@@ -297,7 +332,8 @@ std::string constantText(const poplar::Target &target, const Const &c, const pop
   if (type == poplar::INT)
     return "static_cast<int>(" + std::to_string(c.getDataAsInt64()) + "ll)";
   if (type == poplar::UNSIGNED_INT)
-    return "static_cast<unsigned>(" + std::to_string(static_cast<unsigned long long>(c.getDataAsInt64())) + "ull)";
+    return "static_cast<unsigned>(" + std::to_string(static_cast<unsigned long long>(c.getDataAsInt64())) +
+           "ull)";
   float f = static_cast<float>(c.getDataAsDouble());
   if (type == poplar::HALF) {
     std::uint16_t bits;
@@ -315,72 +351,132 @@ std::string constantText(const poplar::Target &target, const Const &c, const pop
 
 std::string unaryText(UnaryOpType op, const std::string &a) {
   switch (op) {
-  case UnaryOpType::ABSOLUTE: return "aspen_abs(" + a + ")";
-  case UnaryOpType::ASIN: return "std::asin(" + a + ")";
-  case UnaryOpType::BITWISE_NOT: return "(~" + a + ")";
-  case UnaryOpType::CBRT: return "std::cbrt(" + a + ")";
-  case UnaryOpType::CEIL: return "std::ceil(" + a + ")";
-  case UnaryOpType::COS: return "std::cos(" + a + ")";
-  case UnaryOpType::COUNT_LEADING_ZEROS: return "aspen_clz(" + a + ")";
-  case UnaryOpType::ERF: return "std::erf(" + a + ")";
-  case UnaryOpType::EXPONENT: return "std::exp(" + a + ")";
-  case UnaryOpType::EXPONENT_MINUS_ONE: return "std::expm1(" + a + ")";
-  case UnaryOpType::EXPONENT2: return "std::exp2(" + a + ")";
-  case UnaryOpType::FLOOR: return "std::floor(" + a + ")";
-  case UnaryOpType::GELU_ERF: return "(0.5f * " + a + " * (1.0f + std::erf(" + a + " * 0.70710678118654752f)))";
-  case UnaryOpType::INVERSE: return "(1.0f / " + a + ")";
-  case UnaryOpType::IS_FINITE: return "static_cast<bool>(std::isfinite(" + a + "))";
-  case UnaryOpType::IS_INF: return "static_cast<bool>(std::isinf(" + a + "))";
-  case UnaryOpType::IS_NAN: return "static_cast<bool>(std::isnan(" + a + "))";
-  case UnaryOpType::LOGARITHM: return "std::log(" + a + ")";
-  case UnaryOpType::LOGARITHM_ONE_PLUS: return "std::log1p(" + a + ")";
-  case UnaryOpType::LOGICAL_NOT: return "(!" + a + ")";
-  case UnaryOpType::NEARBY_INT: return "std::nearbyint(" + a + ")";
-  case UnaryOpType::NEGATE: return "(-" + a + ")";
-  case UnaryOpType::POPCOUNT: return "aspen_popcount(" + a + ")";
-  case UnaryOpType::RELU: return "(" + a + " > 0 ? " + a + " : 0.0f)";
-  case UnaryOpType::ROUND: return "std::round(" + a + ")";
-  case UnaryOpType::SIGNUM: return "aspen_signum(" + a + ")";
-  case UnaryOpType::SIN: return "std::sin(" + a + ")";
-  case UnaryOpType::TAN: return "std::tan(" + a + ")";
-  case UnaryOpType::TANH: return "std::tanh(" + a + ")";
-  case UnaryOpType::TRUNC: return "std::trunc(" + a + ")";
-  case UnaryOpType::SQRT: return "std::sqrt(" + a + ")";
-  case UnaryOpType::SQUARE: return "(" + a + " * " + a + ")";
-  case UnaryOpType::SIGMOID: return "(1.0f / (1.0f + std::exp(-" + a + ")))";
-  case UnaryOpType::RSQRT: return "(1.0f / std::sqrt(" + a + "))";
+  case UnaryOpType::ABSOLUTE:
+    return "aspen_abs(" + a + ")";
+  case UnaryOpType::ASIN:
+    return "std::asin(" + a + ")";
+  case UnaryOpType::BITWISE_NOT:
+    return "(~" + a + ")";
+  case UnaryOpType::CBRT:
+    return "std::cbrt(" + a + ")";
+  case UnaryOpType::CEIL:
+    return "std::ceil(" + a + ")";
+  case UnaryOpType::COS:
+    return "std::cos(" + a + ")";
+  case UnaryOpType::COUNT_LEADING_ZEROS:
+    return "aspen_clz(" + a + ")";
+  case UnaryOpType::ERF:
+    return "std::erf(" + a + ")";
+  case UnaryOpType::EXPONENT:
+    return "std::exp(" + a + ")";
+  case UnaryOpType::EXPONENT_MINUS_ONE:
+    return "std::expm1(" + a + ")";
+  case UnaryOpType::EXPONENT2:
+    return "std::exp2(" + a + ")";
+  case UnaryOpType::FLOOR:
+    return "std::floor(" + a + ")";
+  case UnaryOpType::GELU_ERF:
+    return "(0.5f * " + a + " * (1.0f + std::erf(" + a + " * 0.70710678118654752f)))";
+  case UnaryOpType::INVERSE:
+    return "(1.0f / " + a + ")";
+  case UnaryOpType::IS_FINITE:
+    return "static_cast<bool>(std::isfinite(" + a + "))";
+  case UnaryOpType::IS_INF:
+    return "static_cast<bool>(std::isinf(" + a + "))";
+  case UnaryOpType::IS_NAN:
+    return "static_cast<bool>(std::isnan(" + a + "))";
+  case UnaryOpType::LOGARITHM:
+    return "std::log(" + a + ")";
+  case UnaryOpType::LOGARITHM_ONE_PLUS:
+    return "std::log1p(" + a + ")";
+  case UnaryOpType::LOGICAL_NOT:
+    return "(!" + a + ")";
+  case UnaryOpType::NEARBY_INT:
+    return "std::nearbyint(" + a + ")";
+  case UnaryOpType::NEGATE:
+    return "(-" + a + ")";
+  case UnaryOpType::POPCOUNT:
+    return "aspen_popcount(" + a + ")";
+  case UnaryOpType::RELU:
+    return "(" + a + " > 0 ? " + a + " : 0.0f)";
+  case UnaryOpType::ROUND:
+    return "std::round(" + a + ")";
+  case UnaryOpType::SIGNUM:
+    return "aspen_signum(" + a + ")";
+  case UnaryOpType::SIN:
+    return "std::sin(" + a + ")";
+  case UnaryOpType::TAN:
+    return "std::tan(" + a + ")";
+  case UnaryOpType::TANH:
+    return "std::tanh(" + a + ")";
+  case UnaryOpType::TRUNC:
+    return "std::trunc(" + a + ")";
+  case UnaryOpType::SQRT:
+    return "std::sqrt(" + a + ")";
+  case UnaryOpType::SQUARE:
+    return "(" + a + " * " + a + ")";
+  case UnaryOpType::SIGMOID:
+    return "(1.0f / (1.0f + std::exp(-" + a + ")))";
+  case UnaryOpType::RSQRT:
+    return "(1.0f / std::sqrt(" + a + "))";
   }
   return a;
 }
 
 std::string binaryText(BinaryOpType op, const std::string &a, const std::string &b) {
   switch (op) {
-  case BinaryOpType::ADD: return "(" + a + " + " + b + ")";
-  case BinaryOpType::ATAN2: return "std::atan2(" + a + ", " + b + ")";
-  case BinaryOpType::BITWISE_AND: return "(" + a + " & " + b + ")";
-  case BinaryOpType::BITWISE_OR: return "(" + a + " | " + b + ")";
-  case BinaryOpType::BITWISE_XOR: return "(" + a + " ^ " + b + ")";
-  case BinaryOpType::BITWISE_XNOR: return "(~(" + a + " ^ " + b + "))";
-  case BinaryOpType::DIVIDE: return "(" + a + " / " + b + ")";
-  case BinaryOpType::EQUAL: return "(" + a + " == " + b + ")";
-  case BinaryOpType::GREATER_THAN_EQUAL: return "(" + a + " >= " + b + ")";
-  case BinaryOpType::GREATER_THAN: return "(" + a + " > " + b + ")";
-  case BinaryOpType::INV_STD_DEV_TO_VARIANCE: return "(1.0f / (" + a + " * " + a + ") - " + b + ")";
-  case BinaryOpType::LESS_THAN_EQUAL: return "(" + a + " <= " + b + ")";
-  case BinaryOpType::LOGICAL_AND: return "(" + a + " && " + b + ")";
-  case BinaryOpType::LOGICAL_OR: return "(" + a + " || " + b + ")";
-  case BinaryOpType::LESS_THAN: return "(" + a + " < " + b + ")";
-  case BinaryOpType::MAXIMUM: return "aspen_max(" + a + ", " + b + ")";
-  case BinaryOpType::MINIMUM: return "aspen_min(" + a + ", " + b + ")";
-  case BinaryOpType::MULTIPLY: return "(" + a + " * " + b + ")";
-  case BinaryOpType::NOT_EQUAL: return "(" + a + " != " + b + ")";
-  case BinaryOpType::POWER: return "std::pow(" + a + ", " + b + ")";
-  case BinaryOpType::REMAINDER: return "aspen_rem(" + a + ", " + b + ")";
-  case BinaryOpType::SHIFT_LEFT: return "(" + a + " << " + b + ")";
-  case BinaryOpType::SHIFT_RIGHT: return "aspen_shr(" + a + ", " + b + ")";
-  case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND: return "(" + a + " >> " + b + ")";
-  case BinaryOpType::SUBTRACT: return "(" + a + " - " + b + ")";
-  case BinaryOpType::VARIANCE_TO_INV_STD_DEV: return "(1.0f / std::sqrt(" + a + " + " + b + "))";
+  case BinaryOpType::ADD:
+    return "(" + a + " + " + b + ")";
+  case BinaryOpType::ATAN2:
+    return "std::atan2(" + a + ", " + b + ")";
+  case BinaryOpType::BITWISE_AND:
+    return "(" + a + " & " + b + ")";
+  case BinaryOpType::BITWISE_OR:
+    return "(" + a + " | " + b + ")";
+  case BinaryOpType::BITWISE_XOR:
+    return "(" + a + " ^ " + b + ")";
+  case BinaryOpType::BITWISE_XNOR:
+    return "(~(" + a + " ^ " + b + "))";
+  case BinaryOpType::DIVIDE:
+    return "(" + a + " / " + b + ")";
+  case BinaryOpType::EQUAL:
+    return "(" + a + " == " + b + ")";
+  case BinaryOpType::GREATER_THAN_EQUAL:
+    return "(" + a + " >= " + b + ")";
+  case BinaryOpType::GREATER_THAN:
+    return "(" + a + " > " + b + ")";
+  case BinaryOpType::INV_STD_DEV_TO_VARIANCE:
+    return "(1.0f / (" + a + " * " + a + ") - " + b + ")";
+  case BinaryOpType::LESS_THAN_EQUAL:
+    return "(" + a + " <= " + b + ")";
+  case BinaryOpType::LOGICAL_AND:
+    return "(" + a + " && " + b + ")";
+  case BinaryOpType::LOGICAL_OR:
+    return "(" + a + " || " + b + ")";
+  case BinaryOpType::LESS_THAN:
+    return "(" + a + " < " + b + ")";
+  case BinaryOpType::MAXIMUM:
+    return "aspen_max(" + a + ", " + b + ")";
+  case BinaryOpType::MINIMUM:
+    return "aspen_min(" + a + ", " + b + ")";
+  case BinaryOpType::MULTIPLY:
+    return "(" + a + " * " + b + ")";
+  case BinaryOpType::NOT_EQUAL:
+    return "(" + a + " != " + b + ")";
+  case BinaryOpType::POWER:
+    return "std::pow(" + a + ", " + b + ")";
+  case BinaryOpType::REMAINDER:
+    return "aspen_rem(" + a + ", " + b + ")";
+  case BinaryOpType::SHIFT_LEFT:
+    return "(" + a + " << " + b + ")";
+  case BinaryOpType::SHIFT_RIGHT:
+    return "aspen_shr(" + a + ", " + b + ")";
+  case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
+    return "(" + a + " >> " + b + ")";
+  case BinaryOpType::SUBTRACT:
+    return "(" + a + " - " + b + ")";
+  case BinaryOpType::VARIANCE_TO_INV_STD_DEV:
+    return "(1.0f / std::sqrt(" + a + " + " + b + "))";
   }
   return a;
 }
@@ -506,12 +602,12 @@ private:
     Value v;
     if (kind == OperandKind::Scalar) {
       v = {"s" + std::to_string(index), t};
-      scalarLoads += "    const " + computeType(t) + " " + v.name + " = static_cast<" + computeType(t) + ">(*" +
-                     field + ");\n";
+      scalarLoads += "    const " + computeType(t) + " " + v.name + " = static_cast<" + computeType(t) +
+                     ">(*" + field + ");\n";
     } else {
       v = {"x" + std::to_string(index), t};
-      body += "      const " + computeType(t) + " " + v.name + " = static_cast<" + computeType(t) + ">(" + field +
-              "[i]);\n";
+      body += "      const " + computeType(t) + " " + v.name + " = static_cast<" + computeType(t) + ">(" +
+              field + "[i]);\n";
     }
     loaded_[index] = v;
     return v;
@@ -553,7 +649,8 @@ GeneratedCodelet generateMapCodelet(const poplar::Target &target, const Expr &ex
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     const std::string t = storageType(inputTypes[k]);
     if (kinds[k] == OperandKind::Vector)
-      fields << "  poplar::Input<poplar::Vector<" << t << ", poplar::VectorLayout::SPAN, 8>> in" << k + 1 << ";\n";
+      fields << "  poplar::Input<poplar::Vector<" << t << ", poplar::VectorLayout::SPAN, 8>> in" << k + 1
+             << ";\n";
     else if (kinds[k] == OperandKind::Scalar)
       fields << "  poplar::Input<" << t << "> in" << k + 1 << ";\n";
   }
@@ -573,7 +670,8 @@ GeneratedCodelet generateMapCodelet(const poplar::Target &target, const Expr &ex
        << fields.str() << "\n"
        << "  void compute(unsigned wid) {\n"
        << "    const unsigned n = out.size();\n"
-       << "    const unsigned groups = (n + 3) / 4, per = groups / numWorkers(), extra = groups % numWorkers();\n"
+       << "    const unsigned groups = (n + 3) / 4, per = groups / numWorkers(), extra = groups % "
+          "numWorkers();\n"
        << "    const unsigned g0 = wid * per + (wid < extra ? wid : extra);\n"
        << "    const unsigned g1 = g0 + per + (wid < extra ? 1 : 0);\n"
        << "    const unsigned begin = g0 * 4 < n ? g0 * 4 : n, end = g1 * 4 < n ? g1 * 4 : n;\n"
@@ -587,7 +685,8 @@ GeneratedCodelet generateMapCodelet(const poplar::Target &target, const Expr &ex
   std::ostringstream src;
   src << "// Generated by popops::map for: ";
   expr.print(src, 0, false);
-  src << "\n" << kPrelude << "\nnamespace popops {\nnamespace map {\n\n"
+  src << "\n"
+      << kPrelude << "\nnamespace popops {\nnamespace map {\n\n"
       << "class " << cls << " : public poplar::MultiVertex {\n"
       << bodyText << "};\n\n} // namespace map\n} // namespace popops\n";
 

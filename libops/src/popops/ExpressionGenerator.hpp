@@ -18,8 +18,8 @@ namespace aspen::ops {
 enum class OperandKind { Unused, Vector, Scalar, Output };
 
 struct GeneratedCodelet {
-  std::string vertexName; // "popops::map::Expr_0123456789abcdef"
-  std::string source;     // a complete codelet translation unit
+  std::string vertexName;  // "popops::map::Expr_0123456789abcdef"
+  std::string source;      // a complete codelet translation unit
   double cyclesPerElement; // estimated thread cycles per element (for the cycle estimate)
   unsigned flopsPerElement;
 };

@@ -21,19 +21,24 @@ struct HostValue {
 HostValue readHostValue(const poplar::Type &hostType, const void *value) {
   using Id = poplar::Type::Id;
   switch (hostType.id()) {
-  case Id::Bool: return {double(*static_cast<const bool *>(value)), *static_cast<const bool *>(value)};
-  case Id::Char: return {double(*static_cast<const char *>(value)), *static_cast<const char *>(value)};
+  case Id::Bool:
+    return {double(*static_cast<const bool *>(value)), *static_cast<const bool *>(value)};
+  case Id::Char:
+    return {double(*static_cast<const char *>(value)), *static_cast<const char *>(value)};
   case Id::SignedChar:
     return {double(*static_cast<const signed char *>(value)), *static_cast<const signed char *>(value)};
   case Id::UnsignedChar:
     return {double(*static_cast<const unsigned char *>(value)), *static_cast<const unsigned char *>(value)};
-  case Id::Short: return {double(*static_cast<const short *>(value)), *static_cast<const short *>(value)};
+  case Id::Short:
+    return {double(*static_cast<const short *>(value)), *static_cast<const short *>(value)};
   case Id::UnsignedShort:
     return {double(*static_cast<const unsigned short *>(value)), *static_cast<const unsigned short *>(value)};
-  case Id::Int: return {double(*static_cast<const int *>(value)), *static_cast<const int *>(value)};
+  case Id::Int:
+    return {double(*static_cast<const int *>(value)), *static_cast<const int *>(value)};
   case Id::UnsignedInt:
     return {double(*static_cast<const unsigned *>(value)), *static_cast<const unsigned *>(value)};
-  case Id::Long: return {double(*static_cast<const long *>(value)), *static_cast<const long *>(value)};
+  case Id::Long:
+    return {double(*static_cast<const long *>(value)), *static_cast<const long *>(value)};
   case Id::UnsignedLong:
     return {double(*static_cast<const unsigned long *>(value)),
             static_cast<std::int64_t>(*static_cast<const unsigned long *>(value))};
@@ -50,13 +55,15 @@ HostValue readHostValue(const poplar::Type &hostType, const void *value) {
     const double d = *static_cast<const double *>(value);
     return {d, static_cast<std::int64_t>(d)};
   }
-  default: throw poputil::poplibs_error("popops::fill: fill values of type " + hostType.toString().str() +
-                                        " are not supported");
+  default:
+    throw poputil::poplibs_error("popops::fill: fill values of type " + hostType.toString().str() +
+                                 " are not supported");
   }
 }
 
-void addFillVertex(poplar::Graph &graph, const poplar::Tensor &flat, const std::vector<poplar::Interval> &regions,
-                   unsigned tile, poplar::ComputeSet cs, const HostValue &v) {
+void addFillVertex(poplar::Graph &graph, const poplar::Tensor &flat,
+                   const std::vector<poplar::Interval> &regions, unsigned tile, poplar::ComputeSet cs,
+                   const HostValue &v) {
   const poplar::Type type = flat.elementType();
   const std::string vt = aspen::ops::vertexName("popops::Fill", type);
   aspen::ops::requireVertex(graph, vt, "popops::fill", "filling a tensor of type " + type.toString().str());
@@ -81,8 +88,9 @@ void checkWritable(const poplar::Tensor &t) {
 
 } // namespace
 
-void fillRegions(poplar::Graph &graph, const poplar::Tensor &t, const std::vector<poplar::Interval> &tileRegions,
-                 unsigned tile, poplar::ComputeSet fillCS, const poplar::Type &hostType, const void *value) {
+void fillRegions(poplar::Graph &graph, const poplar::Tensor &t,
+                 const std::vector<poplar::Interval> &tileRegions, unsigned tile, poplar::ComputeSet fillCS,
+                 const poplar::Type &hostType, const void *value) {
   checkWritable(t);
   const HostValue v = readHostValue(hostType, value);
   std::vector<poplar::Interval> regions = tileRegions;

@@ -27,15 +27,27 @@ std::string toString(popops::expr::BinaryOpType op); // "ADD"
 std::string toString(popops::Operation op);          // "ADD"
 
 /// Template arguments as canonical vertex-name text.
-inline std::string templateArg(const poplar::Type &t) { return t.toString().str(); }
-inline std::string templateArg(popops::expr::UnaryOpType op) { return "popops::expr::UnaryOpType::" + aspen::ops::toString(op); }
+inline std::string templateArg(const poplar::Type &t) {
+  return t.toString().str();
+}
+inline std::string templateArg(popops::expr::UnaryOpType op) {
+  return "popops::expr::UnaryOpType::" + aspen::ops::toString(op);
+}
 inline std::string templateArg(popops::expr::BinaryOpType op) {
   return "popops::expr::BinaryOpType::" + aspen::ops::toString(op);
 }
-inline std::string templateArg(popops::Operation op) { return "popops::Operation::" + aspen::ops::toString(op); }
-inline std::string templateArg(bool b) { return b ? "true" : "false"; }
-inline std::string templateArg(const std::string &s) { return s; }
-inline std::string templateArg(const char *s) { return s; }
+inline std::string templateArg(popops::Operation op) {
+  return "popops::Operation::" + aspen::ops::toString(op);
+}
+inline std::string templateArg(bool b) {
+  return b ? "true" : "false";
+}
+inline std::string templateArg(const std::string &s) {
+  return s;
+}
+inline std::string templateArg(const char *s) {
+  return s;
+}
 
 inline void appendArgs(std::string &) {}
 template <class A, class... Rest> void appendArgs(std::string &s, const A &a, const Rest &...rest) {
@@ -100,7 +112,8 @@ void mapIfUnmapped(poplar::Graph &graph, const poplar::Tensor &t);
 
 // --- vertex state --------------------------------------------------------------------------
 /// Sets a state field of element type `type` from a double / an integer (converted to the type).
-void setStateValue(poplar::Graph &graph, const poplar::FieldRef &field, const poplar::Type &type, double value);
+void setStateValue(poplar::Graph &graph, const poplar::FieldRef &field, const poplar::Type &type,
+                   double value);
 void setStateInteger(poplar::Graph &graph, const poplar::FieldRef &field, const poplar::Type &type,
                      std::int64_t value);
 
@@ -111,8 +124,9 @@ poplar::Tensor scalarConstantOf(poplar::Graph &graph, const poplar::Type &type, 
 // --- cycle estimates -------------------------------------------------------------------------
 /// Machine cycles of a MultiVertex that spreads `numElements` over the tile's workers and
 /// spends `cyclesPerVector` per vector of the type's natural width (plus fixed overheads).
-std::uint64_t multiVertexCycles(const poplar::Target &target, const poplar::Type &type, std::size_t numElements,
-                                double cyclesPerVector, unsigned perWorkerOverhead = 26);
+std::uint64_t multiVertexCycles(const poplar::Target &target, const poplar::Type &type,
+                                std::size_t numElements, double cyclesPerVector,
+                                unsigned perWorkerOverhead = 26);
 
 /// Thread cycles of a worker vertex doing `numElements` at `cyclesPerElement`.
 std::uint64_t workerVertexCycles(std::size_t numElements, double cyclesPerElement, unsigned overhead = 20);

@@ -10,9 +10,13 @@
 
 namespace popops {
 
-std::string toString(Operation op) { return aspen::ops::toString(op); }
+std::string toString(Operation op) {
+  return aspen::ops::toString(op);
+}
 
-std::ostream &operator<<(std::ostream &os, const Operation &op) { return os << toString(op); }
+std::ostream &operator<<(std::ostream &os, const Operation &op) {
+  return os << toString(op);
+}
 
 std::istream &operator>>(std::istream &is, Operation &op) {
   std::string s;
@@ -28,9 +32,12 @@ std::istream &operator>>(std::istream &is, Operation &op) {
 
 std::ostream &operator<<(std::ostream &os, const SortOrder &o) {
   switch (o) {
-  case SortOrder::NONE: return os << "none";
-  case SortOrder::ASCENDING: return os << "ascending";
-  case SortOrder::DESCENDING: return os << "descending";
+  case SortOrder::NONE:
+    return os << "none";
+  case SortOrder::ASCENDING:
+    return os << "ascending";
+  case SortOrder::DESCENDING:
+    return os << "descending";
   }
   return os;
 }

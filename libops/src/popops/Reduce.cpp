@@ -34,18 +34,25 @@ using aspen::ops::vertexName;
 
 const char *kOpName = "popops::reduce";
 
-bool isFloatType(const poplar::Type &t) { return t == poplar::FLOAT || t == poplar::HALF; }
-bool isIntType(const poplar::Type &t) { return t == poplar::INT || t == poplar::UNSIGNED_INT; }
+bool isFloatType(const poplar::Type &t) {
+  return t == poplar::FLOAT || t == poplar::HALF;
+}
+bool isIntType(const poplar::Type &t) {
+  return t == poplar::INT || t == poplar::UNSIGNED_INT;
+}
 
 // The type partial results are kept in between stages.
 poplar::Type accumulatorType(Operation op, const poplar::Type &in) {
-  if (op == Operation::MIN || op == Operation::MAX || op == Operation::LOGICAL_AND || op == Operation::LOGICAL_OR)
+  if (op == Operation::MIN || op == Operation::MAX || op == Operation::LOGICAL_AND ||
+      op == Operation::LOGICAL_OR)
     return in;
   return isFloatType(in) ? poplar::FLOAT : in;
 }
 
 // The operation that combines partial results.
-Operation combineOp(Operation op) { return op == Operation::SQUARE_ADD ? Operation::ADD : op; }
+Operation combineOp(Operation op) {
+  return op == Operation::SQUARE_ADD ? Operation::ADD : op;
+}
 
 void parseReduceOptions(const poplar::OptionFlags &options) {
   poplar::Type interTile, inVertex;
@@ -64,8 +71,9 @@ void validate(const poplar::Tensor &in, const poplar::Type &outType, const std::
   std::set<std::size_t> seen;
   for (std::size_t d : dims) {
     if (d >= in.rank())
-      throw poputil::poplibs_error(name + ": reduction dimension " + std::to_string(d) + " is out of range for " +
-                                   describe(in) + " (rank " + std::to_string(in.rank()) + ")");
+      throw poputil::poplibs_error(name + ": reduction dimension " + std::to_string(d) +
+                                   " is out of range for " + describe(in) + " (rank " +
+                                   std::to_string(in.rank()) + ")");
     if (!seen.insert(d).second)
       throw poputil::poplibs_error(name + ": reduction dimension " + std::to_string(d) + " is listed twice");
   }
@@ -79,18 +87,26 @@ void validate(const poplar::Tensor &in, const poplar::Type &outType, const std::
     ok = (isFloatType(it) && isFloatType(outType)) || (isIntType(it) && outType == it);
     break;
   case Operation::MIN:
-  case Operation::MAX: ok = (isFloatType(it) || isIntType(it)) && outType == it; break;
+  case Operation::MAX:
+    ok = (isFloatType(it) || isIntType(it)) && outType == it;
+    break;
   case Operation::LOGICAL_AND:
-  case Operation::LOGICAL_OR: ok = it == poplar::BOOL && outType == poplar::BOOL; break;
-  case Operation::LOG_ADD: ok = isFloatType(it) && isFloatType(outType); break;
+  case Operation::LOGICAL_OR:
+    ok = it == poplar::BOOL && outType == poplar::BOOL;
+    break;
+  case Operation::LOG_ADD:
+    ok = isFloatType(it) && isFloatType(outType);
+    break;
   }
   if (!ok)
-    throw poputil::poplibs_error(name + ": operation " + aspen::ops::toString(op) + " does not support input " +
-                                 describe(in) + " with output type " + outType.toString().str());
+    throw poputil::poplibs_error(name + ": operation " + aspen::ops::toString(op) +
+                                 " does not support input " + describe(in) + " with output type " +
+                                 outType.toString().str());
   if ((params.update || params.useScale) && op != Operation::ADD && op != Operation::SQUARE_ADD &&
       op != Operation::LOG_ADD)
-    throw poputil::poplibs_error(name + ": scale and update are only supported with ADD, SQUARE_ADD and LOG_ADD (got " +
-                                 aspen::ops::toString(op) + ")");
+    throw poputil::poplibs_error(
+        name + ": scale and update are only supported with ADD, SQUARE_ADD and LOG_ADD (got " +
+        aspen::ops::toString(op) + ")");
   if (params.useScale) {
     if (!params.scale.valid() || params.scale.numElements() != 1)
       throw poputil::poplibs_error(name + ": the scale must be a single-element tensor");
@@ -157,9 +173,10 @@ private:
   }
 
   void addVertex(unsigned stageIndex, bool innerVertex, Operation op, const poplar::Type &tin,
-                 const poplar::Type &tout, const poplar::Tensor &in, const poplar::Tensor &out, unsigned param,
-                 unsigned tile) {
-    const std::string vt = vertexName(innerVertex ? "popops::ReduceInner" : "popops::ReduceOuter", op, tin, tout);
+                 const poplar::Type &tout, const poplar::Tensor &in, const poplar::Tensor &out,
+                 unsigned param, unsigned tile) {
+    const std::string vt =
+        vertexName(innerVertex ? "popops::ReduceInner" : "popops::ReduceOuter", op, tin, tout);
     aspen::ops::requireVertex(graph_, vt, kOpName,
                               aspen::ops::toString(op) + " from " + tin.toString().str() + " to " +
                                   tout.toString().str());
@@ -186,7 +203,8 @@ private:
     const unsigned workers = graph_.getTarget().getNumWorkerContexts();
     std::vector<Chunks> chunks;
     std::size_t numPartials = 0;
-    std::map<std::size_t, std::vector<std::pair<std::size_t, std::size_t>>> partialsOfRow; // row -> [begin,end)
+    std::map<std::size_t, std::vector<std::pair<std::size_t, std::size_t>>>
+        partialsOfRow; // row -> [begin,end)
     auto addPartialPiece = [&](unsigned tile, std::size_t begin, std::size_t end, std::size_t row) {
       // Long pieces are cut in chunks so that the tile's workers share them.
       const std::size_t len = end - begin;
@@ -214,8 +232,8 @@ private:
       const std::size_t fullRows = (e - s) / R;
       if (fullRows) { // whole rows: straight into the result
         const std::size_t r0 = s / R;
-        addVertex(0, true, op_, inType_, outType_, flat.slice(s, s + fullRows * R), resFlat_.slice(r0, r0 + fullRows),
-                  static_cast<unsigned>(R), tile);
+        addVertex(0, true, op_, inType_, outType_, flat.slice(s, s + fullRows * R),
+                  resFlat_.slice(r0, r0 + fullRows), static_cast<unsigned>(R), tile);
         noteResult(r0, r0 + fullRows, tile);
         s += fullRows * R;
       }
@@ -246,8 +264,8 @@ private:
       }
       const unsigned naturalTile = chunkTile(chunks, ranges.front().first);
       const unsigned tile = resultTile(row, naturalTile);
-      addVertex(1, true, op2, accType_, outType_, aspen::ops::gather(partials, regions), resFlat_.slice(row, row + 1),
-                static_cast<unsigned>(count), tile);
+      addVertex(1, true, op2, accType_, outType_, aspen::ops::gather(partials, regions),
+                resFlat_.slice(row, row + 1), static_cast<unsigned>(count), tile);
       noteResult(row, row + 1, tile);
     }
   }
@@ -273,8 +291,9 @@ private:
     auto addPiece = [&](unsigned tile, std::size_t row, std::size_t numRows, std::size_t c0, std::size_t c1) {
       const std::size_t inBegin = row * O + c0;
       if (numRows == R) { // every row of these columns is here: final
-        addVertex(0, false, op_, inType_, outType_, flat.slice(inBegin, inBegin + (numRows - 1) * O + (c1 - c0)),
-                  resFlat_.slice(c0, c1), static_cast<unsigned>(O), tile);
+        addVertex(0, false, op_, inType_, outType_,
+                  flat.slice(inBegin, inBegin + (numRows - 1) * O + (c1 - c0)), resFlat_.slice(c0, c1),
+                  static_cast<unsigned>(O), tile);
         noteResult(c0, c1, tile);
         return;
       }
@@ -311,7 +330,8 @@ private:
     for (const auto &p : pieces)
       addVertex(0, false, op_, inType_, accType_,
                 flat.slice(p.inBegin, p.inBegin + (p.numRows - 1) * O + (p.colEnd - p.colBegin)),
-                partials.slice(p.partial, p.partial + (p.colEnd - p.colBegin)), static_cast<unsigned>(O), p.tile);
+                partials.slice(p.partial, p.partial + (p.colEnd - p.colBegin)), static_cast<unsigned>(O),
+                p.tile);
     // Stage 2: split the columns at every piece boundary; each elementary column range
     // stacks the covering pieces' partials (k x width) and reduces them column-wise.
     std::set<std::size_t> cuts;
@@ -332,16 +352,17 @@ private:
       const std::size_t u = bounds[b], v = bounds[b + 1];
       while (next < byBegin.size() && byBegin[next]->colBegin <= u)
         active.push_back(byBegin[next++]);
-      active.erase(std::remove_if(active.begin(), active.end(), [&](const OuterPiece *p) { return p->colEnd <= u; }),
-                   active.end());
+      active.erase(
+          std::remove_if(active.begin(), active.end(), [&](const OuterPiece *p) { return p->colEnd <= u; }),
+          active.end());
       if (active.empty())
         continue;
       std::vector<poplar::Interval> regions;
       for (const OuterPiece *p : active)
         regions.push_back(poplar::Interval(p->partial + (u - p->colBegin), p->partial + (v - p->colBegin)));
       const unsigned tile = resultTile(u, active.front()->tile);
-      addVertex(1, false, op2, accType_, outType_, aspen::ops::gather(partials, regions), resFlat_.slice(u, v),
-                static_cast<unsigned>(v - u), tile);
+      addVertex(1, false, op2, accType_, outType_, aspen::ops::gather(partials, regions),
+                resFlat_.slice(u, v), static_cast<unsigned>(v - u), tile);
       noteResult(u, v, tile);
     }
   }
@@ -401,7 +422,8 @@ double identityOf(Operation op, const poplar::Type &type) {
   const bool isInt = type == poplar::INT || type == poplar::UNSIGNED_INT;
   switch (op) {
   case Operation::MUL:
-  case Operation::LOGICAL_AND: return 1;
+  case Operation::LOGICAL_AND:
+    return 1;
   case Operation::MIN:
     return isInt ? (type == poplar::INT ? double(std::numeric_limits<int>::max())
                                         : double(std::numeric_limits<unsigned>::max()))
@@ -409,14 +431,17 @@ double identityOf(Operation op, const poplar::Type &type) {
   case Operation::MAX:
     return isInt ? (type == poplar::INT ? double(std::numeric_limits<int>::lowest()) : 0.0)
                  : -std::numeric_limits<double>::infinity();
-  case Operation::LOG_ADD: return -std::numeric_limits<double>::infinity();
-  default: return 0;
+  case Operation::LOG_ADD:
+    return -std::numeric_limits<double>::infinity();
+  default:
+    return 0;
   }
 }
 
 void reduceImpl(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &out,
-                const std::vector<std::size_t> &dims, const ReduceParams &params, std::vector<poplar::ComputeSet> &css,
-                const poplar::DebugContext &dc, const poplar::OptionFlags &options) {
+                const std::vector<std::size_t> &dims, const ReduceParams &params,
+                std::vector<poplar::ComputeSet> &css, const poplar::DebugContext &dc,
+                const poplar::OptionFlags &options) {
   parseReduceOptions(options);
   validate(in, out.elementType(), dims, params, kOpName);
   std::vector<std::size_t> keptShape;
@@ -431,8 +456,9 @@ void reduceImpl(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Te
     }
   }
   if (out.shape() != keptShape && !(out.numElements() == 1 && keptShape.empty()))
-    throw poputil::poplibs_error(std::string(kOpName) + ": output " + describe(out) + " does not have the shape " +
-                                 shapeString(keptShape) + " of " + describe(in) + " reduced over " + shapeString(dims));
+    throw poputil::poplibs_error(std::string(kOpName) + ": output " + describe(out) +
+                                 " does not have the shape " + shapeString(keptShape) + " of " +
+                                 describe(in) + " reduced over " + shapeString(dims));
   if (!out.isParallelWriteable())
     throw poputil::poplibs_error(std::string(kOpName) + ": output " + describe(out) +
                                  " cannot be written (it contains constants or aliased elements)");
@@ -494,8 +520,9 @@ void executeAll(poplar::program::Sequence &prog, const std::vector<poplar::Compu
 } // namespace
 
 poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Type &outType,
-                      const std::vector<std::size_t> &dims, ReduceParams params, poplar::program::Sequence &prog,
-                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                      const std::vector<std::size_t> &dims, ReduceParams params,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options) {
   std::vector<poplar::ComputeSet> css;
   poplar::Tensor out = reduce(graph, in, outType, dims, params, css, debugContext, options);
   executeAll(prog, css, debugContext);
@@ -503,16 +530,17 @@ poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const popl
 }
 
 poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const std::vector<std::size_t> &dims,
-                      ReduceParams params, poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
-                      const poplar::OptionFlags &options) {
+                      ReduceParams params, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
   if (!in.valid())
     throw poputil::poplibs_error(std::string(kOpName) + ": the input tensor is not valid");
   return reduce(graph, in, in.elementType(), dims, params, prog, debugContext, options);
 }
 
 void reduceWithOutput(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &out,
-                      const std::vector<std::size_t> &dims, ReduceParams params, poplar::program::Sequence &prog,
-                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                      const std::vector<std::size_t> &dims, ReduceParams params,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options) {
   std::vector<poplar::ComputeSet> css;
   reduceWithOutput(graph, in, out, dims, params, css, debugContext, options);
   executeAll(prog, css, debugContext);

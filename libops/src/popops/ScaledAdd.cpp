@@ -23,7 +23,9 @@ void parseScaledAddOptions(const poplar::OptionFlags &options) {
   spec.parse(options);
 }
 
-bool isFloatType(const poplar::Type &t) { return t == poplar::FLOAT || t == poplar::HALF; }
+bool isFloatType(const poplar::Type &t) {
+  return t == poplar::FLOAT || t == poplar::HALF;
+}
 
 // The scale type the vertices use for A and B (and a scale given as a tensor of `given`).
 poplar::Type scaleTypeFor(const poplar::Type &a, const poplar::Type &b, const poplar::Type &given) {
@@ -35,11 +37,11 @@ poplar::Type scaleTypeFor(const poplar::Type &a, const poplar::Type &b, const po
 }
 
 poplar::Tensor scaleOperand(poplar::Graph &graph, const poplar::Tensor &scale, const poplar::Type &type,
-                            poplar::program::Sequence &prog, const poplar::DebugContext &dc, const char *opName,
-                            const char *which) {
+                            poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                            const char *opName, const char *which) {
   if (scale.numElements() != 1)
-    throw poputil::poplibs_error(std::string(opName) + ": " + which + " must be a single-element tensor, got " +
-                                 aspen::ops::describe(scale));
+    throw poputil::poplibs_error(std::string(opName) + ": " + which +
+                                 " must be a single-element tensor, got " + aspen::ops::describe(scale));
   poplar::Tensor s = scale.flatten()[0];
   if (s.elementType() != type)
     s = cast(graph, s, type, prog, {dc, std::string(which) + "Cast"});
@@ -47,14 +49,16 @@ poplar::Tensor scaleOperand(poplar::Graph &graph, const poplar::Tensor &scale, c
 }
 
 void scaledAddImpl(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &scaleA,
-                   const poplar::Tensor &B, const poplar::Tensor &scaleB, Mode mode, poplar::program::Sequence &prog,
-                   const poplar::DebugContext &dc, const poplar::OptionFlags &options, const char *opName) {
+                   const poplar::Tensor &B, const poplar::Tensor &scaleB, Mode mode,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                   const poplar::OptionFlags &options, const char *opName) {
   parseScaledAddOptions(options);
   if (A.shape() != B.shape())
     throw poputil::poplibs_error(std::string(opName) + ": A " + aspen::ops::describe(A) + " and B " +
                                  aspen::ops::describe(B) + " must have the same shape");
   const poplar::Type ta = A.elementType(), tb = B.elementType();
-  const bool typesOk = (isFloatType(ta) && isFloatType(tb)) || ((ta == poplar::INT || ta == poplar::UNSIGNED_INT) && ta == tb);
+  const bool typesOk =
+      (isFloatType(ta) && isFloatType(tb)) || ((ta == poplar::INT || ta == poplar::UNSIGNED_INT) && ta == tb);
   if (!typesOk)
     throw poputil::poplibs_error(std::string(opName) + ": unsupported combination of types (A " +
                                  aspen::ops::describe(A) + ", B " + aspen::ops::describe(B) + ")");
@@ -81,13 +85,14 @@ void scaledAddImpl(poplar::Graph &graph, const poplar::Tensor &A, const poplar::
     graph.setInitialValue(v["mode"], static_cast<unsigned>(mode));
     graph.setTileMapping(v, w.tile);
     const std::size_t n = w.numElements();
-    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(target, ta, n, 2.0), 3 * static_cast<std::uint64_t>(n));
+    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(target, ta, n, 2.0),
+                          3 * static_cast<std::uint64_t>(n));
   }
   prog.add(poplar::program::Execute(cs, {dc, opName}));
 }
 
-poplar::Tensor constantScale(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B, float value,
-                             const char *which) {
+poplar::Tensor constantScale(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
+                             float value, const char *which) {
   const poplar::Type ts = scaleTypeFor(A.elementType(), B.elementType(), poplar::FLOAT);
   return aspen::ops::scalarConstantOf(graph, ts, value, 0, which);
 }
@@ -97,43 +102,48 @@ poplar::Tensor constantScale(poplar::Graph &graph, const poplar::Tensor &A, cons
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor B, float scaleB,
                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                  const poplar::OptionFlags &options) {
-  scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B, constantScale(graph, A, B, scaleB, "scaleB"),
-                Mode::AxPlusBy, prog, debugContext, options, "popops::scaledAddTo");
+  scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B,
+                constantScale(graph, A, B, scaleB, "scaleB"), Mode::AxPlusBy, prog, debugContext, options,
+                "popops::scaledAddTo");
 }
 
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor B, poplar::Tensor scaleB,
                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                  const poplar::OptionFlags &options) {
-  scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B, scaleB, Mode::AxPlusBy, prog, debugContext,
-                options, "popops::scaledAddTo");
+  scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B, scaleB, Mode::AxPlusBy, prog,
+                debugContext, options, "popops::scaledAddTo");
 }
 
 void scaledSubtractFrom(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor B, float scaleB,
                         poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                         const poplar::OptionFlags &options) {
-  scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B, constantScale(graph, A, B, scaleB, "scaleB"),
-                Mode::AxMinusBy, prog, debugContext, options, "popops::scaledSubtractFrom");
+  scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B,
+                constantScale(graph, A, B, scaleB, "scaleB"), Mode::AxMinusBy, prog, debugContext, options,
+                "popops::scaledSubtractFrom");
 }
 
 void scaledSubtractFrom(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor B, poplar::Tensor scaleB,
                         poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                         const poplar::OptionFlags &options) {
-  scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B, scaleB, Mode::AxMinusBy, prog, debugContext,
-                options, "popops::scaledSubtractFrom");
+  scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B, scaleB, Mode::AxMinusBy, prog,
+                debugContext, options, "popops::scaledSubtractFrom");
 }
 
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, poplar::Tensor B,
-                 poplar::Tensor scaleB, poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
-                 const poplar::OptionFlags &options) {
-  scaledAddImpl(graph, A, scaleA, B, scaleB, Mode::AxPlusBy, prog, debugContext, options, "popops::scaledAddTo");
-}
-
-void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, poplar::Tensor B,
-                 poplar::Tensor scaleB, poplar::program::Sequence &prog, const ScaledAddSpecialisation speciality,
+                 poplar::Tensor scaleB, poplar::program::Sequence &prog,
                  const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  scaledAddImpl(graph, A, scaleA, B, scaleB, Mode::AxPlusBy, prog, debugContext, options,
+                "popops::scaledAddTo");
+}
+
+void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, poplar::Tensor B,
+                 poplar::Tensor scaleB, poplar::program::Sequence &prog,
+                 const ScaledAddSpecialisation speciality, const poplar::DebugContext &debugContext,
+                 const poplar::OptionFlags &options) {
   scaledAddImpl(graph, A, scaleA, B, scaleB,
-                speciality == ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY ? Mode::XMinusAxPlusBy : Mode::AxPlusBy, prog,
-                debugContext, options, "popops::scaledAddTo");
+                speciality == ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY ? Mode::XMinusAxPlusBy
+                                                                          : Mode::AxPlusBy,
+                prog, debugContext, options, "popops::scaledAddTo");
 }
 
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::Tensor B, float scaleB,
@@ -147,10 +157,10 @@ void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::T
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::Tensor B, float scaleB,
                  poplar::program::Sequence &prog, const ScaledAddSpecialisation speciality,
                  const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
-  scaledAddImpl(graph, A, constantScale(graph, A, B, scaleA, "scaleA"), B,
-                constantScale(graph, A, B, scaleB, "scaleB"),
-                speciality == ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY ? Mode::XMinusAxPlusBy : Mode::AxPlusBy, prog,
-                debugContext, options, "popops::scaledAddTo");
+  scaledAddImpl(
+      graph, A, constantScale(graph, A, B, scaleA, "scaleA"), B, constantScale(graph, A, B, scaleB, "scaleB"),
+      speciality == ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY ? Mode::XMinusAxPlusBy : Mode::AxPlusBy, prog,
+      debugContext, options, "popops::scaledAddTo");
 }
 
 void scaledSubtractFrom(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, poplar::Tensor B,

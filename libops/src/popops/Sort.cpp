@@ -30,7 +30,8 @@ void checkDim(const poplar::Tensor &t, unsigned dim, const std::string &op) {
 }
 
 std::uint64_t sortCycles(std::size_t rows, std::size_t len) {
-  const double perRow = static_cast<double>(len) * std::max(1.0, std::log2(static_cast<double>(std::max<std::size_t>(len, 2)))) * 4.0;
+  const double perRow = static_cast<double>(len) *
+                        std::max(1.0, std::log2(static_cast<double>(std::max<std::size_t>(len, 2)))) * 4.0;
   return aspen::ops::workerVertexCycles(rows, perRow, 40);
 }
 
@@ -56,8 +57,8 @@ void sortInPlace(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim, po
   prog.add(poplar::program::Execute(cs, {debugContext, "sort"}));
 }
 
-poplar::Tensor sort(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim, poplar::program::Sequence &prog,
-                    const poplar::DebugContext &debugContext) {
+poplar::Tensor sort(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim,
+                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
   if (!t.valid() || dim >= t.rank())
     throw poputil::poplibs_error("popops::sort: dimension " + std::to_string(dim) + " is out of range for " +
                                  aspen::ops::describe(t));
@@ -72,8 +73,8 @@ void sortKeyValueInPlace(poplar::Graph &graph, const poplar::Tensor &k, const po
   checkDim(k, dim, op);
   checkDim(v, dim, op);
   if (k.shape() != v.shape())
-    throw poputil::poplibs_error(op + ": keys " + aspen::ops::describe(k) + " and values " + aspen::ops::describe(v) +
-                                 " must have the same shape");
+    throw poputil::poplibs_error(op + ": keys " + aspen::ops::describe(k) + " and values " +
+                                 aspen::ops::describe(v) + " must have the same shape");
   const poplar::Tensor keyRows = rowsOf(k, dim), valueRows = rowsOf(v, dim);
   const std::string vt = aspen::ops::vertexName("popops::SortRowsKeyValue", k.elementType(), v.elementType());
   aspen::ops::requireVertex(graph, vt, op,
@@ -93,14 +94,15 @@ void sortKeyValueInPlace(poplar::Graph &graph, const poplar::Tensor &k, const po
   prog.add(poplar::program::Execute(cs, {debugContext, "sortKeyValue"}));
 }
 
-poplar::Tensor sortKeyValue(poplar::Graph &graph, const poplar::Tensor &k, const poplar::Tensor &v, unsigned dim,
-                            poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+poplar::Tensor sortKeyValue(poplar::Graph &graph, const poplar::Tensor &k, const poplar::Tensor &v,
+                            unsigned dim, poplar::program::Sequence &prog,
+                            const poplar::DebugContext &debugContext) {
   if (!k.valid() || !v.valid() || k.shape() != v.shape())
     throw poputil::poplibs_error("popops::sortKeyValue: keys " + aspen::ops::describe(k) + " and values " +
                                  aspen::ops::describe(v) + " must have the same shape");
   if (dim >= k.rank())
-    throw poputil::poplibs_error("popops::sortKeyValue: dimension " + std::to_string(dim) + " is out of range for " +
-                                 aspen::ops::describe(k));
+    throw poputil::poplibs_error("popops::sortKeyValue: dimension " + std::to_string(dim) +
+                                 " is out of range for " + aspen::ops::describe(k));
   poplar::Tensor keys = poputil::duplicate(graph, k, prog, {debugContext, "sortKeyValue/keys"});
   poplar::Tensor values = poputil::duplicate(graph, v, prog, {debugContext, "sortKeyValue/values"});
   sortKeyValueInPlace(graph, keys, values, dim, prog, debugContext);

@@ -25,7 +25,8 @@ void checkTopK(const poplar::Tensor &t, const TopKParams &params, const std::str
   const std::size_t n = t.dim(t.rank() - 1);
   if (params.k == 0 || params.k > n)
     throw poputil::poplibs_error(op + ": k = " + std::to_string(params.k) +
-                                 " must be between 1 and the innermost dimension of " + aspen::ops::describe(t));
+                                 " must be between 1 and the innermost dimension of " +
+                                 aspen::ops::describe(t));
 }
 
 unsigned orderCode(const TopKParams &p) {
@@ -80,8 +81,9 @@ std::vector<std::size_t> resultShape(const poplar::Tensor &t, unsigned k) {
 
 } // namespace
 
-poplar::Tensor createTopKInput(poplar::Graph &graph, const poplar::Type &type, const std::vector<std::size_t> &shape,
-                               const TopKParams &params, const poplar::DebugContext &debugContext) {
+poplar::Tensor createTopKInput(poplar::Graph &graph, const poplar::Type &type,
+                               const std::vector<std::size_t> &shape, const TopKParams &params,
+                               const poplar::DebugContext &debugContext) {
   (void)params;
   poplar::Tensor t = graph.addVariable(type, shape, {debugContext, "topKInput"});
   // Whole rows per tile: the grain is the innermost dimension.
@@ -96,17 +98,17 @@ poplar::Tensor topK(poplar::Graph &graph, poplar::program::Sequence &prog, const
   return r.values.reshape(resultShape(t, params.k));
 }
 
-std::pair<poplar::Tensor, poplar::Tensor> topKWithPermutation(poplar::Graph &graph, poplar::program::Sequence &prog,
-                                                              const poplar::Tensor &t, const TopKParams &params,
-                                                              const poplar::DebugContext &debugContext) {
+std::pair<poplar::Tensor, poplar::Tensor>
+topKWithPermutation(poplar::Graph &graph, poplar::program::Sequence &prog, const poplar::Tensor &t,
+                    const TopKParams &params, const poplar::DebugContext &debugContext) {
   const TopKResult r = topKRows(graph, prog, t, params, debugContext, "popops::topKWithPermutation");
   const auto shape = resultShape(t, params.k);
   return {r.values.reshape(shape), r.indices.reshape(shape)};
 }
 
 std::pair<poplar::Tensor, poplar::Tensor> topKKeyValue(poplar::Graph &graph, poplar::program::Sequence &prog,
-                                                       const poplar::Tensor &keys, const poplar::Tensor &values,
-                                                       const TopKParams &params,
+                                                       const poplar::Tensor &keys,
+                                                       const poplar::Tensor &values, const TopKParams &params,
                                                        const poplar::DebugContext &debugContext) {
   const std::string op = "popops::topKKeyValue";
   if (!values.valid() || keys.shape() != values.shape())
@@ -119,7 +121,8 @@ std::pair<poplar::Tensor, poplar::Tensor> topKKeyValue(poplar::Graph &graph, pop
   const std::size_t rows = keys.numElements() / n;
   const unsigned k = params.k;
   const poplar::Tensor in = values.reshape({rows, n});
-  poplar::Tensor outValues = graph.addVariable(values.elementType(), {rows, k}, {debugContext, "topK/permuted"});
+  poplar::Tensor outValues =
+      graph.addVariable(values.elementType(), {rows, k}, {debugContext, "topK/permuted"});
   if (rows) {
     poplar::ComputeSet cs = graph.addComputeSet({debugContext, "topK/permute"});
     for (const auto &g : r.groups) {

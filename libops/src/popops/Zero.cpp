@@ -6,8 +6,8 @@
 
 namespace popops {
 
-void zero(poplar::Graph &graph, poplar::Tensor t, const std::vector<poplar::Interval> &tileRegions, unsigned tile,
-          poplar::ComputeSet zeroCS) {
+void zero(poplar::Graph &graph, poplar::Tensor t, const std::vector<poplar::Interval> &tileRegions,
+          unsigned tile, poplar::ComputeSet zeroCS) {
   fill(graph, t, tileRegions, tile, zeroCS, 0);
 }
 
@@ -15,8 +15,8 @@ void zero(poplar::Graph &graph, const poplar::Tensor &t, unsigned tile, poplar::
   fill(graph, t, tile, zeroCS, 0);
 }
 
-void zero(poplar::Graph &graph, const poplar::Tensor &t, const std::vector<std::vector<poplar::Interval>> &mapping,
-          poplar::ComputeSet zeroCS) {
+void zero(poplar::Graph &graph, const poplar::Tensor &t,
+          const std::vector<std::vector<poplar::Interval>> &mapping, poplar::ComputeSet zeroCS) {
   fill(graph, t, mapping, zeroCS, 0);
 }
 

@@ -2,8 +2,8 @@
 // Numpy-style broadcasting of tensor views (no data is copied).
 #include "poputil/Broadcast.hpp"
 
-#include "poputil/exceptions.hpp"
 #include "common/ShapeString.hpp"
+#include "poputil/exceptions.hpp"
 
 namespace poputil {
 namespace {
@@ -42,8 +42,9 @@ void expandToMatchRanks(poplar::Tensor &a, poplar::Tensor &b) {
 
 void broadcastToMatch(poplar::Tensor &a, const std::vector<std::size_t> &shape) {
   if (a.rank() > shape.size())
-    throw poplibs_error("broadcastToMatch: cannot broadcast tensor of shape " + aspen::ops::shapeString(a.shape()) +
-                        " to lower-rank shape " + aspen::ops::shapeString(shape));
+    throw poplibs_error("broadcastToMatch: cannot broadcast tensor of shape " +
+                        aspen::ops::shapeString(a.shape()) + " to lower-rank shape " +
+                        aspen::ops::shapeString(shape));
   poplar::Tensor t = withLeadingOnes(a, shape.size());
   for (unsigned i = 0; i < shape.size(); ++i) {
     if (t.dim(i) == shape[i])

@@ -42,13 +42,15 @@ std::vector<TaggedInterval> sortedIntervals(const poplar::Graph::TileToTensorMap
     for (const auto &i : mapping[tile])
       if (i.size())
         all.push_back({i.begin(), i.end(), tile});
-  std::sort(all.begin(), all.end(), [](const TaggedInterval &a, const TaggedInterval &b) { return a.begin < b.begin; });
+  std::sort(all.begin(), all.end(),
+            [](const TaggedInterval &a, const TaggedInterval &b) { return a.begin < b.begin; });
   return all;
 }
 
 // True when some run of `dimSize` elements starting at a multiple of `dimSize`
 // (after moving `dimension` innermost) lies in more than one group (tile or IPU).
-bool dimIsSplit(const poplar::Graph &graph, const poplar::Tensor &t, unsigned dimension, unsigned tilesPerGroup) {
+bool dimIsSplit(const poplar::Graph &graph, const poplar::Tensor &t, unsigned dimension,
+                unsigned tilesPerGroup) {
   if (dimension >= t.rank())
     throw poplibs_error("dimIsSplitOverTiles: dimension " + std::to_string(dimension) + " out of range for " +
                         aspen::ops::describe(t));
@@ -68,10 +70,9 @@ bool dimIsSplit(const poplar::Graph &graph, const poplar::Tensor &t, unsigned di
 
 } // namespace
 
-std::vector<std::vector<poplar::Interval>> calcLinearTileMapping(const poplar::Graph &graph,
-                                                                 std::vector<std::size_t> shape,
-                                                                 unsigned minElementsPerTile, unsigned grainSize,
-                                                                 unsigned offset, bool ascendingOrder) {
+std::vector<std::vector<poplar::Interval>>
+calcLinearTileMapping(const poplar::Graph &graph, std::vector<std::size_t> shape, unsigned minElementsPerTile,
+                      unsigned grainSize, unsigned offset, bool ascendingOrder) {
   const unsigned numTiles = graph.getTarget().getNumTiles();
   std::vector<std::vector<poplar::Interval>> mapping(numTiles);
   const std::size_t numElements = product(shape);
@@ -196,7 +197,8 @@ poplar::Tensor createBroadcastOperand(poplar::Graph &graph, const poplar::Tensor
   poplar::Tensor out = graph.addVariable(type, {n}, {debugContext, "broadcastOperand"});
   // Each element goes to the tile that holds the first element of its slice of the full tensor,
   // found from one pass over the full tensor's mapping (cheap: O(regions)).
-  const poplar::Tensor rolled = fullTensor.dimRoll(dim, 0).reshape({n, fullTensor.numElements() / std::max<std::size_t>(n, 1)});
+  const poplar::Tensor rolled =
+      fullTensor.dimRoll(dim, 0).reshape({n, fullTensor.numElements() / std::max<std::size_t>(n, 1)});
   const std::size_t rowLen = n ? fullTensor.numElements() / n : 0;
   bool complete = true;
   const auto mapping = graph.getTileMapping(rolled, &complete);

@@ -12,7 +12,9 @@
 namespace poputil {
 namespace {
 
-std::size_t ceilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+std::size_t ceilDiv(std::size_t a, std::size_t b) {
+  return (a + b - 1) / b;
+}
 
 // Elements per partition for `total` elements: grain multiples, balanced over
 // `maxPartitions`, at least `minElements` where possible, at most `maxElements`.
@@ -85,8 +87,8 @@ std::vector<std::vector<poplar::Interval>> splitRegions(const std::vector<poplar
 
 std::vector<std::vector<poplar::Interval>>
 splitRegionsBetweenWorkers(const poplar::Target &target, const std::vector<poplar::Interval> &regions,
-                           unsigned grainSize, unsigned minElementsPerPartition, unsigned maxElementsPerPartition,
-                           unsigned maxElementsPerRegion) {
+                           unsigned grainSize, unsigned minElementsPerPartition,
+                           unsigned maxElementsPerPartition, unsigned maxElementsPerRegion) {
   return splitRegions(regions, grainSize, target.getNumWorkerContexts(), minElementsPerPartition,
                       maxElementsPerPartition, maxElementsPerRegion);
 }
@@ -129,8 +131,9 @@ splitRegions(const std::vector<std::vector<poplar::Interval>> &regions, unsigned
 }
 
 std::vector<std::vector<std::vector<poplar::Interval>>>
-splitRegionsBetweenWorkers(const poplar::Target &target, const std::vector<std::vector<poplar::Interval>> &regions,
-                           unsigned grainSize, unsigned minElementsPerPartition, unsigned maxElementsPerPartition,
+splitRegionsBetweenWorkers(const poplar::Target &target,
+                           const std::vector<std::vector<poplar::Interval>> &regions, unsigned grainSize,
+                           unsigned minElementsPerPartition, unsigned maxElementsPerPartition,
                            unsigned maxElementsPerRegion) {
   return splitRegions(regions, grainSize, target.getNumWorkerContexts(), minElementsPerPartition,
                       maxElementsPerPartition, maxElementsPerRegion);
