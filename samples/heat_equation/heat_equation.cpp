@@ -190,8 +190,10 @@ int main(int argc, char **argv) {
   std::cout << "Heat equation on a " << p.rows() << " x " << p.cols() << " grid over " << numBlocks
             << " tiles\n";
   std::cout << "  sweeps run: " << 2 * deviceIterations << " (host reference: " << 2 * hostIterations << ")\n";
-  std::cout << "  temperature at the centre: " << result[(h / 2) * w + w / 2]
-            << ", one row below the hot edge: " << result[1 * w + w / 2] << "\n";
+  std::cout << "  temperature down the middle column, rows 1, 2, 4, ..., 64 below the hot edge:\n   ";
+  for (std::size_t depth = 1; depth <= 64; depth *= 2)
+    std::cout << " " << result[depth * w + w / 2];
+  std::cout << "\n";
   std::cout << "  largest difference from the host solution: " << worst << "\n";
   std::cout << "  compile time: " << compileSeconds << " s, run time: " << runSeconds << " s\n\n";
   engine.printProfileSummary(std::cout, {{"showExecutionSteps", "false"}});

@@ -256,36 +256,40 @@ TEST_CASE("poplin_matmul: created operands are mapped and matMulWithOutput fills
 }
 
 TEST_CASE("poplin_matmul: a split inner dimension is reduced in float or half partials", "[poplin]") {
-  for (const char *partials : {"float", "half"}) {
-    DYNAMIC_SECTION("partialsType " << partials) {
-      Device device = opstest::createDevice(DeviceKind::FewTiles);
-      Graph graph(device.getTarget());
-      poplin::addCodelets(graph);
-      const Target &target = graph.getTarget();
-      const std::size_t m = 4, k = 4096, n = 4;
-      const OptionFlags options{{"partialsType", partials}};
-      std::ostringstream plan;
-      poplin::matMulReportPlan(plan, graph, FLOAT, FLOAT, {m, k}, {k, n}, options);
-      INFO(plan.str());
-      // A long inner dimension with a tiny output is best split over the tiles.
-      REQUIRE(planField(plan.str(), "inner") > 1);
-      Tensor A = graph.addVariable(FLOAT, {m, k}, "A"), B = graph.addVariable(FLOAT, {k, n}, "B");
-      poputil::mapTensorLinearly(graph, A);
-      poputil::mapTensorLinearly(graph, B);
-      program::Sequence prog;
-      Tensor C = poplin::matMul(graph, A, B, prog, "long", options);
-      graph.createHostWrite("A", A);
-      graph.createHostWrite("B", B);
-      graph.createHostRead("C", C);
-      const RowMatrix a = randomMatrix(m, k, 11, FLOAT, target), b = randomMatrix(k, n, 12, FLOAT, target);
-      auto engine = opstest::createEngine(DeviceKind::FewTiles, graph, {prog}, device);
-      opstest::writeFloats(*engine, "A", FLOAT, target, toVector(a));
-      opstest::writeFloats(*engine, "B", FLOAT, target, toVector(b));
-      engine->run(0);
-      const auto c = opstest::readFloats(*engine, "C", FLOAT, target, m * n);
-      // Half partials round each tile's sum (about 1000 products) to half.
-      checkClose(c, a * b, std::string(partials) == "half" ? HALF : FLOAT,
-                 std::string(partials) == "half" ? 8 : k, std::string("partials ") + partials);
+  for (const Type &inType : {FLOAT, HALF}) {
+    for (const char *partials : {"float", "half"}) {
+      DYNAMIC_SECTION(inType << " inputs, partialsType " << partials) {
+        Device device = opstest::createDevice(DeviceKind::FewTiles);
+        Graph graph(device.getTarget());
+        poplin::addCodelets(graph);
+        const Target &target = graph.getTarget();
+        const std::size_t m = 4, k = 4096, n = 4;
+        const OptionFlags options{{"partialsType", partials}};
+        std::ostringstream plan;
+        poplin::matMulReportPlan(plan, graph, inType, inType, {m, k}, {k, n}, options);
+        INFO(plan.str());
+        // A long inner dimension with a tiny output is best split over the tiles.
+        REQUIRE(planField(plan.str(), "inner") > 1);
+        Tensor A = graph.addVariable(inType, {m, k}, "A"), B = graph.addVariable(inType, {k, n}, "B");
+        poputil::mapTensorLinearly(graph, A);
+        poputil::mapTensorLinearly(graph, B);
+        program::Sequence prog;
+        Tensor C = poplin::matMul(graph, A, B, prog, "long", options);
+        graph.createHostWrite("A", A);
+        graph.createHostWrite("B", B);
+        graph.createHostRead("C", C);
+        const RowMatrix a = randomMatrix(m, k, 11, inType, target),
+                        b = randomMatrix(k, n, 12, inType, target);
+        auto engine = opstest::createEngine(DeviceKind::FewTiles, graph, {prog}, device);
+        opstest::writeFloats(*engine, "A", inType, target, toVector(a));
+        opstest::writeFloats(*engine, "B", inType, target, toVector(b));
+        engine->run(0);
+        const auto c = opstest::readFloats(*engine, "C", inType, target, m * n);
+        // Half partials or outputs round each sum (about 1000 products per tile) to half.
+        const bool halfRounding = std::string(partials) == "half" || inType == HALF;
+        checkClose(c, a * b, halfRounding ? HALF : FLOAT, halfRounding ? 8 : k,
+                   std::string("partials ") + partials);
+      }
     }
   }
 }

@@ -13,18 +13,21 @@
 #include <cstddef>
 #include <cstring>
 
-namespace poplin {
-namespace matmul_detail {
-
-#if defined(__GNUC__) || defined(__clang__)
-#define POPLIN_HAVE_VECTOR_EXTENSIONS 1
-typedef float Float8 __attribute__((vector_size(32)));
-#endif
 // Host builds with F16C (popc passes -mf16c) convert eight halves at once;
 // other hosts use the scalar conversions of HalfFloat.hpp.
 #if defined(__F16C__) && defined(__AVX__) && !defined(__IPU__)
 #define POPLIN_HAVE_F16C 1
 #include <immintrin.h>
+#endif
+
+namespace poplin {
+namespace matmul_detail {
+
+// 8-float vectors need AVX registers (popc compiles with -mavx2 -mfma); other
+// hosts take the plain loops below.
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX__)
+#define POPLIN_HAVE_VECTOR_EXTENSIONS 1
+typedef float Float8 __attribute__((vector_size(32)));
 #endif
 
 /// Rows of C computed together: they share each loaded row of B.
@@ -75,7 +78,7 @@ inline void store8(half *dst, Float8 v) {
   __m256 f;
   std::memcpy(&f, &v, sizeof f);
   const __m128i bits = _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  std::memcpy(dst, &bits, sizeof bits);
+  std::memcpy(static_cast<void *>(dst), &bits, sizeof bits);
 #else
   for (unsigned i = 0; i < 8; ++i)
     dst[i] = half(v[i]);
@@ -255,8 +258,8 @@ constexpr unsigned kSumChunk = 64;
 
 /// sums[0:n] = sum over p of partials[p * stride + begin : ... + n], in float (n <= kSumChunk).
 template <typename PartialsType>
-inline void sumPartials(const PartialsType *partials, std::size_t stride, unsigned numPartials, std::size_t begin,
-                        unsigned n, float *sums) {
+inline void sumPartials(const PartialsType *partials, std::size_t stride, unsigned numPartials,
+                        std::size_t begin, unsigned n, float *sums) {
   for (unsigned i = 0; i < n; ++i)
     sums[i] = 0.0f;
   for (unsigned p = 0; p < numPartials; ++p) {

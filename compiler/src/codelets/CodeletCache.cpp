@@ -8,9 +8,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <clang-c/Index.h>
 #include <cstdio>
 #include <cstdlib>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <fstream>
 #include <iterator>
@@ -96,25 +96,20 @@ void hashLocalIncludes(const std::string &file, const std::string &text,
   }
 }
 
-/// Identifies this build of the codelet compiler cheaply: the loaded libpoplar's
-/// path, size and modification time (a rebuild of the introspection or the
-/// registration generator must not reuse libraries built by the old one).
-const std::string &compilerBuild() {
-  static const std::string id = [] {
-    Dl_info info{};
-    std::string out = kAspenVersion;
-    if (::dladdr(reinterpret_cast<const void *>(&compilerBuild), &info) && info.dli_fname) {
-      struct stat st;
-      if (::stat(info.dli_fname, &st) == 0)
-        out += std::string(" ") + info.dli_fname + " " + std::to_string(st.st_size) + " " +
-               std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
-    }
-    return out;
-  }();
-  return id;
+std::string libclangVersion() {
+  CXString version = clang_getClangVersion();
+  std::string out = clang_getCString(version) ? clang_getCString(version) : "";
+  clang_disposeString(version);
+  return out;
 }
 
 } // namespace
+
+const std::string &codeletCompilerBuildId() {
+  static const std::string id = std::string(kAspenVersion) + " " + kCodeletCompilerSourceHash + " " +
+                                libclangVersion();
+  return id;
+}
 
 bool makeDirectories(const std::string &dir) {
   if (dir.empty())
@@ -219,7 +214,7 @@ std::vector<std::string> localIncludes(const std::vector<std::string> &sources,
 
 std::string codeletCacheKey(const CodeletCacheKeyInput &input) {
   ContentHasher hasher;
-  hasher.addField("aspen codelet cache key v1").addField(embeddedFilesHash()).addField(compilerBuild());
+  hasher.addField("aspen codelet cache key v1").addField(embeddedFilesHash()).addField(codeletCompilerBuildId());
   hasher.addField(input.compiler).addField(compilerIdentity(input.compiler));
   for (const std::string &arg : input.compilerArgs)
     hasher.addField(arg);
