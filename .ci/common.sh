@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by .ci/setup and .ci/test (sourced, not run): the Debian packages Aspen builds with,
 # installed only when missing, and the configure step.
 #
@@ -44,7 +45,18 @@ aspen_configure() {
   cmake -S "$ASPEN_ROOT" -B "$ASPEN_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 }
 
+# Builds everything (libraries, popc, vertex libraries, samples, tests, header checks).
 aspen_build() {
   echo "== Building with $ASPEN_JOBS jobs"
   cmake --build "$ASPEN_BUILD_DIR" -j "$ASPEN_JOBS"
+}
+
+# aspen_timed <label> <command>...: runs the command and prints how long it took, also when
+# it fails; returns its status.
+aspen_timed() {
+  local label=$1 start=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  echo "== $label: $((SECONDS - start)) s"
+  return "$status"
 }

@@ -37,13 +37,15 @@ function(aspen_add_codelets target)
 endfunction()
 
 # The files whose content identifies the codelet compiler: its sources (introspection, the
-# registration generator and its support header, the .gp format, popc) and the headers
-# codelets see. A change to one of them rebuilds every vertex library and changes the key of
-# every cached codelet; nothing else does (not libpoplar's path or timestamp).
+# registration generator and its support header, the .gp format, popc), the headers codelets
+# see, and the one header from elsewhere that shapes a .gp (exe/Hash.hpp, its checksum). A
+# change to one of them rebuilds every vertex library and changes the key of every cached
+# codelet; nothing else does (not libpoplar's path or timestamp).
 set(_aspen_codelets_cmake_dir ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB_RECURSE ASPEN_CODELET_COMPILER_INPUTS CONFIGURE_DEPENDS
   ${PROJECT_SOURCE_DIR}/compiler/src/codelets/*.cpp ${PROJECT_SOURCE_DIR}/compiler/src/codelets/*.hpp
   ${PROJECT_SOURCE_DIR}/compiler/src/codelets/*.h ${PROJECT_SOURCE_DIR}/compiler/tools/popc.cpp
+  ${PROJECT_SOURCE_DIR}/compiler/src/exe/Hash.hpp
   ${PROJECT_SOURCE_DIR}/vertices/include/*.h ${PROJECT_SOURCE_DIR}/vertices/include/*.hpp)
 list(SORT ASPEN_CODELET_COMPILER_INPUTS)
 

@@ -19,7 +19,7 @@ target_link_libraries(popops_bench PRIVATE aspen_settings Aspen::popops TBB::tbb
 # Golden tests against Eigen and host loops on a 4-tile model, the 1,472-tile model and a reloaded
 # executable (support/OpsTestDevice.hpp: these tests run engines several times, so they hold the
 # engine themselves); one error test per library; the matMul benchmark (plain main; built, not
-# run by ctest): build-*/test/bin/poplin_matmul_bench [n] [repeats]
+# run by ctest): build-*/test/bin/poplin_matmul_bench [n] [repeats] [threads]
 aspen_add_test(poplin_matmul LABEL golden SOURCES golden/poplin_matmul.cpp
   LIBS Aspen::poplin Eigen3::Eigen TIMEOUT 600)
 aspen_add_test(popnn_nonlinearity LABEL golden SOURCES golden/popnn_nonlinearity.cpp LIBS Aspen::popnn)
@@ -33,7 +33,7 @@ aspen_add_test(poprand_errors LABEL error SOURCES error/poprand_errors.cpp LIBS 
 find_package(OpenMP COMPONENTS CXX)
 add_executable(poplin_matmul_bench bench/matmul_bench.cpp)
 set_target_properties(poplin_matmul_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bin)
-target_link_libraries(poplin_matmul_bench PRIVATE aspen_settings Aspen::poplin Eigen3::Eigen)
+target_link_libraries(poplin_matmul_bench PRIVATE aspen_settings Aspen::poplin Eigen3::Eigen TBB::tbb)
 if(OpenMP_CXX_FOUND)
   # Eigen's matrix product uses every core only with OpenMP.
   target_link_libraries(poplin_matmul_bench PRIVATE OpenMP::OpenMP_CXX)

@@ -12,9 +12,14 @@
 #include "passes/Liveness.hpp"
 #include "passes/Lower.hpp"
 #include "passes/Validate.hpp"
+#include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
 
 #include <chrono>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <pthread.h>
 
 namespace aspen::compiler {
 namespace {
@@ -94,14 +99,73 @@ std::vector<const aspen::ir::ProgramNode *> roots(ArrayRef<program::Program> pro
   return out;
 }
 
+/// Program trees deeper than this are compiled on a thread with a stack sized
+/// for them: hashing, validation and lowering walk the trees recursively.
+constexpr std::size_t kDeepProgram = 2000;
+/// Stack per level of nesting (measured need is below 1 KiB), plus a base.
+constexpr std::size_t kStackPerLevel = 4096;
+constexpr std::size_t kBaseStack = std::size_t(64) << 20;
+
+/// Runs `work` on a new thread whose stack holds `stackBytes` (reserved, and
+/// touched only as deep as it is used), passing its result or exception back.
+Executable runOnLargeStack(std::size_t stackBytes, std::size_t depth, const std::function<Executable()> &work) {
+  struct Call {
+    const std::function<Executable()> *work;
+    std::optional<Executable> result;
+    std::exception_ptr error;
+  } call{&work, std::nullopt, nullptr};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, stackBytes);
+  pthread_t thread;
+  const int failed = pthread_create(
+      &thread, &attr,
+      [](void *arg) -> void * {
+        auto *c = static_cast<Call *>(arg);
+        try {
+          c->result.emplace((*c->work)());
+        } catch (...) {
+          c->error = std::current_exception();
+        }
+        return nullptr;
+      },
+      &call);
+  pthread_attr_destroy(&attr);
+  if (failed)
+    throw control_program_error("The programs nest " + std::to_string(depth) +
+                                          " levels deep, and no thread with a stack of " +
+                                          std::to_string(stackBytes) + " bytes could be made to compile them");
+  pthread_join(thread, nullptr);
+  if (call.error)
+    std::rethrow_exception(call.error);
+  return std::move(*call.result);
+}
+
+Executable compileChecked(const Graph &graph, const std::vector<const aspen::ir::ProgramNode *> &programRoots,
+                          const OptionFlags &options, const ProgressFunc &progress);
+
 } // namespace
 
 Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options,
                         ProgressFunc progress, const DebugContext &) {
+  if (!graph.getImplPtr())
+    throw poplar_error("compileGraph: the graph is empty (default-constructed or moved from)");
+  const auto programRoots = roots(programs);
+  const std::size_t depth = aspen::compiler::programNestingDepth(graph.getImpl(), programRoots);
+  if (depth <= kDeepProgram)
+    return compileChecked(graph, programRoots, options, progress);
+  return runOnLargeStack(kBaseStack + depth * kStackPerLevel, depth,
+                         [&] { return compileChecked(graph, programRoots, options, progress); });
+}
+
+namespace {
+
+/// compileGraph once the program trees are known to be finite.
+Executable compileChecked(const Graph &graph, const std::vector<const aspen::ir::ProgramNode *> &programRoots,
+                          const OptionFlags &options, const ProgressFunc &progress) {
   using namespace aspen;
   const compiler::CompileOptions opts = compiler::parseCompileOptions(options);
   const ir::GraphData &data = graph.getImpl();
-  const auto programRoots = roots(programs);
   if (!opts.useCache)
     return Executable(compiler::compile(data, programRoots, opts, progress));
 
@@ -124,6 +188,8 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs,
   cache::store(config, key, *exe);
   return Executable(std::move(exe));
 }
+
+} // namespace
 
 Executable compileGraph(Graph &&graph, ArrayRef<program::Program> programs, const OptionFlags &options,
                         ProgressFunc progress, const DebugContext &debugContext) {

@@ -50,15 +50,27 @@ std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) {
   return (a + b - 1) / b;
 }
 
-std::uint64_t shapeProduct(ArrayRef<std::size_t> shape, const std::string &name) {
-  std::uint64_t n = 1;
-  for (std::size_t d : shape) {
-    if (d != 0 && n > std::numeric_limits<std::uint64_t>::max() / d)
-      throw tensor_creation_error("The shape " + aspen::ir::shapeString(shape.vec()) + " of '" + name +
-                                  "' has too many elements");
-    n *= d;
+/// The element count of a new variable or constant; throws when the shape is too
+/// large to represent (see aspen::ir::kMaxTensorBytes).
+std::uint64_t shapeProduct(ArrayRef<std::size_t> shape, const Type &type, const std::string &name) {
+  const auto n = aspen::ir::checkedElementCount(shape.vec(), type.size());
+  if (!n)
+    throw tensor_creation_error("The shape " + aspen::ir::shapeString(shape.vec()) + " of '" + name +
+                                "' has too many elements: " + std::string(type.toString()) +
+                                " tensors are limited to " + std::to_string(aspen::ir::kMaxTensorBytes) +
+                                " bytes");
+  return *n;
+}
+
+/// `bytes` zero bytes of host memory for the initial value of `what`; a
+/// tensor too large for the host is the user's error, not a crash.
+std::vector<std::uint8_t> hostBytes(std::uint64_t bytes, const std::string &what) {
+  try {
+    return std::vector<std::uint8_t>(bytes);
+  } catch (const std::bad_alloc &) {
+    throw tensor_creation_error("Cannot allocate " + std::to_string(bytes) + " bytes of host memory for the " +
+                                "initial value of " + what);
   }
-  return n;
 }
 
 /// The target a graph over the whole device sees: with replication, one
@@ -487,7 +499,7 @@ VarId appendVariable(GraphData &data, const Type &type, ArrayRef<std::size_t> sh
     throw tensor_creation_error("Cannot create '" + name + "': too many variables in the graph");
   Variable v;
   v.type = type;
-  v.numElements = shapeProduct(shape, name);
+  v.numElements = shapeProduct(shape, type, name);
   v.isConstant = isConstant;
   v.name = name;
   v.shape.assign(shape.begin(), shape.end());
@@ -548,7 +560,7 @@ Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape,
   const std::string &name = dc.getPathName();
   if (!type.valid())
     throw type_error("Cannot create constant '" + name + "': invalid element type");
-  const std::uint64_t n = shapeProduct(shape, name);
+  const std::uint64_t n = shapeProduct(shape, type, name);
   if (count == ~std::size_t(0))
     count = n; // pointer form: the shape says how many values there are
   if (!splat && count != n)
@@ -558,7 +570,7 @@ Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape,
   if (n > 0 && values == nullptr)
     throw tensor_creation_error("Constant '" + name + "': no values given (null pointer)");
   const std::size_t elementSize = type.size();
-  std::vector<std::uint8_t> bytes(n * elementSize);
+  std::vector<std::uint8_t> bytes = hostBytes(n * elementSize, "constant '" + name + "'");
   if (n > 0) {
     if (splat) {
       aspen::util::convertHostToDevice(hostType, values, type, bytes.data(), 1);
@@ -608,16 +620,20 @@ void Graph::setInitialValueFromHost(const Tensor &t, const Type &hostType, const
                                 " elements but " + std::to_string(count) + " values were given");
   if (n == 0)
     return;
+  if (!values)
+    throw tensor_creation_error("setInitialValue: no values given for tensor " + describe(t) + " (null pointer)");
   const std::size_t elementSize = view.elementType.size();
-  std::vector<std::uint8_t> bytes(splat ? elementSize : n * elementSize);
+  std::vector<std::uint8_t> bytes = hostBytes(splat ? elementSize : n * elementSize, "tensor " + describe(t));
   aspen::util::convertHostToDevice(hostType, values, view.elementType, bytes.data(), splat ? 1 : n);
   std::uint64_t pos = 0;
   for (const Segment &s : *view.segments) {
     const Variable &var = data_->variables[s.var];
-    auto &init = data_->initialValues[s.var];
     const std::size_t varBytes = var.numElements * var.type.size();
-    if (init.size() != varBytes)
-      init.resize(varBytes, 0);
+    auto existing = data_->initialValues.find(s.var);
+    if (existing == data_->initialValues.end())
+      existing = data_->initialValues.emplace(s.var, hostBytes(varBytes, "tensor " + describe(t))).first;
+    auto &init = existing->second;
+    ASPEN_ASSERT(init.size() == varBytes, "an initial value of the wrong size");
     for (std::uint64_t k = 0; k < s.count; ++k) {
       const std::uint64_t offset =
           static_cast<std::uint64_t>(s.start + static_cast<std::int64_t>(k) * s.stride) * elementSize;
@@ -952,6 +968,9 @@ DataStream addStream(GraphData &data, StringRef handle, const Type &elementType,
   const char *what = hostToDevice ? "addHostToDeviceFIFO" : "addDeviceToHostFIFO";
   if (!elementType.valid())
     throw type_error(std::string(what) + ": stream '" + handle.str() + "' has an invalid element type");
+  if (!aspen::ir::checkedElementCount({numElements}, elementType.size()))
+    throw graph_object_creation_error(std::string(what) + ": stream '" + handle.str() + "' of " +
+                                      std::to_string(numElements) + " elements is too large");
   for (const auto &s : data.streams)
     if (s.handle == handle.str())
       throw graph_object_creation_error(std::string(what) + ": a stream with handle '" + handle.str() +
@@ -983,6 +1002,10 @@ RemoteBuffer Graph::addRemoteBuffer(StringRef handle, const Type &elementType, s
   if (repeats == 0)
     throw graph_object_creation_error("addRemoteBuffer: remote buffer '" + handle.str() +
                                       "' must have at least one repeat");
+  if (!aspen::ir::checkedElementCount({numElements, repeats}, elementType.size()))
+    throw graph_object_creation_error("addRemoteBuffer: remote buffer '" + handle.str() + "' of " +
+                                      std::to_string(repeats) + " x " + std::to_string(numElements) +
+                                      " elements is too large");
   for (const auto &rb : data_->remoteBuffers)
     if (rb.handle == handle.str())
       throw graph_object_creation_error("addRemoteBuffer: a remote buffer with handle '" + handle.str() +

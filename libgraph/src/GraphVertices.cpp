@@ -18,6 +18,7 @@
 #include <cfloat>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <ostream>
 #include <unistd.h>
@@ -36,30 +37,24 @@ namespace {
 
 // ---- codelet libraries -------------------------------------------------------------
 
-std::string extensionOf(const std::string &path) {
-  const std::size_t slash = path.rfind('/');
-  const std::size_t dot = path.rfind('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
-    return "";
-  return path.substr(dot);
-}
-
-bool isCppExtension(const std::string &ext) {
-  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" || ext == ".C" || ext == ".cp";
-}
+using aspen::codelets::extensionOf;
+using aspen::codelets::languageOf;
+using aspen::codelets::SourceLanguage;
 
 CodeletFileType fileTypeFromExtension(const std::string &path) {
   const std::string ext = extensionOf(path);
   if (ext == ".gp" || ext == ".o")
     return CodeletFileType::Object;
-  if (isCppExtension(ext))
+  switch (languageOf(path)) {
+  case SourceLanguage::Cpp:
     return CodeletFileType::CppSource;
-  if (ext == ".c")
+  case SourceLanguage::C:
     return CodeletFileType::CSource;
-  if (ext == ".S")
-    return CodeletFileType::PreprocessedAsmSource;
-  if (ext == ".s")
-    return CodeletFileType::AsmSource;
+  case SourceLanguage::Assembly:
+    return ext == ".S" ? CodeletFileType::PreprocessedAsmSource : CodeletFileType::AsmSource;
+  case SourceLanguage::Unknown:
+    break;
+  }
   if (ext == ".ll" || ext == ".bc")
     return CodeletFileType::IrSource;
   throw graph_object_creation_error("Cannot add codelets from '" + path +
@@ -129,15 +124,18 @@ std::string storeSourceText(const std::string &text, const char *extension) {
 
 bool addCodeletsImpl(GraphData &data, const std::string &src, CodeletFileType type, StringRef flags,
                      std::ostream *output) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(src, ec))
+    throw graph_object_creation_error("Cannot add codelets from '" + src + "': it is a directory");
   const CodeletFileType actual = type == CodeletFileType::Auto ? fileTypeFromExtension(src) : type;
   switch (actual) {
   case CodeletFileType::Object:
     return addGpFile(data, src);
   case CodeletFileType::CppSource:
   case CodeletFileType::CSource: {
-    const std::string wanted = actual == CodeletFileType::CppSource ? ".cpp" : ".c";
-    const std::string ext = extensionOf(src);
-    const bool extensionFits = actual == CodeletFileType::CSource ? ext == ".c" : isCppExtension(ext);
+    const bool cpp = actual == CodeletFileType::CppSource;
+    const std::string wanted = cpp ? ".cpp" : ".c";
+    const bool extensionFits = languageOf(src) == (cpp ? SourceLanguage::Cpp : SourceLanguage::C);
     if (type == CodeletFileType::Auto || extensionFits)
       return addCompiled(data, {src}, flags, output, {src});
     // An explicit type for a file named otherwise: compile a copy with the right extension.
@@ -257,6 +255,13 @@ std::uint64_t maxSizeForLayout(Layout layout) {
   default:
     return std::numeric_limits<std::uint32_t>::max(); // 32-bit count (or none: limited by memory)
   }
+}
+
+/// The most entries a list field (edges or state values) can have: what its
+/// layout can count, and no more than one tile has bytes (each entry takes at
+/// least one), so that a wild size fails here rather than in an allocation.
+std::uint64_t maxFieldEntries(const GraphData &data, Layout layout) {
+  return std::min<std::uint64_t>(maxSizeForLayout(layout), data.target.bytesPerTile);
 }
 
 bool isEdgeList(const FieldInfo &info) {
@@ -399,6 +404,9 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
     if (f.value.declaredSize != ~std::size_t(0) && i >= f.value.declaredSize)
       throw graph_connection_error("Cannot connect to " + f.describe(field) + ": the field's size is " +
                                    std::to_string(f.value.declaredSize) + " (Graph::setFieldSize)");
+    if (i >= maxFieldEntries(*data_, info.outerLayout))
+      throw graph_connection_error("Cannot connect to " + f.describe(field) + ": the field can hold at most " +
+                                   std::to_string(maxFieldEntries(*data_, info.outerLayout)) + " edges");
     const bool scalar = info.shape == FieldShape::VectorOfScalarEdges;
     checkEdgeTensor(*data_, f, field, tensor, scalar, info.layout);
     if (f.value.edges.size() <= i)
@@ -490,14 +498,17 @@ void Graph::setFieldSize(FieldRef field, std::size_t size) {
   if (field.isIndexed())
     throw graph_connection_error("setFieldSize: " + f.describe(field) + " is an element, not a field");
   if (isEdgeList(info)) {
-    if (size > maxSizeForLayout(info.outerLayout))
+    if (size > maxFieldEntries(*data_, info.outerLayout))
       throw graph_connection_error("setFieldSize(" + std::to_string(size) + "): " + f.describe(field) +
-                                   " allows at most " + std::to_string(maxSizeForLayout(info.outerLayout)));
+                                   " allows at most " + std::to_string(maxFieldEntries(*data_, info.outerLayout)));
     f.value.declaredSize = size;
     f.value.edges.resize(size);
     return;
   }
   if (info.kind == FieldKind::State && info.shape == FieldShape::Vector) {
+    if (size > maxFieldEntries(*data_, info.layout))
+      throw graph_connection_error("setFieldSize(" + std::to_string(size) + "): " + f.describe(field) +
+                                   " allows at most " + std::to_string(maxFieldEntries(*data_, info.layout)));
     f.value.declaredSize = size;
     f.value.stateBytes.resize(size * info.elementType.size(), 0);
     f.value.stateCount = size;
@@ -621,6 +632,8 @@ void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, co
                                  std::to_string(f.value.declaredSize) + " (Graph::setFieldSize), but " +
                                  std::to_string(count) + " values were given");
   const std::size_t n = info.shape == FieldShape::Scalar ? 1 : count;
+  if (n && !values)
+    throw graph_connection_error("setInitialValue: no values given for " + f.describe(field) + " (null pointer)");
   std::vector<std::uint8_t> bytes(n * info.elementType.size());
   if (n)
     aspen::util::convertHostToDevice(hostType, values, info.elementType, bytes.data(), n);

@@ -51,6 +51,22 @@ std::uint64_t product(const std::vector<std::size_t> &shape, std::size_t begin, 
   return n;
 }
 
+/// Whether two views belong to one graph (also when the graph is gone).
+bool sameGraph(const TensorView &a, const TensorView &b) {
+  return !a.graph.owner_before(b.graph) && !b.graph.owner_before(a.graph);
+}
+
+/// The element count of a view of `shape` and `type` made by `operation`;
+/// throws when it is too large to represent.
+std::uint64_t checkedViewSize(const std::vector<std::size_t> &shape, const Type &type, const TensorView &source,
+                              const std::string &operation) {
+  const auto n = aspen::ir::checkedElementCount(shape, type.size());
+  if (!n)
+    throw index_error(operation + " of " + about(source) + ": the result " + aspen::ir::shapeString(shape) +
+                      " has too many elements");
+  return *n;
+}
+
 std::vector<std::int64_t> rowMajorStrides(const std::vector<std::size_t> &shape) {
   std::vector<std::int64_t> strides(shape.size());
   std::int64_t s = 1;
@@ -249,8 +265,9 @@ std::vector<VariableInterval> Tensor::getVarRegions() const {
 }
 
 bool Tensor::intersectsWith(const Tensor &other) const {
-  return aspen::ir::viewsIntersect(checkedView(impl_, "intersectsWith()"),
-                                   checkedView(other.impl_, "intersectsWith()"));
+  const TensorView &a = checkedView(impl_, "intersectsWith()");
+  const TensorView &b = checkedView(other.impl_, "intersectsWith()");
+  return sameGraph(a, b) && aspen::ir::viewsIntersect(a, b);
 }
 
 std::string Tensor::shortString() const {
@@ -409,7 +426,7 @@ Tensor Tensor::flatten(unsigned dimBegin, unsigned dimEnd) const {
 Tensor Tensor::reshape(ArrayRef<std::size_t> newShape) const {
   const TensorView &v = checkedView(impl_, "reshape()");
   std::vector<std::size_t> shape = newShape.vec();
-  const std::uint64_t n = product(shape, 0, shape.size());
+  const std::uint64_t n = checkedViewSize(shape, v.elementType, v, "reshape(" + listString(newShape) + ")");
   if (n != v.numElements())
     throw tensor_creation_error("reshape(" + listString(newShape) + ") of " + about(v) + ": " +
                                 std::to_string(n) + " elements requested, the tensor has " +
@@ -425,10 +442,10 @@ Tensor Tensor::reshapePartial(unsigned beginIndex, unsigned endIndex, ArrayRef<s
     throw index_error(operation + ": dimension range is out of range for " + about(v) + " (rank " +
                       std::to_string(v.shape.size()) + ")");
   const std::vector<std::size_t> dims = newDims.vec();
-  if (product(dims, 0, dims.size()) != product(v.shape, beginIndex, endIndex))
-    throw tensor_creation_error(operation + " of " + about(v) + ": " +
-                                std::to_string(product(dims, 0, dims.size())) + " elements requested for " +
-                                std::to_string(product(v.shape, beginIndex, endIndex)));
+  const std::uint64_t requested = checkedViewSize(dims, v.elementType, v, operation);
+  if (requested != product(v.shape, beginIndex, endIndex))
+    throw tensor_creation_error(operation + " of " + about(v) + ": " + std::to_string(requested) +
+                                " elements requested for " + std::to_string(product(v.shape, beginIndex, endIndex)));
   std::vector<std::size_t> shape(v.shape.begin(), v.shape.begin() + beginIndex);
   shape.insert(shape.end(), dims.begin(), dims.end());
   shape.insert(shape.end(), v.shape.begin() + endIndex, v.shape.end());
@@ -539,6 +556,8 @@ Tensor Tensor::broadcast(unsigned N, unsigned dimension) const {
   auto axes = identityAxes(v);
   axes.insert(axes.begin() + dimension, Axis{N, 0});
   auto shape = v.shape;
+  checkedViewSize({v.numElements(), N}, v.elementType, v,
+                  "broadcast(" + std::to_string(N) + ", " + std::to_string(dimension) + ")");
   shape[dimension] *= N;
   return affineView(v, 0, axes, std::move(shape));
 }
@@ -551,6 +570,8 @@ Tensor Tensor::upsample(unsigned scale, unsigned dimension, UpsampleMethod metho
   auto axes = identityAxes(v);
   axes.insert(axes.begin() + dimension + 1, Axis{scale, 0});
   auto shape = v.shape;
+  checkedViewSize({v.numElements(), scale}, v.elementType, v,
+                  "upsample(" + std::to_string(scale) + ", " + std::to_string(dimension) + ")");
   shape[dimension] *= scale;
   return affineView(v, 0, axes, std::move(shape));
 }
@@ -622,6 +643,8 @@ Tensor concat(ArrayRef<Tensor> ts, unsigned dimension) {
   std::vector<std::size_t> shape = first.shape;
   shape[dimension] = 0;
   for (const TensorView *v : views) {
+    if (!sameGraph(*v, first))
+      throw index_error(operation + " of tensors from different graphs: " + about(first) + " and " + about(*v));
     if (v->elementType != first.elementType)
       throw index_error(operation + " of tensors of different element types: " + about(first) + " is " +
                         std::string(first.elementType.toString()) + ", " + about(*v) + " is " +
@@ -675,7 +698,7 @@ bool operator==(const Tensor &a, const Tensor &b) {
   if (!a.valid() || !b.valid())
     return a.valid() == b.valid();
   const TensorView &x = a.getImpl(), &y = b.getImpl();
-  if (x.shape != y.shape || x.elementType != y.elementType)
+  if (x.shape != y.shape || x.elementType != y.elementType || !sameGraph(x, y))
     return false;
   return x.segments == y.segments || aspen::ir::sameElements(*x.segments, *y.segments);
 }

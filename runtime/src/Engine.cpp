@@ -102,6 +102,15 @@ void EngineImpl::run(unsigned program) {
     throw poplar::index_error("Program index " + std::to_string(program) + " is out of range: the engine has " +
                               std::to_string(x.programEntry.size()) + " program" +
                               (x.programEntry.size() == 1 ? "" : "s"));
+  // The executor's state (tile memory, streams, counters) belongs to one run.
+  if (running_.exchange(true))
+    throw poplar::system_runtime_error("Engine::run(" + std::to_string(program) +
+                                       ") called while the engine is running a program: an Engine runs one "
+                                       "program at a time");
+  struct Finish {
+    std::atomic<bool> &running;
+    ~Finish() { running = false; }
+  } finish{running_};
   setPrintSink(libraries_, &printSink_);
   executor_->setPrintStream(printSink_.stream);
   executor_->run(program);
@@ -183,6 +192,15 @@ namespace poplar {
 using aspen::rt::EngineImpl;
 using aspen::rt::parseEngineOptions;
 
+namespace {
+/// The engine's state; an Engine that was moved from has none.
+EngineImpl &live(const std::unique_ptr<EngineImpl> &impl) {
+  if (!impl)
+    throw poplar_error("This Engine was moved from: use the Engine it was moved to");
+  return *impl;
+}
+} // namespace
+
 Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options,
                ProgressFunc progressCallBack, const DebugContext &debugContext) {
   auto parsed = parseEngineOptions(options);
@@ -206,18 +224,21 @@ Engine::Engine(Graph &&graph, const program::Program &program, const OptionFlags
     : Engine(std::move(graph), ArrayRef<program::Program>(&program, 1), options, std::move(progressCallBack),
              debugContext) {}
 
-Engine::Engine(Executable &&executable, const OptionFlags &options)
-    : impl_(std::make_unique<EngineImpl>(std::move(executable), parseEngineOptions(options))) {}
+Engine::Engine(Executable &&executable, const OptionFlags &options) {
+  if (!executable.hasImpl())
+    throw poplar_error("Engine: the Executable was moved from (an Executable can make one Engine)");
+  impl_ = std::make_unique<EngineImpl>(std::move(executable), parseEngineOptions(options));
+}
 
 Engine::Engine(Engine &&other) noexcept = default;
 Engine &Engine::operator=(Engine &&other) noexcept = default;
 Engine::~Engine() = default;
 
-void Engine::load(const Device &device) { impl_->load(device.getTarget().getImpl()); }
+void Engine::load(const Device &device) { live(impl_).load(device.getTarget().getImpl()); }
 
 void Engine::run(unsigned prog, const std::string &debugName) {
   (void)debugName;
-  impl_->run(prog);
+  live(impl_).run(prog);
 }
 
 void Engine::loadAndRun(const Device &device) {
@@ -226,24 +247,29 @@ void Engine::loadAndRun(const Device &device) {
 }
 
 void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
-  impl_->writeTensor(handle.str(), buf, bufEnd, true);
+  live(impl_).writeTensor(handle.str(), buf, bufEnd, true);
 }
-void Engine::writeTensor(StringRef handle, const void *buf) { impl_->writeTensor(handle.str(), buf, nullptr, false); }
+void Engine::writeTensor(StringRef handle, const void *buf) {
+  live(impl_).writeTensor(handle.str(), buf, nullptr, false);
+}
 void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
-  impl_->readTensor(handle.str(), buf, bufEnd, true);
+  live(impl_).readTensor(handle.str(), buf, bufEnd, true);
 }
-void Engine::readTensor(StringRef handle, void *buf) { impl_->readTensor(handle.str(), buf, nullptr, false); }
+void Engine::readTensor(StringRef handle, void *buf) {
+  live(impl_).readTensor(handle.str(), buf, nullptr, false);
+}
 
 void Engine::connectStream(StringRef handle, void *p) {
-  const unsigned s = impl_->streamIndex(handle.str(), "connectStream");
+  EngineImpl &impl = live(impl_);
+  const unsigned s = impl.streamIndex(handle.str(), "connectStream");
   if (!p)
     throw stream_connection_error("connectStream: null buffer for stream '" + handle.str() + "'");
-  impl_->streams_.connectFixed(s, p);
+  impl.streams_.connectFixed(s, p);
 }
 
 void Engine::connectStream(StringRef handle, void *begin, void *end) {
-  const unsigned s = impl_->streamIndex(handle.str(), "connectStream");
-  impl_->streams_.connectCircular(s, begin, end);
+  EngineImpl &impl = live(impl_);
+  impl.streams_.connectCircular(impl.streamIndex(handle.str(), "connectStream"), begin, end);
 }
 
 void Engine::connectStreamToCallback(StringRef handle, StreamCallbackHandle callback) {
@@ -251,45 +277,55 @@ void Engine::connectStreamToCallback(StringRef handle, StreamCallbackHandle call
 }
 
 void Engine::connectStreamToCallback(StringRef handle, unsigned index, StreamCallbackHandle callback) {
-  const unsigned s = impl_->streamIndex(handle.str(), "connectStreamToCallback");
-  impl_->checkReplica(index, "connectStreamToCallback");
+  EngineImpl &impl = live(impl_);
+  const unsigned s = impl.streamIndex(handle.str(), "connectStreamToCallback");
+  impl.checkReplica(index, "connectStreamToCallback");
   // Aspen runs the replicas of a replicated graph as one: replica 0's callback is used.
   if (index == 0)
-    impl_->streams_.connectCallback(s, callback.release());
+    impl.streams_.connectCallback(s, callback.release());
 }
 
 void Engine::copyToRemoteBuffer(const void *src, const std::string &handle, std::uint64_t repeatIndex,
                                 unsigned replicationIndex) {
-  const unsigned b = impl_->remoteBufferIndex(handle, repeatIndex, "copyToRemoteBuffer");
-  impl_->checkReplica(replicationIndex, "copyToRemoteBuffer");
-  std::memcpy(impl_->remoteBuffers_.row(b, repeatIndex), src, impl_->remoteBuffers_.rowBytes(b));
+  EngineImpl &impl = live(impl_);
+  const unsigned b = impl.remoteBufferIndex(handle, repeatIndex, "copyToRemoteBuffer");
+  impl.checkReplica(replicationIndex, "copyToRemoteBuffer");
+  if (!src)
+    throw poplar_error("copyToRemoteBuffer('" + handle + "'): null source buffer");
+  std::memcpy(impl.remoteBuffers_.row(b, repeatIndex), src, impl.remoteBuffers_.rowBytes(b));
 }
 
 void Engine::copyFromRemoteBuffer(const std::string &handle, void *dst, std::uint64_t repeatIndex,
                                   unsigned replicationIndex) {
-  const unsigned b = impl_->remoteBufferIndex(handle, repeatIndex, "copyFromRemoteBuffer");
-  impl_->checkReplica(replicationIndex, "copyFromRemoteBuffer");
-  std::memcpy(dst, impl_->remoteBuffers_.row(b, repeatIndex), impl_->remoteBuffers_.rowBytes(b));
+  EngineImpl &impl = live(impl_);
+  const unsigned b = impl.remoteBufferIndex(handle, repeatIndex, "copyFromRemoteBuffer");
+  impl.checkReplica(replicationIndex, "copyFromRemoteBuffer");
+  if (!dst)
+    throw poplar_error("copyFromRemoteBuffer('" + handle + "'): null destination buffer");
+  std::memcpy(dst, impl.remoteBuffers_.row(b, repeatIndex), impl.remoteBuffers_.rowBytes(b));
 }
 
 void Engine::setPrintStream(std::ostream &stream) {
-  std::lock_guard<std::mutex> lock(impl_->printSink_.mutex);
-  impl_->printSink_.stream = &stream;
+  EngineImpl &impl = live(impl_);
+  std::lock_guard<std::mutex> lock(impl.printSink_.mutex);
+  impl.printSink_.stream = &stream;
 }
 
-double Engine::getTileClockFrequency() const { return impl_->exe().target.tileClockFrequency; }
+double Engine::getTileClockFrequency() const { return live(impl_).exe().target.tileClockFrequency; }
 
 void Engine::printProfileSummary(std::ostream &out, const OptionFlags &options) const {
-  aspen::rt::printProfileSummary(out, impl_->exe(), impl_->profile_, aspen::rt::parseSummaryOptions(options));
+  const EngineImpl &impl = live(impl_);
+  aspen::rt::printProfileSummary(out, impl.exe(), impl.profile_, aspen::rt::parseSummaryOptions(options));
 }
 
-void Engine::enableExecutionProfiling() { impl_->profile_.enabled = true; }
-void Engine::disableExecutionProfiling() { impl_->profile_.enabled = false; }
+void Engine::enableExecutionProfiling() { live(impl_).profile_.enabled = true; }
+void Engine::disableExecutionProfiling() { live(impl_).profile_.enabled = false; }
 void Engine::resetExecutionProfile() {
-  const auto &x = impl_->exe();
-  impl_->profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
+  EngineImpl &impl = live(impl_);
+  const auto &x = impl.exe();
+  impl.profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
 }
 
-const OptionFlags &Engine::getEngineOptions() const { return impl_->options_.all; }
+const OptionFlags &Engine::getEngineOptions() const { return live(impl_).options_.all; }
 
 } // namespace poplar

@@ -12,6 +12,7 @@
 #include "TileMemory.hpp"
 #include "poplar/Executable.hpp"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -51,6 +52,7 @@ public:
   VertexLibraries libraries_;
   std::unique_ptr<TileMemory> memory_;
   std::unique_ptr<Executor> executor_;
+  std::atomic<bool> running_{false}; // one run at a time
 };
 
 } // namespace aspen::rt

@@ -52,6 +52,8 @@ void HostStreams::connectCircular(unsigned stream, void *begin, void *end) {
   const std::string &handle = info(stream).handle;
   if (e < b)
     throw poplar::stream_connection_error("Buffer connected to stream '" + handle + "' ends before it begins");
+  if (!b && e != b)
+    throw poplar::stream_connection_error("connectStream: null buffer for stream '" + handle + "'");
   const auto bytes = static_cast<std::uint64_t>(e - b);
   if (chunk == 0 ? bytes != 0 : (bytes == 0 || bytes % chunk != 0))
     throw poplar::stream_connection_error("Buffer connected to stream '" + handle + "' holds " +

@@ -66,11 +66,15 @@ public:
   void all() const {
     require(numTiles_ > 0, "the target has no tiles");
     require(bytesPerTile_ <= (std::uint64_t(1) << 32), "tile memory larger than 32-bit addresses");
-    require(!exe_.steps.empty(), "no steps");
-    const StepKind last = exe_.steps.back().kind;
-    require(last == StepKind::End || last == StepKind::Jump || last == StepKind::Return ||
-                last == StepKind::Abort,
-            "the step list does not end with an End, Jump, Return or Abort step");
+    // An engine with no programs (`Engine(graph, {})`) has no steps; any other
+    // step list must end in a way that cannot run off its end.
+    require(!exe_.steps.empty() || exe_.programEntry.empty(), "programs but no steps");
+    if (!exe_.steps.empty()) {
+      const StepKind last = exe_.steps.back().kind;
+      require(last == StepKind::End || last == StepKind::Jump || last == StepKind::Return ||
+                  last == StepKind::Abort,
+              "the step list does not end with an End, Jump, Return or Abort step");
+    }
     for (std::size_t p = 0; p < exe_.programEntry.size(); ++p)
       index(exe_.programEntry[p], exe_.steps.size(), "program " + std::to_string(p) + " entry step");
     for (std::size_t i = 0; i < exe_.steps.size(); ++i)

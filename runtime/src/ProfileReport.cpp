@@ -16,58 +16,6 @@ namespace aspen::rt {
 
 using nlohmann::json;
 
-const char *stepKindName(exe::StepKind kind) {
-  using K = exe::StepKind;
-  switch (kind) {
-  case K::Execute:
-    return "Execute";
-  case K::Copy:
-    return "Copy";
-  case K::StreamToDevice:
-    return "StreamToDevice";
-  case K::DeviceToStream:
-    return "DeviceToStream";
-  case K::RemoteToDevice:
-    return "RemoteToDevice";
-  case K::DeviceToRemote:
-    return "DeviceToRemote";
-  case K::SetCounter:
-    return "SetCounter";
-  case K::LoopTest:
-    return "LoopTest";
-  case K::Jump:
-    return "Jump";
-  case K::JumpIfZero:
-    return "JumpIfZero";
-  case K::JumpIfNonZero:
-    return "JumpIfNonZero";
-  case K::SwitchJump:
-    return "SwitchJump";
-  case K::Call:
-    return "Call";
-  case K::Return:
-    return "Return";
-  case K::Print:
-    return "PrintTensor";
-  case K::Abort:
-    return "Abort";
-  case K::AbortIf:
-    return "AbortOnCondition";
-  case K::Sync:
-    return "Sync";
-  case K::WriteUndef:
-    return "WriteUndef";
-  case K::BlockBegin:
-    return "BlockBegin";
-  case K::BlockEnd:
-    return "BlockEnd";
-  case K::End:
-    return "End";
-  default:
-    return "Unknown";
-  }
-}
-
 namespace {
 
 std::string withCommas(std::uint64_t n) {
@@ -320,7 +268,7 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
       const exe::Step &step = exe.steps[e.step];
       if (step.kind == exe::StepKind::BlockEnd && depth)
         --depth;
-      std::string name = stepKindName(step.kind);
+      std::string name = exe::stepKindName(step.kind);
       if (step.kind == exe::StepKind::BlockBegin && step.a < exe.blockNames.size())
         name += " " + exe.blockNames[step.a];
       else if (!step.message.empty())
@@ -369,7 +317,7 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
       continue;
     const exe::Step &step = exe.steps[s];
     json j = {{"step", s},
-              {"kind", stepKindName(step.kind)},
+              {"kind", exe::stepKindName(step.kind)},
               {"name", step.kind == exe::StepKind::BlockBegin && step.a < exe.blockNames.size()
                            ? exe.blockNames[step.a]
                            : step.message},

@@ -33,7 +33,4 @@ nlohmann::json profileJson(const exe::ExecutableData &exe, const ExecutionProfil
 void writeProfile(const std::string &directory, const exe::ExecutableData &exe, const ExecutionProfile &profile,
                   bool includeGraph, bool includeExecution);
 
-/// The name of a step kind as profiles print it ("Execute", "StreamToDevice", ...).
-const char *stepKindName(exe::StepKind kind);
-
 } // namespace aspen::rt

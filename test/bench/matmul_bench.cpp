@@ -4,7 +4,7 @@
 // Reports both wall times, their ratio, the simulated IPU cycles and the FLOP
 // rate they imply on a 1.33 GHz ipu2.
 //
-// Usage: matmul_bench [size] [repeats]
+// Usage: matmul_bench [size] [repeats] [host threads (default: every core)]
 #include <poplar/CycleCount.hpp>
 #include <poplar/Device.hpp>
 #include <poplar/Engine.hpp>
@@ -14,6 +14,7 @@
 #include <poplin/codelets.hpp>
 
 #include <Eigen/Dense>
+#include <tbb/global_control.h>
 
 #include <algorithm>
 #include <chrono>
@@ -44,7 +45,10 @@ double median(std::vector<double> v) {
 int main(int argc, char **argv) {
   const std::size_t n = argc > 1 ? std::size_t(std::atoi(argv[1])) : 1024;
   const unsigned repeats = argc > 2 ? unsigned(std::atoi(argv[2])) : 5;
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores =
+      argc > 3 ? unsigned(std::atoi(argv[3])) : std::max(1u, std::thread::hardware_concurrency());
+  // Both Aspen (TBB) and Eigen (OpenMP) use the same number of host threads.
+  tbb::global_control threads(tbb::global_control::max_allowed_parallelism, cores);
 
   IPUModel model("ipu2");
   model.tilesPerIPU = 1472;

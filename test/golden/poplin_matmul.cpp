@@ -130,7 +130,7 @@ TEST_CASE("poplin_matmul: matMul matches Eigen for float and half on every targe
 }
 
 TEST_CASE("poplin_matmul: matMulAcc adds k * A * B with a constant or tensor scale", "[poplin]") {
-  for (DeviceKind kind : {DeviceKind::FewTiles, DeviceKind::Reloaded}) {
+  for (DeviceKind kind : opstest::allDeviceKinds()) {
     DYNAMIC_SECTION("on the " << opstest::kindName(kind)) {
       Device device = opstest::createDevice(kind);
       Graph graph(device.getTarget());

@@ -206,6 +206,20 @@ inline void blockProduct(const InType *a, const InType *b, OutType *c, unsigned 
 #endif
 }
 
+/// Asks for `bytes` at `p` to be brought into the cache, so that the misses of
+/// a whole operand overlap instead of stalling the register tiles one by one
+/// (the exchange wrote the operands long before this vertex runs).
+inline void prefetchRange(const void *p, std::size_t bytes) {
+#if defined(__GNUC__) || defined(__clang__)
+  const char *c = static_cast<const char *>(p);
+  for (std::size_t i = 0; i < bytes; i += 64)
+    __builtin_prefetch(c + i);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 /// The rows of a block that worker `workerId` of `numWorkers` computes: whole
 /// register tiles, shared out as evenly as possible.
 inline void workerRows(unsigned rows, unsigned workerId, unsigned numWorkers, unsigned &begin,
@@ -240,6 +254,10 @@ public:
       return false;
     unsigned begin, end;
     matmul_detail::workerRows(rows, workerId, numWorkers(), begin, end);
+    matmul_detail::prefetchRange(a.data() + std::size_t(begin) * depth,
+                                 std::size_t(end - begin) * depth * sizeof(InType));
+    if (workerId == 0)
+      matmul_detail::prefetchRange(b.data(), b.size() * sizeof(InType));
     if (begin < end)
       matmul_detail::blockProduct(a.data(), b.data(), c.data(), begin, end, depth, cols);
     return true;

@@ -57,6 +57,8 @@ public:
 
   /// Internal: the compiled program. Not part of Poplar's API.
   const aspen::exe::ExecutableData &getImpl() const { return *impl_; }
+  /// Internal: false once moved from. Not part of Poplar's API.
+  bool hasImpl() const { return impl_ != nullptr; }
   /// Internal: takes ownership of a compiled program. Not part of Poplar's API.
   explicit Executable(std::unique_ptr<aspen::exe::ExecutableData> impl);
 

@@ -30,59 +30,7 @@ namespace {
 
 constexpr const char *kSuffix = ".aspenexe";
 
-/// Two independent 64-bit hashes fed the same bytes: a 128-bit key. Small values
-/// are gathered in a buffer and hashed in large blocks.
-class KeyHash {
-public:
-  KeyHash() : a_(0x61737065), b_(0x6b657932) {}
-  KeyHash &update(const void *p, std::size_t n) {
-    if (used_ + n > kBlock) {
-      flush();
-      if (n > kBlock) {
-        a_.update(p, n);
-        b_.update(p, n);
-        return *this;
-      }
-    }
-    std::memcpy(buf_ + used_, p, n);
-    used_ += n;
-    return *this;
-  }
-  template <class T> KeyHash &value(const T &v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    if (used_ + sizeof v > kBlock)
-      flush();
-    std::memcpy(buf_ + used_, &v, sizeof v);
-    used_ += sizeof v;
-    return *this;
-  }
-  KeyHash &string(const std::string &s) {
-    value<std::uint64_t>(s.size());
-    return update(s.data(), s.size());
-  }
-  KeyHash &digestValue(const std::pair<std::uint64_t, std::uint64_t> &d) {
-    return value(d.first).value(d.second);
-  }
-  std::string hex() {
-    flush();
-    return exe::toHex(a_.digest()) + exe::toHex(b_.digest());
-  }
-  std::pair<std::uint64_t, std::uint64_t> digest() {
-    flush();
-    return {a_.digest(), b_.digest()};
-  }
-
-private:
-  static constexpr std::size_t kBlock = 8192;
-  void flush() {
-    a_.update(buf_, used_);
-    b_.update(buf_, used_);
-    used_ = 0;
-  }
-  exe::Hash64 a_, b_;
-  std::size_t used_ = 0;
-  std::uint8_t buf_[kBlock];
-};
+using KeyHash = exe::Hash128;
 
 void hashView(KeyHash &h, const poplar::Tensor &t) {
   if (!t.valid()) {
@@ -108,10 +56,16 @@ public:
       return {0, 0};
     if (auto it = memo_.find(node); it != memo_.end())
       return it->second;
+    // Children first, so that no hash state is live across the recursion (the
+    // trees may nest thousands deep; compileGraph gives such trees a deep stack).
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> children;
+    children.reserve(node->children.size());
+    for (const auto &c : node->children)
+      children.push_back(hash(c.get()));
     KeyHash h;
     h.value(node->kind).string(node->debugName).value<std::uint64_t>(node->children.size());
-    for (const auto &c : node->children)
-      h.digestValue(hash(c.get()));
+    for (const auto &c : children)
+      h.digestValue(c);
     hashView(h, node->src);
     hashView(h, node->dst);
     hashView(h, node->predicate);

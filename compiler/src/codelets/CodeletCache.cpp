@@ -106,8 +106,8 @@ std::string libclangVersion() {
 } // namespace
 
 const std::string &codeletCompilerBuildId() {
-  static const std::string id = std::string(kAspenVersion) + " " + kCodeletCompilerSourceHash + " " +
-                                libclangVersion();
+  static const std::string id =
+      std::string(kAspenVersion) + " " + kCodeletCompilerSourceHash + " " + libclangVersion();
   return id;
 }
 
@@ -214,7 +214,9 @@ std::vector<std::string> localIncludes(const std::vector<std::string> &sources,
 
 std::string codeletCacheKey(const CodeletCacheKeyInput &input) {
   ContentHasher hasher;
-  hasher.addField("aspen codelet cache key v1").addField(embeddedFilesHash()).addField(codeletCompilerBuildId());
+  hasher.addField("aspen codelet cache key v1")
+      .addField(embeddedFilesHash())
+      .addField(codeletCompilerBuildId());
   hasher.addField(input.compiler).addField(compilerIdentity(input.compiler));
   for (const std::string &arg : input.compilerArgs)
     hasher.addField(arg);

@@ -32,27 +32,6 @@ std::string absolutePath(const std::string &path) {
   return std::string(cwd ? cwd : ".") + "/" + path;
 }
 
-std::string extensionOf(const std::string &path) {
-  const std::size_t slash = path.rfind('/');
-  const std::size_t dot = path.rfind('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
-    return "";
-  return path.substr(dot);
-}
-
-enum class SourceLanguage { Cpp, C, Assembly, Unknown };
-
-SourceLanguage languageOf(const std::string &path) {
-  const std::string ext = extensionOf(path);
-  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" || ext == ".C" || ext == ".cp")
-    return SourceLanguage::Cpp;
-  if (ext == ".c")
-    return SourceLanguage::C;
-  if (ext == ".S" || ext == ".s" || ext == ".asm")
-    return SourceLanguage::Assembly;
-  return SourceLanguage::Unknown;
-}
-
 std::string shellQuote(const std::string &arg) {
   std::string out = "'";
   for (char ch : arg) {
@@ -162,6 +141,25 @@ std::vector<std::string> fixedArgs(bool userGaveStd) {
 }
 
 } // namespace
+
+std::string extensionOf(const std::string &path) {
+  const std::size_t slash = path.rfind('/');
+  const std::size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return "";
+  return path.substr(dot);
+}
+
+SourceLanguage languageOf(const std::string &path) {
+  const std::string ext = extensionOf(path);
+  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" || ext == ".C" || ext == ".cp")
+    return SourceLanguage::Cpp;
+  if (ext == ".c")
+    return SourceLanguage::C;
+  if (ext == ".S" || ext == ".s" || ext == ".asm")
+    return SourceLanguage::Assembly;
+  return SourceLanguage::Unknown;
+}
 
 std::string hostCompiler() {
   const char *cxx = std::getenv("ASPEN_CXX");

@@ -51,6 +51,14 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sources, const 
                                  std::ostream *compileOutput = nullptr,
                                  const std::vector<std::string> &displayNames = {});
 
+/// `.cpp` for `dir/a.cpp`, "" when the file name has no dot.
+std::string extensionOf(const std::string &path);
+
+/// What a codelet source is written in, by its extension (the one table that
+/// addCodelets' Auto type and the compiler both use).
+enum class SourceLanguage { Cpp, C, Assembly, Unknown };
+SourceLanguage languageOf(const std::string &path);
+
 /// The host compiler command ($ASPEN_CXX, else "g++").
 std::string hostCompiler();
 

@@ -1,7 +1,10 @@
 // Copyright (c) Aspen contributors.
-// A 128-bit content hash (two independent 64-bit lanes) for cache keys and
-// file identities. Not cryptographic: it guards against accidents, not attacks.
+// The content hash of codelet sources, .gp files and shared objects: exe::Hash128
+// (Aspen's one hash) spelled as 32 hex digits. Not cryptographic: it guards
+// against accidents, not attacks.
 #pragma once
+
+#include "exe/Hash.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -12,20 +15,26 @@ namespace aspen::codelets {
 
 class ContentHasher {
 public:
-  ContentHasher &add(const void *data, std::size_t size);
+  ContentHasher &add(const void *data, std::size_t size) {
+    hash_.update(data, size);
+    return *this;
+  }
   ContentHasher &add(std::string_view text) { return add(text.data(), text.size()); }
   /// Adds a length-prefixed string, so that ("ab","c") and ("a","bc") differ.
-  ContentHasher &addField(std::string_view text);
+  ContentHasher &addField(std::string_view text) {
+    hash_.string(text);
+    return *this;
+  }
   /// 32 lowercase hex digits.
-  std::string hex() const;
+  std::string hex() const { return exe::Hash128(hash_).hex(); }
 
 private:
-  std::uint64_t a_ = 0xcbf29ce484222325ull; // FNV-1a offset basis
-  std::uint64_t b_ = 0x9e3779b97f4a7c15ull;
-  std::uint64_t length_ = 0;
+  exe::Hash128 hash_;
 };
 
 /// The hash of `size` bytes at `data`, as 32 hex digits.
-std::string contentHash(const void *data, std::size_t size);
+inline std::string contentHash(const void *data, std::size_t size) {
+  return ContentHasher().add(data, size).hex();
+}
 
 } // namespace aspen::codelets

@@ -211,10 +211,14 @@ std::vector<std::uint8_t> readBinaryFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw poplar::graph_object_load_error("Cannot open vertex library '" + path + "'");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad())
-    throw poplar::graph_object_load_error("Cannot read vertex library '" + path + "'");
-  return bytes;
+  try {
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.bad())
+      return bytes;
+  } catch (const std::ios_base::failure &) {
+    // libstdc++ throws from a failed read (a directory, an I/O error): same answer.
+  }
+  throw poplar::graph_object_load_error("Cannot read vertex library '" + path + "'");
 }
 
 } // namespace aspen::codelets

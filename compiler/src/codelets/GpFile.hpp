@@ -21,7 +21,8 @@
 
 namespace aspen::codelets {
 
-constexpr std::uint32_t kGpFormatVersion = 1;
+/// 2: the checksum became exe::Hash128 (version 1 files would read as corrupt).
+constexpr std::uint32_t kGpFormatVersion = 2;
 
 /// What a vertex library holds besides its code.
 struct LibraryMetadata {

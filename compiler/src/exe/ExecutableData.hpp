@@ -94,6 +94,58 @@ enum class StepKind : std::uint8_t {
   End,            // end of a program
 };
 
+/// The name of a step kind in profiles and reports: the program it comes from
+/// where there is one (`PrintTensor`, `AbortOnCondition`), else the step's own.
+inline const char *stepKindName(StepKind kind) {
+  switch (kind) {
+  case StepKind::Execute:
+    return "Execute";
+  case StepKind::Copy:
+    return "Copy";
+  case StepKind::StreamToDevice:
+    return "StreamToDevice";
+  case StepKind::DeviceToStream:
+    return "DeviceToStream";
+  case StepKind::RemoteToDevice:
+    return "RemoteToDevice";
+  case StepKind::DeviceToRemote:
+    return "DeviceToRemote";
+  case StepKind::SetCounter:
+    return "SetCounter";
+  case StepKind::LoopTest:
+    return "LoopTest";
+  case StepKind::Jump:
+    return "Jump";
+  case StepKind::JumpIfZero:
+    return "JumpIfZero";
+  case StepKind::JumpIfNonZero:
+    return "JumpIfNonZero";
+  case StepKind::SwitchJump:
+    return "SwitchJump";
+  case StepKind::Call:
+    return "Call";
+  case StepKind::Return:
+    return "Return";
+  case StepKind::Print:
+    return "PrintTensor";
+  case StepKind::Abort:
+    return "Abort";
+  case StepKind::AbortIf:
+    return "AbortOnCondition";
+  case StepKind::Sync:
+    return "Sync";
+  case StepKind::WriteUndef:
+    return "WriteUndef";
+  case StepKind::BlockBegin:
+    return "BlockBegin";
+  case StepKind::BlockEnd:
+    return "BlockEnd";
+  case StepKind::End:
+    return "End";
+  }
+  return "Unknown";
+}
+
 /// A scalar on the device, read by control flow.
 struct ScalarRef {
   TileAddr where;

@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 // A fast 64-bit non-cryptographic hash (four multiply-rotate lanes over 32-byte
-// stripes, then an avalanche), used for executable checksums and cache keys.
+// stripes, then an avalanche), and a 128-bit pair of them: Aspen's one hash,
+// for executable and .gp checksums, cache keys and content identities.
 // Written for Aspen; stable across platforms of the same endianness.
 #pragma once
 
@@ -9,6 +10,9 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace aspen::exe {
 
@@ -119,5 +123,56 @@ inline std::string toHex(std::uint64_t v) {
     s[static_cast<std::size_t>(i)] = digits[v & 15];
   return s;
 }
+
+/// A 128-bit hash: two Hash64 lanes with different seeds fed the same bytes.
+/// Small values are gathered in a buffer and hashed in blocks. Used for cache
+/// keys, executable and vertex-library checksums, and file identities.
+class Hash128 {
+public:
+  Hash128() : a_(0x61737065), b_(0x6b657932) {}
+  Hash128 &update(const void *p, std::size_t n) {
+    if (used_ + n > kBlock) {
+      flush();
+      if (n > kBlock) {
+        a_.update(p, n);
+        b_.update(p, n);
+        return *this;
+      }
+    }
+    std::memcpy(buf_ + used_, p, n);
+    used_ += n;
+    return *this;
+  }
+  template <class T> Hash128 &value(const T &v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    return update(&v, sizeof v);
+  }
+  /// Length-prefixed, so that ("ab", "c") and ("a", "bc") differ.
+  Hash128 &string(std::string_view s) {
+    value<std::uint64_t>(s.size());
+    return update(s.data(), s.size());
+  }
+  Hash128 &digestValue(const std::pair<std::uint64_t, std::uint64_t> &d) { return value(d.first).value(d.second); }
+  std::pair<std::uint64_t, std::uint64_t> digest() {
+    flush();
+    return {a_.digest(), b_.digest()};
+  }
+  /// 32 lowercase hex digits.
+  std::string hex() {
+    const auto [a, b] = digest();
+    return toHex(a) + toHex(b);
+  }
+
+private:
+  static constexpr std::size_t kBlock = 512;
+  void flush() {
+    a_.update(buf_, used_);
+    b_.update(buf_, used_);
+    used_ = 0;
+  }
+  Hash64 a_, b_;
+  std::size_t used_ = 0;
+  std::uint8_t buf_[kBlock] = {};
+};
 
 } // namespace aspen::exe

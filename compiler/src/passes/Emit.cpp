@@ -15,57 +15,6 @@
 namespace aspen::compiler {
 namespace {
 
-const char *stepKindName(exe::StepKind k) {
-  using K = exe::StepKind;
-  switch (k) {
-  case K::Execute:
-    return "Execute";
-  case K::Copy:
-    return "Copy";
-  case K::StreamToDevice:
-    return "StreamToDevice";
-  case K::DeviceToStream:
-    return "DeviceToStream";
-  case K::RemoteToDevice:
-    return "RemoteToDevice";
-  case K::DeviceToRemote:
-    return "DeviceToRemote";
-  case K::SetCounter:
-    return "SetCounter";
-  case K::LoopTest:
-    return "LoopTest";
-  case K::Jump:
-    return "Jump";
-  case K::JumpIfZero:
-    return "JumpIfZero";
-  case K::JumpIfNonZero:
-    return "JumpIfNonZero";
-  case K::SwitchJump:
-    return "SwitchJump";
-  case K::Call:
-    return "Call";
-  case K::Return:
-    return "Return";
-  case K::Print:
-    return "Print";
-  case K::Abort:
-    return "Abort";
-  case K::AbortIf:
-    return "AbortIf";
-  case K::Sync:
-    return "Sync";
-  case K::WriteUndef:
-    return "WriteUndef";
-  case K::BlockBegin:
-    return "BlockBegin";
-  case K::BlockEnd:
-    return "BlockEnd";
-  case K::End:
-    return "End";
-  }
-  return "?";
-}
-
 class Resolver {
 public:
   Resolver(const ExchangePlan &plan, const AllocationResult &alloc) : plan_(plan), alloc_(alloc) {}
@@ -403,7 +352,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   {
     json steps = json::array();
     for (std::size_t s = 0; s < lp.steps.size(); ++s) {
-      steps.push_back({{"kind", stepKindName(lp.steps[s].kind)},
+      steps.push_back({{"kind", exe::stepKindName(lp.steps[s].kind)},
                        {"name", lp.steps[s].message},
                        {"cycles", est.stepCycles[s]},
                        {"notAlwaysLiveBytes", live.notAlwaysLiveBytes[s]}});

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace aspen::compiler {
@@ -314,6 +315,11 @@ public:
       return;
     using K = ir::ProgramKind;
     const std::string what = label(node);
+    if (!usesOwnTensors(node, what)) {
+      for (const auto &child : node->children)
+        check(child.get());
+      return;
+    }
     switch (node->kind) {
     case K::Execute:
       if (node->computeSet >= g_.computeSets.size())
@@ -442,6 +448,18 @@ private:
     return s;
   }
   void problem(std::string text) { out_.push_back({ProblemKind::Program, std::move(text)}); }
+  /// A program's tensors must be this graph's: another graph's variable ids
+  /// mean nothing here. Reports each foreign tensor; true when there is none.
+  bool usesOwnTensors(const ir::ProgramNode *node, const std::string &what) {
+    bool own = true;
+    for (const poplar::Tensor *t : {&node->src, &node->dst, &node->predicate, &node->offset}) {
+      if (t->valid() && t->getImpl().graph.lock().get() != &g_) {
+        problem(what + " uses tensor " + describe(*t) + ", which belongs to another graph");
+        own = false;
+      }
+    }
+    return own;
+  }
   bool scalar(const poplar::Tensor &t, const std::string &what, bool required) {
     if (!t.valid()) {
       if (required)
@@ -503,6 +521,54 @@ void checkHandles(const ir::GraphData &g, Problems &out) {
 }
 
 } // namespace
+
+std::size_t programNestingDepth(const ir::GraphData &g, const std::vector<const ir::ProgramNode *> &programs) {
+  // Depth-first with an explicit stack; shared subtrees are measured once.
+  std::unordered_map<const ir::ProgramNode *, std::size_t> depthOf; // finished nodes
+  std::unordered_set<const ir::ProgramNode *> open;                 // nodes on the stack
+  struct Frame {
+    const ir::ProgramNode *node;
+    std::size_t nextChild;
+    std::size_t deepestChild;
+  };
+  std::size_t deepest = 0;
+  auto measure = [&](const ir::ProgramNode *root) {
+    if (!root || depthOf.count(root))
+      return;
+    std::vector<Frame> stack{{root, 0, 0}};
+    open.insert(root);
+    while (!stack.empty()) {
+      Frame &frame = stack.back();
+      if (frame.nextChild < frame.node->children.size()) {
+        const ir::ProgramNode *child = frame.node->children[frame.nextChild++].get();
+        if (!child)
+          continue;
+        if (auto done = depthOf.find(child); done != depthOf.end()) {
+          frame.deepestChild = std::max(frame.deepestChild, done->second);
+          continue;
+        }
+        if (open.count(child))
+          throw poplar::graph_cycle_error("program '" + child->debugName +
+                                          "' contains itself; a program tree must not be cyclic");
+        open.insert(child);
+        stack.push_back({child, 0, 0});
+        continue;
+      }
+      const std::size_t depth = frame.deepestChild + 1;
+      depthOf[frame.node] = depth;
+      open.erase(frame.node);
+      stack.pop_back();
+      if (!stack.empty())
+        stack.back().deepestChild = std::max(stack.back().deepestChild, depth);
+      deepest = std::max(deepest, depth);
+    }
+  };
+  for (const ir::ProgramNode *p : programs)
+    measure(p);
+  for (const auto &f : g.functions)
+    measure(f.get());
+  return deepest;
+}
 
 void validateGraph(const ir::GraphData &g, const std::vector<const ir::ProgramNode *> &programs) {
   Problems problems;

@@ -22,4 +22,11 @@ namespace aspen::compiler {
 /// `graph_connection_error`.
 void validateGraph(const ir::GraphData &graph, const std::vector<const ir::ProgramNode *> &programs);
 
+/// The deepest nesting of program nodes in `programs` and the graph's functions
+/// (a Call does not nest: each function is a tree of its own), found without
+/// recursion. Throws `graph_cycle_error` when a program contains itself. Runs
+/// before anything that walks the trees recursively (cache key, validation,
+/// lowering), so that those meet only finite trees of known depth.
+std::size_t programNestingDepth(const ir::GraphData &graph, const std::vector<const ir::ProgramNode *> &programs);
+
 } // namespace aspen::compiler

@@ -116,7 +116,8 @@ public:
                                debugContext);
   }
   /// A constant with every element equal to `value` (shape `{}` is a scalar).
-  template <typename T>
+  /// Not for pointers: a non-const `T *` must reach the `const T *` form above.
+  template <typename T, typename std::enable_if<!std::is_pointer<T>::value, int>::type = 0>
   Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, T value,
                      const DebugContext &debugContext = {"<const>"}) {
     return addConstantFromHost(type, shape, equivalent_device_type<T>().value, &value, 1, true, debugContext);

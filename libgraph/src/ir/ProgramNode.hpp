@@ -36,6 +36,22 @@ enum class ProgramKind : std::uint8_t {
 };
 
 struct ProgramNode {
+  ProgramNode() = default;
+  ProgramNode(const ProgramNode &) = default;
+  ProgramNode &operator=(const ProgramNode &) = default;
+  /// Releases the subtree without recursion: `prog = Sequence(prog, step)` in a
+  /// loop nests as deep as the loop runs, deeper than the stack could unwind.
+  ~ProgramNode() {
+    std::vector<std::shared_ptr<ProgramNode>> pending = std::move(children);
+    while (!pending.empty()) {
+      std::shared_ptr<ProgramNode> node = std::move(pending.back());
+      pending.pop_back();
+      if (node && node.use_count() == 1)
+        for (auto &child : node->children)
+          pending.push_back(std::move(child));
+    }
+  }
+
   ProgramKind kind = ProgramKind::Sequence;
   std::string debugName;
   std::vector<std::shared_ptr<ProgramNode>> children;

@@ -519,6 +519,21 @@ std::string shapeString(const std::vector<std::size_t> &shape) {
   return s + "}";
 }
 
+std::optional<std::uint64_t> checkedElementCount(const std::vector<std::size_t> &dims, std::size_t elementSize,
+                                                 std::size_t begin, std::size_t end) {
+  end = std::min(end, dims.size());
+  const std::uint64_t maxElements = kMaxTensorBytes / std::max<std::size_t>(1, elementSize);
+  std::uint64_t n = 1;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (dims[i] == 0)
+      return 0;
+    if (n > maxElements / dims[i])
+      return std::nullopt;
+    n *= dims[i];
+  }
+  return n;
+}
+
 std::string tensorName(const TensorView &view) {
   constexpr std::size_t maxNames = 3;
   std::vector<VarId> vars;

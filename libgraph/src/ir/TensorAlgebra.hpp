@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,15 @@ std::string tensorName(const TensorView &view);
 
 /// `{2,3}`.
 std::string shapeString(const std::vector<std::size_t> &shape);
+
+/// The largest tensor (or view) Aspen represents: element offsets and byte
+/// addresses stay well inside 64 bits. No device comes near it.
+inline constexpr std::uint64_t kMaxTensorBytes = std::uint64_t(1) << 62;
+
+/// The product of `dims[begin, end)`, or nullopt when it overflows or when that
+/// many elements of `elementSize` bytes would exceed kMaxTensorBytes.
+std::optional<std::uint64_t> checkedElementCount(const std::vector<std::size_t> &dims, std::size_t elementSize,
+                                                 std::size_t begin = 0, std::size_t end = SIZE_MAX);
 
 // ---- building blocks ---------------------------------------------------------
 

@@ -43,13 +43,18 @@ public:
 /// Example: `engine.connectStreamToCallback("in", [&](void *p) { fill(p); });`
 class StreamCallbackHandle {
 public:
-  /// Wraps a callable `f(void *)` as a callback whose `fetch` calls it.
+  /// Wraps a callable `f(void *)` as a callback whose `fetch` calls it. An empty
+  /// `std::function` (or null function pointer) wraps to nothing, which
+  /// `Engine::connectStreamToCallback` rejects.
   template <class F, typename std::enable_if<std::is_constructible<std::function<void(void *)>, F>::value &&
                                                  !std::is_same<typename std::decay<F>::type,
                                                                StreamCallbackHandle>::value,
                                              int>::type = 0>
-  StreamCallbackHandle(F &&f)
-      : callback_(new FunctionCallback(std::function<void(void *)>(std::forward<F>(f)))) {}
+  StreamCallbackHandle(F &&f) {
+    std::function<void(void *)> function(std::forward<F>(f));
+    if (function)
+      callback_.reset(new FunctionCallback(std::move(function)));
+  }
 
   /// Takes ownership of a callback object.
   template <class C, typename std::enable_if<std::is_base_of<StreamCallback, C>::value, int>::type = 0>
