@@ -108,7 +108,8 @@ constexpr std::size_t kBaseStack = std::size_t(64) << 20;
 
 /// Runs `work` on a new thread whose stack holds `stackBytes` (reserved, and
 /// touched only as deep as it is used), passing its result or exception back.
-Executable runOnLargeStack(std::size_t stackBytes, std::size_t depth, const std::function<Executable()> &work) {
+Executable runOnLargeStack(std::size_t stackBytes, std::size_t depth,
+                           const std::function<Executable()> &work) {
   struct Call {
     const std::function<Executable()> *work;
     std::optional<Executable> result;
@@ -133,8 +134,8 @@ Executable runOnLargeStack(std::size_t stackBytes, std::size_t depth, const std:
   pthread_attr_destroy(&attr);
   if (failed)
     throw control_program_error("The programs nest " + std::to_string(depth) +
-                                          " levels deep, and no thread with a stack of " +
-                                          std::to_string(stackBytes) + " bytes could be made to compile them");
+                                " levels deep, and no thread with a stack of " + std::to_string(stackBytes) +
+                                " bytes could be made to compile them");
   pthread_join(thread, nullptr);
   if (call.error)
     std::rethrow_exception(call.error);

@@ -34,16 +34,12 @@ using aspen::ir::VarRegion;
 
 namespace {
 
-std::string describe(const Tensor &t) {
-  return t.valid() ? t.getImpl().describe() : "<invalid tensor>";
-}
-
 /// Throws E unless `t` is a valid tensor of the graph `data`; `what` names the call.
 template <class E> void requireTensorOf(const GraphData *data, const Tensor &t, const std::string &what) {
   if (!t.valid())
     throw E(what + ": the tensor is not valid (default-constructed)");
   if (t.getImpl().graph.lock().get() != data)
-    throw E(what + ": tensor " + describe(t) + " belongs to a different graph");
+    throw E(what + ": tensor " + t.shortString() + " belongs to a different graph");
 }
 
 std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) {
@@ -68,8 +64,8 @@ std::vector<std::uint8_t> hostBytes(std::uint64_t bytes, const std::string &what
   try {
     return std::vector<std::uint8_t>(bytes);
   } catch (const std::bad_alloc &) {
-    throw tensor_creation_error("Cannot allocate " + std::to_string(bytes) + " bytes of host memory for the " +
-                                "initial value of " + what);
+    throw tensor_creation_error("Cannot allocate " + std::to_string(bytes) +
+                                " bytes of host memory for the " + "initial value of " + what);
   }
 }
 
@@ -612,18 +608,20 @@ void Graph::setInitialValueFromHost(const Tensor &t, const Type &hostType, const
   const TensorView &view = t.getImpl();
   for (const Segment &s : *view.segments)
     if (data_->variables[s.var].isConstant)
-      throw tensor_creation_error("setInitialValue: tensor " + describe(t) +
+      throw tensor_creation_error("setInitialValue: tensor " + t.shortString() +
                                   " is (part of) a constant; constants take their value from addConstant");
   const std::uint64_t n = view.numElements();
   if (!splat && count != n)
-    throw tensor_creation_error("setInitialValue: tensor " + describe(t) + " has " + std::to_string(n) +
+    throw tensor_creation_error("setInitialValue: tensor " + t.shortString() + " has " + std::to_string(n) +
                                 " elements but " + std::to_string(count) + " values were given");
   if (n == 0)
     return;
   if (!values)
-    throw tensor_creation_error("setInitialValue: no values given for tensor " + describe(t) + " (null pointer)");
+    throw tensor_creation_error("setInitialValue: no values given for tensor " + t.shortString() +
+                                " (null pointer)");
   const std::size_t elementSize = view.elementType.size();
-  std::vector<std::uint8_t> bytes = hostBytes(splat ? elementSize : n * elementSize, "tensor " + describe(t));
+  std::vector<std::uint8_t> bytes =
+      hostBytes(splat ? elementSize : n * elementSize, "tensor " + t.shortString());
   aspen::util::convertHostToDevice(hostType, values, view.elementType, bytes.data(), splat ? 1 : n);
   std::uint64_t pos = 0;
   for (const Segment &s : *view.segments) {
@@ -631,7 +629,7 @@ void Graph::setInitialValueFromHost(const Tensor &t, const Type &hostType, const
     const std::size_t varBytes = var.numElements * var.type.size();
     auto existing = data_->initialValues.find(s.var);
     if (existing == data_->initialValues.end())
-      existing = data_->initialValues.emplace(s.var, hostBytes(varBytes, "tensor " + describe(t))).first;
+      existing = data_->initialValues.emplace(s.var, hostBytes(varBytes, "tensor " + t.shortString())).first;
     auto &init = existing->second;
     ASPEN_ASSERT(init.size() == varBytes, "an initial value of the wrong size");
     for (std::uint64_t k = 0; k < s.count; ++k) {
@@ -729,9 +727,9 @@ void Graph::setTileMapping(const Tensor &t, unsigned tileNum) {
   getTarget();
   requireTensorOf<invalid_tile_mapping>(data_.get(), t, "setTileMapping");
   if (tileNum >= numTiles_)
-    throw invalid_tile_mapping("Cannot map tensor " + describe(t) + " to tile " + std::to_string(tileNum) +
-                               ": the graph has " + std::to_string(numTiles_) + " tiles (0.." +
-                               std::to_string(numTiles_ - 1) + ")");
+    throw invalid_tile_mapping("Cannot map tensor " + t.shortString() + " to tile " +
+                               std::to_string(tileNum) + ": the graph has " + std::to_string(numTiles_) +
+                               " tiles (0.." + std::to_string(numTiles_ - 1) + ")");
   const std::uint32_t tile = toAbsoluteTile(tileNum);
   const auto regions = aspen::ir::toVariableRegions(t.getImpl());
   auto &variables = data_->variables;
@@ -762,10 +760,11 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
       if (interval.size() == 0)
         continue;
       if (tile >= numTiles_)
-        throw invalid_tile_mapping("Cannot map tensor " + describe(t) + " to tile " + std::to_string(tile) +
-                                   ": the graph has " + std::to_string(numTiles_) + " tiles");
+        throw invalid_tile_mapping("Cannot map tensor " + t.shortString() + " to tile " +
+                                   std::to_string(tile) + ": the graph has " + std::to_string(numTiles_) +
+                                   " tiles");
       if (interval.end() > n || interval.begin() > interval.end())
-        throw invalid_tile_mapping("Cannot map tensor " + describe(t) + ": interval [" +
+        throw invalid_tile_mapping("Cannot map tensor " + t.shortString() + ": interval [" +
                                    std::to_string(interval.begin()) + ", " + std::to_string(interval.end()) +
                                    ") for tile " + std::to_string(tile) + " is beyond its " +
                                    std::to_string(n) + " elements");
@@ -836,7 +835,7 @@ TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete)
         break;
       covered = i.end();
     }
-    throw invalid_tile_mapping("Tensor " + describe(t) +
+    throw invalid_tile_mapping("Tensor " + t.shortString() +
                                " is not completely mapped to tiles of this graph (" + "element " +
                                std::to_string(covered) + " has no tile)");
   }
@@ -887,7 +886,7 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions, b
     if (region.end() > n)
       throw index_error("getSortedContiguousRegions: region [" + std::to_string(region.begin()) + ", " +
                         std::to_string(region.end()) + ") is beyond the " + std::to_string(n) +
-                        " elements of tensor " + describe(t));
+                        " elements of tensor " + t.shortString());
     std::uint64_t pos = region.begin();
     for (const Segment &s : segmentsInRange(segments, starts, region.begin(), region.end())) {
       if (s.stride == 1) {
@@ -947,7 +946,7 @@ void createHostHandle(GraphData &data, StringRef handle, const Tensor &t, bool i
   for (const auto &h : data.hostHandles)
     if (h.isWrite == isWrite && h.name == handle.str())
       throw graph_object_creation_error(std::string(what) + ": handle '" + handle.str() +
-                                        "' already exists (for tensor " + describe(h.tensor) + ")");
+                                        "' already exists (for tensor " + h.tensor.shortString() + ")");
   data.hostHandles.push_back(aspen::ir::HostHandle{handle.str(), t, isWrite});
 }
 } // namespace
@@ -1037,57 +1036,10 @@ ComputeSet Graph::addComputeSet(const DebugContext &debugContext) {
 
 namespace {
 
-const char *programKindName(aspen::ir::ProgramKind kind) {
-  using K = aspen::ir::ProgramKind;
-  switch (kind) {
-  case K::Sequence:
-    return "Sequence";
-  case K::Execute:
-    return "Execute";
-  case K::Copy:
-    return "Copy";
-  case K::StreamToTensor:
-    return "StreamToTensor";
-  case K::TensorToStream:
-    return "TensorToStream";
-  case K::RemoteToTensor:
-    return "RemoteToTensor";
-  case K::TensorToRemote:
-    return "TensorToRemote";
-  case K::Repeat:
-    return "Repeat";
-  case K::RepeatForever:
-    return "RepeatForever";
-  case K::RepeatWhileTrue:
-    return "RepeatWhileTrue";
-  case K::RepeatWhileFalse:
-    return "RepeatWhileFalse";
-  case K::If:
-    return "If";
-  case K::Switch:
-    return "Switch";
-  case K::Call:
-    return "Call";
-  case K::WriteUndef:
-    return "WriteUndef";
-  case K::Sync:
-    return "Sync";
-  case K::PrintTensor:
-    return "PrintTensor";
-  case K::Abort:
-    return "Abort";
-  case K::AbortOnCondition:
-    return "AbortOnCondition";
-  case K::Block:
-    return "Block";
-  }
-  return "?";
-}
-
 void dumpProgram(std::ostream &os, const GraphData &data, const ProgramNode &node, unsigned depth) {
   using K = aspen::ir::ProgramKind;
   const std::string indent(2 * depth + 2, ' ');
-  os << indent << programKindName(node.kind);
+  os << indent << aspen::ir::programKindName(node.kind);
   if (!node.debugName.empty())
     os << " '" << node.debugName << "'";
   switch (node.kind) {
@@ -1097,15 +1049,15 @@ void dumpProgram(std::ostream &os, const GraphData &data, const ProgramNode &nod
       os << " '" << data.computeSets[node.computeSet].name << "'";
     break;
   case K::Copy:
-    os << " " << describe(node.src) << " -> " << describe(node.dst);
+    os << " " << node.src.shortString() << " -> " << node.dst.shortString();
     break;
   case K::StreamToTensor:
     if (node.stream < data.streams.size())
       os << " stream '" << data.streams[node.stream].handle << "'";
-    os << " -> " << describe(node.dst);
+    os << " -> " << node.dst.shortString();
     break;
   case K::TensorToStream:
-    os << " " << describe(node.src) << " -> ";
+    os << " " << node.src.shortString() << " -> ";
     if (node.stream < data.streams.size())
       os << "stream '" << data.streams[node.stream].handle << "'";
     break;
@@ -1113,7 +1065,7 @@ void dumpProgram(std::ostream &os, const GraphData &data, const ProgramNode &nod
   case K::TensorToRemote:
     if (node.remoteBuffer < data.remoteBuffers.size())
       os << " remote buffer '" << data.remoteBuffers[node.remoteBuffer].handle << "'";
-    os << " " << describe(node.kind == K::RemoteToTensor ? node.dst : node.src);
+    os << " " << (node.kind == K::RemoteToTensor ? node.dst : node.src).shortString();
     break;
   case K::Repeat:
     os << " x" << node.count;
@@ -1123,16 +1075,16 @@ void dumpProgram(std::ostream &os, const GraphData &data, const ProgramNode &nod
   case K::If:
   case K::Switch:
   case K::AbortOnCondition:
-    os << " on " << describe(node.predicate);
+    os << " on " << node.predicate.shortString();
     break;
   case K::Call:
     os << " function " << node.function;
     break;
   case K::WriteUndef:
-    os << " " << describe(node.dst);
+    os << " " << node.dst.shortString();
     break;
   case K::PrintTensor:
-    os << " " << describe(node.src);
+    os << " " << node.src.shortString();
     break;
   case K::Sync:
     os << (node.syncType == SyncType::INTERNAL   ? " INTERNAL"
@@ -1201,7 +1153,7 @@ void Graph::outputComputeGraph(std::ostream &os, ArrayRef<program::Program> prog
        << " vertices\n";
   os << "Host handles: " << data.hostHandles.size() << "\n";
   for (const auto &h : data.hostHandles)
-    os << "  " << (h.isWrite ? "write" : "read") << " '" << h.name << "' " << describe(h.tensor) << "\n";
+    os << "  " << (h.isWrite ? "write" : "read") << " '" << h.name << "' " << h.tensor.shortString() << "\n";
   os << "Streams: " << data.streams.size() << "\n";
   for (const auto &s : data.streams)
     os << "  " << (s.hostToDevice ? "host->device" : "device->host") << " '" << s.handle << "' "
@@ -1235,7 +1187,7 @@ void Graph::outputVertexGraph(std::ostream &os, ArrayRef<program::Program> progs
         if (!value.set)
           os << " (not set)";
         for (const auto &edge : value.edges)
-          os << " " << describe(edge);
+          os << " " << edge.shortString();
         if (value.stateCount)
           os << " " << value.stateCount << " state value(s)";
         os << "\n";

@@ -169,10 +169,6 @@ const char *kindName(FieldKind k) {
   return "?";
 }
 
-std::string describeTensor(const Tensor &t) {
-  return t.valid() ? t.getImpl().describe() : "<invalid tensor>";
-}
-
 /// Up to `limit` known vertex type names, those closest to `name` first.
 std::string suggestVertexTypes(const GraphData &data, const std::string &name, std::size_t limit = 5) {
   if (data.vertexTypes.empty())
@@ -278,27 +274,27 @@ void checkEdgeTensor(const GraphData &data, const FieldAccess &field, const Fiel
                                  field.describe(ref));
   const auto &view = t.getImpl();
   if (view.graph.lock().get() != &data)
-    throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+    throw graph_connection_error("Cannot connect tensor " + t.shortString() + " to " + field.describe(ref) +
                                  ": the tensor belongs to another graph");
   const FieldInfo &info = field.info;
   if (info.elementType.valid() && t.elementType() != info.elementType)
-    throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+    throw graph_connection_error("Cannot connect tensor " + t.shortString() + " to " + field.describe(ref) +
                                  ": the field's element type is " + std::string(info.elementType.toString()) +
                                  " but the tensor's is " + std::string(t.elementType().toString()));
   if (info.kind == FieldKind::Output || info.kind == FieldKind::InOut) {
     for (const auto &s : *view.segments)
       if (data.variables[s.var].isConstant)
         throw graph_connection_error(
-            "Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+            "Cannot connect tensor " + t.shortString() + " to " + field.describe(ref) +
             ": the tensor is (part of) a constant, and a vertex cannot write a constant");
   }
   const std::size_t n = t.numElements();
   if (scalarEdge && n != 1)
-    throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+    throw graph_connection_error("Cannot connect tensor " + t.shortString() + " to " + field.describe(ref) +
                                  ": the field holds a single element, but the tensor has " +
                                  std::to_string(n) + " elements");
   if (!scalarEdge && n > maxSizeForLayout(sizeLayout))
-    throw graph_connection_error("Cannot connect tensor " + describeTensor(t) + " to " + field.describe(ref) +
+    throw graph_connection_error("Cannot connect tensor " + t.shortString() + " to " + field.describe(ref) +
                                  ": " + std::to_string(n) +
                                  " elements is more than the field's layout allows (" +
                                  std::to_string(maxSizeForLayout(sizeLayout)) + ")");
@@ -405,7 +401,8 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
       throw graph_connection_error("Cannot connect to " + f.describe(field) + ": the field's size is " +
                                    std::to_string(f.value.declaredSize) + " (Graph::setFieldSize)");
     if (i >= maxFieldEntries(*data_, info.outerLayout))
-      throw graph_connection_error("Cannot connect to " + f.describe(field) + ": the field can hold at most " +
+      throw graph_connection_error("Cannot connect to " + f.describe(field) +
+                                   ": the field can hold at most " +
                                    std::to_string(maxFieldEntries(*data_, info.outerLayout)) + " edges");
     const bool scalar = info.shape == FieldShape::VectorOfScalarEdges;
     checkEdgeTensor(*data_, f, field, tensor, scalar, info.layout);
@@ -427,7 +424,7 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
   case FieldShape::VectorOfEdges: {
     // A tensor of rank >= 2 gives one edge per row.
     if (tensor.valid() && tensor.rank() < 2)
-      throw graph_connection_error("Cannot connect tensor " + describeTensor(tensor) + " to " +
+      throw graph_connection_error("Cannot connect tensor " + tensor.shortString() + " to " +
                                    f.describe(field) +
                                    ": a vector of edges takes a list of tensors (connect(field, "
                                    "std::vector<Tensor>)) or a tensor of rank 2 or more");
@@ -500,7 +497,8 @@ void Graph::setFieldSize(FieldRef field, std::size_t size) {
   if (isEdgeList(info)) {
     if (size > maxFieldEntries(*data_, info.outerLayout))
       throw graph_connection_error("setFieldSize(" + std::to_string(size) + "): " + f.describe(field) +
-                                   " allows at most " + std::to_string(maxFieldEntries(*data_, info.outerLayout)));
+                                   " allows at most " +
+                                   std::to_string(maxFieldEntries(*data_, info.outerLayout)));
     f.value.declaredSize = size;
     f.value.edges.resize(size);
     return;
@@ -633,7 +631,8 @@ void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, co
                                  std::to_string(count) + " values were given");
   const std::size_t n = info.shape == FieldShape::Scalar ? 1 : count;
   if (n && !values)
-    throw graph_connection_error("setInitialValue: no values given for " + f.describe(field) + " (null pointer)");
+    throw graph_connection_error("setInitialValue: no values given for " + f.describe(field) +
+                                 " (null pointer)");
   std::vector<std::uint8_t> bytes(n * info.elementType.size());
   if (n)
     aspen::util::convertHostToDevice(hostType, values, info.elementType, bytes.data(), n);

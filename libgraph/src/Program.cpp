@@ -34,10 +34,6 @@ std::shared_ptr<ProgramNode> nodeOf(const Program &p) {
   return std::make_shared<ProgramNode>();
 }
 
-std::string describe(const Tensor &t) {
-  return t.valid() ? t.getImpl().describe() : "<invalid tensor>";
-}
-
 std::string shapeOf(const Tensor &t) {
   std::string s = "{";
   const auto shape = t.shape();
@@ -55,14 +51,14 @@ void requireValid(const Tensor &t, const char *program, const char *role) {
 void requireScalar(const Tensor &t, const char *program, const char *role) {
   requireValid(t, program, role);
   if (t.numElements() != 1)
-    throw control_program_error(std::string(program) + ": the " + role + " " + describe(t) +
+    throw control_program_error(std::string(program) + ": the " + role + " " + t.shortString() +
                                 " must have exactly one element, not " + std::to_string(t.numElements()));
 }
 
 void requireSameType(const Tensor &a, const Tensor &b, const char *program) {
   if (a.elementType() != b.elementType())
-    throw type_error(std::string(program) + ": source " + describe(a) + " and destination " + describe(b) +
-                     " have different element types");
+    throw type_error(std::string(program) + ": source " + a.shortString() + " and destination " +
+                     b.shortString() + " have different element types");
 }
 
 void requireStreamCopy(const DataStream &stream, const Tensor &t, bool toDevice) {
@@ -76,12 +72,12 @@ void requireStreamCopy(const DataStream &stream, const Tensor &t, bool toDevice)
                                 (streamToDevice ? "host-to-device" : "device-to-host") + " stream");
   if (stream.elementType() != t.elementType())
     throw type_error(std::string(what) + ": stream '" + stream.handle() + "' carries " +
-                     stream.elementType().toString().str() + " but tensor " + describe(t) + " is " +
+                     stream.elementType().toString().str() + " but tensor " + t.shortString() + " is " +
                      t.elementType().toString().str());
   if (stream.numElements() != t.numElements())
     throw control_program_error(std::string(what) + ": stream '" + stream.handle() + "' carries " +
-                                std::to_string(stream.numElements()) + " elements but tensor " + describe(t) +
-                                " has " + std::to_string(t.numElements()));
+                                std::to_string(stream.numElements()) + " elements but tensor " +
+                                t.shortString() + " has " + std::to_string(t.numElements()));
 }
 
 void requireRemoteCopy(const RemoteBuffer &buffer, const Tensor &t, const Tensor *offset, bool toDevice) {
@@ -91,18 +87,18 @@ void requireRemoteCopy(const RemoteBuffer &buffer, const Tensor &t, const Tensor
   requireValid(t, what, toDevice ? "destination" : "source");
   if (buffer.elementType() != t.elementType())
     throw type_error(std::string(what) + ": remote buffer '" + buffer.handle() + "' holds " +
-                     buffer.elementType().toString().str() + " but tensor " + describe(t) + " is " +
+                     buffer.elementType().toString().str() + " but tensor " + t.shortString() + " is " +
                      t.elementType().toString().str());
   std::size_t rows = 1;
   if (offset) {
     requireValid(*offset, what, "offset");
     if (!offset->elementType().isIntegral())
-      throw type_error(std::string(what) + ": the offset " + describe(*offset) +
+      throw type_error(std::string(what) + ": the offset " + offset->shortString() +
                        " must hold integer row indices");
     rows = offset->numElements();
   }
   if (t.numElements() != rows * buffer.numElements())
-    throw control_program_error(std::string(what) + ": tensor " + describe(t) + " has " +
+    throw control_program_error(std::string(what) + ": tensor " + t.shortString() + " has " +
                                 std::to_string(t.numElements()) + " elements but " + std::to_string(rows) +
                                 " row(s) of remote buffer '" + buffer.handle() + "' hold " +
                                 std::to_string(rows * buffer.numElements()));
@@ -204,7 +200,7 @@ Switch::Switch(const Tensor &control, const DebugContext &debugContext)
     : Program(makeNode(ProgramKind::Switch, debugContext)) {
   requireScalar(control, "Switch", "control");
   if (!control.elementType().isIntegral())
-    throw type_error("Switch: the control " + describe(control) + " must have an integer type");
+    throw type_error("Switch: the control " + control.shortString() + " must have an integer type");
   node_->predicate = control;
 }
 
@@ -231,7 +227,7 @@ Switch::Switch(const Tensor &control, const std::vector<std::pair<std::int32_t, 
 Switch &Switch::add(std::int32_t value, const Program &body) {
   auto &values = node_->caseValues;
   if (std::find(values.begin(), values.end(), value) != values.end())
-    throw control_program_error("Switch on " + describe(node_->predicate) + ": case " +
+    throw control_program_error("Switch on " + node_->predicate.shortString() + ": case " +
                                 std::to_string(value) + " is given twice");
   // Cases come first, in order; the default (if any) stays last.
   const auto position = node_->children.end() - (node_->hasDefault ? 1 : 0);
@@ -248,9 +244,9 @@ Copy::Copy(const Tensor &src, const Tensor &dst, bool dontOutline, const DebugCo
   requireValid(dst, "Copy", "destination");
   requireSameType(src, dst, "Copy");
   if (src.numElements() != dst.numElements())
-    throw control_program_error("Copy: source " + describe(src) + " has " +
+    throw control_program_error("Copy: source " + src.shortString() + " has " +
                                 std::to_string(src.numElements()) + " elements (shape " + shapeOf(src) +
-                                ") but destination " + describe(dst) + " has " +
+                                ") but destination " + dst.shortString() + " has " +
                                 std::to_string(dst.numElements()) + " (shape " + shapeOf(dst) + ")");
   node_->src = src;
   node_->dst = dst;

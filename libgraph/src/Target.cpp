@@ -77,8 +77,8 @@ void validateTargetData(const ir::TargetData &data) {
   require(data.tilesPerIPU >= 1,
           "tilesPerIPU must be at least 1 (got " + std::to_string(data.tilesPerIPU) + ")");
   require(std::uint64_t(data.numIPUs) * data.tilesPerIPU <= std::numeric_limits<std::uint32_t>::max(),
-          "numIPUs x tilesPerIPU (" + std::to_string(data.numIPUs) + " x " + std::to_string(data.tilesPerIPU) +
-              ") is more tiles than a tile number can count");
+          "numIPUs x tilesPerIPU (" + std::to_string(data.numIPUs) + " x " +
+              std::to_string(data.tilesPerIPU) + ") is more tiles than a tile number can count");
   require(data.bytesPerTile >= 1, "memoryBytesPerTile must be positive");
   require(data.bytesPerTile <= 0xffffffffull,
           "memoryBytesPerTile must fit in 32 bits (got " + std::to_string(data.bytesPerTile) + ")");

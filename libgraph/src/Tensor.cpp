@@ -58,8 +58,8 @@ bool sameGraph(const TensorView &a, const TensorView &b) {
 
 /// The element count of a view of `shape` and `type` made by `operation`;
 /// throws when it is too large to represent.
-std::uint64_t checkedViewSize(const std::vector<std::size_t> &shape, const Type &type, const TensorView &source,
-                              const std::string &operation) {
+std::uint64_t checkedViewSize(const std::vector<std::size_t> &shape, const Type &type,
+                              const TensorView &source, const std::string &operation) {
   const auto n = aspen::ir::checkedElementCount(shape, type.size());
   if (!n)
     throw index_error(operation + " of " + about(source) + ": the result " + aspen::ir::shapeString(shape) +
@@ -445,7 +445,8 @@ Tensor Tensor::reshapePartial(unsigned beginIndex, unsigned endIndex, ArrayRef<s
   const std::uint64_t requested = checkedViewSize(dims, v.elementType, v, operation);
   if (requested != product(v.shape, beginIndex, endIndex))
     throw tensor_creation_error(operation + " of " + about(v) + ": " + std::to_string(requested) +
-                                " elements requested for " + std::to_string(product(v.shape, beginIndex, endIndex)));
+                                " elements requested for " +
+                                std::to_string(product(v.shape, beginIndex, endIndex)));
   std::vector<std::size_t> shape(v.shape.begin(), v.shape.begin() + beginIndex);
   shape.insert(shape.end(), dims.begin(), dims.end());
   shape.insert(shape.end(), v.shape.begin() + endIndex, v.shape.end());
@@ -644,7 +645,8 @@ Tensor concat(ArrayRef<Tensor> ts, unsigned dimension) {
   shape[dimension] = 0;
   for (const TensorView *v : views) {
     if (!sameGraph(*v, first))
-      throw index_error(operation + " of tensors from different graphs: " + about(first) + " and " + about(*v));
+      throw index_error(operation + " of tensors from different graphs: " + about(first) + " and " +
+                        about(*v));
     if (v->elementType != first.elementType)
       throw index_error(operation + " of tensors of different element types: " + about(first) + " is " +
                         std::string(first.elementType.toString()) + ", " + about(*v) + " is " +

@@ -234,7 +234,9 @@ Engine::Engine(Engine &&other) noexcept = default;
 Engine &Engine::operator=(Engine &&other) noexcept = default;
 Engine::~Engine() = default;
 
-void Engine::load(const Device &device) { live(impl_).load(device.getTarget().getImpl()); }
+void Engine::load(const Device &device) {
+  live(impl_).load(device.getTarget().getImpl());
+}
 
 void Engine::run(unsigned prog, const std::string &debugName) {
   (void)debugName;
@@ -311,21 +313,29 @@ void Engine::setPrintStream(std::ostream &stream) {
   impl.printSink_.stream = &stream;
 }
 
-double Engine::getTileClockFrequency() const { return live(impl_).exe().target.tileClockFrequency; }
+double Engine::getTileClockFrequency() const {
+  return live(impl_).exe().target.tileClockFrequency;
+}
 
 void Engine::printProfileSummary(std::ostream &out, const OptionFlags &options) const {
   const EngineImpl &impl = live(impl_);
   aspen::rt::printProfileSummary(out, impl.exe(), impl.profile_, aspen::rt::parseSummaryOptions(options));
 }
 
-void Engine::enableExecutionProfiling() { live(impl_).profile_.enabled = true; }
-void Engine::disableExecutionProfiling() { live(impl_).profile_.enabled = false; }
+void Engine::enableExecutionProfiling() {
+  live(impl_).profile_.enabled = true;
+}
+void Engine::disableExecutionProfiling() {
+  live(impl_).profile_.enabled = false;
+}
 void Engine::resetExecutionProfile() {
   EngineImpl &impl = live(impl_);
   const auto &x = impl.exe();
   impl.profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
 }
 
-const OptionFlags &Engine::getEngineOptions() const { return live(impl_).options_.all; }
+const OptionFlags &Engine::getEngineOptions() const {
+  return live(impl_).options_.all;
+}
 
 } // namespace poplar

@@ -36,7 +36,8 @@ Device smallDevice() {
 
 /// Runs `f` and checks that it throws E (not a base or an unrelated type) with
 /// every one of `parts` in its message.
-template <class E> void requireError(const std::function<void()> &f, std::initializer_list<std::string> parts) {
+template <class E>
+void requireError(const std::function<void()> &f, std::initializer_list<std::string> parts) {
   try {
     f();
   } catch (const E &e) {
@@ -71,17 +72,22 @@ TEST_CASE("review: a program using another graph's tensor is rejected", "[error]
   DataStream in = g.addHostToDeviceFIFO("in", FLOAT, 8);
   // Variable 0 of each graph: before the fix the Copy silently copied g's own
   // variable 0 and the others read out of bounds.
-  const std::vector<std::pair<const char *, Program>> programs = {
-      {"Copy", Copy(theirs, mine)},
-      {"PrintTensor", PrintTensor(theirs)},
-      {"If", If(theirFlag, Sequence())},
-      {"Copy (stream to tensor)", Copy(in, theirs)},
-      {"WriteUndef", WriteUndef(theirs)},
+  struct Case {
+    const char *kind;
+    Program program;
+    const char *tensor;
   };
-  for (const auto &[kind, program] : programs) {
-    SECTION(kind) {
-      requireError<control_program_error>([&] { Engine engine(g, program); },
-                                          {kind, "'theirs'", "belongs to another graph"});
+  const std::vector<Case> cases = {
+      {"Copy", Copy(theirs, mine), "'theirs'"},
+      {"PrintTensor", PrintTensor(theirs), "'theirs'"},
+      {"If", If(theirFlag, Sequence()), "'theirFlag'"},
+      {"Copy (stream to tensor)", Copy(in, theirs), "'theirs'"},
+      {"WriteUndef", WriteUndef(theirs), "'theirs'"},
+  };
+  for (const Case &c : cases) {
+    SECTION(c.kind) {
+      requireError<control_program_error>([&] { Engine engine(g, c.program); },
+                                          {c.kind, c.tensor, "belongs to another graph"});
     }
   }
 }
@@ -117,10 +123,16 @@ TEST_CASE("review: view operations whose result is too large", "[error][review]"
   Tensor empty = g.addVariable(FLOAT, {0}, "empty");
   Tensor four = g.addVariable(FLOAT, {4}, "four");
   // 2^32 x 2^32 x 4 wraps to 0, which used to match the empty tensor.
-  requireError<index_error>([&] { empty.reshape({std::size_t(1) << 32, std::size_t(1) << 32, 4}); },
-                            {"reshape", "'empty'", "too many elements"});
-  requireError<index_error>([&] { four.reshapePartial(0, 1, {std::size_t(1) << 32, std::size_t(1) << 32, 4}); },
-                            {"reshapePartial", "'four'"});
+  requireError<index_error>(
+      [&] {
+        empty.reshape({std::size_t(1) << 32, std::size_t(1) << 32, 4});
+      },
+      {"reshape", "shape {0}", "too many elements"});
+  requireError<index_error>(
+      [&] {
+        four.reshapePartial(0, 1, {std::size_t(1) << 32, std::size_t(1) << 32, 4});
+      },
+      {"reshapePartial", "'four'"});
   // One element repeated 2^31 times is one stride-0 segment; 2^32 times more
   // overflows what a float tensor may hold.
   const Tensor wide = g.addVariable(FLOAT, {1}, "one").broadcast(1u << 31, 0);
@@ -146,7 +158,8 @@ TEST_CASE("review: a target with more tiles than a tile number can count", "[err
   IPUModel model("ipu2");
   model.numIPUs = 64;
   model.tilesPerIPU = 1u << 30;
-  requireError<invalid_machine_model>([&] { model.createDevice(); }, {"numIPUs x tilesPerIPU", "64 x 1073741824"});
+  requireError<invalid_machine_model>([&] { model.createDevice(); },
+                                      {"numIPUs x tilesPerIPU", "64 x 1073741824"});
 }
 
 // ---- null pointers -----------------------------------------------------------------
@@ -173,7 +186,8 @@ TEST_CASE("review: null host buffers given to the engine", "[error][review]") {
   requireError<stream_connection_error>([&] { engine.connectStream("in", nullptr, eightBytesFromNull); },
                                         {"'in'", "null buffer"});
   requireError<stream_connection_error>(
-      [&] { engine.connectStreamToCallback("in", std::function<void(void *)>()); }, {"'in'", "Null callback"});
+      [&] { engine.connectStreamToCallback("in", std::function<void(void *)>()); },
+      {"'in'", "Null callback"});
   requireError<poplar_error>([&] { engine.copyToRemoteBuffer(nullptr, "rows", 1); }, {"'rows'", "null"});
   requireError<poplar_error>([&] { engine.copyFromRemoteBuffer("rows", nullptr, 1); }, {"'rows'", "null"});
 }
@@ -326,9 +340,7 @@ TEST_CASE("review: a program nested 1,000,000 deep is released without recursion
   Device device = smallDevice();
   Graph g(device.getTarget());
   Tensor x = g.addVariable(INT, {1}, "x");
-  {
-    Sequence prog = deeplyNested(g, x, 1000000);
-  } // the destructor chain used to overflow the stack here
+  { Sequence prog = deeplyNested(g, x, 1000000); } // the destructor chain used to overflow the stack here
   SUCCEED();
 }
 
@@ -339,8 +351,11 @@ TEST_CASE("review: a cyclic program with the compile cache on", "[error][review]
   Sequence a(DebugContext("loopA")), b(DebugContext("loopB"));
   a.add(b);
   b.add(a); // the two nodes now own each other: they are never released
-  requireError<graph_cycle_error>([&] { Engine engine(g, a, {{"aspen.compileCache", "true"}}); },
-                                  {"contains itself"});
+  requireError<graph_cycle_error>(
+      [&] {
+        Engine engine(g, a, {{"aspen.compileCache", "true"}});
+      },
+      {"contains itself"});
 }
 
 // ---- API shape -------------------------------------------------------------------
@@ -362,4 +377,50 @@ TEST_CASE("review: addConstant from a non-const pointer", "[review]") {
   std::vector<float> out(3);
   engine.readTensor("x", out.data(), out.data() + out.size());
   CHECK(out == values);
+}
+
+// ---- control values split by a reinterpret ------------------------------------------
+
+TEST_CASE("review: a control value split between tiles or variables", "[error][review]") {
+  // The runtime reads a predicate at one address; the compiler used to hit an
+  // internal assertion ("a scalar element spans pieces") and abort.
+  Device device = smallDevice();
+  Graph g(device.getTarget());
+  Tensor halves = g.addVariable(SHORT, {2}, "halves");
+  g.setTileMapping(halves[0], 0);
+  g.setTileMapping(halves[1], 1);
+  const Tensor acrossTiles = halves.reinterpret(INT).reshape({});
+  Tensor lo = g.addVariable(SHORT, {1}, "lo"), hi = g.addVariable(SHORT, {1}, "hi");
+  g.setTileMapping(lo, 2);
+  g.setTileMapping(hi, 2);
+  const Tensor acrossVariables = concat(lo, hi).reinterpret(INT).reshape({});
+  ComputeSet cs = g.addComputeSet("empty");
+  RemoteBuffer rb = g.addRemoteBuffer("rows", FLOAT, 2, 2);
+  Tensor x = g.addVariable(FLOAT, {2}, "x");
+  g.setTileMapping(x, 0);
+  struct Case {
+    const char *kind;
+    Program program;
+  };
+  const std::vector<Case> cases = {
+      {"If (predicate)", If(acrossTiles, Sequence())},
+      {"Switch (control)", Switch(acrossTiles, {{3, Sequence()}})},
+      {"Execute (failure flag)", Execute(cs, acrossTiles)},
+      {"(row offsets)", Copy(rb, x, halves.reinterpret(UNSIGNED_INT))},
+      {"RepeatWhileTrue (predicate)", RepeatWhileTrue(Sequence(), acrossVariables, Sequence())},
+  };
+  for (const Case &c : cases) {
+    SECTION(c.kind) {
+      requireError<control_program_error>([&] { Engine engine(g, c.program); },
+                                          {c.kind, "is split between tiles or variables"});
+    }
+  }
+  SECTION("a reinterpreted predicate in one place is fine") {
+    Tensor both = g.addVariable(SHORT, {2}, "both");
+    g.setTileMapping(both, 3);
+    g.setInitialValue(both, std::vector<short>{0, 0});
+    Engine engine(g, If(both.reinterpret(INT).reshape({}), Abort("the predicate is zero")));
+    engine.load(device);
+    engine.run(0);
+  }
 }

@@ -152,7 +152,9 @@ public:
     value<std::uint64_t>(s.size());
     return update(s.data(), s.size());
   }
-  Hash128 &digestValue(const std::pair<std::uint64_t, std::uint64_t> &d) { return value(d.first).value(d.second); }
+  Hash128 &digestValue(const std::pair<std::uint64_t, std::uint64_t> &d) {
+    return value(d.first).value(d.second);
+  }
   std::pair<std::uint64_t, std::uint64_t> digest() {
     flush();
     return {a_.digest(), b_.digest()};

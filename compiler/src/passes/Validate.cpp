@@ -49,10 +49,6 @@ std::string where(const ir::GraphData &g, std::uint32_t v, const std::string &fi
   return vertexName(g, v) + " in " + computeSetName(g, g.vertices[v].computeSet) + ", field '" + field + "'";
 }
 
-std::string describe(const poplar::Tensor &t) {
-  return t.valid() ? t.getImpl().describe() : "<invalid tensor>";
-}
-
 bool isEdge(ir::FieldKind k) {
   return k != ir::FieldKind::State;
 }
@@ -119,14 +115,14 @@ void checkEdge(const ir::GraphData &g, std::uint32_t v, const ir::FieldInfo &f, 
   if (f.elementType.valid() && view.elementType != f.elementType) {
     out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) + ": the field holds " +
                                                 std::string(f.elementType.toString()) +
-                                                " but is connected to tensor " + describe(t)});
+                                                " but is connected to tensor " + t.shortString()});
   }
   if (scalarEdge && view.numElements() != 1) {
     out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) +
                                                 ": a scalar edge needs a tensor of 1 element "
                                                 "but is connected to tensor " +
-                                                describe(t) + " of " + std::to_string(view.numElements()) +
-                                                " elements"});
+                                                t.shortString() + " of " +
+                                                std::to_string(view.numElements()) + " elements"});
   }
   if (writes(f.kind)) {
     bool constant = false;
@@ -140,7 +136,7 @@ void checkEdge(const ir::GraphData &g, std::uint32_t v, const ir::FieldInfo &f, 
     if (constant) {
       out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) + ": an " +
                                                   (f.kind == ir::FieldKind::Output ? "Output" : "InOut") +
-                                                  " field cannot write tensor " + describe(t) +
+                                                  " field cannot write tensor " + t.shortString() +
                                                   ", which is (part of) a constant"});
     }
   }
@@ -283,13 +279,13 @@ void checkOverlappingWrites(const ir::GraphData &g, std::uint32_t cs, Problems &
             if (sameEdge) {
               text = where(g, a.vertex, fieldLabel(g, a)) + ": writes element " + std::to_string(element) +
                      " of " + g.describeVariable(b.var) + " more than once (tensor " +
-                     describe(writeTensor(g, a)) + " contains aliases)";
+                     writeTensor(g, a).shortString() + " contains aliases)";
             } else {
               text = vertexName(g, a.vertex) + " field '" + fieldLabel(g, a) + "' and " +
                      vertexName(g, b.vertex) + " field '" + fieldLabel(g, b) + "' in " +
                      computeSetName(g, cs) + " both write element " + std::to_string(element) + " of " +
-                     g.describeVariable(b.var) + " (tensors " + describe(writeTensor(g, a)) + " and " +
-                     describe(writeTensor(g, b)) + ")";
+                     g.describeVariable(b.var) + " (tensors " + writeTensor(g, a).shortString() + " and " +
+                     writeTensor(g, b).shortString() + ")";
             }
             out.push_back({ProblemKind::Connection, std::move(text)});
           }
@@ -346,7 +342,7 @@ public:
         break;
       }
       if (t.elementType() != s.type || t.numElements() != s.numElements)
-        problem(what + " copies tensor " + describe(t) + " (" + std::to_string(t.numElements()) +
+        problem(what + " copies tensor " + t.shortString() + " (" + std::to_string(t.numElements()) +
                 " elements) but stream '" + s.handle + "' carries " + std::to_string(s.numElements) + " " +
                 std::string(s.type.toString()) + " elements");
       if (toDevice)
@@ -369,11 +365,13 @@ public:
       }
       const std::size_t rows = node->offset.valid() ? node->offset.numElements() : 1;
       if (t.elementType() != rb.type || t.numElements() != rows * rb.numElements)
-        problem(what + " copies tensor " + describe(t) + " but remote buffer '" + rb.handle + "' rows hold " +
-                std::to_string(rb.numElements) + " " + std::string(rb.type.toString()) + " elements (" +
-                std::to_string(rows) + " row(s) copied)");
+        problem(what + " copies tensor " + t.shortString() + " but remote buffer '" + rb.handle +
+                "' rows hold " + std::to_string(rb.numElements) + " " + std::string(rb.type.toString()) +
+                " elements (" + std::to_string(rows) + " row(s) copied)");
       if (node->offset.valid() && !node->offset.elementType().isIntegral())
-        problem(what + ": the row offset tensor " + describe(node->offset) + " must be integral");
+        problem(what + ": the row offset tensor " + node->offset.shortString() + " must be integral");
+      if (node->offset.valid())
+        elementsInOnePlace(node->offset, what + " (row offsets)");
       if (toDevice)
         notConstant(t, what);
       break;
@@ -391,7 +389,8 @@ public:
       break;
     case K::Switch:
       if (scalar(node->predicate, what + " (control)", true) && !node->predicate.elementType().isIntegral())
-        problem(what + ": the control tensor " + describe(node->predicate) + " must be an integral scalar");
+        problem(what + ": the control tensor " + node->predicate.shortString() +
+                " must be an integral scalar");
       {
         std::set<std::int32_t> seen;
         for (std::int32_t c : node->caseValues)
@@ -421,28 +420,8 @@ public:
 
 private:
   std::string label(const ir::ProgramNode *node) const {
-    static const char *names[] = {"Sequence",
-                                  "Execute",
-                                  "Copy",
-                                  "Copy (stream to tensor)",
-                                  "Copy (tensor to stream)",
-                                  "Copy (remote buffer to tensor)",
-                                  "Copy (tensor to remote buffer)",
-                                  "Repeat",
-                                  "RepeatForever",
-                                  "RepeatWhileTrue",
-                                  "RepeatWhileFalse",
-                                  "If",
-                                  "Switch",
-                                  "Call",
-                                  "WriteUndef",
-                                  "Sync",
-                                  "PrintTensor",
-                                  "Abort",
-                                  "AbortOnCondition",
-                                  "Block"};
     std::string s = "program ";
-    s += names[static_cast<int>(node->kind)];
+    s += ir::programKindName(node->kind);
     if (!node->debugName.empty())
       s += " '" + node->debugName + "'";
     return s;
@@ -454,7 +433,7 @@ private:
     bool own = true;
     for (const poplar::Tensor *t : {&node->src, &node->dst, &node->predicate, &node->offset}) {
       if (t->valid() && t->getImpl().graph.lock().get() != &g_) {
-        problem(what + " uses tensor " + describe(*t) + ", which belongs to another graph");
+        problem(what + " uses tensor " + t->shortString() + ", which belongs to another graph");
         own = false;
       }
     }
@@ -467,11 +446,42 @@ private:
       return false;
     }
     if (t.numElements() != 1) {
-      problem(what + " must be a scalar (1 element) but is tensor " + describe(t) + " of " +
+      problem(what + " must be a scalar (1 element) but is tensor " + t.shortString() + " of " +
               std::to_string(t.numElements()) + " elements");
       return false;
     }
-    return true;
+    return elementsInOnePlace(t, what);
+  }
+  /// The runtime reads control values (predicates, switch controls, failure
+  /// flags, remote-buffer offsets) at one address, so each element must lie in
+  /// one variable on one tile. Only a `reinterpret` to a wider type can split
+  /// an element; such a tensor is reported.
+  bool elementsInOnePlace(const poplar::Tensor &t, const std::string &what) {
+    const ir::TensorView &view = t.getImpl();
+    const std::uint64_t elementBytes = view.elementType.size();
+    const bool oneTile = g_.target.type == poplar::TargetType::CPU; // unmapped = tile 0
+    bool split = false;
+    forEachByteRun(view, [&](std::uint32_t var, std::uint64_t begin, std::uint64_t bytes) {
+      split = bytes % elementBytes != 0; // the run ends inside an element
+      if (!split && !oneTile && var < g_.variables.size()) {
+        const ir::Variable &v = g_.variables[var];
+        const std::uint64_t varBytes = v.type.size();
+        // A tile border inside the run must fall between elements.
+        auto it = std::lower_bound(
+            v.mapping.begin(), v.mapping.end(), begin,
+            [&](const ir::TileInterval &ti, std::uint64_t b) { return ti.end * varBytes <= b; });
+        for (; !split && it != v.mapping.end() && it->begin * varBytes < begin + bytes; ++it)
+          for (std::uint64_t border : {it->begin * varBytes, it->end * varBytes})
+            split |= border > begin && border < begin + bytes && (border - begin) % elementBytes != 0;
+      }
+      return !split;
+    });
+    if (split)
+      problem(
+          what + ": an element of tensor " + t.shortString() +
+          " is split between tiles or variables (a reinterpret to a wider type); the value must lie in one "
+          "place");
+    return !split;
   }
   void notConstant(const poplar::Tensor &t, const std::string &what) {
     bool constant = false;
@@ -480,7 +490,7 @@ private:
       return !constant;
     });
     if (constant)
-      problem(what + " writes tensor " + describe(t) + ", which is (part of) a constant");
+      problem(what + " writes tensor " + t.shortString() + ", which is (part of) a constant");
   }
   void tensors(const poplar::Tensor &src, const poplar::Tensor &dst, const std::string &what) {
     if (!src.valid() || !dst.valid()) {
@@ -488,11 +498,11 @@ private:
       return;
     }
     if (src.numElements() != dst.numElements())
-      problem(what + " copies tensor " + describe(src) + " (" + std::to_string(src.numElements()) +
-              " elements) to tensor " + describe(dst) + " (" + std::to_string(dst.numElements()) +
+      problem(what + " copies tensor " + src.shortString() + " (" + std::to_string(src.numElements()) +
+              " elements) to tensor " + dst.shortString() + " (" + std::to_string(dst.numElements()) +
               " elements)");
     if (src.elementType() != dst.elementType())
-      problem(what + " copies tensor " + describe(src) + " to tensor " + describe(dst) +
+      problem(what + " copies tensor " + src.shortString() + " to tensor " + dst.shortString() +
               " of a different element type");
     notConstant(dst, what);
   }
@@ -522,7 +532,8 @@ void checkHandles(const ir::GraphData &g, Problems &out) {
 
 } // namespace
 
-std::size_t programNestingDepth(const ir::GraphData &g, const std::vector<const ir::ProgramNode *> &programs) {
+std::size_t programNestingDepth(const ir::GraphData &g,
+                                const std::vector<const ir::ProgramNode *> &programs) {
   // Depth-first with an explicit stack; shared subtrees are measured once.
   std::unordered_map<const ir::ProgramNode *, std::size_t> depthOf; // finished nodes
   std::unordered_set<const ir::ProgramNode *> open;                 // nodes on the stack

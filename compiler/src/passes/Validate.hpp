@@ -27,6 +27,7 @@ void validateGraph(const ir::GraphData &graph, const std::vector<const ir::Progr
 /// recursion. Throws `graph_cycle_error` when a program contains itself. Runs
 /// before anything that walks the trees recursively (cache key, validation,
 /// lowering), so that those meet only finite trees of known depth.
-std::size_t programNestingDepth(const ir::GraphData &graph, const std::vector<const ir::ProgramNode *> &programs);
+std::size_t programNestingDepth(const ir::GraphData &graph,
+                                const std::vector<const ir::ProgramNode *> &programs);
 
 } // namespace aspen::compiler

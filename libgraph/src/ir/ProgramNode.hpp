@@ -35,6 +35,54 @@ enum class ProgramKind : std::uint8_t {
   Block,            // children[0]
 };
 
+/// The program a kind of node comes from, as messages and graph dumps name it
+/// (`Copy (stream to tensor)` for a StreamToTensor node).
+inline const char *programKindName(ProgramKind kind) {
+  switch (kind) {
+  case ProgramKind::Sequence:
+    return "Sequence";
+  case ProgramKind::Execute:
+    return "Execute";
+  case ProgramKind::Copy:
+    return "Copy";
+  case ProgramKind::StreamToTensor:
+    return "Copy (stream to tensor)";
+  case ProgramKind::TensorToStream:
+    return "Copy (tensor to stream)";
+  case ProgramKind::RemoteToTensor:
+    return "Copy (remote buffer to tensor)";
+  case ProgramKind::TensorToRemote:
+    return "Copy (tensor to remote buffer)";
+  case ProgramKind::Repeat:
+    return "Repeat";
+  case ProgramKind::RepeatForever:
+    return "RepeatForever";
+  case ProgramKind::RepeatWhileTrue:
+    return "RepeatWhileTrue";
+  case ProgramKind::RepeatWhileFalse:
+    return "RepeatWhileFalse";
+  case ProgramKind::If:
+    return "If";
+  case ProgramKind::Switch:
+    return "Switch";
+  case ProgramKind::Call:
+    return "Call";
+  case ProgramKind::WriteUndef:
+    return "WriteUndef";
+  case ProgramKind::Sync:
+    return "Sync";
+  case ProgramKind::PrintTensor:
+    return "PrintTensor";
+  case ProgramKind::Abort:
+    return "Abort";
+  case ProgramKind::AbortOnCondition:
+    return "AbortOnCondition";
+  case ProgramKind::Block:
+    return "Block";
+  }
+  return "?";
+}
+
 struct ProgramNode {
   ProgramNode() = default;
   ProgramNode(const ProgramNode &) = default;

@@ -519,8 +519,9 @@ std::string shapeString(const std::vector<std::size_t> &shape) {
   return s + "}";
 }
 
-std::optional<std::uint64_t> checkedElementCount(const std::vector<std::size_t> &dims, std::size_t elementSize,
-                                                 std::size_t begin, std::size_t end) {
+std::optional<std::uint64_t> checkedElementCount(const std::vector<std::size_t> &dims,
+                                                 std::size_t elementSize, std::size_t begin,
+                                                 std::size_t end) {
   end = std::min(end, dims.size());
   const std::uint64_t maxElements = kMaxTensorBytes / std::max<std::size_t>(1, elementSize);
   std::uint64_t n = 1;

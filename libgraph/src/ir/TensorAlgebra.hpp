@@ -87,8 +87,9 @@ inline constexpr std::uint64_t kMaxTensorBytes = std::uint64_t(1) << 62;
 
 /// The product of `dims[begin, end)`, or nullopt when it overflows or when that
 /// many elements of `elementSize` bytes would exceed kMaxTensorBytes.
-std::optional<std::uint64_t> checkedElementCount(const std::vector<std::size_t> &dims, std::size_t elementSize,
-                                                 std::size_t begin = 0, std::size_t end = SIZE_MAX);
+std::optional<std::uint64_t> checkedElementCount(const std::vector<std::size_t> &dims,
+                                                 std::size_t elementSize, std::size_t begin = 0,
+                                                 std::size_t end = SIZE_MAX);
 
 // ---- building blocks ---------------------------------------------------------
 

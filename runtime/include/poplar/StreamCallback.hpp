@@ -46,10 +46,10 @@ public:
   /// Wraps a callable `f(void *)` as a callback whose `fetch` calls it. An empty
   /// `std::function` (or null function pointer) wraps to nothing, which
   /// `Engine::connectStreamToCallback` rejects.
-  template <class F, typename std::enable_if<std::is_constructible<std::function<void(void *)>, F>::value &&
-                                                 !std::is_same<typename std::decay<F>::type,
-                                                               StreamCallbackHandle>::value,
-                                             int>::type = 0>
+  template <class F, typename std::enable_if<
+                         std::is_constructible<std::function<void(void *)>, F>::value &&
+                             !std::is_same<typename std::decay<F>::type, StreamCallbackHandle>::value,
+                         int>::type = 0>
   StreamCallbackHandle(F &&f) {
     std::function<void(void *)> function(std::forward<F>(f));
     if (function)
