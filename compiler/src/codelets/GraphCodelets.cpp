@@ -1,0 +1,197 @@
+// Copyright (c) Aspen contributors.
+// Graph::addCodelets in every form: the one place where the front end calls the
+// codelet compiler (as Engine(graph, ...) is where the runtime calls the graph
+// compiler). Defined here, in the compiler module, so that libgraph itself never
+// reaches into compiler/. Sources are compiled through the codelet cache; .gp
+// vertex libraries are loaded; either way the vertex types are registered in
+// GraphData::vertexTypes.
+#include "poplar/Graph.hpp"
+
+#include "codelets/CodeletCache.hpp"
+#include "codelets/CodeletCompiler.hpp"
+#include "codelets/ContentHash.hpp"
+#include "codelets/GpFile.hpp"
+#include "ir/GraphData.hpp"
+#include "poplar/exceptions.hpp"
+#include "util/Log.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <ostream>
+#include <unistd.h>
+
+namespace poplar {
+
+using aspen::ir::GraphData;
+using aspen::ir::VertexTypeInfo;
+
+namespace {
+
+// ---- codelet libraries -------------------------------------------------------------
+
+using aspen::codelets::extensionOf;
+using aspen::codelets::languageOf;
+using aspen::codelets::SourceLanguage;
+
+CodeletFileType fileTypeFromExtension(const std::string &path) {
+  const std::string ext = extensionOf(path);
+  if (ext == ".gp" || ext == ".o")
+    return CodeletFileType::Object;
+  switch (languageOf(path)) {
+  case SourceLanguage::Cpp:
+    return CodeletFileType::CppSource;
+  case SourceLanguage::C:
+    return CodeletFileType::CSource;
+  case SourceLanguage::Assembly:
+    return ext == ".S" ? CodeletFileType::PreprocessedAsmSource : CodeletFileType::AsmSource;
+  case SourceLanguage::Unknown:
+    break;
+  }
+  if (ext == ".ll" || ext == ".bc")
+    return CodeletFileType::IrSource;
+  throw graph_object_creation_error("Cannot add codelets from '" + path +
+                                    "': unknown file type (expected .cpp, .cc, .cxx, .c or .gp)");
+}
+
+/// Records a vertex library and its vertex types. False if it was already added.
+bool registerLibrary(GraphData &data, const std::string &contentHash, const std::string &path,
+                     const std::string &origin, const aspen::codelets::LibraryMetadata &metadata) {
+  for (const auto &lib : data.codeletLibraries)
+    if (lib.contentHash == contentHash)
+      return false;
+  const auto libraryIndex = static_cast<std::uint32_t>(data.codeletLibraries.size());
+  data.codeletLibraries.push_back(aspen::ir::CodeletLibrary{contentHash, path, origin});
+  for (const VertexTypeInfo &type : metadata.vertexTypes) {
+    auto it = data.vertexTypeByName.find(type.name);
+    if (it != data.vertexTypeByName.end()) {
+      const std::string &previous = data.codeletLibraries[data.vertexTypes[it->second].library].origin;
+      ASPEN_LOG(Warn, "vertex type '" << type.name << "' from '" << origin << "' is already defined by '"
+                                      << previous << "'; keeping the first definition");
+      continue;
+    }
+    VertexTypeInfo added = type;
+    added.library = libraryIndex;
+    data.vertexTypeByName.emplace(added.name, static_cast<std::uint32_t>(data.vertexTypes.size()));
+    data.vertexTypes.push_back(std::move(added));
+  }
+  ASPEN_LOG(Debug,
+            "added codelets from '" << origin << "': " << metadata.vertexTypes.size() << " vertex types");
+  return true;
+}
+
+bool addGpFile(GraphData &data, const std::string &file) {
+  // Recorded as an absolute path: the graph compiler reads the library later.
+  std::string path = file;
+  if (!path.empty() && path[0] != '/') {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd))
+      path = std::string(cwd) + "/" + path;
+  }
+  const std::vector<std::uint8_t> bytes = aspen::codelets::readBinaryFile(path);
+  const std::string hash = aspen::codelets::contentHash(bytes.data(), bytes.size());
+  for (const auto &lib : data.codeletLibraries)
+    if (lib.contentHash == hash)
+      return false;
+  const auto gp = aspen::codelets::decodeGp(bytes.data(), bytes.size(), file);
+  return registerLibrary(data, hash, path, file, gp.metadata);
+}
+
+bool addCompiled(GraphData &data, const std::vector<std::string> &sources, StringRef flags,
+                 std::ostream *output, const std::vector<std::string> &displayNames) {
+  const auto parsed = aspen::codelets::parseCodeletFlags(std::string_view(flags.data(), flags.size()));
+  const auto compiled = aspen::codelets::compileCodelets(sources, parsed, output, displayNames);
+  return registerLibrary(data, compiled.contentHash, compiled.gpPath,
+                         displayNames.empty() ? sources.front() : displayNames.front(), compiled.metadata);
+}
+
+/// Writes codelet source text into the cache (by content) and returns its path.
+std::string storeSourceText(const std::string &text, const char *extension) {
+  const std::string dir = aspen::codelets::codeletCacheDir() + "/src";
+  const std::string path = dir + "/" + aspen::codelets::contentHash(text.data(), text.size()) + extension;
+  if (!aspen::codelets::makeDirectories(dir) ||
+      !aspen::codelets::writeFileAtomic(path, text.data(), text.size()))
+    throw graph_object_creation_error("Cannot write codelet source to the cache ('" + path + "')");
+  return path;
+}
+
+bool addCodeletsImpl(GraphData &data, const std::string &src, CodeletFileType type, StringRef flags,
+                     std::ostream *output) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(src, ec))
+    throw graph_object_creation_error("Cannot add codelets from '" + src + "': it is a directory");
+  const CodeletFileType actual = type == CodeletFileType::Auto ? fileTypeFromExtension(src) : type;
+  switch (actual) {
+  case CodeletFileType::Object:
+    return addGpFile(data, src);
+  case CodeletFileType::CppSource:
+  case CodeletFileType::CSource: {
+    const bool cpp = actual == CodeletFileType::CppSource;
+    const std::string wanted = cpp ? ".cpp" : ".c";
+    const bool extensionFits = languageOf(src) == (cpp ? SourceLanguage::Cpp : SourceLanguage::C);
+    if (type == CodeletFileType::Auto || extensionFits)
+      return addCompiled(data, {src}, flags, output, {src});
+    // An explicit type for a file named otherwise: compile a copy with the right extension.
+    auto text = aspen::codelets::readFileIfExists(src);
+    if (!text)
+      throw graph_object_creation_error("Cannot read codelet source '" + src + "'");
+    const std::string copy = storeSourceText(std::string(text->begin(), text->end()), wanted.c_str());
+    return addCompiled(data, {copy}, flags, output, {src});
+  }
+  default:
+    throw graph_object_creation_error(
+        "Cannot add codelets from '" + src +
+        "': assembly and IR codelets are IPU machine code; the simulated IPU runs "
+        "C and C++ codelets (.cpp, .c) and vertex libraries (.gp)");
+  }
+}
+
+} // namespace
+
+// ---- codelets ----------------------------------------------------------------------
+
+bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags, StringRef targetName) {
+  getTarget();
+  if (!targetName.empty())
+    ASPEN_LOG(Debug, "addCodelets: target '" << targetName << "' ignored; codelets run on the host");
+  return addCodeletsImpl(*data_, src.str(), type, compileFlags, nullptr);
+}
+
+bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags,
+                        std::ostream &compileOutput, StringRef targetName) {
+  getTarget();
+  (void)targetName;
+  return addCodeletsImpl(*data_, src.str(), type, compileFlags, &compileOutput);
+}
+
+void Graph::addCodelets(ArrayRef<std::string> srcs, StringRef compileFlags) {
+  getTarget();
+  for (const std::string &src : srcs)
+    addCodeletsImpl(*data_, src, CodeletFileType::Auto, compileFlags, nullptr);
+}
+
+namespace {
+/// Both stream forms: the source is stored in the cache by content, then compiled.
+void addStreamCodelets(GraphData &data, std::stringstream &stream, StringRef compileFlags,
+                       std::ostream *output, CodeletFileType type) {
+  if (type != CodeletFileType::CppSource && type != CodeletFileType::CSource && type != CodeletFileType::Auto)
+    throw graph_object_creation_error(
+        "addCodelets(stringstream): only C and C++ source can be compiled from a stream");
+  const std::string path = storeSourceText(stream.str(), type == CodeletFileType::CSource ? ".c" : ".cpp");
+  addCompiled(data, {path}, compileFlags, output, {"<stringstream>"});
+}
+} // namespace
+
+void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, CodeletFileType type, StringRef) {
+  getTarget();
+  addStreamCodelets(*data_, stream, compileFlags, nullptr, type);
+}
+
+void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, std::ostream &compileOutput,
+                        CodeletFileType type, StringRef) {
+  getTarget();
+  addStreamCodelets(*data_, stream, compileFlags, &compileOutput, type);
+}
+
+} // namespace poplar
