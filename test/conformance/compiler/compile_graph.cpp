@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <string>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -214,6 +215,22 @@ TEST_CASE("Executable: loaded in a fresh process", "[.load-only]") {
 TEST_CASE("compileGraph: the compile cache hits with the option and misses when the graph changes",
           "[conformance][compiler]") {
   TempDir dir;
+  // Point the cache at a scratch directory for this case only, and put the
+  // suite's own setting back afterwards (even when a check throws).
+  struct RestoreCacheDir {
+    bool had;
+    std::string value;
+    RestoreCacheDir() : had(std::getenv("ASPEN_CACHE_DIR") != nullptr) {
+      if (had)
+        value = std::getenv("ASPEN_CACHE_DIR");
+    }
+    ~RestoreCacheDir() {
+      if (had)
+        ::setenv("ASPEN_CACHE_DIR", value.c_str(), 1);
+      else
+        ::unsetenv("ASPEN_CACHE_DIR");
+    }
+  } restore;
   ::setenv("ASPEN_CACHE_DIR", dir.path.c_str(), 1);
   Device device = makeDevice();
   TestProgram t(device.getTarget());
@@ -239,7 +256,6 @@ TEST_CASE("compileGraph: the compile cache hits with the option and misses when 
   for (const auto &e : fs::directory_iterator(fs::path(dir.path) / "executables"))
     entries += e.path().extension() == ".aspenexe";
   CHECK(entries == 2);
-  ::unsetenv("ASPEN_CACHE_DIR");
 }
 
 TEST_CASE("compileGraph: registered perf estimators price vertices through the introspector",
