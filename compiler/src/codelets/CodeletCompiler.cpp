@@ -10,6 +10,7 @@
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <ostream>
 #include <set>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace aspen::codelets {
@@ -332,35 +334,67 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     units.push_back(unitPath);
   }
 
-  // C sources become objects first (the C++ language level does not apply to them);
-  // then one host-compiler run builds the shared object from the units and objects.
-  std::string output;
-  int status = 0;
-  std::vector<std::string> objects;
-  for (const std::string &source : sources) {
-    if (languageOf(source) != SourceLanguage::C || status != 0)
-      continue;
-    const std::string object = workDir + "/c" + std::to_string(objects.size()) + ".o";
+  // Every source becomes an object in its own host-compiler run, several at once
+  // (a library such as popops.gp has many sources, and one g++ run would compile
+  // them one after another); C sources without the C++ language level. Then one
+  // link builds the shared object.
+  struct ObjectJob {
+    std::string command;
+    std::string object;
+    std::string output;
+    int status = 0;
+  };
+  std::vector<ObjectJob> jobs;
+  auto compileCommand = [&](const std::string &input, const std::string &object, bool isC) {
     std::string command = cxx;
     for (const std::string &a : args)
-      if (a.rfind("-std=", 0) != 0 && a != "-shared")
+      if (a != "-shared" && !(isC && a.rfind("-std=", 0) == 0))
         command += " " + shellQuote(a);
-    command += " -c -x c " + shellQuote(source) + " -o " + shellQuote(object);
-    ASPEN_LOG(Debug, "codelet compile: " << command);
-    status = runCommand(command, output);
-    objects.push_back(object);
+    command += isC ? " -c -x c " : " -c ";
+    return command + shellQuote(input) + " -o " + shellQuote(object);
+  };
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    const std::string object = workDir + "/unit" + std::to_string(u) + ".o";
+    jobs.push_back({compileCommand(units[u], object, false), object, "", 0});
+  }
+  for (const std::string &source : sources)
+    if (languageOf(source) == SourceLanguage::C) {
+      const std::string object = workDir + "/c" + std::to_string(jobs.size()) + ".o";
+      jobs.push_back({compileCommand(source, object, true), object, "", 0});
+    }
+  {
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t numThreads = std::min<std::size_t>(hardware, jobs.size());
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+        ASPEN_LOG(Debug, "codelet compile: " << jobs[i].command);
+        jobs[i].status = runCommand(jobs[i].command, jobs[i].output);
+      }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t t = 1; t < numThreads; ++t)
+      threads.emplace_back(work);
+    work();
+    for (std::thread &t : threads)
+      t.join();
+  }
+  std::string output;
+  int status = 0;
+  for (const ObjectJob &job : jobs) {
+    output += job.output;
+    if (status == 0)
+      status = job.status;
   }
   const std::string soPath = workDir + "/codelets.so";
   if (status == 0) {
     std::string command = cxx;
     for (const std::string &a : args)
       command += " " + shellQuote(a);
-    for (const std::string &unit : units)
-      command += " " + shellQuote(unit);
-    for (const std::string &object : objects)
-      command += " " + shellQuote(object);
+    for (const ObjectJob &job : jobs)
+      command += " " + shellQuote(job.object);
     command += " -o " + shellQuote(soPath);
-    ASPEN_LOG(Debug, "codelet compile: " << command);
+    ASPEN_LOG(Debug, "codelet link: " << command);
     status = runCommand(command, output);
   }
   const std::string diagnostics = cleanDiagnostics(output, workDir);
