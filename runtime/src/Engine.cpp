@@ -67,6 +67,8 @@ void EngineImpl::writeAutoReport() {
 }
 
 void EngineImpl::load(const ir::TargetData &deviceTarget) {
+  if (running_)
+    throw poplar::system_runtime_error("Engine::load called while the engine is running a program");
   const exe::ExecutableData &x = exe();
   if (!targetsMatch(x.target, deviceTarget))
     throw poplar::system_runtime_error("Cannot load the executable: it was compiled for " +

@@ -114,6 +114,11 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     p.chunks = makeChunks(tileWork, inlineComputeWork);
     p.exchangeIn = analyse(cs.exchangeIn);
     p.exchangeOut = analyse(cs.exchangeOut);
+    // A plan that reads what it writes needs every read before any write, so
+    // it cannot be split per tile (exchange-in never does; this is a guard).
+    p.fused = cs.fuseExchangeIn && !cs.exchangeIn.empty() && !p.exchangeIn.snapshot;
+    if (p.fused)
+      prepareFused(cs, tileWork, p);
   }
   for (const exe::CopyPlan &plan : exe_.copies)
     copyPlans_.push_back(analyse(plan));
@@ -144,6 +149,40 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     cycleStreamSlot_[s] = it->second;
   }
   cycleCountStart_.assign(slots.size(), 0);
+}
+
+void Executor::prepareFused(const exe::ComputeStep &cs, const std::vector<std::uint64_t> &computeWork,
+                            PreparedComputeStep &p) const {
+  const exe::CopyPlan &in = cs.exchangeIn;
+  std::vector<std::uint64_t> work;
+  std::uint64_t totalCompute = 0, totalBytes = 0;
+  std::size_t i = 0, k = 0;
+  while (i < in.tiles.size() || k < cs.tiles.size()) {
+    const std::uint32_t tile =
+        std::min(i < in.tiles.size() ? in.tiles[i] : noTile, k < cs.tiles.size() ? cs.tiles[k] : noTile);
+    FusedTile f{noTile, noTile};
+    std::uint64_t w = 0;
+    if (i < in.tiles.size() && in.tiles[i] == tile) {
+      f.exchangeIn = static_cast<std::uint32_t>(i);
+      std::uint64_t bytes = 0;
+      for (std::uint32_t r = in.tileBegin[i]; r < in.tileBegin[i + 1]; ++r)
+        bytes += in.runs[r].bytes + 64; // as analyse() weighs a run
+      totalBytes += bytes;
+      w += bytes;
+      ++i;
+    }
+    if (k < cs.tiles.size() && cs.tiles[k] == tile) {
+      f.compute = static_cast<std::uint32_t>(k);
+      totalCompute += computeWork[k];
+      w += computeWork[k];
+      ++k;
+    }
+    p.fusedTiles.push_back(f);
+    work.push_back(w);
+  }
+  // Inline only when both phases would have run inline on their own.
+  const bool small = totalCompute < inlineComputeWork && totalBytes < inlineExchangeBytes;
+  p.fusedChunks = makeChunks(work, small ? std::numeric_limits<std::uint64_t>::max() : 0);
 }
 
 Executor::PlanInfo Executor::analyse(const exe::CopyPlan &plan) const {
@@ -397,7 +436,8 @@ void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles, CycleCateg
 void Executor::execute(const exe::Step &step) {
   const exe::ComputeStep &cs = exe_.computeSteps[step.a];
   const PreparedComputeStep &p = prepared_[step.a];
-  runCopyPlan(cs.exchangeIn, p.exchangeIn);
+  if (!p.fused)
+    runCopyPlan(cs.exchangeIn, p.exchangeIn);
 
   // The lowest failing vertex index, so that the error does not depend on
   // which thread saw a failure first. A tile stops at its first failure.
@@ -405,23 +445,42 @@ void Executor::execute(const exe::Step &step) {
   std::atomic<std::size_t> firstFailure{none};
   const PreparedVertex *vertices = p.vertices.data();
   const std::uint32_t *tileBegin = cs.tileBegin.data();
-  auto runTiles = [&](std::size_t kBegin, std::size_t kEnd) {
-    for (std::size_t k = kBegin; k < kEnd; ++k) {
-      for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
-        const PreparedVertex &v = vertices[i];
-        int ok = 1;
-        for (std::uint32_t w = 0; w < v.workers; ++w)
-          ok &= v.compute(v.object, w);
-        if (!ok) {
-          std::size_t seen = firstFailure.load(std::memory_order_relaxed);
-          while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-          }
-          break;
+  auto runTile = [&](std::size_t k) {
+    for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
+      const PreparedVertex &v = vertices[i];
+      int ok = 1;
+      for (std::uint32_t w = 0; w < v.workers; ++w)
+        ok &= v.compute(v.object, w);
+      if (!ok) {
+        std::size_t seen = firstFailure.load(std::memory_order_relaxed);
+        while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
         }
+        break;
       }
     }
   };
-  runChunks(p.chunks, cs.tiles.size(), runTiles);
+  if (p.fused) {
+    // Each tile's inputs arrive just before its vertices use them (still in cache).
+    const exe::CopyRun *runs = cs.exchangeIn.runs.data();
+    const std::uint32_t *runBegin = cs.exchangeIn.tileBegin.data();
+    const FusedTile *fusedTiles = p.fusedTiles.data();
+    TileMemory &memory = memory_;
+    runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
+      for (std::size_t j = jBegin; j < jEnd; ++j) {
+        const FusedTile &f = fusedTiles[j];
+        if (f.exchangeIn != noTile)
+          for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
+            std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
+        if (f.compute != noTile)
+          runTile(f.compute);
+      }
+    });
+  } else {
+    runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
+      for (std::size_t k = kBegin; k < kEnd; ++k)
+        runTile(k);
+    });
+  }
 
   const std::size_t failed = firstFailure.load();
   if (step.scalar.type != poplar::Type::Id::Invalid) {

@@ -61,6 +61,11 @@ public:
   /// parallel chunks (for tests and benchmarks).
   const TileChunks &computeChunks(unsigned c) const { return prepared_[c].chunks; }
   const TileChunks &exchangeOutChunks(unsigned c) const { return prepared_[c].exchangeOut.chunks; }
+  /// Whether compute step `c` runs each tile's exchange-in right before that
+  /// tile's vertices (exe::ComputeStep::fuseExchangeIn), and how those tiles
+  /// are chunked.
+  bool fusesExchangeIn(unsigned c) const { return prepared_[c].fused; }
+  const TileChunks &fusedChunks(unsigned c) const { return prepared_[c].fusedChunks; }
 
   /// The simulated cycle counter: estimated cycles executed since load.
   std::uint64_t cycles() const { return cycles_; }
@@ -90,10 +95,20 @@ private:
     bool snapshot = false;
     std::vector<std::uint64_t> tileStagingOffset; // snapshot: per destination tile, size tiles + 1
   };
+  /// A tile of a fused step: its index in exchangeIn.tiles and in the step's
+  /// tiles (`noTile` where it has no incoming runs or no vertices).
+  struct FusedTile {
+    std::uint32_t exchangeIn;
+    std::uint32_t compute;
+  };
+  static constexpr std::uint32_t noTile = ~0u;
   struct PreparedComputeStep {
     std::vector<PreparedVertex> vertices; // the executable's order (tile-major)
     TileChunks chunks;
     PlanInfo exchangeIn, exchangeOut;
+    bool fused = false;
+    std::vector<FusedTile> fusedTiles; // ascending tile: the union of exchange-in and compute tiles
+    TileChunks fusedChunks;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCycles;    // (vertex type, summed estimate)
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeInstances; // (vertex type, count)
   };
@@ -102,6 +117,8 @@ private:
 
   void prepare(const std::vector<VertexCode> &vertexCode);
   PlanInfo analyse(const exe::CopyPlan &plan) const;
+  void prepareFused(const exe::ComputeStep &cs, const std::vector<std::uint64_t> &computeWork,
+                    PreparedComputeStep &p) const;
   /// Cuts tiles with the given work into chunks, or one chunk when the total is
   /// too small to repay a parallel loop.
   TileChunks makeChunks(const std::vector<std::uint64_t> &tileWork, std::uint64_t inlineBelow) const;

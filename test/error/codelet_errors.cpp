@@ -3,6 +3,7 @@
 // poplar_error of the right kind whose message names the file, vertex type,
 // field and tensor at fault.
 #include "CodeletTestSupport.hpp"
+#include "ErrorCheck.hpp"
 
 #include "codelets/CodeletCompiler.hpp"
 #include "poplar/Graph.hpp"
@@ -18,28 +19,11 @@
 #include <unistd.h>
 
 using namespace poplar;
+using aspen::test::requireError;
 using codelet_test::corpusFile;
 using codelet_test::corpusFlags;
 
 namespace {
-
-template <class E>
-void requireError(const std::function<void()> &f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-  } catch (const E &e) {
-    const std::string what = e.what();
-    for (const std::string &p : parts) {
-      INFO("message: " << what);
-      INFO("expected to contain: " << p);
-      CHECK(what.find(p) != std::string::npos);
-    }
-    return;
-  } catch (const std::exception &e) {
-    FAIL("wrong exception type: " << e.what());
-  }
-  FAIL("no exception thrown");
-}
 
 Target smallTarget() {
   return Target::createIPUTarget(1, 4, "ipu2");

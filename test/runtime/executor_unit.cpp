@@ -765,3 +765,123 @@ TEST_CASE("Results do not depend on the number of host threads", "[runtime][thre
   for (unsigned t = 0; t < tiles; ++t)
     REQUIRE(std::memcmp(one.data() + 4 * floats * t, host[t].data(), 4 * floats) == 0);
 }
+
+TEST_CASE("A fused compute set exchanges in and computes tile by tile with unchanged results",
+          "[runtime][execute][threads]") {
+  // 64 tiles. Tile t copies tile t+1's 256 floats at 0 into a buffer at 2048,
+  // 40 vertices scale overlapping windows of the buffer in order, and exchange-out
+  // writes the buffer back to t's data at 0; 10 times. Tiles t % 5 == 0 receive
+  // nothing and scale a local region at 6144 instead; tiles t % 7 == 3 receive
+  // but have no vertices. No vertex writes data that exchange-in reads.
+  constexpr unsigned tiles = 64, floats = 256, vertices = 40, iterations = 10;
+  auto receives = [](unsigned t) { return t % 5 != 0; };
+  auto computes = [](unsigned t) { return t % 7 != 3; };
+  auto factor = [](unsigned v) { return 1.0f + 0.01f * float(v); };
+  auto initial = [](unsigned t, unsigned i) { return float(t) + 0.25f * float(i); };
+  auto build = [&](bool fuse) {
+    exe::ExecutableData e = smallExecutable(tiles, 8192);
+    addTestVertexTypes(e);
+    exe::ComputeStep cs;
+    cs.name = "fused";
+    std::vector<exe::CopyRun> in, out;
+    for (std::uint32_t t = 0; t < tiles; ++t) {
+      std::vector<float> data(floats);
+      for (unsigned i = 0; i < floats; ++i)
+        data[i] = initial(t, i);
+      e.blobs.push_back({{t, 0}, bytesOf(data)});
+      e.blobs.push_back({{t, 6144}, bytesOf(data)});
+      const std::uint32_t work = receives(t) ? 2048 : 6144;
+      if (receives(t)) {
+        in.push_back({{(t + 1) % tiles, 0}, {t, 2048}, 4 * floats});
+        out.push_back({{t, 2048}, {t, 0}, 4 * floats});
+      }
+      if (computes(t))
+        for (std::uint32_t v = 0; v < vertices; ++v)
+          addPointerVertex(e, cs, kScale, t, 4096 + 16 * v, {t, work + 4 * (v % 48)},
+                           scaleFields(16, factor(v)));
+    }
+    finish(cs);
+    cs.exchangeIn = plan(in);
+    cs.exchangeOut = plan(out);
+    cs.fuseExchangeIn = fuse;
+    e.computeSteps.push_back(cs);
+    e.numCounters = 1;
+    exe::Step set = step(StepKind::SetCounter, 0);
+    set.value = iterations - 1;
+    e.programEntry = {0};
+    e.steps.push_back(set);
+    e.steps.push_back(step(StepKind::Execute, 0));
+    e.steps.push_back(step(StepKind::LoopTest, 0, 0, 4));
+    e.steps.push_back(step(StepKind::Jump, 0, 0, 1));
+    e.steps.push_back(step(StepKind::End));
+    return e;
+  };
+  auto runWith = [&](bool fuse, std::size_t threads) {
+    std::unique_ptr<tbb::global_control> limit;
+    if (threads)
+      limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
+    Machine m(build(fuse));
+    REQUIRE(m.executor->fusesExchangeIn(0) == fuse);
+    if (fuse && !threads && tbb::this_task_arena::max_concurrency() > 1)
+      REQUIRE(m.executor->fusedChunks(0).parallel());
+    m.run();
+    std::vector<std::uint8_t> bytes;
+    for (std::uint32_t t = 0; t < tiles; ++t) {
+      bytes.insert(bytes.end(), m.memory.at(t, 0), m.memory.at(t, 4 * floats));
+      bytes.insert(bytes.end(), m.memory.at(t, 6144), m.memory.at(t, 6144 + 4 * floats));
+    }
+    return bytes;
+  };
+  const std::vector<std::uint8_t> fusedOne = runWith(true, 1);
+  const std::vector<std::uint8_t> fusedAll = runWith(true, 0);
+  REQUIRE(fusedOne == fusedAll);
+  REQUIRE(runWith(false, 0) == fusedAll);
+
+  // The host loop: all exchange-in, all compute, all exchange-out.
+  std::vector<std::vector<float>> data(tiles, std::vector<float>(floats)), local = data, buffer = data;
+  for (unsigned t = 0; t < tiles; ++t)
+    for (unsigned i = 0; i < floats; ++i)
+      data[t][i] = local[t][i] = initial(t, i);
+  for (unsigned iter = 0; iter < iterations; ++iter) {
+    for (unsigned t = 0; t < tiles; ++t)
+      if (receives(t))
+        buffer[t] = data[(t + 1) % tiles];
+    for (unsigned t = 0; t < tiles; ++t) {
+      std::vector<float> &work = receives(t) ? buffer[t] : local[t];
+      if (computes(t))
+        for (unsigned v = 0; v < vertices; ++v)
+          for (unsigned i = 0; i < 16; ++i)
+            work[v % 48 + i] *= factor(v);
+    }
+    for (unsigned t = 0; t < tiles; ++t)
+      if (receives(t))
+        data[t] = buffer[t];
+  }
+  for (unsigned t = 0; t < tiles; ++t) {
+    REQUIRE(std::memcmp(fusedAll.data() + 8 * floats * t, data[t].data(), 4 * floats) == 0);
+    REQUIRE(std::memcmp(fusedAll.data() + 8 * floats * t + 4 * floats, local[t].data(), 4 * floats) == 0);
+  }
+}
+
+TEST_CASE("An unfused compute set copies every tile's inputs before any vertex runs", "[runtime][execute]") {
+  // Tile 0's vertex doubles its data in place; tile 1's exchange-in reads that
+  // data. Not marked fusable, tile 1 must receive the value from before the step.
+  exe::ExecutableData e = smallExecutable();
+  addTestVertexTypes(e);
+  e.blobs.push_back({{0, 0}, bytesOf(std::vector<float>{3.0f})});
+  exe::ComputeStep cs;
+  cs.name = "hazard";
+  addPointerVertex(e, cs, kScale, 0, 64, {0, 0}, scaleFields(1, 2.0f));
+  addPointerVertex(e, cs, kScale, 1, 64, {1, 512}, scaleFields(1, 10.0f));
+  finish(cs);
+  cs.exchangeIn = plan({{{0, 0}, {1, 512}, 4}});
+  e.computeSteps.push_back(cs);
+  e.steps.push_back(step(StepKind::Execute, 0));
+  endProgram(e);
+  e.programEntry = {0};
+  Machine m(e);
+  REQUIRE_FALSE(m.executor->fusesExchangeIn(0));
+  m.run();
+  REQUIRE(m.read<float>(0, 0) == 6.0f);
+  REQUIRE(m.read<float>(1, 512) == 30.0f);
+}

@@ -64,6 +64,11 @@ struct ComputeStep {
   CopyPlan exchangeOut;
   std::uint64_t computeCycles = 0;      // max over tiles
   std::uint64_t totalVertexCycles = 0;  // sum, for per-type reports
+  /// Each tile may run its exchange-in runs right before its own vertices
+  /// (one pass per tile, data still in cache) instead of all exchange-in
+  /// before any vertex: set when no vertex writes in place a variable that
+  /// exchange-in reads, so no tile's vertices can change another tile's input.
+  bool fuseExchangeIn = false;
 };
 
 enum class StepKind : std::uint8_t {

@@ -262,7 +262,8 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
                                         })},
                    {"exchangeOut", planToJson(c.exchangeOut, w)},
                    {"computeCycles", c.computeCycles},
-                   {"totalVertexCycles", c.totalVertexCycles}});
+                   {"totalVertexCycles", c.totalVertexCycles},
+                   {"fuseExchangeIn", c.fuseExchangeIn}});
   }
   m["computeSteps"] = std::move(css);
   json copies = json::array();
@@ -378,6 +379,7 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
     cs.exchangeOut = planFromJson(c.at("exchangeOut"), r);
     c.at("computeCycles").get_to(cs.computeCycles);
     c.at("totalVertexCycles").get_to(cs.totalVertexCycles);
+    c.at("fuseExchangeIn").get_to(cs.fuseExchangeIn);
     x.computeSteps.push_back(std::move(cs));
   }
   for (const json &p : m.at("copies"))

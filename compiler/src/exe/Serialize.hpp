@@ -13,7 +13,7 @@
 namespace aspen::exe {
 
 /// The format this Aspen writes and the only one it reads.
-inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint32_t kFormatVersion = 2;
 /// Bytes of the fixed header that precedes the payload.
 inline constexpr std::size_t kHeaderBytes = 48;
 

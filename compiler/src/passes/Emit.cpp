@@ -166,6 +166,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
     cs.exchangeIn.cycles = est.exchangeInCycles[c];
     cs.exchangeOut = makeCopyPlan(at.runs(pcs.exchangeOut));
     cs.exchangeOut.cycles = est.exchangeOutCycles[c];
+    cs.fuseExchangeIn = pcs.fuseExchangeIn;
     cs.vertices.resize(pcs.vertices.size());
     for (std::size_t i = 0; i < pcs.vertices.size(); ++i) {
       const PlannedVertex &pv = pcs.vertices[i];

@@ -197,6 +197,7 @@ struct ChunkPlan {
   std::vector<PlannedVertex> vertices;
   std::vector<std::uint32_t> reads;
   std::vector<WriteRange> writes;
+  std::vector<std::uint32_t> directWrites; // variables a vertex writes in place (not via an edge buffer)
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pieceAlign; // (piece, alignment needed)
 };
 
@@ -334,6 +335,11 @@ private:
         runs_[0].loc.offset % align == 0) {
       const std::uint32_t piece = runs_[0].loc.object;
       out_.pieceAlign.push_back({piece, align});
+      if (writes)
+        forEachByteRun(view, [&](std::uint32_t var, std::uint64_t, std::uint64_t) {
+          out_.directWrites.push_back(var);
+          return true;
+        });
       return runs_[0].loc;
     }
     const std::uint32_t buffer = newObject(bytes, align, tile, v, MemCategory::EdgeBuffer);
@@ -465,6 +471,7 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
   plan.computeSets.resize(executed.size());
   std::vector<std::vector<std::uint32_t>> csReads(executed.size());
   std::vector<std::vector<WriteRange>> csWrites(executed.size());
+  std::vector<std::vector<std::uint32_t>> csDirectWrites(executed.size());
   {
     Offsets total{plan.objects.size(), 0, 0, 0, 0, 0, 0, 0, 0};
     std::vector<Offsets> perCs(executed.size(), Offsets{0, 0, 0, 0, 0, 0, 0, 0, 0});
@@ -533,9 +540,16 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
     std::copy(c.reads.begin(), c.reads.end(), csReads[items[k].plannedCs].begin() + o.reads);
     std::copy(c.writes.begin(), c.writes.end(), csWrites[items[k].plannedCs].begin() + o.writes);
     auto align = std::move(c.pieceAlign);
+    auto direct = std::move(c.directWrites);
     c = ChunkPlan{};
     c.pieceAlign = std::move(align);
+    c.directWrites = std::move(direct);
   });
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    auto &direct = chunks[k].directWrites;
+    csDirectWrites[items[k].plannedCs].insert(csDirectWrites[items[k].plannedCs].end(), direct.begin(),
+                                              direct.end());
+  }
   for (const ChunkPlan &c : chunks)
     for (auto [piece, align] : c.pieceAlign)
       plan.objects[piece].align = std::max(plan.objects[piece].align, align);
@@ -546,6 +560,16 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
     std::stable_sort(pcs.vertices.begin(), pcs.vertices.end(),
                      [](const PlannedVertex &a, const PlannedVertex &b) { return a.tile < b.tile; });
     pcs.accesses = summariseAccesses(g, csReads[i], csWrites[i], executed.size() == 1);
+    // Tile-by-tile exchange-in is safe unless a vertex may overwrite, in place,
+    // a variable some other tile's exchange-in still has to read.
+    std::vector<std::uint32_t> &direct = csDirectWrites[i];
+    std::sort(direct.begin(), direct.end());
+    direct.erase(std::unique(direct.begin(), direct.end()), direct.end());
+    pcs.fuseExchangeIn = std::none_of(pcs.exchangeIn.begin(), pcs.exchangeIn.end(), [&](const SymCopyRun &r) {
+      ASPEN_ASSERT(r.src.object < numPieces, "exchange-in reads variable pieces");
+      return std::binary_search(direct.begin(), direct.end(), plan.objects[r.src.object].owner);
+    });
+    direct = {};
     csReads[i] = {};
     csWrites[i] = {};
   });

@@ -129,6 +129,7 @@ struct PlannedComputeSet {
   std::vector<PlannedVertex> vertices; // ascending tile, then vertex id
   std::vector<SymCopyRun> exchangeOut;
   std::vector<VarAccess> accesses;
+  bool fuseExchangeIn = false; // see exe::ComputeStep::fuseExchangeIn
 };
 
 struct PlannedCopy {

@@ -454,8 +454,8 @@ private:
   }
   /// The runtime reads control values (predicates, switch controls, failure
   /// flags, remote-buffer offsets) at one address, so each element must lie in
-  /// one variable on one tile. Only a `reinterpret` to a wider type can split
-  /// an element; such a tensor is reported.
+  /// one variable on one tile. A `reinterpret` to a wider type of elements
+  /// mapped to different tiles splits one; such a tensor is reported.
   bool elementsInOnePlace(const poplar::Tensor &t, const std::string &what) {
     const ir::TensorView &view = t.getImpl();
     const std::uint64_t elementBytes = view.elementType.size();
@@ -477,10 +477,8 @@ private:
       return !split;
     });
     if (split)
-      problem(
-          what + ": an element of tensor " + t.shortString() +
-          " is split between tiles or variables (a reinterpret to a wider type); the value must lie in one "
-          "place");
+      problem(what + ": an element of tensor " + t.shortString() +
+              " is split between tiles (a reinterpret to a wider type); the value must lie on one tile");
     return !split;
   }
   void notConstant(const poplar::Tensor &t, const std::string &what) {

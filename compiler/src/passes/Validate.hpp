@@ -14,7 +14,7 @@ namespace aspen::compiler {
 /// vertices of one compute set write one element, no output writes a constant
 /// or an element twice, handles and streams are unique, and program nodes are
 /// well formed (scalar predicates, matching copies, known compute sets, streams
-/// and functions).
+/// and functions, tensors of this graph, control values on one tile).
 ///
 /// Throws, with every problem listed (vertex id and type, field, tensor and
 /// compute set named): `invalid_tile_mapping` when all problems are about

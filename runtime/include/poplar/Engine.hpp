@@ -72,7 +72,9 @@ public:
   /// was compiled with `debug.allowOutOfMemory` and does not fit.
   void load(const Device &device);
   /// Runs program `prog` to completion. Throws `application_runtime_error` for
-  /// Abort/AbortOnCondition or a vertex whose compute() returned false.
+  /// Abort/AbortOnCondition or a vertex whose compute() returned false, and
+  /// `system_runtime_error` when another run of this engine is in progress
+  /// (from another thread, or from a stream callback): one run at a time.
   void run(unsigned prog = 0, const std::string &debugName = "");
   /// `load(device)` then `run(0)`.
   void loadAndRun(const Device &device);

@@ -238,6 +238,44 @@ TEST_CASE("Exchange: local edges point at the variable, remote ones get a buffer
   CHECK(exe->vertexTypes.at(vi.type).name == "Add");
 }
 
+TEST_CASE("Exchange: a step fuses exchange-in with compute unless a vertex writes in place what it reads",
+          "[compiler][exchange]") {
+  SECTION("matmul-like: inputs exchanged in, outputs written in place on each tile") {
+    TestGraph tg(2);
+    auto a = tg.var(poplar::FLOAT, {2, 8}, "a", {0, 1}); // row 0 on tile 0, row 1 on tile 1
+    auto b = tg.var(poplar::FLOAT, {8}, "b", {1});
+    auto c = tg.var(poplar::FLOAT, {2}, "c", {0, 1});
+    const auto type = tg.vertexType("Dot", {test::in("a"), test::in("b"), test::out("out")});
+    const auto cs = tg.computeSet("matmul");
+    for (unsigned t = 0; t < 2; ++t)
+      tg.vertex(cs, type, t, {{"a", a[t]}, {"b", b}, {"out", c.slice(t, t + 1)}});
+    auto prog = TestGraph::exec(cs);
+    const Compiled compiled = runPasses(*tg.g, {prog.get()});
+    auto exe = emitExecutable(*tg.g, compiled.lowered, compiled.plan, compiled.liveness, compiled.allocation,
+                              compiled.cycles);
+    REQUIRE(exe->computeSteps.size() == 1);
+    CHECK(exe->computeSteps[0].exchangeIn.tiles == std::vector<std::uint32_t>{0}); // b goes to tile 0
+    CHECK(exe->computeSteps[0].fuseExchangeIn);
+  }
+  SECTION("a vertex updates in place a variable another tile's exchange-in reads") {
+    TestGraph tg(2);
+    auto x = tg.var(poplar::FLOAT, {8}, "x", {0});
+    auto y = tg.var(poplar::FLOAT, {8}, "y", {1});
+    const auto scale = tg.vertexType("Scale", {test::inout("data")});
+    const auto add = tg.vertexType("Add", {test::in("a"), test::inout("out")});
+    const auto cs = tg.computeSet("hazard");
+    tg.vertex(cs, scale, 0, {{"data", x}});        // writes x in place on tile 0
+    tg.vertex(cs, add, 1, {{"a", x}, {"out", y}}); // tile 1 receives x by exchange-in
+    auto prog = TestGraph::exec(cs);
+    const Compiled compiled = runPasses(*tg.g, {prog.get()});
+    auto exe = emitExecutable(*tg.g, compiled.lowered, compiled.plan, compiled.liveness, compiled.allocation,
+                              compiled.cycles);
+    REQUIRE(exe->computeSteps.size() == 1);
+    REQUIRE(exe->computeSteps[0].exchangeIn.runs.size() == 1);
+    CHECK_FALSE(exe->computeSteps[0].fuseExchangeIn);
+  }
+}
+
 TEST_CASE("Exchange: Copy programs are grouped by destination tile with contiguous runs merged",
           "[compiler][exchange]") {
   TestGraph tg(4);
