@@ -8,6 +8,7 @@ aspen_add_test(popops_reduce LABEL golden SOURCES golden/popops_reduce.cpp LIBS 
 aspen_add_test(popops_cast_fill LABEL golden SOURCES golden/popops_cast_fill.cpp LIBS Aspen::popops)
 aspen_add_test(popops_slice LABEL golden SOURCES golden/popops_slice.cpp LIBS Aspen::popops)
 aspen_add_test(popops_sort LABEL golden SOURCES golden/popops_sort.cpp LIBS Aspen::popops)
+aspen_add_test(popops_pad LABEL golden SOURCES golden/popops_pad.cpp LIBS Aspen::popops)
 aspen_add_test(popops_errors LABEL error SOURCES error/popops_errors.cpp LIBS Aspen::popops)
 
 # The benchmark is a plain program (no Catch2 main): built, never run by ctest.
@@ -17,9 +18,9 @@ target_link_libraries(popops_bench PRIVATE aspen_settings Aspen::popops TBB::tbb
 
 # --- poplin, popnn, poprand ----------------------------------------------------------------------
 # Golden tests against Eigen and host loops on a 4-tile model, the 1,472-tile model and a reloaded
-# executable (support/OpsTestDevice.hpp: these tests run engines several times, so they hold the
-# engine themselves); one error test per library; the matMul benchmark (plain main; built, not
-# run by ctest): build-*/test/bin/poplin_matmul_bench [n] [repeats] [threads]
+# executable (support/TestDevice.hpp; these tests run engines several times, so they take the
+# engine from TestDevice::createEngine); one error test per library; the matMul benchmark (plain
+# main; built, not run by ctest): build-*/test/bin/poplin_matmul_bench [n] [repeats] [threads]
 aspen_add_test(poplin_matmul LABEL golden SOURCES golden/poplin_matmul.cpp
   LIBS Aspen::poplin Eigen3::Eigen TIMEOUT 600)
 aspen_add_test(popnn_nonlinearity LABEL golden SOURCES golden/popnn_nonlinearity.cpp LIBS Aspen::popnn)
@@ -42,3 +43,7 @@ endif()
 # The native loops are compiled like the codelets they are compared with (popc -O3); source
 # options come after aspen_settings' -O2.
 set_source_files_properties(bench/popops_bench.cpp PROPERTIES COMPILE_OPTIONS -O3)
+
+# Hostile inputs to every libops family: rejected with a named error, or a graph that runs.
+aspen_add_test(ops_hostile_inputs LABEL error SOURCES error/ops_hostile_inputs.cpp
+  LIBS Aspen::popops Aspen::poplin Aspen::popnn Aspen::poprand)

@@ -6,6 +6,7 @@
 #include <popops/ElementWise.hpp>
 #include <popops/Encoding.hpp>
 #include <popops/Fill.hpp>
+#include <popops/Pad.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
 #include <popops/Sort.hpp>
@@ -19,26 +20,14 @@
 #include <poplar/Target.hpp>
 #include <poplar/exceptions.hpp>
 
+#include "ErrorCheck.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace poplar;
-using Catch::Matchers::Contains;
 using popops::expr::_1;
 using popops::expr::_2;
 using popops::expr::_3;
-
-// Requires `expr` to throw `Type` whose what() satisfies `matcher`.
-#define REQUIRE_ERROR(expr, Type, matcher)                                                                   \
-  do {                                                                                                       \
-    bool thrown = false;                                                                                     \
-    try {                                                                                                    \
-      expr;                                                                                                  \
-    } catch (const Type &e) {                                                                                \
-      thrown = true;                                                                                         \
-      REQUIRE_THAT(std::string(e.what()), matcher);                                                          \
-    }                                                                                                        \
-    REQUIRE(thrown);                                                                                         \
-  } while (0)
 
 namespace {
 
@@ -58,152 +47,234 @@ struct Fixture {
 TEST_CASE("element-wise operands whose shapes do not broadcast", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {2, 3}, "a"), b = f.var(FLOAT, {4}, "b");
-  REQUIRE_ERROR(popops::add(f.graph, a, b, f.prog), poputil::poplibs_error,
-                Contains("do not broadcast") && Contains("'a' {2,3} float") && Contains("'b' {4} float"));
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::add(f.graph, a, b, f.prog); },
+                                                    {"do not broadcast", "'a' {2,3} float", "'b' {4} float"});
 }
 
 TEST_CASE("element-wise operands of different types", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {4}, "a"), b = f.var(INT, {4}, "b");
-  REQUIRE_ERROR(popops::mul(f.graph, a, b, f.prog), poputil::poplibs_error,
-                Contains("MULTIPLY") && Contains("float and int"));
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::mul(f.graph, a, b, f.prog); },
+                                                    {"MULTIPLY", "float and int"});
 }
 
 TEST_CASE("an operator on a type it does not support", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(INT, {4}, "a");
-  REQUIRE_ERROR(popops::exp(f.graph, a, f.prog), poputil::poplibs_error,
-                Contains("EXPONENT") && Contains("float or half"));
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::exp(f.graph, a, f.prog); },
+                                                    {"EXPONENT", "float or half"});
 }
 
 TEST_CASE("a map expression using a placeholder with no tensor", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {4}, "a"), b = f.var(FLOAT, {4}, "b");
-  REQUIRE_ERROR(popops::map(f.graph, _1 + _3, {a, b}, f.prog), poputil::poplibs_error,
-                Contains("placeholder _3") && Contains("2 tensor"));
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::map(f.graph, _1 + _3, {a, b}, f.prog);
+      },
+      {"placeholder _3", "2 tensor"});
 }
 
 TEST_CASE("a map option that does not exist, or a bad value", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {4}, "a");
-  REQUIRE_ERROR(popops::map(f.graph, _1 * 2.0f, {a}, f.prog, "x", {{"fuseEverything", "true"}}),
-                invalid_option, Contains("fuseEverything"));
-  REQUIRE_ERROR(popops::map(f.graph, _1 * 2.0f, {a}, f.prog, "x", {{"enableGenerateCodelet", "maybe"}}),
-                invalid_option, Contains("maybe"));
+  aspen::test::requireError<invalid_option>(
+      [&] {
+        popops::map(f.graph, _1 * 2.0f, {a}, f.prog, "x", {{"fuseEverything", "true"}});
+      },
+      {"fuseEverything"});
+  aspen::test::requireError<invalid_option>(
+      [&] {
+        popops::map(f.graph, _1 * 2.0f, {a}, f.prog, "x", {{"enableGenerateCodelet", "maybe"}});
+      },
+      {"maybe"});
 }
 
 TEST_CASE("mapInPlace into a constant", "[popops][error]") {
   Fixture f;
   Tensor c = f.graph.addConstant(FLOAT, {4}, 1.0f, "c");
   f.graph.setTileMapping(c, 0);
-  REQUIRE_ERROR(popops::addInPlace(f.graph, c, 1.0f, f.prog), poputil::poplibs_error,
-                Contains("cannot be written"));
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::addInPlace(f.graph, c, 1.0f, f.prog); },
+                                                    {"cannot be written"});
 }
 
 TEST_CASE("a constant operand of a different host type", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(INT, {4}, "a");
-  REQUIRE_ERROR(popops::add(f.graph, a, 1.5f, f.prog), poputil::poplibs_error,
-                Contains("add") && Contains("int"));
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::add(f.graph, a, 1.5f, f.prog); },
+                                                    {"add", "int"});
 }
 
 TEST_CASE("cast between different shapes", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {4}, "a"), b = f.var(HALF, {5}, "b");
-  REQUIRE_ERROR(popops::cast(f.graph, a, b, "c"), poputil::poplibs_error,
-                Contains("different shapes") && Contains("{4}") && Contains("{5}"));
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::cast(f.graph, a, b, "c"); },
+                                                    {"different shapes", "{4}", "{5}"});
 }
 
 TEST_CASE("reduce over a dimension that does not exist", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {3, 4}, "a");
-  REQUIRE_ERROR(popops::reduce(f.graph, a, {2}, popops::Operation::ADD, f.prog), poputil::poplibs_error,
-                Contains("dimension 2") && Contains("'a' {3,4} float"));
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::reduce(f.graph, a, {2}, popops::Operation::ADD, f.prog); },
+      {"dimension 2", "'a' {3,4} float"});
 }
 
 TEST_CASE("reduce with an operation the type does not support", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {3, 4}, "a");
-  REQUIRE_ERROR(popops::reduce(f.graph, a, {1}, popops::Operation::LOGICAL_AND, f.prog),
-                poputil::poplibs_error, Contains("LOGICAL_AND") && Contains("float"));
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::reduce(f.graph, a, {1}, popops::Operation::LOGICAL_AND, f.prog); },
+      {"LOGICAL_AND", "float"});
 }
 
 TEST_CASE("reduce with a scale on MAX", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {3, 4}, "a"), out = f.var(FLOAT, {3}, "out");
   Tensor s = f.var(FLOAT, {}, "s");
-  REQUIRE_ERROR(popops::reduceWithOutput(f.graph, a, out, {1},
-                                         popops::ReduceParams(popops::Operation::MAX, false, s), f.prog),
-                poputil::poplibs_error, Contains("scale and update"));
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::reduceWithOutput(f.graph, a, out, {1}, popops::ReduceParams(popops::Operation::MAX, false, s),
+                                 f.prog);
+      },
+      {"scale and update"});
 }
 
 TEST_CASE("reduce option that does not exist", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {3, 4}, "a");
-  REQUIRE_ERROR(popops::reduce(f.graph, a, {1}, popops::Operation::ADD, f.prog, "r",
-                               {{"accumType.interTile", "double"}}),
-                invalid_option, Contains("double"));
+  aspen::test::requireError<invalid_option>(
+      [&] {
+        popops::reduce(f.graph, a, {1}, popops::Operation::ADD, f.prog, "r",
+                       {{"accumType.interTile", "double"}});
+      },
+      {"double"});
 }
 
 TEST_CASE("scaledAddTo with operands of different shapes", "[popops][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {4}, "a"), b = f.var(FLOAT, {5}, "b");
-  REQUIRE_ERROR(popops::scaledAddTo(f.graph, a, b, 2.0f, f.prog), poputil::poplibs_error,
-                Contains("scaledAddTo") && Contains("same shape"));
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::scaledAddTo(f.graph, a, b, 2.0f, f.prog); },
+                                                    {"scaledAddTo", "same shape"});
 }
 
 TEST_CASE("dynamicSlice larger than the dimension", "[popops][error]") {
   Fixture f;
   Tensor t = f.var(FLOAT, {4, 5}, "t"), off = f.var(UNSIGNED_INT, {1}, "off");
-  REQUIRE_ERROR(popops::dynamicSlice(f.graph, t, off, {1}, {6}, f.prog), poputil::poplibs_error,
-                Contains("slice size 6") && Contains("'t' {4,5} float"));
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::dynamicSlice(f.graph, t, off, {1}, {6}, f.prog); }, {"slice size 6", "'t' {4,5} float"});
 }
 
 TEST_CASE("multiSlice of two dimensions", "[popops][error]") {
   Fixture f;
   Tensor t = f.var(FLOAT, {4, 5}, "t"), off = f.var(UNSIGNED_INT, {3, 2}, "off");
-  REQUIRE_ERROR(popops::multiSlice(f.graph, t, off, {0, 1}, {1, 1}, f.prog, popops::SlicePlan(), {}),
-                poputil::poplibs_error, Contains("one sliced dimension"));
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::multiSlice(f.graph, t, off, {0, 1}, {1, 1}, f.prog, popops::SlicePlan(), {});
+      },
+      {"one sliced dimension"});
 }
 
 TEST_CASE("an embedding plan option that does not exist", "[popops][error]") {
   Fixture f;
-  REQUIRE_ERROR(popops::embedding::plan(f.graph, FLOAT, 10, 4, {2}, {{"usedForSlicing", "true"}}),
-                invalid_option, Contains("usedForSlicing"));
+  aspen::test::requireError<invalid_option>(
+      [&] {
+        popops::embedding::plan(f.graph, FLOAT, 10, 4, {2}, {{"usedForSlicing", "true"}});
+      },
+      {"usedForSlicing"});
 }
 
 TEST_CASE("sort along a dimension that does not exist", "[popops][error]") {
   Fixture f;
   Tensor t = f.var(FLOAT, {4, 5}, "t");
-  REQUIRE_ERROR(popops::sort(f.graph, t, 2, f.prog), poputil::poplibs_error,
-                Contains("dimension 2") && Contains("{4,5}"));
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::sort(f.graph, t, 2, f.prog); },
+                                                    {"dimension 2", "{4,5}"});
 }
 
 TEST_CASE("topK with k larger than the rows", "[popops][error]") {
   Fixture f;
   Tensor t = f.var(FLOAT, {4, 5}, "t");
-  REQUIRE_ERROR(popops::topK(f.graph, f.prog, t, {6, true, popops::SortOrder::NONE}), poputil::poplibs_error,
-                Contains("k = 6"));
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::topK(f.graph, f.prog, t, {6, true, popops::SortOrder::NONE});
+      },
+      {"k = 6"});
 }
 
 TEST_CASE("fill of a constant", "[popops][error]") {
   Fixture f;
   Tensor c = f.graph.addConstant(FLOAT, {4}, 1.0f, "c");
   f.graph.setTileMapping(c, 0);
-  REQUIRE_ERROR(popops::fill(f.graph, c, f.prog, 2.0f), poputil::poplibs_error,
-                Contains("popops::fill") && Contains("cannot be written"));
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::fill(f.graph, c, f.prog, 2.0f); },
+                                                    {"popops::fill", "cannot be written"});
 }
 
 TEST_CASE("iota into a float tensor", "[popops][error]") {
   Fixture f;
   Tensor t = f.var(FLOAT, {4}, "t");
-  REQUIRE_ERROR(popops::iota(f.graph, t, 0u, f.prog), poputil::poplibs_error,
-                Contains("iota") && Contains("unsigned int"));
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::iota(f.graph, t, 0u, f.prog); },
+                                                    {"iota", "unsigned int"});
 }
 
 TEST_CASE("poputil::broadcastToMatch with incompatible shapes", "[poputil][error]") {
   Fixture f;
   Tensor a = f.var(FLOAT, {3, 2}, "a");
-  REQUIRE_ERROR(poputil::broadcastToMatch(a, std::vector<std::size_t>{3, 4}), poputil::poplibs_error,
-                Contains("{3,2}") && Contains("{3,4}"));
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        poputil::broadcastToMatch(a, std::vector<std::size_t>{3, 4});
+      },
+      {"{3,2}", "{3,4}"});
+}
+
+TEST_CASE("multi-output map with mismatched expressions, tensors or outputs", "[popops][error]") {
+  Fixture f;
+  Tensor a = f.var(FLOAT, {4}, "a"), b = f.var(FLOAT, {4}, "b"), row = f.var(FLOAT, {3, 4}, "row");
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::mapInPlace(f.graph, {_1 + _2, _1 * _2, _1 - _2}, {a, b}, f.prog);
+      },
+      {"popops::mapInPlace", "3 expressions", "2 were given"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::mapWithOutput(f.graph, {_1 + _2, _1 * _2}, {a, b}, {f.var(FLOAT, {4}, "o")}, f.prog);
+      },
+      {"popops::mapWithOutput", "2 expressions", "got 1"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::map(f.graph, {_1 + _2, _1 * _3}, {a, b, row}, f.prog);
+      },
+      {"popops::map", "different shapes", "{4}", "{3,4}"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::mapWithOutput(f.graph, {_1 + _2, _1 * _2}, {a, b}, {a, a}, f.prog);
+      },
+      {"popops::mapWithOutput", "outputs overlap"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::map(f.graph, std::vector<popops::expr::Any>{}, {a}, f.prog); },
+      {"popops::map", "no expressions"});
+}
+
+TEST_CASE("pad with the wrong number of amounts, too much truncation or too much reflection",
+          "[popops][error]") {
+  Fixture f;
+  Tensor t = f.var(FLOAT, {4, 5}, "t");
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::pad(f.graph, t, {1}, {1}); },
+                                                    {"popops::pad", "one entry per dimension", "'t' {4,5}"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::pad(f.graph, t, {-3, 0}, {-2, 0});
+      },
+      {"popops::pad", "truncating 5", "dimension 0"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::pad(t, {0, 5}, {0, 0}, popops::padding::Type::REFLECT);
+      },
+      {"popops::pad", "reflecting 5", "dimension 1"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::pad(f.graph, t, {0, 1}, {0, 0}, f.var(HALF, {}, "v"));
+      },
+      {"popops::pad", "padding value"});
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::pad(f.graph, t, 1, 1, 2); },
+                                                    {"popops::pad", "dimension 2"});
 }

@@ -3,7 +3,8 @@
 // matMulAcc, matMulGrouped and the operand creators, in float and half,
 // against Eigen, on a 4-tile model, the 1,472-tile model and a reloaded
 // executable.
-#include "OpsTestDevice.hpp"
+#include "OpsTestUtil.hpp"
+#include "TestDevice.hpp"
 
 #include <poplin/MatMul.hpp>
 #include <poplin/codelets.hpp>
@@ -20,7 +21,8 @@
 #include <vector>
 
 using namespace poplar;
-using opstest::DeviceKind;
+using aspen::test::TestDevice;
+using aspen::test::TestTarget;
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 namespace {
@@ -32,7 +34,7 @@ RowMatrix randomMatrix(std::size_t rows, std::size_t cols, unsigned seed, const 
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   RowMatrix m(rows, cols);
   for (Eigen::Index i = 0; i < m.size(); ++i)
-    m.data()[i] = opstest::roundTo(type, target, dist(gen));
+    m.data()[i] = aspen::test::roundTo(type, target, dist(gen));
   return m;
 }
 
@@ -40,17 +42,28 @@ std::vector<float> toVector(const RowMatrix &m) {
   return std::vector<float>(m.data(), m.data() + m.size());
 }
 
-/// Every element within an absolute tolerance that grows with the inner
-/// dimension (float sums) or with the result's magnitude (half results).
-void checkClose(const std::vector<float> &actual, const RowMatrix &expected, const Type &outType,
-                std::size_t depth, const std::string &what) {
+/// `|m|`, element by element: with |A| * |B| the magnitude that rounding errors scale with.
+RowMatrix absOf(const RowMatrix &m) {
+  return m.cwiseAbs();
+}
+
+/// Every element within the rounding error the computation may make, and no more: the
+/// output's own rounding (half-ulp: 2^-11 relative for half, 2^-24 for float), float
+/// accumulation of `depth` products (a few sqrt(depth) float roundings of the magnitude
+/// |A| * |B|), and `halfRoundings` roundings of partial sums to half (each within 2^-11 of
+/// the magnitude). A product left out or counted twice exceeds this.
+void checkClose(const std::vector<float> &actual, const RowMatrix &expected, const RowMatrix &magnitude,
+                const Type &outType, std::size_t depth, unsigned halfRoundings, const std::string &what) {
   REQUIRE(actual.size() == std::size_t(expected.size()));
-  const float tolerance = outType == HALF ? 2e-3f * float(depth) : 2e-6f * float(depth) + 1e-6f;
+  const double outRounding = outType == HALF ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
+  const double perMagnitude =
+      4.0 * std::sqrt(double(depth)) * std::ldexp(1.0, -24) + halfRoundings * std::ldexp(1.0, -11);
   for (std::size_t i = 0; i < actual.size(); ++i) {
-    const float e = expected.data()[i];
-    const float allowed = tolerance + (outType == HALF ? 1e-3f * std::fabs(e) : 1e-6f * std::fabs(e));
+    const double e = expected.data()[i];
+    const double allowed = outRounding * std::fabs(e) + perMagnitude * magnitude.data()[i] + 1e-7;
     if (std::fabs(actual[i] - e) > allowed) {
-      INFO(what << ": element " << i << " is " << actual[i] << ", expected " << e);
+      INFO(what << ": element " << i << " is " << actual[i] << ", expected " << e << " (allowed error "
+                << allowed << ")");
       CHECK(std::fabs(actual[i] - e) <= allowed);
       return;
     }
@@ -79,10 +92,10 @@ TEST_CASE("poplin_matmul: matMul matches Eigen for float and half on every targe
       {24, 50, 40, HALF, HALF, false, false},  {17, 33, 9, HALF, FLOAT, true, true},
       {1, 64, 1, FLOAT, HALF, false, false},
   };
-  for (DeviceKind kind : opstest::allDeviceKinds()) {
-    DYNAMIC_SECTION("on the " << opstest::kindName(kind)) {
-      Device device = opstest::createDevice(kind);
-      Graph graph(device.getTarget());
+  for (TestTarget kind : aspen::test::allTargets()) {
+    DYNAMIC_SECTION("on the " << aspen::test::targetName(kind)) {
+      TestDevice dev(kind);
+      Graph graph(dev.getTarget());
       poplin::addCodelets(graph);
       poplin::addCodelets(graph); // a second call is harmless
       program::Sequence prog;
@@ -107,33 +120,34 @@ TEST_CASE("poplin_matmul: matMul matches Eigen for float and half on every targe
         REQUIRE(result.elementType() == tc.outType);
         graph.createHostRead("c" + std::to_string(c), result);
       }
-      auto engine = opstest::createEngine(kind, graph, {prog}, device);
+      auto engine = dev.createEngine(graph, {prog});
       for (std::size_t c = 0; c < cases.size(); ++c) {
         const Case &tc = cases[c];
         const RowMatrix aStored = tc.transposeA ? RowMatrix(as[c].transpose()) : as[c];
         const RowMatrix bStored = tc.transposeB ? RowMatrix(bs[c].transpose()) : bs[c];
-        opstest::writeFloats(*engine, "a" + std::to_string(c), tc.inType, graph.getTarget(),
-                             toVector(aStored));
-        opstest::writeFloats(*engine, "b" + std::to_string(c), tc.inType, graph.getTarget(),
-                             toVector(bStored));
+        aspen::test::writeFloats(*engine, "a" + std::to_string(c), tc.inType, graph.getTarget(),
+                                 toVector(aStored));
+        aspen::test::writeFloats(*engine, "b" + std::to_string(c), tc.inType, graph.getTarget(),
+                                 toVector(bStored));
       }
       engine->run(0);
       for (std::size_t c = 0; c < cases.size(); ++c) {
         const Case &tc = cases[c];
         const RowMatrix expected = as[c] * bs[c];
-        const auto actual =
-            opstest::readFloats(*engine, "c" + std::to_string(c), tc.outType, graph.getTarget(), tc.m * tc.n);
-        checkClose(actual, expected, tc.outType, tc.k, "case " + std::to_string(c));
+        const auto actual = aspen::test::readFloats(*engine, "c" + std::to_string(c), tc.outType,
+                                                    graph.getTarget(), tc.m * tc.n);
+        checkClose(actual, expected, absOf(as[c]) * absOf(bs[c]), tc.outType, tc.k, 0,
+                   "case " + std::to_string(c));
       }
     }
   }
 }
 
 TEST_CASE("poplin_matmul: matMulAcc adds k * A * B with a constant or tensor scale", "[poplin]") {
-  for (DeviceKind kind : opstest::allDeviceKinds()) {
-    DYNAMIC_SECTION("on the " << opstest::kindName(kind)) {
-      Device device = opstest::createDevice(kind);
-      Graph graph(device.getTarget());
+  for (TestTarget kind : aspen::test::allTargets()) {
+    DYNAMIC_SECTION("on the " << aspen::test::targetName(kind)) {
+      TestDevice dev(kind);
+      Graph graph(dev.getTarget());
       poplin::addCodelets(graph);
       const Target &target = graph.getTarget();
       program::Sequence prog;
@@ -159,31 +173,32 @@ TEST_CASE("poplin_matmul: matMulAcc adds k * A * B with a constant or tensor sca
       graph.createHostRead("Ch", Ch);
       poplin::matMulAcc(graph, C, -1.5f, A, B, prog, "accFloat");
       poplin::matMulAcc(graph, Ch, k, Ah, Bh, prog, "accHalf");
-      auto engine = opstest::createEngine(kind, graph, {prog}, device);
-      opstest::writeFloats(*engine, "A", FLOAT, target, toVector(a));
-      opstest::writeFloats(*engine, "B", FLOAT, target, toVector(b));
-      opstest::writeFloats(*engine, "C", FLOAT, target, toVector(c0));
-      opstest::writeFloats(*engine, "Ah", HALF, target, toVector(ah));
-      opstest::writeFloats(*engine, "Bh", HALF, target, toVector(bh));
-      opstest::writeFloats(*engine, "Ch", HALF, target, toVector(ch0));
+      auto engine = dev.createEngine(graph, {prog});
+      aspen::test::writeFloats(*engine, "A", FLOAT, target, toVector(a));
+      aspen::test::writeFloats(*engine, "B", FLOAT, target, toVector(b));
+      aspen::test::writeFloats(*engine, "C", FLOAT, target, toVector(c0));
+      aspen::test::writeFloats(*engine, "Ah", HALF, target, toVector(ah));
+      aspen::test::writeFloats(*engine, "Bh", HALF, target, toVector(bh));
+      aspen::test::writeFloats(*engine, "Ch", HALF, target, toVector(ch0));
       engine->run(0);
-      checkClose(opstest::readFloats(*engine, "C", FLOAT, target, 120), c0 - 1.5f * a * b, FLOAT, 30,
-                 "float acc");
-      checkClose(opstest::readFloats(*engine, "Ch", HALF, target, 72), ch0 + 0.25f * ah * bh, HALF, 16,
-                 "half acc");
+      const RowMatrix magnitude = absOf(c0) + 1.5f * absOf(a) * absOf(b);
+      checkClose(aspen::test::readFloats(*engine, "C", FLOAT, target, 120), c0 - 1.5f * a * b, magnitude,
+                 FLOAT, 30, 0, "float acc");
+      checkClose(aspen::test::readFloats(*engine, "Ch", HALF, target, 72), ch0 + 0.25f * ah * bh,
+                 absOf(ch0) + 0.25f * absOf(ah) * absOf(bh), HALF, 16, 0, "half acc");
       // Running again accumulates again.
       engine->run(0);
-      checkClose(opstest::readFloats(*engine, "C", FLOAT, target, 120), c0 - 3.0f * a * b, FLOAT, 30,
-                 "float acc twice");
+      checkClose(aspen::test::readFloats(*engine, "C", FLOAT, target, 120), c0 - 3.0f * a * b,
+                 magnitude + 1.5f * absOf(a) * absOf(b), FLOAT, 60, 0, "float acc twice");
     }
   }
 }
 
 TEST_CASE("poplin_matmul: matMulGrouped multiplies each group", "[poplin]") {
-  for (DeviceKind kind : opstest::allDeviceKinds()) {
-    DYNAMIC_SECTION("on the " << opstest::kindName(kind)) {
-      Device device = opstest::createDevice(kind);
-      Graph graph(device.getTarget());
+  for (TestTarget kind : aspen::test::allTargets()) {
+    DYNAMIC_SECTION("on the " << aspen::test::targetName(kind)) {
+      TestDevice dev(kind);
+      Graph graph(dev.getTarget());
       poplin::addCodelets(graph);
       const Target &target = graph.getTarget();
       const std::size_t G = 3, m = 7, k = 11, n = 5;
@@ -197,10 +212,15 @@ TEST_CASE("poplin_matmul: matMulGrouped multiplies each group", "[poplin]") {
       Tensor D = poplin::createMatMulGroupedOutput(graph, FLOAT, FLOAT, {G, m, k}, {G, k, n}, "D");
       poplin::matMulGroupedWithOutput(
           graph, poplin::transposeGroupedMatrix(poplin::transposeGroupedMatrix(A)), B, D, prog, "bmmOut");
+      // E = C + 2 * A * B, accumulated.
+      Tensor E = graph.clone(C, "E");
+      prog.add(program::Copy(C, E));
+      poplin::matMulGroupedAcc(graph, E, 2.0f, A, B, prog, "bmmAcc");
       graph.createHostWrite("A", A);
       graph.createHostWrite("B", B);
       graph.createHostRead("C", C);
       graph.createHostRead("D", D);
+      graph.createHostRead("E", E);
       std::vector<RowMatrix> a, b;
       std::vector<float> aFlat, bFlat;
       for (unsigned g = 0; g < G; ++g) {
@@ -210,24 +230,30 @@ TEST_CASE("poplin_matmul: matMulGrouped multiplies each group", "[poplin]") {
         aFlat.insert(aFlat.end(), av.begin(), av.end());
         bFlat.insert(bFlat.end(), bv.begin(), bv.end());
       }
-      auto engine = opstest::createEngine(kind, graph, {prog}, device);
-      opstest::writeFloats(*engine, "A", FLOAT, target, aFlat);
-      opstest::writeFloats(*engine, "B", FLOAT, target, bFlat);
+      auto engine = dev.createEngine(graph, {prog});
+      aspen::test::writeFloats(*engine, "A", FLOAT, target, aFlat);
+      aspen::test::writeFloats(*engine, "B", FLOAT, target, bFlat);
       engine->run(0);
       for (const char *handle : {"C", "D"}) {
-        const auto c = opstest::readFloats(*engine, handle, FLOAT, target, G * m * n);
+        const auto c = aspen::test::readFloats(*engine, handle, FLOAT, target, G * m * n);
         for (unsigned g = 0; g < G; ++g)
           checkClose(std::vector<float>(c.begin() + g * m * n, c.begin() + (g + 1) * m * n), a[g] * b[g],
-                     FLOAT, k, std::string(handle) + " group " + std::to_string(g));
+                     absOf(a[g]) * absOf(b[g]), FLOAT, k, 0,
+                     std::string(handle) + " group " + std::to_string(g));
       }
+      const auto e = aspen::test::readFloats(*engine, "E", FLOAT, target, G * m * n);
+      for (unsigned g = 0; g < G; ++g)
+        checkClose(std::vector<float>(e.begin() + g * m * n, e.begin() + (g + 1) * m * n), 3.0f * a[g] * b[g],
+                   3.0f * absOf(a[g]) * absOf(b[g]), FLOAT, 2 * k, 0,
+                   "matMulGroupedAcc group " + std::to_string(g));
     }
   }
 }
 
 TEST_CASE("poplin_matmul: created operands are mapped and matMulWithOutput fills a given tensor",
           "[poplin]") {
-  Device device = opstest::createDevice(DeviceKind::FewTiles);
-  Graph graph(device.getTarget());
+  TestDevice dev(TestTarget::FewTiles);
+  Graph graph(dev.getTarget());
   poplin::addCodelets(graph);
   const Target &target = graph.getTarget();
   const std::size_t m = 40, k = 24, n = 32;
@@ -247,20 +273,21 @@ TEST_CASE("poplin_matmul: created operands are mapped and matMulWithOutput fills
   graph.createHostWrite("B", B);
   graph.createHostRead("C", C);
   const RowMatrix a = randomMatrix(m, k, 7, HALF, target), b = randomMatrix(k, n, 8, HALF, target);
-  auto engine = opstest::createEngine(DeviceKind::FewTiles, graph, {prog}, device);
-  opstest::writeFloats(*engine, "A", HALF, target, toVector(a));
-  opstest::writeFloats(*engine, "B", HALF, target, toVector(b));
+  auto engine = dev.createEngine(graph, {prog});
+  aspen::test::writeFloats(*engine, "A", HALF, target, toVector(a));
+  aspen::test::writeFloats(*engine, "B", HALF, target, toVector(b));
   engine->run(0);
   // Half inputs, float partials and output: only the float sums' rounding.
-  checkClose(opstest::readFloats(*engine, "C", FLOAT, target, m * n), a * b, FLOAT, k, "half in, float out");
+  checkClose(aspen::test::readFloats(*engine, "C", FLOAT, target, m * n), a * b, absOf(a) * absOf(b), FLOAT,
+             k, 0, "half in, float out");
 }
 
 TEST_CASE("poplin_matmul: a split inner dimension is reduced in float or half partials", "[poplin]") {
   for (const Type &inType : {FLOAT, HALF}) {
     for (const char *partials : {"float", "half"}) {
       DYNAMIC_SECTION(inType << " inputs, partialsType " << partials) {
-        Device device = opstest::createDevice(DeviceKind::FewTiles);
-        Graph graph(device.getTarget());
+        TestDevice dev(TestTarget::FewTiles);
+        Graph graph(dev.getTarget());
         poplin::addCodelets(graph);
         const Target &target = graph.getTarget();
         const std::size_t m = 4, k = 4096, n = 4;
@@ -280,14 +307,16 @@ TEST_CASE("poplin_matmul: a split inner dimension is reduced in float or half pa
         graph.createHostRead("C", C);
         const RowMatrix a = randomMatrix(m, k, 11, inType, target),
                         b = randomMatrix(k, n, 12, inType, target);
-        auto engine = opstest::createEngine(DeviceKind::FewTiles, graph, {prog}, device);
-        opstest::writeFloats(*engine, "A", inType, target, toVector(a));
-        opstest::writeFloats(*engine, "B", inType, target, toVector(b));
+        auto engine = dev.createEngine(graph, {prog});
+        aspen::test::writeFloats(*engine, "A", inType, target, toVector(a));
+        aspen::test::writeFloats(*engine, "B", inType, target, toVector(b));
         engine->run(0);
-        const auto c = opstest::readFloats(*engine, "C", inType, target, m * n);
-        // Half partials or outputs round each sum (about 1000 products per tile) to half.
-        const bool halfRounding = std::string(partials) == "half" || inType == HALF;
-        checkClose(c, a * b, halfRounding ? HALF : FLOAT, halfRounding ? 8 : k,
+        const auto c = aspen::test::readFloats(*engine, "C", inType, target, m * n);
+        // Half partials are rounded to half once each when stored and once per addition when
+        // reduced.
+        const unsigned numPartials = planField(plan.str(), "inner");
+        const unsigned halfRoundings = std::string(partials) == "half" ? 2 * numPartials : 0;
+        checkClose(c, a * b, absOf(a) * absOf(b), inType, k, halfRoundings,
                    std::string("partials ") + partials);
       }
     }

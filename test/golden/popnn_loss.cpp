@@ -2,7 +2,8 @@
 // Golden tests of popnn (PopLibs <popnn/Loss.hpp>): calcLoss for sum-squared
 // and cross-entropy losses with and without numCorrect (which accumulates),
 // calcAccuracy, argMax/argMin and maxAndArgMax, against host loops.
-#include "OpsTestDevice.hpp"
+#include "OpsTestUtil.hpp"
+#include "TestDevice.hpp"
 
 #include <popnn/Loss.hpp>
 #include <popnn/codelets.hpp>
@@ -17,7 +18,9 @@
 #include <vector>
 
 using namespace poplar;
-using opstest::DeviceKind;
+using aspen::test::requireClose;
+using aspen::test::TestDevice;
+using aspen::test::TestTarget;
 
 namespace {
 
@@ -34,7 +37,7 @@ std::vector<float> randomProbabilities(std::size_t rows, std::size_t classes, un
     p[r * classes + (r * 7) % classes] += 1.0f; // a clear winner
     sum += 1.0f;
     for (std::size_t c = 0; c < classes; ++c)
-      p[r * classes + c] = opstest::roundTo(type, target, p[r * classes + c] / sum);
+      p[r * classes + c] = aspen::test::roundTo(type, target, p[r * classes + c] / sum);
   }
   return p;
 }
@@ -44,23 +47,14 @@ std::size_t argMaxOf(const std::vector<float> &v, std::size_t row, std::size_t l
   return std::size_t((min ? std::min_element(begin, end) : std::max_element(begin, end)) - begin);
 }
 
-void checkClose(const std::vector<float> &actual, const std::vector<double> &expected, double tolerance,
-                const std::string &what) {
-  REQUIRE(actual.size() == expected.size());
-  for (std::size_t i = 0; i < actual.size(); ++i) {
-    INFO(what << ": element " << i);
-    REQUIRE(std::fabs(actual[i] - expected[i]) <= tolerance * (1 + std::fabs(expected[i])));
-  }
-}
-
 } // namespace
 
 TEST_CASE("popnn_loss: calcLoss matches host loops and numCorrect accumulates", "[popnn]") {
   const std::size_t batch = 9, classes = 13;
-  for (DeviceKind kind : opstest::allDeviceKinds()) {
-    DYNAMIC_SECTION("on the " << opstest::kindName(kind)) {
-      Device device = opstest::createDevice(kind);
-      Graph graph(device.getTarget());
+  for (TestTarget kind : aspen::test::allTargets()) {
+    DYNAMIC_SECTION("on the " << aspen::test::targetName(kind)) {
+      TestDevice dev(kind);
+      Graph graph(dev.getTarget());
       popnn::addCodelets(graph);
       const Target &target = graph.getTarget();
       program::Sequence prog;
@@ -85,7 +79,7 @@ TEST_CASE("popnn_loss: calcLoss matches host loops and numCorrect accumulates", 
           prog.add(popnn::calcLoss(graph, probs, labels, loss, deltas, numCorrect, lossType, "loss" + id));
         }
       }
-      auto engine = opstest::createEngine(kind, graph, {prog}, device);
+      auto engine = dev.createEngine(graph, {prog});
       std::map<std::string, std::vector<float>> probsOf;
       std::map<std::string, std::vector<unsigned>> labelsOf;
       std::map<std::string, unsigned> correctOf;
@@ -104,7 +98,7 @@ TEST_CASE("popnn_loss: calcLoss matches host loops and numCorrect accumulates", 
           }
           labelsOf[id] = labels;
           correctOf[id] = correct;
-          opstest::writeFloats(*engine, "probs" + id, type, target, probsOf[id]);
+          aspen::test::writeFloats(*engine, "probs" + id, type, target, probsOf[id]);
           engine->writeTensor("labels" + id, labels.data(), labels.data() + labels.size());
           const unsigned start = 100;
           engine->writeTensor("numCorrect" + id, &start, &start + 1);
@@ -131,10 +125,10 @@ TEST_CASE("popnn_loss: calcLoss matches host loops and numCorrect accumulates", 
             if (lossType == popnn::CROSS_ENTROPY_LOSS)
               loss[b] = -std::log(double(p[b * classes + labels[b]]));
           }
-          checkClose(opstest::readFloats(*engine, "loss" + id, type, target, batch), loss, tolerance * 5,
-                     "loss " + id);
-          checkClose(opstest::readFloats(*engine, "deltas" + id, type, target, batch * classes), deltas,
-                     tolerance, "deltas " + id);
+          requireClose(aspen::test::readFloats(*engine, "loss" + id, type, target, batch), loss, tolerance,
+                       tolerance, "loss " + id);
+          requireClose(aspen::test::readFloats(*engine, "deltas" + id, type, target, batch * classes), deltas,
+                       tolerance, tolerance, "deltas " + id);
           unsigned numCorrect = 0;
           engine->readTensor("numCorrect" + id, &numCorrect, &numCorrect + 1);
           CHECK(numCorrect == 100 + 2 * correctOf[id]); // added to, on each of the two runs
@@ -146,8 +140,8 @@ TEST_CASE("popnn_loss: calcLoss matches host loops and numCorrect accumulates", 
 
 TEST_CASE("popnn_loss: scaled cross-entropy, calcAccuracy and arg-max/arg-min", "[popnn]") {
   const std::size_t batch = 6, classes = 10;
-  Device device = opstest::createDevice(DeviceKind::FewTiles);
-  Graph graph(device.getTarget());
+  TestDevice dev(TestTarget::FewTiles);
+  Graph graph(dev.getTarget());
   popnn::addCodelets(graph);
   const Target &target = graph.getTarget();
   Tensor probs = graph.addVariable(FLOAT, {batch, classes}, "probs");
@@ -168,6 +162,7 @@ TEST_CASE("popnn_loss: scaled cross-entropy, calcAccuracy and arg-max/arg-min", 
   Tensor maxIndex = popnn::argMax(graph, probs, prog, "argMax");
   Tensor minIndex = popnn::argMin(graph, probs, prog, "argMin");
   auto maxAndIndex = popnn::maxAndArgMax(graph, probs, prog, "maxAndArgMax");
+  auto minAndIndex = popnn::minAndArgMin(graph, probs, prog, "minAndArgMin");
   REQUIRE(maxIndex.elementType() == UNSIGNED_INT);
   REQUIRE(maxIndex.shape() == std::vector<std::size_t>{batch});
   graph.createHostWrite("probs", probs);
@@ -179,7 +174,9 @@ TEST_CASE("popnn_loss: scaled cross-entropy, calcAccuracy and arg-max/arg-min", 
   graph.createHostRead("maxIndex", maxIndex);
   graph.createHostRead("minIndex", minIndex);
   graph.createHostRead("maxValue", maxAndIndex.first);
-  auto engine = opstest::createEngine(DeviceKind::FewTiles, graph, {prog}, device);
+  graph.createHostRead("minValue", minAndIndex.first);
+  graph.createHostRead("minIndex2", minAndIndex.second);
+  auto engine = dev.createEngine(graph, {prog});
   // Probabilities scaled by 1000, as from SOFTMAX_SCALED with a scale of 1000.
   auto p = randomProbabilities(batch, classes, 9, FLOAT, target);
   std::vector<float> scaled(p.size());
@@ -189,7 +186,7 @@ TEST_CASE("popnn_loss: scaled cross-entropy, calcAccuracy and arg-max/arg-min", 
   labelValues[3] = unsigned(argMaxOf(p, 3, classes));
   labelValues[4] = unsigned(argMaxOf(p, 4, classes));
   unsigned zero = 0;
-  opstest::writeFloats(*engine, "probs", FLOAT, target, scaled);
+  aspen::test::writeFloats(*engine, "probs", FLOAT, target, scaled);
   engine->writeTensor("labels", labelValues.data(), labelValues.data() + batch);
   engine->writeTensor("numCorrect", &zero, &zero + 1);
   engine->run(0);
@@ -201,19 +198,26 @@ TEST_CASE("popnn_loss: scaled cross-entropy, calcAccuracy and arg-max/arg-min", 
       expectedDeltas[b * classes + c] = 8.0 * (p[b * classes + c] - (c == labelValues[b] ? 1.0 : 0.0));
     expectedCorrect += labelValues[b] == argMaxOf(p, b, classes);
   }
-  checkClose(opstest::readFloats(*engine, "loss", FLOAT, target, batch), expectedLoss, 1e-5, "scaled loss");
-  checkClose(opstest::readFloats(*engine, "deltas", FLOAT, target, batch * classes), expectedDeltas, 1e-5,
-             "scaled deltas");
+  requireClose(aspen::test::readFloats(*engine, "loss", FLOAT, target, batch), expectedLoss, 1e-5, 1e-5,
+               "scaled loss");
+  requireClose(aspen::test::readFloats(*engine, "deltas", FLOAT, target, batch * classes), expectedDeltas,
+               1e-5, 1e-5, "scaled deltas");
   unsigned numCorrectValue = 0;
   engine->readTensor("numCorrect", &numCorrectValue, &numCorrectValue + 1);
   CHECK(numCorrectValue == expectedCorrect);
   std::vector<unsigned> maxIdx(batch), minIdx(batch);
   engine->readTensor("maxIndex", maxIdx.data(), maxIdx.data() + batch);
   engine->readTensor("minIndex", minIdx.data(), minIdx.data() + batch);
-  const auto maxValues = opstest::readFloats(*engine, "maxValue", FLOAT, target, batch);
+  const auto maxValues = aspen::test::readFloats(*engine, "maxValue", FLOAT, target, batch);
+  const auto minValues = aspen::test::readFloats(*engine, "minValue", FLOAT, target, batch);
+  std::vector<unsigned> minIdx2(batch);
+  engine->readTensor("minIndex2", minIdx2.data(), minIdx2.data() + batch);
   for (std::size_t b = 0; b < batch; ++b) {
     CHECK(maxIdx[b] == argMaxOf(scaled, b, classes));
     CHECK(minIdx[b] == argMaxOf(scaled, b, classes, true));
     CHECK(maxValues[b] == scaled[b * classes + maxIdx[b]]);
+    CHECK(minIdx2[b] == minIdx[b]);
+    CHECK(minValues[b] ==
+          *std::min_element(scaled.begin() + b * classes, scaled.begin() + (b + 1) * classes));
   }
 }

@@ -4,7 +4,8 @@
 // truncation, and their input gradients, against host loops written from the
 // PopLibs definitions (padding never contributes; AVG divides by the number of
 // non-padding inputs; the MAX gradient goes to every input equal to the maximum).
-#include "OpsTestDevice.hpp"
+#include "OpsTestUtil.hpp"
+#include "TestDevice.hpp"
 
 #include <popnn/Pooling.hpp>
 #include <popnn/codelets.hpp>
@@ -20,7 +21,9 @@
 #include <vector>
 
 using namespace poplar;
-using opstest::DeviceKind;
+using aspen::test::requireClose;
+using aspen::test::TestDevice;
+using aspen::test::TestTarget;
 using popnn::PoolingType;
 using popnn::pooling::PoolParams;
 
@@ -95,17 +98,8 @@ std::vector<float> randomValues(std::size_t n, unsigned seed, const Type &type, 
   std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
   std::vector<float> v(n);
   for (auto &x : v)
-    x = opstest::roundTo(type, target, withTies ? std::round(dist(gen) * 2.0f) / 2.0f : dist(gen));
+    x = aspen::test::roundTo(type, target, withTies ? std::round(dist(gen) * 2.0f) / 2.0f : dist(gen));
   return v;
-}
-
-void checkClose(const std::vector<float> &actual, const std::vector<double> &expected, double tolerance,
-                const std::string &what) {
-  REQUIRE(actual.size() == expected.size());
-  for (std::size_t i = 0; i < actual.size(); ++i) {
-    INFO(what << ": element " << i << " is " << actual[i] << ", expected " << expected[i]);
-    REQUIRE(std::fabs(actual[i] - expected[i]) <= tolerance * (1 + std::fabs(expected[i])));
-  }
 }
 
 } // namespace
@@ -126,10 +120,10 @@ TEST_CASE("popnn_pooling: pool and poolInputGradient match host loops", "[popnn]
       {PoolingType::SUM, {2, 3}, {2, 2}, {0, 1}, {-1, 1}},
   };
   const std::size_t batch = 2, channels = 3, height = 9, width = 8;
-  for (DeviceKind kind : opstest::allDeviceKinds()) {
-    DYNAMIC_SECTION("on the " << opstest::kindName(kind)) {
-      Device device = opstest::createDevice(kind);
-      Graph graph(device.getTarget());
+  for (TestTarget kind : aspen::test::allTargets()) {
+    DYNAMIC_SECTION("on the " << aspen::test::targetName(kind)) {
+      TestDevice dev(kind);
+      Graph graph(dev.getTarget());
       popnn::addCodelets(graph);
       const Target &target = graph.getTarget();
       program::Sequence prog;
@@ -158,7 +152,7 @@ TEST_CASE("popnn_pooling: pool and poolInputGradient match host loops", "[popnn]
           graph.createHostRead("inGrad" + id, inGrad);
         }
       }
-      auto engine = opstest::createEngine(kind, graph, {prog}, device);
+      auto engine = dev.createEngine(graph, {prog});
       std::vector<std::vector<float>> ins, grads;
       for (std::size_t i = 0; i < params.size(); ++i) {
         const PoolParams &p = params[i];
@@ -166,22 +160,24 @@ TEST_CASE("popnn_pooling: pool and poolInputGradient match host loops", "[popnn]
         // Values on a 0.5 grid make equal maxima (ties) common.
         ins.push_back(randomValues(f.planes * f.inH * f.inW, 7 + unsigned(i), p.dType, target, true));
         grads.push_back(randomValues(f.planes * f.outH * f.outW, 70 + unsigned(i), p.dType, target, false));
-        opstest::writeFloats(*engine, "in" + std::to_string(i), p.dType, target, ins.back());
-        opstest::writeFloats(*engine, "grad" + std::to_string(i), p.dType, target, grads.back());
+        aspen::test::writeFloats(*engine, "in" + std::to_string(i), p.dType, target, ins.back());
+        aspen::test::writeFloats(*engine, "grad" + std::to_string(i), p.dType, target, grads.back());
       }
       engine->run(0);
       for (std::size_t i = 0; i < params.size(); ++i) {
         const PoolParams &p = params[i];
         const Field f = fieldOf(p);
         const std::string id = std::to_string(i);
-        const double tolerance = p.dType == HALF ? 4e-3 : 1e-6;
+        const double tolerance = p.dType == HALF ? 1e-3 : 1e-6;
         const auto expected = poolReference(p, ins[i]);
-        checkClose(opstest::readFloats(*engine, "out" + id, p.dType, target, expected.size()), expected,
-                   tolerance, std::string("pool ") + popnn::pooling::asString(p.poolingType) + " " + id);
+        requireClose(aspen::test::readFloats(*engine, "out" + id, p.dType, target, expected.size()), expected,
+                     tolerance, tolerance,
+                     std::string("pool ") + popnn::pooling::asString(p.poolingType) + " " + id);
         const auto expectedGrad = gradReference(p, ins[i], expected, grads[i], i % configs.size() == 1);
-        checkClose(opstest::readFloats(*engine, "inGrad" + id, p.dType, target, f.planes * f.inH * f.inW),
-                   expectedGrad, tolerance * 4,
-                   std::string("gradient ") + popnn::pooling::asString(p.poolingType) + " " + id);
+        requireClose(
+            aspen::test::readFloats(*engine, "inGrad" + id, p.dType, target, f.planes * f.inH * f.inW),
+            expectedGrad, tolerance, tolerance,
+            std::string("gradient ") + popnn::pooling::asString(p.poolingType) + " " + id);
       }
     }
   }

@@ -16,6 +16,7 @@
 
 using namespace poplar;
 using aspen::test::inputs;
+using aspen::test::mappedVariable;
 using aspen::test::requireClose;
 using aspen::test::TestDevice;
 
@@ -90,13 +91,6 @@ double absTol(const Type &type) {
   return type == HALF ? 1e-3 : 1e-6;
 }
 
-Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape,
-                      const char *name) {
-  Tensor t = graph.addVariable(type, shape, name);
-  poputil::mapTensorLinearly(graph, t);
-  return t;
-}
-
 } // namespace
 
 TEST_CASE("popops binary and unary operators match host loops", "[popops][elementwise]") {
@@ -152,41 +146,44 @@ TEST_CASE("popops binary and unary operators match host loops", "[popops][elemen
 }
 
 TEST_CASE("popops comparisons and logical operators give bool results", "[popops][elementwise]") {
-  aspen::test::forEachTarget([&](TestDevice &dev) {
-    Graph graph(dev.getTarget());
-    popops::addCodelets(graph);
-    const std::size_t n = 300;
-    auto a = inputs(n, -2.0f, 2.0f, 4), b = inputs(n, -2.0f, 2.0f, 5);
-    for (std::size_t k = 0; k < n; k += 7)
-      b[k] = a[k]; // some equal pairs
-    Tensor A = mappedVariable(graph, HALF, {n}, "A");
-    Tensor B = mappedVariable(graph, HALF, {n}, "B");
-    program::Sequence prog;
-    std::vector<Tensor> outs{popops::eq(graph, A, B, prog), popops::neq(graph, A, B, prog),
-                             popops::gt(graph, A, B, prog), popops::gteq(graph, A, B, prog),
-                             popops::lt(graph, A, B, prog), popops::lteq(graph, A, B, prog)};
-    Tensor lt = outs[4], gt = outs[2];
-    outs.push_back(popops::logicalAnd(graph, lt, outs[1], prog));
-    outs.push_back(popops::logicalOr(graph, lt, gt, prog));
-    outs.push_back(popops::logicalNot(graph, lt, prog));
-    std::vector<std::vector<unsigned char>> got(outs.size());
-    for (std::size_t i = 0; i < outs.size(); ++i) {
-      REQUIRE(outs[i].elementType() == BOOL);
-      dev.read(graph, outs[i], got[i]);
-    }
-    dev.write(graph, A, a);
-    dev.write(graph, B, b);
-    dev.run(graph, prog);
-    for (std::size_t k = 0; k < n; ++k) {
-      const float x = a[k], y = b[k];
-      const bool want[] = {
-          x == y, x != y, x > y, x >= y, x < y, x <= y, (x < y) && (x != y), (x < y) || (x > y), !(x < y)};
+  for (const Type type : {FLOAT, HALF}) {
+    INFO("type " << type);
+    aspen::test::forEachTarget([&](TestDevice &dev) {
+      Graph graph(dev.getTarget());
+      popops::addCodelets(graph);
+      const std::size_t n = 300;
+      auto a = inputs(n, -2.0f, 2.0f, 4), b = inputs(n, -2.0f, 2.0f, 5);
+      for (std::size_t k = 0; k < n; k += 7)
+        b[k] = a[k]; // some equal pairs
+      Tensor A = mappedVariable(graph, type, {n}, "A");
+      Tensor B = mappedVariable(graph, type, {n}, "B");
+      program::Sequence prog;
+      std::vector<Tensor> outs{popops::eq(graph, A, B, prog), popops::neq(graph, A, B, prog),
+                               popops::gt(graph, A, B, prog), popops::gteq(graph, A, B, prog),
+                               popops::lt(graph, A, B, prog), popops::lteq(graph, A, B, prog)};
+      Tensor lt = outs[4], gt = outs[2];
+      outs.push_back(popops::logicalAnd(graph, lt, outs[1], prog));
+      outs.push_back(popops::logicalOr(graph, lt, gt, prog));
+      outs.push_back(popops::logicalNot(graph, lt, prog));
+      std::vector<std::vector<unsigned char>> got(outs.size());
       for (std::size_t i = 0; i < outs.size(); ++i) {
-        INFO("output " << i << " element " << k);
-        REQUIRE(static_cast<bool>(got[i][k]) == want[i]);
+        REQUIRE(outs[i].elementType() == BOOL);
+        dev.read(graph, outs[i], got[i]);
       }
-    }
-  });
+      dev.write(graph, A, a);
+      dev.write(graph, B, b);
+      dev.run(graph, prog);
+      for (std::size_t k = 0; k < n; ++k) {
+        const float x = a[k], y = b[k];
+        const bool want[] = {
+            x == y, x != y, x > y, x >= y, x < y, x <= y, (x < y) && (x != y), (x < y) || (x > y), !(x < y)};
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+          INFO("output " << i << " element " << k);
+          REQUIRE(static_cast<bool>(got[i][k]) == want[i]);
+        }
+      }
+    });
+  }
 }
 
 TEST_CASE("popops in-place, WithOutput, broadcast, constant and view forms", "[popops][elementwise]") {
@@ -255,38 +252,41 @@ TEST_CASE("popops in-place, WithOutput, broadcast, constant and view forms", "[p
 }
 
 TEST_CASE("popops select and clamp", "[popops][elementwise]") {
-  aspen::test::forEachTarget([&](TestDevice &dev) {
-    Graph graph(dev.getTarget());
-    popops::addCodelets(graph);
-    const std::size_t n = 257;
-    const auto a = inputs(n, -3.0f, 3.0f, 10), b = inputs(n, -3.0f, 3.0f, 11);
-    const auto lo = inputs(n, -1.0f, 0.0f, 12), hi = inputs(n, 0.0f, 1.0f, 13);
-    Tensor A = mappedVariable(graph, FLOAT, {n}, "A");
-    Tensor B = mappedVariable(graph, FLOAT, {n}, "B");
-    Tensor L = mappedVariable(graph, FLOAT, {n}, "L");
-    Tensor H = mappedVariable(graph, FLOAT, {n}, "H");
-    program::Sequence prog;
-    Tensor cond = popops::gt(graph, A, B, prog);
-    Tensor sel = popops::select(graph, A, B, cond, prog);
-    Tensor cl = popops::clamp(graph, A, L, H, prog);
-    popops::clampInPlace(graph, B, L, H, prog);
-    std::vector<float> gotSel, gotClamp, gotClampInPlace;
-    dev.read(graph, sel, gotSel);
-    dev.read(graph, cl, gotClamp);
-    dev.read(graph, B, gotClampInPlace);
-    dev.write(graph, A, a);
-    dev.write(graph, B, b);
-    dev.write(graph, L, lo);
-    dev.write(graph, H, hi);
-    dev.run(graph, prog);
-    std::vector<float> wSel(n), wClamp(n), wClampB(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      wSel[k] = a[k] > b[k] ? a[k] : b[k];
-      wClamp[k] = std::min(std::max(a[k], lo[k]), hi[k]);
-      wClampB[k] = std::min(std::max(b[k], lo[k]), hi[k]);
-    }
-    requireClose(gotSel, wSel, 0, 0, "select");
-    requireClose(gotClamp, wClamp, 0, 0, "clamp");
-    requireClose(gotClampInPlace, wClampB, 0, 0, "clampInPlace");
-  });
+  for (const Type type : {FLOAT, HALF}) {
+    INFO("type " << type);
+    aspen::test::forEachTarget([&](TestDevice &dev) {
+      Graph graph(dev.getTarget());
+      popops::addCodelets(graph);
+      const std::size_t n = 257;
+      const auto a = inputs(n, -3.0f, 3.0f, 10), b = inputs(n, -3.0f, 3.0f, 11);
+      const auto lo = inputs(n, -1.0f, 0.0f, 12), hi = inputs(n, 0.0f, 1.0f, 13);
+      Tensor A = mappedVariable(graph, type, {n}, "A");
+      Tensor B = mappedVariable(graph, type, {n}, "B");
+      Tensor L = mappedVariable(graph, type, {n}, "L");
+      Tensor H = mappedVariable(graph, type, {n}, "H");
+      program::Sequence prog;
+      Tensor cond = popops::gt(graph, A, B, prog);
+      Tensor sel = popops::select(graph, A, B, cond, prog);
+      Tensor cl = popops::clamp(graph, A, L, H, prog);
+      popops::clampInPlace(graph, B, L, H, prog);
+      std::vector<float> gotSel, gotClamp, gotClampInPlace;
+      dev.read(graph, sel, gotSel);
+      dev.read(graph, cl, gotClamp);
+      dev.read(graph, B, gotClampInPlace);
+      dev.write(graph, A, a);
+      dev.write(graph, B, b);
+      dev.write(graph, L, lo);
+      dev.write(graph, H, hi);
+      dev.run(graph, prog);
+      std::vector<float> wSel(n), wClamp(n), wClampB(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        wSel[k] = a[k] > b[k] ? a[k] : b[k];
+        wClamp[k] = std::min(std::max(a[k], lo[k]), hi[k]);
+        wClampB[k] = std::min(std::max(b[k], lo[k]), hi[k]);
+      }
+      requireClose(gotSel, wSel, 0, 0, "select");
+      requireClose(gotClamp, wClamp, 0, 0, "clamp");
+      requireClose(gotClampInPlace, wClampB, 0, 0, "clampInPlace");
+    });
+  }
 }

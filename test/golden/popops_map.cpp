@@ -12,23 +12,14 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 using namespace poplar;
 using namespace popops::expr;
 using aspen::test::inputs;
+using aspen::test::mappedVariable;
 using aspen::test::requireClose;
 using aspen::test::TestDevice;
-
-namespace {
-
-Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape,
-                      const char *name) {
-  Tensor t = graph.addVariable(type, shape, name);
-  poputil::mapTensorLinearly(graph, t);
-  return t;
-}
-
-} // namespace
 
 TEST_CASE("popops::map fuses expressions", "[popops][map]") {
   for (const Type type : {FLOAT, HALF}) {
@@ -123,6 +114,137 @@ TEST_CASE("popops::map on integers and booleans", "[popops][map]") {
       INFO("element " << k);
       REQUIRE(gotArith[k] == (a[k] % b[k]) * 3 + std::abs(a[k]) / b[k]);
       REQUIRE(static_cast<bool>(gotLogic[k]) == ((a[k] > 0) && !(b[k] == 3)));
+    }
+  });
+}
+
+TEST_CASE("popops::map with several expressions: new outputs, in place and into given outputs",
+          "[popops][map]") {
+  for (const Type type : {FLOAT, HALF}) {
+    INFO("type " << type);
+    aspen::test::forEachTarget([&](TestDevice &dev) {
+      Graph graph(dev.getTarget());
+      popops::addCodelets(graph);
+      const std::size_t n = 300;
+      const auto a = inputs(n, -2.0f, 2.0f, 31), b = inputs(n, 0.5f, 2.0f, 32);
+      Tensor A = mappedVariable(graph, type, {3, 100}, "A");
+      Tensor B = mappedVariable(graph, type, {3, 100}, "B");
+      Tensor X = mappedVariable(graph, type, {3, 100}, "X");
+      Tensor Y = mappedVariable(graph, type, {3, 100}, "Y");
+      Tensor U = mappedVariable(graph, type, {3, 100}, "U");
+      Tensor V = mappedVariable(graph, type, {3, 100}, "V");
+      Tensor P = mappedVariable(graph, type, {3, 100}, "P");
+      Tensor Q = mappedVariable(graph, type, {3, 100}, "Q");
+      Tensor W = mappedVariable(graph, BOOL, {3, 100}, "W");
+      program::Sequence prog;
+      prog.add(program::Copy(A, X));
+      prog.add(program::Copy(B, Y));
+      prog.add(program::Copy(A, P));
+      prog.add(program::Copy(B, Q));
+      // Three results of two types from one pass.
+      const std::vector<Tensor> outs = popops::map(graph, {_1 + _2, _1 * _2, Sqrt(_2) > _1}, {A, B}, prog);
+      REQUIRE(outs.size() == 3);
+      REQUIRE(outs[2].elementType() == BOOL);
+      // In place: each expression reads the values from before the call.
+      popops::mapInPlace(graph, {_1 + _2, _1 * _2}, {X, Y}, prog);
+      // The same one expression at a time.
+      popops::mapInPlace(graph, {_1 + _2, _1 * _2}, {P, Q}, prog, "unfused",
+                         {{"enableGenerateCodelet", "false"}});
+      // Into given outputs.
+      popops::mapWithOutput(graph, {_2 - _1, Max(_1, _2), _1 < _2}, {A, B}, {U, V, W}, prog);
+      std::vector<float> gotSum, gotProduct, gotX, gotY, gotP, gotQ, gotU, gotV;
+      std::vector<unsigned char> gotGreater, gotW;
+      dev.read(graph, outs[0], gotSum);
+      dev.read(graph, outs[1], gotProduct);
+      dev.read(graph, outs[2], gotGreater);
+      dev.read(graph, X, gotX);
+      dev.read(graph, Y, gotY);
+      dev.read(graph, P, gotP);
+      dev.read(graph, Q, gotQ);
+      dev.read(graph, U, gotU);
+      dev.read(graph, V, gotV);
+      dev.read(graph, W, gotW);
+      dev.write(graph, A, a);
+      dev.write(graph, B, b);
+      dev.run(graph, prog);
+      auto r = [&](float x) { return aspen::test::roundTo(type, dev.getTarget(), x); };
+      std::vector<float> wSum(n), wProduct(n), wDifference(n), wMax(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        wSum[k] = r(a[k] + b[k]);
+        wProduct[k] = r(a[k] * b[k]);
+        wDifference[k] = r(b[k] - a[k]);
+        wMax[k] = std::max(a[k], b[k]);
+        INFO("element " << k);
+        REQUIRE(static_cast<bool>(gotGreater[k]) == (r(std::sqrt(b[k])) > a[k]));
+        REQUIRE(static_cast<bool>(gotW[k]) == (a[k] < b[k]));
+      }
+      const double rel = type == HALF ? 2e-3 : 2e-6, abs = type == HALF ? 2e-3 : 1e-6;
+      requireClose(gotSum, wSum, rel, abs, "map: first result");
+      requireClose(gotProduct, wProduct, rel, abs, "map: second result");
+      requireClose(gotX, wSum, rel, abs, "mapInPlace: first tensor");
+      requireClose(gotY, wProduct, rel, abs, "mapInPlace: second tensor (reads the first's old values)");
+      requireClose(gotP, wSum, rel, abs, "unfused mapInPlace: first tensor");
+      requireClose(gotQ, wProduct, rel, abs, "unfused mapInPlace: second tensor");
+      requireClose(gotU, wDifference, rel, abs, "mapWithOutput: first output");
+      requireClose(gotV, wMax, 0, 0, "mapWithOutput: second output");
+    });
+  }
+}
+
+TEST_CASE("popops integer division, remainder and shifts are defined for every input", "[popops][map]") {
+  // Division by zero and INT_MIN / -1 follow RISC-V's rules (x / 0 = -1 or the largest unsigned,
+  // x % 0 = x, INT_MIN / -1 = INT_MIN with remainder 0); shift counts use their low 5 bits. The
+  // host's division would trap, so none of this may reach it.
+  const int intMin = std::numeric_limits<int>::min();
+  const std::vector<int> a{7, -7, 0, intMin, intMin, 5, -1, 100, 3, 1};
+  const std::vector<int> b{0, 0, 0, -1, 0, 2, -1, -7, 33, 32};
+  auto quotient = [](int x, int y) {
+    return y == 0 ? -1 : y == -1 ? static_cast<int>(0u - unsigned(x)) : x / y;
+  };
+  auto remainder = [](int x, int y) { return y == 0 ? x : y == -1 ? 0 : x % y; };
+  auto shl = [](int x, int y) { return static_cast<int>(unsigned(x) << (unsigned(y) & 31u)); };
+  const std::vector<unsigned> ua{7, 0, 9, 4000000000u}, ub{0, 0, 2, 3};
+  aspen::test::forEachTarget([&](TestDevice &dev) {
+    Graph graph(dev.getTarget());
+    popops::addCodelets(graph);
+    Tensor A = mappedVariable(graph, INT, {a.size()}, "A");
+    Tensor B = mappedVariable(graph, INT, {b.size()}, "B");
+    Tensor UA = mappedVariable(graph, UNSIGNED_INT, {ua.size()}, "UA");
+    Tensor UB = mappedVariable(graph, UNSIGNED_INT, {ub.size()}, "UB");
+    program::Sequence prog;
+    Tensor q = popops::div(graph, A, B, prog), r = popops::rem(graph, A, B, prog);
+    Tensor s = popops::shiftLeft(graph, A, B, prog);
+    Tensor uq = popops::div(graph, UA, UB, prog), ur = popops::rem(graph, UA, UB, prog);
+    // The same through a generated codelet.
+    const std::vector<Tensor> fused = popops::map(graph, {_1 / _2, _1 % _2, _1 << _2}, {A, B}, prog);
+    std::vector<int> gotQ, gotR, gotS, gotFusedQ, gotFusedR, gotFusedS;
+    std::vector<unsigned> gotUQ, gotUR;
+    dev.read(graph, q, gotQ);
+    dev.read(graph, r, gotR);
+    dev.read(graph, s, gotS);
+    dev.read(graph, uq, gotUQ);
+    dev.read(graph, ur, gotUR);
+    dev.read(graph, fused[0], gotFusedQ);
+    dev.read(graph, fused[1], gotFusedR);
+    dev.read(graph, fused[2], gotFusedS);
+    dev.write(graph, A, a);
+    dev.write(graph, B, b);
+    dev.write(graph, UA, ua);
+    dev.write(graph, UB, ub);
+    dev.run(graph, prog);
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      INFO(a[k] << " op " << b[k]);
+      CHECK(gotQ[k] == quotient(a[k], b[k]));
+      CHECK(gotR[k] == remainder(a[k], b[k]));
+      CHECK(gotS[k] == shl(a[k], b[k]));
+      CHECK(gotFusedQ[k] == quotient(a[k], b[k]));
+      CHECK(gotFusedR[k] == remainder(a[k], b[k]));
+      CHECK(gotFusedS[k] == shl(a[k], b[k]));
+    }
+    for (std::size_t k = 0; k < ua.size(); ++k) {
+      INFO(ua[k] << " op " << ub[k]);
+      CHECK(gotUQ[k] == (ub[k] ? ua[k] / ub[k] : ~0u));
+      CHECK(gotUR[k] == (ub[k] ? ua[k] % ub[k] : ua[k]));
     }
   });
 }

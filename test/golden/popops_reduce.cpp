@@ -17,18 +17,12 @@
 
 using namespace poplar;
 using aspen::test::inputs;
+using aspen::test::mappedVariable;
 using aspen::test::requireClose;
 using aspen::test::TestDevice;
 using popops::Operation;
 
 namespace {
-
-Tensor mappedVariable(Graph &graph, const Type &type, const std::vector<std::size_t> &shape,
-                      const char *name) {
-  Tensor t = graph.addVariable(type, shape, name);
-  poputil::mapTensorLinearly(graph, t);
-  return t;
-}
 
 double identity(Operation op) {
   switch (op) {

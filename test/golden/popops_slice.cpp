@@ -17,47 +17,50 @@ using aspen::test::requireClose;
 using aspen::test::TestDevice;
 
 TEST_CASE("popops::dynamicSlice and dynamicUpdate", "[popops][slice]") {
-  aspen::test::forEachTarget([&](TestDevice &dev) {
-    Graph graph(dev.getTarget());
-    popops::addCodelets(graph);
-    const std::size_t R = 10, C = 12;
-    const auto t = inputs(R * C, -5.0f, 5.0f, 61), u = inputs(3 * 4, -5.0f, 5.0f, 62);
-    Tensor T = graph.addVariable(FLOAT, {R, C}, "T");
-    poputil::mapTensorLinearly(graph, T);
-    Tensor U = graph.addVariable(FLOAT, {3, 4}, "U");
-    poputil::mapTensorLinearly(graph, U);
-    Tensor off1 = graph.addVariable(UNSIGNED_INT, {1}, "off1");
-    Tensor off2 = graph.addVariable(UNSIGNED_INT, {2}, "off2");
-    graph.setTileMapping(off1, 0);
-    graph.setTileMapping(off2, 1);
-    program::Sequence prog;
-    Tensor rows = popops::dynamicSlice(graph, T, off1, {0}, {3}, prog);        // rows 8, 9, 0 (wraps)
-    Tensor block = popops::dynamicSlice(graph, T, off2, {0, 1}, {3, 4}, prog); // rows 2..4, cols 5..8
-    Tensor T2 = graph.clone(T, "T2");
-    prog.add(program::Copy(T, T2));
-    popops::dynamicUpdate(graph, T2, U, off2, {0, 1}, {3, 4}, prog);
-    std::vector<float> gotRows, gotBlock, gotUpdated;
-    dev.write(graph, T, t);
-    dev.write(graph, U, u);
-    dev.write(graph, off1, std::vector<unsigned>{8});
-    dev.write(graph, off2, std::vector<unsigned>{2, 5});
-    dev.read(graph, rows, gotRows);
-    dev.read(graph, block, gotBlock);
-    dev.read(graph, T2, gotUpdated);
-    dev.run(graph, prog);
-    std::vector<float> wRows, wBlock, wUpdated = t;
-    for (std::size_t r : {8, 9, 0})
-      for (std::size_t c = 0; c < C; ++c)
-        wRows.push_back(t[r * C + c]);
-    for (std::size_t r = 2; r < 5; ++r)
-      for (std::size_t c = 5; c < 9; ++c) {
-        wBlock.push_back(t[r * C + c]);
-        wUpdated[r * C + c] = u[(r - 2) * 4 + (c - 5)];
-      }
-    requireClose(gotRows, wRows, 0, 0, "dynamicSlice rows (wrapping)");
-    requireClose(gotBlock, wBlock, 0, 0, "dynamicSlice 2-D block");
-    requireClose(gotUpdated, wUpdated, 0, 0, "dynamicUpdate 2-D block");
-  });
+  for (const Type type : {FLOAT, HALF}) {
+    INFO("type " << type);
+    aspen::test::forEachTarget([&](TestDevice &dev) {
+      Graph graph(dev.getTarget());
+      popops::addCodelets(graph);
+      const std::size_t R = 10, C = 12;
+      const auto t = inputs(R * C, -5.0f, 5.0f, 61), u = inputs(3 * 4, -5.0f, 5.0f, 62);
+      Tensor T = graph.addVariable(type, {R, C}, "T");
+      poputil::mapTensorLinearly(graph, T);
+      Tensor U = graph.addVariable(type, {3, 4}, "U");
+      poputil::mapTensorLinearly(graph, U);
+      Tensor off1 = graph.addVariable(UNSIGNED_INT, {1}, "off1");
+      Tensor off2 = graph.addVariable(UNSIGNED_INT, {2}, "off2");
+      graph.setTileMapping(off1, 0);
+      graph.setTileMapping(off2, 1);
+      program::Sequence prog;
+      Tensor rows = popops::dynamicSlice(graph, T, off1, {0}, {3}, prog);        // rows 8, 9, 0 (wraps)
+      Tensor block = popops::dynamicSlice(graph, T, off2, {0, 1}, {3, 4}, prog); // rows 2..4, cols 5..8
+      Tensor T2 = graph.clone(T, "T2");
+      prog.add(program::Copy(T, T2));
+      popops::dynamicUpdate(graph, T2, U, off2, {0, 1}, {3, 4}, prog);
+      std::vector<float> gotRows, gotBlock, gotUpdated;
+      dev.write(graph, T, t);
+      dev.write(graph, U, u);
+      dev.write(graph, off1, std::vector<unsigned>{8});
+      dev.write(graph, off2, std::vector<unsigned>{2, 5});
+      dev.read(graph, rows, gotRows);
+      dev.read(graph, block, gotBlock);
+      dev.read(graph, T2, gotUpdated);
+      dev.run(graph, prog);
+      std::vector<float> wRows, wBlock, wUpdated = t;
+      for (std::size_t r : {8, 9, 0})
+        for (std::size_t c = 0; c < C; ++c)
+          wRows.push_back(t[r * C + c]);
+      for (std::size_t r = 2; r < 5; ++r)
+        for (std::size_t c = 5; c < 9; ++c) {
+          wBlock.push_back(t[r * C + c]);
+          wUpdated[r * C + c] = u[(r - 2) * 4 + (c - 5)];
+        }
+      requireClose(gotRows, wRows, 0, 0, "dynamicSlice rows (wrapping)");
+      requireClose(gotBlock, wBlock, 0, 0, "dynamicSlice 2-D block");
+      requireClose(gotUpdated, wUpdated, 0, 0, "dynamicUpdate 2-D block");
+    });
+  }
 }
 
 TEST_CASE("popops multiSlice, multiUpdate, multiUpdateAdd and multiUpdateMax", "[popops][slice]") {

@@ -20,52 +20,55 @@ using aspen::test::requireClose;
 using aspen::test::TestDevice;
 
 TEST_CASE("popops::sort and sortKeyValue", "[popops][sort]") {
-  aspen::test::forEachTarget([&](TestDevice &dev) {
-    Graph graph(dev.getTarget());
-    popops::addCodelets(graph);
-    const std::size_t rows = 9, cols = 40;
-    const auto keys = inputs(rows * cols, -8.0f, 8.0f, 81);
-    std::vector<int> values(rows * cols);
-    std::iota(values.begin(), values.end(), 0);
-    Tensor K = graph.addVariable(FLOAT, {rows, cols}, "K");
-    Tensor V = graph.addVariable(INT, {rows, cols}, "V");
-    poputil::mapTensorLinearly(graph, K);
-    poputil::mapTensorLinearly(graph, V);
-    program::Sequence prog;
-    Tensor sortedRows = popops::sort(graph, K, 1, prog);
-    Tensor sortedCols = popops::sort(graph, K, 0, prog);
-    Tensor permuted = popops::sortKeyValue(graph, K, V, 1, prog);
-    std::vector<float> gotRows, gotCols;
-    std::vector<int> gotPermuted;
-    dev.write(graph, K, keys);
-    dev.write(graph, V, values);
-    dev.read(graph, sortedRows, gotRows);
-    dev.read(graph, sortedCols, gotCols);
-    dev.read(graph, permuted, gotPermuted);
-    dev.run(graph, prog);
-    std::vector<float> wRows = keys, wCols(rows * cols);
-    std::vector<int> wPermuted(rows * cols);
-    for (std::size_t r = 0; r < rows; ++r) {
-      std::sort(wRows.begin() + r * cols, wRows.begin() + (r + 1) * cols);
-      std::vector<int> order(cols);
-      std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int a, int b) { return keys[r * cols + a] < keys[r * cols + b]; });
-      for (std::size_t c = 0; c < cols; ++c)
-        wPermuted[r * cols + c] = values[r * cols + order[c]];
-    }
-    for (std::size_t c = 0; c < cols; ++c) {
-      std::vector<float> col(rows);
-      for (std::size_t r = 0; r < rows; ++r)
-        col[r] = keys[r * cols + c];
-      std::sort(col.begin(), col.end());
-      for (std::size_t r = 0; r < rows; ++r)
-        wCols[r * cols + c] = col[r];
-    }
-    requireClose(gotRows, wRows, 0, 0, "sort along rows");
-    requireClose(gotCols, wCols, 0, 0, "sort along columns");
-    REQUIRE(gotPermuted == wPermuted);
-  });
+  for (const Type type : {FLOAT, HALF}) {
+    INFO("type " << type);
+    aspen::test::forEachTarget([&](TestDevice &dev) {
+      Graph graph(dev.getTarget());
+      popops::addCodelets(graph);
+      const std::size_t rows = 9, cols = 40;
+      const auto keys = inputs(rows * cols, -8.0f, 8.0f, 81);
+      std::vector<int> values(rows * cols);
+      std::iota(values.begin(), values.end(), 0);
+      Tensor K = graph.addVariable(type, {rows, cols}, "K");
+      Tensor V = graph.addVariable(INT, {rows, cols}, "V");
+      poputil::mapTensorLinearly(graph, K);
+      poputil::mapTensorLinearly(graph, V);
+      program::Sequence prog;
+      Tensor sortedRows = popops::sort(graph, K, 1, prog);
+      Tensor sortedCols = popops::sort(graph, K, 0, prog);
+      Tensor permuted = popops::sortKeyValue(graph, K, V, 1, prog);
+      std::vector<float> gotRows, gotCols;
+      std::vector<int> gotPermuted;
+      dev.write(graph, K, keys);
+      dev.write(graph, V, values);
+      dev.read(graph, sortedRows, gotRows);
+      dev.read(graph, sortedCols, gotCols);
+      dev.read(graph, permuted, gotPermuted);
+      dev.run(graph, prog);
+      std::vector<float> wRows = keys, wCols(rows * cols);
+      std::vector<int> wPermuted(rows * cols);
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::sort(wRows.begin() + r * cols, wRows.begin() + (r + 1) * cols);
+        std::vector<int> order(cols);
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return keys[r * cols + a] < keys[r * cols + b]; });
+        for (std::size_t c = 0; c < cols; ++c)
+          wPermuted[r * cols + c] = values[r * cols + order[c]];
+      }
+      for (std::size_t c = 0; c < cols; ++c) {
+        std::vector<float> col(rows);
+        for (std::size_t r = 0; r < rows; ++r)
+          col[r] = keys[r * cols + c];
+        std::sort(col.begin(), col.end());
+        for (std::size_t r = 0; r < rows; ++r)
+          wCols[r * cols + c] = col[r];
+      }
+      requireClose(gotRows, wRows, 0, 0, "sort along rows");
+      requireClose(gotCols, wCols, 0, 0, "sort along columns");
+      REQUIRE(gotPermuted == wPermuted);
+    });
+  }
 }
 
 TEST_CASE("popops::topK and its key-value and permutation forms", "[popops][topk]") {

@@ -4,7 +4,8 @@
 // random state (setSeed, fresh numbers on every run), distinct numbers on every
 // tile, and identical numbers whatever the number of host threads and after the
 // executable is saved and reloaded.
-#include "OpsTestDevice.hpp"
+#include "OpsTestUtil.hpp"
+#include "TestDevice.hpp"
 
 #include <poprand/RandomGen.hpp>
 #include <poprand/codelets.hpp>
@@ -20,7 +21,8 @@
 #include <vector>
 
 using namespace poplar;
-using opstest::DeviceKind;
+using aspen::test::TestDevice;
+using aspen::test::TestTarget;
 
 namespace {
 
@@ -44,13 +46,12 @@ Moments momentsOf(const std::vector<float> &v) {
 
 /// A graph with one seed tensor (handle "seed") and a reference tensor of `n` elements mapped over all tiles.
 struct RandomGraph {
-  Device device;
+  TestDevice dev;
   Graph graph;
   Tensor seed, reference;
   program::Sequence prog;
 
-  RandomGraph(DeviceKind kind, std::size_t n)
-      : device(opstest::createDevice(kind)), graph(device.getTarget()) {
+  RandomGraph(TestTarget kind, std::size_t n) : dev(kind), graph(dev.getTarget()) {
     poprand::addCodelets(graph);
     seed = graph.addVariable(UNSIGNED_INT, {2}, "seed");
     graph.setTileMapping(seed, 0);
@@ -70,7 +71,7 @@ void writeSeed(Engine &engine, unsigned lo, unsigned hi) {
 
 TEST_CASE("poprand_random: each distribution has the right moments and range", "[poprand]") {
   const std::size_t n = 40000;
-  RandomGraph r(DeviceKind::FewTiles, n);
+  RandomGraph r(TestTarget::FewTiles, n);
   Graph &g = r.graph;
   const Tensor *seed = &r.seed;
   r.read("uniform", poprand::uniform(g, seed, 1, r.reference, FLOAT, -2.0, 3.0, r.prog));
@@ -85,11 +86,13 @@ TEST_CASE("poprand_random: each distribution has the right moments and range", "
   Tensor ones = g.addConstant<float>(HALF, {n}, 1.0f, "ones");
   poputil::mapTensorLinearly(g, ones);
   r.read("dropout", poprand::dropout(g, seed, 6, ones, r.reference, 0.75, 1.0 / 0.75, r.prog));
-  auto engine = opstest::createEngine(DeviceKind::FewTiles, g, {r.prog}, r.device);
+  auto engine = r.dev.createEngine(g, {r.prog});
   writeSeed(*engine, 0x12345678u, 0x9abcdef0u);
   engine->run(0);
   const Target &target = g.getTarget();
-  auto floats = [&](const char *h, const Type &t) { return opstest::readFloats(*engine, h, t, target, n); };
+  auto floats = [&](const char *h, const Type &t) {
+    return aspen::test::readFloats(*engine, h, t, target, n);
+  };
   auto ints = [&](const char *h) {
     std::vector<int> v(n);
     engine->readTensor(h, v.data(), v.data() + n);
@@ -173,7 +176,7 @@ TEST_CASE("poprand_random: each distribution has the right moments and range", "
 
 TEST_CASE("poprand_random: seeds, modifiers and the graph's random state", "[poprand]") {
   const std::size_t n = 1000;
-  RandomGraph r(DeviceKind::FewTiles, n);
+  RandomGraph r(TestTarget::FewTiles, n);
   Graph &g = r.graph;
   r.read("a", poprand::uniform(g, &r.seed, 7, r.reference, FLOAT, 0.0, 1.0, r.prog));
   r.read("sameSeed", poprand::uniform(g, &r.seed, 7, r.reference, FLOAT, 0.0, 1.0, r.prog));
@@ -182,9 +185,9 @@ TEST_CASE("poprand_random: seeds, modifiers and the graph's random state", "[pop
   r.read("state2", poprand::uniform(g, nullptr, 0, r.reference, FLOAT, 0.0, 1.0, r.prog));
   program::Sequence reseed;
   poprand::setSeed(g, r.seed, 3, reseed);
-  auto engine = opstest::createEngine(DeviceKind::FewTiles, g, {r.prog, reseed}, r.device);
+  auto engine = r.dev.createEngine(g, {r.prog, reseed});
   const Target &target = g.getTarget();
-  auto read = [&](const char *h) { return opstest::readFloats(*engine, h, FLOAT, target, n); };
+  auto read = [&](const char *h) { return aspen::test::readFloats(*engine, h, FLOAT, target, n); };
   writeSeed(*engine, 11, 22);
   engine->run(0);
   const auto a = read("a"), state1 = read("state1"), state2 = read("state2");
@@ -211,7 +214,7 @@ TEST_CASE("poprand_random: seeds, modifiers and the graph's random state", "[pop
 TEST_CASE("poprand_random: numbers differ between tiles and do not depend on host threads or reloading",
           "[poprand]") {
   const std::size_t n = 1472 * 8;
-  RandomGraph r(DeviceKind::FullChip, n);
+  RandomGraph r(TestTarget::FullIpu, n);
   Graph &g = r.graph;
   Tensor uniform = poprand::uniform(g, &r.seed, 1, r.reference, FLOAT, 0.0, 1.0, r.prog);
   poprand::setSeed(g, r.seed, 9, r.prog);
@@ -223,12 +226,12 @@ TEST_CASE("poprand_random: numbers differ between tiles and do not depend on hos
   auto runOnce = [&](Engine &engine) {
     writeSeed(engine, 5, 6);
     engine.run(0);
-    return std::make_pair(opstest::readFloats(engine, "uniform", FLOAT, target, n),
-                          opstest::readFloats(engine, "normal", FLOAT, target, n));
+    return std::make_pair(aspen::test::readFloats(engine, "uniform", FLOAT, target, n),
+                          aspen::test::readFloats(engine, "normal", FLOAT, target, n));
   };
   std::pair<std::vector<float>, std::vector<float>> allThreads, oneThread;
   {
-    auto engine = opstest::createEngine(DeviceKind::FullChip, g, {r.prog}, r.device);
+    auto engine = r.dev.createEngine(g, {r.prog});
     allThreads = runOnce(*engine);
     tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
     oneThread = runOnce(*engine);
@@ -253,13 +256,13 @@ TEST_CASE("poprand_random: numbers differ between tiles and do not depend on hos
 
   // The same program compiled for 4 tiles, saved and reloaded, draws the same
   // numbers: they depend on element positions, not on where elements live.
-  RandomGraph small(DeviceKind::Reloaded, n);
+  RandomGraph small(TestTarget::Reloaded, n);
   Tensor u = poprand::uniform(small.graph, &small.seed, 1, small.reference, FLOAT, 0.0, 1.0, small.prog);
   poprand::setSeed(small.graph, small.seed, 9, small.prog);
   Tensor nrm = poprand::normal(small.graph, nullptr, 0, small.reference, FLOAT, 0.0, 1.0, small.prog);
   small.read("uniform", u);
   small.read("normal", nrm);
-  auto reloaded = opstest::createEngine(DeviceKind::Reloaded, small.graph, {small.prog}, small.device);
+  auto reloaded = small.dev.createEngine(small.graph, {small.prog});
   const auto fromReloaded = runOnce(*reloaded);
   CHECK(fromReloaded.first == allThreads.first);
   CHECK(fromReloaded.second == allThreads.second);

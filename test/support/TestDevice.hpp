@@ -21,6 +21,11 @@
 //   });
 // Tensors of type HALF are written from and read into std::vector<float> (rounded to
 // nearest even); every other type takes a vector of its host type.
+//
+// Tests that run an engine several times (or read and write between runs) take the engine
+// instead: `auto engine = dev.createEngine(graph, {prog});` compiles for the target (saving
+// and reloading the executable on the Reloaded target) and loads it on the device; the
+// helpers in OpsTestUtil.hpp move float data in and out of FLOAT and HALF tensors.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -29,6 +34,7 @@
 #include <poplar/Executable.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
+#include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Target.hpp>
 
@@ -44,6 +50,11 @@
 namespace aspen::test {
 
 enum class TestTarget { FewTiles, FullIpu, Reloaded };
+
+/// Every target an operation test runs on.
+inline std::vector<TestTarget> allTargets() {
+  return {TestTarget::FewTiles, TestTarget::FullIpu, TestTarget::Reloaded};
+}
 
 inline const char *targetName(TestTarget t) {
   switch (t) {
@@ -106,23 +117,28 @@ public:
     runPrograms(graph, {prog}, {0});
   }
 
-  /// Like `run`, for several programs run in the order `order`.
-  void runPrograms(const poplar::Graph &graph, const std::vector<poplar::program::Program> &progs,
-                   const std::vector<unsigned> &order) {
+  /// An engine for `progs` of `graph`, loaded on this device; on the Reloaded target the
+  /// executable is serialised and deserialised first.
+  std::unique_ptr<poplar::Engine> createEngine(const poplar::Graph &graph,
+                                               const std::vector<poplar::program::Program> &progs,
+                                               const poplar::OptionFlags &options = {}) {
     std::unique_ptr<poplar::Engine> engine;
     if (kind_ == TestTarget::Reloaded) {
       std::stringstream saved;
-      {
-        poplar::Executable exe = poplar::compileGraph(graph, progs);
-        exe.serialize(saved);
-      }
+      poplar::compileGraph(graph, progs, options).serialize(saved);
       saved.seekg(0);
-      poplar::Executable reloaded = poplar::Executable::deserialize(saved);
-      engine.reset(new poplar::Engine(std::move(reloaded)));
+      engine.reset(new poplar::Engine(poplar::Executable::deserialize(saved)));
     } else {
-      engine.reset(new poplar::Engine(graph, progs));
+      engine.reset(new poplar::Engine(graph, progs, options));
     }
     engine->load(device_);
+    return engine;
+  }
+
+  /// Like `run`, for several programs run in the order `order`.
+  void runPrograms(const poplar::Graph &graph, const std::vector<poplar::program::Program> &progs,
+                   const std::vector<unsigned> &order) {
+    std::unique_ptr<poplar::Engine> engine = createEngine(graph, progs);
     for (const auto &w : writes_)
       engine->writeTensor(w.handle, w.bytes.data(), w.bytes.data() + w.bytes.size());
     for (unsigned p : order)
@@ -172,7 +188,7 @@ private:
 
 /// Runs `body` once per target with a fresh TestDevice; a failure names the target.
 template <class Body> void forEachTarget(Body body) {
-  for (TestTarget t : {TestTarget::FewTiles, TestTarget::FullIpu, TestTarget::Reloaded}) {
+  for (TestTarget t : allTargets()) {
     INFO("target: " << targetName(t));
     TestDevice dev(t);
     body(dev);

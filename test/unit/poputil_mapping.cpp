@@ -157,3 +157,74 @@ TEST_CASE("duplicate copies a tensor with the same mapping", "[poputil]") {
   REQUIRE(graph.getTileMapping(d) == graph.getTileMapping(t));
   REQUIRE_FALSE(d.intersectsWith(t));
 }
+
+TEST_CASE("detectDimGroupings finds the groupings a layout never splits, innermost first", "[poputil]") {
+  poplar::Graph graph(poplar::Target::createIPUTarget(1, 4, "ipu2"));
+  using Groupings = std::vector<poputil::GroupingInfo>;
+  // Tiles hold runs of 8 consecutive elements of dimension 1.
+  poplar::Tensor a = graph.addVariable(poplar::FLOAT, {4, 16}, "a");
+  for (unsigned row = 0; row < 4; ++row)
+    for (unsigned half = 0; half < 2; ++half)
+      graph.setTileMapping(a[row].slice(8 * half, 8 * half + 8), (row * 2 + half) % 4);
+  CHECK(poputil::detectDimGroupings(graph, a) == Groupings{{1, 8}});
+  // A transposed view: the grouped dimension is the outer one of the view.
+  poplar::Tensor b = graph.addVariable(poplar::FLOAT, {4, 6}, "b");
+  for (unsigned row = 0; row < 4; ++row)
+    graph.setTileMapping(b[row], row);
+  CHECK(poputil::detectDimGroupings(graph, b.transpose()) == Groupings{{0, 6}});
+  // Two levels: whole rows of 4, and pairs of rows on each tile.
+  poplar::Tensor c = graph.addVariable(poplar::FLOAT, {8, 4}, "c");
+  for (unsigned row = 0; row < 8; ++row)
+    graph.setTileMapping(c[row], row / 2);
+  CHECK(poputil::detectDimGroupings(graph, c) == Groupings{{1, 4}, {0, 2}});
+  // Nothing grouped: single elements alternate between tiles.
+  poplar::Tensor d = graph.addVariable(poplar::FLOAT, {6}, "d");
+  for (unsigned i = 0; i < 6; ++i)
+    graph.setTileMapping(d[i], i % 2);
+  CHECK(poputil::detectDimGroupings(graph, d).empty());
+  poplar::Tensor scalar = graph.addVariable(poplar::FLOAT, {}, "scalar");
+  graph.setTileMapping(scalar, 0);
+  CHECK_THROWS_AS(poputil::detectDimGroupings(graph, scalar), poputil::poplibs_error);
+}
+
+TEST_CASE("mapTensorLinearlyWithOffset starts at the offset tile and can run downwards", "[poputil]") {
+  poplar::Graph graph(poplar::Target::createIPUTarget(1, 8, "ipu2"));
+  poplar::Tensor up = graph.addVariable(poplar::FLOAT, {4 * 32}, "up");
+  poplar::Tensor down = graph.addVariable(poplar::FLOAT, {4 * 32}, "down");
+  poputil::mapTensorLinearlyWithOffset(graph, up, 32, 1, 3);
+  poputil::mapTensorLinearlyWithOffset(graph, down, 32, 1, 1, false);
+  const auto upMapping = graph.getTileMapping(up), downMapping = graph.getTileMapping(down);
+  // 128 elements, 32 per tile: tiles 3, 4, 5, 6 upwards from tile 3; downwards, the offset
+  // counts from the highest tile: 6, 5, 4, 3.
+  for (unsigned k = 0; k < 4; ++k) {
+    INFO("chunk " << k);
+    REQUIRE(upMapping[3 + k].size() == 1);
+    CHECK(upMapping[3 + k][0] == poplar::Interval(32 * k, 32 * (k + 1)));
+    REQUIRE(downMapping[6 - k].size() == 1);
+    CHECK(downMapping[6 - k][0] == poplar::Interval(32 * k, 32 * (k + 1)));
+  }
+  CHECK(upMapping[0].empty());
+  CHECK(downMapping[7].empty());
+}
+
+TEST_CASE("detectInnermostGrouping and checkAccuracyWhenCast", "[poputil]") {
+  poplar::Graph graph(poplar::Target::createIPUTarget(1, 4, "ipu2"));
+  poplar::Tensor t = graph.addVariable(poplar::FLOAT, {3, 12}, "t");
+  // Tile boundaries every 4 elements: the innermost dimension is grouped by 4.
+  for (unsigned k = 0; k < 9; ++k)
+    graph.setTileMapping(t.flatten().slice(4 * k, 4 * k + 4), k % 4);
+  CHECK(poputil::detectInnermostGrouping(graph, t) == 4);
+  // Transposed, the innermost dimension has stride 12: no grouping.
+  CHECK(poputil::detectInnermostGrouping(graph, t.transpose()) == 1);
+  poplar::Tensor scalar = graph.addVariable(poplar::FLOAT, {}, "scalar");
+  CHECK_THROWS_AS(poputil::detectInnermostGrouping(graph, scalar), poputil::poplibs_error);
+
+  const poplar::Target &target = graph.getTarget();
+  CHECK(poputil::checkAccuracyWhenCast(target, 0.5, poplar::FLOAT, poplar::HALF, 0));
+  CHECK(poputil::checkAccuracyWhenCast(target, 0.1, poplar::FLOAT, poplar::HALF, 1e-3));
+  CHECK_FALSE(poputil::checkAccuracyWhenCast(target, 0.1, poplar::FLOAT, poplar::HALF, 1e-5));
+  CHECK_FALSE(poputil::checkAccuracyWhenCast(target, 70000.0, poplar::FLOAT, poplar::HALF, 1.0));
+  CHECK(poputil::checkAccuracyWhenCast(target, 1e-30, poplar::FLOAT, poplar::FLOAT, 0));
+  CHECK_THROWS_AS(poputil::checkAccuracyWhenCast(target, 1.0, poplar::INT, poplar::HALF, 0.1),
+                  poputil::poplibs_error);
+}

@@ -24,14 +24,37 @@ using vertexutil::workerRange;
 namespace {
 
 // Operations whose spelling differs between floating point and integer types.
+//
+// Integer division and remainder are defined for every input, with RISC-V's rules: x / 0 is
+// all ones (-1, or the largest unsigned), x % 0 is x, and INT_MIN / -1 wraps to INT_MIN with
+// remainder 0. The host's division instruction would trap and end the process instead.
+inline float divOf(float a, float b) {
+  return a / b;
+}
+inline int divOf(int a, int b) {
+  return b == 0 ? -1 : b == -1 ? static_cast<int>(0u - static_cast<unsigned>(a)) : a / b;
+}
+inline unsigned divOf(unsigned a, unsigned b) {
+  return b == 0 ? ~0u : a / b;
+}
 inline float remOf(float a, float b) {
   return std::fmod(a, b);
 }
 inline int remOf(int a, int b) {
-  return a % b;
+  return b == 0 ? a : b == -1 ? 0 : a % b;
 }
 inline unsigned remOf(unsigned a, unsigned b) {
-  return a % b;
+  return b == 0 ? a : a % b;
+}
+// Shift counts use their low 5 bits (a 32-bit shift by 32 or more is undefined in C++).
+template <typename T> inline T shiftLeftOf(T a, T b) {
+  return static_cast<T>(static_cast<unsigned>(a) << (static_cast<unsigned>(b) & 31u));
+}
+template <typename T> inline T shiftRightOf(T a, T b) {
+  return static_cast<T>(static_cast<unsigned>(a) >> (static_cast<unsigned>(b) & 31u));
+}
+inline int shiftRightSignExtendOf(int a, int b) {
+  return a >> (static_cast<unsigned>(b) & 31u);
 }
 inline float absOf(float a) {
   return std::fabs(a);
@@ -82,7 +105,7 @@ template <BinaryOpType op, typename T> struct BinaryOpFn;
 POPOPS_BINARY_FN(ADD, T, a + b)
 POPOPS_BINARY_FN(SUBTRACT, T, a - b)
 POPOPS_BINARY_FN(MULTIPLY, T, a *b)
-POPOPS_BINARY_FN(DIVIDE, T, a / b)
+POPOPS_BINARY_FN(DIVIDE, T, divOf(a, b))
 POPOPS_BINARY_FN(MAXIMUM, T, a > b ? a : b)
 POPOPS_BINARY_FN(MINIMUM, T, a < b ? a : b)
 POPOPS_BINARY_FN(REMAINDER, T, remOf(a, b))
@@ -94,9 +117,9 @@ POPOPS_BINARY_FN(BITWISE_AND, T, a &b)
 POPOPS_BINARY_FN(BITWISE_OR, T, a | b)
 POPOPS_BINARY_FN(BITWISE_XOR, T, a ^ b)
 POPOPS_BINARY_FN(BITWISE_XNOR, T, ~(a ^ b))
-POPOPS_BINARY_FN(SHIFT_LEFT, T, a << b)
-POPOPS_BINARY_FN(SHIFT_RIGHT, T, static_cast<T>(static_cast<unsigned>(a) >> b))
-POPOPS_BINARY_FN(SHIFT_RIGHT_SIGN_EXTEND, T, a >> b)
+POPOPS_BINARY_FN(SHIFT_LEFT, T, shiftLeftOf(a, b))
+POPOPS_BINARY_FN(SHIFT_RIGHT, T, shiftRightOf(a, b))
+POPOPS_BINARY_FN(SHIFT_RIGHT_SIGN_EXTEND, T, shiftRightSignExtendOf(a, b))
 POPOPS_BINARY_FN(EQUAL, bool, a == b)
 POPOPS_BINARY_FN(NOT_EQUAL, bool, a != b)
 POPOPS_BINARY_FN(GREATER_THAN, bool, a > b)

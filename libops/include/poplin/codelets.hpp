@@ -6,9 +6,9 @@
 
 namespace poplin {
 
-/// Makes poplin's vertex types available to `graph` (loads `poplin.gp`, which
-/// lies beside `libpoplin.so`). Call it once before the first poplin
-/// operation; further calls do nothing.
+/// Adds poplin's vertices (the `poplin.gp` vertex library beside libpoplin.so, or
+/// the file named by `ASPEN_POPLIN_GP`) to `graph`. Call once before the first
+/// poplin operation; further calls do nothing.
 ///
 /// Example: `poplin::addCodelets(graph);`
 void addCodelets(poplar::Graph &graph);

@@ -6,9 +6,9 @@
 
 namespace popnn {
 
-/// Makes popnn's vertex types available to `graph` (loads `popnn.gp`, which
-/// lies beside `libpopnn.so`). Call it once before the first popnn
-/// operation; further calls do nothing.
+/// Adds popnn's vertices (the `popnn.gp` vertex library beside libpopnn.so, or
+/// the file named by `ASPEN_POPNN_GP`) to `graph`. Call once before the first
+/// popnn operation; further calls do nothing.
 ///
 /// Example: `popnn::addCodelets(graph);`
 void addCodelets(poplar::Graph &graph);

@@ -47,6 +47,17 @@ inline poplar::Tensor map(poplar::Graph &graph, expr::TernaryOpType op, const po
              options);
 }
 
+/// Evaluates several expressions over the same tensors in one pass (one generated
+/// codelet), returning one new tensor per expression. The results must all have one
+/// shape (the operands broadcast numpy-style). Options as for the single-expression `map`.
+///
+/// Example: `auto sumAndProduct = popops::map(graph, {expr::_1 + expr::_2, expr::_1 * expr::_2}, {a, b},
+/// prog);`
+std::vector<poplar::Tensor> map(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                                const std::vector<poplar::Tensor> &ts, poplar::program::Sequence &prog,
+                                const poplar::DebugContext &debugContext = {},
+                                const poplar::OptionFlags &options = {});
+
 /// Like `map`, writing the result into `ts[0]` (which must have the result's shape and type).
 void mapInPlace(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
                 poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
@@ -70,6 +81,14 @@ inline void mapInPlace(poplar::Graph &graph, expr::TernaryOpType op, const popla
   mapInPlace(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, prog, debugContext,
              options);
 }
+
+/// Like the multi-output `map`, writing the result of `exprs[i]` into `ts[i]`. Every
+/// expression reads the tensors' values from before the call (all results are computed
+/// before any is written), so `{_1 + _2, _1 * _2}` over `{a, b}` leaves a+b in `a` and a*b
+/// in `b`. Needs `exprs.size() <= ts.size()`.
+void mapInPlace(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                const std::vector<poplar::Tensor> &ts, poplar::program::Sequence &prog,
+                const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 
 /// Like `map`, writing the result into `out` (which must have the result's shape and type).
 void mapWithOutput(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
@@ -96,7 +115,27 @@ inline void mapWithOutput(poplar::Graph &graph, expr::TernaryOpType op, const po
                 options);
 }
 
+/// Like the multi-output `map`, writing the result of `exprs[i]` into `outs[i]` (each must
+/// have its result's shape and type). Needs `exprs.size() == outs.size()`.
+void mapWithOutput(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                   const std::vector<poplar::Tensor> &ts, const std::vector<poplar::Tensor> &outs,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                   const poplar::OptionFlags &options = {});
+
 namespace detail {
+/// `map`, `mapInPlace` and `mapWithOutput` for the named operators below: errors name
+/// `popops::<opName>`.
+poplar::Tensor namedMap(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
+                        poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                        const poplar::OptionFlags &options, const char *opName);
+void namedMapInPlace(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
+                     poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                     const poplar::OptionFlags &options, const char *opName);
+void namedMapWithOutput(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
+                        const poplar::Tensor &out, poplar::program::Sequence &prog,
+                        const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                        const char *opName);
+
 /// A scalar constant of `elementType` holding `value` (of host type `hostType`),
 /// mapped to tile 0; throws poplibs_error when the types do not fit (PopLibs rule:
 /// float/double constants go with FLOAT or HALF tensors, others need the same type).
@@ -108,17 +147,20 @@ poplar::Tensor scalarConstant(poplar::Graph &graph, const poplar::Type &elementT
   inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,   \
                            const poplar::DebugContext &debugContext = {},                                    \
                            const poplar::OptionFlags &options = {}) {                                        \
-    return map(graph, expr::UnaryOpType::op, A, prog, {debugContext, #fn}, options);                         \
+    return detail::namedMap(graph, expr::UnaryOp(expr::UnaryOpType::op, expr::_1), {A}, prog,                \
+                            {debugContext, #fn}, options, #fn);                                              \
   }                                                                                                          \
   inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,    \
                           const poplar::DebugContext &debugContext = {},                                     \
                           const poplar::OptionFlags &options = {}) {                                         \
-    mapInPlace(graph, expr::UnaryOpType::op, A, prog, {debugContext, #fn "InPlace"}, options);               \
+    detail::namedMapInPlace(graph, expr::UnaryOp(expr::UnaryOpType::op, expr::_1), {A}, prog,                \
+                            {debugContext, #fn "InPlace"}, options, #fn "InPlace");                          \
   }                                                                                                          \
   inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &out,       \
                              poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {}, \
                              const poplar::OptionFlags &options = {}) {                                      \
-    mapWithOutput(graph, expr::UnaryOpType::op, A, out, prog, {debugContext, #fn "WithOutput"}, options);    \
+    detail::namedMapWithOutput(graph, expr::UnaryOp(expr::UnaryOpType::op, expr::_1), {A}, out, prog,        \
+                               {debugContext, #fn "WithOutput"}, options, #fn "WithOutput");                 \
   }
 
 POPOPS_DEFINE_UNARY_OPERATOR_FN(abs, ABSOLUTE)
@@ -156,14 +198,16 @@ POPOPS_DEFINE_UNARY_OPERATOR_FN(rsqrt, RSQRT)
 inline poplar::Tensor isFinite(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,
                                const poplar::DebugContext &debugContext = {},
                                const poplar::OptionFlags &options = {}) {
-  return map(graph, expr::UnaryOpType::IS_FINITE, A, prog, {debugContext, "isFinite"}, options);
+  return detail::namedMap(graph, expr::UnaryOp(expr::UnaryOpType::IS_FINITE, expr::_1), {A}, prog,
+                          {debugContext, "isFinite"}, options, "isFinite");
 }
 
 #define POPOPS_DEFINE_BINARY_OPERATOR_FN(fn, op)                                                             \
   inline poplar::Tensor fn(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,           \
                            poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},   \
                            const poplar::OptionFlags &options = {}) {                                        \
-    return map(graph, expr::BinaryOpType::op, A, B, prog, {debugContext, #fn}, options);                     \
+    return detail::namedMap(graph, expr::BinaryOp(expr::BinaryOpType::op, expr::_1, expr::_2), {A, B}, prog, \
+                            {debugContext, #fn}, options, #fn);                                              \
   }                                                                                                          \
   template <typename constType>                                                                              \
   inline typename std::enable_if<std::is_arithmetic<constType>::value, poplar::Tensor>::type fn(             \
@@ -171,7 +215,8 @@ inline poplar::Tensor isFinite(poplar::Graph &graph, const poplar::Tensor &A, po
       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {              \
     const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                      \
                                                 poplar::equivalent_device_type<constType>().value, &B, #fn); \
-    return map(graph, expr::BinaryOpType::op, A, BTensor, prog, {debugContext, #fn}, options);               \
+    return detail::namedMap(graph, expr::BinaryOp(expr::BinaryOpType::op, expr::_1, expr::_2), {A, BTensor}, \
+                            prog, {debugContext, #fn}, options, #fn);                                        \
   }                                                                                                          \
   template <typename constType>                                                                              \
   inline typename std::enable_if<std::is_arithmetic<constType>::value, poplar::Tensor>::type fn(             \
@@ -179,12 +224,14 @@ inline poplar::Tensor isFinite(poplar::Graph &graph, const poplar::Tensor &A, po
       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {              \
     const auto ATensor = detail::scalarConstant(graph, B.elementType(),                                      \
                                                 poplar::equivalent_device_type<constType>().value, &A, #fn); \
-    return map(graph, expr::BinaryOpType::op, ATensor, B, prog, {debugContext, #fn}, options);               \
+    return detail::namedMap(graph, expr::BinaryOp(expr::BinaryOpType::op, expr::_1, expr::_2), {ATensor, B}, \
+                            prog, {debugContext, #fn}, options, #fn);                                        \
   }                                                                                                          \
   inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,            \
                           poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},    \
                           const poplar::OptionFlags &options = {}) {                                         \
-    mapInPlace(graph, expr::BinaryOpType::op, A, B, prog, {debugContext, #fn "InPlace"}, options);           \
+    detail::namedMapInPlace(graph, expr::BinaryOp(expr::BinaryOpType::op, expr::_1, expr::_2), {A, B}, prog, \
+                            {debugContext, #fn "InPlace"}, options, #fn "InPlace");                          \
   }                                                                                                          \
   template <typename constType>                                                                              \
   inline typename std::enable_if<std::is_arithmetic<constType>::value>::type fn##InPlace(                    \
@@ -192,14 +239,15 @@ inline poplar::Tensor isFinite(poplar::Graph &graph, const poplar::Tensor &A, po
       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {              \
     const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                      \
                                                 poplar::equivalent_device_type<constType>().value, &B, #fn); \
-    mapInPlace(graph, expr::BinaryOpType::op, A, BTensor, prog, {debugContext, #fn "InPlace"}, options);     \
+    detail::namedMapInPlace(graph, expr::BinaryOp(expr::BinaryOpType::op, expr::_1, expr::_2), {A, BTensor}, \
+                            prog, {debugContext, #fn "InPlace"}, options, #fn "InPlace");                    \
   }                                                                                                          \
   inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,         \
                              const poplar::Tensor &out, poplar::program::Sequence &prog,                     \
                              const poplar::DebugContext &debugContext = {},                                  \
                              const poplar::OptionFlags &options = {}) {                                      \
-    mapWithOutput(graph, expr::BinaryOpType::op, A, B, out, prog, {debugContext, #fn "WithOutput"},          \
-                  options);                                                                                  \
+    detail::namedMapWithOutput(graph, expr::BinaryOp(expr::BinaryOpType::op, expr::_1, expr::_2), {A, B},    \
+                               out, prog, {debugContext, #fn "WithOutput"}, options, #fn "WithOutput");      \
   }                                                                                                          \
   template <typename constType>                                                                              \
   inline typename std::enable_if<std::is_arithmetic<constType>::value>::type fn##WithOutput(                 \
@@ -208,8 +256,9 @@ inline poplar::Tensor isFinite(poplar::Graph &graph, const poplar::Tensor &A, po
       const poplar::OptionFlags &options = {}) {                                                             \
     const auto BTensor = detail::scalarConstant(graph, A.elementType(),                                      \
                                                 poplar::equivalent_device_type<constType>().value, &B, #fn); \
-    mapWithOutput(graph, expr::BinaryOpType::op, A, BTensor, out, prog, {debugContext, #fn "WithOutput"},    \
-                  options);                                                                                  \
+    detail::namedMapWithOutput(graph, expr::BinaryOp(expr::BinaryOpType::op, expr::_1, expr::_2),            \
+                               {A, BTensor}, out, prog, {debugContext, #fn "WithOutput"}, options,           \
+                               #fn "WithOutput");                                                            \
   }
 
 POPOPS_DEFINE_BINARY_OPERATOR_FN(add, ADD)
@@ -245,20 +294,23 @@ POPOPS_DEFINE_BINARY_OPERATOR_FN(varianceToInvStdDev, VARIANCE_TO_INV_STD_DEV)
                            const poplar::Tensor &C, poplar::program::Sequence &prog,                         \
                            const poplar::DebugContext &debugContext = {},                                    \
                            const poplar::OptionFlags &options = {}) {                                        \
-    return map(graph, expr::TernaryOpType::op, A, B, C, prog, {debugContext, #fn}, options);                 \
+    return detail::namedMap(graph, expr::TernaryOp(expr::TernaryOpType::op, expr::_1, expr::_2, expr::_3),   \
+                            {A, B, C}, prog, {debugContext, #fn}, options, #fn);                             \
   }                                                                                                          \
   inline void fn##InPlace(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,            \
                           const poplar::Tensor &C, poplar::program::Sequence &prog,                          \
                           const poplar::DebugContext &debugContext = {},                                     \
                           const poplar::OptionFlags &options = {}) {                                         \
-    mapInPlace(graph, expr::TernaryOpType::op, A, B, C, prog, {debugContext, #fn "InPlace"}, options);       \
+    detail::namedMapInPlace(graph, expr::TernaryOp(expr::TernaryOpType::op, expr::_1, expr::_2, expr::_3),   \
+                            {A, B, C}, prog, {debugContext, #fn "InPlace"}, options, #fn "InPlace");         \
   }                                                                                                          \
   inline void fn##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,         \
                              const poplar::Tensor &C, const poplar::Tensor &out,                             \
                              poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {}, \
                              const poplar::OptionFlags &options = {}) {                                      \
-    mapWithOutput(graph, expr::TernaryOpType::op, A, B, C, out, prog, {debugContext, #fn "WithOutput"},      \
-                  options);                                                                                  \
+    detail::namedMapWithOutput(                                                                              \
+        graph, expr::TernaryOp(expr::TernaryOpType::op, expr::_1, expr::_2, expr::_3), {A, B, C}, out, prog, \
+        {debugContext, #fn "WithOutput"}, options, #fn "WithOutput");                                        \
   }
 
 /// `select(A, B, C)` = `C ? A : B` (C is bool).

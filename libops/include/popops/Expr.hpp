@@ -352,6 +352,29 @@ POPOPS_DEFINE_EXPR_OPERATOR(<<, Shl)
 POPOPS_DEFINE_EXPR_OPERATOR(>>, Shr)
 #undef POPOPS_DEFINE_EXPR_OPERATOR
 
+/// A copy of any expression, so that expressions of different classes can share one
+/// container: the several results of a multi-output `popops::map`.
+///
+/// Example: `std::vector<expr::Any> exprs{expr::_1 + expr::_2, expr::_1 * expr::_2};`
+class Any {
+public:
+  Any(const Expr &expr) : held(expr.clone()) {}
+  Any(const Any &other) : held(other.held->clone()) {}
+  Any(Any &&other) = default;
+  Any &operator=(const Any &other) {
+    held = other.held->clone();
+    return *this;
+  }
+  Any &operator=(Any &&other) = default;
+  operator Expr &() { return *held; }
+  operator const Expr &() const { return *held; }
+  /// A name for the expression applied to `inputs` (used in debug names).
+  std::string name(const std::vector<poplar::Tensor> &inputs) const { return held->name(inputs); }
+
+private:
+  std::unique_ptr<Expr> held;
+};
+
 } // namespace expr
 } // namespace popops
 

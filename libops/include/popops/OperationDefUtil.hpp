@@ -2,6 +2,7 @@
 #ifndef POPOPS_OPERATIONDEFUTIL_HPP
 #define POPOPS_OPERATIONDEFUTIL_HPP
 
+#include <popops/Operation.hpp>
 #include <popops/OperationDef.hpp>
 #include <poputil/VertexTemplates.hpp>
 
@@ -12,25 +13,7 @@ namespace poputil {
 /// Spells `popops::Operation` in vertex names: `popops::Operation::ADD`.
 template <> struct VertexTemplateToString<popops::Operation> {
   static std::string to_string(const popops::Operation &op) {
-    switch (op) {
-    case popops::Operation::ADD:
-      return "popops::Operation::ADD";
-    case popops::Operation::MUL:
-      return "popops::Operation::MUL";
-    case popops::Operation::MIN:
-      return "popops::Operation::MIN";
-    case popops::Operation::MAX:
-      return "popops::Operation::MAX";
-    case popops::Operation::LOGICAL_AND:
-      return "popops::Operation::LOGICAL_AND";
-    case popops::Operation::LOGICAL_OR:
-      return "popops::Operation::LOGICAL_OR";
-    case popops::Operation::SQUARE_ADD:
-      return "popops::Operation::SQUARE_ADD";
-    case popops::Operation::LOG_ADD:
-      return "popops::Operation::LOG_ADD";
-    }
-    return "popops::Operation::UNKNOWN";
+    return "popops::Operation::" + popops::toString(op);
   }
 };
 

@@ -6,8 +6,8 @@
 
 namespace poprand {
 
-/// Makes poprand's vertex types available to `graph` (loads `poprand.gp`,
-/// which lies beside `libpoprand.so`). Call it once before the first
+/// Adds poprand's vertices (the `poprand.gp` vertex library beside libpoprand.so, or
+/// the file named by `ASPEN_POPRAND_GP`) to `graph`. Call once before the first
 /// poprand operation; further calls do nothing.
 ///
 /// Example: `poprand::addCodelets(graph);`

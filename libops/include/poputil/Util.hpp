@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace poputil {
@@ -98,6 +99,19 @@ bool checkAccuracyWhenCast(const poplar::Target &target, double input, poplar::T
 /// The largest grouping of `t`'s innermost dimension that its tile mapping and
 /// memory layout never split (1 when there is none).
 unsigned detectInnermostGrouping(const poplar::Graph &graph, const poplar::Tensor &t);
+
+/// A grouped dimension and its grouping: (dimension, grouping).
+typedef std::pair<unsigned, unsigned> GroupingInfo;
+
+/// Every grouping of `t`'s dimensions that its tile mapping and memory layout never split,
+/// innermost first: the first entry is the largest grouping of any one dimension (found with
+/// `detectInnermostGrouping` with that dimension moved innermost); the next is found within
+/// the groups of the first, and so on. A dimension may appear more than once. Empty when
+/// nothing is grouped; throws poplibs_error for a scalar.
+///
+/// Example: a {4, 16} tensor whose tiles each hold whole groups of 8 consecutive elements of
+/// dimension 1 gives `{{1, 8}}`.
+std::vector<GroupingInfo> detectDimGroupings(const poplar::Graph &graph, const poplar::Tensor &t);
 
 } // namespace poputil
 

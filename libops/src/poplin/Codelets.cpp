@@ -1,7 +1,8 @@
 // Copyright (c) Aspen contributors.
+// poplin::addCodelets: loads poplin.gp, found beside libpoplin.so (or at $ASPEN_POPLIN_GP).
 #include <poplin/codelets.hpp>
 
-#include "nncommon/LibraryCodelets.hpp"
+#include "common/OpsCommon.hpp"
 
 namespace poplin {
 namespace {
@@ -10,7 +11,8 @@ const char libraryAnchor = 0;
 } // namespace
 
 void addCodelets(poplar::Graph &graph) {
-  aspen::nn::addLibraryCodelets(graph, &libraryAnchor, "poplin.gp", "poplin::MatMulBlock<float,float>");
+  aspen::ops::addLibraryCodelets(graph, &libraryAnchor, "poplin.gp", "ASPEN_POPLIN_GP",
+                                 "poplin::MatMulBlock<float,float>", "poplin::addCodelets");
 }
 
 } // namespace poplin

@@ -6,9 +6,10 @@
 #include <poplin/MatMul.hpp>
 
 #include "MatMulPlan.hpp"
-#include "nncommon/LibraryCodelets.hpp"
+#include "common/OpsCommon.hpp"
 
 #include <poplar/exceptions.hpp>
+#include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <map>
@@ -19,8 +20,8 @@
 #include <vector>
 
 using namespace poplar;
-using aspen::nn::shapeString;
-using aspen::nn::vertexName;
+using aspen::ops::describe;
+using aspen::ops::shapeString;
 using poplin::planning::MatMulOptions;
 using poplin::planning::MatMulPlan;
 using poplin::planning::MatMulProblem;
@@ -43,15 +44,6 @@ std::size_t PlanningCache::size() const {
 
 namespace {
 
-std::string describe(const Tensor &t) {
-  return shapeString(t.shape()) + " (" + t.elementType().toString().str() + ")";
-}
-
-std::string opName(const char *op, const DebugContext &dc) {
-  const std::string &path = dc.getPathName();
-  return path.empty() ? std::string(op) : std::string(op) + "(" + path + ")";
-}
-
 [[noreturn]] void fail(const std::string &op, const std::string &message) {
   throw poputil::poplibs_error(op + ": " + message);
 }
@@ -66,6 +58,8 @@ void checkFloatType(const std::string &op, const char *what, const Type &type) {
 /// and returns the problem; `grouped` selects rank 3.
 MatMulProblem checkOperands(const std::string &op, const Tensor &A, const Tensor &B, const Type &outputType,
                             bool grouped) {
+  aspen::ops::requireValid(A, op, "A");
+  aspen::ops::requireValid(B, op, "B");
   const unsigned rank = grouped ? 3 : 2;
   if (A.rank() != rank)
     fail(op, "A must have rank " + std::to_string(rank) + " but has shape " + describe(A));
@@ -265,7 +259,7 @@ Tensor createOutput(Graph &graph, const Type &type, const MatMulProblem &p, cons
 void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor &out3, const Tensor *accScale,
                  MatMulProblem p, program::Sequence &prog, const DebugContext &dc,
                  const OptionFlags &optionFlags, PlanningCache *cache) {
-  const MatMulOptions options = planning::parseMatMulOptions(optionFlags);
+  const MatMulOptions options = planning::parseMatMulOptions(optionFlags, "poplin::matMul");
   p.accumulate = accScale != nullptr;
   if (p.groups * p.m * p.n == 0)
     return;
@@ -291,7 +285,7 @@ void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor 
   }
 
   const ComputeSet productCs = graph.addComputeSet({dc, "matMul/product"});
-  const std::string blockVertex = vertexName("poplin::MatMulBlock", {p.inputType, blockOutType});
+  const std::string blockVertex = poputil::templateVertex("poplin::MatMulBlock", p.inputType, blockOutType);
   forEachOutputBlock(
       p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
         for (unsigned d = 0; d < plan.depthSplit; ++d) {
@@ -331,9 +325,9 @@ void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor 
 
   const ComputeSet reduceCs = graph.addComputeSet({dc, "matMul/reduce"});
   const std::string reduceVertex =
-      accScale
-          ? vertexName("poplin::MatMulReduceAcc", {p.partialsType, p.outputType, accScale->elementType()})
-          : vertexName("poplin::MatMulReduce", {p.partialsType, p.outputType});
+      accScale ? poputil::templateVertex("poplin::MatMulReduceAcc", p.partialsType, p.outputType,
+                                         accScale->elementType())
+               : poputil::templateVertex("poplin::MatMulReduce", p.partialsType, p.outputType);
   forEachOutputBlock(
       p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
         const Tensor outBlock = out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end}).flatten();
@@ -366,9 +360,9 @@ Tensor as3d(const Tensor &t) {
 Tensor matMulImpl(Graph &graph, const char *opBase, const Tensor &A, const Tensor &B, program::Sequence &prog,
                   const Type &outputType, const DebugContext &dc, const OptionFlags &options,
                   PlanningCache *cache, bool grouped) {
-  const std::string op = opName(opBase, dc);
+  const std::string op = aspen::ops::opNameWithContext(opBase, dc);
   MatMulProblem p = checkOperands(op, A, B, outputType, grouped);
-  const MatMulOptions parsed = planning::parseMatMulOptions(options);
+  const MatMulOptions parsed = planning::parseMatMulOptions(options, op);
   const Tensor A3 = grouped ? A : as3d(A);
   const Tensor B3 = grouped ? B : as3d(B);
   Tensor out3;
@@ -385,7 +379,8 @@ Tensor matMulImpl(Graph &graph, const char *opBase, const Tensor &A, const Tenso
 void withOutputImpl(Graph &graph, const char *opBase, const Tensor &A, const Tensor &B, const Tensor &out,
                     program::Sequence &prog, const DebugContext &dc, const OptionFlags &options,
                     PlanningCache *cache, bool grouped) {
-  const std::string op = opName(opBase, dc);
+  const std::string op = aspen::ops::opNameWithContext(opBase, dc);
+  aspen::ops::requireValid(out, op, "the output");
   MatMulProblem p = checkOperands(op, A, B, out.elementType(), grouped);
   const std::vector<std::size_t> expected =
       grouped ? std::vector<std::size_t>{p.groups, p.m, p.n} : std::vector<std::size_t>{p.m, p.n};
@@ -401,7 +396,9 @@ void withOutputImpl(Graph &graph, const char *opBase, const Tensor &A, const Ten
 void accImpl(Graph &graph, const char *opBase, const Tensor &C, const Tensor &scale, const Tensor &A,
              const Tensor &B, program::Sequence &prog, const DebugContext &dc, const OptionFlags &options,
              PlanningCache *cache, bool grouped) {
-  const std::string op = opName(opBase, dc);
+  const std::string op = aspen::ops::opNameWithContext(opBase, dc);
+  aspen::ops::requireValid(C, op, "C");
+  aspen::ops::requireValid(scale, op, "the scale k");
   MatMulProblem p = checkOperands(op, A, B, C.elementType(), grouped);
   const std::vector<std::size_t> expected =
       grouped ? std::vector<std::size_t>{p.groups, p.m, p.n} : std::vector<std::size_t>{p.m, p.n};
@@ -431,9 +428,9 @@ Tensor createOperand(Graph &graph, const char *opBase, Operand which, const Type
                      const Type &outputType, const std::vector<std::size_t> &aShape,
                      const std::vector<std::size_t> &bShape, const DebugContext &dc,
                      const OptionFlags &options, PlanningCache *cache, bool grouped) {
-  const std::string op = opName(opBase, dc);
+  const std::string op = aspen::ops::opNameWithContext(opBase, dc);
   MatMulProblem p = problemFromShapes(op, inputType, outputType, aShape, bShape, grouped);
-  const MatMulOptions parsed = planning::parseMatMulOptions(options);
+  const MatMulOptions parsed = planning::parseMatMulOptions(options, op);
   const Type type = which == Operand::Output ? outputType : inputType;
   const std::vector<std::size_t> shape3 = which == Operand::LHS ? std::vector<std::size_t>{p.groups, p.m, p.k}
                                           : which == Operand::RHS
@@ -487,8 +484,9 @@ Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence 
 
 Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog,
               const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
-  return matMulImpl(graph, "poplin::matMul", A, B, prog, A.elementType(), debugContext, options, cache,
-                    false);
+  // The output type is A's; an invalid A is reported by matMulImpl.
+  return matMulImpl(graph, "poplin::matMul", A, B, prog, A.valid() ? A.elementType() : FLOAT, debugContext,
+                    options, cache, false);
 }
 
 void matMulWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out, program::Sequence &prog,
@@ -541,7 +539,7 @@ void matMulReportPlan(std::ostream &out, const Graph &graph, const Type &inputTy
                       const OptionFlags &options, PlanningCache *cache) {
   MatMulProblem p =
       problemFromShapes("poplin::matMulReportPlan", inputType, outputType, aShape, bShape, false);
-  const MatMulOptions parsed = planning::parseMatMulOptions(options);
+  const MatMulOptions parsed = planning::parseMatMulOptions(options, "poplin::matMulReportPlan");
   const MatMulPlan plan = getPlan(graph, p, parsed, cache);
   planning::describePlan(out, graph.getTarget(), p, parsed, plan);
 }
@@ -552,7 +550,7 @@ void matMulGroupedReportPlan(std::ostream &out, const Graph &graph, const Type &
                              PlanningCache *cache) {
   MatMulProblem p =
       problemFromShapes("poplin::matMulGroupedReportPlan", inputType, outputType, aShape, bShape, true);
-  const MatMulOptions parsed = planning::parseMatMulOptions(options);
+  const MatMulOptions parsed = planning::parseMatMulOptions(options, "poplin::matMulGroupedReportPlan");
   const MatMulPlan plan = getPlan(graph, p, parsed, cache);
   planning::describePlan(out, graph.getTarget(), p, parsed, plan);
 }
@@ -631,7 +629,7 @@ Tensor transposeGroupedMatrix(const Tensor &A) {
 }
 
 void matmulValidateOptions(const OptionFlags &options) {
-  planning::parseMatMulOptions(options);
+  planning::parseMatMulOptions(options, "poplin::matmulValidateOptions");
 }
 
 } // namespace poplin

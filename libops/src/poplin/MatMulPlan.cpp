@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "MatMulPlan.hpp"
 
+#include "common/OpsCommon.hpp"
+
 #include <poplar/exceptions.hpp>
 #include <poputil/OptionParsing.hpp>
 
@@ -103,7 +105,7 @@ bool better(const MatMulPlan &a, const MatMulPlan &b) {
 
 } // namespace
 
-MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
+MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options, const std::string &op) {
   MatMulOptions parsed;
   bool ignoredBool = false;
   std::string ignoredString;
@@ -131,15 +133,10 @@ MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
       {"gatherOutput", poplibs::OptionHandler::createWithBool(ignoredBool)},
       {"planConstraints", poplibs::OptionHandler::createWithString(ignoredString)},
   };
-  try {
-    spec.parse(options);
-  } catch (const poplar::invalid_option &e) {
-    throw poplar::invalid_option(std::string("poplin::matMul: ") + e.what());
-  }
+  aspen::ops::parseOptions(spec, options, op);
   if (!(parsed.availableMemoryProportion >= 0.0 && parsed.availableMemoryProportion <= 1.0))
-    throw poplar::invalid_option(
-        "poplin::matMul: option 'availableMemoryProportion' must lie in [0, 1], got " +
-        options.at("availableMemoryProportion").str());
+    throw poplar::invalid_option(op + ": option 'availableMemoryProportion' must lie in [0, 1], got " +
+                                 options.at("availableMemoryProportion").str());
   return parsed;
 }
 

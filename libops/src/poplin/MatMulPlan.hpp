@@ -26,7 +26,7 @@ struct MatMulOptions {
 };
 
 /// Parses `options`; throws poplar::invalid_option naming an unknown key or a bad value.
-MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options);
+MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options, const std::string &op);
 
 /// What is multiplied: G products of {m, k} x {k, n}.
 struct MatMulProblem {

@@ -1,7 +1,8 @@
 // Copyright (c) Aspen contributors.
+// popnn::addCodelets: loads popnn.gp, found beside libpopnn.so (or at $ASPEN_POPNN_GP).
 #include <popnn/codelets.hpp>
 
-#include "nncommon/LibraryCodelets.hpp"
+#include "common/OpsCommon.hpp"
 
 namespace popnn {
 namespace {
@@ -10,7 +11,8 @@ const char libraryAnchor = 0;
 } // namespace
 
 void addCodelets(poplar::Graph &graph) {
-  aspen::nn::addLibraryCodelets(graph, &libraryAnchor, "popnn.gp", "popnn::NonLinearity<float>");
+  aspen::ops::addLibraryCodelets(graph, &libraryAnchor, "popnn.gp", "ASPEN_POPNN_GP",
+                                 "popnn::NonLinearity<float>", "popnn::addCodelets");
 }
 
 } // namespace popnn

@@ -2,7 +2,7 @@
 #include <popnn/LogSoftmax.hpp>
 
 #include "NonLinearityInternal.hpp"
-#include "nncommon/LibraryCodelets.hpp"
+#include "common/OpsCommon.hpp"
 
 #include <poputil/exceptions.hpp>
 
@@ -10,22 +10,27 @@ using namespace poplar;
 
 namespace popnn {
 
-void logSoftmaxInPlace(Graph &graph, Tensor t, program::Sequence &prog, const DebugContext &debugContext) {
+namespace {
+
+void checkType(const Tensor &t, const std::string &op) {
+  aspen::ops::requireValid(t, op, "the tensor");
   if (t.elementType() != FLOAT && t.elementType() != HALF)
-    throw poputil::poplibs_error("popnn::logSoftmaxInPlace: the tensor " + aspen::nn::shapeString(t.shape()) +
-                                 " has element type " + t.elementType().toString().str() +
-                                 "; only float and half are supported");
+    throw poputil::poplibs_error(op + ": the tensor " + aspen::ops::describe(t) + " has element type " +
+                                 t.elementType().toString().str() + "; only float and half are supported");
+}
+
+} // namespace
+
+void logSoftmaxInPlace(Graph &graph, Tensor t, program::Sequence &prog, const DebugContext &debugContext) {
+  checkType(t, "popnn::logSoftmaxInPlace");
   if (!t.isParallelWriteable())
-    throw poputil::poplibs_error("popnn::logSoftmaxInPlace: the tensor " + aspen::nn::shapeString(t.shape()) +
+    throw poputil::poplibs_error("popnn::logSoftmaxInPlace: the tensor " + aspen::ops::describe(t) +
                                  " cannot be written in place (it holds constants or aliased elements)");
   internal::softmaxRowsInPlace(graph, t, 1.0f, true, prog, {debugContext, "logSoftmax"});
 }
 
 Tensor logSoftmax(Graph &graph, Tensor t, program::Sequence &prog, const DebugContext &debugContext) {
-  if (t.elementType() != FLOAT && t.elementType() != HALF)
-    throw poputil::poplibs_error("popnn::logSoftmax: the tensor " + aspen::nn::shapeString(t.shape()) +
-                                 " has element type " + t.elementType().toString().str() +
-                                 "; only float and half are supported");
+  checkType(t, "popnn::logSoftmax");
   Tensor out = graph.clone(t, {debugContext, "output"});
   prog.add(program::Copy(t, out, false, debugContext));
   logSoftmaxInPlace(graph, out, prog, debugContext);

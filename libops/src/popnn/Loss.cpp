@@ -4,33 +4,26 @@
 // then added up by one vertex on the tile of `numCorrect`.
 #include <popnn/Loss.hpp>
 
-#include "TileWork.hpp"
-#include "nncommon/LibraryCodelets.hpp"
+#include "common/OpsCommon.hpp"
 
+#include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <string>
 
 using namespace poplar;
-using aspen::nn::shapeString;
-using aspen::nn::vertexName;
+using aspen::ops::describe;
 
 namespace popnn {
 namespace {
-
-std::string describe(const Tensor &t) {
-  return shapeString(t.shape()) + " (" + t.elementType().toString().str() + ")";
-}
 
 [[noreturn]] void fail(const std::string &op, const std::string &message) {
   throw poputil::poplibs_error(op + ": " + message);
 }
 
-std::string opName(const char *op, const DebugContext &dc) {
-  return dc.getPathName().empty() ? std::string(op) : std::string(op) + "(" + dc.getPathName() + ")";
-}
-
 void checkOutputsAndLabels(const std::string &op, const Tensor &modelOutputs, const Tensor &expected) {
+  aspen::ops::requireValid(modelOutputs, op, "modelOutputs");
+  aspen::ops::requireValid(expected, op, "expected");
   if (modelOutputs.rank() != 2)
     fail(op, "modelOutputs must be {batch, classes}, got " + describe(modelOutputs));
   if (modelOutputs.elementType() != FLOAT && modelOutputs.elementType() != HALF)
@@ -43,6 +36,7 @@ void checkOutputsAndLabels(const std::string &op, const Tensor &modelOutputs, co
 }
 
 void checkNumCorrect(const std::string &op, const Tensor &numCorrect) {
+  aspen::ops::requireValid(numCorrect, op, "numCorrect");
   if (numCorrect.numElements() != 1 || numCorrect.elementType() != UNSIGNED_INT)
     fail(op, "numCorrect " + describe(numCorrect) + " must be one unsigned int element");
 }
@@ -53,20 +47,19 @@ std::pair<Tensor, Tensor> rowExtremes(Graph &graph, const Tensor &in, bool findM
   const Type type = in.elementType();
   Tensor values = graph.addVariable(type, {in.dim(0)}, {dc, findMin ? "min" : "max"});
   Tensor indices = graph.addVariable(UNSIGNED_INT, {in.dim(0)}, {dc, findMin ? "argMin" : "argMax"});
-  const auto work = work::rowsByTile(graph, in);
-  const std::string vertex = vertexName("popnn::ReduceRowsWithIndex", {type});
-  for (std::size_t i = 0; i < work.tiles.size(); ++i) {
-    const Tensor rowValues = work::gatherElements(values, work.rows[i]);
-    const Tensor rowIndices = work::gatherElements(indices, work.rows[i]);
-    graph.setTileMapping(rowValues, work.tiles[i]);
-    graph.setTileMapping(rowIndices, work.tiles[i]);
+  const std::string vertex = poputil::templateVertex("popnn::ReduceRowsWithIndex", type);
+  for (const auto &g : aspen::ops::rowsByTile(graph, in)) {
+    const Tensor rowValues = aspen::ops::gather(values, g.rows);
+    const Tensor rowIndices = aspen::ops::gather(indices, g.rows);
+    graph.setTileMapping(rowValues, g.tile);
+    graph.setTileMapping(rowIndices, g.tile);
     VertexRef v = graph.addVertex(
         cs, vertex,
-        {{"in", work::gatherRows(in, work.rows[i])}, {"value", rowValues}, {"index", rowIndices}});
+        {{"in", aspen::ops::gatherRows(in, g.rows)}, {"value", rowValues}, {"index", rowIndices}});
     graph.setInitialValue(v["rowLength"], unsigned(in.dim(1)));
     graph.setInitialValue(v["findMin"], unsigned(findMin ? 1 : 0));
-    graph.setTileMapping(v, work.tiles[i]);
-    const std::size_t elements = work.rows[i].size() * in.dim(1);
+    graph.setTileMapping(v, g.tile);
+    const std::size_t elements = g.numRows() * in.dim(1);
     graph.setPerfEstimate(v, 20 + 2 * elements, elements);
   }
   return {values, indices};
@@ -77,7 +70,7 @@ void addAccuracyCount(Graph &graph, const Tensor &maxIndices, const Tensor &expe
                       const Tensor &numCorrect, program::Sequence &seq, const DebugContext &dc) {
   const ComputeSet cs = graph.addComputeSet({dc, "accuracy"});
   VertexRef v = graph.addVertex(
-      cs, vertexName("popnn::CalcAccuracy", {expected.elementType()}),
+      cs, poputil::templateVertex("popnn::CalcAccuracy", expected.elementType()),
       {{"maxIndex", maxIndices}, {"expected", expected}, {"numCorrect", numCorrect.reshape({})}});
   const auto mapping = graph.getTileMapping(numCorrect);
   unsigned tile = 0;
@@ -99,8 +92,10 @@ program::Program lossImpl(Graph &graph, const Tensor &modelOutputs, const Tensor
                           const Tensor &loss, const Tensor &deltas, const Tensor *deltasScale,
                           const Tensor *modelOutputScaling, const Tensor *numCorrect, LossType lossType,
                           const DebugContext &dc) {
-  const std::string op = opName("popnn::calcLoss", dc);
+  const std::string op = aspen::ops::opNameWithContext("popnn::calcLoss", dc);
   checkOutputsAndLabels(op, modelOutputs, expected);
+  aspen::ops::requireValid(loss, op, "loss");
+  aspen::ops::requireValid(deltas, op, "deltas");
   const Type type = modelOutputs.elementType();
   if (loss.shape() != expected.shape() || loss.elementType() != type)
     fail(op, "loss " + describe(loss) + " must be {" + std::to_string(modelOutputs.dim(0)) + "} of " +
@@ -109,6 +104,9 @@ program::Program lossImpl(Graph &graph, const Tensor &modelOutputs, const Tensor
     fail(op, "deltas " + describe(deltas) + " must match modelOutputs " + describe(modelOutputs));
   if (lossType != SUM_SQUARED_LOSS && lossType != CROSS_ENTROPY_LOSS)
     fail(op, "unknown loss type " + std::to_string(int(lossType)));
+  for (const Tensor *scale : {deltasScale, modelOutputScaling})
+    if (scale && !scale->valid())
+      fail(op, "a scale is not a valid tensor (default-constructed)");
   for (const Tensor *scale : {deltasScale, modelOutputScaling})
     if (scale && (scale->numElements() != 1 || scale->elementType() != type))
       fail(op, "the scales must be one element of " + type.toString().str() + ", got " + describe(*scale));
@@ -121,25 +119,23 @@ program::Program lossImpl(Graph &graph, const Tensor &modelOutputs, const Tensor
   const Tensor mos =
       modelOutputScaling ? *modelOutputScaling : unitConstant(graph, type, dc, "modelOutputScaling");
   const bool crossEntropy = lossType == CROSS_ENTROPY_LOSS;
-  const std::string vertex = vertexName(crossEntropy ? "popnn::LossCrossEntropy" : "popnn::LossSumSquared",
-                                        {type, expected.elementType()});
-  const auto work = work::rowsByTile(graph, modelOutputs);
+  const std::string vertex = poputil::templateVertex(
+      crossEntropy ? "popnn::LossCrossEntropy" : "popnn::LossSumSquared", type, expected.elementType());
   const std::size_t classes = modelOutputs.dim(1);
-  for (std::size_t i = 0; i < work.tiles.size(); ++i) {
-    const auto &rows = work.rows[i];
-    std::vector<Graph::ConnectionDesc> fields{{"probs", work::gatherRows(modelOutputs, rows)},
-                                              {"labels", work::gatherElements(expected, rows)},
-                                              {"deltas", work::gatherRows(deltas, rows)},
-                                              {"loss", work::gatherElements(loss, rows)}};
+  for (const auto &g : aspen::ops::rowsByTile(graph, modelOutputs)) {
+    std::vector<Graph::ConnectionDesc> fields{{"probs", aspen::ops::gatherRows(modelOutputs, g.rows)},
+                                              {"labels", aspen::ops::gather(expected, g.rows)},
+                                              {"deltas", aspen::ops::gatherRows(deltas, g.rows)},
+                                              {"loss", aspen::ops::gather(loss, g.rows)}};
     if (crossEntropy) {
       fields.push_back({"deltasScale", ds.reshape({})});
       fields.push_back({"modelOutputScaling", mos.reshape({})});
     }
     VertexRef v = graph.addVertex(cs, vertex, fields);
     graph.setInitialValue(v["numClasses"], unsigned(classes));
-    graph.setTileMapping(v, work.tiles[i]);
-    const std::size_t elements = rows.size() * classes;
-    graph.setPerfEstimate(v, 30 + 4 * elements + (crossEntropy ? 40 * rows.size() : 0), 3 * elements);
+    graph.setTileMapping(v, g.tile);
+    const std::size_t elements = g.numRows() * classes;
+    graph.setPerfEstimate(v, 30 + 4 * elements + (crossEntropy ? 40 * g.numRows() : 0), 3 * elements);
   }
   Tensor maxIndices;
   if (numCorrect)
@@ -152,7 +148,8 @@ program::Program lossImpl(Graph &graph, const Tensor &modelOutputs, const Tensor
 
 std::pair<Tensor, Tensor> extremes(Graph &graph, const Tensor &input, bool findMin, program::Sequence &prog,
                                    const DebugContext &dc, const char *opBase) {
-  const std::string op = opName(opBase, dc);
+  const std::string op = aspen::ops::opNameWithContext(opBase, dc);
+  aspen::ops::requireValid(input, op, "input");
   if (input.rank() != 2)
     fail(op, "input must be a 2-D tensor {rows, columns}, got " + describe(input));
   const Type type = input.elementType();
@@ -200,7 +197,7 @@ program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor
 
 program::Program calcAccuracy(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
                               const Tensor &numCorrect, const DebugContext &debugContext) {
-  const std::string op = opName("popnn::calcAccuracy", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("popnn::calcAccuracy", debugContext);
   checkOutputsAndLabels(op, modelOutputs, expected);
   checkNumCorrect(op, numCorrect);
   program::Sequence seq({}, debugContext);

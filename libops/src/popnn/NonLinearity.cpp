@@ -4,16 +4,16 @@
 #include <popnn/NonLinearity.hpp>
 
 #include "NonLinearityInternal.hpp"
-#include "TileWork.hpp"
-#include "nncommon/LibraryCodelets.hpp"
+#include "common/OpsCommon.hpp"
 
+#include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <string>
 
 using namespace poplar;
-using aspen::nn::shapeString;
-using aspen::nn::vertexName;
+using aspen::ops::describe;
+using aspen::ops::shapeString;
 
 namespace popnn {
 namespace {
@@ -49,23 +49,19 @@ bool isSoftmax(NonLinearityType t) {
          t == NonLinearityType::SOFTMAX_SCALED;
 }
 
-/// Thread cycles per element of each element-wise non-linearity (and of its gradient).
-double cyclesPerElement(NonLinearityType t, const Type &type) {
-  const double vector = type == HALF ? 4.0 : 2.0;
+/// Thread cycles per vector (64 bits) of each element-wise non-linearity (and of its gradient).
+double cyclesPerVector(NonLinearityType t) {
   switch (t) {
   case NonLinearityType::RELU:
   case NonLinearityType::HARD_SIGMOID:
-    return 2.0 / vector;
+    return 2.0;
   case NonLinearityType::SIGMOID:
   case NonLinearityType::TANH:
-    return 6.0 / vector;
+    return 6.0;
   case NonLinearityType::SWISH:
-    return 8.0 / vector;
-  case NonLinearityType::GELU:
-  case NonLinearityType::GELU_ERF:
-    return 14.0 / vector;
-  default:
-    return 20.0;
+    return 8.0;
+  default: // GELU, GELU_ERF
+    return 14.0;
   }
 }
 
@@ -78,27 +74,29 @@ std::string op(const char *name, NonLinearityType t, const DebugContext &dc) {
 
 void checkWriteable(const std::string &opName, const Tensor &t) {
   if (!t.isParallelWriteable())
-    throw poputil::poplibs_error(opName + ": the tensor " + shapeString(t.shape()) +
+    throw poputil::poplibs_error(opName + ": the tensor " + describe(t) +
                                  " cannot be written in place (it holds constants or aliased elements)");
 }
 
 void checkType(const std::string &opName, const char *what, const Tensor &t) {
+  aspen::ops::requireValid(t, opName, what);
   if (t.elementType() != FLOAT && t.elementType() != HALF)
-    throw poputil::poplibs_error(opName + ": " + what + " " + shapeString(t.shape()) + " has element type " +
+    throw poputil::poplibs_error(opName + ": " + what + " " + describe(t) + " has element type " +
                                  t.elementType().toString().str() + "; only float and half are supported");
 }
 
 void addElementwise(Graph &graph, NonLinearityType t, const Tensor &data, ComputeSet &cs) {
-  const auto work = work::elementsByTile(graph, data);
-  const std::string vertex = vertexName("popnn::NonLinearity", {data.elementType()});
-  for (std::size_t i = 0; i < work.tiles.size(); ++i) {
-    VertexRef v = graph.addVertex(cs, vertex, {{"data", work.elements[i]}});
+  const std::string vertex = poputil::templateVertex("popnn::NonLinearity", data.elementType());
+  const Tensor flat = data.flatten();
+  // One MultiVertex per tile over all the elements it holds.
+  for (const auto &w : aspen::ops::splitByTile(graph, data, 1)) {
+    VertexRef v = graph.addVertex(cs, vertex, {{"data", aspen::ops::gather(flat, w.regions)}});
     graph.setInitialValue(v["nonLinearityType"], unsigned(t));
-    graph.setTileMapping(v, work.tiles[i]);
+    graph.setTileMapping(v, w.tile);
     graph.setPerfEstimate(v,
-                          work::multiVertexCycles(graph.getTarget(), work.elements[i].numElements(),
-                                                  cyclesPerElement(t, data.elementType())),
-                          work.elements[i].numElements());
+                          aspen::ops::multiVertexCycles(graph.getTarget(), data.elementType(),
+                                                        w.numElements(), cyclesPerVector(t), 20),
+                          w.numElements());
   }
 }
 
@@ -108,21 +106,21 @@ namespace internal {
 
 void softmaxRowsInPlace(Graph &graph, const Tensor &t, float outputScale, bool logOutput,
                         program::Sequence &prog, const DebugContext &dc) {
-  const Tensor rows = work::asRows(t);
+  const Tensor rows = aspen::ops::asRows(t);
   if (rows.numElements() == 0)
     return;
   const ComputeSet cs = graph.addComputeSet({dc, logOutput ? "logSoftmax" : "softmax"});
-  const auto work = work::rowsByTile(graph, rows);
-  const std::string vertex = vertexName("popnn::SoftmaxRows", {t.elementType()});
+  const std::string vertex = poputil::templateVertex("popnn::SoftmaxRows", t.elementType());
   const std::size_t rowLength = rows.dim(1);
-  for (std::size_t i = 0; i < work.tiles.size(); ++i) {
-    VertexRef v = graph.addVertex(cs, vertex, {{"data", work::gatherRows(rows, work.rows[i])}});
+  for (const auto &g : aspen::ops::rowsByTile(graph, rows)) {
+    VertexRef v = graph.addVertex(cs, vertex, {{"data", aspen::ops::gatherRows(rows, g.rows)}});
     graph.setInitialValue(v["rowLength"], unsigned(rowLength));
     graph.setInitialValue(v["outputScale"], outputScale);
     graph.setInitialValue(v["logOutput"], unsigned(logOutput ? 1 : 0));
-    graph.setTileMapping(v, work.tiles[i]);
-    const std::size_t elements = work.rows[i].size() * rowLength;
-    graph.setPerfEstimate(v, work::multiVertexCycles(graph.getTarget(), elements, 12.0), 5 * elements);
+    graph.setTileMapping(v, g.tile);
+    const std::size_t elements = g.numRows() * rowLength;
+    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(graph.getTarget(), elements, 1, 12.0, 20),
+                          5 * elements);
   }
   prog.add(program::Execute(cs, dc));
 }
@@ -201,42 +199,36 @@ Tensor inputGradient(Graph &graph, NonLinearityType t, const Tensor &act, const 
   const Target &target = graph.getTarget();
   if (isSoftmax(t)) {
     const float scale = t == NonLinearityType::SOFTMAX_SCALED ? internal::kSoftmaxScaling : 1.0f;
-    const Tensor gradRows = work::asRows(inGrad), actRows = work::asRows(act),
-                 outRows = work::asRows(outGradient);
-    const auto work = work::rowsByTile(graph, gradRows);
-    const std::string vertex = vertexName("popnn::SoftmaxGradRows", {act.elementType()});
-    for (std::size_t i = 0; i < work.tiles.size(); ++i) {
+    const Tensor gradRows = aspen::ops::asRows(inGrad), actRows = aspen::ops::asRows(act),
+                 outRows = aspen::ops::asRows(outGradient);
+    const std::string vertex = poputil::templateVertex("popnn::SoftmaxGradRows", act.elementType());
+    for (const auto &g : aspen::ops::rowsByTile(graph, gradRows)) {
       VertexRef v = graph.addVertex(cs, vertex,
-                                    {{"act", work::gatherRows(actRows, work.rows[i])},
-                                     {"outGrad", work::gatherRows(outRows, work.rows[i])},
-                                     {"inGrad", work::gatherRows(gradRows, work.rows[i])}});
+                                    {{"act", aspen::ops::gatherRows(actRows, g.rows)},
+                                     {"outGrad", aspen::ops::gatherRows(outRows, g.rows)},
+                                     {"inGrad", aspen::ops::gatherRows(gradRows, g.rows)}});
       graph.setInitialValue(v["rowLength"], unsigned(gradRows.dim(1)));
       graph.setInitialValue(v["outputScale"], scale);
-      graph.setTileMapping(v, work.tiles[i]);
-      const std::size_t elements = work.rows[i].size() * gradRows.dim(1);
-      graph.setPerfEstimate(v, work::multiVertexCycles(target, elements, 4.0), 4 * elements);
+      graph.setTileMapping(v, g.tile);
+      const std::size_t elements = g.numRows() * gradRows.dim(1);
+      graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(target, elements, 1, 4.0, 20), 4 * elements);
     }
     return inGrad;
   }
   const Tensor flatAct = act.flatten(), flatOut = outGradient.flatten(), flatGrad = inGrad.flatten();
-  const auto mapping = graph.getTileMapping(inGrad);
-  const std::string vertex = vertexName("popnn::NonLinearityGrad", {act.elementType()});
-  for (unsigned tile = 0; tile < mapping.size(); ++tile) {
-    if (mapping[tile].empty())
-      continue;
-    std::vector<Tensor> a, o, g;
-    for (const Interval &i : mapping[tile]) {
-      a.push_back(flatAct.slice(i.begin(), i.end()));
-      o.push_back(flatOut.slice(i.begin(), i.end()));
-      g.push_back(flatGrad.slice(i.begin(), i.end()));
-    }
-    VertexRef v =
-        graph.addVertex(cs, vertex, {{"act", concat(a)}, {"outGrad", concat(o)}, {"inGrad", concat(g)}});
+  const std::string vertex = poputil::templateVertex("popnn::NonLinearityGrad", act.elementType());
+  // One MultiVertex per tile over all the elements of the gradient it holds.
+  for (const auto &w : aspen::ops::splitByTile(graph, inGrad, 1)) {
+    VertexRef v = graph.addVertex(cs, vertex,
+                                  {{"act", aspen::ops::gather(flatAct, w.regions)},
+                                   {"outGrad", aspen::ops::gather(flatOut, w.regions)},
+                                   {"inGrad", aspen::ops::gather(flatGrad, w.regions)}});
     graph.setInitialValue(v["nonLinearityType"], unsigned(t));
-    graph.setTileMapping(v, tile);
-    const std::size_t elements = concat(g).numElements();
+    graph.setTileMapping(v, w.tile);
+    const std::size_t elements = w.numElements();
     graph.setPerfEstimate(
-        v, work::multiVertexCycles(target, elements, cyclesPerElement(t, act.elementType())), 2 * elements);
+        v, aspen::ops::multiVertexCycles(target, act.elementType(), elements, cyclesPerVector(t), 20),
+        2 * elements);
   }
   return inGrad;
 }

@@ -4,10 +4,11 @@
 // the six workers splitting them.
 #include <popnn/Pooling.hpp>
 
-#include "TileWork.hpp"
-#include "nncommon/LibraryCodelets.hpp"
+#include "common/OpsCommon.hpp"
 
 #include <poplar/Target.hpp>
+#include <poputil/OptionParsing.hpp>
+#include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <algorithm>
@@ -15,8 +16,8 @@
 #include <string>
 
 using namespace poplar;
-using aspen::nn::shapeString;
-using aspen::nn::vertexName;
+using aspen::ops::describe;
+using aspen::ops::shapeString;
 
 namespace popnn {
 namespace pooling {
@@ -25,10 +26,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string &op, const std::string &message) {
   throw poputil::poplibs_error(op + ": " + message);
-}
-
-std::string opName(const char *op, const DebugContext &dc) {
-  return dc.getPathName().empty() ? std::string(op) : std::string(op) + "(" + dc.getPathName() + ")";
 }
 
 template <class T> std::string listString(const std::vector<T> &v) {
@@ -113,11 +110,11 @@ std::vector<std::size_t> fullShape(const PoolParams &params, const std::vector<s
 
 void checkTensor(const std::string &op, const char *what, const Tensor &t, const PoolParams &params,
                  const std::vector<std::size_t> &field) {
+  aspen::ops::requireValid(t, op, what);
   const auto expected = fullShape(params, field);
   if (t.shape() != expected || t.elementType() != params.dType)
-    fail(op, std::string(what) + " " + shapeString(t.shape()) + " (" + t.elementType().toString().str() +
-                 ") must be " + shapeString(expected) + " (" + params.dType.toString().str() +
-                 ") for these pooling parameters");
+    fail(op, std::string(what) + " " + describe(t) + " must be " + shapeString(expected) + " (" +
+                 params.dType.toString().str() + ") for these pooling parameters");
 }
 
 /// Planes [begin, end) of each tile used: contiguous runs, as even as possible.
@@ -213,9 +210,25 @@ double getBwdPerfectCycleCount(const Graph &graph, const PoolParams &params) {
   return getFwdPerfectCycleCount(graph, params);
 }
 
+namespace {
+
+/// PopLibs' pooling options: validated; Aspen's one layout serves them all.
+void parsePoolOptions(const OptionFlags &options, const std::string &op) {
+  bool introspectiveMapping = true, optimizeForSpeed = false, floatPartials = false;
+  const poplibs::OptionSpec spec{
+      {"poolUseIntrospectiveMapping", poplibs::OptionHandler::createWithBool(introspectiveMapping)},
+      {"optimizeForSpeed", poplibs::OptionHandler::createWithBool(optimizeForSpeed)},
+      {"useFloatPartialsWhereBeneficial", poplibs::OptionHandler::createWithBool(floatPartials)},
+  };
+  aspen::ops::parseOptions(spec, options, op);
+}
+
+} // namespace
+
 Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::Sequence &prog,
             const DebugContext &debugContext, const OptionFlags &options) {
-  const std::string op = opName("popnn::pooling::pool", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("popnn::pooling::pool", debugContext);
+  parsePoolOptions(options, op);
   checkParams(op, params);
   checkTensor(op, "in", in, params, params.inputFieldShape);
   const auto outField = params.getOutputFieldShape();
@@ -223,7 +236,7 @@ Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::S
   const Geometry g = geometry(params);
   const Tensor inPlanes = asPlanes(in), outPlanes = asPlanes(out);
   const ComputeSet cs = graph.addComputeSet({debugContext, "pool"});
-  const std::string vertex = vertexName("popnn::Pool2D", {params.dType});
+  const std::string vertex = poputil::templateVertex("popnn::Pool2D", params.dType);
   const double window = kernelSize(params);
   unsigned tile = 0;
   for (const auto &range : planesPerTile(graph.getTarget(), outPlanes.dim(0))) {
@@ -234,8 +247,9 @@ Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::S
     graph.setInitialValue(v["poolingType"], unsigned(params.poolingType));
     setGeometry(graph, v, g);
     graph.setTileMapping(v, tile);
-    graph.setPerfEstimate(v, work::multiVertexCycles(graph.getTarget(), o.numElements(), window + 4),
-                          std::uint64_t(o.numElements() * window));
+    graph.setPerfEstimate(
+        v, aspen::ops::multiVertexCycles(graph.getTarget(), o.numElements(), 1, window + 4, 20),
+        std::uint64_t(o.numElements() * window));
     ++tile;
   }
   prog.add(program::Execute(cs, debugContext));
@@ -245,7 +259,8 @@ Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::S
 Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &in, const Tensor &pooled,
                          const Tensor &pooledGradient, bool useScaledGradient, program::Sequence &prog,
                          const DebugContext &debugContext, const OptionFlags &options) {
-  const std::string op = opName("popnn::pooling::poolInputGradient", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("popnn::pooling::poolInputGradient", debugContext);
+  parsePoolOptions(options, op);
   checkParams(op, params);
   if (params.poolingType != PoolingType::MAX)
     return poolInputGradient(graph, params, 1u, pooledGradient, prog, debugContext, options);
@@ -258,7 +273,7 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &i
   const Tensor inPlanes = asPlanes(in), pooledPlanes = asPlanes(pooled),
                gradPlanes = asPlanes(pooledGradient), resultPlanes = asPlanes(inGrad);
   const ComputeSet cs = graph.addComputeSet({debugContext, "poolGrad"});
-  const std::string vertex = vertexName("popnn::MaxPool2DGrad", {params.dType});
+  const std::string vertex = poputil::templateVertex("popnn::MaxPool2DGrad", params.dType);
   const double window = kernelSize(params);
   unsigned tile = 0;
   for (const auto &range : planesPerTile(graph.getTarget(), resultPlanes.dim(0))) {
@@ -273,7 +288,7 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &i
     setGeometry(graph, v, g);
     graph.setTileMapping(v, tile);
     const std::size_t outputs = (range.second - range.first) * std::size_t(g.outHeight) * g.outWidth;
-    graph.setPerfEstimate(v, work::multiVertexCycles(graph.getTarget(), outputs, 2 * window + 6),
+    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(graph.getTarget(), outputs, 1, 2 * window + 6, 20),
                           std::uint64_t(outputs * window));
     ++tile;
   }
@@ -284,7 +299,8 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &i
 Tensor poolInputGradient(Graph &graph, const PoolParams &params, const unsigned fwdChansPerGroup,
                          const Tensor &pooledGradient, program::Sequence &prog,
                          const DebugContext &debugContext, const OptionFlags &options) {
-  const std::string op = opName("popnn::pooling::poolInputGradient", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("popnn::pooling::poolInputGradient", debugContext);
+  parsePoolOptions(options, op);
   checkParams(op, params);
   if (params.poolingType == PoolingType::MAX)
     fail(op, "the gradient of MAX pooling needs the forward input and output; use the form taking them");
@@ -295,7 +311,7 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const unsigned 
   const Geometry g = geometry(params);
   const Tensor gradPlanes = asPlanes(pooledGradient), resultPlanes = asPlanes(inGrad);
   const ComputeSet cs = graph.addComputeSet({debugContext, "poolGrad"});
-  const std::string vertex = vertexName("popnn::SumPool2DGrad", {params.dType});
+  const std::string vertex = poputil::templateVertex("popnn::SumPool2DGrad", params.dType);
   const double window = kernelSize(params);
   unsigned tile = 0;
   for (const auto &range : planesPerTile(graph.getTarget(), resultPlanes.dim(0))) {
@@ -307,7 +323,7 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const unsigned 
     setGeometry(graph, v, g);
     graph.setTileMapping(v, tile);
     const std::size_t outputs = (range.second - range.first) * std::size_t(g.outHeight) * g.outWidth;
-    graph.setPerfEstimate(v, work::multiVertexCycles(graph.getTarget(), outputs, window + 4),
+    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(graph.getTarget(), outputs, 1, window + 4, 20),
                           std::uint64_t(outputs * window));
     ++tile;
   }

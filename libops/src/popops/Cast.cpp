@@ -23,13 +23,15 @@ double castCycles(const poplar::Type &from, const poplar::Type &to) {
 } // namespace
 
 void cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst, poplar::ComputeSet cs) {
+  aspen::ops::requireValid(src, "popops::cast", "the source");
+  aspen::ops::requireValid(dst, "popops::cast", "the destination");
   if (src.shape() != dst.shape())
     throw poputil::poplibs_error("popops::cast: source " + aspen::ops::describe(src) + " and destination " +
                                  aspen::ops::describe(dst) + " have different shapes");
   if (!dst.isParallelWriteable())
     throw poputil::poplibs_error("popops::cast: destination " + aspen::ops::describe(dst) +
                                  " cannot be written (it contains constants or aliased elements)");
-  const std::string vt = aspen::ops::vertexName("popops::Cast1D", src.elementType(), dst.elementType());
+  const std::string vt = poputil::templateVertex("popops::Cast1D", src.elementType(), dst.elementType());
   aspen::ops::requireVertex(graph, vt, "popops::cast",
                             "casting " + src.elementType().toString().str() + " to " +
                                 dst.elementType().toString().str());
@@ -49,6 +51,7 @@ void cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst, poplar::
 
 poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType,
                     poplar::ComputeSet cs, const poplar::DebugContext &debugContext) {
+  aspen::ops::requireValid(src, "popops::cast", "the source");
   poplar::Tensor dst = createCastOutput(graph, src, dstType, debugContext);
   cast(graph, src, dst, cs);
   return dst;
@@ -56,6 +59,8 @@ poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type
 
 poplar::program::Program cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst,
                               const poplar::DebugContext &debugContext) {
+  aspen::ops::requireValid(src, "popops::cast", "the source");
+  aspen::ops::requireValid(dst, "popops::cast", "the destination");
   if (src.shape() != dst.shape())
     throw poputil::poplibs_error("popops::cast: source " + aspen::ops::describe(src) + " and destination " +
                                  aspen::ops::describe(dst) + " have different shapes");
@@ -68,6 +73,7 @@ poplar::program::Program cast(poplar::Graph &graph, poplar::Tensor src, poplar::
 
 poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
                     poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+  aspen::ops::requireValid(src, "popops::cast", "the source");
   poplar::Tensor dst = createCastOutput(graph, src, dstType, debugContext);
   prog.add(cast(graph, src, dst, debugContext));
   return dst;

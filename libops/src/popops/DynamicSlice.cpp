@@ -107,6 +107,38 @@ void checkDimsAndSizes(const poplar::Tensor &t, const std::vector<std::size_t> &
   }
 }
 
+// The options of PopLibs' slicing functions (validated everywhere; Aspen's plans only keep
+// what they record).
+SlicePlanInternal parseSliceOptions(const poplar::OptionFlags &options, const std::string &op) {
+  SlicePlanInternal p;
+  double availableMemoryProportion = 0.6;
+  std::string distribution = "uniform", target = "memory";
+  bool sorted = false;
+  const poplibs::OptionSpec spec{
+      {"usedForSlice", poplibs::OptionHandler::createWithBool(p.usedForSlice)},
+      {"usedForUpdate", poplibs::OptionHandler::createWithBool(p.usedForUpdate)},
+      {"operationForUpdate",
+       poplibs::OptionHandler::createWithEnum(
+           p.operationForUpdate,
+           std::map<std::string, std::string>{{"none", "none"}, {"add", "add"}, {"max", "max"}})},
+      {"availableMemoryProportion", poplibs::OptionHandler::createWithDouble(availableMemoryProportion)},
+      {"indicesDistribution",
+       poplibs::OptionHandler::createWithEnum(
+           distribution,
+           std::map<std::string, std::string>{{"uniform", "uniform"}, {"onePoint", "onePoint"}})},
+      {"planMinimisationTarget",
+       poplibs::OptionHandler::createWithEnum(
+           target, std::map<std::string, std::string>{{"memory", "memory"}, {"cycles", "cycles"}})},
+      {"indicesAreSorted", poplibs::OptionHandler::createWithBool(sorted)},
+  };
+  aspen::ops::parseOptions(spec, options, op);
+  if (!p.usedForSlice && !p.usedForUpdate)
+    throw poplar::invalid_option(op + ": usedForSlice and usedForUpdate cannot both be false");
+  if (availableMemoryProportion < 0)
+    throw poplar::invalid_option(op + ": availableMemoryProportion must not be negative");
+  return p;
+}
+
 std::vector<std::size_t> slicedShape(const std::vector<std::size_t> &shape,
                                      const std::vector<std::size_t> &dims,
                                      const std::vector<std::size_t> &sizes) {
@@ -164,7 +196,7 @@ void sliceOneDim(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Te
     return;
   const poplar::Type type = t.elementType();
   const std::string vt =
-      aspen::ops::vertexName(update ? "popops::DynamicUpdateSlice1D" : "popops::DynamicSlice1D", type);
+      poputil::templateVertex(update ? "popops::DynamicUpdateSlice1D" : "popops::DynamicSlice1D", type);
   aspen::ops::requireVertex(graph, vt, update ? "popops::dynamicUpdate" : "popops::dynamicSlice",
                             "slicing tensors of type " + type.toString().str());
   // Slices are made where the result lives; updates where the updated tensor lives.
@@ -224,7 +256,7 @@ poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &t
                                      const poplar::OptionFlags &options,
                                      const poplar::DebugContext &debugContext) {
   (void)plan;
-  (void)options;
+  parseSliceOptions(options, "popops::createSliceableTensor");
   return createSliceableTensor(graph, type, shape, dims, sizes, 0, debugContext);
 }
 
@@ -246,7 +278,7 @@ poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Type &type,
                                  const SlicePlan &plan, const poplar::OptionFlags &options,
                                  const poplar::DebugContext &debugContext) {
   (void)plan;
-  (void)options;
+  parseSliceOptions(options, "popops::createSliceTensor");
   for (std::size_t i = 0; i < dims.size(); ++i)
     if (dims[i] >= shape.size() || i >= sizes.size() || sizes[i] > shape[dims[i]])
       throw poputil::poplibs_error("popops::createSliceTensor: dims " + shapeString(dims) + " / sizes " +
@@ -264,7 +296,7 @@ poplar::Tensor createIndicesTensor(poplar::Graph &graph, const std::vector<std::
                                    const poplar::OptionFlags &options,
                                    const poplar::DebugContext &debugContext) {
   (void)plan;
-  (void)options;
+  parseSliceOptions(options, "popops::createIndicesTensor");
   poplar::Tensor t =
       graph.addVariable(poplar::UNSIGNED_INT, {numIndices, dims.size()}, {debugContext, "indices"});
   poputil::mapTensorLinearly(graph, t);
@@ -416,16 +448,16 @@ void multiVertices(poplar::Graph &graph, const MultiOperands &m, MultiKind kind,
   std::string vt;
   switch (kind) {
   case MultiKind::Slice:
-    vt = aspen::ops::vertexName("popops::MultiSlice", type);
+    vt = poputil::templateVertex("popops::MultiSlice", type);
     break;
   case MultiKind::Update:
-    vt = aspen::ops::vertexName("popops::MultiUpdate", type);
+    vt = poputil::templateVertex("popops::MultiUpdate", type);
     break;
   case MultiKind::UpdateAdd:
-    vt = aspen::ops::vertexName("popops::MultiUpdateAdd", type, scale.elementType());
+    vt = poputil::templateVertex("popops::MultiUpdateAdd", type, scale.elementType());
     break;
   case MultiKind::UpdateMax:
-    vt = aspen::ops::vertexName("popops::MultiUpdateMax", type);
+    vt = poputil::templateVertex("popops::MultiUpdateMax", type);
     break;
   }
   aspen::ops::requireVertex(graph, vt, op, "tensors of type " + type.toString().str());
@@ -456,7 +488,7 @@ poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const p
                           poplar::program::Sequence &prog, const SlicePlan &plan,
                           const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
   (void)plan;
-  (void)options;
+  parseSliceOptions(options, "popops::multiSlice");
   const std::string op = "popops::multiSlice";
   MultiOperands m = checkMulti(t, poplar::Tensor(), offsets, dims, sizes, op);
   const std::size_t numOffsets = m.offsets.numElements();
@@ -487,7 +519,7 @@ void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Te
                  const SlicePlan &plan, const poplar::OptionFlags &options,
                  const poplar::DebugContext &debugContext) {
   (void)plan;
-  (void)options;
+  parseSliceOptions(options, "popops::multiUpdate");
   const std::string op = "popops::multiUpdate";
   if (!s.valid())
     throw poputil::poplibs_error(op + ": the slices tensor is not valid");
@@ -503,7 +535,7 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
                     poplar::program::Sequence &prog, const SlicePlan &plan,
                     const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
   (void)plan;
-  (void)options;
+  parseSliceOptions(options, "popops::multiUpdateAdd");
   const std::string op = "popops::multiUpdateAdd";
   if (!s.valid())
     throw poputil::poplibs_error(op + ": the slices tensor is not valid");
@@ -526,7 +558,7 @@ void multiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
                     const SlicePlan &plan, const poplar::OptionFlags &options,
                     const poplar::DebugContext &debugContext) {
   (void)plan;
-  (void)options;
+  parseSliceOptions(options, "popops::multiUpdateMax");
   const std::string op = "popops::multiUpdateMax";
   if (!s.valid())
     throw poputil::poplibs_error(op + ": the slices tensor is not valid");
@@ -543,37 +575,12 @@ SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const s
                const poplar::OptionFlags &options) {
   (void)graph;
   (void)dataType;
-  std::unique_ptr<SlicePlanInternal> p(new SlicePlanInternal);
-  double availableMemoryProportion = 0.6;
-  std::string distribution = "uniform", target = "memory", opForUpdate = "add";
-  bool sorted = false;
-  const poplibs::OptionSpec spec{
-      {"usedForSlice", poplibs::OptionHandler::createWithBool(p->usedForSlice)},
-      {"usedForUpdate", poplibs::OptionHandler::createWithBool(p->usedForUpdate)},
-      {"operationForUpdate",
-       poplibs::OptionHandler::createWithEnum(
-           opForUpdate,
-           std::map<std::string, std::string>{{"none", "none"}, {"add", "add"}, {"max", "max"}})},
-      {"availableMemoryProportion", poplibs::OptionHandler::createWithDouble(availableMemoryProportion)},
-      {"indicesDistribution",
-       poplibs::OptionHandler::createWithEnum(
-           distribution,
-           std::map<std::string, std::string>{{"uniform", "uniform"}, {"onePoint", "onePoint"}})},
-      {"planMinimisationTarget",
-       poplibs::OptionHandler::createWithEnum(
-           target, std::map<std::string, std::string>{{"memory", "memory"}, {"cycles", "cycles"}})},
-      {"indicesAreSorted", poplibs::OptionHandler::createWithBool(sorted)},
-  };
-  spec.parse(options);
-  if (!p->usedForSlice && !p->usedForUpdate)
-    throw poplar::invalid_option("embedding::plan: usedForSlice and usedForUpdate cannot both be false");
-  if (availableMemoryProportion < 0)
-    throw poplar::invalid_option("embedding::plan: availableMemoryProportion must not be negative");
+  std::unique_ptr<SlicePlanInternal> p(
+      new SlicePlanInternal(parseSliceOptions(options, "popops::embedding::plan")));
   p->valid = true;
   p->numEntries = numEntries;
   p->outputSize = outputSize;
   p->numLookups = numLookups;
-  p->operationForUpdate = opForUpdate;
   return SlicePlan(std::move(p));
 }
 

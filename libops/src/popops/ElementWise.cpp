@@ -31,7 +31,7 @@ struct MapOptions {
   bool forceGenerateCodelet = false;
 };
 
-MapOptions parseMapOptions(const poplar::OptionFlags &options) {
+MapOptions parseMapOptions(const poplar::OptionFlags &options, const std::string &opName) {
   MapOptions o;
   bool ignoredBool = false;
   unsigned ignoredUnsigned = 0;
@@ -43,7 +43,7 @@ MapOptions parseMapOptions(const poplar::OptionFlags &options) {
       {"supportsMultiVertex", poplibs::OptionHandler::createWithBool(ignoredBool)},
       {"forceVectorWidth", poplibs::OptionHandler::createWithUnsignedInt(ignoredUnsigned)},
   };
-  spec.parse(options);
+  aspen::ops::parseOptions(spec, options, opName);
   return o;
 }
 
@@ -167,8 +167,7 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
                     const poplar::Tensor &out, bool inPlace, poplar::ComputeSet cs,
                     const std::string &opName) {
   using aspen::ops::gather;
-  using aspen::ops::templateArg;
-  using aspen::ops::vertexName;
+  using poputil::templateVertex;
   const auto shape = out.shape();
   const poplar::Tensor outFlat = out.flatten();
   std::vector<poplar::Type> types;
@@ -180,7 +179,7 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
     const poplar::Type type = a.tensor.elementType();
     const bool useInPlace = inPlace && a.isInput1;
     const std::string vt =
-        vertexName(useInPlace ? "popops::UnaryOp1DInPlace" : "popops::UnaryOp1D", u->getOpType(), type);
+        templateVertex(useInPlace ? "popops::UnaryOp1DInPlace" : "popops::UnaryOp1D", u->getOpType(), type);
     aspen::ops::requireVertex(graph, vt, opName,
                               aspen::ops::toString(u->getOpType()) + " on " + type.toString().str());
     const poplar::Tensor aFlat = broadcastTo(a.tensor, shape).flatten();
@@ -216,10 +215,10 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
     const bool useInPlace = inPlace && a.isInput1;
     std::string vt;
     if (cScalar)
-      vt =
-          vertexName(useInPlace ? "popops::BroadcastScalar1DInPlace" : "popops::BroadcastScalar1D", op, type);
+      vt = templateVertex(useInPlace ? "popops::BroadcastScalar1DInPlace" : "popops::BroadcastScalar1D", op,
+                          type);
     else
-      vt = vertexName(useInPlace ? "popops::BinaryOp1DInPlace" : "popops::BinaryOp1D", op, type);
+      vt = templateVertex(useInPlace ? "popops::BinaryOp1DInPlace" : "popops::BinaryOp1D", op, type);
     aspen::ops::requireVertex(graph, vt, opName, aspen::ops::toString(op) + " on " + type.toString().str());
     const poplar::Tensor aFlat = broadcastTo(a.tensor, shape).flatten();
     const poplar::Tensor cFlat = cScalar ? poplar::Tensor() : broadcastTo(c.tensor, shape).flatten();
@@ -251,7 +250,7 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
   const poplar::Type type = a.tensor.elementType();
   const bool useInPlace = inPlace && a.isInput1;
   const std::string base = select ? "popops::Select" : "popops::Clamp";
-  const std::string vt = vertexName(useInPlace ? base + "InPlace" : base, type);
+  const std::string vt = templateVertex(useInPlace ? base + "InPlace" : base, type);
   aspen::ops::requireVertex(graph, vt, opName, (select ? "SELECT on " : "CLAMP on ") + type.toString().str());
   const poplar::Tensor aFlat = broadcastTo(a.tensor, shape).flatten();
   const poplar::Tensor bFlat = broadcastTo(b.tensor, shape).flatten();
@@ -269,20 +268,24 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
                         });
 }
 
-void generatedCodelet(poplar::Graph &graph, const Expr &expr, const std::vector<poplar::Tensor> &ts,
-                      const poplar::Tensor &out, bool inPlace, poplar::ComputeSet cs) {
+// Adds to `cs` the vertices of one generated codelet that evaluates `exprs` over `ts` into
+// `outs` (all of one shape; in place, outs[k] is ts[k]).
+void generatedCodelet(poplar::Graph &graph, const std::vector<const Expr *> &exprs,
+                      const std::vector<poplar::Tensor> &ts, const std::vector<poplar::Tensor> &outs,
+                      bool inPlace, poplar::ComputeSet cs) {
   using aspen::ops::gather;
   using aspen::ops::OperandKind;
   std::set<unsigned> used;
-  collectPlaceholders(expr, used);
-  const auto shape = out.shape();
-  const std::size_t n = out.numElements();
-  std::vector<poplar::Type> types;
+  for (const Expr *e : exprs)
+    collectPlaceholders(*e, used);
+  const auto shape = outs[0].shape();
+  const std::size_t n = outs[0].numElements();
+  std::vector<poplar::Type> types, outTypes;
   std::vector<OperandKind> kinds;
-  std::vector<poplar::Tensor> flats(ts.size());
+  std::vector<poplar::Tensor> flats(ts.size()), outFlats;
   for (std::size_t k = 0; k < ts.size(); ++k) {
     types.push_back(ts[k].elementType());
-    if (inPlace && k == 0)
+    if (inPlace && k < outs.size())
       kinds.push_back(OperandKind::Output);
     else if (!used.count(static_cast<unsigned>(k + 1)))
       kinds.push_back(OperandKind::Unused);
@@ -293,13 +296,16 @@ void generatedCodelet(poplar::Graph &graph, const Expr &expr, const std::vector<
       flats[k] = broadcastTo(ts[k], shape).flatten();
     }
   }
-  const auto g = aspen::ops::generateMapCodelet(graph.getTarget(), expr, types, kinds, out.elementType());
+  for (const auto &out : outs) {
+    outTypes.push_back(out.elementType());
+    outFlats.push_back(out.flatten());
+  }
+  const auto g = aspen::ops::generateMapCodelet(graph.getTarget(), exprs, types, kinds, outTypes);
   if (!graph.hasCodelet(g.vertexName)) {
     std::stringstream source(g.source);
     graph.addCodelets(source);
   }
-  const poplar::Tensor outFlat = out.flatten();
-  addVerticesOverOutput(graph, out, cs, g.vertexName, out.elementType(), g.cyclesPerElement,
+  addVerticesOverOutput(graph, outs[0], cs, g.vertexName, outs[0].elementType(), g.cyclesPerElement,
                         g.flopsPerElement, [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
                           for (std::size_t k = 0; k < ts.size(); ++k) {
                             const std::string field = "in" + std::to_string(k + 1);
@@ -308,15 +314,12 @@ void generatedCodelet(poplar::Graph &graph, const Expr &expr, const std::vector<
                             else if (kinds[k] == OperandKind::Scalar)
                               graph.connect(v[field], ts[k].flatten()[0]);
                           }
-                          graph.connect(v["out"], gather(outFlat, r));
+                          for (std::size_t j = 0; j < outs.size(); ++j)
+                            graph.connect(v[aspen::ops::outputField(j, outs.size())], gather(outFlats[j], r));
                         });
 }
 
 enum class Mode { New, InPlace, WithOutput };
-
-const char *modeName(Mode m) {
-  return m == Mode::New ? "popops::map" : m == Mode::InPlace ? "popops::mapInPlace" : "popops::mapWithOutput";
-}
 
 // Evaluates `e` one operator at a time into temporaries (enableGenerateCodelet=false).
 poplar::Tensor evaluateUnfused(poplar::Graph &graph, const Expr &e, const std::vector<poplar::Tensor> &ts,
@@ -365,19 +368,39 @@ poplar::Tensor evaluateUnfused(poplar::Graph &graph, const Expr &e, const std::v
   return map(graph, TernaryOp(t->getOpType(), _1, _2, _3), {a, b, c}, prog, dc, unfused);
 }
 
-poplar::Tensor mapImpl(poplar::Graph &graph, const Expr &expr, const std::vector<poplar::Tensor> &ts,
-                       poplar::Tensor out, Mode mode, poplar::program::Sequence &prog,
-                       const poplar::DebugContext &dc, const poplar::OptionFlags &options) {
-  const std::string opName = modeName(mode);
-  const MapOptions opts = parseMapOptions(options);
+// Checks that `out` can take a result of `shape` and `type`.
+void checkOutput(const poplar::Tensor &out, const std::vector<std::size_t> &shape, const poplar::Type &type,
+                 const std::vector<poplar::Tensor> &ts, const std::string &opName) {
+  if (out.shape() != shape)
+    throw poputil::poplibs_error(opName + ": output " + describe(out) + " does not have the result's shape " +
+                                 shapeString(shape) + " (operands: " + shapesOf(ts) + ")");
+  if (out.elementType() != type)
+    throw poputil::poplibs_error(opName + ": output " + describe(out) + " does not have the result's type " +
+                                 type.toString().str());
+  if (!out.isParallelWriteable())
+    throw poputil::poplibs_error(opName + ": output " + describe(out) +
+                                 " cannot be written (it contains constants or aliased elements)");
+}
+
+// Checks the tensors a map reads; returns their element types.
+std::vector<poplar::Type> checkInputs(const std::vector<poplar::Tensor> &ts, const std::string &opName) {
   if (ts.empty())
     throw poputil::poplibs_error(opName + ": no tensors given");
-  for (std::size_t k = 0; k < ts.size(); ++k)
+  std::vector<poplar::Type> types;
+  for (std::size_t k = 0; k < ts.size(); ++k) {
     if (!ts[k].valid())
       throw poputil::poplibs_error(opName + ": tensor _" + std::to_string(k + 1) + " is not a valid tensor");
-  std::vector<poplar::Type> types;
-  for (const auto &t : ts)
-    types.push_back(t.elementType());
+    types.push_back(ts[k].elementType());
+  }
+  return types;
+}
+
+poplar::Tensor mapImpl(poplar::Graph &graph, const Expr &expr, const std::vector<poplar::Tensor> &ts,
+                       poplar::Tensor out, Mode mode, poplar::program::Sequence &prog,
+                       const poplar::DebugContext &dc, const poplar::OptionFlags &options,
+                       const std::string &opName) {
+  const MapOptions opts = parseMapOptions(options, opName);
+  const std::vector<poplar::Type> types = checkInputs(ts, opName);
   const poplar::Type resultType = aspen::ops::inferExprType(expr, types, poplar::Type(), opName);
   std::set<unsigned> used;
   collectPlaceholders(expr, used);
@@ -389,18 +412,8 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const Expr &expr, const std::vector
       throw poputil::poplibs_error(opName + ": the first tensor " + describe(out) +
                                    " cannot hold the result, whose shape is " + shapeString(shape));
   }
-  if (mode != Mode::New) {
-    if (out.shape() != shape)
-      throw poputil::poplibs_error(opName + ": output " + describe(out) +
-                                   " does not have the result's shape " + shapeString(shape) +
-                                   " (operands: " + shapesOf(ts) + ")");
-    if (out.elementType() != resultType)
-      throw poputil::poplibs_error(opName + ": output " + describe(out) +
-                                   " does not have the result's type " + resultType.toString().str());
-    if (!out.isParallelWriteable())
-      throw poputil::poplibs_error(opName + ": output " + describe(out) +
-                                   " cannot be written (it contains constants or aliased elements)");
-  }
+  if (mode != Mode::New)
+    checkOutput(out, shape, resultType, ts, opName);
 
   const bool single = isSingleOperator(expr);
   if (!single && !opts.enableGenerateCodelet && !opts.forceGenerateCodelet) {
@@ -431,29 +444,157 @@ poplar::Tensor mapImpl(poplar::Graph &graph, const Expr &expr, const std::vector
   return out;
 }
 
+// Several expressions over the same tensors, fused into one generated codelet (PopLibs'
+// multi-output map). `outs` are the outputs given (WithOutput) and is ignored otherwise.
+std::vector<poplar::Tensor> mapMultiImpl(poplar::Graph &graph, const std::vector<expr::Any> &anyExprs,
+                                         const std::vector<poplar::Tensor> &ts,
+                                         std::vector<poplar::Tensor> outs, Mode mode,
+                                         poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                                         const poplar::OptionFlags &options, const std::string &opName) {
+  const MapOptions opts = parseMapOptions(options, opName);
+  if (anyExprs.empty())
+    throw poputil::poplibs_error(opName + ": no expressions given");
+  const std::vector<poplar::Type> types = checkInputs(ts, opName);
+  const std::size_t numOutputs = anyExprs.size();
+  std::vector<const Expr *> exprs;
+  for (const auto &e : anyExprs)
+    exprs.push_back(&static_cast<const Expr &>(e));
+  if (mode == Mode::InPlace && numOutputs > ts.size())
+    throw poputil::poplibs_error(opName + ": " + std::to_string(numOutputs) +
+                                 " expressions need as many tensors to write, but only " +
+                                 std::to_string(ts.size()) + " were given");
+  if (mode == Mode::WithOutput && outs.size() != numOutputs)
+    throw poputil::poplibs_error(opName + ": " + std::to_string(numOutputs) +
+                                 " expressions need as many outputs, got " + std::to_string(outs.size()));
+  // Every result has the operands' common shape.
+  std::vector<poplar::Type> resultTypes;
+  std::set<unsigned> used;
+  std::vector<std::size_t> shape;
+  for (std::size_t j = 0; j < numOutputs; ++j) {
+    resultTypes.push_back(aspen::ops::inferExprType(*exprs[j], types, poplar::Type(), opName));
+    std::set<unsigned> usedHere;
+    collectPlaceholders(*exprs[j], usedHere);
+    used.insert(usedHere.begin(), usedHere.end());
+    const auto shapeHere = resultShape(ts, usedHere, opName);
+    if (j > 0 && shapeHere != shape)
+      throw poputil::poplibs_error(opName + ": the results of the expressions have different shapes (" +
+                                   shapeString(shape) + " and " + shapeString(shapeHere) + ")");
+    shape = shapeHere;
+  }
+  if (mode == Mode::InPlace)
+    outs.assign(ts.begin(), ts.begin() + numOutputs);
+  if (mode != Mode::New) {
+    for (std::size_t j = 0; j < numOutputs; ++j) {
+      aspen::ops::requireValid(outs[j], opName, "output " + std::to_string(j + 1));
+      checkOutput(outs[j], shape, resultTypes[j], ts, opName);
+    }
+    for (std::size_t i = 0; i < numOutputs; ++i)
+      for (std::size_t j = i + 1; j < numOutputs; ++j)
+        if (outs[i].intersectsWith(outs[j]))
+          throw poputil::poplibs_error(opName + ": the outputs overlap (" + describe(outs[i]) + " and " +
+                                       describe(outs[j]) + ")");
+  }
+
+  if (!opts.enableGenerateCodelet && !opts.forceGenerateCodelet) {
+    // One expression at a time into new tensors, then (in place or into given outputs) a copy
+    // of each once all are computed, so that every expression reads the inputs' old values.
+    std::vector<poplar::Tensor> results;
+    for (std::size_t j = 0; j < numOutputs; ++j)
+      results.push_back(
+          mapImpl(graph, *exprs[j], ts, poplar::Tensor(), Mode::New, prog, {dc, "result"}, options, opName));
+    if (mode == Mode::New)
+      return results;
+    for (std::size_t j = 0; j < numOutputs; ++j)
+      prog.add(poplar::program::Copy(results[j], outs[j], false, {dc, "copyResult"}));
+    return outs;
+  }
+
+  if (mode == Mode::New) {
+    std::vector<poplar::Tensor> operands;
+    for (unsigned i : used)
+      operands.push_back(ts[i - 1]);
+    for (std::size_t j = 0; j < numOutputs; ++j)
+      outs.push_back(aspen::ops::createOutputLike(graph, resultTypes[j], shape, operands,
+                                                  {dc, "out" + std::to_string(j + 1)}));
+  } else {
+    for (const auto &out : outs)
+      aspen::ops::mapIfUnmapped(graph, out);
+  }
+  if (outs[0].numElements() == 0)
+    return outs;
+  poplar::ComputeSet cs = graph.addComputeSet({dc, "map"});
+  generatedCodelet(graph, exprs, ts, outs, mode == Mode::InPlace, cs);
+  prog.add(poplar::program::Execute(cs, {dc, "map"}));
+  return outs;
+}
+
 } // namespace
 
 poplar::Tensor map(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                    const poplar::OptionFlags &options) {
-  return mapImpl(graph, expr, ts, poplar::Tensor(), Mode::New, prog, debugContext, options);
+  return mapImpl(graph, expr, ts, poplar::Tensor(), Mode::New, prog, debugContext, options, "popops::map");
 }
 
 void mapInPlace(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
                 poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                 const poplar::OptionFlags &options) {
-  mapImpl(graph, expr, ts, poplar::Tensor(), Mode::InPlace, prog, debugContext, options);
+  mapImpl(graph, expr, ts, poplar::Tensor(), Mode::InPlace, prog, debugContext, options,
+          "popops::mapInPlace");
 }
 
 void mapWithOutput(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
                    const poplar::Tensor &out, poplar::program::Sequence &prog,
                    const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
-  if (!out.valid())
-    throw poputil::poplibs_error("popops::mapWithOutput: the output tensor is not valid");
-  mapImpl(graph, expr, ts, out, Mode::WithOutput, prog, debugContext, options);
+  aspen::ops::requireValid(out, "popops::mapWithOutput", "the output");
+  mapImpl(graph, expr, ts, out, Mode::WithOutput, prog, debugContext, options, "popops::mapWithOutput");
+}
+
+std::vector<poplar::Tensor> map(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                                const std::vector<poplar::Tensor> &ts, poplar::program::Sequence &prog,
+                                const poplar::DebugContext &debugContext,
+                                const poplar::OptionFlags &options) {
+  return mapMultiImpl(graph, exprs, ts, {}, Mode::New, prog, debugContext, options, "popops::map");
+}
+
+void mapInPlace(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                const std::vector<poplar::Tensor> &ts, poplar::program::Sequence &prog,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  mapMultiImpl(graph, exprs, ts, {}, Mode::InPlace, prog, debugContext, options, "popops::mapInPlace");
+}
+
+void mapWithOutput(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                   const std::vector<poplar::Tensor> &ts, const std::vector<poplar::Tensor> &outs,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                   const poplar::OptionFlags &options) {
+  mapMultiImpl(graph, exprs, ts, outs, Mode::WithOutput, prog, debugContext, options,
+               "popops::mapWithOutput");
 }
 
 namespace detail {
+
+poplar::Tensor namedMap(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
+                        poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                        const poplar::OptionFlags &options, const char *opName) {
+  return mapImpl(graph, expr, ts, poplar::Tensor(), Mode::New, prog, debugContext, options,
+                 std::string("popops::") + opName);
+}
+
+void namedMapInPlace(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
+                     poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                     const poplar::OptionFlags &options, const char *opName) {
+  mapImpl(graph, expr, ts, poplar::Tensor(), Mode::InPlace, prog, debugContext, options,
+          std::string("popops::") + opName);
+}
+
+void namedMapWithOutput(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
+                        const poplar::Tensor &out, poplar::program::Sequence &prog,
+                        const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                        const char *opName) {
+  const std::string name = std::string("popops::") + opName;
+  aspen::ops::requireValid(out, name, "the output");
+  mapImpl(graph, expr, ts, out, Mode::WithOutput, prog, debugContext, options, name);
+}
 
 poplar::Tensor scalarConstant(poplar::Graph &graph, const poplar::Type &elementType,
                               const poplar::Type &hostType, const void *value, const char *opName) {
@@ -493,7 +634,7 @@ void mapIntoComputeSet(poplar::Graph &graph, const popops::expr::Expr &expr,
   if (!forceGenerate && popops::isSingleOperator(expr))
     popops::singleOperator(graph, expr, ts, out, inPlace, cs, opName);
   else
-    popops::generatedCodelet(graph, expr, ts, out, inPlace, cs);
+    popops::generatedCodelet(graph, {&expr}, ts, {out}, inPlace, cs);
 }
 
 poplar::Tensor createOutputLike(poplar::Graph &graph, const poplar::Type &type,

@@ -23,7 +23,7 @@ void iotaImpl(poplar::Graph &graph, const poplar::Tensor &t, std::int64_t start,
   graph.getTileMapping(t, &complete);
   if (!complete)
     throw poputil::poplibs_error(op + ": output " + aspen::ops::describe(t) + " must be mapped to tiles");
-  const std::string vt = aspen::ops::vertexName("popops::Iota", t.elementType());
+  const std::string vt = poputil::templateVertex("popops::Iota", t.elementType());
   aspen::ops::requireVertex(graph, vt, op, "tensors of type " + t.elementType().toString().str());
   poplar::ComputeSet cs = graph.addComputeSet({dc, "iota"});
   // One vertex per contiguous region: each starts counting at its first index.

@@ -438,7 +438,7 @@ std::string binaryText(BinaryOpType op, const std::string &a, const std::string 
   case BinaryOpType::BITWISE_XNOR:
     return "(~(" + a + " ^ " + b + "))";
   case BinaryOpType::DIVIDE:
-    return "(" + a + " / " + b + ")";
+    return "aspen_div(" + a + ", " + b + ")";
   case BinaryOpType::EQUAL:
     return "(" + a + " == " + b + ")";
   case BinaryOpType::GREATER_THAN_EQUAL:
@@ -468,11 +468,11 @@ std::string binaryText(BinaryOpType op, const std::string &a, const std::string 
   case BinaryOpType::REMAINDER:
     return "aspen_rem(" + a + ", " + b + ")";
   case BinaryOpType::SHIFT_LEFT:
-    return "(" + a + " << " + b + ")";
+    return "aspen_shl(" + a + ", " + b + ")";
   case BinaryOpType::SHIFT_RIGHT:
     return "aspen_shr(" + a + ", " + b + ")";
   case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
-    return "(" + a + " >> " + b + ")";
+    return "aspen_sra(" + a + ", " + b + ")";
   case BinaryOpType::SUBTRACT:
     return "(" + a + " - " + b + ")";
   case BinaryOpType::VARIANCE_TO_INV_STD_DEV:
@@ -491,14 +491,29 @@ inline float aspen_rh(float x) { return static_cast<float>(poplar::half(x)); }
 inline float aspen_abs(float a) { return std::fabs(a); }
 inline int aspen_abs(int a) { return a < 0 ? -a : a; }
 inline unsigned aspen_abs(unsigned a) { return a; }
+// Integer division is defined for every input, as in popops' vertices (RISC-V's rules);
+// shift counts use their low 5 bits.
+inline float aspen_div(float a, float b) { return a / b; }
+inline int aspen_div(int a, int b) {
+  return b == 0 ? -1 : b == -1 ? static_cast<int>(0u - static_cast<unsigned>(a)) : a / b;
+}
+inline unsigned aspen_div(unsigned a, unsigned b) { return b == 0 ? ~0u : a / b; }
 inline float aspen_rem(float a, float b) { return std::fmod(a, b); }
-inline int aspen_rem(int a, int b) { return a % b; }
-inline unsigned aspen_rem(unsigned a, unsigned b) { return a % b; }
+inline int aspen_rem(int a, int b) { return b == 0 ? a : b == -1 ? 0 : a % b; }
+inline unsigned aspen_rem(unsigned a, unsigned b) { return b == 0 ? a : a % b; }
+inline int aspen_shl(int a, int b) {
+  return static_cast<int>(static_cast<unsigned>(a) << (static_cast<unsigned>(b) & 31u));
+}
+inline unsigned aspen_shl(unsigned a, unsigned b) { return a << (b & 31u); }
+inline int aspen_sra(int a, int b) { return a >> (static_cast<unsigned>(b) & 31u); }
+inline unsigned aspen_sra(unsigned a, unsigned b) { return a >> (b & 31u); }
 template <class T> inline T aspen_max(T a, T b) { return a > b ? a : b; }
 template <class T> inline T aspen_min(T a, T b) { return a < b ? a : b; }
 template <class T> inline T aspen_signum(T a) { return static_cast<T>((T(0) < a) - (a < T(0))); }
-inline int aspen_shr(int a, int b) { return static_cast<int>(static_cast<unsigned>(a) >> b); }
-inline unsigned aspen_shr(unsigned a, unsigned b) { return a >> b; }
+inline int aspen_shr(int a, int b) {
+  return static_cast<int>(static_cast<unsigned>(a) >> (static_cast<unsigned>(b) & 31u));
+}
+inline unsigned aspen_shr(unsigned a, unsigned b) { return a >> (b & 31u); }
 inline unsigned aspen_clz(unsigned a) { return a ? __builtin_clz(a) : 32u; }
 inline int aspen_clz(int a) { return static_cast<int>(aspen_clz(static_cast<unsigned>(a))); }
 inline unsigned aspen_popcount(unsigned a) { return __builtin_popcount(a); }
@@ -510,8 +525,8 @@ inline int aspen_popcount(int a) { return __builtin_popcount(static_cast<unsigne
 class Emitter {
 public:
   Emitter(const poplar::Target &target, const std::vector<poplar::Type> &types,
-          const std::vector<OperandKind> &kinds)
-      : target_(target), types_(types), kinds_(kinds) {}
+          const std::vector<OperandKind> &kinds, std::size_t numOutputs)
+      : target_(target), types_(types), kinds_(kinds), numOutputs_(numOutputs) {}
 
   struct Value {
     std::string name;
@@ -598,7 +613,8 @@ private:
       return it->second;
     const poplar::Type t = types_[index - 1];
     const OperandKind kind = kinds_[index - 1];
-    const std::string field = kind == OperandKind::Output ? "out" : "in" + std::to_string(index);
+    const std::string field =
+        kind == OperandKind::Output ? outputField(index - 1, numOutputs_) : "in" + std::to_string(index);
     Value v;
     if (kind == OperandKind::Scalar) {
       v = {"s" + std::to_string(index), t};
@@ -616,6 +632,7 @@ private:
   const poplar::Target &target_;
   const std::vector<poplar::Type> &types_;
   const std::vector<OperandKind> &kinds_;
+  std::size_t numOutputs_;
   std::map<unsigned, Value> loaded_;
   unsigned next_ = 0;
   double cycles_ = 0;
@@ -639,11 +656,21 @@ std::uint64_t fnv1a(const std::string &s) {
 
 } // namespace
 
-GeneratedCodelet generateMapCodelet(const poplar::Target &target, const Expr &expr,
+std::string outputField(std::size_t index, std::size_t numOutputs) {
+  return numOutputs == 1 ? std::string("out") : "out" + std::to_string(index + 1);
+}
+
+GeneratedCodelet generateMapCodelet(const poplar::Target &target, const std::vector<const Expr *> &exprs,
                                     const std::vector<poplar::Type> &inputTypes,
-                                    const std::vector<OperandKind> &kinds, const poplar::Type &outType) {
-  Emitter emitter(target, inputTypes, kinds);
-  const Emitter::Value result = emitter.emit(expr, outType);
+                                    const std::vector<OperandKind> &kinds,
+                                    const std::vector<poplar::Type> &outTypes) {
+  const std::size_t numOutputs = exprs.size();
+  Emitter emitter(target, inputTypes, kinds, numOutputs);
+  // Every result is computed (reading the inputs) before any is stored: in place, output k
+  // overwrites input k+1, which a later expression may still read.
+  std::vector<Emitter::Value> results;
+  for (std::size_t j = 0; j < numOutputs; ++j)
+    results.push_back(emitter.emit(*exprs[j], outTypes[j]));
 
   std::ostringstream fields;
   for (std::size_t k = 0; k < kinds.size(); ++k) {
@@ -654,37 +681,41 @@ GeneratedCodelet generateMapCodelet(const poplar::Target &target, const Expr &ex
     else if (kinds[k] == OperandKind::Scalar)
       fields << "  poplar::Input<" << t << "> in" << k + 1 << ";\n";
   }
-  const bool inPlace = !kinds.empty() && kinds[0] == OperandKind::Output;
-  fields << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << storageType(outType)
-         << ", poplar::VectorLayout::SPAN, 8>> out;\n";
-
-  std::string store;
-  if (outType == poplar::HALF)
-    store = "poplar::half(static_cast<float>(" + result.name + "))";
-  else
-    store = "static_cast<" + storageType(outType) + ">(" + result.name + ")";
+  std::string stores;
+  for (std::size_t j = 0; j < numOutputs; ++j) {
+    const bool inPlace = j < kinds.size() && kinds[j] == OperandKind::Output;
+    const std::string field = outputField(j, numOutputs);
+    fields << "  poplar::" << (inPlace ? "InOut" : "Output") << "<poplar::Vector<" << storageType(outTypes[j])
+           << ", poplar::VectorLayout::SPAN, 8>> " << field << ";\n";
+    const std::string value = outTypes[j] == poplar::HALF
+                                  ? "poplar::half(static_cast<float>(" + results[j].name + "))"
+                                  : "static_cast<" + storageType(outTypes[j]) + ">(" + results[j].name + ")";
+    stores += "      " + field + "[i] = " + value + ";\n";
+  }
 
   // The class body, with the name left open so the name can be a hash of the body.
   std::ostringstream body;
   body << "public:\n"
        << fields.str() << "\n"
        << "  void compute(unsigned wid) {\n"
-       << "    const unsigned n = out.size();\n"
+       << "    const unsigned n = " << outputField(0, numOutputs) << ".size();\n"
        << "    const unsigned groups = (n + 3) / 4, per = groups / numWorkers(), extra = groups % "
           "numWorkers();\n"
        << "    const unsigned g0 = wid * per + (wid < extra ? wid : extra);\n"
        << "    const unsigned g1 = g0 + per + (wid < extra ? 1 : 0);\n"
        << "    const unsigned begin = g0 * 4 < n ? g0 * 4 : n, end = g1 * 4 < n ? g1 * 4 : n;\n"
        << emitter.scalarLoads << "    for (unsigned i = begin; i < end; ++i) {\n"
-       << emitter.body << "      out[i] = " << store << ";\n"
-       << "    }\n"
+       << emitter.body << stores << "    }\n"
        << "  }\n";
   const std::string bodyText = body.str();
   const std::string cls = "Expr_" + hex64(fnv1a(bodyText));
 
   std::ostringstream src;
-  src << "// Generated by popops::map for: ";
-  expr.print(src, 0, false);
+  src << "// Generated by popops::map for:";
+  for (const Expr *e : exprs) {
+    src << " ";
+    e->print(src, 0, false);
+  }
   src << "\n"
       << kPrelude << "\nnamespace popops {\nnamespace map {\n\n"
       << "class " << cls << " : public poplar::MultiVertex {\n"

@@ -14,7 +14,8 @@
 namespace aspen::ops {
 
 /// How the generated vertex sees each input: absent (placeholder unused), a vector
-/// (one element per output element) or a scalar (one element for all).
+/// (one element per output element), a scalar (one element for all), or output k itself
+/// (in place: input k is the tensor output k writes).
 enum class OperandKind { Unused, Vector, Scalar, Output };
 
 struct GeneratedCodelet {
@@ -24,12 +25,19 @@ struct GeneratedCodelet {
   unsigned flopsPerElement;
 };
 
-/// Generates the vertex for `expr` over inputs of `inputTypes` used as `kinds`
-/// (`kinds[0] == Output` when the output is input 1, i.e. in place), writing `outType`.
+/// Generates the vertex evaluating each of `exprs` per element over inputs of `inputTypes`
+/// used as `kinds` (`kinds[k] == Output` when output k is input k+1, i.e. in place), writing
+/// outputs of `outTypes`. All inputs are read before any output is written. The fields are
+/// `in<k>` for the inputs and `out` (one expression) or `out1`, `out2`, ... (several).
 /// The types must already be checked by the caller (inferExprType).
-GeneratedCodelet generateMapCodelet(const poplar::Target &target, const popops::expr::Expr &expr,
+GeneratedCodelet generateMapCodelet(const poplar::Target &target,
+                                    const std::vector<const popops::expr::Expr *> &exprs,
                                     const std::vector<poplar::Type> &inputTypes,
-                                    const std::vector<OperandKind> &kinds, const poplar::Type &outType);
+                                    const std::vector<OperandKind> &kinds,
+                                    const std::vector<poplar::Type> &outTypes);
+
+/// The field of output `index` of a generated vertex with `numOutputs` outputs.
+std::string outputField(std::size_t index, std::size_t numOutputs);
 
 /// The element type of `expr` over inputs of `inputTypes`; throws poplibs_error naming
 /// `opName` for unknown placeholders, mismatched operand types and unsupported types.

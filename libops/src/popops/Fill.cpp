@@ -65,7 +65,7 @@ void addFillVertex(poplar::Graph &graph, const poplar::Tensor &flat,
                    const std::vector<poplar::Interval> &regions, unsigned tile, poplar::ComputeSet cs,
                    const HostValue &v) {
   const poplar::Type type = flat.elementType();
-  const std::string vt = aspen::ops::vertexName("popops::Fill", type);
+  const std::string vt = poputil::templateVertex("popops::Fill", type);
   aspen::ops::requireVertex(graph, vt, "popops::fill", "filling a tensor of type " + type.toString().str());
   poplar::VertexRef vertex = graph.addVertex(cs, vt);
   graph.connect(vertex["out"], aspen::ops::gather(flat, regions));

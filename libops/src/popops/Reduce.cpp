@@ -30,7 +30,7 @@ namespace {
 
 using aspen::ops::describe;
 using aspen::ops::shapeString;
-using aspen::ops::vertexName;
+using poputil::templateVertex;
 
 const char *kOpName = "popops::reduce";
 
@@ -61,7 +61,7 @@ void parseReduceOptions(const poplar::OptionFlags &options) {
       {"accumType.interTile", poplibs::OptionHandler::createWithEnum(interTile, types)},
       {"accumType.inVertex", poplibs::OptionHandler::createWithEnum(inVertex, types)},
   };
-  spec.parse(options);
+  aspen::ops::parseOptions(spec, options, kOpName);
 }
 
 void validate(const poplar::Tensor &in, const poplar::Type &outType, const std::vector<std::size_t> &dims,
@@ -176,7 +176,7 @@ private:
                  const poplar::Type &tout, const poplar::Tensor &in, const poplar::Tensor &out,
                  unsigned param, unsigned tile) {
     const std::string vt =
-        vertexName(innerVertex ? "popops::ReduceInner" : "popops::ReduceOuter", op, tin, tout);
+        templateVertex(innerVertex ? "popops::ReduceInner" : "popops::ReduceOuter", op, tin, tout);
     aspen::ops::requireVertex(graph_, vt, kOpName,
                               aspen::ops::toString(op) + " from " + tin.toString().str() + " to " +
                                   tout.toString().str());

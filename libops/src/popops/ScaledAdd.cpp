@@ -13,14 +13,14 @@ namespace {
 
 enum class Mode : unsigned { AxPlusBy = 0, AxMinusBy = 1, XMinusAxPlusBy = 2 };
 
-void parseScaledAddOptions(const poplar::OptionFlags &options) {
+void parseScaledAddOptions(const poplar::OptionFlags &options, const char *opName) {
   bool optimizeForSpeed = false;
   double tolerance = 1e-6;
   const poplibs::OptionSpec spec{
       {"optimizeForSpeed", poplibs::OptionHandler::createWithBool(optimizeForSpeed)},
       {"scaleFloatToHalfTolerance", poplibs::OptionHandler::createWithDouble(tolerance)},
   };
-  spec.parse(options);
+  aspen::ops::parseOptions(spec, options, opName);
 }
 
 bool isFloatType(const poplar::Type &t) {
@@ -52,7 +52,9 @@ void scaledAddImpl(poplar::Graph &graph, const poplar::Tensor &A, const poplar::
                    const poplar::Tensor &B, const poplar::Tensor &scaleB, Mode mode,
                    poplar::program::Sequence &prog, const poplar::DebugContext &dc,
                    const poplar::OptionFlags &options, const char *opName) {
-  parseScaledAddOptions(options);
+  parseScaledAddOptions(options, opName);
+  for (const auto &[t, role] : {std::pair{&A, "A"}, {&B, "B"}, {&scaleA, "scaleA"}, {&scaleB, "scaleB"}})
+    aspen::ops::requireValid(*t, opName, role);
   if (A.shape() != B.shape())
     throw poputil::poplibs_error(std::string(opName) + ": A " + aspen::ops::describe(A) + " and B " +
                                  aspen::ops::describe(B) + " must have the same shape");
@@ -68,7 +70,7 @@ void scaledAddImpl(poplar::Graph &graph, const poplar::Tensor &A, const poplar::
   const poplar::Type ts = scaleTypeFor(ta, tb, scaleB.elementType());
   const poplar::Tensor sa = scaleOperand(graph, scaleA, ts, prog, dc, opName, "scaleA");
   const poplar::Tensor sb = scaleOperand(graph, scaleB, ts, prog, dc, opName, "scaleB");
-  const std::string vt = aspen::ops::vertexName("popops::ScaledAdd", ta, tb, ts);
+  const std::string vt = poputil::templateVertex("popops::ScaledAdd", ta, tb, ts);
   aspen::ops::requireVertex(graph, vt, opName,
                             "A of type " + ta.toString().str() + " with B of type " + tb.toString().str());
   if (A.numElements() == 0)
@@ -93,6 +95,8 @@ void scaledAddImpl(poplar::Graph &graph, const poplar::Tensor &A, const poplar::
 
 poplar::Tensor constantScale(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &B,
                              float value, const char *which) {
+  if (!A.valid() || !B.valid())
+    return poplar::Tensor(); // scaledAddImpl names the invalid operand
   const poplar::Type ts = scaleTypeFor(A.elementType(), B.elementType(), poplar::FLOAT);
   return aspen::ops::scalarConstantOf(graph, ts, value, 0, which);
 }

@@ -42,18 +42,20 @@ void sortInPlace(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim, po
   const std::string op = "popops::sortInPlace";
   checkDim(t, dim, op);
   const poplar::Tensor rows = rowsOf(t, dim);
-  const std::string vt = aspen::ops::vertexName("popops::SortRows", t.elementType());
+  const std::string vt = poputil::templateVertex("popops::SortRows", t.elementType());
   aspen::ops::requireVertex(graph, vt, op, "sorting tensors of type " + t.elementType().toString().str());
   if (rows.dim(1) <= 1 || rows.dim(0) == 0)
     return;
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "sort"});
-  for (const auto &g : aspen::ops::rowGroupsByTile(graph, rows)) {
-    poplar::VertexRef v = graph.addVertex(cs, vt);
-    graph.connect(v["data"], rows.slice(g.begin, g.end).flatten());
-    graph.setInitialValue(v["rowLen"], static_cast<unsigned>(rows.dim(1)));
-    graph.setTileMapping(v, g.tile);
-    graph.setPerfEstimate(v, sortCycles(g.end - g.begin, rows.dim(1)));
-  }
+  // One worker vertex per run of consecutive rows on a tile.
+  for (const auto &g : aspen::ops::rowsByTile(graph, rows))
+    for (const auto &run : g.rows) {
+      poplar::VertexRef v = graph.addVertex(cs, vt);
+      graph.connect(v["data"], rows.slice(run.begin(), run.end()).flatten());
+      graph.setInitialValue(v["rowLen"], static_cast<unsigned>(rows.dim(1)));
+      graph.setTileMapping(v, g.tile);
+      graph.setPerfEstimate(v, sortCycles(run.size(), rows.dim(1)));
+    }
   prog.add(poplar::program::Execute(cs, {debugContext, "sort"}));
 }
 
@@ -76,21 +78,23 @@ void sortKeyValueInPlace(poplar::Graph &graph, const poplar::Tensor &k, const po
     throw poputil::poplibs_error(op + ": keys " + aspen::ops::describe(k) + " and values " +
                                  aspen::ops::describe(v) + " must have the same shape");
   const poplar::Tensor keyRows = rowsOf(k, dim), valueRows = rowsOf(v, dim);
-  const std::string vt = aspen::ops::vertexName("popops::SortRowsKeyValue", k.elementType(), v.elementType());
+  const std::string vt =
+      poputil::templateVertex("popops::SortRowsKeyValue", k.elementType(), v.elementType());
   aspen::ops::requireVertex(graph, vt, op,
                             "keys of type " + k.elementType().toString().str() + " with values of type " +
                                 v.elementType().toString().str());
   if (keyRows.dim(1) <= 1 || keyRows.dim(0) == 0)
     return;
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "sortKeyValue"});
-  for (const auto &g : aspen::ops::rowGroupsByTile(graph, keyRows)) {
-    poplar::VertexRef vx = graph.addVertex(cs, vt);
-    graph.connect(vx["keys"], keyRows.slice(g.begin, g.end).flatten());
-    graph.connect(vx["values"], valueRows.slice(g.begin, g.end).flatten());
-    graph.setInitialValue(vx["rowLen"], static_cast<unsigned>(keyRows.dim(1)));
-    graph.setTileMapping(vx, g.tile);
-    graph.setPerfEstimate(vx, sortCycles(g.end - g.begin, keyRows.dim(1)) * 2);
-  }
+  for (const auto &g : aspen::ops::rowsByTile(graph, keyRows))
+    for (const auto &run : g.rows) {
+      poplar::VertexRef vx = graph.addVertex(cs, vt);
+      graph.connect(vx["keys"], keyRows.slice(run.begin(), run.end()).flatten());
+      graph.connect(vx["values"], valueRows.slice(run.begin(), run.end()).flatten());
+      graph.setInitialValue(vx["rowLen"], static_cast<unsigned>(keyRows.dim(1)));
+      graph.setTileMapping(vx, g.tile);
+      graph.setPerfEstimate(vx, sortCycles(run.size(), keyRows.dim(1)) * 2);
+    }
   prog.add(poplar::program::Execute(cs, {debugContext, "sortKeyValue"}));
 }
 

@@ -35,7 +35,7 @@ unsigned orderCode(const TopKParams &p) {
 
 struct TopKResult {
   poplar::Tensor values, indices; // [rows, k]
-  std::vector<aspen::ops::RowGroup> groups;
+  std::vector<aspen::ops::TileRows> groups;
 };
 
 TopKResult topKRows(poplar::Graph &graph, poplar::program::Sequence &prog, const poplar::Tensor &t,
@@ -45,30 +45,33 @@ TopKResult topKRows(poplar::Graph &graph, poplar::program::Sequence &prog, const
   const std::size_t rows = t.numElements() / n;
   const unsigned k = params.k;
   const poplar::Tensor in = t.reshape({rows, n});
-  const std::string vt = aspen::ops::vertexName("popops::TopK", t.elementType());
+  const std::string vt = poputil::templateVertex("popops::TopK", t.elementType());
   aspen::ops::requireVertex(graph, vt, op, "tensors of type " + t.elementType().toString().str());
   TopKResult r;
   r.values = graph.addVariable(t.elementType(), {rows, k}, {dc, "topK/values"});
   r.indices = graph.addVariable(poplar::UNSIGNED_INT, {rows, k}, {dc, "topK/indices"});
-  r.groups = aspen::ops::rowGroupsByTile(graph, in);
+  r.groups = aspen::ops::rowsByTile(graph, in);
   if (rows == 0)
     return r;
   poplar::ComputeSet cs = graph.addComputeSet({dc, "topK"});
   const double perRow = static_cast<double>(n) * std::max(1.0, std::log2(static_cast<double>(k) + 1)) * 3.0;
-  for (const auto &g : r.groups) {
-    graph.setTileMapping(r.values.slice(g.begin, g.end), g.tile);
-    graph.setTileMapping(r.indices.slice(g.begin, g.end), g.tile);
-    poplar::VertexRef v = graph.addVertex(cs, vt);
-    graph.connect(v["in"], in.slice(g.begin, g.end).flatten());
-    graph.connect(v["out"], r.values.slice(g.begin, g.end).flatten());
-    graph.connect(v["indices"], r.indices.slice(g.begin, g.end).flatten());
-    graph.setInitialValue(v["rowLen"], static_cast<unsigned>(n));
-    graph.setInitialValue(v["k"], k);
-    graph.setInitialValue(v["largest"], params.largest);
-    graph.setInitialValue(v["order"], orderCode(params));
-    graph.setTileMapping(v, g.tile);
-    graph.setPerfEstimate(v, aspen::ops::workerVertexCycles(g.end - g.begin, perRow, 40));
-  }
+  // One worker vertex per run of consecutive rows on a tile.
+  for (const auto &g : r.groups)
+    for (const auto &run : g.rows) {
+      const std::size_t b = run.begin(), e = run.end();
+      graph.setTileMapping(r.values.slice(b, e), g.tile);
+      graph.setTileMapping(r.indices.slice(b, e), g.tile);
+      poplar::VertexRef v = graph.addVertex(cs, vt);
+      graph.connect(v["in"], in.slice(b, e).flatten());
+      graph.connect(v["out"], r.values.slice(b, e).flatten());
+      graph.connect(v["indices"], r.indices.slice(b, e).flatten());
+      graph.setInitialValue(v["rowLen"], static_cast<unsigned>(n));
+      graph.setInitialValue(v["k"], k);
+      graph.setInitialValue(v["largest"], params.largest);
+      graph.setInitialValue(v["order"], orderCode(params));
+      graph.setTileMapping(v, g.tile);
+      graph.setPerfEstimate(v, aspen::ops::workerVertexCycles(e - b, perRow, 40));
+    }
   prog.add(poplar::program::Execute(cs, {dc, "topK"}));
   return r;
 }
@@ -114,7 +117,7 @@ std::pair<poplar::Tensor, poplar::Tensor> topKKeyValue(poplar::Graph &graph, pop
   if (!values.valid() || keys.shape() != values.shape())
     throw poputil::poplibs_error(op + ": keys " + aspen::ops::describe(keys) + " and values " +
                                  aspen::ops::describe(values) + " must have the same shape");
-  const std::string vt = aspen::ops::vertexName("popops::PermuteRows", values.elementType());
+  const std::string vt = poputil::templateVertex("popops::PermuteRows", values.elementType());
   aspen::ops::requireVertex(graph, vt, op, "values of type " + values.elementType().toString().str());
   const TopKResult r = topKRows(graph, prog, keys, params, debugContext, op);
   const std::size_t n = keys.dim(keys.rank() - 1);
@@ -125,17 +128,19 @@ std::pair<poplar::Tensor, poplar::Tensor> topKKeyValue(poplar::Graph &graph, pop
       graph.addVariable(values.elementType(), {rows, k}, {debugContext, "topK/permuted"});
   if (rows) {
     poplar::ComputeSet cs = graph.addComputeSet({debugContext, "topK/permute"});
-    for (const auto &g : r.groups) {
-      graph.setTileMapping(outValues.slice(g.begin, g.end), g.tile);
-      poplar::VertexRef v = graph.addVertex(cs, vt);
-      graph.connect(v["in"], in.slice(g.begin, g.end).flatten());
-      graph.connect(v["indices"], r.indices.slice(g.begin, g.end).flatten());
-      graph.connect(v["out"], outValues.slice(g.begin, g.end).flatten());
-      graph.setInitialValue(v["rowLen"], static_cast<unsigned>(n));
-      graph.setInitialValue(v["k"], k);
-      graph.setTileMapping(v, g.tile);
-      graph.setPerfEstimate(v, aspen::ops::workerVertexCycles((g.end - g.begin) * k, 3.0, 30));
-    }
+    for (const auto &g : r.groups)
+      for (const auto &run : g.rows) {
+        const std::size_t b = run.begin(), e = run.end();
+        graph.setTileMapping(outValues.slice(b, e), g.tile);
+        poplar::VertexRef v = graph.addVertex(cs, vt);
+        graph.connect(v["in"], in.slice(b, e).flatten());
+        graph.connect(v["indices"], r.indices.slice(b, e).flatten());
+        graph.connect(v["out"], outValues.slice(b, e).flatten());
+        graph.setInitialValue(v["rowLen"], static_cast<unsigned>(n));
+        graph.setInitialValue(v["k"], k);
+        graph.setTileMapping(v, g.tile);
+        graph.setPerfEstimate(v, aspen::ops::workerVertexCycles((e - b) * k, 3.0, 30));
+      }
     prog.add(poplar::program::Execute(cs, {debugContext, "topK/permute"}));
   }
   const auto shape = resultShape(keys, k);

@@ -11,9 +11,10 @@
 #include <poprand/RandomGen.hpp>
 #include <poprand/codelets.hpp>
 
-#include "nncommon/LibraryCodelets.hpp"
+#include "common/OpsCommon.hpp"
 
 #include <poplar/Target.hpp>
+#include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <cmath>
@@ -24,8 +25,7 @@
 #include <string>
 
 using namespace poplar;
-using aspen::nn::shapeString;
-using aspen::nn::vertexName;
+using aspen::ops::describe;
 
 namespace poprand {
 namespace {
@@ -77,18 +77,11 @@ std::pair<Tensor, unsigned> graphRandom(Graph &graph) {
   throw poputil::poplibs_error(op + ": " + message);
 }
 
-std::string opName(const char *op, const DebugContext &dc) {
-  return dc.getPathName().empty() ? std::string(op) : std::string(op) + "(" + dc.getPathName() + ")";
-}
-
-std::string describe(const Tensor &t) {
-  return shapeString(t.shape()) + " (" + t.elementType().toString().str() + ")";
-}
-
 /// The seed words the vertices read: the explicit seed, or the graph's state.
 Tensor seedWords(const std::string &op, const Tensor *seed, const Tensor &state) {
   if (!seed)
     return state;
+  aspen::ops::requireValid(*seed, op, "the seed");
   if (seed->numElements() != 2 || (seed->elementType() != UNSIGNED_INT && seed->elementType() != INT))
     fail(op, "the seed must be 2 unsigned int elements, got " + describe(*seed));
   return seed->flatten().reinterpret(UNSIGNED_INT);
@@ -136,9 +129,8 @@ void addPerInterval(Graph &graph, const ComputeSet &cs, const Tensor &out, const
       VertexRef v = graph.addVertex(cs, vertex, fields(interval.begin(), interval.end()));
       setState(v, interval.begin());
       graph.setTileMapping(v, tile);
-      const unsigned workers = std::max(1u, graph.getTarget().getNumWorkerContexts());
-      const double perWorker = std::ceil(double(interval.size()) / workers);
-      graph.setPerfEstimate(v, workers * (20 + std::uint64_t(perWorker * cyclesEach)));
+      graph.setPerfEstimate(
+          v, aspen::ops::multiVertexCycles(graph.getTarget(), interval.size(), 1, cyclesEach, 20));
     }
   }
 }
@@ -146,7 +138,8 @@ void addPerInterval(Graph &graph, const ComputeSet &cs, const Tensor &out, const
 Tensor generate(Graph &graph, const char *opBase, const Tensor *seed, uint32_t seedModifier,
                 const Tensor &reference, const Type &outType, unsigned distribution, double p0, double p1,
                 double p2, program::Sequence &prog, const DebugContext &dc) {
-  const std::string op = opName(opBase, dc);
+  const std::string op = aspen::ops::opNameWithContext(opBase, dc);
+  aspen::ops::requireValid(reference, op, "the reference");
   const auto random = graphRandom(graph);
   const Tensor seedTensor = seedWords(op, seed, random.first);
   Tensor out = graph.clone(outType, reference, {dc, "random"});
@@ -156,7 +149,7 @@ Tensor generate(Graph &graph, const char *opBase, const Tensor *seed, uint32_t s
   // the graph's state gets a per-operation salt.
   const unsigned salt = seed ? 0u : random.second;
   addPerInterval(
-      graph, cs, out, vertexName("poprand::RandomGen", {outType}), cyclesPerElement(distribution),
+      graph, cs, out, poputil::templateVertex("poprand::RandomGen", outType), cyclesPerElement(distribution),
       [&](std::size_t begin, std::size_t end) {
         return std::vector<Graph::ConnectionDesc>{{"out", flat.slice(begin, end)}, {"seed", seedTensor}};
       },
@@ -181,7 +174,7 @@ Tensor generate(Graph &graph, const char *opBase, const Tensor *seed, uint32_t s
 Tensor uniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
                const Type &outType, double minVal, double maxVal, program::Sequence &prog,
                const DebugContext &debugContext) {
-  const std::string op = opName("poprand::uniform", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("poprand::uniform", debugContext);
   checkOutType(op, outType, true);
   if (!(maxVal >= minVal))
     fail(op, "maxVal (" + std::to_string(maxVal) + ") must not be less than minVal (" +
@@ -193,7 +186,7 @@ Tensor uniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Te
 Tensor logUniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
                   const Type &outType, double minVal, double maxVal, program::Sequence &prog, double base,
                   const DebugContext &debugContext) {
-  const std::string op = opName("poprand::logUniform", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("poprand::logUniform", debugContext);
   checkOutType(op, outType, true);
   if (!(minVal >= 1.0))
     fail(op, "minVal (" + std::to_string(minVal) + ") must be at least 1");
@@ -211,7 +204,7 @@ Tensor logUniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const
 Tensor bernoulli(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
                  const Type &outType, double prob, program::Sequence &prog,
                  const DebugContext &debugContext) {
-  const std::string op = opName("poprand::bernoulli", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("poprand::bernoulli", debugContext);
   checkOutType(op, outType, true);
   if (!(prob >= 0.0 && prob <= 1.0))
     fail(op, "prob (" + std::to_string(prob) + ") must lie in [0, 1]");
@@ -222,7 +215,7 @@ Tensor bernoulli(Graph &graph, const Tensor *seed, uint32_t seedModifier, const 
 Tensor normal(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
               const Type &outType, double mean, double stdDev, program::Sequence &prog,
               const DebugContext &debugContext) {
-  const std::string op = opName("poprand::normal", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("poprand::normal", debugContext);
   checkOutType(op, outType, false);
   if (!(stdDev >= 0.0))
     fail(op, "stdDev (" + std::to_string(stdDev) + ") must not be negative");
@@ -233,7 +226,7 @@ Tensor normal(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Ten
 Tensor truncatedNormal(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
                        const Type &outType, double mean, double stdDev, double alpha, program::Sequence &prog,
                        const DebugContext &debugContext) {
-  const std::string op = opName("poprand::truncatedNormal", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("poprand::truncatedNormal", debugContext);
   checkOutType(op, outType, false);
   if (!(stdDev >= 0.0))
     fail(op, "stdDev (" + std::to_string(stdDev) + ") must not be negative");
@@ -246,7 +239,9 @@ Tensor truncatedNormal(Graph &graph, const Tensor *seed, uint32_t seedModifier, 
 Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, const Tensor &input,
                const Tensor &reference, double keepProbability, double scale, bool outputClonesRef,
                program::Sequence &prog, const DebugContext &debugContext) {
-  const std::string op = opName("poprand::dropout", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("poprand::dropout", debugContext);
+  aspen::ops::requireValid(input, op, "the input");
+  aspen::ops::requireValid(reference, op, "the reference");
   if (input.elementType() != FLOAT && input.elementType() != HALF)
     fail(op, "input " + describe(input) + " must be float or half");
   if (input.shape() != reference.shape())
@@ -262,7 +257,7 @@ Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, co
   const ComputeSet cs = graph.addComputeSet({debugContext, "poprand::dropout"});
   const unsigned salt = seed ? 0u : random.second;
   addPerInterval(
-      graph, cs, out, vertexName("poprand::Dropout", {input.elementType()}), 44,
+      graph, cs, out, poputil::templateVertex("poprand::Dropout", input.elementType()), 44,
       [&](std::size_t begin, std::size_t end) {
         return std::vector<Graph::ConnectionDesc>{
             {"in", flatIn.slice(begin, end)}, {"out", flatOut.slice(begin, end)}, {"seed", seedTensor}};
@@ -290,7 +285,7 @@ Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, co
 
 void setSeed(Graph &graph, const Tensor &masterSeed, uint32_t seedModifier, program::Sequence &prog,
              const DebugContext &debugContext) {
-  const std::string op = opName("poprand::setSeed", debugContext);
+  const std::string op = aspen::ops::opNameWithContext("poprand::setSeed", debugContext);
   const Tensor state = graphRandom(graph).first;
   const Tensor seed = seedWords(op, &masterSeed, state);
   prog.add(program::Copy(seed, state.slice(0, 2), false, debugContext));
@@ -298,15 +293,6 @@ void setSeed(Graph &graph, const Tensor &masterSeed, uint32_t seedModifier, prog
                                             {debugContext, "seedModifier"});
   graph.setTileMapping(rest, 0);
   prog.add(program::Copy(rest, state.slice(2, 4), false, debugContext));
-}
-
-namespace {
-// Lives in libpoprand.so, so its address finds the library (and poprand.gp beside it).
-const char libraryAnchor = 0;
-} // namespace
-
-void addCodelets(Graph &graph) {
-  aspen::nn::addLibraryCodelets(graph, &libraryAnchor, "poprand.gp", "poprand::RandomGen<float>");
 }
 
 } // namespace poprand

@@ -2,7 +2,7 @@
 // Numpy-style broadcasting of tensor views (no data is copied).
 #include "poputil/Broadcast.hpp"
 
-#include "common/ShapeString.hpp"
+#include "common/OpsCommon.hpp"
 #include "poputil/exceptions.hpp"
 
 namespace poputil {
@@ -42,7 +42,7 @@ void expandToMatchRanks(poplar::Tensor &a, poplar::Tensor &b) {
 
 void broadcastToMatch(poplar::Tensor &a, const std::vector<std::size_t> &shape) {
   if (a.rank() > shape.size())
-    throw poplibs_error("broadcastToMatch: cannot broadcast tensor of shape " +
+    throw poplibs_error("poputil::broadcastToMatch: cannot broadcast tensor of shape " +
                         aspen::ops::shapeString(a.shape()) + " to lower-rank shape " +
                         aspen::ops::shapeString(shape));
   poplar::Tensor t = withLeadingOnes(a, shape.size());
@@ -50,7 +50,7 @@ void broadcastToMatch(poplar::Tensor &a, const std::vector<std::size_t> &shape) 
     if (t.dim(i) == shape[i])
       continue;
     if (t.dim(i) != 1)
-      throw poplibs_error("broadcastToMatch: cannot broadcast tensor of shape " +
+      throw poplibs_error("poputil::broadcastToMatch: cannot broadcast tensor of shape " +
                           aspen::ops::shapeString(a.shape()) + " to shape " + aspen::ops::shapeString(shape) +
                           " (dimension " + std::to_string(i) + " is " + std::to_string(t.dim(i)) + ")");
     t = t.broadcast(static_cast<unsigned>(shape[i]), i);
@@ -61,7 +61,7 @@ void broadcastToMatch(poplar::Tensor &a, const std::vector<std::size_t> &shape) 
 void broadcastToMatch(poplar::Tensor &a, poplar::Tensor &b) {
   std::vector<std::size_t> shape;
   if (!commonShape(a.shape(), b.shape(), shape))
-    throw poplibs_error("broadcastToMatch: shapes " + aspen::ops::shapeString(a.shape()) + " and " +
+    throw poplibs_error("poputil::broadcastToMatch: shapes " + aspen::ops::shapeString(a.shape()) + " and " +
                         aspen::ops::shapeString(b.shape()) + " cannot be broadcast to a common shape");
   broadcastToMatch(a, shape);
   broadcastToMatch(b, shape);
@@ -70,7 +70,7 @@ void broadcastToMatch(poplar::Tensor &a, poplar::Tensor &b) {
 void broadcastToMatch(poplar::Tensor &a, poplar::Tensor &b, poplar::Tensor &c) {
   std::vector<std::size_t> ab, abc;
   if (!commonShape(a.shape(), b.shape(), ab) || !commonShape(ab, c.shape(), abc))
-    throw poplibs_error("broadcastToMatch: shapes " + aspen::ops::shapeString(a.shape()) + ", " +
+    throw poplibs_error("poputil::broadcastToMatch: shapes " + aspen::ops::shapeString(a.shape()) + ", " +
                         aspen::ops::shapeString(b.shape()) + " and " + aspen::ops::shapeString(c.shape()) +
                         " cannot be broadcast to a common shape");
   broadcastToMatch(a, abc);

@@ -2,7 +2,7 @@
 // Linear tile mappings and mapping queries, built on the public Graph API only.
 #include "poputil/TileMapping.hpp"
 
-#include "common/ShapeString.hpp"
+#include "common/OpsCommon.hpp"
 #include "poputil/Util.hpp"
 #include "poputil/exceptions.hpp"
 
@@ -52,8 +52,8 @@ std::vector<TaggedInterval> sortedIntervals(const poplar::Graph::TileToTensorMap
 bool dimIsSplit(const poplar::Graph &graph, const poplar::Tensor &t, unsigned dimension,
                 unsigned tilesPerGroup) {
   if (dimension >= t.rank())
-    throw poplibs_error("dimIsSplitOverTiles: dimension " + std::to_string(dimension) + " out of range for " +
-                        aspen::ops::describe(t));
+    throw poplibs_error("poputil::dimIsSplitOverTiles: dimension " + std::to_string(dimension) +
+                        " out of range for " + aspen::ops::describe(t));
   const std::size_t dimSize = t.dim(dimension);
   if (dimSize <= 1 || t.numElements() == 0)
     return false;
@@ -146,8 +146,8 @@ poplar::Tensor cloneToIpu(poplar::Graph &graph, const poplar::Tensor &t, unsigne
                           const poplar::DebugContext &debugContext, poplar::TensorCloneMethod method) {
   const auto &target = graph.getTarget();
   if (dstIPU >= target.getNumIPUs())
-    throw poplibs_error("cloneToIpu: IPU " + std::to_string(dstIPU) + " does not exist (target has " +
-                        std::to_string(target.getNumIPUs()) + ")");
+    throw poplibs_error("poputil::cloneToIpu: IPU " + std::to_string(dstIPU) +
+                        " does not exist (target has " + std::to_string(target.getNumIPUs()) + ")");
   poplar::Tensor clone = graph.clone(t, debugContext, method);
   const unsigned tilesPerIPU = target.getTilesPerIPU();
   const auto mapping = graph.getTileMapping(t, false);
@@ -190,8 +190,8 @@ poplar::Tensor createBroadcastOperand(poplar::Graph &graph, const poplar::Tensor
                                       const poplar::Type &type, unsigned dim, bool ditherMapping,
                                       const poplar::DebugContext &debugContext) {
   if (dim >= fullTensor.rank())
-    throw poplibs_error("createBroadcastOperand: dimension " + std::to_string(dim) + " out of range for " +
-                        aspen::ops::describe(fullTensor));
+    throw poplibs_error("poputil::createBroadcastOperand: dimension " + std::to_string(dim) +
+                        " out of range for " + aspen::ops::describe(fullTensor));
   (void)ditherMapping; // one tile per element already spreads the operand
   const std::size_t n = fullTensor.dim(dim);
   poplar::Tensor out = graph.addVariable(type, {n}, {debugContext, "broadcastOperand"});

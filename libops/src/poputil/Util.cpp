@@ -2,6 +2,7 @@
 // Region partitioning and small tensor utilities.
 #include "poputil/Util.hpp"
 
+#include "common/OpsCommon.hpp"
 #include "poputil/exceptions.hpp"
 
 #include <algorithm>
@@ -149,6 +150,7 @@ std::size_t intervalSequenceNumElements(const std::vector<std::vector<poplar::In
 
 poplar::Tensor duplicate(poplar::Graph &graph, const poplar::Tensor &in, poplar::program::Sequence &p,
                          const poplar::DebugContext &debugContext, poplar::TensorCloneMethod method) {
+  aspen::ops::requireValid(in, "poputil::duplicate", "the tensor");
   poplar::Tensor out = graph.clone(in, {debugContext, "duplicate"}, method);
   p.add(poplar::program::Copy(in, out, false, {debugContext, "duplicate"}));
   return out;
@@ -161,7 +163,8 @@ poplar::Tensor cloneN(poplar::Graph &graph, const poplar::Tensor &t, unsigned N,
 
 std::vector<int> balancedPartition(int rangeUpperBound, int splitCount) {
   if (splitCount <= 0)
-    throw poplibs_error("balancedPartition: splitCount must be positive, got " + std::to_string(splitCount));
+    throw poplibs_error("poputil::balancedPartition: splitCount must be positive, got " +
+                        std::to_string(splitCount));
   std::vector<int> counts(splitCount, rangeUpperBound / splitCount);
   for (int i = 0; i < rangeUpperBound % splitCount; ++i)
     ++counts[i];
@@ -172,7 +175,7 @@ bool checkAccuracyWhenCast(const poplar::Target &target, double input, poplar::T
                            poplar::Type outputType, double tolerance) {
   if ((inputType != poplar::FLOAT && inputType != poplar::HALF) ||
       (outputType != poplar::FLOAT && outputType != poplar::HALF))
-    throw poplibs_error("checkAccuracyWhenCast: only float and half are supported (got " +
+    throw poplibs_error("poputil::checkAccuracyWhenCast: only float and half are supported (got " +
                         inputType.toString().str() + " to " + outputType.toString().str() + ")");
   if (outputType == poplar::FLOAT || input == 0.0)
     return true;
@@ -188,7 +191,7 @@ bool checkAccuracyWhenCast(const poplar::Target &target, double input, poplar::T
 
 unsigned detectInnermostGrouping(const poplar::Graph &graph, const poplar::Tensor &t) {
   if (t.rank() == 0)
-    throw poplibs_error("detectInnermostGrouping: tensor must have rank >= 1");
+    throw poplibs_error("poputil::detectInnermostGrouping: tensor must have rank >= 1");
   std::size_t grouping = t.dim(t.rank() - 1);
   if (grouping == 0)
     return 1;
@@ -204,6 +207,41 @@ unsigned detectInnermostGrouping(const poplar::Graph &graph, const poplar::Tenso
     grouping = std::gcd(grouping, r.end());
   }
   return static_cast<unsigned>(std::max<std::size_t>(grouping, 1));
+}
+
+std::vector<GroupingInfo> detectDimGroupings(const poplar::Graph &graph, const poplar::Tensor &t) {
+  aspen::ops::requireValid(t, "poputil::detectDimGroupings", "the tensor");
+  if (t.rank() == 0)
+    throw poplibs_error("poputil::detectDimGroupings: tensor must have rank >= 1");
+  const unsigned rank = t.rank();
+  std::vector<GroupingInfo> groupings;
+  // `grouped` is `t` with each grouping found so far split out of its dimension as a factor
+  // after the original dimensions: the first found is innermost.
+  poplar::Tensor grouped = t;
+  std::size_t total = 1;
+  while (true) {
+    unsigned bestDim = 0;
+    std::size_t best = 1;
+    for (unsigned d = 0; d < rank; ++d) {
+      if (grouped.dim(d) <= 1)
+        continue;
+      // Dimension d innermost, just outside the groupings found so far.
+      const poplar::Tensor candidate = grouped.dimRoll(d, rank - 1).flatten(rank - 1, grouped.rank());
+      const std::size_t g = detectInnermostGrouping(graph, candidate);
+      // A grouping of d within the groups already found must contain them whole.
+      const std::size_t here = g % total ? 1 : std::gcd(g / total, grouped.dim(d));
+      if (here > best) {
+        best = here;
+        bestDim = d;
+      }
+    }
+    if (best == 1)
+      return groupings;
+    groupings.emplace_back(bestDim, static_cast<unsigned>(best));
+    total *= best;
+    grouped = grouped.reshapePartial(bestDim, bestDim + 1, {grouped.dim(bestDim) / best, best})
+                  .dimRoll(bestDim + 1, rank);
+  }
 }
 
 } // namespace poputil
