@@ -9,9 +9,15 @@ namespace aspen::rt {
 
 using Id = poplar::Type::Id;
 
-std::size_t deviceTypeSize(Id type) { return poplar::Type(type).size(); }
-bool isFloatingPointType(Id type) { return poplar::Type(type).isFloatingPoint(); }
-bool isSignedType(Id type) { return poplar::Type(type).isSigned(); }
+std::size_t deviceTypeSize(Id type) {
+  return poplar::Type(type).size();
+}
+bool isFloatingPointType(Id type) {
+  return poplar::Type(type).isFloatingPoint();
+}
+bool isSignedType(Id type) {
+  return poplar::Type(type).isSigned();
+}
 
 namespace {
 template <class T> T load(const std::uint8_t *p) {
@@ -19,7 +25,9 @@ template <class T> T load(const std::uint8_t *p) {
   std::memcpy(&value, p, sizeof value);
   return value;
 }
-template <class T> void store(std::uint8_t *p, T value) { std::memcpy(p, &value, sizeof value); }
+template <class T> void store(std::uint8_t *p, T value) {
+  std::memcpy(p, &value, sizeof value);
+}
 
 std::uint64_t loadUnsigned(const std::uint8_t *p, std::size_t bytes) {
   switch (bytes) {

@@ -97,13 +97,14 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
 
 void EngineImpl::run(unsigned program) {
   if (!executor_)
-    throw poplar::system_runtime_error("Engine::run called before Engine::load: load the engine onto a device "
-                                       "first");
+    throw poplar::system_runtime_error(
+        "Engine::run called before Engine::load: load the engine onto a device "
+        "first");
   const exe::ExecutableData &x = exe();
   if (program >= x.programEntry.size())
-    throw poplar::index_error("Program index " + std::to_string(program) + " is out of range: the engine has " +
-                              std::to_string(x.programEntry.size()) + " program" +
-                              (x.programEntry.size() == 1 ? "" : "s"));
+    throw poplar::index_error("Program index " + std::to_string(program) +
+                              " is out of range: the engine has " + std::to_string(x.programEntry.size()) +
+                              " program" + (x.programEntry.size() == 1 ? "" : "s"));
   // The executor's state (tile memory, streams, counters) belongs to one run.
   if (running_.exchange(true))
     throw poplar::system_runtime_error("Engine::run(" + std::to_string(program) +
@@ -128,7 +129,8 @@ void EngineImpl::writeTensor(const std::string &handle, const void *begin, const
     throw poplar::system_runtime_error("writeTensor('" + handle + "') called before Engine::load");
   const exe::HostTransfer &transfer = exe().hostTransfers[exe().hostHandles[it->second].transfer];
   if (checkSize) {
-    const auto bytes = static_cast<std::uint64_t>(static_cast<const char *>(end) - static_cast<const char *>(begin));
+    const auto bytes =
+        static_cast<std::uint64_t>(static_cast<const char *>(end) - static_cast<const char *>(begin));
     if (end < begin || bytes != transfer.bytes)
       throw poplar::poplar_error("writeTensor('" + handle + "'): the buffer holds " +
                                  std::to_string(end < begin ? 0 : bytes) + " bytes but the tensor has " +
@@ -171,7 +173,8 @@ unsigned EngineImpl::streamIndex(const std::string &handle, const char *operatio
 void EngineImpl::checkReplica(unsigned index, const char *operation) const {
   if (index >= replicationFactor_)
     throw poplar::index_error(std::string(operation) + ": replica index " + std::to_string(index) +
-                              " is out of range (replication factor " + std::to_string(replicationFactor_) + ")");
+                              " is out of range (replication factor " + std::to_string(replicationFactor_) +
+                              ")");
 }
 
 unsigned EngineImpl::remoteBufferIndex(const std::string &handle, std::uint64_t repeatIndex,
@@ -212,12 +215,14 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const Op
 
 Engine::Engine(const Graph &graph, const program::Program &program, const OptionFlags &options,
                ProgressFunc progressCallBack, const DebugContext &debugContext)
-    : Engine(graph, ArrayRef<program::Program>(&program, 1), options, std::move(progressCallBack), debugContext) {}
+    : Engine(graph, ArrayRef<program::Program>(&program, 1), options, std::move(progressCallBack),
+             debugContext) {}
 
 Engine::Engine(Graph &&graph, ArrayRef<program::Program> programs, const OptionFlags &options,
                ProgressFunc progressCallBack, const DebugContext &debugContext) {
   auto parsed = parseEngineOptions(options);
-  Executable exe = compileGraph(std::move(graph), programs, parsed.all, std::move(progressCallBack), debugContext);
+  Executable exe =
+      compileGraph(std::move(graph), programs, parsed.all, std::move(progressCallBack), debugContext);
   impl_ = std::make_unique<EngineImpl>(std::move(exe), std::move(parsed));
 }
 

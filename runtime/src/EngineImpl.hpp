@@ -32,7 +32,8 @@ public:
   void readTensor(const std::string &handle, void *begin, void *end, bool checkSize);
   unsigned streamIndex(const std::string &handle, const char *operation) const;
   void checkReplica(unsigned index, const char *operation) const;
-  unsigned remoteBufferIndex(const std::string &handle, std::uint64_t repeatIndex, const char *operation) const;
+  unsigned remoteBufferIndex(const std::string &handle, std::uint64_t repeatIndex,
+                             const char *operation) const;
   void writeAutoReport();
 
   const exe::ExecutableData &exe() const { return executable_.getImpl(); }

@@ -64,7 +64,8 @@ bool parseBool(const std::string &key, const std::string &value) {
     return true;
   if (value == "false")
     return false;
-  throw poplar::invalid_option("Engine option '" + key + "' must be \"true\" or \"false\", not \"" + value + "\"");
+  throw poplar::invalid_option("Engine option '" + key + "' must be \"true\" or \"false\", not \"" + value +
+                               "\"");
 }
 
 void check(const std::string &key, const std::string &value) {
@@ -94,8 +95,8 @@ void check(const std::string &key, const std::string &value) {
       allowed += allowed.empty() ? "" : ", ";
       allowed += choice;
     }
-    throw poplar::invalid_option("Engine option '" + key + "' must be one of " + allowed + ", not \"" + value +
-                                 "\"");
+    throw poplar::invalid_option("Engine option '" + key + "' must be one of " + allowed + ", not \"" +
+                                 value + "\"");
   }
   }
 }

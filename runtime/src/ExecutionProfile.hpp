@@ -15,9 +15,9 @@ struct ExecutionProfile {
   /// One executed step. Blocks appear as their BlockBegin/BlockEnd steps.
   struct TraceEntry {
     std::uint32_t step;
-    std::uint32_t run;         // index of the run() call since the last reset
-    std::uint64_t startCycle;  // device cycle counter when the step began
-    std::uint64_t cycles;      // estimated cycles of the step
+    std::uint32_t run;        // index of the run() call since the last reset
+    std::uint64_t startCycle; // device cycle counter when the step began
+    std::uint64_t cycles;     // estimated cycles of the step
   };
   static constexpr std::size_t maxTraceEntries = 1u << 20;
 
@@ -30,8 +30,8 @@ struct ExecutionProfile {
   std::uint64_t hostExchangeCycles = 0;
   std::uint64_t syncCycles = 0;
   std::uint64_t controlCycles = 0;
-  std::vector<std::uint64_t> stepExecutions; // per step of the executable
-  std::vector<std::uint64_t> stepCycles;     // per step: total over its executions
+  std::vector<std::uint64_t> stepExecutions;      // per step of the executable
+  std::vector<std::uint64_t> stepCycles;          // per step: total over its executions
   std::vector<std::uint64_t> vertexTypeInstances; // per vertex type: vertices executed
   std::vector<std::uint64_t> vertexTypeCycles;    // per vertex type: sum of their estimates
   std::vector<TraceEntry> trace;

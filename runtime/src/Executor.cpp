@@ -41,8 +41,10 @@ bool readsWhatItWrites(const exe::CopyPlan &plan, std::uint64_t bytesPerTile) {
   for (const exe::CopyRun &r : plan.runs) {
     if (r.bytes == 0)
       continue;
-    reads.emplace_back(r.src.tile * bytesPerTile + r.src.addr, r.src.tile * bytesPerTile + r.src.addr + r.bytes);
-    writes.emplace_back(r.dst.tile * bytesPerTile + r.dst.addr, r.dst.tile * bytesPerTile + r.dst.addr + r.bytes);
+    reads.emplace_back(r.src.tile * bytesPerTile + r.src.addr,
+                       r.src.tile * bytesPerTile + r.src.addr + r.bytes);
+    writes.emplace_back(r.dst.tile * bytesPerTile + r.dst.addr,
+                        r.dst.tile * bytesPerTile + r.dst.addr + r.bytes);
   }
   std::sort(reads.begin(), reads.end());
   std::sort(writes.begin(), writes.end());
@@ -99,8 +101,8 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
       for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
         const exe::VertexInstance &v = cs.vertices[i];
         const VertexCode &code = vertexCode[v.type];
-        p.vertices[i] = PreparedVertex{code.compute, memory_.at(cs.tiles[k], v.state),
-                                       code.isMultiVertex ? workers : 1u};
+        p.vertices[i] =
+            PreparedVertex{code.compute, memory_.at(cs.tiles[k], v.state), code.isMultiVertex ? workers : 1u};
         tileWork[k] += v.cycles + vertexCallWork * p.vertices[i].workers;
         auto &t = perType[v.type];
         t.first += v.cycles;
@@ -367,9 +369,9 @@ void Executor::run(unsigned program) {
       break;
     case StepKind::Abort:
       account(here, step.cycles, CycleCategory::Control);
-      throw poplar::application_runtime_error(
-          step.message.empty() ? std::string("Program aborted by an Abort program")
-                               : "Program aborted: " + step.message);
+      throw poplar::application_runtime_error(step.message.empty()
+                                                  ? std::string("Program aborted by an Abort program")
+                                                  : "Program aborted: " + step.message);
     case StepKind::AbortIf:
       account(here, step.cycles, CycleCategory::Control);
       if (predicate(step.scalar))

@@ -51,7 +51,8 @@ void HostStreams::connectCircular(unsigned stream, void *begin, void *end) {
   const std::uint64_t chunk = chunkBytes(stream);
   const std::string &handle = info(stream).handle;
   if (e < b)
-    throw poplar::stream_connection_error("Buffer connected to stream '" + handle + "' ends before it begins");
+    throw poplar::stream_connection_error("Buffer connected to stream '" + handle +
+                                          "' ends before it begins");
   if (!b && e != b)
     throw poplar::stream_connection_error("connectStream: null buffer for stream '" + handle + "'");
   const auto bytes = static_cast<std::uint64_t>(e - b);

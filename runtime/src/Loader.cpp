@@ -34,7 +34,8 @@ public:
     location(s.where, deviceTypeSize(s.type), what);
   }
   void index(std::size_t i, std::size_t size, const std::string &what) const {
-    require(i < size, what + " index " + std::to_string(i) + " is out of range (" + std::to_string(size) + ")");
+    require(i < size,
+            what + " index " + std::to_string(i) + " is out of range (" + std::to_string(size) + ")");
   }
   void plan(const exe::CopyPlan &p, const std::string &what) const {
     if (p.runs.empty() && p.tiles.empty() && p.tileBegin.size() <= 1)
@@ -204,7 +205,9 @@ private:
 
 } // namespace
 
-void validateExecutable(const exe::ExecutableData &exe) { Checker(exe).all(); }
+void validateExecutable(const exe::ExecutableData &exe) {
+  Checker(exe).all();
+}
 
 void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory) {
   memory.clear();
@@ -233,7 +236,8 @@ std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLib
     if (!entry || !entry->compute)
       throw poplar::graph_object_load_error("Vertex type '" + type.name + "' is not in its vertex library (" +
                                             library->path() + ")");
-    code[t] = VertexCode{entry->compute, (entry->flags & (ASPEN_VERTEX_MULTI | ASPEN_VERTEX_SUPERVISOR)) != 0};
+    code[t] =
+        VertexCode{entry->compute, (entry->flags & (ASPEN_VERTEX_MULTI | ASPEN_VERTEX_SUPERVISOR)) != 0};
     if (code[t].isMultiVertex != type.isMultiVertex)
       throw poplar::graph_object_load_error("Vertex type '" + type.name +
                                             "' is a MultiVertex in one of its library and the executable "

@@ -82,7 +82,8 @@ void line(std::ostream &os, unsigned indent, const std::string &label, const std
 /// cost model's rule (docs/cost-model.md): worker vertices packed greedily onto
 /// the least-loaded worker, max load x workers, plus MultiVertex vertices in turn.
 std::vector<std::uint64_t> tileComputeCycles(const exe::ComputeStep &cs,
-                                             const std::vector<exe::VertexTypeEntry> &types, unsigned workers) {
+                                             const std::vector<exe::VertexTypeEntry> &types,
+                                             unsigned workers) {
   std::vector<std::uint64_t> result(cs.tiles.size(), 0);
   std::vector<std::uint64_t> load(std::max(1u, workers));
   for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
@@ -115,8 +116,8 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
   const json compiled = compileProfile(exe);
   const json graph = compiled.value("graph", json::object());
   const json memory = compiled.value("memory", json::object());
-  const unsigned replicas = static_cast<unsigned>(number(compiled.value("target", json::object()),
-                                                         "replicationFactor", 1));
+  const unsigned replicas =
+      static_cast<unsigned>(number(compiled.value("target", json::object()), "replicationFactor", 1));
   const std::uint64_t totalMemory = t.bytesPerTile * t.numTiles();
 
   os << "Target:\n";
@@ -166,7 +167,8 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
   // Categories count a not-always-live variable in full although it shares
   // memory with others, so their sum is capped by the tile's peak.
   for (unsigned tile = 0; tile < numTiles; ++tile)
-    excluding[tile] = haveCategories ? std::min(excluding[tile] + overhead, including[tile]) : including[tile];
+    excluding[tile] =
+        haveCategories ? std::min(excluding[tile] + overhead, including[tile]) : including[tile];
   std::uint64_t totalIncluding = 0, totalExcluding = 0;
   unsigned maxIncludingTile = 0, maxExcludingTile = 0, tilesOutOfMemory = 0;
   for (unsigned tile = 0; tile < numTiles; ++tile) {
@@ -232,13 +234,16 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
   const double micros = t.tileClockFrequency > 0 ? double(total) / t.tileClockFrequency * 1e6 : 0.0;
   os << '\n';
   line(os, 2, "Total cycles", withCommas(total) + " (approx " + fixed1(micros) + " microseconds)");
-  line(os, 2, "Tile compute cycles", withCommas(profile.computeCycles) + " (" + percent(profile.computeCycles, total) + ")");
+  line(os, 2, "Tile compute cycles",
+       withCommas(profile.computeCycles) + " (" + percent(profile.computeCycles, total) + ")");
   line(os, 2, "Tile IPU exchange cycles",
        withCommas(profile.exchangeCycles) + " (" + percent(profile.exchangeCycles, total) + ")");
   line(os, 2, "Tile host exchange cycles",
        withCommas(profile.hostExchangeCycles) + " (" + percent(profile.hostExchangeCycles, total) + ")");
-  line(os, 2, "Tile sync cycles", withCommas(profile.syncCycles) + " (" + percent(profile.syncCycles, total) + ")");
-  line(os, 2, "Control cycles", withCommas(profile.controlCycles) + " (" + percent(profile.controlCycles, total) + ")");
+  line(os, 2, "Tile sync cycles",
+       withCommas(profile.syncCycles) + " (" + percent(profile.syncCycles, total) + ")");
+  line(os, 2, "Control cycles",
+       withCommas(profile.controlCycles) + " (" + percent(profile.controlCycles, total) + ")");
   char wall[64];
   std::snprintf(wall, sizeof wall, "%.3f ms (of which compute sets %.3f ms)", profile.hostSeconds * 1e3,
                 profile.hostComputeSeconds * 1e3);
@@ -352,8 +357,8 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
   return out;
 }
 
-void writeProfile(const std::string &directory, const exe::ExecutableData &exe, const ExecutionProfile &profile,
-                  bool includeGraph, bool includeExecution) {
+void writeProfile(const std::string &directory, const exe::ExecutableData &exe,
+                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution) {
   namespace fs = std::filesystem;
   const fs::path dir = directory.empty() ? fs::path(".") : fs::path(directory);
   std::error_code ec;

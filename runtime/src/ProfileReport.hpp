@@ -30,7 +30,7 @@ nlohmann::json profileJson(const exe::ExecutableData &exe, const ExecutionProfil
 
 /// Writes `profileJson(...)` to `<directory>/profile.json` (creating the
 /// directory); throws poplar_error naming the file if it cannot be written.
-void writeProfile(const std::string &directory, const exe::ExecutableData &exe, const ExecutionProfile &profile,
-                  bool includeGraph, bool includeExecution);
+void writeProfile(const std::string &directory, const exe::ExecutableData &exe,
+                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution);
 
 } // namespace aspen::rt

@@ -16,7 +16,8 @@ namespace {
 std::uint8_t *reserve(std::size_t bytes) {
   // MAP_NORESERVE: a full 1,472-tile device is ~940 MB of address space, but a
   // program touches only the pages it uses.
-  void *p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void *p =
+      ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     throw poplar::system_runtime_error("Cannot reserve " + std::to_string(bytes) +
                                        " bytes of simulated tile memory: " + std::strerror(errno));
@@ -29,7 +30,9 @@ TileMemory::TileMemory(unsigned numTiles, std::uint64_t bytesPerTile)
       mappedBytes_(std::max<std::size_t>(1, std::size_t(numTiles) * bytesPerTile)),
       base_(reserve(mappedBytes_)) {}
 
-TileMemory::~TileMemory() { ::munmap(base_, mappedBytes_); }
+TileMemory::~TileMemory() {
+  ::munmap(base_, mappedBytes_);
+}
 
 void TileMemory::clear() {
   // MADV_DONTNEED on a private anonymous mapping drops the pages: they read as

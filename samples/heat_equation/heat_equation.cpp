@@ -55,8 +55,8 @@ std::vector<float> solveOnHost(const Problem &p, unsigned &iterations) {
     float largest = 0.0f;
     for (unsigned i = 1; i <= p.rows(); ++i)
       for (unsigned j = 1; j <= p.cols(); ++j) {
-        float next = 0.25f * (src[(i - 1) * w + j] + src[(i + 1) * w + j] + src[i * w + j - 1] +
-                              src[i * w + j + 1]);
+        float next =
+            0.25f * (src[(i - 1) * w + j] + src[(i + 1) * w + j] + src[i * w + j - 1] + src[i * w + j + 1]);
         largest = std::max(largest, std::fabs(next - src[i * w + j]));
         dst[i * w + j] = next;
       }
@@ -144,7 +144,8 @@ int main(int argc, char **argv) {
         for (std::size_t i = r0; i < r0 + p.blockRows; ++i)
           out.push_back(dst[i].slice(c0, c0 + p.blockCols));
         const unsigned block = by * p.blocksX + bx;
-        VertexRef vtx = graph.addVertex(cs, "HeatStep", {{"in", in}, {"out", out}, {"maxDelta", deltas[block]}});
+        VertexRef vtx =
+            graph.addVertex(cs, "HeatStep", {{"in", in}, {"out", out}, {"maxDelta", deltas[block]}});
         graph.setTileMapping(vtx, block);
         graph.setPerfEstimate(vtx, 20 + 6 * p.blockRows * p.blockCols);
       }
@@ -154,8 +155,8 @@ int main(int argc, char **argv) {
   ComputeSet sweepVU = makeSweep(v, u, "sweepVU");
 
   ComputeSet check = graph.addComputeSet("checkConvergence");
-  VertexRef checker = graph.addVertex(check, "HeatConverged",
-                                      {{"deltas", deltas}, {"iterations", iterations}, {"keepGoing", keepGoing}});
+  VertexRef checker = graph.addVertex(
+      check, "HeatConverged", {{"deltas", deltas}, {"iterations", iterations}, {"keepGoing", keepGoing}});
   graph.setInitialValue(checker["tolerance"], p.tolerance);
   graph.setInitialValue(checker["maxIterations"], p.maxIterations);
   graph.setTileMapping(checker, 0);
@@ -189,7 +190,8 @@ int main(int argc, char **argv) {
 
   std::cout << "Heat equation on a " << p.rows() << " x " << p.cols() << " grid over " << numBlocks
             << " tiles\n";
-  std::cout << "  sweeps run: " << 2 * deviceIterations << " (host reference: " << 2 * hostIterations << ")\n";
+  std::cout << "  sweeps run: " << 2 * deviceIterations << " (host reference: " << 2 * hostIterations
+            << ")\n";
   std::cout << "  temperature down the middle column, rows 1, 2, 4, ..., 64 below the hot edge:\n   ";
   for (std::size_t depth = 1; depth <= 64; depth *= 2)
     std::cout << " " << result[depth * w + w / 2];

@@ -40,8 +40,8 @@ int main() {
     const unsigned r0 = t * rowsPerTile, r1 = r0 + rowsPerTile;
     graph.setTileMapping(matrix.slice(r0, r1), t);
     graph.setTileMapping(y.slice(r0, r1), t);
-    VertexRef v = graph.addVertex(cs, "DotRows", {{"matrix", matrix.slice(r0, r1).flatten()}, {"x", x},
-                                                  {"y", y.slice(r0, r1)}});
+    VertexRef v = graph.addVertex(
+        cs, "DotRows", {{"matrix", matrix.slice(r0, r1).flatten()}, {"x", x}, {"y", y.slice(r0, r1)}});
     graph.setTileMapping(v, t);
     graph.setPerfEstimate(v, 30 + rowsPerTile * (numCols / 2 + 10), 2ull * rowsPerTile * numCols);
   }

@@ -30,7 +30,9 @@ struct Plan {
   std::uint64_t total() const { return computeCycles + exchangeCycles + reduceCycles; }
 };
 
-unsigned ceilDiv(unsigned a, unsigned b) { return (a + b - 1) / b; }
+unsigned ceilDiv(unsigned a, unsigned b) {
+  return (a + b - 1) / b;
+}
 
 // A simple model: each MAC costs one worker cycle and the tile's workers share
 // the rows; the vector slice reaches every tile at exchangeBytesPerCycle; the
@@ -44,7 +46,8 @@ Plan evaluate(const Target &target, unsigned rows, unsigned cols, unsigned bands
   p.colGroups = groups;
   p.computeCycles = std::uint64_t(ceilDiv(bandRows, workers)) * groupCols * workers + 50;
   p.exchangeCycles = std::uint64_t(groupCols) * 4 / bw + 30;
-  p.reduceCycles = groups > 1 ? std::uint64_t(groups) * bandRows * 4 / bw + std::uint64_t(groups) * bandRows + 60 : 0;
+  p.reduceCycles =
+      groups > 1 ? std::uint64_t(groups) * bandRows * 4 / bw + std::uint64_t(groups) * bandRows + 60 : 0;
   return p;
 }
 
@@ -99,16 +102,18 @@ int main() {
       Tensor block = a.slice({b * bandRows, g * groupCols}, {(b + 1) * bandRows, (g + 1) * groupCols});
       graph.setTileMapping(block, tile);
       graph.setTileMapping(partials[b][g], tile);
-      VertexRef v = graph.addVertex(dot, "BlockDot", {{"block", block.flatten()},
-                                                      {"x", x.slice(g * groupCols, (g + 1) * groupCols)},
-                                                      {"partial", partials[b][g]}});
+      VertexRef v = graph.addVertex(dot, "BlockDot",
+                                    {{"block", block.flatten()},
+                                     {"x", x.slice(g * groupCols, (g + 1) * groupCols)},
+                                     {"partial", partials[b][g]}});
       graph.setTileMapping(v, tile);
       graph.setPerfEstimate(v, plan.computeCycles, 2ull * bandRows * groupCols);
     }
     const unsigned home = b * plan.colGroups;
     graph.setTileMapping(y.slice(b * bandRows, (b + 1) * bandRows), home);
-    VertexRef r = graph.addVertex(reduce, "SumPartials", {{"partials", partials[b].flatten()},
-                                                          {"y", y.slice(b * bandRows, (b + 1) * bandRows)}});
+    VertexRef r = graph.addVertex(
+        reduce, "SumPartials",
+        {{"partials", partials[b].flatten()}, {"y", y.slice(b * bandRows, (b + 1) * bandRows)}});
     graph.setTileMapping(r, home);
     graph.setPerfEstimate(r, std::uint64_t(plan.colGroups) * bandRows + 20);
   }

@@ -25,7 +25,7 @@ public:
 class SumPartials : public poplar::Vertex {
 public:
   poplar::Input<poplar::Vector<float>> partials; // groups x rows
-  poplar::Output<poplar::Vector<float>> y;        // rows
+  poplar::Output<poplar::Vector<float>> y;       // rows
 
   bool compute() {
     const unsigned rows = y.size(), groups = partials.size() / rows;

@@ -40,13 +40,31 @@ public:
           return false;
         int b = stack[--depth], a = stack[--depth];
         switch (c) {
-        case '+': stack[depth++] = a + b; break;
-        case '-': stack[depth++] = a - b; break;
-        case '*': stack[depth++] = a * b; break;
-        case '/': if (b == 0) return false; stack[depth++] = a / b; break;
-        case '%': if (b == 0) return false; stack[depth++] = a % b; break;
-        case 's': stack[depth++] = b; stack[depth++] = a; break;
-        default: return false;
+        case '+':
+          stack[depth++] = a + b;
+          break;
+        case '-':
+          stack[depth++] = a - b;
+          break;
+        case '*':
+          stack[depth++] = a * b;
+          break;
+        case '/':
+          if (b == 0)
+            return false;
+          stack[depth++] = a / b;
+          break;
+        case '%':
+          if (b == 0)
+            return false;
+          stack[depth++] = a % b;
+          break;
+        case 's':
+          stack[depth++] = b;
+          stack[depth++] = a;
+          break;
+        default:
+          return false;
         }
       }
       ++i;

@@ -110,7 +110,8 @@ int main() {
 
   std::vector<unsigned> order(kTiles);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return expected[a] < expected[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](unsigned a, unsigned b) { return expected[a] < expected[b]; });
   bool ok = got == expected;
   for (unsigned pos = 0; pos < kTiles; ++pos)
     ok = ok && gotRanks[order[pos]] == pos;

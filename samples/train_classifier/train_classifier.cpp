@@ -155,8 +155,8 @@ int main() {
     float accuracy = float(correct) / float(samples);
     double hostLoss = hostEpoch();
     worstLossError = std::max(worstLossError, std::fabs(hostLoss - meanLoss) / hostLoss);
-    std::cout << "epoch " << e + 1 << ": loss " << meanLoss << " (host reference " << hostLoss << "), accuracy "
-              << 100.0f * accuracy << "%\n";
+    std::cout << "epoch " << e + 1 << ": loss " << meanLoss << " (host reference " << hostLoss
+              << "), accuracy " << 100.0f * accuracy << "%\n";
     if (e == 0)
       firstLoss = meanLoss;
     lastLoss = meanLoss;

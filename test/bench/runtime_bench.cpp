@@ -64,7 +64,9 @@ struct NativeVertex {
   int (*compute)(void *, unsigned);
   void *object;
 };
-__attribute__((noinline)) int nativeNop(void *, unsigned) { return 1; }
+__attribute__((noinline)) int nativeNop(void *, unsigned) {
+  return 1;
+}
 
 void report(const char *what, double aspen, double native, const char *unit, double scale) {
   std::printf("  %-58s aspen %10.3f %s   native %10.3f %s   ratio %6.2f\n", what, aspen * scale, unit,
@@ -99,8 +101,8 @@ void dispatch(unsigned tiles, unsigned perTile, unsigned repeats) {
   });
   char what[128];
   std::snprintf(what, sizeof what, "dispatch per vertex, %u tiles x %u vertices", tiles, perTile);
-  report(what, (withVertices - loopOnly) / double(repeats) / double(n), native / double(repeats) / double(n), "ns",
-         1e9);
+  report(what, (withVertices - loopOnly) / double(repeats) / double(n), native / double(repeats) / double(n),
+         "ns", 1e9);
 }
 
 // 2. A superstep on 1,472 tiles with one trivial vertex each, and an empty compute set.
@@ -115,10 +117,11 @@ void superstep(unsigned repeats) {
   engine.load(s.device);
   const double full = bestOf(5, [&] { engine.run(0); }) / repeats;
   const double none = bestOf(5, [&] { engine.run(1); }) / repeats;
-  const double native = bestOf(5, [&] {
-                          for (unsigned r = 0; r < repeats; ++r)
-                            tbb::parallel_for(0u, tiles, [](unsigned) {});
-                        }) /
+  const double native = bestOf(5,
+                               [&] {
+                                 for (unsigned r = 0; r < repeats; ++r)
+                                   tbb::parallel_for(0u, tiles, [](unsigned) {});
+                               }) /
                         repeats;
   report("superstep, 1,472 tiles x 1 trivial vertex (vs parallel_for)", full, native, "us", 1e6);
   report("superstep, empty compute set (vs parallel_for)", none, native, "us", 1e6);
@@ -175,20 +178,22 @@ void smallProgram(unsigned iterations) {
   std::vector<float> host(tiles * n, 1.0f), result(tiles * n);
   engine.connectStream("in", host.data());
   engine.connectStream("out", result.data());
-  const double aspen = bestOf(3, [&] {
-                         for (unsigned i = 0; i < iterations; ++i)
-                           engine.run(0);
-                       }) /
+  const double aspen = bestOf(3,
+                              [&] {
+                                for (unsigned i = 0; i < iterations; ++i)
+                                  engine.run(0);
+                              }) /
                        iterations;
   std::vector<float> device(tiles * n);
-  const double native = bestOf(3, [&] {
-                          for (unsigned i = 0; i < iterations; ++i) {
-                            std::memcpy(device.data(), host.data(), device.size() * 4);
-                            for (float &v : device)
-                              v += 1.0f;
-                            std::memcpy(result.data(), device.data(), device.size() * 4);
-                          }
-                        }) /
+  const double native = bestOf(3,
+                               [&] {
+                                 for (unsigned i = 0; i < iterations; ++i) {
+                                   std::memcpy(device.data(), host.data(), device.size() * 4);
+                                   for (float &v : device)
+                                     v += 1.0f;
+                                   std::memcpy(result.data(), device.data(), device.size() * 4);
+                                 }
+                               }) /
                         iterations;
   report("small program (stream in 4 KiB, add, stream out), per run", aspen, native, "us", 1e6);
 }

@@ -149,7 +149,8 @@ TEST_CASE("AbortOnCondition with its message", "[error][runtime]") {
   REQUIRE_THROWS_WITH(engine.run(0), Contains("flag is raised"));
 }
 
-TEST_CASE("running an executable compiled with debug.allowOutOfMemory that does not fit", "[error][runtime]") {
+TEST_CASE("running an executable compiled with debug.allowOutOfMemory that does not fit",
+          "[error][runtime]") {
   TestGraph t(4, 16384);
   Tensor big = t.graph.addVariable(FLOAT, {8192}, "big"); // 32 KiB on one 16 KiB tile
   t.graph.setTileMapping(big, 0);
@@ -174,7 +175,8 @@ TEST_CASE("a device whose target does not match the executable", "[error][runtim
 TEST_CASE("an unknown engine option", "[error][runtime]") {
   AddOneGraph t;
   REQUIRE_THROWS_AS(Engine(t.graph, Execute(t.add), {{"debug.nonsense", "true"}}), invalid_option);
-  REQUIRE_THROWS_WITH(Engine(t.graph, Execute(t.add), {{"debug.nonsense", "true"}}), Contains("'debug.nonsense'"));
+  REQUIRE_THROWS_WITH(Engine(t.graph, Execute(t.add), {{"debug.nonsense", "true"}}),
+                      Contains("'debug.nonsense'"));
   REQUIRE_THROWS_WITH(Engine(t.graph, Execute(t.add), {{"debug.instrument", "maybe"}}),
                       Contains("'debug.instrument'") && Contains("maybe"));
 }

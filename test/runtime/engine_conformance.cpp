@@ -120,12 +120,11 @@ TEST_CASE("Engine constructors: options, several programs, Graph&&, Executable&&
   }
   SECTION("several programs, progress reported") {
     int lastStep = -1, total = 0;
-    Engine engine(g, {Sequence(), Execute(add), Repeat(3, Execute(add))}, {},
-                  [&](int step, int of) {
-                    REQUIRE(step >= lastStep);
-                    lastStep = step;
-                    total = of;
-                  });
+    Engine engine(g, {Sequence(), Execute(add), Repeat(3, Execute(add))}, {}, [&](int step, int of) {
+      REQUIRE(step >= lastStep);
+      lastStep = step;
+      total = of;
+    });
     REQUIRE(total > 0);
     engine.load(t.device);
     engine.writeTensor("x-in", zeros);
@@ -196,7 +195,8 @@ private:
 
 } // namespace
 
-TEST_CASE("Streams: fixed, circular and callback connections (Engine connectStream*)", "[conformance][streams]") {
+TEST_CASE("Streams: fixed, circular and callback connections (Engine connectStream*)",
+          "[conformance][streams]") {
   TestGraph t;
   Graph &g = t.graph;
   Tensor x = g.addVariable(FLOAT, {4}, "x");
@@ -250,8 +250,9 @@ TEST_CASE("Streams: fixed, circular and callback connections (Engine connectStre
   }
 }
 
-TEST_CASE("Remote buffers: host copies and Copy with row offsets (Engine copy*RemoteBuffer, Program.hpp Copy)",
-          "[conformance][remote]") {
+TEST_CASE(
+    "Remote buffers: host copies and Copy with row offsets (Engine copy*RemoteBuffer, Program.hpp Copy)",
+    "[conformance][remote]") {
   TestGraph t;
   Graph &g = t.graph;
   RemoteBuffer rb = g.addRemoteBuffer("rb", FLOAT, 4, 3);
@@ -304,7 +305,8 @@ TEST_CASE("Control programs: Repeat, RepeatWhileTrue/False, If, Switch, Call, Bl
   ComputeSet add = g.addComputeSet("addOne");
   g.setTileMapping(g.addVertex(add, "AddOne", {{"data", acc}}), 0);
   ComputeSet down = g.addComputeSet("countDown");
-  g.setTileMapping(g.addVertex(down, "CountDown", {{"x", counter}, {"positive", positive}, {"zero", zero}}), 3);
+  g.setTileMapping(g.addVertex(down, "CountDown", {{"x", counter}, {"positive", positive}, {"zero", zero}}),
+                   3);
   g.createHostWrite("counter", counter);
   g.createHostWrite("choice", choice);
   g.createHostWrite("flag", flag);
@@ -313,14 +315,14 @@ TEST_CASE("Control programs: Repeat, RepeatWhileTrue/False, If, Switch, Call, Bl
   Function addTwice = g.addFunction(Sequence({Execute(add), Execute(add)}));
   Switch sw(choice, {{1, Execute(add)}, {-4, Repeat(3, Execute(add))}}, Sequence());
   std::vector<Program> programs = {
-      Repeat(5, Execute(add)),                                          // 0
-      RepeatWhileTrue(Execute(down), positive, Execute(add)),           // 1
-      RepeatWhileFalse(Execute(down), zero, Execute(add)),              // 2
-      If(flag, Execute(add), Repeat(2, Execute(add))),                  // 3
-      sw,                                                               // 4
+      Repeat(5, Execute(add)),                                // 0
+      RepeatWhileTrue(Execute(down), positive, Execute(add)), // 1
+      RepeatWhileFalse(Execute(down), zero, Execute(add)),    // 2
+      If(flag, Execute(add), Repeat(2, Execute(add))),        // 3
+      sw,                                                     // 4
       Sequence({Call(addTwice), Block(Call(addTwice), "block"), Sync(SyncType::INTERNAL),
-                WriteUndef(choice)}),                                   // 5
-      If(flag, Execute(add)),                                           // 6
+                WriteUndef(choice)}), // 5
+      If(flag, Execute(add)),         // 6
   };
   Engine engine(g, programs);
   engine.load(t.device);
@@ -355,7 +357,8 @@ TEST_CASE("Control programs: Repeat, RepeatWhileTrue/False, If, Switch, Call, Bl
   REQUIRE(runFromZero(5) == 4.0f);
 }
 
-TEST_CASE("PrintTensor and codelet printf go to the print stream (Program.hpp PrintTensor)", "[conformance][print]") {
+TEST_CASE("PrintTensor and codelet printf go to the print stream (Program.hpp PrintTensor)",
+          "[conformance][print]") {
   TestGraph t;
   Graph &g = t.graph;
   Tensor f = g.addConstant<float>(FLOAT, {2}, {0.5f, 2.0f}, "f");
@@ -401,7 +404,8 @@ TEST_CASE("Execute with a failure flag reports vertex failure in the flag (Progr
   REQUIRE(run({0, -1, 2}) != 0);
 }
 
-TEST_CASE("cycleCount and cycleStamp read the simulated cycle counter (CycleCount.hpp)", "[conformance][cycles]") {
+TEST_CASE("cycleCount and cycleStamp read the simulated cycle counter (CycleCount.hpp)",
+          "[conformance][cycles]") {
   TestGraph t;
   Graph &g = t.graph;
   Tensor x = g.addVariable(FLOAT, {64}, "x");
@@ -559,20 +563,19 @@ TEST_CASE("printProfileSummary reports Target, Graph, Memory Usage and Execution
   std::ostringstream summary;
   engine.printProfileSummary(summary, {{"showExecutionSteps", "true"}});
   const std::string s = summary.str();
-  for (const char *section : {"Target:", "Number of IPUs", "Tiles per IPU", "Clock Speed (approx)", "Graph:",
-                              "Number of vertices", "Number of compute sets", "Memory Usage:", "Including Gaps",
-                              "tile(s) out of memory", "Execution:", "Total cycles", "Tile compute cycles",
-                              "Tile sync cycles", "Cycles by vertex type:", "AddOne (3 instances)",
-                              "Execution steps:", "Execute addOne"})
+  for (const char *section :
+       {"Target:", "Number of IPUs", "Tiles per IPU", "Clock Speed (approx)", "Graph:", "Number of vertices",
+        "Number of compute sets", "Memory Usage:", "Including Gaps", "tile(s) out of memory",
+        "Execution:", "Total cycles", "Tile compute cycles", "Tile sync cycles",
+        "Cycles by vertex type:", "AddOne (3 instances)", "Execution steps:", "Execute addOne"})
     REQUIRE(s.find(section) != std::string::npos);
   // The Execute step's cycles: 3 executions of a 100-cycle worker vertex.
   const auto &profile = engine.getImpl().profile_;
   REQUIRE(profile.vertexTypeCycles.size() == 1);
   REQUIRE(profile.vertexTypeCycles[0] == 300);
   REQUIRE(profile.computeCycles == 3 * 600);
-  REQUIRE(profile.totalCycles ==
-          profile.computeCycles + profile.exchangeCycles + profile.hostExchangeCycles + profile.syncCycles +
-              profile.controlCycles);
+  REQUIRE(profile.totalCycles == profile.computeCycles + profile.exchangeCycles + profile.hostExchangeCycles +
+                                     profile.syncCycles + profile.controlCycles);
   engine.resetExecutionProfile();
   engine.disableExecutionProfiling();
   engine.run(0);

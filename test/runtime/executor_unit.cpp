@@ -55,9 +55,8 @@ exe::ScalarRef scalarAt(std::uint32_t tile, std::uint32_t addr, Type::Id type) {
 
 /// A copy plan from (src tile, addr) runs, grouped by destination tile.
 exe::CopyPlan plan(std::vector<exe::CopyRun> runs) {
-  std::sort(runs.begin(), runs.end(), [](const exe::CopyRun &a, const exe::CopyRun &b) {
-    return a.dst.tile < b.dst.tile;
-  });
+  std::sort(runs.begin(), runs.end(),
+            [](const exe::CopyRun &a, const exe::CopyRun &b) { return a.dst.tile < b.dst.tile; });
   exe::CopyPlan p;
   for (const exe::CopyRun &r : runs) {
     if (p.tiles.empty() || p.tiles.back() != r.dst.tile) {
@@ -113,14 +112,21 @@ int workerIdsCompute(void *v, unsigned w) {
 struct CheckVertex { // Vertex: fails when *x is negative
   std::int32_t *x;
 };
-int checkCompute(void *v, unsigned) { return *static_cast<CheckVertex *>(v)->x >= 0 ? 1 : 0; }
+int checkCompute(void *v, unsigned) {
+  return *static_cast<CheckVertex *>(v)->x >= 0 ? 1 : 0;
+}
 
-int nothingCompute(void *, unsigned) { return 1; }
+int nothingCompute(void *, unsigned) {
+  return 1;
+}
 
 enum TestType : std::uint32_t { kScale, kIncrement, kWorkerIds, kCheck, kNothing };
 
 std::vector<rt::VertexCode> testVertexCode() {
-  return {{scaleCompute, false}, {incrementCompute, false}, {workerIdsCompute, true}, {checkCompute, false},
+  return {{scaleCompute, false},
+          {incrementCompute, false},
+          {workerIdsCompute, true},
+          {checkCompute, false},
           {nothingCompute, false}};
 }
 
@@ -171,8 +177,8 @@ void finish(exe::ComputeStep &cs) {
 /// A loaded executable with its host side, run through the executor.
 struct Machine {
   explicit Machine(exe::ExecutableData executable)
-      : exe(std::move(executable)), memory(exe.target.numTiles(), exe.target.bytesPerTile), streams(exe.streams),
-        remote(exe.remoteBuffers) {
+      : exe(std::move(executable)), memory(exe.target.numTiles(), exe.target.bytesPerTile),
+        streams(exe.streams), remote(exe.remoteBuffers) {
     rt::validateExecutable(exe);
     rt::loadMemoryImage(exe, memory);
     profile.reset(exe.programEntry.size(), exe.steps.size(), exe.vertexTypes.size());
@@ -234,10 +240,18 @@ TEST_CASE("Loading writes blobs and relocations", "[runtime][loader]") {
 TEST_CASE("A corrupt executable is rejected before it runs", "[runtime][loader]") {
   exe::ExecutableData e = smallExecutable();
   endProgram(e);
-  SECTION("blob outside memory") { e.blobs.push_back({{1, kBytesPerTile - 2}, {1, 2, 3, 4}}); }
-  SECTION("relocation on a missing tile") { e.relocations.push_back({{kTiles, 0}, {0, 0}}); }
-  SECTION("jump past the end") { e.steps.insert(e.steps.begin(), step(StepKind::Jump, 0, 0, 99)); }
-  SECTION("unknown compute set") { e.steps.insert(e.steps.begin(), step(StepKind::Execute, 3)); }
+  SECTION("blob outside memory") {
+    e.blobs.push_back({{1, kBytesPerTile - 2}, {1, 2, 3, 4}});
+  }
+  SECTION("relocation on a missing tile") {
+    e.relocations.push_back({{kTiles, 0}, {0, 0}});
+  }
+  SECTION("jump past the end") {
+    e.steps.insert(e.steps.begin(), step(StepKind::Jump, 0, 0, 99));
+  }
+  SECTION("unknown compute set") {
+    e.steps.insert(e.steps.begin(), step(StepKind::Execute, 3));
+  }
   REQUIRE_THROWS_AS(rt::validateExecutable(e), poplar::graph_object_load_error);
 }
 
@@ -710,7 +724,8 @@ TEST_CASE("Results do not depend on the number of host threads", "[runtime][thre
       e.blobs.push_back({{t, 0}, bytesOf(data)});
       for (std::uint32_t v = 0; v < 40; ++v) {
         const std::uint32_t state = 4096 + 16 * v;
-        addPointerVertex(e, cs, kScale, t, state, {t, 4 * (v % 48)}, scaleFields(16, 1.0f + 0.01f * float(v)));
+        addPointerVertex(e, cs, kScale, t, state, {t, 4 * (v % 48)},
+                         scaleFields(16, 1.0f + 0.01f * float(v)));
       }
       rotate.push_back({{t, 0}, {(t + 1) % tiles, 0}, 4 * floats});
     }

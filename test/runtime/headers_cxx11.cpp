@@ -37,7 +37,8 @@ void everyOverload(poplar::Graph &graph, poplar::program::Sequence &prog, poplar
   Engine a{graph, prog, {{"debug.retainDebugInformation", "true"}}};
   Engine b(graph, {prog, prog});
   std::vector<program::Program> progs(1, prog);
-  Engine c(graph, progs, {{"autoReport.all", "true"}}, [](int, int) {}, "engine");
+  Engine c(
+      graph, progs, {{"autoReport.all", "true"}}, [](int, int) {}, "engine");
   Engine d(std::move(exe));
   std::vector<float> v(4);
   a.writeTensor("h", v);

@@ -34,7 +34,7 @@ struct CopyPlan {
   std::vector<std::uint32_t> tiles;     // destination tiles that receive data, ascending
   std::vector<std::uint32_t> tileBegin; // size tiles.size() + 1
   std::uint64_t totalBytes = 0;
-  std::uint64_t cycles = 0;             // estimated exchange cycles (incl. sync)
+  std::uint64_t cycles = 0; // estimated exchange cycles (incl. sync)
   bool empty() const { return runs.empty(); }
 };
 
@@ -48,10 +48,10 @@ struct HostRun {
 
 /// One vertex placed on a tile: its object lives at `state` in tile memory.
 struct VertexInstance {
-  std::uint32_t type = 0;       // index into Executable::vertexTypes
-  std::uint32_t state = 0;      // address of the vertex object on its tile
+  std::uint32_t type = 0;        // index into Executable::vertexTypes
+  std::uint32_t state = 0;       // address of the vertex object on its tile
   std::uint32_t graphVertex = 0; // vertex id in the source graph, for messages
-  std::uint64_t cycles = 0;     // estimate (thread cycles for worker vertices)
+  std::uint64_t cycles = 0;      // estimate (thread cycles for worker vertices)
 };
 
 /// A compute set: exchange in, compute (per tile, vertices in order), exchange out.
@@ -62,8 +62,8 @@ struct ComputeStep {
   std::vector<std::uint32_t> tileBegin; // CSR into `vertices`, size tiles.size() + 1
   std::vector<VertexInstance> vertices;
   CopyPlan exchangeOut;
-  std::uint64_t computeCycles = 0;      // max over tiles
-  std::uint64_t totalVertexCycles = 0;  // sum, for per-type reports
+  std::uint64_t computeCycles = 0;     // max over tiles
+  std::uint64_t totalVertexCycles = 0; // sum, for per-type reports
   /// Each tile may run its exchange-in runs right before its own vertices
   /// (one pass per tile, data still in cache) instead of all exchange-in
   /// before any vertex: set when no vertex writes in place a variable that
@@ -96,7 +96,7 @@ enum class StepKind : std::uint8_t {
   WriteUndef,     // no-op at run time (liveness marker)
   BlockBegin,     // profiler grouping: a = index into blockNames
   BlockEnd,
-  End,            // end of a program
+  End, // end of a program
 };
 
 /// The name of a step kind in profiles and reports: the program it comes from
@@ -255,7 +255,7 @@ struct ExecutableData {
   std::vector<std::uint64_t> tileBytesUsed; // peak bytes per tile
   bool outOfMemory = false;                 // compiled with debug.allowOutOfMemory and does not fit
   std::string outOfMemoryMessage;
-  std::string profileJson;                  // graph/memory profile (docs/profile-format.md)
+  std::string profileJson; // graph/memory profile (docs/profile-format.md)
 };
 
 } // namespace aspen::exe

@@ -22,14 +22,12 @@ public:
   ArrayRef(std::nullptr_t) : ptr_(nullptr), size_(0) {}
   ArrayRef(const T *p, std::size_t n) : ptr_(p), size_(n) {}
   ArrayRef(const T &one) : ptr_(&one), size_(1) {}
-  template <class A>
-  ArrayRef(const std::vector<T, A> &v) : ptr_(v.data()), size_(v.size()) {}
+  template <class A> ArrayRef(const std::vector<T, A> &v) : ptr_(v.data()), size_(v.size()) {}
   // The list must outlive the ArrayRef, as for any argument; taking the pointer
   // through a function keeps GCC's -Winit-list-lifetime quiet about that.
   ArrayRef(const std::initializer_list<T> &l) : ptr_(firstOf(l)), size_(l.size()) {}
   template <std::size_t N> ArrayRef(const T (&a)[N]) : ptr_(a), size_(N) {}
-  template <std::size_t N>
-  ArrayRef(const std::array<T, N> &a) : ptr_(a.data()), size_(N) {}
+  template <std::size_t N> ArrayRef(const std::array<T, N> &a) : ptr_(a.data()), size_(N) {}
 
   const T *data() const { return ptr_; }
   std::size_t size() const { return size_; }
@@ -58,7 +56,9 @@ template <class T> bool operator==(ArrayRef<T> a, ArrayRef<T> b) {
       return false;
   return true;
 }
-template <class T> bool operator!=(ArrayRef<T> a, ArrayRef<T> b) { return !(a == b); }
+template <class T> bool operator!=(ArrayRef<T> a, ArrayRef<T> b) {
+  return !(a == b);
+}
 
 } // namespace poplar
 

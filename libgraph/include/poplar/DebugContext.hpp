@@ -17,17 +17,26 @@ public:
       : function_(function), file_(file), line_(line), valid_(true) {}
 #if defined(__GNUC__) || defined(__clang__)
   static SourceLocation Current(const char *function = __builtin_FUNCTION(),
-                                const char *file = __builtin_FILE(),
-                                unsigned line = __builtin_LINE()) {
+                                const char *file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
     return SourceLocation(function, file, line);
   }
 #else
-  static SourceLocation Current() { return SourceLocation(); }
+  static SourceLocation Current() {
+    return SourceLocation();
+  }
 #endif
-  const char *getFunctionName() const { return function_; }
-  const char *getFileName() const { return file_; }
-  unsigned getLineNumber() const { return line_; }
-  bool isValid() const { return valid_; }
+  const char *getFunctionName() const {
+    return function_;
+  }
+  const char *getFileName() const {
+    return file_;
+  }
+  unsigned getLineNumber() const {
+    return line_;
+  }
+  bool isValid() const {
+    return valid_;
+  }
 
 private:
   const char *function_;
@@ -66,8 +75,7 @@ public:
   DebugContext(const DebugNameAndId &dnai, StringRef name = "",
                SourceLocation loc = SourceLocation::Current())
       : path_(join(dnai.getPathName(), name.str())), loc_(loc) {}
-  DebugContext(const DebugContext &parent, StringRef name,
-               SourceLocation loc = SourceLocation::Current())
+  DebugContext(const DebugContext &parent, StringRef name, SourceLocation loc = SourceLocation::Current())
       : path_(join(parent.path_, name.str())), loc_(loc) {}
   DebugContext(const DebugContext &) = default;
   DebugContext &operator=(const DebugContext &) = default;

@@ -133,10 +133,10 @@ public:
                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
   Tensor clone(const Type &type, const Tensor &t, const DebugContext &debugContext = {},
                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
-  Tensor cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext = {},
-                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
-                TensorCloneDuplicationMethod dupMethod =
-                    TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION);
+  Tensor
+  cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext = {},
+         TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
+         TensorCloneDuplicationMethod dupMethod = TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION);
 
   /// Contents of a variable when the executable is loaded.
   template <typename T> void setInitialValue(const Tensor &t, T value) {
@@ -164,9 +164,9 @@ public:
   TileToTensorMapping getTileMapping(const Tensor &t, bool *isComplete) const;
   TileToTensorMapping getVariableTileMapping(const Tensor &t) const;
   unsigned getTileMapping(VertexRef v) const;
-  std::vector<std::vector<Interval>> getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions,
-                                                                bool removeAliasedIntervals = false,
-                                                                std::vector<std::size_t> *aliases = nullptr) const;
+  std::vector<std::vector<Interval>>
+  getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions, bool removeAliasedIntervals = false,
+                             std::vector<std::size_t> *aliases = nullptr) const;
   void reorderToSimplify(Tensor *ref, ArrayRef<Tensor *> ts, bool requireSimplestOrder = true) const;
 
   // --- codelets and vertices -----------------------------------------------
@@ -194,7 +194,8 @@ public:
   /// One connection for `addVertex`: `{"field", tensor}` or `{"field", {t0, t1}}`.
   struct ConnectionDesc {
     ConnectionDesc(StringRef field, const Tensor &t) : field(field.str()), tensors(1, t), isVector(false) {}
-    ConnectionDesc(StringRef field, ArrayRef<Tensor> ts) : field(field.str()), tensors(ts.vec()), isVector(true) {}
+    ConnectionDesc(StringRef field, ArrayRef<Tensor> ts)
+        : field(field.str()), tensors(ts.vec()), isVector(true) {}
     template <class T>
     ConnectionDesc(StringRef field, const std::vector<T> &ts)
         : field(field.str()), tensors(ts.begin(), ts.end()), isVector(true) {}
@@ -242,7 +243,8 @@ public:
   DataStream addDeviceToHostFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
                                  const OptionFlags &options = {});
   RemoteBuffer addRemoteBuffer(StringRef handle, const Type &elementType, std::size_t numElements,
-                               std::size_t repeats = 1, bool rearrangeOnHost = false, bool optimiseMemory = false);
+                               std::size_t repeats = 1, bool rearrangeOnHost = false,
+                               bool optimiseMemory = false);
   Function addFunction(const program::Program &program);
 
   // --- debug output --------------------------------------------------------
@@ -256,9 +258,7 @@ public:
   /// Internal: the absolute tile of this graph's tile `tile` (a virtual graph
   /// numbers its tiles from 0; per-IPU virtual graphs need not be contiguous).
   /// `tile` must be below getTarget().getNumTiles(). Not Poplar API.
-  unsigned toAbsoluteTile(unsigned tile) const {
-    return tileTable_ ? (*tileTable_)[tile] : tileBase_ + tile;
-  }
+  unsigned toAbsoluteTile(unsigned tile) const { return tileTable_ ? (*tileTable_)[tile] : tileBase_ + tile; }
   /// Internal: this graph's number for absolute tile `absoluteTile`, or -1 when
   /// the tile is not part of this graph. Not Poplar API.
   int toRelativeTile(unsigned absoluteTile) const;
@@ -271,8 +271,8 @@ private:
                              const void *values, std::size_t count, bool splat, const DebugContext &dc);
   void setInitialValueFromHost(const Tensor &t, const Type &hostType, const void *values, std::size_t count,
                                bool splat);
-  void setFieldInitialValue(const FieldRef &field, const Type &hostType, const void *values, std::size_t count,
-                            bool scalar);
+  void setFieldInitialValue(const FieldRef &field, const Type &hostType, const void *values,
+                            std::size_t count, bool scalar);
 
   std::shared_ptr<aspen::ir::GraphData> data_;
   unsigned tileBase_;

@@ -60,7 +60,9 @@ private:
   std::size_t index_;
 };
 
-inline FieldRef VertexRef::operator[](StringRef fieldName) const { return FieldRef(*this, fieldName); }
+inline FieldRef VertexRef::operator[](StringRef fieldName) const {
+  return FieldRef(*this, fieldName);
+}
 
 enum class ReplicatedStreamMode { REPLICATE, BROADCAST };
 
@@ -90,10 +92,8 @@ private:
 class RemoteBuffer {
 public:
   RemoteBuffer() : id_(~0u), numElements_(0), repeats_(0) {}
-  RemoteBuffer(unsigned id, StringRef handle, Type type, std::size_t numElements,
-               std::size_t repeats)
-      : id_(id), handle_(handle.str()), type_(type), numElements_(numElements),
-        repeats_(repeats) {}
+  RemoteBuffer(unsigned id, StringRef handle, Type type, std::size_t numElements, std::size_t repeats)
+      : id_(id), handle_(handle.str()), type_(type), numElements_(numElements), repeats_(repeats) {}
   unsigned getId() const { return id_; }
   const std::string &handle() const { return handle_; }
   Type elementType() const { return type_; }

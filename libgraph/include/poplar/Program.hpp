@@ -51,8 +51,7 @@ public:
   Sequence(std::initializer_list<Program> programs, const DebugContext &debugContext = {});
   /// Legacy variadic form `Sequence(p1, p2, ...)`.
   template <class... P>
-  Sequence(const Program &first, const Program &second, const P &...rest)
-      : Sequence(DebugContext()) {
+  Sequence(const Program &first, const Program &second, const P &...rest) : Sequence(DebugContext()) {
     add(first);
     add(second);
     int unused[] = {0, (add(rest), 0)...};
@@ -169,7 +168,8 @@ public:
 class AbortOnCondition : public Program {
 public:
   explicit AbortOnCondition(const Tensor &predicate, const DebugContext &debugContext = {});
-  AbortOnCondition(const Tensor &predicate, const std::string &message, const DebugContext &debugContext = {});
+  AbortOnCondition(const Tensor &predicate, const std::string &message,
+                   const DebugContext &debugContext = {});
   AbortOnCondition(const Tensor &predicate, const char *message, const DebugContext &debugContext = {});
 };
 

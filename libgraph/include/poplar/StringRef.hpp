@@ -34,12 +34,24 @@ private:
 inline bool operator==(StringRef a, StringRef b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
 }
-inline bool operator!=(StringRef a, StringRef b) { return !(a == b); }
-inline bool operator<(StringRef a, StringRef b) { return a.str() < b.str(); }
-inline std::string operator+(const std::string &a, StringRef b) { return a + b.str(); }
-inline std::string operator+(StringRef a, const std::string &b) { return a.str() + b; }
-inline std::string operator+(const char *a, StringRef b) { return std::string(a) + b.str(); }
-inline std::string operator+(StringRef a, const char *b) { return a.str() + b; }
+inline bool operator!=(StringRef a, StringRef b) {
+  return !(a == b);
+}
+inline bool operator<(StringRef a, StringRef b) {
+  return a.str() < b.str();
+}
+inline std::string operator+(const std::string &a, StringRef b) {
+  return a + b.str();
+}
+inline std::string operator+(StringRef a, const std::string &b) {
+  return a.str() + b;
+}
+inline std::string operator+(const char *a, StringRef b) {
+  return std::string(a) + b.str();
+}
+inline std::string operator+(StringRef a, const char *b) {
+  return a.str() + b;
+}
 inline std::ostream &operator<<(std::ostream &os, StringRef s) {
   return os.write(s.data(), static_cast<std::streamsize>(s.size()));
 }

@@ -100,8 +100,7 @@ public:
   Tensor flatten() const;
   Tensor flatten(unsigned dimBegin, unsigned dimEnd) const;
   Tensor reshape(ArrayRef<std::size_t> shape) const;
-  Tensor reshapePartial(unsigned beginIndex, unsigned endIndex,
-                        ArrayRef<std::size_t> newDims) const;
+  Tensor reshapePartial(unsigned beginIndex, unsigned endIndex, ArrayRef<std::size_t> newDims) const;
   Tensor transpose() const;
   Tensor dimShuffle(ArrayRef<unsigned> permutation) const;
   Tensor dimShufflePartial(ArrayRef<unsigned> source, ArrayRef<unsigned> destination) const;

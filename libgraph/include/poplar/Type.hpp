@@ -83,10 +83,8 @@ extern const Type QUARTER_METADATA;
 
 /// Maps a host type to its device Type: `equivalent_device_type<float>().value == FLOAT`.
 template <class T> struct equivalent_device_type {};
-#define POPLAR_EQUIVALENT_DEVICE_TYPE(HostT, TypeId)                                              \
-  template <> struct equivalent_device_type<HostT> {                                              \
-    const Type &value = TypeId;                                                                   \
-  };
+#define POPLAR_EQUIVALENT_DEVICE_TYPE(HostT, TypeId)                                                         \
+  template <> struct equivalent_device_type<HostT> { const Type &value = TypeId; };
 POPLAR_EQUIVALENT_DEVICE_TYPE(bool, BOOL)
 POPLAR_EQUIVALENT_DEVICE_TYPE(char, CHAR)
 POPLAR_EQUIVALENT_DEVICE_TYPE(signed char, SIGNED_CHAR)

@@ -145,6 +145,7 @@ struct missing_cycle_estimate : poplar_error {
 struct runtime_error : poplar_error {
   explicit runtime_error(const std::string &s);
   explicit runtime_error(const char *s);
+
 protected:
   runtime_error(const std::string &s, const std::string &typeName);
 };
@@ -153,6 +154,7 @@ protected:
 struct application_runtime_error : runtime_error {
   explicit application_runtime_error(const std::string &s);
   explicit application_runtime_error(const char *s);
+
 protected:
   application_runtime_error(const std::string &s, const std::string &typeName);
 };
@@ -161,6 +163,7 @@ protected:
 struct system_runtime_error : runtime_error {
   explicit system_runtime_error(const std::string &s);
   explicit system_runtime_error(const char *s);
+
 protected:
   system_runtime_error(const std::string &s, const std::string &typeName);
 };

@@ -32,8 +32,8 @@ struct Variable {
   std::uint64_t numElements = 0;
   bool isConstant = false;
   std::string name;
-  std::vector<std::size_t> shape;        // as created, for messages and profiles
-  std::vector<TileInterval> mapping;     // sorted by begin, disjoint; gaps = unmapped
+  std::vector<std::size_t> shape;    // as created, for messages and profiles
+  std::vector<TileInterval> mapping; // sorted by begin, disjoint; gaps = unmapped
 };
 
 // ---- vertex types (filled by the codelet loader) ---------------------------
@@ -74,8 +74,8 @@ struct FieldInfo {
 };
 
 struct VertexTypeInfo {
-  std::string name;            // canonical: "ns::Foo<float,true>"
-  std::uint32_t library = 0;   // index into GraphData::codeletLibraries
+  std::string name;          // canonical: "ns::Foo<float,true>"
+  std::uint32_t library = 0; // index into GraphData::codeletLibraries
   std::uint32_t objectSize = 0;
   std::uint32_t objectAlign = 8;
   bool isMultiVertex = false;
@@ -91,9 +91,9 @@ struct VertexTypeInfo {
 
 /// A compiled vertex library: the .gp file's bytes (self-contained) and where it is on disk.
 struct CodeletLibrary {
-  std::string contentHash;  // hex digest of the .gp bytes
-  std::string path;         // the .gp file (in the codelet cache or as given)
-  std::string origin;       // what the user passed (source file name, "<stringstream>", ...)
+  std::string contentHash; // hex digest of the .gp bytes
+  std::string path;        // the .gp file (in the codelet cache or as given)
+  std::string origin;      // what the user passed (source file name, "<stringstream>", ...)
 };
 
 // ---- vertices and compute sets ---------------------------------------------
@@ -101,17 +101,17 @@ struct CodeletLibrary {
 /// The value of one field of one vertex.
 struct FieldValue {
   bool set = false;
-  std::vector<poplar::Tensor> edges;   // Scalar/Vector: 1 entry; VectorOf*: one per element
+  std::vector<poplar::Tensor> edges;          // Scalar/Vector: 1 entry; VectorOf*: one per element
   std::size_t declaredSize = ~std::size_t(0); // setFieldSize
   std::vector<std::uint8_t> stateBytes;       // State fields: raw device bytes
   std::size_t stateCount = 0;                 // State fields: element count
 };
 
 struct Vertex {
-  std::uint32_t type;                  // index into GraphData::vertexTypes
+  std::uint32_t type; // index into GraphData::vertexTypes
   std::uint32_t computeSet;
-  std::int64_t tile = -1;              // absolute; -1 = unmapped
-  std::vector<FieldValue> fields;      // parallel to VertexTypeInfo::fields
+  std::int64_t tile = -1;         // absolute; -1 = unmapped
+  std::vector<FieldValue> fields; // parallel to VertexTypeInfo::fields
   bool hasPerfEstimate = false;
   std::uint64_t cycles = 0;
   std::uint64_t flops = 0;
@@ -147,7 +147,7 @@ struct RemoteBufferRecord {
 
 /// Everything a Graph (and its virtual graphs) records.
 struct GraphData {
-  TargetData target;            // the whole device's target
+  TargetData target; // the whole device's target
   unsigned replicationFactor = 1;
 
   std::vector<Variable> variables;

@@ -25,12 +25,12 @@ enum class ProgramKind : std::uint8_t {
   RepeatWhileTrue,  // children[0] = cond, children[1] = body, predicate
   RepeatWhileFalse, // same, loop while predicate == 0
   If,               // predicate, children[0] = true, children[1] = false
-  Switch,           // control = predicate, caseValues[i] -> children[i], default = children.back() if hasDefault
-  Call,             // function
-  WriteUndef,       // dst
-  Sync,             // syncType
-  PrintTensor,      // src, message = title (may be empty)
-  Abort,            // message
+  Switch,      // control = predicate, caseValues[i] -> children[i], default = children.back() if hasDefault
+  Call,        // function
+  WriteUndef,  // dst
+  Sync,        // syncType
+  PrintTensor, // src, message = title (may be empty)
+  Abort,       // message
   AbortOnCondition, // predicate, message
   Block,            // children[0]
 };

@@ -20,17 +20,17 @@ struct GlobalExchangeConstraintData {
 
 struct TargetData {
   poplar::TargetType type = poplar::TargetType::IPU_MODEL;
-  std::string arch = "ipu2";            // "ipu1", "ipu2", "ipu21", "cpu"
+  std::string arch = "ipu2"; // "ipu1", "ipu2", "ipu21", "cpu"
   unsigned numIPUs = 1;
   unsigned tilesPerIPU = 1472;
   unsigned tilesPerSuperTile = 2;
-  std::uint64_t bytesPerTile = 638976;  // 624 KiB
+  std::uint64_t bytesPerTile = 638976; // 624 KiB
   unsigned numWorkerContexts = 6;
-  unsigned dataPathWidth = 64;          // bits
+  unsigned dataPathWidth = 64; // bits
   unsigned exchangeBytesPerCycle = 4;
   unsigned memcpyBytesPerCycle = 8;
   unsigned instructionBytes = 4;
-  double tileClockFrequency = 1.33e9;   // Hz
+  double tileClockFrequency = 1.33e9; // Hz
   unsigned minIPUSyncDelay = 0;
   bool relativeSyncDelayAuto = true;
   unsigned globalSyncCycles = 150;
@@ -41,7 +41,7 @@ struct TargetData {
   unsigned atomicStoreGranularity = 4;
   unsigned rptCountMax = 4095;
   unsigned numStrideBits = 10;
-  unsigned fp16AccumConvUnits = 16;     // AMP units (ipu2)
+  unsigned fp16AccumConvUnits = 16; // AMP units (ipu2)
   unsigned fp32AccumConvUnits = 8;
   bool supportsSuperTileSendReceive = true;
   bool compileIPUCode = false;

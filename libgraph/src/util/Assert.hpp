@@ -12,8 +12,8 @@ namespace aspen {
 }
 } // namespace aspen
 
-#define ASPEN_ASSERT(cond, msg)                                                                                \
-  do {                                                                                                         \
-    if (!(cond))                                                                                               \
-      ::aspen::internalAssertFailed(#cond, msg, __FILE__, __LINE__);                                           \
+#define ASPEN_ASSERT(cond, msg)                                                                              \
+  do {                                                                                                       \
+    if (!(cond))                                                                                             \
+      ::aspen::internalAssertFailed(#cond, msg, __FILE__, __LINE__);                                         \
   } while (0)

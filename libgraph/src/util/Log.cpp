@@ -34,7 +34,9 @@ Level threshold() {
   return level;
 }
 
-bool enabled(Level l) { return l >= threshold() && l != Level::Off; }
+bool enabled(Level l) {
+  return l >= threshold() && l != Level::Off;
+}
 
 void write(Level l, const std::string &message) {
   static const char *names[] = {"T", "D", "I", "W", "E", ""};

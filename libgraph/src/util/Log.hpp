@@ -16,11 +16,11 @@ void write(Level l, const std::string &message);
 
 } // namespace aspen::log
 
-#define ASPEN_LOG(level, expr)                                                                                 \
-  do {                                                                                                         \
-    if (::aspen::log::enabled(::aspen::log::Level::level)) {                                                   \
-      std::ostringstream aspen_log_os_;                                                                        \
-      aspen_log_os_ << expr;                                                                                   \
-      ::aspen::log::write(::aspen::log::Level::level, aspen_log_os_.str());                                    \
-    }                                                                                                          \
+#define ASPEN_LOG(level, expr)                                                                               \
+  do {                                                                                                       \
+    if (::aspen::log::enabled(::aspen::log::Level::level)) {                                                 \
+      std::ostringstream aspen_log_os_;                                                                      \
+      aspen_log_os_ << expr;                                                                                 \
+      ::aspen::log::write(::aspen::log::Level::level, aspen_log_os_.str());                                  \
+    }                                                                                                        \
   } while (0)

@@ -21,7 +21,8 @@ namespace poplar {
 Tensor cycleCount(Graph &graph, program::Sequence &prog, unsigned tile, SyncType syncType,
                   const DebugContext &debugContext = {});
 /// Legacy form: an internal sync.
-Tensor cycleCount(Graph &graph, program::Sequence &prog, unsigned tile, const DebugContext &debugContext = {});
+Tensor cycleCount(Graph &graph, program::Sequence &prog, unsigned tile,
+                  const DebugContext &debugContext = {});
 
 /// Appends to `prog` a sync of `syncType` and a copy of the simulated cycle
 /// counter (cycles since the engine was loaded) into a new UNSIGNED_INT[2]
@@ -29,7 +30,8 @@ Tensor cycleCount(Graph &graph, program::Sequence &prog, unsigned tile, const De
 Tensor cycleStamp(Graph &graph, program::Sequence &prog, unsigned tile, SyncType syncType,
                   const DebugContext &debugContext = {});
 /// Legacy form: an internal sync.
-Tensor cycleStamp(Graph &graph, program::Sequence &prog, unsigned tile, const DebugContext &debugContext = {});
+Tensor cycleStamp(Graph &graph, program::Sequence &prog, unsigned tile,
+                  const DebugContext &debugContext = {});
 /// One stamp per tile in `tiles`, all taken at the same point of `prog`.
 std::vector<Tensor> cycleStamp(Graph &graph, program::Sequence &prog, const std::vector<unsigned> &tiles,
                                SyncType syncType, const DebugContext &debugContext = {});

@@ -85,7 +85,8 @@ public:
   /// Legacy form without the end: the buffer must hold the tensor's bytes.
   void writeTensor(StringRef handle, const void *buf);
   template <class T> void writeTensor(StringRef handle, ArrayRef<T> buf) {
-    writeTensor(handle, static_cast<const void *>(buf.data()), static_cast<const void *>(buf.data() + buf.size()));
+    writeTensor(handle, static_cast<const void *>(buf.data()),
+                static_cast<const void *>(buf.data() + buf.size()));
   }
   template <class T> void writeTensor(StringRef handle, const std::vector<T> &buf) {
     writeTensor(handle, ArrayRef<T>(buf));

@@ -15,10 +15,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
-#include <string>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <unistd.h>
 
 using namespace poplar;

@@ -122,9 +122,8 @@ int main(int argc, char **argv) {
     std::cerr << failures << " client checks failed\n";
     return EXIT_FAILURE;
   }
-  std::cout << "client OK: " << (onHardware ? "IPU from the DeviceManager" : "IPUModel") << ", "
-            << numTiles << " tiles, " << (codeletFile.empty() ? "no codelets" : "codelets added")
-            << ", matrix " << rows << "x" << cols
-            << " of " << matrix.elementType() << "\n";
+  std::cout << "client OK: " << (onHardware ? "IPU from the DeviceManager" : "IPUModel") << ", " << numTiles
+            << " tiles, " << (codeletFile.empty() ? "no codelets" : "codelets added") << ", matrix " << rows
+            << "x" << cols << " of " << matrix.elementType() << "\n";
   return EXIT_SUCCESS;
 }
