@@ -2,6 +2,7 @@
 # launch, host collectives against host loops, a popdist program with an Engine per instance,
 # poprun's command line and its errors, and an instance dying mid-run. Skipped, with a message
 # saying why, only when Open MPI is absent (.ci/setup installs it).
+find_package(MPI COMPONENTS C QUIET) # imported targets are per directory
 if(NOT TARGET popdist OR NOT MPIEXEC_EXECUTABLE)
   add_test(NAME distributed_skipped
     COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: Open MPI (mpirun, libopenmpi-dev) is not installed; the distributed tests need it")
@@ -62,3 +63,10 @@ aspen_add_dist_test(dist_error_instance_dies ${CMAKE_CURRENT_SOURCE_DIR}/distrib
   ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:dist_instance_dies>)
 set_tests_properties(dist_error_instance_dies PROPERTIES LABELS "distributed;error"
   PASS_REGULAR_EXPRESSION "PASSED: the job ended with an error")
+
+# Benchmarks (built, not run by ctest): mpirun -np 2 build/test/bin/dist_bench allreduce;
+# test/bench/dist_scaling.sh build
+add_executable(dist_bench bench/dist_bench.cpp)
+set_target_properties(dist_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${_dist_bin})
+target_link_libraries(dist_bench PRIVATE aspen_settings Aspen::popdist Aspen::popops MPI::MPI_C)
+target_compile_definitions(dist_bench PRIVATE OMPI_SKIP_MPICXX MPICH_SKIP_MPICXX)

@@ -81,42 +81,56 @@ std::chrono::seconds timeout() {
   return std::chrono::seconds(600);
 }
 
-// Polls a started request until it completes or the deadline passes.
+// Polls a started request until it completes or the deadline passes. MPI moves a non-blocking
+// collective forward only inside MPI calls, so poll without sleeping (yielding the core to the
+// other instances on an oversubscribed machine); only after a second of waiting back off, since
+// then a peer is late rather than the transfer in progress.
 void wait(MPI_Request &request, const char *collective) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout();
-  auto pause = std::chrono::microseconds(1);
-  for (;;) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + timeout();
+  for (unsigned polls = 0;; ++polls) {
     int done = 0;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), collective);
     if (done) {
       return;
     }
-    if (std::chrono::steady_clock::now() > deadline) {
+    if ((polls & 1023) != 0) {
+      std::this_thread::yield();
+      continue;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now > deadline) {
       fail(collective, "timed out after " + std::to_string(timeout().count()) +
                            " s waiting for the other instances (ASPEN_DIST_TIMEOUT)");
     }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(200));
+    if (now - start > std::chrono::seconds(1)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   }
 }
 
-template <typename T> void reduceInto(T *acc, const T *in, std::size_t n, ReduceOp op) {
+template <typename T> T combine(T a, T b, ReduceOp op) {
   switch (op) {
   case ReduceOp::SUM:
-    for (std::size_t i = 0; i < n; ++i)
-      acc[i] += in[i];
-    break;
+    return a + b;
   case ReduceOp::PROD:
-    for (std::size_t i = 0; i < n; ++i)
-      acc[i] *= in[i];
-    break;
+    return a * b;
   case ReduceOp::MIN:
-    for (std::size_t i = 0; i < n; ++i)
-      acc[i] = std::min(acc[i], in[i]);
-    break;
+    return std::min(a, b);
   case ReduceOp::MAX:
-    for (std::size_t i = 0; i < n; ++i)
-      acc[i] = std::max(acc[i], in[i]);
+    return std::max(a, b);
+  }
+  return a;
+}
+
+// out[i] = op(a[i], b[i]); out may be a.
+template <typename T> void combineInto(T *out, const T *a, const T *b, std::size_t n, ReduceOp op) {
+  switch (op) {
+  case ReduceOp::SUM:
+    for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+    break;
+  default:
+    for (std::size_t i = 0; i < n; ++i) out[i] = combine(a[i], b[i], op);
     break;
   }
 }
@@ -157,14 +171,15 @@ template <typename T> void allReduceImpl(T *data, std::size_t count, ReduceOp op
                          recvStarts.data(), MPI_BYTE, MPI_COMM_WORLD, &request),
           name);
     wait(request, name);
+    // Fold chunk `rank` of instances 0, 1, 2, ... straight into its place in the window, then
+    // gather every instance's folded chunk in place.
     const std::size_t chunk = mine / sizeof(T);
-    T *reduced = gathered.data(); // instance 0's contribution, then fold in 1, 2, ...
-    for (std::size_t r = 1; r < instances; ++r) {
-      reduceInto(reduced, gathered.data() + r * chunk, chunk, op);
+    T *folded = window + starts[rank] / sizeof(T);
+    combineInto(folded, gathered.data(), gathered.data() + chunk, chunk, op);
+    for (std::size_t r = 2; r < instances; ++r) {
+      combineInto(folded, folded, gathered.data() + r * chunk, chunk, op);
     }
-    std::vector<T> result(chunk);
-    std::copy(reduced, reduced + chunk, result.begin());
-    check(MPI_Iallgatherv(result.data(), mine, MPI_BYTE, window, sizes.data(), starts.data(), MPI_BYTE,
+    check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, window, sizes.data(), starts.data(), MPI_BYTE,
                           MPI_COMM_WORLD, &request),
           name);
     wait(request, name);
