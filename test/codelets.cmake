@@ -43,3 +43,7 @@ target_compile_definitions(codelets_popc PRIVATE
 aspen_add_test(codelets_corpus LABEL integration SOURCES unit/codelets_corpus.cpp)
 add_dependencies(codelets_corpus popc)
 target_link_libraries(codelets_corpus PRIVATE LibClang::LibClang)
+aspen_add_test(codelets_hostile LABEL error SOURCES error/codelet_hostile.cpp)
+target_include_directories(codelets_hostile PRIVATE ${_codelet_corpus_dir})
+target_compile_definitions(codelets_hostile PRIVATE ASPEN_CODELET_CORPUS_DIR="${_codelet_corpus_dir}")
+target_link_libraries(codelets_hostile PRIVATE nlohmann_json::nlohmann_json)

@@ -273,13 +273,20 @@ bool writeFileAtomic(const std::string &path, const void *data, std::size_t size
 }
 
 std::optional<std::vector<std::uint8_t>> readFileIfExists(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad())
-    return std::nullopt;
-  return bytes;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt; // absent, or a directory where a cache entry should be
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      return std::nullopt;
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad())
+      return std::nullopt;
+    return bytes;
+  } catch (const std::exception &) {
+    return std::nullopt; // a read error
+  }
 }
 
 const std::string &compilerIdentity(const std::string &cxx) {
