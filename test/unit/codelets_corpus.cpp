@@ -263,13 +263,22 @@ TEST_CASE("codelets_corpus: defaulted template arguments are spelled out", "[cod
   CHECK(has("macro_corpus::Unary<macro_corpus::UnaryOp::NEGATE,unsigned int>"));
   CHECK(has("macro_corpus::Unary<macro_corpus::UnaryOp::ABS,short>"));
 
-  // The spelled name runs: data = data * 2 (the defaulted Scale), through float.
+  // The spelled name runs: data = data * 2 (the defaulted Scale), through float; so
+  // does the name as the source wrote it, with the defaults left out.
+  for (const char *name : {"macro_corpus::ScaleBy<float,2,float,false>", "macro_corpus::ScaleBy<float>"}) {
+    INFO(name);
+    Graph g(target());
+    REQUIRE(g.addCodelets(dir.path + "/a.gp"));
+    REQUIRE(g.hasCodelet(name));
+    const std::vector<float> input = {1.5f, -2.0f, 3.25f, 0.0f, 7.0f, -1.0f, 9.5f};
+    const auto result = runVector(g, name, "data", "", input);
+    for (std::size_t i = 0; i < input.size(); ++i)
+      CHECK(result[i] == input[i] * 2.0f);
+  }
   Graph g(target());
   REQUIRE(g.addCodelets(dir.path + "/a.gp"));
-  const std::vector<float> input = {1.5f, -2.0f, 3.25f, 0.0f, 7.0f, -1.0f, 9.5f};
-  const auto result = runVector(g, "macro_corpus::ScaleBy<float,2,float,false>", "data", "", input);
-  for (std::size_t i = 0; i < input.size(); ++i)
-    CHECK(result[i] == input[i] * 2.0f);
+  CHECK(g.hasCodelet("macro_corpus::ScaleBy<int,3>"));
+  CHECK_FALSE(g.hasCodelet("macro_corpus::ScaleBy<int>")); // not this type's name
 }
 
 TEST_CASE("codelets_corpus: popc links several sources and .gp inputs into one library",

@@ -399,6 +399,7 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   } cleanup{workDir};
 
   std::map<std::string, std::string> fieldTypeSpelling; // "vertex\nfield" -> C++ type
+  std::map<std::string, std::string> aliases;
   std::vector<std::size_t> cppSources;
   for (std::size_t i = 0; i < sources.size(); ++i)
     if (languageOf(sources[i]) == SourceLanguage::Cpp)
@@ -430,8 +431,11 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
           notVertices.push_back(n);
     }
     unitVertices.emplace_back();
-    for (const IntrospectedVertex &v : vertices)
+    for (const IntrospectedVertex &v : vertices) {
       unitVertices.back().push_back(v.name);
+      if (!v.alias.empty() && wellFormedTypeName(v.alias))
+        aliases.emplace(v.alias, v.name);
+    }
     for (const IntrospectedVertex &v : vertices)
       for (std::size_t f = 0; f < v.fields.size(); ++f)
         fieldTypeSpelling[v.name + "\n" + v.fields[f]] = f < v.fieldTypes.size() ? v.fieldTypes[f] : "";
@@ -618,6 +622,9 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
 
   CompiledCodelets out;
   out.metadata.vertexCounts = vertexCounts;
+  for (const auto &[alias, target] : aliases)
+    if (!registered.count(alias))
+      out.metadata.aliases.emplace(alias, target);
   out.metadata.aspenVersion = kAspenVersion;
   out.metadata.sharedObjectHash = soHash;
   out.metadata.sharedObjects = {SharedObjectRef{soHash, soBytes->size()}};

@@ -194,6 +194,8 @@ std::string metadataToJson(const LibraryMetadata &metadata) {
   }
   if (!metadata.vertexCounts.empty())
     doc["vertexCounts"] = metadata.vertexCounts;
+  if (!metadata.aliases.empty())
+    doc["aliases"] = metadata.aliases;
   return doc.dump();
 }
 
@@ -326,6 +328,16 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
     }
     if (!anyPart)
       m.vertexParts.clear();
+    if (doc.contains("aliases")) {
+      const Json &aliases = doc.at("aliases");
+      if (!aliases.is_object())
+        fail(fileName, "the metadata's \"aliases\" is not an object");
+      for (const auto &[alias, target] : aliases.items()) {
+        if (!target.is_string())
+          fail(fileName, "the metadata's alias '" + alias + "' does not name a vertex type");
+        m.aliases.emplace(alias, target.get<std::string>());
+      }
+    }
     if (doc.contains("vertexCounts")) {
       const Json &counts = doc.at("vertexCounts");
       if (!counts.is_array() || counts.size() != m.sources.size())
@@ -345,6 +357,13 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
     fail(fileName, std::string("its metadata is corrupt (") + e.what() + ")");
   }
   validateVertexTypes(m.vertexTypes, fileName);
+  std::set<std::string> names;
+  for (const ir::VertexTypeInfo &v : m.vertexTypes)
+    names.insert(v.name);
+  for (const auto &[alias, target] : m.aliases)
+    if (alias.empty() || names.count(alias) || !names.count(target))
+      fail(fileName, "the metadata's alias '" + alias + "' of '" + target +
+                         "' is empty, a vertex type's own name, or names no vertex type");
   return m;
 }
 
@@ -411,6 +430,9 @@ std::vector<std::uint8_t> linkGp(const std::vector<GpInput> &inputs,
     out.sources.insert(out.sources.end(), gp.metadata.sources.begin(), gp.metadata.sources.end());
     if (gp.metadata.vertexCounts.empty())
       countsKnown = false;
+    for (const auto &[alias, target] : gp.metadata.aliases)
+      if (!definedBy.count(alias))
+        out.aliases.emplace(alias, target);
     out.vertexCounts.insert(out.vertexCounts.end(), gp.metadata.vertexCounts.begin(),
                             gp.metadata.vertexCounts.end());
     if (!gp.metadata.compilerOutput.empty())
@@ -418,6 +440,8 @@ std::vector<std::uint8_t> linkGp(const std::vector<GpInput> &inputs,
   }
   if (!countsKnown)
     out.vertexCounts.clear();
+  for (auto it = out.aliases.begin(); it != out.aliases.end();) // a later input's own name wins
+    it = definedBy.count(it->first) ? out.aliases.erase(it) : std::next(it);
   std::vector<std::uint8_t> region;
   for (const GpInput &p : parts)
     region.insert(region.end(), p.bytes, p.bytes + p.size);

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,9 @@ struct LibraryMetadata {
   std::vector<std::uint32_t> vertexParts;
   /// Parallel to sources: how many vertex types each source declared (empty = unknown).
   std::vector<std::uint32_t> vertexCounts;
+  /// Other names of vertex types: a template instantiation as the source wrote it with
+  /// defaulted arguments left out ("Foo<float>") -> its canonical name ("Foo<float,2>").
+  std::map<std::string, std::string> aliases;
 };
 
 /// A decoded .gp: the metadata and where the shared object is in the bytes.

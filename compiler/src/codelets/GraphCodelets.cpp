@@ -85,6 +85,13 @@ bool registerLibrary(GraphData &data, const std::string &contentHash, const std:
     data.vertexTypeByName.emplace(added.name, static_cast<std::uint32_t>(data.vertexTypes.size()));
     data.vertexTypes.push_back(std::move(added));
   }
+  // Template instantiations also answer to the name the source wrote with defaulted
+  // arguments left out.
+  for (const auto &[alias, target] : metadata.aliases) {
+    auto it = data.vertexTypeByName.find(target);
+    if (it != data.vertexTypeByName.end() && data.vertexTypes[it->second].library == libraryIndex)
+      data.vertexTypeByName.emplace(alias, it->second);
+  }
   ASPEN_LOG(Debug,
             "added codelets from '" << origin << "': " << metadata.vertexTypes.size() << " vertex types");
   return true;

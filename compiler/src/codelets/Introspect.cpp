@@ -363,7 +363,11 @@ std::string defaultArgument(const CXCursor &param) {
 }
 
 /// The canonical name of the explicit instantiation `specialization` of `pattern`.
-std::string canonicalSpecialisationName(CXCursor specialization, CXType type, CXCursor pattern) {
+/// `alias` receives the name with only the arguments the source wrote, when it left
+/// defaulted ones out (`Foo<float>`), else "".
+std::string canonicalSpecialisationName(CXCursor specialization, CXType type, CXCursor pattern,
+                                        std::string &alias) {
+  alias.clear();
   CXCursor primary = pattern;
   if (kindOf(primary) == CXCursor_ClassTemplatePartialSpecialization)
     primary = clang_getSpecializedCursorTemplate(primary);
@@ -379,7 +383,11 @@ std::string canonicalSpecialisationName(CXCursor specialization, CXType type, CX
   // type has one name; never an empty argument (`Foo<float,>`).
   const int n = std::max(count, cursorCount);
   std::string name = qualifiedName(primary) + "<";
+  const bool wroteFewer =
+      spelled.find('<') != std::string::npos && !written.empty() && static_cast<int>(written.size()) < n;
   for (int i = 0; i < n; ++i) {
+    if (wroteFewer && static_cast<std::size_t>(i) == written.size())
+      alias = name + ">";
     if (i)
       name += ",";
     const auto u = static_cast<unsigned>(i);
@@ -426,7 +434,7 @@ private:
   void considerClass(CXCursor c) {
     CXCursor pattern = clang_getSpecializedCursorTemplate(c);
     ClassWalk walk;
-    std::string name;
+    std::string name, alias;
     if (!isNull(pattern)) {
       // An explicit instantiation, or an explicit specialization with a body (a
       // complete class of its own, as PopLibs writes some vertices).
@@ -434,7 +442,7 @@ private:
         return;
       CXType type = clang_getCursorType(c);
       walkClass(c, type, walk, 0);
-      name = canonicalSpecialisationName(c, type, pattern);
+      name = canonicalSpecialisationName(c, type, pattern, alias);
       if (walk.base == VertexBase::None || !walk.hasCompute) {
         if (notVertexSeen_.insert(name).second)
           result.notVertices.push_back(name);
@@ -454,6 +462,7 @@ private:
       return;
     IntrospectedVertex v;
     v.name = name;
+    v.alias = alias;
     v.fields = std::move(walk.fields);
     v.fieldTypes = std::move(walk.fieldTypes);
     CXFile file;

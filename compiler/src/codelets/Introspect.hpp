@@ -16,6 +16,9 @@ struct IntrospectedVertex {
   /// Poplar's canonical spelling, also valid C++ naming the class:
   /// "Foo", "ns::Bar<unsigned int,true>", "Baz<popops::Op::ADD,float>".
   std::string name;
+  /// The name as the source wrote it when it left defaulted template arguments out
+  /// ("Foo<float>" for "Foo<float,2>"), else empty; the graph accepts both.
+  std::string alias;
   /// Data members in layout order, those of base classes first.
   std::vector<std::string> fields;
   /// The fields' C++ types as libclang spells them (parallel to `fields`), for messages.
