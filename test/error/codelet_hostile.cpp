@@ -265,6 +265,23 @@ TEST_CASE("codelet_hostile: crafted .gp metadata is bounded before use", "[codel
   check([&](nlohmann::json &m) { m["vertices"][0]["fields"] = 3; }, {"crafted.gp", "\"fields\""});
   check([&](nlohmann::json &m) { m["sources"] = {1, 2}; }, {"crafted.gp", "sources"});
 
+  // A version 2 file (one shared object, no part list) still reads.
+  {
+    nlohmann::json v2 = c.metadata;
+    v2.erase("sharedObjects");
+    v2.erase("vertexCounts");
+    auto bytes = craftGp(v2.dump(), so, c.soSize);
+    const std::uint32_t two = 2;
+    std::memcpy(bytes.data() + 8, &two, 4);
+    const auto decoded = cl::decodeGp(bytes.data(), bytes.size(), "v2.gp");
+    REQUIRE(decoded.parts.size() == 1);
+    REQUIRE(decoded.parts[0].size == c.soSize);
+    const std::uint32_t four = 4;
+    std::memcpy(bytes.data() + 8, &four, 4);
+    requireError<graph_object_load_error>([&] { cl::decodeGp(bytes.data(), bytes.size(), "v4.gp"); },
+                                          {"v4.gp", "format version 4"});
+  }
+
   // Structurally valid metadata that disagrees with its code (fields swapped) is
   // refused when the library is loaded to run.
   nlohmann::json m = c.metadata;
