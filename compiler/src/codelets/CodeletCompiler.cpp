@@ -472,7 +472,8 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   auto compileCommand = [&](const std::string &input, const std::string &object, bool isC) {
     std::string command = cxx;
     for (const std::string &a : args)
-      if (a != "-shared" && !(isC && a.rfind("-std=", 0) == 0))
+      if (a != "-shared" && a.rfind("-Wl,", 0) != 0 &&
+          !(isC && a.rfind("-std=", 0) == 0)) // link flags: link only
         command += " " + shellQuote(a);
     command += isC ? " -c -x c " : " -c ";
     return command + shellQuote(input) + " -o " + shellQuote(object);
