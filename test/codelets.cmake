@@ -40,3 +40,13 @@ aspen_add_codelets(codelets_corpus_gp OUTPUT ${CMAKE_BINARY_DIR}/test/corpus-tem
 add_dependencies(codelets_popc codelets_corpus_gp)
 target_compile_definitions(codelets_popc PRIVATE
   ASPEN_CODELET_CORPUS_GP="${CMAKE_BINARY_DIR}/test/corpus-templates.gp")
+
+# The codelet corpus of issue 15 (test/codelets/macro): popc's vertex counts against
+# independent counts, linking sources and .gp inputs, clang as the host compiler.
+aspen_add_test(codelets_corpus LABEL integration SOURCES unit/codelets_corpus.cpp)
+add_dependencies(codelets_corpus popc)
+target_link_libraries(codelets_corpus PRIVATE LibClang::LibClang)
+aspen_add_test(codelets_hostile LABEL error SOURCES error/codelet_hostile.cpp)
+target_include_directories(codelets_hostile PRIVATE ${_codelet_corpus_dir})
+target_compile_definitions(codelets_hostile PRIVATE ASPEN_CODELET_CORPUS_DIR="${_codelet_corpus_dir}")
+target_link_libraries(codelets_hostile PRIVATE nlohmann_json::nlohmann_json)

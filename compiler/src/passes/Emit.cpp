@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 #include "passes/Emit.hpp"
 
+#include "codelets/GpFile.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
 
@@ -41,13 +42,6 @@ private:
   const ExchangePlan &plan_;
   const AllocationResult &alloc_;
 };
-
-std::vector<std::uint8_t> readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return {};
-  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 } // namespace
 
@@ -144,11 +138,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
       const ir::CodeletLibrary &lib = g.codeletLibraries[info.library];
       exe::CodeletLibraryBlob blob;
       blob.contentHash = lib.contentHash;
-      blob.bytes = readFile(lib.path);
-      if (blob.bytes.empty())
-        throw poplar::graph_object_load_error(
-            "cannot read vertex library '" + lib.path + "' (codelets from '" + lib.origin +
-            "') while compiling the graph: it is needed by vertex type " + info.name);
+      blob.bytes = codelets::readCodeletLibrary(lib, "vertex type " + info.name);
       libIndex[info.library] = static_cast<std::uint32_t>(x.codeletLibraries.size());
       x.codeletLibraries.push_back(std::move(blob));
     }
