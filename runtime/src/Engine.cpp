@@ -63,7 +63,7 @@ EngineImpl::~EngineImpl() {
 
 void EngineImpl::writeAutoReport() {
   writeProfile(options_.autoReportDirectory, exe(), profile_, options_.autoReportGraph,
-               options_.autoReportExecution);
+               options_.autoReportExecution, options_.autoReportHtml);
 }
 
 void EngineImpl::load(const ir::TargetData &deviceTarget) {
