@@ -8,8 +8,8 @@ namespace aspen::compiler {
 
 using nlohmann::json;
 
-void addProfileTables(json &profile, const ir::GraphData &g, const LoweredProgram &lp, const ExchangePlan &plan,
-                      const LivenessResult &live, const exe::ExecutableData &x) {
+void addProfileTables(json &profile, const ir::GraphData &g, const LoweredProgram &lp,
+                      const ExchangePlan &plan, const LivenessResult &live, const exe::ExecutableData &x) {
   // Variables: bytes per tile from their tile pieces (piece index == object index).
   json vars = json::array();
   const std::size_t numVars = g.variables.size();
@@ -18,7 +18,8 @@ void addProfileTables(json &profile, const ir::GraphData &g, const LoweredProgra
     std::map<std::uint32_t, std::uint64_t> perTile;
     if (v + 1 < plan.layout.firstPiece.size())
       for (std::uint32_t p = plan.layout.firstPiece[v]; p < plan.layout.firstPiece[v + 1]; ++p)
-        perTile[plan.layout.pieces[p].tile] += plan.layout.pieces[p].byteEnd - plan.layout.pieces[p].byteBegin;
+        perTile[plan.layout.pieces[p].tile] +=
+            plan.layout.pieces[p].byteEnd - plan.layout.pieces[p].byteBegin;
     std::vector<std::uint64_t> tiles;
     tiles.reserve(2 * perTile.size());
     std::uint64_t bytes = 0;
@@ -29,12 +30,9 @@ void addProfileTables(json &profile, const ir::GraphData &g, const LoweredProgra
     }
     const bool always = v < live.alwaysLive.size() && live.alwaysLive[v];
     const bool touched = v < live.liveBegin.size() && live.liveBegin[v] <= live.liveEnd[v];
-    json j = {{"name", var.name},
-              {"type", std::string(var.type.toString())},
-              {"shape", var.shape},
-              {"bytes", bytes},
-              {"constant", var.isConstant},
-              {"alwaysLive", always},
+    json j = {{"name", var.name},           {"type", std::string(var.type.toString())},
+              {"shape", var.shape},         {"bytes", bytes},
+              {"constant", var.isConstant}, {"alwaysLive", always},
               {"tiles", std::move(tiles)}};
     if (!always && touched) {
       j["liveFrom"] = live.liveBegin[v];

@@ -69,10 +69,16 @@ json readReport(const std::string &path, std::string *resolvedPath) {
       report = json::parse(bytes);
     else
       report = json::from_cbor(bytes);
-  } catch (const json::exception &e) {
-    const bool truncated = e.id == 101 && std::string(e.what()).find("end of input") != std::string::npos;
+  } catch (const json::parse_error &e) {
+    // The parser stops at the end of a cut-off file: that is a truncated report.
+    const bool isJson = first != std::string::npos && bytes[first] == '{';
+    const bool truncated = isJson
+                               ? e.byte >= bytes.size()
+                               : std::string(e.what()).find("unexpected end of input") != std::string::npos;
     fail(name, std::string(truncated ? "the file is truncated (" : "it is not valid JSON or CBOR (") +
                    e.what() + ")");
+  } catch (const json::exception &e) {
+    fail(name, std::string("it is not valid JSON or CBOR (") + e.what() + ")");
   }
   checkReport(report, name);
   if (resolvedPath)

@@ -11,8 +11,8 @@
 namespace aspen::profile {
 
 struct PageReport {
-  std::string file;           // shown as the report's name
-  nlohmann::json report;      // already checked by checkReport
+  std::string file;              // shown as the report's name
+  nlohmann::json report;         // already checked by checkReport
   nlohmann::json host = nullptr; // host trace files (readHostTraces), or null
 };
 
