@@ -14,3 +14,14 @@ if(TARGET profiling_matmul)
   set_tests_properties(profiling_vision_browser PROPERTIES LABELS browser TIMEOUT 300
     ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")
 endif()
+
+# libpva: a client as Graphcore's examples are written (runs a program, reads ./profile.pop).
+add_executable(profiling_pva_client compat/profiling_pva_client.cpp)
+set_target_properties(profiling_pva_client PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bin)
+target_link_libraries(profiling_pva_client PRIVATE Aspen::poplar Aspen::popops Aspen::pva aspen_settings)
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/profiling_pva_client)
+add_test(NAME profiling_pva_client COMMAND profiling_pva_client
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/profiling_pva_client)
+set_tests_properties(profiling_pva_client PROPERTIES LABELS conformance TIMEOUT 120
+  ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")
+aspen_add_test(profiling_pva_errors LABEL error SOURCES error/profiling_pva_errors.cpp LIBS Aspen::pva)

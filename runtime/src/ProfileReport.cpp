@@ -3,6 +3,7 @@
 
 #include "ReportFile.hpp"
 #include "VisionHtml.hpp"
+#include "poplar/Version.hpp"
 #include "poplar/exceptions.hpp"
 
 #include <algorithm>
@@ -296,6 +297,7 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
   json out = includeGraph ? compileProfile(exe) : json::object();
   out["format"] = "aspen-profile";
   out["version"] = profile::kReportVersion;
+  out["poplarVersion"] = poplar::versionString();
   if (!includeExecution)
     return out;
   json x;
