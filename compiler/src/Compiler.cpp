@@ -14,6 +14,7 @@
 #include "passes/Validate.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
+#include "util/Trace.hpp"
 
 #include <chrono>
 #include <exception>
@@ -34,6 +35,7 @@ public:
   template <class F> auto operator()(const char *name, F &&pass) {
     const auto start = std::chrono::steady_clock::now();
     ASPEN_LOG(Debug, "compile: starting pass " << name);
+    pvti::Tracepoint trace(traceChannel(), name);
     auto finish = [&] {
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -111,6 +111,12 @@ def real_report_checks(driver, tool, report_dir, work):
     first = trace[0][0]
     check(details.startswith("Step %d " % first), "clicking the first trace bar shows step %d (%r)" % (first, details[:60]))
 
+    # The host timeline from the pvti trace beside the report, drawn beside the device trace.
+    check(len(driver.find_elements(By.ID, "host-trace")) == 1, "the trace view draws the host timeline")
+    host = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#host-events tr td:first-child")]
+    check("Engine::run(0)" in host and "validate" in host,
+          "the host timeline lists Aspen's trace points (run, compile passes): %s" % host[:8])
+
     for view in ("Liveness", "Programs", "Vertex types", "Variables", "Summary"):
         show(driver, view)
         check(driver.find_elements(By.CSS_SELECTOR, ".error-panel") == [], "the %s view draws" % view)
@@ -247,6 +253,7 @@ def main():
     report_dir = os.path.join(work, "a")
     env = dict(os.environ)
     env.pop("POPLAR_ENGINE_OPTIONS", None)
+    env["PVTI_OPTIONS"] = json.dumps({"enable": "true", "directory": report_dir})
     subprocess.run([sample, report_dir], check=True, stdout=subprocess.DEVNULL, env=env)
     browser_profile = tempfile.mkdtemp(prefix="aspen-chromium-")
     driver = make_driver(browser_profile)
