@@ -36,3 +36,9 @@ add_test(NAME profiling_pvti_client COMMAND profiling_pvti_client
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/profiling_pvti_client)
 set_tests_properties(profiling_pvti_client PROPERTIES LABELS conformance TIMEOUT 120
   ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")
+
+# The compile progress bar on a terminal (a pseudo-terminal), and its absence elsewhere.
+add_test(NAME profiling_progress_tty
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/unit/profiling_progress_tty.py
+          $<TARGET_FILE:profiling_pvti_client>)
+set_tests_properties(profiling_progress_tty PROPERTIES LABELS unit TIMEOUT 120)
