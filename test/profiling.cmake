@@ -42,3 +42,7 @@ add_test(NAME profiling_progress_tty
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/unit/profiling_progress_tty.py
           $<TARGET_FILE:profiling_pvti_client>)
 set_tests_properties(profiling_progress_tty PROPERTIES LABELS unit TIMEOUT 120)
+
+# What autoReport writes, and the version 2 tables.
+aspen_add_test(profiling_report_files LABEL conformance SOURCES runtime/profiling_report_files.cpp
+  LIBS Aspen::popops nlohmann_json::nlohmann_json)

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 namespace pvti {
 
