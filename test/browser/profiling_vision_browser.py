@@ -110,6 +110,9 @@ def real_report_checks(driver, tool, report_dir, work):
     details = driver.find_element(By.ID, "step-details").text
     first = trace[0][0]
     check(details.startswith("Step %d " % first), "clicking the first trace bar shows step %d (%r)" % (first, details[:60]))
+    check("compute " in details and "exchange " in details and "sync " in details,
+          "the step details split its cycles into compute, exchange and sync")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#step-tiles .tile")) == num_tiles, "the per-tile view of the step has a cell per tile")
 
     # The host timeline from the pvti trace beside the report, drawn beside the device trace.
     check(len(driver.find_elements(By.ID, "host-trace")) == 1, "the trace view draws the host timeline")
@@ -120,6 +123,8 @@ def real_report_checks(driver, tool, report_dir, work):
     for view in ("Liveness", "Programs", "Vertex types", "Variables", "Summary"):
         show(driver, view)
         check(driver.find_elements(By.CSS_SELECTOR, ".error-panel") == [], "the %s view draws" % view)
+        lines = driver.execute_script("return document.getElementById('view').innerText.split('\\n')")
+        check("null" not in lines and "undefined" not in lines, "the %s view shows no null or undefined" % view)
     show(driver, "Variables")
     search = driver.find_element(By.CSS_SELECTOR, "#variable-table input[type=search]")
     search.send_keys(largest or "")
@@ -142,6 +147,31 @@ def bad_report_checks(driver, tool, report_dir, work):
     check(len(panels) == 1 and "peakBytes" in panels[0].text and "profile.json" in panels[0].text,
           "a report the page cannot draw shows an error panel naming the file and key (%r)"
           % (panels[0].text if panels else None))
+    driver.get_log("browser")
+
+
+def oom_checks(driver, tool, report_dir, work):
+    # The report of a graph compiled with debug.allowOutOfMemory: the hottest tile over its memory.
+    report = json.load(open(os.path.join(report_dir, "profile.json")))
+    peak = report["memory"]["tiles"]["peakBytes"]
+    limit = report["target"]["bytesPerTile"]
+    hot = max(range(len(peak)), key=lambda t: peak[t])
+    peak[hot] = limit + 1000
+    report["memory"].update({"outOfMemory": True, "tilesOutOfMemory": 1,
+                             "outOfMemoryMessage": "Out of memory on tile %d" % hot})
+    oom_dir = os.path.join(work, "oom")
+    os.makedirs(oom_dir, exist_ok=True)
+    json.dump(report, open(os.path.join(oom_dir, "profile.json"), "w"))
+    on_tile = sorted(((t[k + 1], v["name"]) for v in report["variables"] for t in [v["tiles"]]
+                      for k in range(0, len(t), 2) if t[k] == hot), reverse=True)
+    page = vision(tool, [oom_dir], os.path.join(work, "oom.html"))
+    open_page(driver, page)
+    panel = driver.find_elements(By.ID, "oom")
+    text = panel[0].text if panel else ""
+    check("Worst tile: %d" % hot in text and "(1,000 over)" in text,
+          "the out-of-memory panel names the failing tile and the excess (%r)" % text[:120])
+    check(on_tile and (on_tile[0][1] + " (") in text and "\u2190 move" in text,
+          "the out-of-memory panel lists what to move, largest first (%s)" % (on_tile[:1],))
     driver.get_log("browser")
 
 
@@ -260,6 +290,7 @@ def main():
     try:
         real_report_checks(driver, tool, report_dir, work)
         bad_report_checks(driver, tool, report_dir, work)
+        oom_checks(driver, tool, report_dir, work)
         compare_checks(driver, tool, report_dir, work)
         large_report_checks(driver, tool, work)
     finally:

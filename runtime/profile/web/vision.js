@@ -17,6 +17,8 @@
     for (const c of children) if (c != null) e.append(c instanceof Node ? c : String(c));
     return e;
   };
+  /** Appends the children that are not null. */
+  const add = (parent, ...children) => { for (const c of children) if (c != null) parent.append(c); return parent; };
   const fmt = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : String(n));
   const bytes = (n) => n >= 1048576 ? (n / 1048576).toFixed(1) + ' MB' : n >= 1024 ? (n / 1024).toFixed(1) + ' KB' : n + ' B';
 
@@ -175,7 +177,7 @@
       const m = models[0];
       const t = el('table', { id: 'summary-table' });
       for (const [k, v] of summaryRows(m)) t.append(el('tr', {}, el('th', { text: k }), el('td', { class: 'num', text: fmt(v ?? '') })));
-      root.append(el('h2', { text: 'Summary' }), oomPanel(m), t);
+      add(root, el('h2', { text: 'Summary' }), oomPanel(m), t);
       return root;
     }
     const a = summaryRows(models[0]), b = summaryRows(models[1]);
@@ -191,7 +193,7 @@
       t.append(el('tr', { class: differs ? 'diff' : '' }, el('th', { text: k }), el('td', { class: 'num', text: fmt(va ?? '') }),
         el('td', { class: 'num', text: fmt(vb ?? '') }), el('td', { class: 'num', text: delta === '' || delta === 0 ? '' : (delta > 0 ? '+' : '') + fmt(delta) })));
     }
-    root.append(el('h2', { text: 'Comparison' }), oomPanel(models[0]), oomPanel(models[1]), t);
+    add(root, el('h2', { text: 'Comparison' }), oomPanel(models[0]), oomPanel(models[1]), t);
     return root;
   }
 
@@ -261,24 +263,34 @@
       el('h3', { text: 'Vertices' }), vt);
   }
 
+  let memoryScale = 'largest';
   function viewMemory(models) {
-    const root = el('div', { class: 'columns' });
+    const root = el('div');
+    const columns = el('div', { class: 'columns' });
+    const scale = el('select', { id: 'memory-scale', 'aria-label': 'colour scale' },
+      el('option', { value: 'largest', text: 'colour: relative to the largest tile' }),
+      el('option', { value: 'capacity', text: 'colour: relative to tile memory' }));
+    scale.value = memoryScale;
+    scale.addEventListener('change', () => { memoryScale = scale.value; root.replaceWith(viewMemory(models)); });
+    root.append(el('div', { class: 'toolbar' }, scale), columns);
     let max = 0;
     for (const m of models) for (const v of m.tiles.peakBytes || []) max = Math.max(max, v);
+    if (memoryScale === 'capacity') max = Math.max(...models.map((m) => m.r.target.bytesPerTile || 0), 1);
     models.forEach((m, k) => {
       const col = el('div', { class: 'column' });
       const details = el('div', { class: 'panel', id: 'tile-details' + (k ? '-b' : '') }, el('span', { class: 'muted', text: 'Click a tile to list its variables and vertices.' }));
       const other = models.length > 1 ? models[1 - k].tiles.peakBytes : null;
       col.append(el('h2', { text: 'Tile memory' + (models.length > 1 ? ' \u2014 ' + (k ? 'B: ' : 'A: ') + m.file : '') }),
-        el('div', { class: 'legend' }, '0', el('span', { class: 'bar' }), fmt(max) + ' bytes (peak, including gaps)'),
+        el('div', { class: 'legend' }, '0', el('span', { class: 'bar' }), fmt(max) + (memoryScale === 'capacity' ? ' bytes (tile memory)' : ' bytes (largest peak, gaps included)')),
         heatmap(m, m.tiles.peakBytes, max, (t) => tileDetails(m, t, details), 'heatmap' + (k ? '-b' : ''), other), details);
-      root.append(col);
+      columns.append(col);
     });
     return root;
   }
 
   // ---- liveness -----------------------------------------------------------------
-  function barChart(values, width, height, colourOf, onPick, id) {
+  /** segmentsOf(i), when given, splits bar i into [[value, colour], ...] drawn stacked from the bottom. */
+  function barChart(values, width, height, colourOf, onPick, id, segmentsOf) {
     const canvas = el('canvas', { id, width, height });
     const n = values.length;
     let lo = 0, hi = n;
@@ -301,9 +313,21 @@
         }
       } else {
         for (let i = lo; i < hi; ++i) {
+          const x = (i - lo) * w, bw = Math.max(1, w - (w > 3 ? 1 : 0));
+          const segments = segmentsOf ? segmentsOf(i) : null;
+          if (segments) {
+            let y = height;
+            for (const [v, c] of segments) {
+              const h = v / max * (height - 4);
+              ctx.fillStyle = c;
+              ctx.fillRect(x, y - h, bw, h);
+              y -= h;
+            }
+            continue;
+          }
           ctx.fillStyle = colourOf(i);
           const h = values[i] / max * (height - 4);
-          ctx.fillRect((i - lo) * w, height - h, Math.max(1, w - (w > 3 ? 1 : 0)), h);
+          ctx.fillRect(x, height - h, bw, h);
         }
       }
     }
@@ -350,6 +374,8 @@
   // ---- execution trace ------------------------------------------------------------
   const KIND_COLOUR = { Execute: 'hsl(210,65%,50%)', Copy: 'hsl(35,85%,50%)', StreamToDevice: 'hsl(130,45%,40%)', DeviceToStream: 'hsl(130,45%,40%)', Sync: 'hsl(0,0%,55%)' };
 
+  const SPLIT_COLOUR = { compute: 'hsl(210,65%,50%)', exchange: 'hsl(35,85%,55%)', sync: 'hsl(0,0%,70%)' };
+
   function stepSplit(m, s) {
     const step = m.steps[s] || {};
     const cs = step.computeSet !== undefined && m.r.computeSets ? m.r.computeSets[step.computeSet] : null;
@@ -371,7 +397,9 @@
     const ctx = canvas.getContext('2d');
     ctx.font = '10px sans-serif';
     const scale = width / Math.max(1, t1 - t0);
-    events.forEach((e, i) => {
+    events.sort((a, b) => a.begin - b.begin);
+    // Outer trace points first, so that the ones nested in them are drawn on top.
+    events.slice().sort((a, b) => a.depth - b.depth).forEach((e, i) => {
       const row = channels.indexOf(e.channel);
       ctx.fillStyle = 'hsl(' + ((i * 47) % 360) + ',55%,60%)';
       const x = (e.begin - t0) * scale, w = Math.max(1, (e.end - e.begin) * scale);
@@ -391,13 +419,16 @@
       const x = m.execution;
       col.append(el('h2', { text: 'Execution trace' + (models.length > 1 ? ' \u2014 ' + m.file : '') }));
       const host = hostLane(m, 900);
-      if (!x) { col.append(el('p', { class: 'muted', text: 'No execution profile in this report (nothing ran, or autoReport.outputExecutionProfile was off).' }), host); return; }
+      if (!x) { add(col, el('p', { class: 'muted', text: 'No execution profile in this report (nothing ran, or autoReport.outputExecutionProfile was off).' }), host); return; }
       const trace = x.trace || [];
       const byStep = new Map((x.steps || []).map((s) => [s.step, s]));
       col.append(el('div', { id: 'trace-count' + (k ? '-b' : ''), text: fmt(trace.length) + ' steps executed in ' + fmt(x.runs || 0) + ' run(s), ' + fmt(x.totalCycles || 0) + ' cycles' +
         (x.traceDropped ? ' (' + fmt(x.traceDropped) + ' more not recorded)' : '') }));
       const legend = el('div', { class: 'legend' });
-      for (const [kind, c] of Object.entries(KIND_COLOUR)) { const s = el('span', { class: 'swatch' }); s.style.background = c; legend.append(s, kind); }
+      for (const [kind, c] of Object.entries(Object.assign({}, KIND_COLOUR, { 'Execute: compute': SPLIT_COLOUR.compute, 'exchange': SPLIT_COLOUR.exchange, 'sync': SPLIT_COLOUR.sync }))) {
+        if (kind === 'Execute') continue;
+        const sw = el('span', { class: 'swatch' }); sw.style.background = c; legend.append(sw, kind);
+      }
       const cycles = trace.map((e) => e[3]);
       const out = el('div', { class: 'panel', id: 'step-details' + (k ? '-b' : '') }, el('span', { class: 'muted', text: 'Click a step for its compute/exchange/sync split and its cycles per tile. Scroll to zoom.' }));
       const pick = (i) => {
@@ -416,11 +447,18 @@
         }
         out.replaceChildren(...parts);
       };
-      const chart = barChart(cycles, 900, 200, (i) => KIND_COLOUR[(m.steps[trace[i][0]] || {}).kind] || 'hsl(270,40%,60%)', pick, 'trace-chart' + (k ? '-b' : ''));
+      const segmentsOf = (i) => {
+        const split = stepSplit(m, trace[i][0]);
+        if (!split) return null;
+        const scale = trace[i][3] / Math.max(1, split.compute + split.exchange + split.sync);
+        return [[split.compute * scale, SPLIT_COLOUR.compute], [split.exchange * scale, SPLIT_COLOUR.exchange], [split.sync * scale, SPLIT_COLOUR.sync]];
+      };
+      const chart = barChart(cycles, 900, 200, (i) => KIND_COLOUR[(m.steps[trace[i][0]] || {}).kind] || 'hsl(270,40%,60%)', pick,
+        'trace-chart' + (k ? '-b' : ''), segmentsOf);
       const zoomAll = el('button', { text: 'Zoom out', onclick: () => chart.zoom(0, cycles.length) });
       const cyc = x.cycles || {};
       const split = el('div', { text: 'Cycles: ' + Object.entries(cyc).map(([kk, v]) => kk + ' ' + fmt(v) + ' (' + (x.totalCycles ? (100 * v / x.totalCycles).toFixed(1) : 0) + '%)').join(' \u00b7 ') });
-      col.append(split, el('div', { class: 'toolbar' }, legend, zoomAll), chart, out, host);
+      add(col, split, el('div', { class: 'toolbar' }, legend, zoomAll), chart, out, host);
       const rows = (x.steps || []);
       col.append(el('h3', { text: 'Executed steps' }), table('exec-steps' + (k ? '-b' : ''), [{ title: 'name', get: (s) => s.name || s.kind }, { title: 'kind', get: (s) => s.kind },
         { title: 'step', get: (s) => s.step, num: true }, { title: 'executions', get: (s) => s.executions, num: true }, { title: 'cycles', get: (s) => s.cycles, num: true }], rows, { sortCol: 4 }));
