@@ -24,7 +24,8 @@ add_test(NAME profiling_pva_client COMMAND profiling_pva_client
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/profiling_pva_client)
 set_tests_properties(profiling_pva_client PROPERTIES LABELS conformance TIMEOUT 120
   ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")
-aspen_add_test(profiling_pva_errors LABEL error SOURCES error/profiling_pva_errors.cpp LIBS Aspen::pva)
+aspen_add_test(profiling_pva_errors LABEL error SOURCES error/profiling_pva_errors.cpp
+  LIBS Aspen::pva nlohmann_json::nlohmann_json)
 
 # libpvti: a client's trace points and Aspen's own, in the file PVTI_OPTIONS names.
 add_executable(profiling_pvti_client compat/profiling_pvti_client.cpp)

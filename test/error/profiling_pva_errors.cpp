@@ -3,6 +3,7 @@
 #include <pva/pva.hpp>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -57,6 +58,13 @@ TEST_CASE("pva::openReport names the file and what is wrong with it", "[error][p
         R"({"format":"aspen-profile","version":2,"target":{"numTiles":4},"execution":{"trace":[[1,2]]}})");
   CHECK_THAT(openError((dir / "badtrace.pop").string()),
              Catch::Contains("badtrace.pop") && Catch::Contains("execution.trace entry"));
+  // profile.pop as the engine writes it (CBOR), cut short.
+  const std::vector<std::uint8_t> cbor = nlohmann::json::to_cbor(nlohmann::json::parse(good));
+  write(dir / "cut.pop", std::string(cbor.begin(), cbor.begin() + cbor.size() / 2));
+  CHECK_THAT(openError((dir / "cut.pop").string()),
+             Catch::Contains("cut.pop") && Catch::Contains("the file is truncated"));
+  write(dir / "whole.pop", std::string(cbor.begin(), cbor.end()));
+  CHECK(pva::openReport((dir / "whole.pop").string()).compilation().target().numTiles() == 4);
   // The good one opens.
   write(dir / "good.pop", good);
   CHECK(pva::openReport((dir / "good.pop").string()).compilation().target().numTiles() == 4);
