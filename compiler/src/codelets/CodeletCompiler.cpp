@@ -9,6 +9,7 @@
 #include "codelets/VertexLibrary.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
+#include "util/TerminalProgress.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -491,10 +492,13 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t numThreads = std::min<std::size_t>(hardware, jobs.size());
     std::atomic<std::size_t> next{0};
+    TerminalProgress progress("popc: compiling " + allNames, static_cast<unsigned>(jobs.size()));
     auto work = [&] {
       for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) {
         ASPEN_LOG(Debug, "codelet compile: " << jobs[i].command);
+        progress.begin("unit " + std::to_string(i));
         jobs[i].status = runCommand(jobs[i].command, jobs[i].output);
+        progress.advance();
       }
     };
     std::vector<std::thread> threads;

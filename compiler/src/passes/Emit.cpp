@@ -1,5 +1,6 @@
 // Copyright (c) Aspen contributors.
 #include "passes/Emit.hpp"
+#include "passes/ProfileTables.hpp"
 
 #include "codelets/GpFile.hpp"
 #include "poplar/exceptions.hpp"
@@ -269,7 +270,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   using nlohmann::json;
   json prof;
   prof["format"] = "aspen-profile";
-  prof["version"] = 1;
+  prof["version"] = 2;
   prof["target"] = {{"type", g.target.type == poplar::TargetType::CPU   ? "CPU"
                              : g.target.type == poplar::TargetType::IPU ? "IPU"
                                                                         : "IPU_MODEL"},
@@ -384,6 +385,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
     }
     prof["vertexTypes"] = std::move(types);
   }
+  addProfileTables(prof, g, lp, plan, live, x);
   x.profileJson = prof.dump();
   return exe;
 }
