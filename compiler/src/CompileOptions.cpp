@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "CompileOptions.hpp"
 
+#include "OptionTable.hpp"
+
 #include "poplar/exceptions.hpp"
 
 #include <cstdlib>
@@ -37,7 +39,10 @@ CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
   CompileOptions out;
   bool cacheGiven = false;
   for (const auto &[key, value] : options) {
-    if (key == kAllowOutOfMemory) {
+    checkOption(key, value);
+    if (key == "debug.loweredVarDumpFile") {
+      out.loweredVarDumpFile = value;
+    } else if (key == kAllowOutOfMemory) {
       out.allowOutOfMemory = parseBool(key, value);
     } else if (key == kCompileCache) {
       out.useCache = parseBool(key, value);

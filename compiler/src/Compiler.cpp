@@ -4,6 +4,7 @@
 // (POPLAR_LOG_LEVEL=INFO) and reports progress.
 #include "Compiler.hpp"
 
+#include "LoweredVarDump.hpp"
 #include "cache/CompileCache.hpp"
 #include "passes/Allocate.hpp"
 #include "passes/Emit.hpp"
@@ -75,6 +76,8 @@ std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
   LivenessResult liveness = pass("liveness", [&] { return analyseLiveness(graph, lowered, plan); });
   AllocationResult allocation = pass(
       "allocate", [&] { return allocateMemory(graph, lowered, plan, liveness, options.allowOutOfMemory); });
+  if (!options.loweredVarDumpFile.empty())
+    writeLoweredVarDump(options.loweredVarDumpFile, graph, plan, liveness, allocation);
   CycleEstimates cycles = pass("estimateCycles", [&] { return estimateCycles(graph, lowered, plan); });
   auto exe = pass("emit", [&] { return emitExecutable(graph, lowered, plan, liveness, allocation, cycles); });
 
@@ -167,7 +170,7 @@ Executable compileChecked(const Graph &graph, const std::vector<const aspen::ir:
   using namespace aspen;
   const compiler::CompileOptions opts = compiler::parseCompileOptions(options);
   const ir::GraphData &data = graph.getImpl();
-  if (!opts.useCache)
+  if (!opts.useCache || !opts.loweredVarDumpFile.empty()) // a cached executable has no allocation to dump
     return Executable(compiler::compile(data, programRoots, opts, progress));
 
   const auto start = std::chrono::steady_clock::now();

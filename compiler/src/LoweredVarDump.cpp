@@ -1,0 +1,48 @@
+// Copyright (c) Aspen contributors.
+#include "LoweredVarDump.hpp"
+
+#include "ir/GraphData.hpp"
+#include "poplar/exceptions.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace aspen::compiler {
+
+void writeLoweredVarDump(const std::string &path, const ir::GraphData &graph, const ExchangePlan &plan,
+                         const LivenessResult &liveness, const AllocationResult &allocation) {
+  using json = nlohmann::json;
+  const VariableLayout &layout = plan.layout;
+  json variables = json::array();
+  for (std::size_t v = 0; v < graph.variables.size(); ++v) {
+    const ir::Variable &var = graph.variables[v];
+    json pieces = json::array();
+    if (v + 1 < layout.firstPiece.size())
+      for (std::uint32_t p = layout.firstPiece[v]; p < layout.firstPiece[v + 1]; ++p) {
+        const Piece &piece = layout.pieces[p];
+        pieces.push_back({{"tile", piece.tile},
+                          {"address", p < allocation.address.size() ? json(allocation.address[p]) : json()},
+                          {"size", piece.byteEnd - piece.byteBegin},
+                          {"offset", piece.byteBegin}});
+      }
+    variables.push_back({{"id", v},
+                         {"name", var.name},
+                         {"type", var.type.toString().str()},
+                         {"shape", var.shape},
+                         {"constant", var.isConstant},
+                         {"alwaysLive", v < liveness.alwaysLive.size() && liveness.alwaysLive[v] != 0},
+                         {"pieces", std::move(pieces)}});
+  }
+  const json doc = {{"format", "aspen-lowered-vars"},
+                    {"version", 1},
+                    {"tiles", graph.target.numTiles()},
+                    {"bytesPerTile", graph.target.bytesPerTile},
+                    {"variables", std::move(variables)}};
+  std::ofstream out(path, std::ios::trunc);
+  out << doc.dump(1) << "\n";
+  if (!out)
+    throw poplar::poplar_error("debug.loweredVarDumpFile: cannot write '" + path + "'");
+}
+
+} // namespace aspen::compiler
