@@ -117,6 +117,11 @@ TEST_CASE("TypeTraits, OptionFlags::find and getAsProfileValue", "[compat][types
   static_assert(poplar::TypeTraits::isSimpleType<int>(), "int is simple");
   static_assert(!poplar::TypeTraits::isSimpleType<std::string>(), "string is not");
 
+  CHECK(poplar::QUARTER.requiresMetadata());
+  CHECK_FALSE(poplar::HALF.requiresMetadata());
+  const std::string owned = poplar::StringRef("abc", 2).cloneAsString();
+  CHECK(owned == "ab");
+
   const poplar::OptionFlags opts{{"availableMemoryProportion", "0.3"}, {"partialsType", "half"}};
   auto it = opts.find("partialsType");
   REQUIRE(it != opts.end());
