@@ -63,3 +63,58 @@ TEST_CASE("Overloads users call are unambiguous", "[compat][overloads]") {
   engine.readTensor<float>("s-read", sOut);
   CHECK(sOut[0] == 10.0f);
 }
+
+// Calls as Poplar programs spell them, compiled (not run: the files they name do not
+// exist). A call made ambiguous by an Aspen-only overload breaks the build here.
+void compatOverloadsCompileOnly(poplar::Graph &g, poplar::Engine &e, poplar::ComputeSet cs) {
+  using namespace poplar;
+  using namespace poplar::program;
+  g.addCodelets("codelets.cpp");
+  g.addCodelets(std::string("codelets.gp"));
+  g.addCodelets({"a.cpp", "b.cpp"}, "-O3 -I codelets");
+  g.addCodelets("c.cpp", CodeletFileType::Auto, "-O3");
+  Tensor t = g.addVariable(FLOAT, {2, 3});
+  Tensor u = g.addVariable(FLOAT, {2}, "u");
+  Tensor w = g.addVariable(FLOAT, {6}, VariableMappingMethod::LINEAR, "w");
+  Tensor k1 = g.addConstant(FLOAT, {1}, 0.5);
+  Tensor k2 = g.addConstant<unsigned>(UNSIGNED_INT, {2}, {1u, 2u});
+  Tensor k3 = g.addConstant(INT, {}, 5);
+  Tensor k4 = g.addConstant<float>(FLOAT, {2}, std::vector<float>{1.0f, 2.0f});
+  g.setTileMapping(t, 0);
+  VertexRef v =
+      g.addVertex(cs, "V", {{"in", t[0]}, {"out", u}, {"ins", std::vector<Tensor>{t[0], t[1]}}, {"n", 4u}});
+  g.setTileMapping(v, 0);
+  g.connect(v["in"], t[0]);
+  g.connect(v["ins"], {t[0], t[1]});
+  g.connect(v["ins"], std::vector<Tensor>{t[0], t[1]});
+  g.connect(v["ins"][0], t[1]);
+  g.connect(v["n"], 4);
+  g.connect(v["scale"], 0.5f);
+  g.setInitialValue(v["count"], 3u);
+  g.setInitialValue(v["offsets"], std::vector<unsigned>{1, 2});
+  g.setInitialValue<float>(u, {1.0f, 2.0f});
+  g.setInitialValue(u, std::vector<float>{1.0f, 2.0f});
+  g.setInitialValue(k1, 0.0f);
+  g.setFieldSize(v["ins"], 2);
+  g.setPerfEstimate(v, 100);
+  Sequence seq{Copy(t, t), Execute(cs)};
+  Sequence seq2({Copy(u, u)}, "seq2");
+  seq.add(Repeat(2, seq2));
+  std::vector<float> host(6);
+  e.connectStream("s", host);
+  e.connectStream("s", host.data(), host.data() + host.size());
+  e.connectStreamToCallback("s", [](void *) {});
+  e.writeTensor("h", host.data(), host.data() + host.size());
+  e.writeTensor<float>("h", {1.0f, 2.0f});
+  e.writeTensor("h", host);
+  e.readTensor("h", host.data(), host.data() + host.size());
+  e.readTensor("h", host);
+  e.readTensor("h", host.data());
+  Engine e1(g, {seq, seq2});
+  Engine e2{g, seq, {{"debug.instrument", "true"}}};
+  Executable exe = compileGraph(g, {seq});
+  (void)w;
+  (void)k2;
+  (void)k3;
+  (void)k4;
+}
