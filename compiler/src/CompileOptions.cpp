@@ -52,6 +52,17 @@ CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
                                    std::string(kCompileCache) + "' and '" + kAllowOutOfMemory + "')");
     }
   }
+  // autoReport files the compiler writes (given explicitly; autoReport.all does not imply them).
+  const std::string dir =
+      options.contains("autoReport.directory") ? options.at("autoReport.directory").str() : ".";
+  if (options.contains("autoReport.outputLoweredVars") &&
+      options.at("autoReport.outputLoweredVars") == "true" && out.loweredVarDumpFile.empty()) {
+    out.loweredVarDumpFile = dir + "/vars.json";
+    out.makeReportDirectory = true;
+  }
+  if (options.contains("autoReport.outputSerializedGraph") &&
+      options.at("autoReport.outputSerializedGraph") == "true")
+    out.serializedGraphFile = dir + "/serialized_graph.json";
   if (!cacheGiven) {
     const char *env = std::getenv("ASPEN_COMPILE_CACHE");
     out.useCache = env && (std::string(env) == "1" || std::string(env) == "true");

@@ -15,6 +15,11 @@ struct CompileOptions {
   bool useCache = false;
   /// "debug.loweredVarDumpFile": where to write every variable's tile, address and size.
   std::string loweredVarDumpFile;
+  /// The dump goes to the autoReport directory, made when it does not exist.
+  bool makeReportDirectory = false;
+  /// "autoReport.outputSerializedGraph": write Graph::serialize's JSON to
+  /// <autoReport.directory>/serialized_graph.json (empty = do not).
+  std::string serializedGraphFile;
 };
 
 /// Reads the compiler's options from `options` merged with POPLAR_ENGINE_OPTIONS

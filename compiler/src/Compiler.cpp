@@ -77,7 +77,8 @@ std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
   AllocationResult allocation = pass(
       "allocate", [&] { return allocateMemory(graph, lowered, plan, liveness, options.allowOutOfMemory); });
   if (!options.loweredVarDumpFile.empty())
-    writeLoweredVarDump(options.loweredVarDumpFile, graph, plan, liveness, allocation);
+    writeLoweredVarDump(options.loweredVarDumpFile, options.makeReportDirectory, graph, plan, liveness,
+                        allocation);
   CycleEstimates cycles = pass("estimateCycles", [&] { return estimateCycles(graph, lowered, plan); });
   auto exe = pass("emit", [&] { return emitExecutable(graph, lowered, plan, liveness, allocation, cycles); });
 
@@ -155,6 +156,9 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs,
   if (!graph.getImplPtr())
     throw poplar_error("compileGraph: the graph is empty (default-constructed or moved from)");
   const auto programRoots = roots(programs);
+  if (const std::string file = aspen::compiler::parseCompileOptions(options).serializedGraphFile;
+      !file.empty())
+    aspen::compiler::writeSerializedGraph(file, graph, programs);
   const std::size_t depth = aspen::compiler::programNestingDepth(graph.getImpl(), programRoots);
   if (depth <= kDeepProgram)
     return compileChecked(graph, programRoots, options, progress);

@@ -6,12 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 
 namespace aspen::compiler {
 
-void writeLoweredVarDump(const std::string &path, const ir::GraphData &graph, const ExchangePlan &plan,
-                         const LivenessResult &liveness, const AllocationResult &allocation) {
+void writeLoweredVarDump(const std::string &path, bool makeDirectory, const ir::GraphData &graph,
+                         const ExchangePlan &plan, const LivenessResult &liveness,
+                         const AllocationResult &allocation) {
   using json = nlohmann::json;
   const VariableLayout &layout = plan.layout;
   json variables = json::array();
@@ -39,10 +41,27 @@ void writeLoweredVarDump(const std::string &path, const ir::GraphData &graph, co
                     {"tiles", graph.target.numTiles()},
                     {"bytesPerTile", graph.target.bytesPerTile},
                     {"variables", std::move(variables)}};
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (makeDirectory && !parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+  }
   std::ofstream out(path, std::ios::trunc);
   out << doc.dump(1) << "\n";
   if (!out)
     throw poplar::poplar_error("debug.loweredVarDumpFile: cannot write '" + path + "'");
+}
+
+void writeSerializedGraph(const std::string &path, const poplar::Graph &graph,
+                          poplar::ArrayRef<poplar::program::Program> programs) {
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty())
+    std::filesystem::create_directories(parent, ec);
+  std::ofstream out(path, std::ios::trunc);
+  if (!out)
+    throw poplar::poplar_error("autoReport.outputSerializedGraph: cannot write '" + path + "'");
+  graph.serialize(out, programs, poplar::SerializationFormat::JSON);
 }
 
 } // namespace aspen::compiler

@@ -97,11 +97,37 @@ TEST_CASE("The option keys Poplar programs pass are accepted", "[compat][options
       {"profiler.format", "v3"},
       {"profiler.includeFlopEstimates", "true"},
       {"streamCallbacks.multiThreadMode", "collaborative"},
+      {"autoReport.directory", tempPath("report")},
   };
   OptionsGraph g;
   CHECK_NOTHROW(poplar::Engine(g.graph, g.prog, poplarKeys));
   CHECK_NOTHROW(poplar::compileGraph(g.graph, {g.prog}, poplarKeys));
   std::remove(tempPath("vars.json").c_str());
+
+  // autoReport.outputSerializedGraph and outputLoweredVars write their files to the directory.
+  std::ifstream graphFile(tempPath("report") + "/serialized_graph.json");
+  REQUIRE(graphFile.good());
+  const nlohmann::json graphDoc = nlohmann::json::parse(graphFile);
+  CHECK(graphDoc["format"] == "aspen-graph");
+  CHECK(graphDoc["programs"].size() == 1);
+  std::ifstream varsFile(tempPath("report") + "/vars.json");
+  CHECK_FALSE(varsFile.good()); // debug.loweredVarDumpFile, given, wins over the directory
+  std::remove((tempPath("report") + "/serialized_graph.json").c_str());
+  ::rmdir(tempPath("report").c_str());
+}
+
+TEST_CASE("autoReport.outputLoweredVars writes vars.json to the report directory", "[compat][options]") {
+  OptionsGraph g;
+  const std::string dir = tempPath("lowered-report");
+  poplar::compileGraph(g.graph, {g.prog},
+                       {{"autoReport.outputLoweredVars", "true"}, {"autoReport.directory", dir}});
+  std::ifstream in(dir + "/vars.json");
+  REQUIRE(in.good());
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  CHECK(doc["format"] == "aspen-lowered-vars");
+  CHECK(doc["variables"].size() == 3);
+  std::remove((dir + "/vars.json").c_str());
+  ::rmdir(dir.c_str());
 }
 
 TEST_CASE("Every row of the option table is accepted", "[compat][options]") {
