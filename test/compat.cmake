@@ -82,6 +82,7 @@ aspen_add_test(compat_errors LABEL error SOURCES error/compat_errors.cpp)
 # (3) CMake and link lines as Poplar users write them, and popc --version.
 add_test(NAME compat_cmake_packages
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/compat/cmake_packages.sh ${ASPEN_SDK_DIR}
-          ${CMAKE_CURRENT_SOURCE_DIR}/compat/client ${CMAKE_GENERATOR} ${CMAKE_CXX_COMPILER})
+          ${CMAKE_CURRENT_SOURCE_DIR}/compat/client ${CMAKE_GENERATOR} ${CMAKE_CXX_COMPILER}
+          ${CMAKE_BINARY_DIR})
 set_tests_properties(compat_cmake_packages PROPERTIES LABELS integration TIMEOUT 300
   ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")

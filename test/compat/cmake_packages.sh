@@ -7,13 +7,16 @@
 #  - `popc --version`: the third word of the first line is the Poplar version, as build
 #    scripts parse it (`popc --version | cut -d ' ' -f3 | head -1`).
 #
-#   cmake_packages.sh <sdk dir> <client source dir> <generator> <c++>
+# The find_package checks run against the build tree's SDK and against a `cmake --install` prefix.
+#
+#   cmake_packages.sh <sdk dir> <client source dir> <generator> <c++> <aspen build dir>
 set -euo pipefail
 
 sdk=$(cd "$1" && pwd -P)
 client_src=$2
 generator=$3
 cxx=$4
+build_dir=$5
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/aspen-compat-cmake.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -26,19 +29,25 @@ fail() {
 
 unset POPLAR_SDK_ENABLED CPATH LIBRARY_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH Aspen_DIR poplar_DIR poplibs_DIR
 
-for package in poplar poplibs; do
-  dir=$scratch/build-$package
-  flag=OFF
-  [[ $package == poplibs ]] && flag=ON
-  echo "+ find_package($package) with CMAKE_PREFIX_PATH=$sdk"
-  cmake -S "$scratch/client" -B "$dir" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$sdk" -DUSE_POPLIBS_PACKAGE=$flag >"$dir.configure.log" 2>&1 ||
-    { cat "$dir.configure.log"; fail "configuring with find_package($package)"; }
-  found=$(sed -n "s/^${package}_DIR:PATH=//p" "$dir/CMakeCache.txt")
-  [[ $found == "$sdk/lib/cmake/$package" ]] || fail "found $package in '$found', not in $sdk/lib/cmake/$package"
-  cmake --build "$dir" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; fail "building with find_package($package)"; }
-  "$dir/app" | tee "$dir.out"
-  grep -q '^client OK' "$dir.out" || fail "the find_package($package) client did not report success"
+prefix=$scratch/prefix
+cmake --install "$build_dir" --prefix "$prefix" >"$scratch/install.log" 2>&1 ||
+  { cat "$scratch/install.log"; fail "cmake --install"; }
+
+for root in "$sdk" "$prefix"; do
+  for package in poplar poplibs; do
+    dir=$scratch/build-$package-$(basename "$root")
+    flag=OFF
+    [[ $package == poplibs ]] && flag=ON
+    echo "+ find_package($package) with CMAKE_PREFIX_PATH=$root"
+    cmake -S "$scratch/client" -B "$dir" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_PREFIX_PATH="$root" -DUSE_POPLIBS_PACKAGE=$flag >"$dir.configure.log" 2>&1 ||
+      { cat "$dir.configure.log"; fail "configuring with find_package($package) against $root"; }
+    found=$(sed -n "s/^${package}_DIR:PATH=//p" "$dir/CMakeCache.txt")
+    [[ $found == "$root/lib/cmake/$package" ]] || fail "found $package in '$found', not in $root/lib/cmake/$package"
+    cmake --build "$dir" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; fail "building with find_package($package)"; }
+    "$dir/app" | tee "$dir.out"
+    grep -q '^client OK' "$dir.out" || fail "the find_package($package) client against $root did not report success"
+  done
 done
 
 echo "+ NEEDED entries of the PopLibs libraries"
