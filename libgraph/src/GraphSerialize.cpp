@@ -254,7 +254,8 @@ void Graph::serialize(std::ostream &out, SerializationFormat format) const {
 }
 
 void Graph::serialize(std::ostream &out, ArrayRef<program::Program> progs, SerializationFormat format) const {
-  getTarget(); // throws for an empty Graph
+  if (!getImplPtr())
+    throw poplar_error("Graph::serialize called on an empty Graph (default-constructed or moved from)");
   const json doc = graphJson(*this, progs);
   switch (format) {
   case SerializationFormat::JSON:

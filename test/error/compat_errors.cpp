@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
 
 using aspen::test::requireError;
@@ -108,4 +109,11 @@ TEST_CASE("bad graph and target queries", "[error][compat]") {
 TEST_CASE("a debug information file that cannot be written", "[error][compat]") {
   requireError<poplar::poplar_error>([] { poplar::DebugInfo::initializeStreamer("/dev/null/debug.json"); },
                                      {"'/dev/null/debug.json'"});
+}
+
+TEST_CASE("serialising an empty graph", "[error][compat]") {
+  poplar::Graph empty;
+  std::ostringstream out;
+  requireError<poplar::poplar_error>([&] { empty.serialize(out, poplar::SerializationFormat::JSON); },
+                                     {"Graph::serialize", "empty Graph"});
 }
