@@ -148,4 +148,16 @@ install(EXPORT AspenTargets NAMESPACE Aspen:: DESTINATION lib/cmake/Aspen)
 install(FILES ${_aspen_package_dir}/AspenConfig.cmake ${_aspen_package_dir}/AspenConfigVersion.cmake
   DESTINATION lib/cmake/Aspen)
 
+# --- CMake packages `poplar` and `poplibs`, as Poplar SDK users find them ------------------
+# Both give the plain targets poplar, popops, poplin, popnn, poputil, poprand over Aspen::*.
+set(ASPEN_POPLAR_API_VERSION 3.3.0)
+foreach(ASPEN_POPLAR_PACKAGE IN ITEMS poplar poplibs)
+  set(_dir ${ASPEN_SDK_DIR}/lib/cmake/${ASPEN_POPLAR_PACKAGE})
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/poplarConfig.cmake.in ${_dir}/${ASPEN_POPLAR_PACKAGE}Config.cmake @ONLY)
+  write_basic_package_version_file(${_dir}/${ASPEN_POPLAR_PACKAGE}ConfigVersion.cmake
+    VERSION ${ASPEN_POPLAR_API_VERSION} COMPATIBILITY SameMajorVersion)
+  install(FILES ${_dir}/${ASPEN_POPLAR_PACKAGE}Config.cmake ${_dir}/${ASPEN_POPLAR_PACKAGE}ConfigVersion.cmake
+    DESTINATION lib/cmake/${ASPEN_POPLAR_PACKAGE})
+endforeach()
+
 message(STATUS "Aspen SDK tree: ${ASPEN_SDK_DIR} (exported: ${ASPEN_EXPORTED_TARGETS})")

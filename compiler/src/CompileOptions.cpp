@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "CompileOptions.hpp"
 
+#include "OptionTable.hpp"
+
 #include "poplar/exceptions.hpp"
 
 #include <cstdlib>
@@ -37,7 +39,10 @@ CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
   CompileOptions out;
   bool cacheGiven = false;
   for (const auto &[key, value] : options) {
-    if (key == kAllowOutOfMemory) {
+    checkOption(key, value);
+    if (key == "debug.loweredVarDumpFile") {
+      out.loweredVarDumpFile = value;
+    } else if (key == kAllowOutOfMemory) {
       out.allowOutOfMemory = parseBool(key, value);
     } else if (key == kCompileCache) {
       out.useCache = parseBool(key, value);
@@ -47,6 +52,17 @@ CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
                                    std::string(kCompileCache) + "' and '" + kAllowOutOfMemory + "')");
     }
   }
+  // autoReport files the compiler writes (given explicitly; autoReport.all does not imply them).
+  const std::string dir =
+      options.contains("autoReport.directory") ? options.at("autoReport.directory").str() : ".";
+  if (options.contains("autoReport.outputLoweredVars") &&
+      options.at("autoReport.outputLoweredVars") == "true" && out.loweredVarDumpFile.empty()) {
+    out.loweredVarDumpFile = dir + "/vars.json";
+    out.makeReportDirectory = true;
+  }
+  if (options.contains("autoReport.outputSerializedGraph") &&
+      options.at("autoReport.outputSerializedGraph") == "true")
+    out.serializedGraphFile = dir + "/serialized_graph.json";
   if (!cacheGiven) {
     const char *env = std::getenv("ASPEN_COMPILE_CACHE");
     out.useCache = env && (std::string(env) == "1" || std::string(env) == "true");

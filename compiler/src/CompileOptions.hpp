@@ -13,14 +13,21 @@ struct CompileOptions {
   bool allowOutOfMemory = false;
   /// "aspen.compileCache", or ASPEN_COMPILE_CACHE=1 when the option is absent.
   bool useCache = false;
+  /// "debug.loweredVarDumpFile": where to write every variable's tile, address and size.
+  std::string loweredVarDumpFile;
+  /// The dump goes to the autoReport directory, made when it does not exist.
+  bool makeReportDirectory = false;
+  /// "autoReport.outputSerializedGraph": write Graph::serialize's JSON to
+  /// <autoReport.directory>/serialized_graph.json (empty = do not).
+  std::string serializedGraphFile;
 };
 
 /// Reads the compiler's options from `options` merged with POPLAR_ENGINE_OPTIONS
 /// (the environment wins, as for the Engine). The compiler owns
 /// "debug.allowOutOfMemory" and every key starting with "aspen.compile"; an
 /// unknown key of that family, or a value that is not "true"/"false", throws
-/// `invalid_option` naming the key. Other keys are engine options and are left
-/// to the Engine.
+/// `invalid_option` naming the key. Every other key must be in the option table
+/// (OptionTable.cpp), as for the Engine.
 CompileOptions parseCompileOptions(const poplar::OptionFlags &options);
 
 /// True for the keys parseCompileOptions reads.

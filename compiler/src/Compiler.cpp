@@ -4,6 +4,7 @@
 // (POPLAR_LOG_LEVEL=INFO) and reports progress.
 #include "Compiler.hpp"
 
+#include "LoweredVarDump.hpp"
 #include "cache/CompileCache.hpp"
 #include "passes/Allocate.hpp"
 #include "passes/Emit.hpp"
@@ -82,6 +83,9 @@ std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
   LivenessResult liveness = pass("liveness", [&] { return analyseLiveness(graph, lowered, plan); });
   AllocationResult allocation = pass(
       "allocate", [&] { return allocateMemory(graph, lowered, plan, liveness, options.allowOutOfMemory); });
+  if (!options.loweredVarDumpFile.empty())
+    writeLoweredVarDump(options.loweredVarDumpFile, options.makeReportDirectory, graph, plan, liveness,
+                        allocation);
   CycleEstimates cycles = pass("estimateCycles", [&] { return estimateCycles(graph, lowered, plan); });
   auto exe = pass("emit", [&] { return emitExecutable(graph, lowered, plan, liveness, allocation, cycles); });
 
@@ -159,6 +163,9 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs,
   if (!graph.getImplPtr())
     throw poplar_error("compileGraph: the graph is empty (default-constructed or moved from)");
   const auto programRoots = roots(programs);
+  if (const std::string file = aspen::compiler::parseCompileOptions(options).serializedGraphFile;
+      !file.empty())
+    aspen::compiler::writeSerializedGraph(file, graph, programs);
   const std::size_t depth = aspen::compiler::programNestingDepth(graph.getImpl(), programRoots);
   if (depth <= kDeepProgram)
     return compileChecked(graph, programRoots, options, progress);
@@ -174,7 +181,7 @@ Executable compileChecked(const Graph &graph, const std::vector<const aspen::ir:
   using namespace aspen;
   const compiler::CompileOptions opts = compiler::parseCompileOptions(options);
   const ir::GraphData &data = graph.getImpl();
-  if (!opts.useCache)
+  if (!opts.useCache || !opts.loweredVarDumpFile.empty()) // a cached executable has no allocation to dump
     return Executable(compiler::compile(data, programRoots, opts, progress));
 
   const auto start = std::chrono::steady_clock::now();

@@ -7,6 +7,7 @@
 #include "codelets/CodeletCache.hpp"
 #include "codelets/CodeletCompiler.hpp"
 #include "codelets/EmbeddedFiles.hpp"
+#include "poplar/Version.hpp"
 #include "poplar/exceptions.hpp"
 
 #include <cerrno>
@@ -119,7 +120,9 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (a == "--version") {
-      std::cout << "popc (Aspen) " << aspen::codelets::kAspenVersion << "\n";
+      // As Poplar's popc: build scripts take the third word of the first line.
+      std::cout << "POPLAR version " << poplar::versionString() << "\n"
+                << "popc (Aspen) " << aspen::codelets::kAspenVersion << "\n";
       return 0;
     }
     if (a == "--list-targets") {

@@ -27,6 +27,7 @@ using aspen::ir::FieldShape;
 using aspen::ir::FieldValue;
 using aspen::ir::GraphData;
 using aspen::ir::Layout;
+using aspen::ir::VarId;
 using aspen::ir::VertexTypeInfo;
 
 namespace {
@@ -217,7 +218,9 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
 VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections) {
   VertexRef v = addVertex(cs, vertexType);
   for (const ConnectionDesc &c : connections) {
-    if (c.isVector)
+    if (c.valueType.valid())
+      connectScalarValue(v[c.field], c.valueType, c.valueBytes);
+    else if (c.isVector)
       connect(v[c.field], ArrayRef<Tensor>(c.tensors));
     else
       connect(v[c.field], c.tensors.front());
@@ -285,6 +288,35 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
   }
   }
   f.value.set = true;
+}
+
+void Graph::connectScalarValue(FieldRef field, const Type &hostType, const void *value) {
+  getTarget();
+  FieldAccess f = accessField(*data_, field, "connect");
+  requireEdge(f, field);
+  const FieldInfo &info = f.info;
+  if (info.kind != FieldKind::Input)
+    throw graph_connection_error("Cannot connect a value to " + f.describe(field) +
+                                 ": only an input field can be connected to a constant");
+  const bool scalarEdge =
+      field.isIndexed() ? info.shape == FieldShape::VectorOfScalarEdges : info.shape == FieldShape::Scalar;
+  const bool vectorEdge =
+      field.isIndexed() ? info.shape == FieldShape::VectorOfEdges : info.shape == FieldShape::Vector;
+  if (!scalarEdge && !vectorEdge)
+    throw graph_connection_error("Cannot connect a value to " + f.describe(field) +
+                                 ": it is a list of edges; connect a value to each element (field[i])");
+  const std::vector<std::size_t> shape =
+      scalarEdge ? std::vector<std::size_t>{} : std::vector<std::size_t>{1};
+  const Tensor c = addConstantFromHost(info.elementType, shape, hostType, value, 1, true,
+                                       DebugContext("<const>/" + info.name));
+  const VarId var = c.getImpl().segments->front().var;
+  if (f.vertex.tile >= 0)
+    data_->variables[var].mapping.assign(1,
+                                         aspen::ir::TileInterval{0, data_->variables[var].numElements,
+                                                                 static_cast<std::uint32_t>(f.vertex.tile)});
+  else
+    data_->vertexScalarConstants[f.vertexId].push_back(var);
+  connect(field, c);
 }
 
 void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
@@ -534,6 +566,13 @@ void Graph::setTileMapping(VertexRef v, unsigned tileNum) {
                                std::to_string(tileNum) + ": the graph has " + std::to_string(numTiles_) +
                                " tiles (0.." + std::to_string(numTiles_ - 1) + ")");
   vertex.tile = toAbsoluteTile(tileNum);
+  // Constants connected by value live on their vertex's tile.
+  auto pending = data_->vertexScalarConstants.find(v.getId());
+  if (pending != data_->vertexScalarConstants.end())
+    for (VarId var : pending->second)
+      data_->variables[var].mapping.assign(1,
+                                           aspen::ir::TileInterval{0, data_->variables[var].numElements,
+                                                                   static_cast<std::uint32_t>(vertex.tile)});
 }
 
 unsigned Graph::getTileMapping(VertexRef v) const {

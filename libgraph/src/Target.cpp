@@ -200,10 +200,10 @@ unsigned Target::getHalfVectorWidth() const {
   return getVectorWidth(HALF);
 }
 
-unsigned Target::getTypeSize(const Type &type) const {
+std::size_t Target::getTypeSize(const Type &type) const {
   if (!type.valid())
     throw type_error("getTypeSize: invalid type");
-  return static_cast<unsigned>(type.size());
+  return type.size();
 }
 
 unsigned Target::getAtomicStoreGranularity() const {
@@ -262,6 +262,54 @@ unsigned Target::getFp32InFp32OutConvUnitsPerTile() const {
   return impl_->fp32AccumConvUnits;
 }
 
+unsigned Target::getWeightsPerConvUnit(const Type &actsType) const {
+  return getConvUnitInputLoadElemsPerCycle(actsType) *
+         getConvUnitMaxPipelineDepth(actsType == FLOAT ? FLOAT : HALF);
+}
+unsigned Target::getConvUnitInputLoadElemsPerCycle(const Type &actsType) const {
+  if (actsType == FLOAT)
+    return getFp32ConvUnitInputLoadElemsPerCycle();
+  if (actsType == HALF)
+    return getFp16ConvUnitInputLoadElemsPerCycle();
+  throw type_error("getConvUnitInputLoadElemsPerCycle: the conv units take half or float, not '" +
+                   actsType.toString().str() + "'");
+}
+// A conv unit loads 64 bits of input per cycle: 4 halves or 2 floats.
+unsigned Target::getFp16ConvUnitInputLoadElemsPerCycle() const {
+  return impl_->dataPathWidth / 16;
+}
+unsigned Target::getFp32ConvUnitInputLoadElemsPerCycle() const {
+  return impl_->dataPathWidth / 32;
+}
+unsigned Target::getConvUnitCoeffLoadBytesPerCycle() const {
+  return impl_->arch == "ipu1" ? 8 : 16;
+}
+unsigned Target::getConvUnitMaxPipelineDepth(const Type &partialType) const {
+  if (partialType == FLOAT)
+    return getFp32ConvUnitMaxPipelineDepth();
+  if (partialType == HALF)
+    return getFp16ConvUnitMaxPipelineDepth();
+  throw type_error("getConvUnitMaxPipelineDepth: partials are half or float, not '" +
+                   partialType.toString().str() + "'");
+}
+unsigned Target::getFp16ConvUnitMaxPipelineDepth() const {
+  return 4;
+}
+unsigned Target::getFp32ConvUnitMaxPipelineDepth() const {
+  return 4;
+}
+
+Target Target::createVirtualTarget(unsigned numIPUs, unsigned tilesPerIPU) const {
+  if (numIPUs == 0 || tilesPerIPU == 0 || numIPUs > impl_->numIPUs || tilesPerIPU > impl_->tilesPerIPU)
+    throw poplar_error("createVirtualTarget(" + std::to_string(numIPUs) + ", " + std::to_string(tilesPerIPU) +
+                       "): the target has " + std::to_string(impl_->numIPUs) + " IPU(s) of " +
+                       std::to_string(impl_->tilesPerIPU) + " tiles");
+  TargetData d = *impl_;
+  d.numIPUs = numIPUs;
+  d.tilesPerIPU = tilesPerIPU;
+  return Target(d);
+}
+
 std::vector<unsigned> Target::getMemoryElementOffsets() const {
   std::vector<unsigned> offsets;
   const auto elementBytes = std::max<std::uint64_t>(1, impl_->memoryElementBytes);
@@ -310,6 +358,21 @@ bool sameConstraints(const TargetData &a, const TargetData &b) {
 
 bool Target::operator==(const Target &o) const {
   return comparableFields(*impl_) == comparableFields(*o.impl_) && sameConstraints(*impl_, *o.impl_);
+}
+
+bool Target::operator<(const Target &o) const {
+  if (comparableFields(*impl_) != comparableFields(*o.impl_))
+    return comparableFields(*impl_) < comparableFields(*o.impl_);
+  const auto &a = impl_->globalExchangeConstraints, &b = o.impl_->globalExchangeConstraints;
+  if (a.size() != b.size())
+    return a.size() < b.size();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].bandwidth != b[i].bandwidth)
+      return a[i].bandwidth < b[i].bandwidth;
+    if (a[i].flows != b[i].flows)
+      return a[i].flows < b[i].flows;
+  }
+  return false;
 }
 
 // Device buffers may be unaligned: elements are moved with memcpy.

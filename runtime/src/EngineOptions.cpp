@@ -1,105 +1,23 @@
 // Copyright (c) Aspen contributors.
 #include "EngineOptions.hpp"
 
+#include "OptionTable.hpp"
+
 #include "poplar/exceptions.hpp"
 
 #include <cstdlib>
-#include <initializer_list>
 #include <map>
 
 namespace aspen::rt {
 
 namespace {
 
-enum class ValueKind { Bool, Text, Unsigned, Choice };
-
-struct OptionSpec {
-  ValueKind kind;
-  std::initializer_list<const char *> choices = {};
-};
-
-// Engine options of Poplar's Engine / compileGraph that Aspen accepts. Most
-// only matter on hardware and are accepted so that programs run unchanged.
-const std::map<std::string, OptionSpec> &knownOptions() {
-  static const std::map<std::string, OptionSpec> options = {
-      {"debug.retainDebugInformation", {ValueKind::Bool}},
-      {"debug.instrument", {ValueKind::Bool}},
-      {"debug.instrumentCompute", {ValueKind::Bool}},
-      {"debug.instrumentControlFlow", {ValueKind::Bool}},
-      {"debug.instrumentExternalExchange", {ValueKind::Bool}},
-      {"debug.computeInstrumentationLevel", {ValueKind::Choice, {"tile", "vertex", "device", "ipu"}}},
-      {"debug.allowOutOfMemory", {ValueKind::Bool}},
-      {"debug.outputAllSymbols", {ValueKind::Bool}},
-      {"debug.verify", {ValueKind::Bool}},
-      {"debug.floatPointOpException", {ValueKind::Bool}},
-      {"debug.nanOverflowException", {ValueKind::Bool}},
-      {"debug.supervisorStackSizeInBytes", {ValueKind::Unsigned}},
-      {"debug.workerStackSizeInBytes", {ValueKind::Unsigned}},
-      {"autoReport.all", {ValueKind::Bool}},
-      {"autoReport.directory", {ValueKind::Text}},
-      {"autoReport.outputGraphProfile", {ValueKind::Bool}},
-      {"autoReport.outputExecutionProfile", {ValueKind::Bool}},
-      {"autoReport.outputHtml", {ValueKind::Bool}}, // Aspen: report.html, the analyser page
-      {"autoReport.outputLoweredVars", {ValueKind::Bool}},
-      {"autoReport.outputArchive", {ValueKind::Bool}},
-      {"autoReport.outputDebugInfo", {ValueKind::Bool}},
-      {"autoReport.outputSerializedGraph", {ValueKind::Bool}},
-      {"autoReport.streamAtEachRun", {ValueKind::Bool}},
-      {"autoReport.executionProfileProgramRunCount", {ValueKind::Unsigned}},
-      {"exchange.streamBufferOverlap", {ValueKind::Choice, {"none", "hostRearrangeOnly", "any"}}},
-      {"exchange.enablePrefetch", {ValueKind::Bool}},
-      {"target.saveArchive", {ValueKind::Text}},
-      {"target.deterministicWorkers", {ValueKind::Choice, {"true", "false", "portable"}}},
-      {"target.hostSyncTimeout", {ValueKind::Unsigned}},
-  };
-  return options;
-}
-
-// Families whose every key is accepted: the profiler's settings, Poplar's
-// compiler optimisation and stream-callback settings (no effect on the
-// simulator), and Aspen's own compiler options (read by compileGraph).
-const char *const acceptedPrefixes[] = {"profiler.", "opt.", "streamCallbacks.", "aspen."};
-
 bool parseBool(const std::string &key, const std::string &value) {
   if (value == "true")
     return true;
   if (value == "false")
     return false;
-  throw poplar::invalid_option("Engine option '" + key + "' must be \"true\" or \"false\", not \"" + value +
-                               "\"");
-}
-
-void check(const std::string &key, const std::string &value) {
-  for (const char *prefix : acceptedPrefixes)
-    if (key.rfind(prefix, 0) == 0)
-      return;
-  auto it = knownOptions().find(key);
-  if (it == knownOptions().end())
-    throw poplar::invalid_option("Unrecognised engine option '" + key + "'");
-  const OptionSpec &spec = it->second;
-  switch (spec.kind) {
-  case ValueKind::Bool:
-    parseBool(key, value);
-    return;
-  case ValueKind::Text:
-    return;
-  case ValueKind::Unsigned:
-    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
-      throw poplar::invalid_option("Engine option '" + key + "' must be an unsigned integer, not \"" + value +
-                                   "\"");
-    return;
-  case ValueKind::Choice: {
-    std::string allowed;
-    for (const char *choice : spec.choices) {
-      if (value == choice)
-        return;
-      allowed += allowed.empty() ? "" : ", ";
-      allowed += choice;
-    }
-    throw poplar::invalid_option("Engine option '" + key + "' must be one of " + allowed + ", not \"" +
-                                 value + "\"");
-  }
-  }
+  throw poplar::invalid_option("Option '" + key + "' must be \"true\" or \"false\", not \"" + value + "\"");
 }
 
 bool flag(const poplar::OptionFlags &o, const char *key, bool otherwise) {
@@ -117,8 +35,9 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
     for (const auto &[key, value] : fromEnvironment)
       result.all.set(key, value);
   }
+  // Every key is checked against the one option table (compiler/src/OptionTable.cpp).
   for (const auto &[key, value] : result.all)
-    check(key, value);
+    aspen::compiler::checkOption(key, value);
 
   const poplar::OptionFlags &o = result.all;
   const bool all = flag(o, "autoReport.all", false);

@@ -18,7 +18,9 @@
 namespace aspen::compiler {
 namespace {
 
-enum class ProblemKind : std::uint8_t { Mapping, Connection, Program };
+/// WriteConflict: two vertices of one compute set write one element (Poplar:
+/// graph_cycle_error when that is all that is wrong).
+enum class ProblemKind : std::uint8_t { Mapping, Connection, Program, WriteConflict };
 
 struct Problem {
   ProblemKind kind;
@@ -287,7 +289,7 @@ void checkOverlappingWrites(const ir::GraphData &g, std::uint32_t cs, Problems &
                      g.describeVariable(b.var) + " (tensors " + writeTensor(g, a).shortString() + " and " +
                      writeTensor(g, b).shortString() + ")";
             }
-            out.push_back({ProblemKind::Connection, std::move(text)});
+            out.push_back({sameEdge ? ProblemKind::Connection : ProblemKind::WriteConflict, std::move(text)});
           }
         }
       }
@@ -626,10 +628,11 @@ void validateGraph(const ir::GraphData &g, const std::vector<const ir::ProgramNo
   if (problems.empty())
     return;
 
-  bool allMapping = true, allProgram = true;
+  bool allMapping = true, allProgram = true, allConflicts = true;
   for (const Problem &p : problems) {
     allMapping &= p.kind == ProblemKind::Mapping;
     allProgram &= p.kind == ProblemKind::Program;
+    allConflicts &= p.kind == ProblemKind::WriteConflict;
   }
   std::ostringstream msg;
   msg << "The graph cannot be compiled: " << problems.size()
@@ -642,6 +645,8 @@ void validateGraph(const ir::GraphData &g, const std::vector<const ir::ProgramNo
     throw poplar::invalid_tile_mapping(msg.str());
   if (allProgram)
     throw poplar::control_program_error(msg.str());
+  if (allConflicts)
+    throw poplar::graph_cycle_error(msg.str());
   throw poplar::graph_connection_error(msg.str());
 }
 

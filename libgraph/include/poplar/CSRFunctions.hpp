@@ -32,6 +32,21 @@ struct FloatingPointBehaviour {
 void setFloatingPointBehaviour(Graph &graph, program::Sequence &prog, const FloatingPointBehaviour &behaviour,
                                const DebugContext &debugContext = {});
 
+/// Records the floating-point behaviour in force at this point of `prog` in a
+/// new scalar UNSIGNED_INT tensor (returned), then clears the flags set in
+/// `clear` and sets those set in `set`. Pass the tensor to
+/// `setFloatingPointBehaviour(graph, prog, behaviour)` to restore it. Aspen's
+/// tiles always behave as the default (every flag on), which the tensor holds.
+Tensor getAndModifyFloatingPointBehaviour(Graph &graph, program::Sequence &prog,
+                                          const FloatingPointBehaviour &clear,
+                                          const FloatingPointBehaviour &set,
+                                          const DebugContext &debugContext = {});
+
+/// Restores a behaviour saved by `getAndModifyFloatingPointBehaviour`; throws
+/// `poplar_error` naming a tensor that is not a scalar UNSIGNED_INT.
+void setFloatingPointBehaviour(Graph &graph, program::Sequence &prog, const Tensor &behaviour,
+                               const DebugContext &debugContext = {});
+
 /// Enables or disables stochastic rounding at this point of `prog`; a no-op in
 /// Aspen (see setFloatingPointBehaviour).
 void setStochasticRounding(Graph &graph, program::Sequence &prog, bool enable,

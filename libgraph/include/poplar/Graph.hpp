@@ -4,24 +4,34 @@
 
 #include <poplar/ArrayRef.hpp>
 #include <poplar/DebugContext.hpp>
+#include <poplar/Device.hpp>
 #include <poplar/GraphElements.hpp>
 #include <poplar/Interval.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/PerfEstimateFunc.hpp>
 #include <poplar/Program.hpp>
+#include <poplar/SerializationFormat.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
+#include <poplar/TensorCloneMethod.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/TypeTraits.hpp>
+#include <poplar/VariableMappingMethod.hpp>
 #include <poplar/Version.hpp>
+#include <poplar/exceptions.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace aspen {
@@ -32,21 +42,8 @@ struct GraphData;
 
 namespace poplar {
 
-class Device;
-
 /// Tile mapping: `m[tile]` holds intervals of the tensor's flattened element indices.
 using TileToTensorMapping = std::vector<std::vector<Interval>>;
-
-enum class VariableMappingMethod { NONE, LINEAR };
-
-enum class TensorCloneMethod {
-  PRESERVE_ORDER_AND_ALIASES,
-  CREATE_NEW_ORDER,
-  PRESERVE_ORDER_UNLESS_ALIASES,
-  GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES,
-};
-
-enum class TensorCloneDuplicationMethod { DUPLICATE_BY_OUTER_DIMENSION, DUPLICATE_BY_TILE_CONTIGUOUS_REGION };
 
 enum class CodeletFileType { PreprocessedAsmSource, AsmSource, CSource, CppSource, IrSource, Object, Auto };
 
@@ -153,7 +150,13 @@ public:
   }
   void setInitialValueHalf(const Tensor &t, ArrayRef<uint16_t> values);
 
+  /// True when every element of `t` belongs to a constant.
   bool isConstant(const Tensor &t) const;
+  /// The whole variable a VariableRef (from `Tensor::getVarRegions`) names.
+  Tensor getVariable(VariableRef v) const;
+  /// The physical tile of virtual tile `virtualTileId` of this graph
+  /// (Aspen numbers tiles the same way in both, so this is the absolute tile).
+  unsigned convertVirtualTileToPhysicalTile(unsigned virtualTileId) const;
   Tensor findUnbroadcastTensor(const Tensor &t) const;
 
   // --- tile mapping --------------------------------------------------------
@@ -199,9 +202,22 @@ public:
     template <class T>
     ConnectionDesc(StringRef field, const std::vector<T> &ts)
         : field(field.str()), tensors(ts.begin(), ts.end()), isVector(true) {}
+    /// `{"field", 3}`: a constant holding `value` (converted to the field's
+    /// element type) is made on the vertex's tile and connected, as
+    /// `Graph::connect(FieldRef, T)` does.
+    template <class T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
+    ConnectionDesc(StringRef field, T value)
+        : field(field.str()), isVector(false), valueType(equivalent_device_type<T>().value) {
+      static_assert(sizeof(T) <= sizeof(valueBytes), "scalar connection value too large");
+      std::memcpy(valueBytes, &value, sizeof(T));
+    }
     std::string field;
     std::vector<Tensor> tensors;
     bool isVector;
+    /// Aspen: the host type of a scalar value (invalid for tensor connections).
+    Type valueType;
+    /// Aspen: the host bytes of a scalar value.
+    unsigned char valueBytes[8] = {};
   };
   VertexRef addVertex(ComputeSet cs, StringRef vertexType);
   VertexRef addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections);
@@ -210,6 +226,14 @@ public:
   template <class T> void connect(FieldRef field, const std::vector<T> &tensors) {
     std::vector<Tensor> ts(tensors.begin(), tensors.end());
     connect(field, ArrayRef<Tensor>(ts));
+  }
+  /// Connects a constant holding `value` to a scalar (or one-element vector)
+  /// input field: the constant has the field's element type and lives on the
+  /// vertex's tile (mapped when the vertex is mapped).
+  /// Example: `graph.connect(v["n"], 16u);`
+  template <typename T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
+  void connect(FieldRef field, T value) {
+    connectScalarValue(field, equivalent_device_type<T>().value, &value);
   }
   void setFieldSize(FieldRef field, std::size_t size);
   std::size_t getFieldSize(FieldRef field) const;
@@ -247,6 +271,16 @@ public:
                                bool optimiseMemory = false);
   Function addFunction(const program::Program &program);
 
+  // --- serialisation -------------------------------------------------------
+  /// Writes the graph (target, variables with their tile mappings, constants'
+  /// values, compute sets, vertices and their connections, host handles and
+  /// streams) to `out`. `SerializationFormat::JSON` is a JSON document for
+  /// people and tools; `Binary` is the same document as CBOR behind an 8-byte
+  /// header. Both are described in docs/graph-serialization.md.
+  void serialize(std::ostream &out, SerializationFormat format) const;
+  /// The same, with the programs `progs` (program i as the Engine's run(i)).
+  void serialize(std::ostream &out, ArrayRef<program::Program> progs, SerializationFormat format) const;
+
   // --- debug output --------------------------------------------------------
   void outputComputeGraph(std::ostream &os, ArrayRef<program::Program> progs = {}) const;
   void outputVertexGraph(std::ostream &os, ArrayRef<program::Program> progs = {}) const;
@@ -273,6 +307,7 @@ private:
                                bool splat);
   void setFieldInitialValue(const FieldRef &field, const Type &hostType, const void *values,
                             std::size_t count, bool scalar);
+  void connectScalarValue(FieldRef field, const Type &hostType, const void *value);
 
   std::shared_ptr<aspen::ir::GraphData> data_;
   unsigned tileBase_;

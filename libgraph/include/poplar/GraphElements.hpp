@@ -66,6 +66,15 @@ inline FieldRef VertexRef::operator[](StringRef fieldName) const {
 
 enum class ReplicatedStreamMode { REPLICATE, BROADCAST };
 
+/// The kind of a DataStream.
+enum class DataStreamType {
+  HostToDeviceFIFO,
+  DeviceToHostFIFO,
+  HostToDeviceBuffer,
+  DeviceToHostBuffer,
+  RemoteBuffer
+};
+
 /// A host stream made by `addHostToDeviceFIFO` or `addDeviceToHostFIFO`.
 class DataStream {
 public:
@@ -78,6 +87,11 @@ public:
   Type elementType() const { return type_; }
   std::size_t numElements() const { return numElements_; }
   Direction direction() const { return direction_; }
+  /// HostToDeviceFIFO or DeviceToHostFIFO (Aspen's streams are FIFOs).
+  DataStreamType type() const {
+    return direction_ == Direction::HostToDevice ? DataStreamType::HostToDeviceFIFO
+                                                 : DataStreamType::DeviceToHostFIFO;
+  }
   bool valid() const { return id_ != ~0u; }
 
 private:

@@ -2,6 +2,7 @@
 #ifndef POPLAR_OPTIONFLAGS_HPP
 #define POPLAR_OPTIONFLAGS_HPP
 
+#include <poplar/ProfileValue.hpp>
 #include <poplar/StringRef.hpp>
 
 #include <initializer_list>
@@ -40,6 +41,8 @@ public:
   bool empty() const { return map_.empty(); }
   std::size_t size() const { return map_.size(); }
   bool contains(StringRef option) const { return map_.count(option.str()) != 0; }
+  /// The entry of `option`, or `end()` when it is not set.
+  const_iterator find(StringRef option) const { return map_.find(option.str()); }
 
   const_iterator begin() const { return map_.begin(); }
   const_iterator end() const { return map_.end(); }
@@ -56,6 +59,8 @@ private:
 void readJSON(StringRef string, OptionFlags &flags);
 void readJSON(std::istream &stream, OptionFlags &flags);
 std::ostream &operator<<(std::ostream &os, const OptionFlags &flags);
+/// The options as a ProfileValue Map of strings (for debug information).
+ProfileValue getAsProfileValue(const OptionFlags &flags);
 
 } // namespace poplar
 

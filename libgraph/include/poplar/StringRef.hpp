@@ -24,6 +24,8 @@ public:
   const char *end() const { return ptr_ + size_; }
   char operator[](std::size_t i) const { return ptr_[i]; }
   std::string str() const { return std::string(ptr_, size_); }
+  /// An owning copy of the characters.
+  std::string cloneAsString() const { return str(); }
   operator std::string() const { return str(); }
 
 private:

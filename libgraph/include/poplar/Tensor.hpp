@@ -7,9 +7,11 @@
 #include <poplar/Type.hpp>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace aspen {
@@ -29,6 +31,7 @@ public:
   explicit VariableRef(unsigned id) : id_(id) {}
   unsigned getId() const { return id_; }
   bool operator==(const VariableRef &o) const { return id_ == o.id_; }
+  bool operator!=(const VariableRef &o) const { return id_ != o.id_; }
   bool operator<(const VariableRef &o) const { return id_ < o.id_; }
 
 private:
@@ -85,6 +88,17 @@ public:
   std::string getDebugStr() const;
   std::string getVarStr() const;
   std::string shortString() const;
+  /// The shape as Poplar prints it: `[2,3]` (a scalar is `[]`).
+  std::string shapeToString() const;
+
+  /// When every element of this tensor belongs to a constant and all have the
+  /// same value, stores that value (converted to `T`) in `*val` and returns
+  /// true; otherwise returns false and leaves `*val` alone.
+  /// Example: `float v; if (t.getConstantValue(&v)) ...`
+  template <typename T> bool getConstantValue(T *val) const {
+    static_assert(std::is_arithmetic<T>::value, "getConstantValue needs an arithmetic type");
+    return getConstantValueAs(equivalent_device_type<T>().value, val);
+  }
 
   // --- views ---------------------------------------------------------------
   /// Index the first dimension; a rank-1 tensor gives a scalar (shape `{}`).
@@ -118,6 +132,7 @@ public:
   explicit Tensor(std::shared_ptr<const aspen::ir::TensorView> impl);
 
 private:
+  bool getConstantValueAs(const Type &hostType, void *val) const;
   std::shared_ptr<const aspen::ir::TensorView> impl_;
 };
 
@@ -132,5 +147,11 @@ bool operator!=(const Tensor &a, const Tensor &b);
 std::ostream &operator<<(std::ostream &os, const Tensor &t);
 
 } // namespace poplar
+
+namespace std {
+template <> struct hash<poplar::VariableRef> {
+  std::size_t operator()(const poplar::VariableRef &v) const { return std::hash<unsigned>()(v.getId()); }
+};
+} // namespace std
 
 #endif

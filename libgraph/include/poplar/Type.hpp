@@ -49,6 +49,8 @@ public:
   bool isIntegral() const;
   bool isSigned() const;
   bool valid() const { return id_ != Id::Invalid; }
+  /// True for types whose tensors carry metadata (QUARTER: format and scale).
+  bool requiresMetadata() const { return id_ == Id::Quarter; }
   Id id() const { return id_; }
   /// A stable hash of the type.
   std::size_t hash() const { return static_cast<std::size_t>(id_); }

@@ -3,6 +3,7 @@
 #define POPLAR_VERTEXINTROSPECTOR_HPP
 
 #include <poplar/Type.hpp>
+#include <poplar/VectorLayout.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -19,11 +20,6 @@ struct GraphData;
 namespace poplar {
 
 class Target;
-
-namespace layout {
-enum class Vector { NotAVector, Span, ShortSpan, OnePtr, ScaledPtr32, ScaledPtr64, ScaledPtr128 };
-enum class VectorList { NotAVector, OnePtr, ScaledPtr32, ScaledPtr64, ScaledPtr128, DeltaN, DeltaNElements };
-} // namespace layout
 
 /// One field of a vertex as seen by a perf estimator.
 class FieldData {

@@ -169,6 +169,12 @@ struct GraphData {
   std::vector<RemoteBufferRecord> remoteBuffers;
   std::vector<std::shared_ptr<ProgramNode>> functions;
 
+  /// Constants made by `Graph::connect(FieldRef, T)` for a vertex not yet
+  /// mapped: they go to the vertex's tile when it is mapped.
+  std::unordered_map<std::uint32_t, std::vector<VarId>> vertexScalarConstants;
+  /// The variable holding the simulated hardware random seeds (poplar/RandomSeed.hpp), once made.
+  std::int64_t hwSeedsVariable = -1;
+
   /// Describes a variable for messages: `'name' (variable 12, {2,3} float)`.
   std::string describeVariable(VarId v) const;
 };

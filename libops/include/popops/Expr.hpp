@@ -2,9 +2,12 @@
 #ifndef POPOPS_EXPR_HPP
 #define POPOPS_EXPR_HPP
 
+#include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/TypeTraits.hpp>
 #include <popops/ExprOp.hpp>
 
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <memory>

@@ -238,7 +238,7 @@ poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &t
   const poplar::Tensor m = t.dimShuffle(perm).reshape({rows, t.numElements() / rows});
   const std::size_t columns = m.dim(1);
   const unsigned numTiles = graph.getTarget().getNumTiles();
-  const unsigned typeSize = std::max(1u, graph.getTarget().getTypeSize(type));
+  const unsigned typeSize = std::max(1u, static_cast<unsigned>(graph.getTarget().getTypeSize(type)));
   // At least 128 bytes and minGrainSize elements per tile and row.
   const std::size_t minColumns =
       std::max<std::size_t>({1, minGrainSize, (128 + rows * typeSize - 1) / (rows * typeSize)});

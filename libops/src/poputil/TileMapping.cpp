@@ -27,7 +27,7 @@ void defaultLinearParams(const poplar::Graph &graph, const poplar::Type &type, u
                          unsigned &grainSize) {
   const auto &target = graph.getTarget();
   grainSize = std::max(1u, target.getVectorWidth(type));
-  const unsigned typeSize = std::max(1u, target.getTypeSize(type));
+  const unsigned typeSize = std::max(1u, static_cast<unsigned>(target.getTypeSize(type)));
   minElementsPerTile = (128 + typeSize - 1) / typeSize;
 }
 

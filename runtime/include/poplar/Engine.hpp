@@ -4,15 +4,18 @@
 
 #include <poplar/ArrayRef.hpp>
 #include <poplar/DebugContext.hpp>
+#include <poplar/Device.hpp>
 #include <poplar/Executable.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
+#include <poplar/exceptions.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -25,8 +28,6 @@ class EngineImpl;
 } // namespace aspen
 
 namespace poplar {
-
-class Device;
 
 /// Runs the programs of a compiled graph on a device.
 ///
@@ -89,6 +90,11 @@ public:
                 static_cast<const void *>(buf.data() + buf.size()));
   }
   template <class T> void writeTensor(StringRef handle, const std::vector<T> &buf) {
+    writeTensor(handle, ArrayRef<T>(buf));
+  }
+  /// `writeTensor<float>(handle, {10.0f})`: a braced list is an exact match
+  /// here, so the ArrayRef and vector forms do not make the call ambiguous.
+  template <class T> void writeTensor(StringRef handle, std::initializer_list<T> buf) {
     writeTensor(handle, ArrayRef<T>(buf));
   }
   /// Copies the tensor of host read handle `handle` (`Graph::createHostRead`)

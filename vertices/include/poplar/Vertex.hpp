@@ -76,6 +76,8 @@ template <typename T, VectorLayout L> struct SpanStorage {
   bool empty() const { return size() == 0; }
   T *begin() const { return aspenPtr_; }
   T *end() const { return aspenPtr_ + size(); }
+  /// `in->size()`, as Poplar's edge fields allow.
+  const SpanStorage *operator->() const { return this; }
 };
 
 } // namespace aspen_detail

@@ -1,0 +1,121 @@
+// Copyright (c) Aspen contributors.
+#include "OptionTable.hpp"
+
+#include "poplar/exceptions.hpp"
+
+namespace aspen::compiler {
+
+namespace {
+constexpr const char *kIgnored = "accepted; no effect on the simulator";
+} // namespace
+
+const std::vector<OptionRow> &optionTable() {
+  using K = OptionKind;
+  static const std::vector<OptionRow> table = {
+      // --- autoReport ---------------------------------------------------------------------
+      {"autoReport.all", K::Bool, {}, "write profile.json (graph and execution parts)"},
+      {"autoReport.directory", K::Text, {}, "directory of profile.json (default .)"},
+      {"autoReport.outputGraphProfile", K::Bool, {}, "write the graph/memory part of profile.json"},
+      {"autoReport.outputExecutionProfile", K::Bool, {}, "write the execution part of profile.json"},
+      {"autoReport.outputLoweredVars",
+       K::Bool,
+       {},
+       "write <autoReport.directory>/vars.json (as debug.loweredVarDumpFile)"},
+      {"autoReport.outputHtml", K::Bool, {}, "write report.html, the analyser page, beside profile.json (default true)"},
+      {"autoReport.outputArchive", K::Bool, {}, kIgnored},
+      {"autoReport.outputDebugInfo", K::Bool, {}, kIgnored},
+      {"autoReport.outputSerializedGraph",
+       K::Bool,
+       {},
+       "write <autoReport.directory>/serialized_graph.json (Graph::serialize, JSON)"},
+      {"autoReport.streamAtEachRun", K::Bool, {}, kIgnored},
+      {"autoReport.executionProfileProgramRunCount", K::Unsigned, {}, kIgnored},
+      // --- debug --------------------------------------------------------------------------
+      {"debug.allowOutOfMemory", K::Bool, {}, "compile a graph that does not fit; running it is refused"},
+      {"debug.loweredVarDumpFile",
+       K::Text,
+       {},
+       "write every variable's tile pieces with address and size to this file (JSON)"},
+      {"debug.computeInstrumentationLevel", K::Choice, {"vertex", "tile", "ipu", "device"}, kIgnored},
+      {"debug.instrument*", K::Bool, {}, "accepted; cycles are always counted"},
+      {"debug.retainDebugInformation", K::Bool, {}, kIgnored},
+      {"debug.outputAllSymbols", K::Bool, {}, kIgnored},
+      {"debug.verify", K::Bool, {}, "accepted; the compiler always validates the graph"},
+      {"debug.runtimeVerify", K::Bool, {}, "accepted; the loader always checks the executable"},
+      {"debug.floatPointOpException", K::Bool, {}, kIgnored},
+      {"debug.nanOverflowException", K::Bool, {}, kIgnored},
+      {"debug.supervisorStackSizeInBytes", K::Unsigned, {}, kIgnored},
+      {"debug.workerStackSizeInBytes", K::Unsigned, {}, kIgnored},
+      {"debug.branchRecordTile", K::Unsigned, {}, kIgnored},
+      {"debug.profilingTile", K::Unsigned, {}, kIgnored},
+      {"debug.cpuMultiThreadExecution", K::Bool, {}, kIgnored},
+      {"debug.trace", K::Bool, {}, kIgnored},
+      {"debug.traceFile", K::Text, {}, kIgnored},
+      {"debug.loweredVarDumpNumOOMTiles", K::Unsigned, {}, kIgnored},
+      // --- exchange -----------------------------------------------------------------------
+      {"exchange.streamBufferOverlap", K::Choice, {"none", "hostRearrangeOnly", "any"}, kIgnored},
+      {"exchange.enablePrefetch", K::Bool, {}, kIgnored},
+      {"exchange.*", K::Text, {}, kIgnored},
+      // --- target -------------------------------------------------------------------------
+      {"target.saveArchive", K::Text, {}, kIgnored},
+      {"target.deterministicWorkers", K::Choice, {"true", "false", "portable"}, kIgnored},
+      {"target.hostSyncTimeout", K::Unsigned, {}, kIgnored},
+      {"target.*", K::Text, {}, kIgnored},
+      // --- families with no effect on the simulator ---------------------------------------
+      {"opt.*", K::Text, {}, kIgnored},
+      {"profiler.*", K::Text, {}, kIgnored},
+      {"streamCallbacks.*", K::Text, {}, kIgnored},
+      // --- Aspen's own (compileGraph checks aspen.compile*) -------------------------------
+      {"aspen.*", K::Text, {}, "Aspen's compiler options (docs/compiler.md)"},
+  };
+  return table;
+}
+
+namespace {
+
+bool matches(const char *pattern, const std::string &key) {
+  const std::string p(pattern);
+  if (!p.empty() && p.back() == '*')
+    return key.compare(0, p.size() - 1, p, 0, p.size() - 1) == 0;
+  return key == p;
+}
+
+} // namespace
+
+void checkOption(const std::string &key, const std::string &value) {
+  const OptionRow *row = nullptr;
+  for (const OptionRow &r : optionTable())
+    if (matches(r.key, key)) {
+      row = &r;
+      break;
+    }
+  if (!row)
+    throw poplar::invalid_option("Unrecognised engine option '" + key + "'");
+  switch (row->kind) {
+  case OptionKind::Bool:
+    if (value != "true" && value != "false")
+      throw poplar::invalid_option("Engine option '" + key + "' must be \"true\" or \"false\", not \"" +
+                                   value + "\"");
+    return;
+  case OptionKind::Text:
+    return;
+  case OptionKind::Unsigned:
+    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+      throw poplar::invalid_option("Engine option '" + key + "' must be an unsigned integer, not \"" + value +
+                                   "\"");
+    return;
+  case OptionKind::Choice: {
+    std::string allowed;
+    for (const char *choice : row->choices) {
+      if (value == choice)
+        return;
+      allowed += allowed.empty() ? "" : ", ";
+      allowed += choice;
+    }
+    throw poplar::invalid_option("Engine option '" + key + "' must be one of " + allowed + ", not \"" +
+                                 value + "\"");
+  }
+  }
+}
+
+} // namespace aspen::compiler

@@ -1,0 +1,88 @@
+# Poplar 3.x programs build against Aspen unchanged (label conformance, plus error and
+# integration): small clients in compat/ written the way Poplar users write them.
+
+# (1) What each public header brings in. One generated translation unit per host header of
+# poplar/, popops/, poplin/, popnn/, poputil/ and poprand/ includes only that header, under
+# -std=c++11, and uses what a client of Poplar's header may use without another include:
+#  - every header that declares a function taking `poplar::Graph &` makes poplar::Graph,
+#    program::Sequence and poplar::poplar_error complete, and brings the standard headers
+#    Poplar's Graph.hpp chain does (<vector>, <string>, <memory>, <functional>, <map>,
+#    <limits>, <cmath>, <numeric>, <cassert>, <utility>);
+#  - Engine.hpp, Graph.hpp, DeviceManager.hpp, IPUModel.hpp and Device.hpp give a complete
+#    poplar::Device; Target.hpp and Engine.hpp give poplar/exceptions.hpp;
+#  - popops/ElementWise.hpp and popops/Expr.hpp give <cassert> and poplar::TypeTraits, as
+#    PopLibs' do.
+# The units are built with the project (a header that stops providing something breaks the
+# build); the test names each failing header.
+set(_compat_device_headers poplar/Engine.hpp poplar/Graph.hpp poplar/DeviceManager.hpp poplar/IPUModel.hpp
+  poplar/Device.hpp)
+set(_compat_exception_headers ${_compat_device_headers} poplar/Target.hpp)
+set(_compat_expr_headers popops/ElementWise.hpp popops/Expr.hpp)
+set(_compat_units "")
+foreach(_header IN LISTS ASPEN_PUBLIC_HOST_HEADERS)
+  if(NOT _header MATCHES "^(poplar|popops|poplin|popnn|poputil|poprand)/")
+    continue()
+  endif()
+  set(_body "")
+  set(_source "")
+  foreach(_dir IN LISTS ASPEN_HOST_HEADER_DIRS)
+    if(EXISTS ${_dir}/${_header})
+      file(READ ${_dir}/${_header} _source)
+    endif()
+  endforeach()
+  if(_source MATCHES "poplar::Graph &|[(,] *Graph &")
+    string(APPEND _body
+      "void useGraphKit(poplar::Graph &g, poplar::program::Sequence &seq) {\n"
+      "  try { seq.add(poplar::program::Sequence()); (void)g.getTarget(); }\n"
+      "  catch (const poplar::poplar_error &e) { (void)e.what(); }\n"
+      "  std::vector<std::string> names{\"a\"};\n"
+      "  std::unique_ptr<int> p(new int(1));\n"
+      "  std::function<int(int)> f = [](int x) { return x; };\n"
+      "  std::map<std::string, int> m{{names[0], f(*p)}};\n"
+      "  assert(m.size() == 1);\n"
+      "  (void)std::accumulate(names.begin(), names.end(), std::string());\n"
+      "  (void)std::sqrt(std::numeric_limits<float>::max());\n"
+      "  (void)std::make_pair(1, 2);\n"
+      "}\n")
+  endif()
+  if(_header IN_LIST _compat_device_headers)
+    string(APPEND _body
+      "unsigned useDevice(const poplar::Device &d) { return d.getId() + sizeof(poplar::Device); }\n")
+  endif()
+  if(_header IN_LIST _compat_exception_headers)
+    string(APPEND _body
+      "const char *useException(const poplar::invalid_option &e) { return e.what(); }\n")
+  endif()
+  if(_header IN_LIST _compat_expr_headers)
+    string(APPEND _body
+      "std::size_t useTraits() { assert(true); return poplar::TypeTraits::make<float>().size; }\n")
+  endif()
+  set(_unit ${CMAKE_CURRENT_BINARY_DIR}/sdk_headers/c++11/compat/${_header}.cpp)
+  file(CONFIGURE OUTPUT ${_unit} CONTENT "#include <${_header}>\n${_body}")
+  list(APPEND _compat_units ${_unit})
+endforeach()
+add_library(compat_header_units OBJECT ${_compat_units})
+set_target_properties(compat_header_units PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON
+  CXX_EXTENSIONS OFF)
+target_compile_options(compat_header_units PRIVATE -Wall -Wextra -Werror -Wno-unused-function)
+target_include_directories(compat_header_units PRIVATE ${ASPEN_SDK_DIR}/include)
+add_dependencies(compat_header_units aspen_sdk_headers)
+add_test(NAME compat_headers_provide
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/check_headers.sh ${CMAKE_BINARY_DIR}
+          ${CMAKE_GENERATOR} compat_header_units)
+set_tests_properties(compat_headers_provide PROPERTIES LABELS conformance TIMEOUT 300)
+
+# (2) Clients. Each file names the issue items it checks.
+aspen_add_test(compat_api LABEL conformance
+  SOURCES compat/api_headers_engine.cpp compat/api_serialize.cpp compat/api_options.cpp
+          compat/api_scalar_connect.cpp compat/api_overloads.cpp compat/api_debuginfo.cpp
+  LIBS nlohmann_json::nlohmann_json)
+aspen_add_test(compat_errors LABEL error SOURCES error/compat_errors.cpp)
+
+# (3) CMake and link lines as Poplar users write them, and popc --version.
+add_test(NAME compat_cmake_packages
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/compat/cmake_packages.sh ${ASPEN_SDK_DIR}
+          ${CMAKE_CURRENT_SOURCE_DIR}/compat/client ${CMAKE_GENERATOR} ${CMAKE_CXX_COMPILER}
+          ${CMAKE_BINARY_DIR})
+set_tests_properties(compat_cmake_packages PROPERTIES LABELS integration TIMEOUT 300
+  ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Issue 10 items 6 and 7: a Poplar user's build, unchanged, against Aspen's SDK tree:
+#  - find_package(poplar) then target_link_libraries(app poplar popops poputil poplin popnn
+#    poprand), and the same with find_package(poplibs);
+#  - the PopLibs libraries record their dependencies (libpoplin.so NEEDs libpopops,
+#    libpoputil, libpoplar), so `g++ prog.cpp -lpoplar -lpoputil -lpoplin` links;
+#  - `popc --version`: the third word of the first line is the Poplar version, as build
+#    scripts parse it (`popc --version | cut -d ' ' -f3 | head -1`).
+#
+# The find_package checks run against the build tree's SDK and against a `cmake --install` prefix.
+#
+#   cmake_packages.sh <sdk dir> <client source dir> <generator> <c++> <aspen build dir>
+set -euo pipefail
+
+sdk=$(cd "$1" && pwd -P)
+client_src=$2
+generator=$3
+cxx=$4
+build_dir=$5
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/aspen-compat-cmake.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+cp -r "$client_src" "$scratch/client"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+unset POPLAR_SDK_ENABLED CPATH LIBRARY_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH Aspen_DIR poplar_DIR poplibs_DIR
+
+prefix=$scratch/prefix
+cmake --install "$build_dir" --prefix "$prefix" >"$scratch/install.log" 2>&1 ||
+  { cat "$scratch/install.log"; fail "cmake --install"; }
+
+for root in "$sdk" "$prefix"; do
+  for package in poplar poplibs; do
+    dir=$scratch/build-$package-$(basename "$root")
+    flag=OFF
+    [[ $package == poplibs ]] && flag=ON
+    echo "+ find_package($package) with CMAKE_PREFIX_PATH=$root"
+    cmake -S "$scratch/client" -B "$dir" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_PREFIX_PATH="$root" -DUSE_POPLIBS_PACKAGE=$flag >"$dir.configure.log" 2>&1 ||
+      { cat "$dir.configure.log"; fail "configuring with find_package($package) against $root"; }
+    found=$(sed -n "s/^${package}_DIR:PATH=//p" "$dir/CMakeCache.txt")
+    [[ $found == "$root/lib/cmake/$package" ]] || fail "found $package in '$found', not in $root/lib/cmake/$package"
+    cmake --build "$dir" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; fail "building with find_package($package)"; }
+    "$dir/app" | tee "$dir.out"
+    grep -q '^client OK' "$dir.out" || fail "the find_package($package) client against $root did not report success"
+  done
+done
+
+echo "+ NEEDED entries of the PopLibs libraries"
+needed() { readelf -d "$sdk/lib/$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+for dep in libpopops.so libpoputil.so libpoplar.so; do
+  needed libpoplin.so | grep -q "^$dep" || fail "libpoplin.so does not NEED $dep"
+  needed libpopnn.so | grep -q "^$dep" || fail "libpopnn.so does not NEED $dep"
+done
+needed libpopops.so | grep -q '^libpoputil.so' || fail "libpopops.so does not NEED libpoputil.so"
+
+echo "+ g++ matmul_only.cpp -lpoplar -lpoputil -lpoplin"
+(
+  # shellcheck source=/dev/null
+  source "$sdk/enable.sh"
+  cd "$scratch/client"
+  "$cxx" -std=c++11 matmul_only.cpp -lpoplar -lpoputil -lpoplin -o matmul_only ||
+    fail "a link line naming poplar poputil poplin"
+  ./matmul_only | grep -q '^matmul OK' || fail "matmul_only did not report success"
+
+  echo "+ popc --version"
+  first=$(popc --version | head -1)
+  echo "$first"
+  version=$(popc --version | cut -d ' ' -f3 | head -1)
+  [[ $version =~ ^3\.[0-9]+\.[0-9]+$ ]] || fail "popc --version's third word is '$version', not a Poplar version"
+  [[ $first == "POPLAR version $version "* ]] || fail "popc --version's first line is '$first'"
+)
+
+echo "PASSED: find_package(poplar), find_package(poplibs), -lpoplar -lpoputil -lpoplin, popc --version"
