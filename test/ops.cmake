@@ -47,3 +47,7 @@ set_source_files_properties(bench/popops_bench.cpp PROPERTIES COMPILE_OPTIONS -O
 # Hostile inputs to every libops family: rejected with a named error, or a graph that runs.
 aspen_add_test(ops_hostile_inputs LABEL error SOURCES error/ops_hostile_inputs.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn Aspen::poprand)
+
+# --- issue 10 items 8 and 9: more PopLibs functions, convolutions, normalisation ---------------------
+# (test/compat.cmake does not exist on this branch: the client-style test is registered here.)
+aspen_add_test(popops_more LABEL golden SOURCES golden/popops_more.cpp LIBS Aspen::popops Aspen::popnn)
