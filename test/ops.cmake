@@ -51,3 +51,4 @@ aspen_add_test(ops_hostile_inputs LABEL error SOURCES error/ops_hostile_inputs.c
 # --- issue 10 items 8 and 9: more PopLibs functions, convolutions, normalisation ---------------------
 # (test/compat.cmake does not exist on this branch: the client-style test is registered here.)
 aspen_add_test(popops_more LABEL golden SOURCES golden/popops_more.cpp LIBS Aspen::popops Aspen::popnn)
+aspen_add_test(poplin_conv LABEL golden SOURCES golden/poplin_conv.cpp LIBS Aspen::poplin Aspen::popnn)

@@ -25,8 +25,9 @@ std::pair<poplar::Tensor, poplar::Tensor> createNormParams(poplar::Graph &graph,
 /// Per-channel mean and inverse standard deviation 1/sqrt(var + eps) ({C} each, the
 /// activations' type) over N and the field; `unbiasedVarEstimate` divides by n - 1;
 /// `stableAlgo` subtracts the mean before squaring. Sums are kept in `partialsType`.
-std::pair<poplar::Tensor, poplar::Tensor> normStatistics(poplar::Graph &graph, const poplar::Tensor &actsUngrouped,
-                                                         float eps, poplar::program::Sequence &prog,
+std::pair<poplar::Tensor, poplar::Tensor> normStatistics(poplar::Graph &graph,
+                                                         const poplar::Tensor &actsUngrouped, float eps,
+                                                         poplar::program::Sequence &prog,
                                                          bool unbiasedVarEstimate, bool stableAlgo = false,
                                                          const poplar::Type &partialsType = poplar::FLOAT,
                                                          const poplar::DebugContext &debugContext = {});
@@ -37,16 +38,15 @@ poplar::Tensor normWhiten(poplar::Graph &graph, const poplar::Tensor &acts, cons
                           const poplar::DebugContext &debugContext = {});
 
 /// actsWhitened * gamma + beta, per channel.
-poplar::Tensor normalise(poplar::Graph &graph, const poplar::Tensor &actsWhitened, const poplar::Tensor &gamma,
-                         const poplar::Tensor &beta, poplar::program::Sequence &prog,
-                         const poplar::DebugContext &debugContext = {});
+poplar::Tensor normalise(poplar::Graph &graph, const poplar::Tensor &actsWhitened,
+                         const poplar::Tensor &gamma, const poplar::Tensor &beta,
+                         poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {});
 
 /// (gammaDelta, betaDelta) = (sum of gradsIn * actsWhitened, sum of gradsIn), per channel.
-std::pair<poplar::Tensor, poplar::Tensor> normParamGradients(poplar::Graph &graph, const poplar::Tensor &actsWhitened,
-                                                             const poplar::Tensor &gradsIn,
-                                                             poplar::program::Sequence &prog,
-                                                             const poplar::Type &partialsType = poplar::FLOAT,
-                                                             const poplar::DebugContext &debugContext = {});
+std::pair<poplar::Tensor, poplar::Tensor>
+normParamGradients(poplar::Graph &graph, const poplar::Tensor &actsWhitened, const poplar::Tensor &gradsIn,
+                   poplar::program::Sequence &prog, const poplar::Type &partialsType = poplar::FLOAT,
+                   const poplar::DebugContext &debugContext = {});
 
 /// gradsIn * gamma (the gradient through normalise()).
 poplar::Tensor normGradients(poplar::Graph &graph, const poplar::Tensor &gradsIn, const poplar::Tensor &gamma,

@@ -166,7 +166,8 @@ Tensor weightMatrix(Graph &graph, Tensor w, const ConvParams &p, bool transposeA
       w = w.reverse(3 + d);
   }
   w = transformInput(graph, w, 3, p.kernelTransform);
-  kernelOut.assign(w.shape().begin() + 3, w.shape().end());
+  const std::vector<std::size_t> wshape = w.shape();
+  kernelOut.assign(wshape.begin() + 3, wshape.end());
   std::vector<unsigned> perm{0, 1};
   for (unsigned d = 0; d < nd; ++d)
     perm.push_back(3 + d);

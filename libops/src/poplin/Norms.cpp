@@ -62,8 +62,8 @@ void checkStat(const Tensor &s, std::size_t n, const std::string &op, const std:
 void checkSameShape(const Tensor &a, const Tensor &b, const std::string &op, const std::string &roleB) {
   aspen::ops::requireValid(b, op, roleB);
   if (a.shape() != b.shape())
-    throw poputil::poplibs_error(op + ": " + roleB + " " + aspen::ops::describe(b) + " must have the shape of " +
-                                 aspen::ops::describe(a));
+    throw poputil::poplibs_error(op + ": " + roleB + " " + aspen::ops::describe(b) +
+                                 " must have the shape of " + aspen::ops::describe(a));
 }
 
 } // namespace
@@ -74,12 +74,16 @@ void checkActs(const Tensor &acts, const std::string &op) {
     throw poputil::poplibs_error(op + ": the activations " + aspen::ops::describe(acts) +
                                  " must have shape {N, C, ...}");
   if (acts.elementType() != FLOAT && acts.elementType() != HALF)
-    throw poputil::poplibs_error(op + ": the activations " + aspen::ops::describe(acts) + " must be float or half");
+    throw poputil::poplibs_error(op + ": the activations " + aspen::ops::describe(acts) +
+                                 " must be float or half");
   if (acts.numElements() == 0)
-    throw poputil::poplibs_error(op + ": the activations " + aspen::ops::describe(acts) + " have no elements");
+    throw poputil::poplibs_error(op + ": the activations " + aspen::ops::describe(acts) +
+                                 " have no elements");
 }
 
-NormView channelView(const Tensor &acts) { return {[](const Tensor &t) { return t; }, allButChannel(acts)}; }
+NormView channelView(const Tensor &acts) {
+  return {[](const Tensor &t) { return t; }, allButChannel(acts)};
+}
 
 NormView groupView(const Tensor &acts, unsigned numGroups, bool strided, const std::string &op) {
   const std::size_t C = acts.dim(1);
@@ -103,33 +107,39 @@ std::pair<Tensor, Tensor> statistics(Graph &graph, const Tensor &acts, const Nor
                                      program::Sequence &prog, const DebugContext &dc, const std::string &op) {
   checkActs(acts, op);
   if (partialsType != FLOAT && partialsType != HALF)
-    throw poputil::poplibs_error(op + ": partialsType " + partialsType.toString().str() + " must be float or half");
+    throw poputil::poplibs_error(op + ": partialsType " + partialsType.toString().str() +
+                                 " must be float or half");
   const Tensor x = v.view(acts);
   const std::size_t n = reducedCount(x, v.dims);
   const float invN = 1.0f / static_cast<float>(n);
-  const Tensor sum = popops::reduce(graph, x, partialsType, v.dims, popops::Operation::ADD, prog, {dc, "sum"});
+  const Tensor sum =
+      popops::reduce(graph, x, partialsType, v.dims, popops::Operation::ADD, prog, {dc, "sum"});
   const Tensor mean = popops::map(graph, Mul(Cast(_1, FLOAT), Const(invN)), {sum}, prog, {dc, "mean"});
   Tensor var;
   if (stableAlgo) {
-    const Tensor centred = popops::map(graph, Sub(Cast(_1, FLOAT), _2), {x, mean.reshape(keptShape(x, v.dims))},
-                                       prog, {dc, "centred"});
-    const Tensor sq = popops::reduce(graph, centred, FLOAT, v.dims, popops::Operation::SQUARE_ADD, prog, {dc, "sumSq"});
+    const Tensor centred = popops::map(graph, Sub(Cast(_1, FLOAT), _2),
+                                       {x, mean.reshape(keptShape(x, v.dims))}, prog, {dc, "centred"});
+    const Tensor sq =
+        popops::reduce(graph, centred, FLOAT, v.dims, popops::Operation::SQUARE_ADD, prog, {dc, "sumSq"});
     var = popops::map(graph, Mul(_1, Const(invN)), {sq}, prog, {dc, "variance"});
   } else {
-    const Tensor sq = popops::reduce(graph, x, partialsType, v.dims, popops::Operation::SQUARE_ADD, prog, {dc, "sumSq"});
-    var = popops::map(graph, Max(Sub(Mul(Cast(_1, FLOAT), Const(invN)), Square(_2)), Const(0.0f)), {sq, mean}, prog,
-                      {dc, "variance"});
+    const Tensor sq =
+        popops::reduce(graph, x, partialsType, v.dims, popops::Operation::SQUARE_ADD, prog, {dc, "sumSq"});
+    var = popops::map(graph, Max(Sub(Mul(Cast(_1, FLOAT), Const(invN)), Square(_2)), Const(0.0f)), {sq, mean},
+                      prog, {dc, "variance"});
   }
-  const float unbias = unbiasedVarEstimate && n > 1 ? static_cast<float>(n) / static_cast<float>(n - 1) : 1.0f;
+  const float unbias =
+      unbiasedVarEstimate && n > 1 ? static_cast<float>(n) / static_cast<float>(n - 1) : 1.0f;
   const Type type = acts.elementType();
-  const Tensor invStdDev = popops::map(graph, Cast(Inv(Sqrt(Add(Mul(_1, Const(unbias)), Const(eps)))), type), {var},
-                                       prog, {dc, "invStdDev"});
-  const Tensor meanOut = type == FLOAT ? mean : popops::map(graph, Cast(_1, type), {mean}, prog, {dc, "mean"});
+  const Tensor invStdDev = popops::map(graph, Cast(Inv(Sqrt(Add(Mul(_1, Const(unbias)), Const(eps)))), type),
+                                       {var}, prog, {dc, "invStdDev"});
+  const Tensor meanOut =
+      type == FLOAT ? mean : popops::map(graph, Cast(_1, type), {mean}, prog, {dc, "mean"});
   return {meanOut.flatten(), invStdDev.flatten()};
 }
 
-Tensor whiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev, const NormView &v,
-              program::Sequence &prog, const DebugContext &dc, const std::string &op) {
+Tensor whiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev,
+              const NormView &v, program::Sequence &prog, const DebugContext &dc, const std::string &op) {
   checkActs(acts, op);
   const Tensor x = v.view(acts);
   const auto ks = keptShape(x, v.dims);
@@ -150,22 +160,24 @@ Tensor scaleShift(Graph &graph, const Tensor &whitened, const Tensor &gamma, con
   checkActs(whitened, op);
   checkStat(gamma, whitened.dim(1), op, "gamma");
   checkStat(beta, whitened.dim(1), op, "beta");
-  return popops::map(graph,
-                     Cast(Add(Mul(Cast(_1, FLOAT), Cast(_2, FLOAT)), Cast(_3, FLOAT)), whitened.elementType()),
-                     {whitened, perChannel(gamma, whitened), perChannel(beta, whitened)}, prog, {dc, "normalise"});
+  return popops::map(
+      graph, Cast(Add(Mul(Cast(_1, FLOAT), Cast(_2, FLOAT)), Cast(_3, FLOAT)), whitened.elementType()),
+      {whitened, perChannel(gamma, whitened), perChannel(beta, whitened)}, prog, {dc, "normalise"});
 }
 
 std::pair<Tensor, Tensor> paramGradients(Graph &graph, const Tensor &whitened, const Tensor &gradsIn,
-                                         const Type &partialsType, program::Sequence &prog, const DebugContext &dc,
-                                         const std::string &op) {
+                                         const Type &partialsType, program::Sequence &prog,
+                                         const DebugContext &dc, const std::string &op) {
   checkActs(whitened, op);
   checkSameShape(whitened, gradsIn, op, "gradsIn");
   const auto dims = allButChannel(whitened);
-  const Tensor prodT =
-      popops::map(graph, Mul(Cast(_1, FLOAT), Cast(_2, FLOAT)), {whitened, gradsIn}, prog, {dc, "gradsTimesWhitened"});
+  const Tensor prodT = popops::map(graph, Mul(Cast(_1, FLOAT), Cast(_2, FLOAT)), {whitened, gradsIn}, prog,
+                                   {dc, "gradsTimesWhitened"});
   const Type type = whitened.elementType();
-  const Tensor gammaDelta = popops::reduce(graph, prodT, type, dims, popops::Operation::ADD, prog, {dc, "gammaDelta"});
-  const Tensor betaDelta = popops::reduce(graph, gradsIn, type, dims, popops::Operation::ADD, prog, {dc, "betaDelta"});
+  const Tensor gammaDelta =
+      popops::reduce(graph, prodT, type, dims, popops::Operation::ADD, prog, {dc, "gammaDelta"});
+  const Tensor betaDelta =
+      popops::reduce(graph, gradsIn, type, dims, popops::Operation::ADD, prog, {dc, "betaDelta"});
   (void)partialsType;
   return {gammaDelta, betaDelta};
 }
@@ -190,13 +202,15 @@ Tensor gradients(Graph &graph, const Tensor &whitened, const Tensor &gradsIn, co
   const float invN = 1.0f / static_cast<float>(reducedCount(xv, v.dims));
   const Tensor m1 = popops::reduce(graph, gwv, FLOAT, v.dims, popops::Operation::ADD, prog, {dc, "sumGrads"});
   const Tensor gx = popops::map(graph, Mul(_1, Cast(_2, FLOAT)), {gwv, xv}, prog, {dc, "gradsTimesWhitened"});
-  const Tensor m2 = popops::reduce(graph, gx, FLOAT, v.dims, popops::Operation::ADD, prog, {dc, "sumGradsWhitened"});
+  const Tensor m2 =
+      popops::reduce(graph, gx, FLOAT, v.dims, popops::Operation::ADD, prog, {dc, "sumGradsWhitened"});
   Tensor out = graph.clone(whitened, {dc, "gradsOut"});
-  popops::mapWithOutput(
-      graph,
-      Cast(Mul(Cast(_5, FLOAT), Sub(Sub(_1, Mul(_2, Const(invN))), Mul(Cast(_3, FLOAT), Mul(_4, Const(invN))))),
-           whitened.elementType()),
-      {gwv, m1.reshape(ks), xv, m2.reshape(ks), invStdDev.reshape(ks)}, v.view(out), prog, {dc, "gradients"});
+  popops::mapWithOutput(graph,
+                        Cast(Mul(Cast(_5, FLOAT), Sub(Sub(_1, Mul(_2, Const(invN))),
+                                                      Mul(Cast(_3, FLOAT), Mul(_4, Const(invN))))),
+                             whitened.elementType()),
+                        {gwv, m1.reshape(ks), xv, m2.reshape(ks), invStdDev.reshape(ks)}, v.view(out), prog,
+                        {dc, "gradients"});
   return out;
 }
 
@@ -217,7 +231,8 @@ namespace poplin {
 
 namespace {
 
-Tensor channelParam(Graph &graph, const Tensor &acts, const Type &type, const std::string &name, const std::string &op) {
+Tensor channelParam(Graph &graph, const Tensor &acts, const Type &type, const std::string &name,
+                    const std::string &op) {
   aspen::norms::checkActs(acts, op);
   Tensor t = graph.addVariable(type, {acts.dim(1)}, name);
   poputil::mapTensorLinearly(graph, t);
@@ -279,8 +294,8 @@ Tensor normGradients(Graph &graph, const Tensor &gradsIn, const Tensor &gamma, p
   aspen::norms::checkActs(gradsIn, op);
   aspen::ops::requireValid(gamma, op, "gamma");
   if (gamma.numElements() != gradsIn.dim(1))
-    throw poputil::poplibs_error(op + ": gamma " + aspen::ops::describe(gamma) + " must have one element per channel of " +
-                                 aspen::ops::describe(gradsIn));
+    throw poputil::poplibs_error(op + ": gamma " + aspen::ops::describe(gamma) +
+                                 " must have one element per channel of " + aspen::ops::describe(gradsIn));
   std::vector<std::size_t> s{gradsIn.dim(1)};
   for (std::size_t d = 2; d < gradsIn.rank(); ++d)
     s.push_back(1);
@@ -293,7 +308,8 @@ Tensor normStatisticsGradients(Graph &graph, const Tensor &actsWhitened, const T
   const std::string op = "poplin::normStatisticsGradients";
   aspen::norms::checkActs(actsWhitened, op);
   // The gradients given are already multiplied by gamma: use gamma = 1.
-  Tensor ones = graph.addConstant(actsWhitened.elementType(), {actsWhitened.dim(1)}, 1.0f, {debugContext, "ones"});
+  Tensor ones =
+      graph.addConstant(actsWhitened.elementType(), {actsWhitened.dim(1)}, 1.0f, {debugContext, "ones"});
   graph.setTileMapping(ones, 0);
   return aspen::norms::gradients(graph, actsWhitened, gradsIn, invStdDev, ones,
                                  aspen::norms::channelView(actsWhitened), partialsType, prog,

@@ -20,7 +20,7 @@ namespace aspen::norms {
 
 struct NormView {
   std::function<poplar::Tensor(const poplar::Tensor &)> view; // activations shape -> statistics view
-  std::vector<std::size_t> dims;                               // dimensions of the view reduced
+  std::vector<std::size_t> dims;                              // dimensions of the view reduced
 };
 
 /// Checks `acts` ({N, C, ...}, float or half) and throws poplibs_error naming `op`.
@@ -31,8 +31,8 @@ void checkActs(const poplar::Tensor &acts, const std::string &op);
 std::pair<poplar::Tensor, poplar::Tensor> statistics(poplar::Graph &graph, const poplar::Tensor &acts,
                                                      const NormView &v, float eps, bool unbiasedVarEstimate,
                                                      bool stableAlgo, const poplar::Type &partialsType,
-                                                     poplar::program::Sequence &prog, const poplar::DebugContext &dc,
-                                                     const std::string &op);
+                                                     poplar::program::Sequence &prog,
+                                                     const poplar::DebugContext &dc, const std::string &op);
 
 /// (acts - mean) * invStdDev.
 poplar::Tensor whiten(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &mean,
@@ -41,15 +41,14 @@ poplar::Tensor whiten(poplar::Graph &graph, const poplar::Tensor &acts, const po
 
 /// whitened * gamma + beta (per channel, dimension 1 of the activations).
 poplar::Tensor scaleShift(poplar::Graph &graph, const poplar::Tensor &whitened, const poplar::Tensor &gamma,
-                          const poplar::Tensor &beta, poplar::program::Sequence &prog, const poplar::DebugContext &dc,
-                          const std::string &op);
+                          const poplar::Tensor &beta, poplar::program::Sequence &prog,
+                          const poplar::DebugContext &dc, const std::string &op);
 
 /// (sum over all but dimension 1 of gradsIn * whitened, sum of gradsIn), per channel.
-std::pair<poplar::Tensor, poplar::Tensor> paramGradients(poplar::Graph &graph, const poplar::Tensor &whitened,
-                                                         const poplar::Tensor &gradsIn,
-                                                         const poplar::Type &partialsType,
-                                                         poplar::program::Sequence &prog,
-                                                         const poplar::DebugContext &dc, const std::string &op);
+std::pair<poplar::Tensor, poplar::Tensor>
+paramGradients(poplar::Graph &graph, const poplar::Tensor &whitened, const poplar::Tensor &gradsIn,
+               const poplar::Type &partialsType, poplar::program::Sequence &prog,
+               const poplar::DebugContext &dc, const std::string &op);
 
 /// The gradient with respect to the activations through the whole layer (statistics included):
 /// invStdDev * (g' - mean(g') - xhat * mean(g' * xhat)) with g' = gradsIn * gamma and the means

@@ -29,101 +29,119 @@ aspen::norms::NormView viewOf(const Tensor &acts, const OptionFlags &options, co
 }
 } // namespace
 
-std::pair<Tensor, Tensor> batchNormStatistics(Graph &graph, const Tensor acts, float eps, program::Sequence &prog,
-                                        bool unbiasedVarEstimate, bool stableAlgo, const Type &partialsType,
-                                        const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> batchNormStatistics(Graph &graph, const Tensor acts, float eps,
+                                              program::Sequence &prog, bool unbiasedVarEstimate,
+                                              bool stableAlgo, const Type &partialsType,
+                                              const DebugContext &debugContext, const OptionFlags &options) {
   const std::string op = std::string(kLib) + "batchNormStatistics";
-  return aspen::norms::statistics(graph, acts, viewOf(acts, options, op), eps, unbiasedVarEstimate, stableAlgo,
-                                  partialsType, prog, {debugContext, "batchNormStatistics"}, op);
+  return aspen::norms::statistics(graph, acts, viewOf(acts, options, op), eps, unbiasedVarEstimate,
+                                  stableAlgo, partialsType, prog, {debugContext, "batchNormStatistics"}, op);
 }
 
 namespace {
 // The number of groups of statistics {N * G} computed for `acts` ({C} for batch norm).
 unsigned groupsOf(const Tensor &acts, const Tensor &stats) {
   return acts.valid() && stats.valid() && acts.rank() >= 2 && acts.dim(0) > 0
-             ? static_cast<unsigned>(stats.numElements() / acts.dim(0)) : 1u;
+             ? static_cast<unsigned>(stats.numElements() / acts.dim(0))
+             : 1u;
 }
 } // namespace
 
-Tensor batchNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev, program::Sequence &prog,
-                 const DebugContext &debugContext, const OptionFlags &options) {
+Tensor batchNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev,
+                       program::Sequence &prog, const DebugContext &debugContext,
+                       const OptionFlags &options) {
   const std::string op = std::string(kLib) + "batchNormWhiten";
   (void)groupsOf;
   return aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
                               {debugContext, "batchNormWhiten"}, op);
 }
 
-std::pair<Tensor, Tensor> batchNormalise(Graph &graph, const Tensor &acts, const Tensor &gamma, const Tensor &beta,
-                                   const Tensor &mean, const Tensor &invStdDev, program::Sequence &prog,
-                                   const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> batchNormalise(Graph &graph, const Tensor &acts, const Tensor &gamma,
+                                         const Tensor &beta, const Tensor &mean, const Tensor &invStdDev,
+                                         program::Sequence &prog, const DebugContext &debugContext,
+                                         const OptionFlags &options) {
   const std::string op = std::string(kLib) + "batchNormalise";
   const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
                                                {debugContext, "batchNormalise"}, op);
-  const Tensor out = aspen::norms::scaleShift(graph, whitened, gamma, beta, prog, {debugContext, "batchNormalise"}, op);
+  const Tensor out =
+      aspen::norms::scaleShift(graph, whitened, gamma, beta, prog, {debugContext, "batchNormalise"}, op);
   return {out, whitened};
 }
 
-std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean,
-                                            const Tensor &iStdDev, program::Sequence &prog, const Type &partialsType,
-                                            const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn,
+                                                  const Tensor &mean, const Tensor &iStdDev,
+                                                  program::Sequence &prog, const Type &partialsType,
+                                                  const DebugContext &debugContext,
+                                                  const OptionFlags &options) {
   const std::string op = std::string(kLib) + "batchNormParamGradients";
   const Tensor whitened = aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, options, op), prog,
                                                {debugContext, "batchNormParamGradients"}, op);
-  return aspen::norms::paramGradients(graph, whitened, gradsIn, partialsType, prog, {debugContext, "batchNormParamGradients"}, op);
+  return aspen::norms::paramGradients(graph, whitened, gradsIn, partialsType, prog,
+                                      {debugContext, "batchNormParamGradients"}, op);
 }
 
-std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
-                                            program::Sequence &prog, const Type &partialsType,
-                                            const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &actsWhitened,
+                                                  const Tensor &gradsIn, program::Sequence &prog,
+                                                  const Type &partialsType, const DebugContext &debugContext,
+                                                  const OptionFlags &options) {
   (void)options;
   return aspen::norms::paramGradients(graph, actsWhitened, gradsIn, partialsType, prog,
-                                      {debugContext, "batchNormParamGradients"}, std::string(kLib) + "batchNormParamGradients");
+                                      {debugContext, "batchNormParamGradients"},
+                                      std::string(kLib) + "batchNormParamGradients");
 }
 
-Tensor batchNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean, const Tensor &invStdDev,
-                    const Tensor &gamma, program::Sequence &prog, const Type &partialsType,
-                    const DebugContext &debugContext, const OptionFlags &options) {
+Tensor batchNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean,
+                          const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
+                          const Type &partialsType, const DebugContext &debugContext,
+                          const OptionFlags &options) {
   const std::string op = std::string(kLib) + "batchNormGradients";
   const auto v = viewOf(acts, options, op);
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, v, prog, {debugContext, "batchNormGradients"}, op);
+  const Tensor whitened =
+      aspen::norms::whiten(graph, acts, mean, invStdDev, v, prog, {debugContext, "batchNormGradients"}, op);
   return aspen::norms::gradients(graph, whitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
                                  {debugContext, "batchNormGradients"}, op);
 }
 
-Tensor batchNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn, const Tensor &invStdDev,
-                    const Tensor &gamma, program::Sequence &prog, const Type &partialsType,
-                    const DebugContext &debugContext, const OptionFlags &options) {
+Tensor batchNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
+                          const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
+                          const Type &partialsType, const DebugContext &debugContext,
+                          const OptionFlags &options) {
   const std::string op = std::string(kLib) + "batchNormGradients";
   const auto v = viewOf(actsWhitened, options, op);
   return aspen::norms::gradients(graph, actsWhitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
                                  {debugContext, "batchNormGradients"}, op);
 }
 
-void batchNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale, Tensor &gamma,
-                    Tensor &beta, program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options) {
+void batchNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale,
+                          Tensor &gamma, Tensor &beta, program::Sequence &prog,
+                          const DebugContext &debugContext, const OptionFlags &options) {
   (void)options;
   const std::string op = std::string(kLib) + "batchNormParamUpdate";
   aspen::ops::requireValid(gamma, op, "gamma");
   Tensor s = graph.addConstant(FLOAT, {}, scale, {debugContext, "scale"});
   graph.setTileMapping(s, 0);
-  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog, {debugContext, "batchNormParamUpdate"}, op);
+  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog,
+                            {debugContext, "batchNormParamUpdate"}, op);
 }
 
-void batchNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, const Tensor &scale, Tensor &gamma,
-                    Tensor &beta, program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options) {
+void batchNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,
+                          const Tensor &scale, Tensor &gamma, Tensor &beta, program::Sequence &prog,
+                          const DebugContext &debugContext, const OptionFlags &options) {
   (void)options;
-  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog, {debugContext, "batchNormParamUpdate"},
+  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog,
+                            {debugContext, "batchNormParamUpdate"},
                             std::string(kLib) + "batchNormParamUpdate");
 }
 
 } // namespace bn
 
 namespace bn {
-Tensor batchNormalise(Graph &graph, const Tensor &acts, const Tensor &combinedMultiplicand, const Tensor &addend,
-                      program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options) {
+Tensor batchNormalise(Graph &graph, const Tensor &acts, const Tensor &combinedMultiplicand,
+                      const Tensor &addend, program::Sequence &prog, const DebugContext &debugContext,
+                      const OptionFlags &options) {
   (void)options;
-  return aspen::norms::scaleShift(graph, acts, combinedMultiplicand, addend, prog, {debugContext, "batchNormalise"},
-                                  "popnn::bn::batchNormalise");
+  return aspen::norms::scaleShift(graph, acts, combinedMultiplicand, addend, prog,
+                                  {debugContext, "batchNormalise"}, "popnn::bn::batchNormalise");
 }
 } // namespace bn
 
@@ -131,99 +149,121 @@ namespace gn {
 
 namespace {
 const char *const kLib = "popnn::gn::";
-aspen::norms::NormView viewOf(const Tensor &acts, unsigned numGroups, const OptionFlags &options, const std::string &op) {
+aspen::norms::NormView viewOf(const Tensor &acts, unsigned numGroups, const OptionFlags &options,
+                              const std::string &op) {
   aspen::norms::checkActs(acts, op);
   bool strided = true;
-  poplibs::OptionSpec spec{{"groupNormStridedChannelGrouping", poplibs::OptionHandler::createWithBool(strided)}};
+  poplibs::OptionSpec spec{
+      {"groupNormStridedChannelGrouping", poplibs::OptionHandler::createWithBool(strided)}};
   aspen::ops::parseOptions(spec, options, op);
   return aspen::norms::groupView(acts, numGroups, strided, op);
 }
 } // namespace
 
-std::pair<Tensor, Tensor> groupNormStatistics(Graph &graph, const Tensor acts, float eps, program::Sequence &prog, unsigned numGroups,
-                                        bool unbiasedVarEstimate, bool stableAlgo, const Type &partialsType,
-                                        const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> groupNormStatistics(Graph &graph, const Tensor acts, float eps,
+                                              program::Sequence &prog, unsigned numGroups,
+                                              bool unbiasedVarEstimate, bool stableAlgo,
+                                              const Type &partialsType, const DebugContext &debugContext,
+                                              const OptionFlags &options) {
   const std::string op = std::string(kLib) + "groupNormStatistics";
-  return aspen::norms::statistics(graph, acts, viewOf(acts, numGroups, options, op), eps, unbiasedVarEstimate, stableAlgo,
-                                  partialsType, prog, {debugContext, "groupNormStatistics"}, op);
+  return aspen::norms::statistics(graph, acts, viewOf(acts, numGroups, options, op), eps, unbiasedVarEstimate,
+                                  stableAlgo, partialsType, prog, {debugContext, "groupNormStatistics"}, op);
 }
 
 namespace {
 // The number of groups of statistics {N * G} computed for `acts` ({C} for batch norm).
 unsigned groupsOf(const Tensor &acts, const Tensor &stats) {
   return acts.valid() && stats.valid() && acts.rank() >= 2 && acts.dim(0) > 0
-             ? static_cast<unsigned>(stats.numElements() / acts.dim(0)) : 1u;
+             ? static_cast<unsigned>(stats.numElements() / acts.dim(0))
+             : 1u;
 }
 } // namespace
 
-Tensor groupNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev, program::Sequence &prog,
-                 const DebugContext &debugContext, const OptionFlags &options) {
+Tensor groupNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev,
+                       program::Sequence &prog, const DebugContext &debugContext,
+                       const OptionFlags &options) {
   const std::string op = std::string(kLib) + "groupNormWhiten";
   (void)groupsOf;
-  return aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, groupsOf(acts, mean), options, op), prog,
-                              {debugContext, "groupNormWhiten"}, op);
+  return aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, groupsOf(acts, mean), options, op),
+                              prog, {debugContext, "groupNormWhiten"}, op);
 }
 
-std::pair<Tensor, Tensor> groupNormalise(Graph &graph, const Tensor &acts, const Tensor &gamma, const Tensor &beta,
-                                   const Tensor &mean, const Tensor &invStdDev, program::Sequence &prog,
-                                   const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> groupNormalise(Graph &graph, const Tensor &acts, const Tensor &gamma,
+                                         const Tensor &beta, const Tensor &mean, const Tensor &invStdDev,
+                                         program::Sequence &prog, const DebugContext &debugContext,
+                                         const OptionFlags &options) {
   const std::string op = std::string(kLib) + "groupNormalise";
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, groupsOf(acts, mean), options, op), prog,
-                                               {debugContext, "groupNormalise"}, op);
-  const Tensor out = aspen::norms::scaleShift(graph, whitened, gamma, beta, prog, {debugContext, "groupNormalise"}, op);
+  const Tensor whitened =
+      aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, groupsOf(acts, mean), options, op),
+                           prog, {debugContext, "groupNormalise"}, op);
+  const Tensor out =
+      aspen::norms::scaleShift(graph, whitened, gamma, beta, prog, {debugContext, "groupNormalise"}, op);
   return {out, whitened};
 }
 
-std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean,
-                                            const Tensor &iStdDev, program::Sequence &prog, const Type &partialsType,
-                                            const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn,
+                                                  const Tensor &mean, const Tensor &iStdDev,
+                                                  program::Sequence &prog, const Type &partialsType,
+                                                  const DebugContext &debugContext,
+                                                  const OptionFlags &options) {
   const std::string op = std::string(kLib) + "groupNormParamGradients";
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, groupsOf(acts, mean), options, op), prog,
-                                               {debugContext, "groupNormParamGradients"}, op);
-  return aspen::norms::paramGradients(graph, whitened, gradsIn, partialsType, prog, {debugContext, "groupNormParamGradients"}, op);
+  const Tensor whitened =
+      aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, groupsOf(acts, mean), options, op), prog,
+                           {debugContext, "groupNormParamGradients"}, op);
+  return aspen::norms::paramGradients(graph, whitened, gradsIn, partialsType, prog,
+                                      {debugContext, "groupNormParamGradients"}, op);
 }
 
-std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
-                                            program::Sequence &prog, const Type &partialsType,
-                                            const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &actsWhitened,
+                                                  const Tensor &gradsIn, program::Sequence &prog,
+                                                  const Type &partialsType, const DebugContext &debugContext,
+                                                  const OptionFlags &options) {
   (void)options;
   return aspen::norms::paramGradients(graph, actsWhitened, gradsIn, partialsType, prog,
-                                      {debugContext, "groupNormParamGradients"}, std::string(kLib) + "groupNormParamGradients");
+                                      {debugContext, "groupNormParamGradients"},
+                                      std::string(kLib) + "groupNormParamGradients");
 }
 
-Tensor groupNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean, const Tensor &invStdDev,
-                    const Tensor &gamma, program::Sequence &prog, const Type &partialsType,
-                    const DebugContext &debugContext, const OptionFlags &options) {
+Tensor groupNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean,
+                          const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
+                          const Type &partialsType, const DebugContext &debugContext,
+                          const OptionFlags &options) {
   const std::string op = std::string(kLib) + "groupNormGradients";
   const auto v = viewOf(acts, groupsOf(acts, mean), options, op);
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, v, prog, {debugContext, "groupNormGradients"}, op);
+  const Tensor whitened =
+      aspen::norms::whiten(graph, acts, mean, invStdDev, v, prog, {debugContext, "groupNormGradients"}, op);
   return aspen::norms::gradients(graph, whitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
                                  {debugContext, "groupNormGradients"}, op);
 }
 
-Tensor groupNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn, const Tensor &invStdDev,
-                    const Tensor &gamma, program::Sequence &prog, const Type &partialsType,
-                    const DebugContext &debugContext, const OptionFlags &options) {
+Tensor groupNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
+                          const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
+                          const Type &partialsType, const DebugContext &debugContext,
+                          const OptionFlags &options) {
   const std::string op = std::string(kLib) + "groupNormGradients";
   const auto v = viewOf(actsWhitened, groupsOf(actsWhitened, invStdDev), options, op);
   return aspen::norms::gradients(graph, actsWhitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
                                  {debugContext, "groupNormGradients"}, op);
 }
 
-void groupNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale, Tensor &gamma,
-                    Tensor &beta, program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options) {
+void groupNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale,
+                          Tensor &gamma, Tensor &beta, program::Sequence &prog,
+                          const DebugContext &debugContext, const OptionFlags &options) {
   (void)options;
   const std::string op = std::string(kLib) + "groupNormParamUpdate";
   aspen::ops::requireValid(gamma, op, "gamma");
   Tensor s = graph.addConstant(FLOAT, {}, scale, {debugContext, "scale"});
   graph.setTileMapping(s, 0);
-  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog, {debugContext, "groupNormParamUpdate"}, op);
+  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog,
+                            {debugContext, "groupNormParamUpdate"}, op);
 }
 
-void groupNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, const Tensor &scale, Tensor &gamma,
-                    Tensor &beta, program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options) {
+void groupNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,
+                          const Tensor &scale, Tensor &gamma, Tensor &beta, program::Sequence &prog,
+                          const DebugContext &debugContext, const OptionFlags &options) {
   (void)options;
-  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog, {debugContext, "groupNormParamUpdate"},
+  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog,
+                            {debugContext, "groupNormParamUpdate"},
                             std::string(kLib) + "groupNormParamUpdate");
 }
 
@@ -240,90 +280,107 @@ aspen::norms::NormView viewOf(const Tensor &acts, const OptionFlags &options, co
 }
 } // namespace
 
-std::pair<Tensor, Tensor> layerNormStatistics(Graph &graph, const Tensor acts, float eps, program::Sequence &prog,
-                                        bool unbiasedVarEstimate, bool stableAlgo, const Type &partialsType,
-                                        const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> layerNormStatistics(Graph &graph, const Tensor acts, float eps,
+                                              program::Sequence &prog, bool unbiasedVarEstimate,
+                                              bool stableAlgo, const Type &partialsType,
+                                              const DebugContext &debugContext, const OptionFlags &options) {
   const std::string op = std::string(kLib) + "layerNormStatistics";
-  return aspen::norms::statistics(graph, acts, viewOf(acts, options, op), eps, unbiasedVarEstimate, stableAlgo,
-                                  partialsType, prog, {debugContext, "layerNormStatistics"}, op);
+  return aspen::norms::statistics(graph, acts, viewOf(acts, options, op), eps, unbiasedVarEstimate,
+                                  stableAlgo, partialsType, prog, {debugContext, "layerNormStatistics"}, op);
 }
 
 namespace {
 // The number of groups of statistics {N * G} computed for `acts` ({C} for batch norm).
 unsigned groupsOf(const Tensor &acts, const Tensor &stats) {
   return acts.valid() && stats.valid() && acts.rank() >= 2 && acts.dim(0) > 0
-             ? static_cast<unsigned>(stats.numElements() / acts.dim(0)) : 1u;
+             ? static_cast<unsigned>(stats.numElements() / acts.dim(0))
+             : 1u;
 }
 } // namespace
 
-Tensor layerNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev, program::Sequence &prog,
-                 const DebugContext &debugContext, const OptionFlags &options) {
+Tensor layerNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev,
+                       program::Sequence &prog, const DebugContext &debugContext,
+                       const OptionFlags &options) {
   const std::string op = std::string(kLib) + "layerNormWhiten";
   (void)groupsOf;
   return aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
                               {debugContext, "layerNormWhiten"}, op);
 }
 
-std::pair<Tensor, Tensor> layerNormalise(Graph &graph, const Tensor &acts, const Tensor &gamma, const Tensor &beta,
-                                   const Tensor &mean, const Tensor &invStdDev, program::Sequence &prog,
-                                   const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> layerNormalise(Graph &graph, const Tensor &acts, const Tensor &gamma,
+                                         const Tensor &beta, const Tensor &mean, const Tensor &invStdDev,
+                                         program::Sequence &prog, const DebugContext &debugContext,
+                                         const OptionFlags &options) {
   const std::string op = std::string(kLib) + "layerNormalise";
   const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
                                                {debugContext, "layerNormalise"}, op);
-  const Tensor out = aspen::norms::scaleShift(graph, whitened, gamma, beta, prog, {debugContext, "layerNormalise"}, op);
+  const Tensor out =
+      aspen::norms::scaleShift(graph, whitened, gamma, beta, prog, {debugContext, "layerNormalise"}, op);
   return {out, whitened};
 }
 
-std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean,
-                                            const Tensor &iStdDev, program::Sequence &prog, const Type &partialsType,
-                                            const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn,
+                                                  const Tensor &mean, const Tensor &iStdDev,
+                                                  program::Sequence &prog, const Type &partialsType,
+                                                  const DebugContext &debugContext,
+                                                  const OptionFlags &options) {
   const std::string op = std::string(kLib) + "layerNormParamGradients";
   const Tensor whitened = aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, options, op), prog,
                                                {debugContext, "layerNormParamGradients"}, op);
-  return aspen::norms::paramGradients(graph, whitened, gradsIn, partialsType, prog, {debugContext, "layerNormParamGradients"}, op);
+  return aspen::norms::paramGradients(graph, whitened, gradsIn, partialsType, prog,
+                                      {debugContext, "layerNormParamGradients"}, op);
 }
 
-std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
-                                            program::Sequence &prog, const Type &partialsType,
-                                            const DebugContext &debugContext, const OptionFlags &options) {
+std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &actsWhitened,
+                                                  const Tensor &gradsIn, program::Sequence &prog,
+                                                  const Type &partialsType, const DebugContext &debugContext,
+                                                  const OptionFlags &options) {
   (void)options;
   return aspen::norms::paramGradients(graph, actsWhitened, gradsIn, partialsType, prog,
-                                      {debugContext, "layerNormParamGradients"}, std::string(kLib) + "layerNormParamGradients");
+                                      {debugContext, "layerNormParamGradients"},
+                                      std::string(kLib) + "layerNormParamGradients");
 }
 
-Tensor layerNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean, const Tensor &invStdDev,
-                    const Tensor &gamma, program::Sequence &prog, const Type &partialsType,
-                    const DebugContext &debugContext, const OptionFlags &options) {
+Tensor layerNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean,
+                          const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
+                          const Type &partialsType, const DebugContext &debugContext,
+                          const OptionFlags &options) {
   const std::string op = std::string(kLib) + "layerNormGradients";
   const auto v = viewOf(acts, options, op);
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, v, prog, {debugContext, "layerNormGradients"}, op);
+  const Tensor whitened =
+      aspen::norms::whiten(graph, acts, mean, invStdDev, v, prog, {debugContext, "layerNormGradients"}, op);
   return aspen::norms::gradients(graph, whitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
                                  {debugContext, "layerNormGradients"}, op);
 }
 
-Tensor layerNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn, const Tensor &invStdDev,
-                    const Tensor &gamma, program::Sequence &prog, const Type &partialsType,
-                    const DebugContext &debugContext, const OptionFlags &options) {
+Tensor layerNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
+                          const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
+                          const Type &partialsType, const DebugContext &debugContext,
+                          const OptionFlags &options) {
   const std::string op = std::string(kLib) + "layerNormGradients";
   const auto v = viewOf(actsWhitened, options, op);
   return aspen::norms::gradients(graph, actsWhitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
                                  {debugContext, "layerNormGradients"}, op);
 }
 
-void layerNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale, Tensor &gamma,
-                    Tensor &beta, program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options) {
+void layerNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale,
+                          Tensor &gamma, Tensor &beta, program::Sequence &prog,
+                          const DebugContext &debugContext, const OptionFlags &options) {
   (void)options;
   const std::string op = std::string(kLib) + "layerNormParamUpdate";
   aspen::ops::requireValid(gamma, op, "gamma");
   Tensor s = graph.addConstant(FLOAT, {}, scale, {debugContext, "scale"});
   graph.setTileMapping(s, 0);
-  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog, {debugContext, "layerNormParamUpdate"}, op);
+  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog,
+                            {debugContext, "layerNormParamUpdate"}, op);
 }
 
-void layerNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, const Tensor &scale, Tensor &gamma,
-                    Tensor &beta, program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options) {
+void layerNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,
+                          const Tensor &scale, Tensor &gamma, Tensor &beta, program::Sequence &prog,
+                          const DebugContext &debugContext, const OptionFlags &options) {
   (void)options;
-  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog, {debugContext, "layerNormParamUpdate"},
+  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog,
+                            {debugContext, "layerNormParamUpdate"},
                             std::string(kLib) + "layerNormParamUpdate");
 }
 
