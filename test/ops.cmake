@@ -54,3 +54,5 @@ aspen_add_test(popops_more LABEL golden SOURCES golden/popops_more.cpp LIBS Aspe
 aspen_add_test(poplin_conv LABEL golden SOURCES golden/poplin_conv.cpp LIBS Aspen::poplin Aspen::popnn)
 aspen_add_test(libops_more_errors LABEL error SOURCES error/libops_more_errors.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)
+aspen_add_test(ops_compat_cnn LABEL conformance SOURCES compat/ops_cnn_client.cpp
+  LIBS Aspen::popops Aspen::poplin Aspen::popnn)
