@@ -56,3 +56,12 @@ aspen_add_test(libops_more_errors LABEL error SOURCES error/libops_more_errors.c
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)
 aspen_add_test(ops_compat_cnn LABEL conformance SOURCES compat/ops_cnn_client.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)
+# The convolution benchmark (plain main; built, not run by ctest):
+#   build-*/test/bin/poplin_conv_bench [batch] [channels] [size] [repeats] [threads]
+add_executable(poplin_conv_bench bench/conv_bench.cpp)
+set_target_properties(poplin_conv_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bin)
+target_link_libraries(poplin_conv_bench PRIVATE aspen_settings Aspen::poplin Eigen3::Eigen TBB::tbb)
+if(OpenMP_CXX_FOUND)
+  target_link_libraries(poplin_conv_bench PRIVATE OpenMP::OpenMP_CXX)
+endif()
+set_source_files_properties(bench/conv_bench.cpp PROPERTIES COMPILE_OPTIONS -O3)
