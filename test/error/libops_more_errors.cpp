@@ -12,6 +12,7 @@
 #include <popops/Gather.hpp>
 #include <popops/Loop.hpp>
 #include <popops/Reduce.hpp>
+#include <popops/Scatter.hpp>
 #include <poputil/VarStructure.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -114,6 +115,28 @@ TEST_CASE("item-8 functions name the argument at fault", "[popops][error]") {
         poputil::iterateTensorPartitions(f.var(FLOAT, {4, 4}, "t"), {2}, [](auto &, auto &) {});
       },
       {"poputil::iterateTensorPartitions", "'t'", "rank 2"});
+}
+
+TEST_CASE("scatter names the argument that does not fit", "[popops][error]") {
+  Fixture f;
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popops::scatter(f.graph, f.var(FLOAT, {4, 3}, "operand"), f.var(INT, {2}, "idx"),
+                        f.var(FLOAT, {3, 3}, "upd"), 1, {1}, {0}, {0}, f.prog);
+      },
+      {"popops::scatter", "'upd'", "3 scatter positions", "'idx'", "2"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popops::scatter(f.graph, f.var(FLOAT, {4, 3}, "operand"), f.var(FLOAT, {2}, "idx"),
+                        f.var(FLOAT, {2, 3}, "upd"), 1, {1}, {0}, {0}, f.prog);
+      },
+      {"popops::scatter", "'idx'", "int"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popops::scatter(f.graph, f.var(FLOAT, {4, 3}, "operand"), f.var(INT, {2}, "idx"),
+                        f.var(FLOAT, {2, 3}, "upd"), 1, {1}, {0}, {5}, f.prog);
+      },
+      {"popops::scatter", "scatterDimsToOperandDims", "dimension 5", "'operand'"});
 }
 
 TEST_CASE("convolution names the parameter or tensor that does not fit", "[poplin][error]") {

@@ -18,6 +18,7 @@
 #include <popops/Gather.hpp>
 #include <popops/Loop.hpp>
 #include <popops/Reduce.hpp>
+#include <popops/Scatter.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/VarStructure.hpp>
@@ -342,4 +343,79 @@ TEST_CASE("logSoftmax works with only popops codelets", "[popnn]") {
     }
     requireClose(got, want, type == HALF ? 1e-2 : 1e-5, type == HALF ? 1e-2 : 1e-5, "logSoftmax");
   }
+}
+
+TEST_CASE("scatter (XLA semantics) writes rows, and accumulates with an update computation", "[popops]") {
+  TestDevice dev(TestTarget::FewTiles);
+  Graph graph(dev.getTarget());
+  popops::addCodelets(graph);
+  program::Sequence prog;
+  const std::size_t R = 4, C = 3;
+  Tensor a = mappedVariable(graph, FLOAT, {R, C}, "a");
+  Tensor b = mappedVariable(graph, FLOAT, {R, C}, "b");
+  Tensor idx = mappedVariable(graph, INT, {3}, "idx");
+  Tensor upd = mappedVariable(graph, FLOAT, {3, C}, "upd");
+  // rows idx[i] of a = upd[i]; rows idx[i] of b += upd[i] (idx has a repeat)
+  popops::scatter(graph, a, idx, upd, 1, {1}, {0}, {0}, prog);
+  popops::UpdateComputationFunc add = [](Graph &g, Tensor &cur, Tensor &u, program::Sequence &s) {
+    return popops::add(g, cur, u, s);
+  };
+  popops::scatter(graph, b, idx, upd, 1, {1}, {0}, {0}, add, prog);
+  // a column window: operand {R, C}, index vectors {row, col} with a {2, 1} window
+  Tensor c = mappedVariable(graph, FLOAT, {R, C}, "c");
+  Tensor idx2 = mappedVariable(graph, UNSIGNED_INT, {1, 2}, "idx2");
+  Tensor upd2 = mappedVariable(graph, FLOAT, {1, 2, 1}, "upd2");
+  popops::scatter(graph, c, idx2, upd2, 1, {1, 2}, {}, {0, 1}, prog);
+  std::vector<float> av(R * C), bv(R * C, 1.0f), cv(R * C, 0.0f), uv{1, 2, 3, 4, 5, 6, 7, 8, 9};
+  for (std::size_t i = 0; i < av.size(); ++i)
+    av[i] = -float(i);
+  std::vector<int> iv{2, 0, 2};
+  dev.write(graph, a, av);
+  dev.write(graph, b, bv);
+  dev.write(graph, c, cv);
+  dev.write(graph, idx, iv);
+  dev.write(graph, upd, uv);
+  dev.write(graph, idx2, std::vector<unsigned>{1, 2});
+  dev.write(graph, upd2, std::vector<float>{5, 6});
+  std::vector<float> ga, gb, gc;
+  dev.read(graph, a, ga);
+  dev.read(graph, b, gb);
+  dev.read(graph, c, gc);
+  dev.run(graph, prog);
+  std::vector<float> wa = av, wb = bv, wc = cv;
+  for (std::size_t i = 0; i < iv.size(); ++i)
+    for (std::size_t k = 0; k < C; ++k) {
+      wa[iv[i] * C + k] = uv[i * C + k];
+      wb[iv[i] * C + k] += uv[i * C + k];
+    }
+  wc[1 * C + 2] = 5;
+  wc[2 * C + 2] = 6;
+  requireClose(ga, wa, 0, 0, "scatter");
+  requireClose(gb, wb, 0, 0, "scatter-add");
+  requireClose(gc, wc, 0, 0, "scatter of a {2, 1} window");
+}
+
+TEST_CASE("gather (XLA form) picks elements and rows", "[popops]") {
+  TestDevice dev(TestTarget::FewTiles);
+  Graph graph(dev.getTarget());
+  popops::addCodelets(graph);
+  program::Sequence prog;
+  Tensor in = mappedVariable(graph, FLOAT, {3, 3}, "in");
+  Tensor idx = mappedVariable(graph, INT, {2, 2}, "idx");
+  // PopLibs' documented example: elements [1,1] and [2,1]
+  Tensor elems = popops::gather(graph, in, idx, 1, {}, {1, 1}, {0, 1}, {0, 1}, prog);
+  REQUIRE(elems.shape() == std::vector<std::size_t>{2});
+  // rows 2 and 0 as {2, 3}: scalar indices, the column dimension kept at offset 1
+  Tensor rowIdx = mappedVariable(graph, UNSIGNED_INT, {2}, "rowIdx");
+  Tensor rows = popops::gather(graph, in, rowIdx, 1, {1}, {1, 3}, {0}, {0}, prog);
+  REQUIRE(rows.shape() == std::vector<std::size_t>{2, 3});
+  dev.write(graph, in, std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9});
+  dev.write(graph, idx, std::vector<int>{1, 1, 2, 1});
+  dev.write(graph, rowIdx, std::vector<unsigned>{2, 0});
+  std::vector<float> ge, gr;
+  dev.read(graph, elems, ge);
+  dev.read(graph, rows, gr);
+  dev.run(graph, prog);
+  requireClose(ge, std::vector<float>{5, 8}, 0, 0, "elements");
+  requireClose(gr, std::vector<float>{7, 8, 9, 1, 2, 3}, 0, 0, "rows");
 }

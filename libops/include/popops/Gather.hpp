@@ -37,6 +37,23 @@ poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input, const p
                       unsigned axis, poplar::program::Sequence &prog, GatherParams params,
                       const poplar::DebugContext &debugContext = {});
 
+/// XLA's general gather (https://www.tensorflow.org/xla/operation_semantics#gather): for each
+/// start-index vector of `indices` (along `indexVectorDim`; == indices.rank() for scalar
+/// indices), the slice of `sliceSizes` of `input` starting at that vector (component k applies
+/// to input dimension `startIndexMap[k]`, the others start at 0), with `collapsedSliceDims`
+/// (of size 1) removed; the slice dimensions appear at `offsetDims` of the result, the
+/// indices' other dimensions fill the rest in order. Start indices must keep each slice
+/// inside the input. Example: input {{1,2,3},{4,5,6},{7,8,9}}, indices {{1,1},{2,1}},
+/// indexVectorDim 1, offsetDims {}, sliceSizes {1,1}, collapsedSliceDims {0,1},
+/// startIndexMap {0,1} gives {5, 8}.
+/// \throws poputil::poplibs_error naming the argument that does not fit.
+poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input, const poplar::Tensor &indices,
+                      std::size_t indexVectorDim, const std::vector<std::size_t> &offsetDims,
+                      const std::vector<std::size_t> &sliceSizes,
+                      const std::vector<std::size_t> &collapsedSliceDims,
+                      const std::vector<unsigned> &startIndexMap, poplar::program::Sequence &prog,
+                      const poplar::DebugContext &debugContext = {});
+
 } // namespace popops
 
 #endif

@@ -1,11 +1,13 @@
 // Copyright (c) Aspen contributors.
 #include <popnn/LogSoftmax.hpp>
 
+#include "NonLinearityInternal.hpp"
 #include "common/OpsCommon.hpp"
 
 #include <popops/ElementWise.hpp>
 #include <popops/Expr.hpp>
 #include <popops/Reduce.hpp>
+#include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 using namespace poplar;
@@ -28,8 +30,13 @@ void logSoftmaxInPlace(Graph &graph, Tensor t, program::Sequence &prog, const De
   if (!t.isParallelWriteable())
     throw poputil::poplibs_error("popnn::logSoftmaxInPlace: the tensor " + aspen::ops::describe(t) +
                                  " cannot be written in place (it holds constants or aliased elements)");
-  // Built from popops operations only, so a graph with just popops' codelets can use it (as
-  // with PopLibs): x - max, then x - log(sum(exp(x))), over the innermost dimension.
+  // With popnn's codelets: one row vertex. Otherwise it is built from popops operations only,
+  // so a graph with just popops' codelets can use it (as with PopLibs): x - max, then
+  // x - log(sum(exp(x))), over the innermost dimension.
+  if (graph.hasCodelet(poputil::templateVertex("popnn::SoftmaxRows", t.elementType()))) {
+    internal::softmaxRowsInPlace(graph, t, 1.0f, true, prog, {debugContext, "logSoftmax"});
+    return;
+  }
   using namespace popops::expr;
   const poplar::DebugContext dc{debugContext, "logSoftmax"};
   if (t.numElements() == 0)
