@@ -18,6 +18,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <sstream>
 #include <vector>
 
 using namespace poplar;
@@ -379,4 +380,49 @@ TEST_CASE("group norm (strided groups) matches a host loop", "[popnn][norm]") {
 TEST_CASE("layer norm matches a host loop", "[popnn][norm]") {
   runNorm(NormKind::Layer, FLOAT);
   runNorm(NormKind::Layer, HALF);
+}
+
+TEST_CASE("convolutionWithOutput, biases and the planning cache", "[poplin][conv]") {
+  const std::size_t B = 2, Ci = 2, Co = 3, S = 4;
+  poplin::ConvParams p(FLOAT, B, {S, S}, {1, 1}, Ci, Co, 1);
+  TestDevice dev(TestTarget::FewTiles);
+  Graph graph(dev.getTarget());
+  popops::addCodelets(graph);
+  poplin::addCodelets(graph);
+  poplin::PlanningCache cache;
+  program::Sequence prog;
+  Tensor in = poplin::createInput(graph, p, "in", {}, &cache);
+  Tensor w = poplin::createWeights(graph, p, "w", {}, &cache);
+  const std::size_t plans = cache.size();
+  REQUIRE(plans > 0);
+  Tensor out = poplin::createConvOutput(graph, p, "out", {}, &cache);
+  poplin::convolutionWithOutput(graph, in, w, out, p, false, prog, "conv",
+                                {{"availableMemoryProportion", "0.3"}}, &cache);
+  Tensor biases = poplin::createBiases(graph, out);
+  poplin::addBias(graph, out, biases, prog);
+  poplin::convolutionBiasUpdate(graph, out, biases, -0.25f, {}, prog);
+  std::ostringstream plan;
+  poplin::reportPlanInfo(plan, graph, p, {}, &cache);
+  REQUIRE(plan.str().find("grouped matrix product") != std::string::npos);
+  const auto iv = aspen::test::randomValues(in.numElements(), -1, 1, 21, FLOAT, dev.getTarget());
+  const auto wv = aspen::test::randomValues(w.numElements(), -1, 1, 22, FLOAT, dev.getTarget());
+  const std::vector<float> bv{0.5f, -1.0f, 2.0f};
+  dev.write(graph, in, iv);
+  dev.write(graph, w, wv);
+  dev.write(graph, biases, bv);
+  std::vector<float> gotOut, gotB;
+  dev.read(graph, out, gotOut);
+  dev.read(graph, biases, gotB);
+  dev.run(graph, prog);
+  std::vector<float> want = hostConv(p, iv, wv);
+  std::vector<float> wantB = bv;
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t co = 0; co < Co; ++co)
+      for (std::size_t i = 0; i < S * S; ++i) {
+        float &v = want[(b * Co + co) * S * S + i];
+        v += bv[co];
+        wantB[co] -= 0.25f * v;
+      }
+  requireClose(gotOut, want, 1e-5, 1e-5, "convolution + bias");
+  requireClose(gotB, wantB, 1e-4, 1e-4, "biases after the update");
 }
