@@ -47,3 +47,21 @@ set_source_files_properties(bench/popops_bench.cpp PROPERTIES COMPILE_OPTIONS -O
 # Hostile inputs to every libops family: rejected with a named error, or a graph that runs.
 aspen_add_test(ops_hostile_inputs LABEL error SOURCES error/ops_hostile_inputs.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn Aspen::poprand)
+
+# --- issue 10 items 8 and 9: more PopLibs functions, convolutions, normalisation ---------------------
+# (test/compat.cmake does not exist on this branch: the client-style test is registered here.)
+aspen_add_test(popops_more LABEL golden SOURCES golden/popops_more.cpp LIBS Aspen::popops Aspen::popnn)
+aspen_add_test(poplin_conv LABEL golden SOURCES golden/poplin_conv.cpp LIBS Aspen::poplin Aspen::popnn)
+aspen_add_test(libops_more_errors LABEL error SOURCES error/libops_more_errors.cpp
+  LIBS Aspen::popops Aspen::poplin Aspen::popnn)
+aspen_add_test(ops_compat_cnn LABEL conformance SOURCES compat/ops_cnn_client.cpp
+  LIBS Aspen::popops Aspen::poplin Aspen::popnn)
+# The convolution benchmark (plain main; built, not run by ctest):
+#   build-*/test/bin/poplin_conv_bench [batch] [channels] [size] [repeats] [threads]
+add_executable(poplin_conv_bench bench/conv_bench.cpp)
+set_target_properties(poplin_conv_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bin)
+target_link_libraries(poplin_conv_bench PRIVATE aspen_settings Aspen::poplin Eigen3::Eigen TBB::tbb)
+if(OpenMP_CXX_FOUND)
+  target_link_libraries(poplin_conv_bench PRIVATE OpenMP::OpenMP_CXX)
+endif()
+set_source_files_properties(bench/conv_bench.cpp PROPERTIES COMPILE_OPTIONS -O3)

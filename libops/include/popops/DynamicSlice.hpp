@@ -131,6 +131,36 @@ void multiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
                     const SlicePlan &plan, const poplar::OptionFlags &options,
                     const poplar::DebugContext &debugContext = {});
 
+/// multiSlice with a group dimension: `t` is {G, ...}, `offsets` {G, numOffsets, dims.size()},
+/// `dims` index the dimensions of each group (0 = the dimension after the group dimension);
+/// the result is {G, numOffsets, group shape with dims of size 1}. Slices of size 1.
+poplar::Tensor groupedMultiSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
+                                 const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                                 poplar::program::Sequence &prog, const SlicePlan &plan,
+                                 const poplar::OptionFlags &options,
+                                 const poplar::DebugContext &debugContext = {});
+
+/// multiUpdate with a group dimension (shapes as for groupedMultiSlice).
+void groupedMultiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                        const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                        const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                        const SlicePlan &plan, const poplar::OptionFlags &options,
+                        const poplar::DebugContext &debugContext = {});
+
+/// multiUpdateAdd with a group dimension: t[g][offsets[g][i]] += scale * s[g][i].
+void groupedMultiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                           const poplar::Tensor &offsets, const poplar::Tensor &scale,
+                           const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                           poplar::program::Sequence &prog, const SlicePlan &plan,
+                           const poplar::OptionFlags &options, const poplar::DebugContext &debugContext = {});
+
+/// multiUpdateMax with a group dimension.
+void groupedMultiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                           const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                           const SlicePlan &plan, const poplar::OptionFlags &options,
+                           const poplar::DebugContext &debugContext = {});
+
 namespace embedding {
 
 /// A plan for slicing/updating an embedding matrix `{numEntries, outputSize}`.

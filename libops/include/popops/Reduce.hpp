@@ -10,6 +10,8 @@
 #include <popops/OperationDef.hpp>
 
 #include <cstddef>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace popops {
@@ -70,6 +72,37 @@ void reduceWithOutput(poplar::Graph &graph, const poplar::Tensor &in, const popl
                       const std::vector<std::size_t> &dims, ReduceParams params,
                       std::vector<poplar::ComputeSet> &css, const poplar::DebugContext &debugContext = {},
                       const poplar::OptionFlags &options = {});
+
+/// One reduction of reduceMany(): the arguments of reduce(). `outType` is used when
+/// `useOutType` is true and reduceMany() creates the outputs.
+struct SingleReduceOp {
+  poplar::Tensor in;
+  std::vector<std::size_t> dims;
+  ReduceParams params;
+  bool useOutType;
+  poplar::Type outType;
+  std::string debugName;
+
+  SingleReduceOp(poplar::Tensor in, std::vector<std::size_t> dims, ReduceParams params, poplar::Type outType,
+                 std::string debugName = "")
+      : in(std::move(in)), dims(std::move(dims)), params(std::move(params)), useOutType(true),
+        outType(outType), debugName(std::move(debugName)) {}
+
+  SingleReduceOp(poplar::Tensor in, std::vector<std::size_t> dims, ReduceParams params,
+                 std::string debugName = "")
+      : in(std::move(in)), dims(std::move(dims)), params(std::move(params)), useOutType(false),
+        outType(poplar::BOOL), debugName(std::move(debugName)) {}
+};
+
+/// Performs several reductions. With `outputs` empty, creates one output per reduction
+/// (of `outType`, or the input's type) and appends it to `outputs`; otherwise `outputs` must
+/// have one tensor per reduction, which is written (or updated, for `params.update`).
+/// Example: `std::vector<Tensor> outs; reduceMany(g, {{a, {0}, ADD}, {b, {1}, MAX}}, outs, prog);`
+/// \throws poputil::poplibs_error if `outputs` is neither empty nor of the right size, or an
+///         update reduction has no output.
+void reduceMany(poplar::Graph &graph, const std::vector<SingleReduceOp> &reductions,
+                std::vector<poplar::Tensor> &outputs, poplar::program::Sequence &prog,
+                const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 
 } // namespace popops
 

@@ -9,6 +9,8 @@
 #include "popops/DynamicSlice.hpp"
 
 #include "Internal.hpp"
+#include "popops/ElementWise.hpp"
+#include "popops/Expr.hpp"
 #include "poputil/OptionParsing.hpp"
 #include "poputil/TileMapping.hpp"
 #include "poputil/Util.hpp"
@@ -483,6 +485,128 @@ void multiVertices(poplar::Graph &graph, const MultiOperands &m, MultiKind kind,
 
 } // namespace
 
+// --- several sliced dimensions, and groups: one combined row index ---------------------------------
+namespace {
+
+// `t` with the (group dimension and the) sliced dimensions moved to the front and merged into
+// one, and the offsets {numOffsets, dims.size()} (or {G, numOffsets, dims.size()} with
+// groups) combined into one row index of that view. An offset out of range in any dimension
+// gives a row index out of range (numRows), which the vertices treat as out of range.
+struct Collapsed {
+  poplar::Tensor base;    // {rows, ...rest}
+  poplar::Tensor offsets; // {numOffsets total, 1}
+};
+
+Collapsed collapseMulti(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
+                        const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                        bool grouped, poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                        const std::string &op) {
+  using namespace popops::expr;
+  if (!t.valid())
+    throw poputil::poplibs_error(op + ": the sliced tensor is not valid");
+  if (grouped && t.rank() < 2)
+    throw poputil::poplibs_error(op + ": " + describe(t) +
+                                 " must have a group dimension and at least one more");
+  const poplar::Tensor perGroup = grouped ? t[0] : t;
+  checkDimsAndSizes(perGroup, dims, sizes, op);
+  for (std::size_t s : sizes)
+    if (s != 1)
+      throw poputil::poplibs_error(op + ": slices of size 1 are supported (sizes " + shapeString(sizes) +
+                                   ")");
+  if (!offsets.valid())
+    throw poputil::poplibs_error(op + ": the offsets tensor is not valid");
+  if (offsets.elementType() != poplar::UNSIGNED_INT && offsets.elementType() != poplar::INT)
+    throw poputil::poplibs_error(op + ": offsets " + describe(offsets) + " must be UNSIGNED_INT");
+  const std::size_t k = dims.size();
+  const std::size_t wantRank = grouped ? 3 : 2;
+  if (offsets.rank() != wantRank || offsets.dim(wantRank - 1) != k || (grouped && offsets.dim(0) != t.dim(0)))
+    throw poputil::poplibs_error(op + ": offsets " + describe(offsets) + " must have shape " +
+                                 std::string(grouped ? "{groups, numOffsets, " : "{numOffsets, ") +
+                                 std::to_string(k) + "}");
+  const std::size_t g0 = grouped ? 1 : 0;
+  std::vector<unsigned> perm;
+  if (grouped)
+    perm.push_back(0);
+  for (std::size_t d : dims)
+    perm.push_back(static_cast<unsigned>(d + g0));
+  for (unsigned d = 0; d < t.rank(); ++d)
+    if (std::find(perm.begin(), perm.end(), d) == perm.end())
+      perm.push_back(d);
+  poplar::Tensor shuffled = t.dimShuffle(perm);
+  std::size_t rowsPerGroup = 1;
+  for (std::size_t d : dims)
+    rowsPerGroup *= perGroup.dim(d);
+  const std::size_t groups = grouped ? t.dim(0) : 1;
+  Collapsed c;
+  c.base = shuffled.reshapePartial(0, g0 + k, {groups * rowsPerGroup});
+  poplar::Tensor off =
+      offsets.elementType() == poplar::INT ? offsets.reinterpret(poplar::UNSIGNED_INT) : offsets;
+  off = off.reshape({offsets.numElements() / k, k});
+  const std::size_t n = off.dim(0);
+  // acc = acc * dim + offset, with an out-of-range marker (the running row count).
+  unsigned total = static_cast<unsigned>(perGroup.dim(dims[0]));
+  poplar::Tensor col0 = off.slice(0, 1, 1).reshape({n});
+  poplar::Tensor acc =
+      map(graph, Select(_1, Const(total), Lt(_1, Const(total))), {col0}, prog, {dc, "offsets"});
+  for (std::size_t j = 1; j < k; ++j) {
+    const unsigned d = static_cast<unsigned>(perGroup.dim(dims[j]));
+    const unsigned prevTotal = total;
+    total *= d;
+    mapInPlace(
+        graph,
+        Select(Add(Mul(_1, Const(d)), _2), Const(total), And(Lt(_1, Const(prevTotal)), Lt(_2, Const(d)))),
+        {acc, off.slice(j, j + 1, 1).reshape({n})}, prog, {dc, "offsets"});
+  }
+  if (grouped) {
+    const std::size_t perGroupOffsets = n / groups;
+    std::vector<unsigned> base(groups);
+    for (std::size_t g = 0; g < groups; ++g)
+      base[g] = static_cast<unsigned>(g * rowsPerGroup);
+    poplar::Tensor groupBase =
+        graph.addConstant(poplar::UNSIGNED_INT, {groups, 1}, base.data(), {dc, "groupBase"});
+    graph.setTileMapping(groupBase, 0);
+    const unsigned allRows = static_cast<unsigned>(groups * rowsPerGroup);
+    acc = map(graph, Select(Add(_1, _2), Const(allRows), Lt(_1, Const(total))),
+              {acc.reshape({groups, perGroupOffsets}), groupBase}, prog, {dc, "offsets"});
+  }
+  c.offsets = acc.reshape({n, 1});
+  return c;
+}
+
+// The result shape of a (grouped) multiSlice: {[G,] numOffsets, shape with dims of size 1}.
+std::vector<std::size_t> multiResultShape(const poplar::Tensor &t, const poplar::Tensor &offsets,
+                                          const std::vector<std::size_t> &dims, bool grouped) {
+  std::vector<std::size_t> shape;
+  std::vector<std::size_t> per = t.shape();
+  if (grouped) {
+    shape.push_back(t.dim(0));
+    shape.push_back(offsets.dim(1));
+    per.erase(per.begin());
+  } else {
+    shape.push_back(offsets.dim(0));
+  }
+  for (std::size_t d : dims)
+    per[d] = 1;
+  shape.insert(shape.end(), per.begin(), per.end());
+  return shape;
+}
+
+// The slices `s` of a (grouped) multiUpdate as the collapsed call wants them.
+poplar::Tensor collapsedSlices(const poplar::Tensor &s, const Collapsed &c, const std::string &op,
+                               const std::vector<std::size_t> &expected) {
+  if (!s.valid())
+    throw poputil::poplibs_error(op + ": the slices tensor is not valid");
+  if (s.shape() != expected)
+    throw poputil::poplibs_error(op + ": slices " + describe(s) + " must have shape " +
+                                 shapeString(expected));
+  std::vector<std::size_t> shape{c.offsets.dim(0), 1};
+  for (std::size_t d = 1; d < c.base.rank(); ++d)
+    shape.push_back(c.base.dim(d));
+  return s.reshape(shape);
+}
+
+} // namespace
+
 poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
                           const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                           poplar::program::Sequence &prog, const SlicePlan &plan,
@@ -490,6 +614,11 @@ poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const p
   (void)plan;
   parseSliceOptions(options, "popops::multiSlice");
   const std::string op = "popops::multiSlice";
+  if (dims.size() > 1) {
+    Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, false, prog, debugContext, op);
+    return multiSlice(graph, c.base, c.offsets, {0}, {1}, prog, plan, options, debugContext)
+        .reshape(multiResultShape(t, offsets, dims, false));
+  }
   MultiOperands m = checkMulti(t, poplar::Tensor(), offsets, dims, sizes, op);
   const std::size_t numOffsets = m.offsets.numElements();
   const std::size_t columns = m.base.dim(1);
@@ -521,6 +650,12 @@ void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Te
   (void)plan;
   parseSliceOptions(options, "popops::multiUpdate");
   const std::string op = "popops::multiUpdate";
+  if (dims.size() > 1) {
+    Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, false, prog, debugContext, op);
+    poplar::Tensor sc = collapsedSlices(s, c, op, multiResultShape(t, offsets, dims, false));
+    multiUpdate(graph, c.base, sc, c.offsets, {0}, {1}, prog, plan, options, debugContext);
+    return;
+  }
   if (!s.valid())
     throw poputil::poplibs_error(op + ": the slices tensor is not valid");
   MultiOperands m = checkMulti(t, s, offsets, dims, sizes, op);
@@ -537,6 +672,12 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
   (void)plan;
   parseSliceOptions(options, "popops::multiUpdateAdd");
   const std::string op = "popops::multiUpdateAdd";
+  if (dims.size() > 1) {
+    Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, false, prog, debugContext, op);
+    poplar::Tensor sc = collapsedSlices(s, c, op, multiResultShape(t, offsets, dims, false));
+    multiUpdateAdd(graph, c.base, sc, c.offsets, scale, {0}, {1}, prog, plan, options, debugContext);
+    return;
+  }
   if (!s.valid())
     throw poputil::poplibs_error(op + ": the slices tensor is not valid");
   MultiOperands m = checkMulti(t, s, offsets, dims, sizes, op);
@@ -560,12 +701,68 @@ void multiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
   (void)plan;
   parseSliceOptions(options, "popops::multiUpdateMax");
   const std::string op = "popops::multiUpdateMax";
+  if (dims.size() > 1) {
+    Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, false, prog, debugContext, op);
+    poplar::Tensor sc = collapsedSlices(s, c, op, multiResultShape(t, offsets, dims, false));
+    multiUpdateMax(graph, c.base, sc, c.offsets, {0}, {1}, prog, plan, options, debugContext);
+    return;
+  }
   if (!s.valid())
     throw poputil::poplibs_error(op + ": the slices tensor is not valid");
   MultiOperands m = checkMulti(t, s, offsets, dims, sizes, op);
   if (!t.isParallelWriteable())
     throw poputil::poplibs_error(op + ": " + describe(t) + " cannot be written");
   multiVertices(graph, m, MultiKind::UpdateMax, poplar::Tensor(), prog, debugContext, op);
+}
+
+// --- grouped forms: the group dimension folded into the row index ----------------------------------
+
+poplar::Tensor groupedMultiSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
+                                 const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                                 poplar::program::Sequence &prog, const SlicePlan &plan,
+                                 const poplar::OptionFlags &options,
+                                 const poplar::DebugContext &debugContext) {
+  const std::string op = "popops::groupedMultiSlice";
+  parseSliceOptions(options, op);
+  Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, true, prog, debugContext, op);
+  return multiSlice(graph, c.base, c.offsets, {0}, {1}, prog, plan, options, debugContext)
+      .reshape(multiResultShape(t, offsets, dims, true));
+}
+
+void groupedMultiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                        const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                        const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                        const SlicePlan &plan, const poplar::OptionFlags &options,
+                        const poplar::DebugContext &debugContext) {
+  const std::string op = "popops::groupedMultiUpdate";
+  parseSliceOptions(options, op);
+  Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, true, prog, debugContext, op);
+  poplar::Tensor sc = collapsedSlices(s, c, op, multiResultShape(t, offsets, dims, true));
+  multiUpdate(graph, c.base, sc, c.offsets, {0}, {1}, prog, plan, options, debugContext);
+}
+
+void groupedMultiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                           const poplar::Tensor &offsets, const poplar::Tensor &scale,
+                           const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                           poplar::program::Sequence &prog, const SlicePlan &plan,
+                           const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+  const std::string op = "popops::groupedMultiUpdateAdd";
+  parseSliceOptions(options, op);
+  Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, true, prog, debugContext, op);
+  poplar::Tensor sc = collapsedSlices(s, c, op, multiResultShape(t, offsets, dims, true));
+  multiUpdateAdd(graph, c.base, sc, c.offsets, scale, {0}, {1}, prog, plan, options, debugContext);
+}
+
+void groupedMultiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                           const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                           const SlicePlan &plan, const poplar::OptionFlags &options,
+                           const poplar::DebugContext &debugContext) {
+  const std::string op = "popops::groupedMultiUpdateMax";
+  parseSliceOptions(options, op);
+  Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, true, prog, debugContext, op);
+  poplar::Tensor sc = collapsedSlices(s, c, op, multiResultShape(t, offsets, dims, true));
+  multiUpdateMax(graph, c.base, sc, c.offsets, {0}, {1}, prog, plan, options, debugContext);
 }
 
 namespace embedding {

@@ -579,3 +579,31 @@ void reduceWithOutput(poplar::Graph &graph, const poplar::Tensor &in, const popl
 }
 
 } // namespace popops
+
+namespace popops {
+
+void reduceMany(poplar::Graph &graph, const std::vector<SingleReduceOp> &reductions,
+                std::vector<poplar::Tensor> &outputs, poplar::program::Sequence &prog,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  const std::string op = "popops::reduceMany";
+  const bool create = outputs.empty();
+  if (!create && outputs.size() != reductions.size())
+    throw poputil::poplibs_error(op + ": " + std::to_string(outputs.size()) + " outputs were given for " +
+                                 std::to_string(reductions.size()) + " reductions");
+  for (std::size_t i = 0; i < reductions.size(); ++i) {
+    const SingleReduceOp &r = reductions[i];
+    const std::string name = r.debugName.empty() ? "reduction" + std::to_string(i) : r.debugName;
+    if (create && r.params.update)
+      throw poputil::poplibs_error(op + ": reduction " + std::to_string(i) + " ('" + name +
+                                   "') updates its output, so the outputs must be given");
+    aspen::ops::requireValid(r.in, op, "the input of reduction " + std::to_string(i));
+    if (create) {
+      const poplar::Type outType = r.useOutType ? r.outType : r.in.elementType();
+      outputs.push_back(reduce(graph, r.in, outType, r.dims, r.params, prog, {debugContext, name}, options));
+    } else {
+      reduceWithOutput(graph, r.in, outputs[i], r.dims, r.params, prog, {debugContext, name}, options);
+    }
+  }
+}
+
+} // namespace popops

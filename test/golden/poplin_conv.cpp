@@ -1,0 +1,428 @@
+// Copyright (c) Aspen contributors.
+// Golden tests of poplin::convolution (forward with padding, stride, dilation, flip, groups and
+// output padding; the backward pass as a convolution with transposed and flipped weights; the
+// weight-update pass) and of the normalisations (popnn::bn / gn / ln, poplin::norm*) against
+// plain host loops, in float and half.
+#include "OpsTestUtil.hpp"
+#include "TestDevice.hpp"
+
+#include <poplin/Convolution.hpp>
+#include <poplin/Norms.hpp>
+#include <poplin/codelets.hpp>
+#include <popnn/BatchNorm.hpp>
+#include <popnn/GroupNorm.hpp>
+#include <popnn/LayerNorm.hpp>
+#include <popnn/codelets.hpp>
+#include <popops/codelets.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+using namespace poplar;
+using aspen::test::mappedVariable;
+using aspen::test::requireClose;
+using aspen::test::TestDevice;
+using aspen::test::TestTarget;
+
+namespace {
+
+// --- host reference of a 2-D convolution with every transform --------------------------------
+
+struct Field {
+  std::size_t h = 0, w = 0;
+  std::vector<float> v; // h * w
+  float at(std::size_t y, std::size_t x) const { return v[y * w + x]; }
+};
+
+Field transform(const Field &f, const poplin::ConvParams::InputTransform &t) {
+  Field cur = f;
+  // truncate
+  {
+    Field n;
+    n.h = cur.h - t.truncationLower[0] - t.truncationUpper[0];
+    n.w = cur.w - t.truncationLower[1] - t.truncationUpper[1];
+    for (std::size_t y = 0; y < n.h; ++y)
+      for (std::size_t x = 0; x < n.w; ++x)
+        n.v.push_back(cur.at(y + t.truncationLower[0], x + t.truncationLower[1]));
+    cur = n;
+  }
+  // dilate
+  {
+    Field n;
+    n.h = cur.h ? (cur.h - 1) * t.dilation[0] + 1 : 0;
+    n.w = cur.w ? (cur.w - 1) * t.dilation[1] + 1 : 0;
+    n.v.assign(n.h * n.w, 0.0f);
+    for (std::size_t y = 0; y < cur.h; ++y)
+      for (std::size_t x = 0; x < cur.w; ++x)
+        n.v[y * t.dilation[0] * n.w + x * t.dilation[1]] = cur.at(y, x);
+    cur = n;
+  }
+  // pad
+  {
+    Field n;
+    n.h = cur.h + t.paddingLower[0] + t.paddingUpper[0];
+    n.w = cur.w + t.paddingLower[1] + t.paddingUpper[1];
+    n.v.assign(n.h * n.w, 0.0f);
+    for (std::size_t y = 0; y < cur.h; ++y)
+      for (std::size_t x = 0; x < cur.w; ++x)
+        n.v[(y + t.paddingLower[0]) * n.w + x + t.paddingLower[1]] = cur.at(y, x);
+    cur = n;
+  }
+  // flip
+  Field n = cur;
+  for (std::size_t y = 0; y < cur.h; ++y)
+    for (std::size_t x = 0; x < cur.w; ++x)
+      n.v[y * n.w + x] = cur.at(t.flip[0] ? cur.h - 1 - y : y, t.flip[1] ? cur.w - 1 - x : x);
+  return n;
+}
+
+// out {B, G*Co, OH, OW}
+std::vector<float> hostConv(const poplin::ConvParams &p, const std::vector<float> &in,
+                            const std::vector<float> &w) {
+  const std::size_t B = p.batchSize, G = p.numConvGroups, Ci = p.inputChannelsPerConvGroup,
+                    Co = p.outputChannelsPerConvGroup, H = p.inputFieldShape[0], W = p.inputFieldShape[1],
+                    KH = p.kernelShape[0], KW = p.kernelShape[1];
+  const std::size_t OH = p.getOutputSize(0), OW = p.getOutputSize(1);
+  const auto &ot = p.outputTransform;
+  std::vector<float> out(B * G * Co * OH * OW, 0.0f);
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t g = 0; g < G; ++g)
+      for (std::size_t co = 0; co < Co; ++co) {
+        // untransformed output
+        std::size_t UH = 0, UW = 0;
+        std::vector<double> acc;
+        for (std::size_t ci = 0; ci < Ci; ++ci) {
+          Field fi{H, W, {}}, fk{KH, KW, {}};
+          for (std::size_t i = 0; i < H * W; ++i)
+            fi.v.push_back(in[((b * G + g) * Ci + ci) * H * W + i]);
+          for (std::size_t i = 0; i < KH * KW; ++i)
+            fk.v.push_back(w[((g * Co + co) * Ci + ci) * KH * KW + i]);
+          const Field ti = transform(fi, p.inputTransform), tk = transform(fk, p.kernelTransform);
+          UH = ti.h - tk.h + 1;
+          UW = ti.w - tk.w + 1;
+          acc.resize(UH * UW, 0.0);
+          for (std::size_t y = 0; y < UH; ++y)
+            for (std::size_t x = 0; x < UW; ++x)
+              for (std::size_t ky = 0; ky < tk.h; ++ky)
+                for (std::size_t kx = 0; kx < tk.w; ++kx)
+                  acc[y * UW + x] += double(ti.at(y + ky, x + kx)) * tk.at(ky, kx);
+        }
+        for (std::size_t y = ot.truncationLower[0], oy = 0; y + ot.truncationUpper[0] < UH;
+             y += ot.stride[0], ++oy)
+          for (std::size_t x = ot.truncationLower[1], ox = 0; x + ot.truncationUpper[1] < UW;
+               x += ot.stride[1], ++ox)
+            out[((b * G + g) * Co + co) * OH * OW + (oy + ot.paddingLower[0]) * OW + ox +
+                ot.paddingLower[1]] = float(acc[y * UW + x]);
+      }
+  return out;
+}
+
+std::vector<std::size_t> shapeOf(std::initializer_list<std::size_t> l) {
+  return l;
+}
+
+void runConv(const poplin::ConvParams &p, const Type &type, TestTarget target, unsigned seed) {
+  TestDevice dev(target);
+  Graph graph(dev.getTarget());
+  popops::addCodelets(graph);
+  poplin::addCodelets(graph);
+  program::Sequence prog;
+  poplin::PlanningCache cache;
+  Tensor in = poplin::createInput(graph, p, "in", {}, &cache);
+  Tensor w = poplin::createWeights(graph, p, "w", {}, &cache);
+  Tensor out = poplin::convolution(graph, in, w, p, false, prog, "conv", {}, &cache);
+  REQUIRE(out.shape() ==
+          shapeOf({p.batchSize, p.getNumOutputChans(), p.getOutputSize(0), p.getOutputSize(1)}));
+  const auto iv = aspen::test::randomValues(in.numElements(), -1, 1, seed, type, dev.getTarget());
+  const auto wv = aspen::test::randomValues(w.numElements(), -1, 1, seed + 1, type, dev.getTarget());
+  dev.write(graph, in, iv);
+  dev.write(graph, w, wv);
+  std::vector<float> got;
+  dev.read(graph, out, got);
+  dev.run(graph, prog);
+  const double tol = type == HALF ? 2e-2 : 1e-5;
+  requireClose(got, hostConv(p, iv, wv), tol, tol, "convolution");
+}
+
+} // namespace
+
+TEST_CASE("convolution with padding and stride matches a host loop", "[poplin][conv]") {
+  poplin::ConvParams p(FLOAT, 2, {6, 5}, {3, 3}, 3, 4, 1);
+  p.inputTransform.paddingLower = {1, 1};
+  p.inputTransform.paddingUpper = {1, 1};
+  p.outputTransform.stride = {2, 1};
+  REQUIRE(p.getOutputFieldShape() == shapeOf({3, 5}));
+  for (TestTarget t : aspen::test::allTargets()) {
+    INFO(aspen::test::targetName(t));
+    runConv(p, FLOAT, t, 1);
+  }
+  poplin::ConvParams h = p;
+  h.inputType = h.outputType = HALF;
+  runConv(h, HALF, TestTarget::FewTiles, 2);
+}
+
+TEST_CASE("grouped convolution with dilation, flip, truncation and output padding", "[poplin][conv]") {
+  for (Type type : {FLOAT, HALF}) {
+    INFO("type " << type);
+    poplin::ConvParams p(
+        type, type, 2, {5, 4}, {2, 2}, 2, 3, 2,
+        poplin::ConvParams::InputTransform({1, 0}, {0, 0}, {1, 2}, {0, 1}, {1, 0}, {false, true}),
+        poplin::ConvParams::InputTransform({0, 0}, {0, 0}, {2, 1}, {0, 0}, {0, 0}, {true, false}),
+        poplin::ConvParams::OutputTransform({0, 1}, {0, 0}, {1, 2}, {1, 0}, {0, 1}));
+    p.validate();
+    runConv(p, type, TestTarget::FewTiles, 10);
+  }
+}
+
+TEST_CASE("backward pass and weight deltas of a 3x3 convolution", "[poplin][conv]") {
+  for (Type type : {FLOAT, HALF}) {
+    INFO("type " << type);
+    const std::size_t B = 2, Ci = 3, Co = 4, H = 5, W = 4;
+    poplin::ConvParams fwd(type, B, {H, W}, {3, 3}, Ci, Co, 1);
+    fwd.inputTransform.paddingLower = {1, 1};
+    fwd.inputTransform.paddingUpper = {1, 1};
+    // the gradient of the input: a convolution of the output gradients with the transposed,
+    // flipped weights, padded by kernel - 1 - padding = 1
+    poplin::ConvParams bwd(type, B, {H, W}, {3, 3}, Co, Ci, 1);
+    bwd.inputTransform.paddingLower = {1, 1};
+    bwd.inputTransform.paddingUpper = {1, 1};
+    TestDevice dev(TestTarget::FewTiles);
+    Graph graph(dev.getTarget());
+    popops::addCodelets(graph);
+    poplin::addCodelets(graph);
+    program::Sequence prog;
+    Tensor in = poplin::createInput(graph, fwd, "in");
+    Tensor w = poplin::createWeights(graph, fwd, "w");
+    Tensor dOut = poplin::createInput(graph, bwd, "dOut");
+    Tensor dIn = poplin::convolution(graph, dOut, w, bwd, true, prog, "bwd");
+    Tensor dW = poplin::calculateWeightDeltas(graph, dOut, in, fwd, prog, "wu");
+    Tensor w2 = graph.clone(w, "w2");
+    prog.add(program::Copy(w, w2));
+    poplin::convolutionWeightUpdate(graph, dOut, w2, in, fwd, -0.5f, prog, "update");
+    const Target &target = dev.getTarget();
+    const auto iv = aspen::test::randomValues(in.numElements(), -1, 1, 3, type, target);
+    const auto wv = aspen::test::randomValues(w.numElements(), -1, 1, 4, type, target);
+    const auto gv = aspen::test::randomValues(dOut.numElements(), -1, 1, 5, type, target);
+    dev.write(graph, in, iv);
+    dev.write(graph, w, wv);
+    dev.write(graph, dOut, gv);
+    std::vector<float> gotIn, gotW, gotW2;
+    dev.read(graph, dIn, gotIn);
+    dev.read(graph, dW, gotW);
+    dev.read(graph, w2, gotW2);
+    dev.run(graph, prog);
+    std::vector<double> wantIn(B * Ci * H * W, 0.0), wantW(Co * Ci * 9, 0.0);
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t co = 0; co < Co; ++co)
+        for (std::size_t ci = 0; ci < Ci; ++ci)
+          for (std::size_t oy = 0; oy < H; ++oy)
+            for (std::size_t ox = 0; ox < W; ++ox)
+              for (std::size_t ky = 0; ky < 3; ++ky)
+                for (std::size_t kx = 0; kx < 3; ++kx) {
+                  const long y = long(oy + ky) - 1, x = long(ox + kx) - 1;
+                  if (y < 0 || x < 0 || y >= long(H) || x >= long(W))
+                    continue;
+                  const double g = gv[((b * Co + co) * H + oy) * W + ox];
+                  wantIn[((b * Ci + ci) * H + y) * W + x] += g * wv[((co * Ci + ci) * 3 + ky) * 3 + kx];
+                  wantW[((co * Ci + ci) * 3 + ky) * 3 + kx] += g * iv[((b * Ci + ci) * H + y) * W + x];
+                }
+    std::vector<double> wantW2(wantW.size());
+    for (std::size_t i = 0; i < wantW.size(); ++i)
+      wantW2[i] = wv[i] - 0.5 * wantW[i];
+    const double tol = type == HALF ? 3e-2 : 1e-5;
+    requireClose(gotIn, wantIn, tol, tol, "input gradient (backward pass)");
+    requireClose(gotW, wantW, tol, tol, "weight deltas");
+    requireClose(gotW2, wantW2, tol, tol, "weights after the update");
+  }
+}
+
+// --- normalisation ---------------------------------------------------------------------------
+
+namespace {
+
+// Host statistics over groups: group(n, c) gives the statistic index of element (n, c, f).
+struct HostNorm {
+  std::vector<double> mean, inv;
+  std::vector<float> whitened, out, dIn, dGamma, dBeta;
+};
+
+template <class GroupOf>
+HostNorm hostNorm(const std::vector<float> &x, const std::vector<float> &gy, const std::vector<float> &gamma,
+                  const std::vector<float> &beta, std::size_t N, std::size_t C, std::size_t F,
+                  std::size_t numStats, GroupOf groupOf, float eps) {
+  HostNorm r;
+  std::vector<double> sum(numStats, 0), sq(numStats, 0), cnt(numStats, 0);
+  auto idx = [&](std::size_t n, std::size_t c, std::size_t f) { return (n * C + c) * F + f; };
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t c = 0; c < C; ++c)
+      for (std::size_t f = 0; f < F; ++f) {
+        const double v = x[idx(n, c, f)];
+        sum[groupOf(n, c)] += v;
+        sq[groupOf(n, c)] += v * v;
+        cnt[groupOf(n, c)] += 1;
+      }
+  for (std::size_t s = 0; s < numStats; ++s) {
+    r.mean.push_back(sum[s] / cnt[s]);
+    r.inv.push_back(1.0 / std::sqrt(sq[s] / cnt[s] - r.mean[s] * r.mean[s] + eps));
+  }
+  r.whitened.resize(x.size());
+  r.out.resize(x.size());
+  r.dIn.resize(x.size());
+  r.dGamma.assign(C, 0);
+  r.dBeta.assign(C, 0);
+  std::vector<double> m1(numStats, 0), m2(numStats, 0);
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t c = 0; c < C; ++c)
+      for (std::size_t f = 0; f < F; ++f) {
+        const std::size_t i = idx(n, c, f), s = groupOf(n, c);
+        const double xh = (x[i] - r.mean[s]) * r.inv[s];
+        r.whitened[i] = float(xh);
+        r.out[i] = float(xh * gamma[c] + beta[c]);
+        r.dGamma[c] += float(gy[i] * xh);
+        r.dBeta[c] += gy[i];
+        m1[s] += gy[i] * gamma[c] / cnt[s];
+        m2[s] += gy[i] * gamma[c] * xh / cnt[s];
+      }
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t c = 0; c < C; ++c)
+      for (std::size_t f = 0; f < F; ++f) {
+        const std::size_t i = idx(n, c, f), s = groupOf(n, c);
+        r.dIn[i] = float(r.inv[s] * (gy[i] * gamma[c] - m1[s] - r.whitened[i] * m2[s]));
+      }
+  return r;
+}
+
+enum class NormKind { Batch, Group, Layer };
+
+void runNorm(NormKind kind, const Type &type) {
+  const std::size_t N = 3, C = 4, H = 2, W = 3, F = H * W, G = 2;
+  const float eps = 1e-3f;
+  TestDevice dev(TestTarget::FewTiles);
+  Graph graph(dev.getTarget());
+  popops::addCodelets(graph);
+  poplin::addCodelets(graph);
+  popnn::addCodelets(graph);
+  program::Sequence prog;
+  Tensor acts = mappedVariable(graph, type, {N, C, H, W}, "acts");
+  Tensor gy = mappedVariable(graph, type, {N, C, H, W}, "gradsIn");
+  auto [gamma, beta] = poplin::createNormParams(graph, acts);
+  std::pair<Tensor, Tensor> stats, normed, pgrads;
+  Tensor dIn;
+  if (kind == NormKind::Batch) {
+    stats = popnn::bn::batchNormStatistics(graph, acts, eps, prog, false);
+    normed = popnn::bn::batchNormalise(graph, acts, gamma, beta, stats.first, stats.second, prog);
+    pgrads = popnn::bn::batchNormParamGradients(graph, normed.second, gy, prog);
+    dIn = popnn::bn::batchNormGradients(graph, acts, gy, stats.first, stats.second, gamma, prog);
+  } else if (kind == NormKind::Group) {
+    stats = popnn::gn::groupNormStatistics(graph, acts, eps, prog, G, false);
+    normed = popnn::gn::groupNormalise(graph, acts, gamma, beta, stats.first, stats.second, prog);
+    pgrads = popnn::gn::groupNormParamGradients(graph, normed.second, gy, prog);
+    dIn = popnn::gn::groupNormGradients(graph, normed.second, gy, stats.second, gamma, prog);
+  } else {
+    stats = popnn::ln::layerNormStatistics(graph, acts, eps, prog, false);
+    normed = popnn::ln::layerNormalise(graph, acts, gamma, beta, stats.first, stats.second, prog);
+    pgrads = popnn::ln::layerNormParamGradients(graph, acts, gy, stats.first, stats.second, prog);
+    dIn = popnn::ln::layerNormGradients(graph, acts, gy, stats.first, stats.second, gamma, prog);
+  }
+  const Target &target = dev.getTarget();
+  const auto xv = aspen::test::randomValues(N * C * F, -2, 2, 7, type, target);
+  const auto gv = aspen::test::randomValues(N * C * F, -1, 1, 8, type, target);
+  const auto gav = aspen::test::randomValues(C, 0.5, 1.5, 9, type, target);
+  const auto bev = aspen::test::randomValues(C, -1, 1, 10, type, target);
+  dev.write(graph, acts, xv);
+  dev.write(graph, gy, gv);
+  dev.write(graph, gamma, gav);
+  dev.write(graph, beta, bev);
+  std::vector<float> mean, inv, out, wh, dg, db, di;
+  dev.read(graph, stats.first, mean);
+  dev.read(graph, stats.second, inv);
+  dev.read(graph, normed.first, out);
+  dev.read(graph, normed.second, wh);
+  dev.read(graph, pgrads.first, dg);
+  dev.read(graph, pgrads.second, db);
+  dev.read(graph, dIn, di);
+  dev.run(graph, prog);
+  HostNorm ref;
+  if (kind == NormKind::Batch)
+    ref = hostNorm(
+        xv, gv, gav, bev, N, C, F, C, [](std::size_t, std::size_t c) { return c; }, eps);
+  else if (kind == NormKind::Group) // PopLibs' strided grouping: channel c in group c % G
+    ref = hostNorm(
+        xv, gv, gav, bev, N, C, F, N * G, [&](std::size_t n, std::size_t c) { return n * G + c % G; }, eps);
+  else
+    ref = hostNorm(
+        xv, gv, gav, bev, N, C, F, N, [](std::size_t n, std::size_t) { return n; }, eps);
+  const double tol = type == HALF ? 2e-2 : 1e-4;
+  requireClose(mean, ref.mean, tol, tol, "mean");
+  requireClose(inv, ref.inv, tol, tol, "invStdDev");
+  requireClose(wh, ref.whitened, tol, tol, "whitened");
+  requireClose(out, ref.out, tol, tol, "normalised");
+  requireClose(dg, ref.dGamma, tol * 4, tol * 4, "gammaDelta");
+  requireClose(db, ref.dBeta, tol * 4, tol * 4, "betaDelta");
+  requireClose(di, ref.dIn, tol * 4, tol * 4, "input gradient");
+}
+
+} // namespace
+
+TEST_CASE("batch norm statistics, normalise and gradients match a host loop", "[popnn][norm]") {
+  runNorm(NormKind::Batch, FLOAT);
+  runNorm(NormKind::Batch, HALF);
+}
+
+TEST_CASE("group norm (strided groups) matches a host loop", "[popnn][norm]") {
+  runNorm(NormKind::Group, FLOAT);
+  runNorm(NormKind::Group, HALF);
+}
+
+TEST_CASE("layer norm matches a host loop", "[popnn][norm]") {
+  runNorm(NormKind::Layer, FLOAT);
+  runNorm(NormKind::Layer, HALF);
+}
+
+TEST_CASE("convolutionWithOutput, biases and the planning cache", "[poplin][conv]") {
+  const std::size_t B = 2, Ci = 2, Co = 3, S = 4;
+  poplin::ConvParams p(FLOAT, B, {S, S}, {1, 1}, Ci, Co, 1);
+  TestDevice dev(TestTarget::FewTiles);
+  Graph graph(dev.getTarget());
+  popops::addCodelets(graph);
+  poplin::addCodelets(graph);
+  poplin::PlanningCache cache;
+  program::Sequence prog;
+  Tensor in = poplin::createInput(graph, p, "in", {}, &cache);
+  Tensor w = poplin::createWeights(graph, p, "w", {}, &cache);
+  const std::size_t plans = cache.size();
+  REQUIRE(plans > 0);
+  Tensor out = poplin::createConvOutput(graph, p, "out", {}, &cache);
+  poplin::convolutionWithOutput(graph, in, w, out, p, false, prog, "conv",
+                                {{"availableMemoryProportion", "0.3"}}, &cache);
+  Tensor biases = poplin::createBiases(graph, out);
+  poplin::addBias(graph, out, biases, prog);
+  poplin::convolutionBiasUpdate(graph, out, biases, -0.25f, {}, prog);
+  std::ostringstream plan;
+  poplin::reportPlanInfo(plan, graph, p, {}, &cache);
+  REQUIRE(plan.str().find("grouped matrix product") != std::string::npos);
+  const auto iv = aspen::test::randomValues(in.numElements(), -1, 1, 21, FLOAT, dev.getTarget());
+  const auto wv = aspen::test::randomValues(w.numElements(), -1, 1, 22, FLOAT, dev.getTarget());
+  const std::vector<float> bv{0.5f, -1.0f, 2.0f};
+  dev.write(graph, in, iv);
+  dev.write(graph, w, wv);
+  dev.write(graph, biases, bv);
+  std::vector<float> gotOut, gotB;
+  dev.read(graph, out, gotOut);
+  dev.read(graph, biases, gotB);
+  dev.run(graph, prog);
+  std::vector<float> want = hostConv(p, iv, wv);
+  std::vector<float> wantB = bv;
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t co = 0; co < Co; ++co)
+      for (std::size_t i = 0; i < S * S; ++i) {
+        float &v = want[(b * Co + co) * S * S + i];
+        v += bv[co];
+        wantB[co] -= 0.25f * v;
+      }
+  requireClose(gotOut, want, 1e-5, 1e-5, "convolution + bias");
+  requireClose(gotB, wantB, 1e-4, 1e-4, "biases after the update");
+}
