@@ -60,7 +60,8 @@ std::uint64_t hostTransferCycles(const ir::TargetData &t, const std::vector<MemO
 
 } // namespace
 
-CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram &lp, const ExchangePlan &plan) {
+CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*lowered*/,
+                              const ExchangePlan &plan) {
   const ir::TargetData &target = g.target;
   const unsigned workers = std::max(1u, target.numWorkerContexts);
   CycleEstimates est;
@@ -154,9 +155,9 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram &lp, 
   });
 
   using K = exe::StepKind;
-  est.stepCycles.assign(lp.steps.size(), 0);
-  for (std::size_t s = 0; s < lp.steps.size(); ++s) {
-    const exe::Step &step = lp.steps[s];
+  est.stepCycles.assign(plan.steps.size(), 0);
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const exe::Step &step = plan.steps[s];
     switch (step.kind) {
     case K::Execute:
       est.stepCycles[s] = est.exchangeInCycles[step.a] + est.computeCycles[step.a] + syncCost(target) +

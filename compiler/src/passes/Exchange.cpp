@@ -407,7 +407,7 @@ void addViewAccess(const ir::TensorView &view, std::uint64_t first, std::uint64_
 
 } // namespace
 
-ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
+ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered) {
   ExchangePlan plan;
   plan.layout = buildVariableLayout(g);
   const VariableLayout &layout = plan.layout;
@@ -425,7 +425,8 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
     }
   }
 
-  auto &steps = lowered.steps;
+  plan.steps = lowered.steps;
+  auto &steps = plan.steps;
   const std::size_t numSteps = steps.size();
 
   // ---- compute sets: number them in order of first execution -------------------

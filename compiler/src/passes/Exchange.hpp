@@ -17,10 +17,11 @@ namespace aspen::compiler {
 ///    InOut). 2-D edge fields get descriptor arrays, state arrays get objects.
 ///  - Copy programs become copy runs; stream copies, remote buffer copies,
 ///    host handles and prints become host transfers; control scalars are located.
-/// Rewrites `lowered.steps` so that Execute/Copy/Print/stream steps index the
-/// executable's tables (see ExecutableData.hpp), and records which variables
-/// each step reads and writes.
-ExchangePlan planExchange(const ir::GraphData &graph, LoweredProgram &lowered);
+/// Returns its own copy of the steps (`ExchangePlan::steps`) in which
+/// Execute/Copy/Print/stream steps index the executable's tables (see
+/// ExecutableData.hpp); `lowered` is not changed. Records which variables each
+/// step reads and writes.
+ExchangePlan planExchange(const ir::GraphData &graph, const LoweredProgram &lowered);
 
 /// The variables' tile pieces (exposed for tests).
 VariableLayout buildVariableLayout(const ir::GraphData &graph);

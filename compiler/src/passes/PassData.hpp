@@ -149,6 +149,11 @@ struct SymScalar {
 
 /// Data movement and memory objects of the whole program.
 struct ExchangePlan {
+  /// The lowered steps with their operands turned into indices of the
+  /// executable's tables (Execute: compute step; Copy: copy; Print: print;
+  /// stream and remote-buffer copies: `b` = host transfer). Lowering's own step
+  /// list is left as it was.
+  std::vector<exe::Step> steps;
   VariableLayout layout;
   std::vector<MemObject> objects;             // pieces first
   std::vector<PlannedComputeSet> computeSets; // index = ExecutableData::computeSteps index
