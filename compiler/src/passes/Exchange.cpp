@@ -186,9 +186,27 @@ void putU32(std::vector<std::uint8_t> &pool, std::uint64_t at, std::uint32_t val
 
 // ---- compute sets ----------------------------------------------------------------
 
+/// Marks, in a relocation target, an edge whose data will be in its tile's
+/// shared edge buffer; `Loc::offset` is the index of its SharedEdge.
+inline constexpr std::uint32_t kSharedEdgeObject = kNoObject - 1;
+
+/// An edge that reads or writes one contiguous byte range of a variable not
+/// (wholly, or not suitably aligned) on the vertex's tile: it is served by the
+/// tile's shared edge buffer of the compute set.
+struct SharedEdge {
+  std::uint32_t tile;
+  std::uint32_t var;
+  std::uint64_t begin, end; // bytes of the variable
+  std::uint32_t vertex;     // graph vertex (owner of the buffer in memory reports)
+  std::uint32_t relocation; // index of the relocation whose target is this edge's data
+  std::uint32_t align;      // the edge's address alignment (a power of two)
+  bool reads, writes;
+};
+
 /// The plan of a run of vertices of one compute set. Objects it makes are
 /// numbered `numPieces + i` until merged.
 struct ChunkPlan {
+  std::vector<SharedEdge> shared;
   std::vector<MemObject> objects;
   std::vector<SymBlob> blobs;
   std::vector<std::uint8_t> pool;
@@ -277,8 +295,11 @@ private:
     return at;
   }
   void relocate(Loc where, Loc target) {
-    if (target.valid())
-      out_.relocations.push_back({where, target});
+    if (!target.valid())
+      return;
+    if (target.object == kSharedEdgeObject)
+      out_.shared[target.offset].relocation = static_cast<std::uint32_t>(out_.relocations.size());
+    out_.relocations.push_back({where, target});
   }
 
   void planState(const ir::FieldInfo &f, const ir::FieldValue &val, std::uint32_t obj, std::uint64_t image,
@@ -342,6 +363,20 @@ private:
         });
       return runs_[0].loc;
     }
+    // One contiguous range of one variable: served by the tile's shared edge
+    // buffer, which keeps each byte's offset modulo the edge's alignment.
+    std::uint32_t onlyVar = 0;
+    std::uint64_t begin = 0, numRuns = 0;
+    forEachByteRun(view, [&](std::uint32_t var, std::uint64_t b, std::uint64_t) {
+      onlyVar = var;
+      begin = b;
+      return ++numRuns < 2;
+    });
+    if (numRuns == 1 && (align & (align - 1)) == 0 && begin % align == 0) {
+      out_.shared.push_back({tile, onlyVar, begin, begin + bytes, v, kNoObject, align, reads, writes});
+      return Loc{kSharedEdgeObject, static_cast<std::uint32_t>(out_.shared.size() - 1)};
+    }
+    // Anything else (a gather of several ranges): a buffer of its own.
     const std::uint32_t buffer = newObject(bytes, align, tile, v, MemCategory::EdgeBuffer);
     std::uint64_t at = 0;
     for (const PieceRun &r : runs_) {
@@ -364,8 +399,95 @@ private:
 
 /// Moves chunk-local object ids to their global place.
 inline void rebase(Loc &l, std::uint32_t numPieces, std::uint32_t delta) {
-  if (l.object != kNoObject && l.object >= numPieces)
+  if (l.object < kSharedEdgeObject && l.object >= numPieces)
     l.object += delta;
+}
+
+/// The shared edge buffers of one compute set: per tile, one buffer holding
+/// the union of the variable ranges its vertices' shared edges touch.
+struct SharedBuffers {
+  std::vector<MemObject> objects;                     // buffer k is object `base + k` once placed
+  std::vector<SymCopyRun> in, out;                    // dst (in) / src (out) name buffer k as object k
+  std::vector<std::pair<std::uint32_t, Loc>> targets; // (relocation, data; object = buffer k)
+};
+
+/// Lays out the shared edge buffers of one compute set. Contract: every edge
+/// in `edges` gets a location in its tile's buffer; overlapping or touching
+/// ranges of one variable are stored once; each stored range keeps its
+/// variable byte offset modulo the largest alignment of the edges in it (so an
+/// edge aligned in the variable is aligned in the buffer); exchange-in fills the union of the
+/// ranges read, exchange-out drains the union of the ranges written, each run
+/// split at tile-piece borders.
+SharedBuffers layOutSharedBuffers(const VariableLayout &layout, std::vector<SharedEdge> &edges) {
+  SharedBuffers out;
+  std::sort(edges.begin(), edges.end(), [](const SharedEdge &a, const SharedEdge &b) {
+    if (a.tile != b.tile)
+      return a.tile < b.tile;
+    if (a.var != b.var)
+      return a.var < b.var;
+    return a.begin < b.begin;
+  });
+  // Union of sub-ranges with a flag, emitted as piece runs.
+  auto emitRuns = [&](std::vector<std::pair<std::uint64_t, std::uint64_t>> &ranges, std::uint32_t var,
+                      std::uint32_t buffer, std::uint64_t pos, std::uint64_t base, bool in) {
+    std::sort(ranges.begin(), ranges.end());
+    for (std::size_t i = 0; i < ranges.size();) {
+      std::uint64_t b = ranges[i].first, e = ranges[i].second;
+      for (++i; i < ranges.size() && ranges[i].first <= e; ++i)
+        e = std::max(e, ranges[i].second);
+      std::uint64_t at = pos + (b - base);
+      forEachPieceRun(layout, var, b, e - b, [&](std::uint32_t piece, std::uint64_t off, std::uint64_t n) {
+        ASPEN_ASSERT(piece != kNoObject, "a shared edge reaches an unmapped element after validation");
+        const Loc local{buffer, static_cast<std::uint32_t>(at)};
+        const Loc remote{piece, static_cast<std::uint32_t>(off)};
+        (in ? out.in : out.out)
+            .push_back(in ? SymCopyRun{remote, local, static_cast<std::uint32_t>(n)}
+                          : SymCopyRun{local, remote, static_cast<std::uint32_t>(n)});
+        at += n;
+      });
+    }
+    ranges.clear();
+  };
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> reads, writes;
+  for (std::size_t i = 0; i < edges.size();) {
+    const std::uint32_t tile = edges[i].tile;
+    const std::uint32_t buffer = static_cast<std::uint32_t>(out.objects.size());
+    std::uint64_t size = 0;
+    std::uint32_t bufferAlign = 1;
+    while (i < edges.size() && edges[i].tile == tile) {
+      // One merged range [base, reach) of one variable: edges [i, j).
+      const std::uint32_t var = edges[i].var;
+      const std::uint64_t base = edges[i].begin;
+      std::uint64_t reach = base;
+      std::uint32_t align = 1;
+      std::size_t j = i;
+      for (; j < edges.size() && edges[j].tile == tile && edges[j].var == var && edges[j].begin <= reach;
+           ++j) {
+        reach = std::max(reach, edges[j].end);
+        align = std::max(align, edges[j].align);
+      }
+      // Every edge starts at a multiple of its alignment in the variable and
+      // alignments are powers of two: keeping offsets modulo the largest one
+      // keeps all of them aligned.
+      const std::uint64_t pos = (size + align - 1) / align * align + base % align;
+      for (; i < j; ++i) {
+        const SharedEdge &e = edges[i];
+        out.targets.push_back(
+            {e.relocation, Loc{buffer, static_cast<std::uint32_t>(pos + (e.begin - base))}});
+        if (e.reads)
+          reads.push_back({e.begin, e.end});
+        if (e.writes)
+          writes.push_back({e.begin, e.end});
+      }
+      emitRuns(reads, var, buffer, pos, base, true);
+      emitRuns(writes, var, buffer, pos, base, false);
+      size = pos + (reach - base);
+      bufferAlign = std::max(bufferAlign, align);
+    }
+    out.objects.push_back({size, tile, std::max<std::uint32_t>(bufferAlign, 8), edges[i - 1].vertex,
+                           MemCategory::EdgeBuffer, kNoObject});
+  }
+  return out;
 }
 
 // ---- host transfers and copies ---------------------------------------------------
@@ -432,14 +554,17 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
   // ---- compute sets: number them in order of first execution -------------------
   std::vector<std::uint32_t> csIndex(g.computeSets.size(), ~0u);
   std::vector<std::uint32_t> executed;
-  for (auto &s : steps) {
+  for (std::uint32_t si = 0; si < steps.size(); ++si) {
+    exe::Step &s = steps[si];
     if (s.kind != exe::StepKind::Execute)
       continue;
     if (csIndex[s.a] == ~0u) {
       csIndex[s.a] = static_cast<std::uint32_t>(executed.size());
       executed.push_back(s.a);
+      plan.computeSetSteps.push_back({si, si});
     }
     s.a = csIndex[s.a];
+    plan.computeSetSteps[s.a].second = si;
   }
 
   // Work items: runs of at most kChunk vertices of one compute set.
@@ -510,6 +635,9 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
     const std::uint32_t d = static_cast<std::uint32_t>(o.objects - numPieces);
     PlannedComputeSet &pcs = plan.computeSets[items[k].plannedCs];
     std::copy(c.objects.begin(), c.objects.end(), plan.objects.begin() + o.objects);
+    for (std::size_t i = o.objects; i < o.objects + c.objects.size(); ++i)
+      if (plan.objects[i].category == MemCategory::EdgeBuffer)
+        plan.objects[i].computeSet = items[k].plannedCs;
     std::copy(c.pool.begin(), c.pool.end(), plan.blobPool.begin() + o.pool);
     for (std::size_t i = 0; i < c.blobs.size(); ++i) {
       SymBlob b = c.blobs[i];
@@ -542,9 +670,13 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
     std::copy(c.writes.begin(), c.writes.end(), csWrites[items[k].plannedCs].begin() + o.writes);
     auto align = std::move(c.pieceAlign);
     auto direct = std::move(c.directWrites);
+    auto shared = std::move(c.shared);
+    for (SharedEdge &e : shared)
+      e.relocation += static_cast<std::uint32_t>(o.relocations);
     c = ChunkPlan{};
     c.pieceAlign = std::move(align);
     c.directWrites = std::move(direct);
+    c.shared = std::move(shared);
   });
   for (std::size_t k = 0; k < items.size(); ++k) {
     auto &direct = chunks[k].directWrites;
@@ -554,6 +686,43 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
   for (const ChunkPlan &c : chunks)
     for (auto [piece, align] : c.pieceAlign)
       plan.objects[piece].align = std::max(plan.objects[piece].align, align);
+
+  // Shared edge buffers: per compute set and tile, each range received once.
+  {
+    std::vector<std::vector<SharedEdge>> csShared(executed.size());
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      auto &to = csShared[items[k].plannedCs];
+      if (to.empty())
+        to = std::move(chunks[k].shared);
+      else
+        to.insert(to.end(), chunks[k].shared.begin(), chunks[k].shared.end());
+    }
+    std::vector<SharedBuffers> buffers(executed.size());
+    tbb::parallel_for(std::size_t(0), executed.size(),
+                      [&](std::size_t i) { buffers[i] = layOutSharedBuffers(layout, csShared[i]); });
+    for (std::size_t i = 0; i < executed.size(); ++i) {
+      SharedBuffers &b = buffers[i];
+      const std::uint32_t base = static_cast<std::uint32_t>(plan.objects.size());
+      ASPEN_ASSERT(std::uint64_t(base) + b.objects.size() < kSharedEdgeObject, "too many memory objects");
+      for (MemObject &obj : b.objects)
+        obj.computeSet = static_cast<std::uint32_t>(i);
+      plan.objects.insert(plan.objects.end(), b.objects.begin(), b.objects.end());
+      PlannedComputeSet &pcs = plan.computeSets[i];
+      for (SymCopyRun &r : b.in) {
+        r.dst.object += base;
+        pcs.exchangeIn.push_back(r);
+      }
+      for (SymCopyRun &r : b.out) {
+        r.src.object += base;
+        pcs.exchangeOut.push_back(r);
+      }
+      for (auto [reloc, data] : b.targets) {
+        ASPEN_ASSERT(plan.relocations[reloc].target.object == kSharedEdgeObject,
+                     "a shared edge's relocation is not waiting for its buffer");
+        plan.relocations[reloc].target = Loc{data.object + base, data.offset};
+      }
+    }
+  }
   chunks.clear();
   tbb::parallel_for(std::size_t(0), executed.size(), [&](std::size_t i) {
     PlannedComputeSet &pcs = plan.computeSets[i];
