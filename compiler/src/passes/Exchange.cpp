@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 #include "passes/Exchange.hpp"
 
+#include "codelets/CodeletAbi.h"
 #include "passes/ViewRuns.hpp"
 #include "util/Assert.hpp"
 
@@ -237,10 +238,10 @@ public:
     for (std::size_t fi = 0; fi < type.fields.size(); ++fi) {
       const ir::FieldInfo &f = type.fields[fi];
       const ir::FieldValue &val = fi < vx.fields.size() ? vx.fields[fi] : unset;
-      ASPEN_ASSERT(f.offset + std::min<std::uint32_t>(f.size, 8) <= objSize,
+      ASPEN_ASSERT(f.offset + std::min<std::uint32_t>(f.size, ASPEN_FIELD_POINTER_BYTES) <= objSize,
                    "a field lies outside its vertex object");
       const Loc field{obj, f.offset};
-      const bool hasSize = f.size >= 12 && f.offset + 12 <= objSize;
+      const bool hasSize = f.size >= ASPEN_FIELD_SIZED_BYTES && f.offset + ASPEN_FIELD_SIZED_BYTES <= objSize;
       if (f.kind == ir::FieldKind::State) {
         planState(f, val, obj, image, tile, v, hasSize);
         continue;
@@ -252,7 +253,8 @@ public:
         const Loc data = planEdge(f, t.getImpl(), tile, v, pv.edgeBytes);
         relocate(field, data);
         if (f.shape == ir::FieldShape::Vector && hasSize)
-          putU32(out_.pool, image + f.offset + 8, static_cast<std::uint32_t>(t.numElements()));
+          putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET,
+                 static_cast<std::uint32_t>(t.numElements()));
         break;
       }
       case ir::FieldShape::VectorOfEdges:
@@ -260,10 +262,10 @@ public:
         const bool descs = f.shape == ir::FieldShape::VectorOfEdges;
         const std::uint32_t n = static_cast<std::uint32_t>(val.edges.size());
         if (hasSize)
-          putU32(out_.pool, image + f.offset + 8, n);
+          putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET, n);
         if (n == 0)
           break;
-        const std::uint32_t entry = descs ? 16 : 8;
+        const std::uint32_t entry = descs ? ASPEN_FIELD_DESCRIPTOR_BYTES : ASPEN_FIELD_SCALAR_ENTRY_BYTES;
         const std::uint32_t table = newObject(n * entry, 8, tile, v, MemCategory::Descriptor);
         const std::uint64_t tableImage = descs ? newBlob(table, n * entry) : 0;
         relocate(field, Loc{table, 0});
@@ -272,7 +274,8 @@ public:
           const Loc data = planEdge(f, t.getImpl(), tile, v, pv.edgeBytes);
           relocate(Loc{table, e * entry}, data);
           if (descs)
-            putU32(out_.pool, tableImage + e * entry + 8, static_cast<std::uint32_t>(t.numElements()));
+            putU32(out_.pool, tableImage + e * entry + ASPEN_FIELD_SIZE_OFFSET,
+                   static_cast<std::uint32_t>(t.numElements()));
         }
         break;
       }
@@ -317,7 +320,7 @@ private:
     if (!val.set && val.declaredSize != ~std::size_t(0))
       count = val.declaredSize;
     if (hasSize)
-      putU32(out_.pool, image + f.offset + 8, static_cast<std::uint32_t>(count));
+      putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET, static_cast<std::uint32_t>(count));
     if (count == 0)
       return;
     const std::uint32_t bytes = static_cast<std::uint32_t>(count * es);
