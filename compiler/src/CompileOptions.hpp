@@ -13,6 +13,9 @@ struct CompileOptions {
   bool allowOutOfMemory = false;
   /// "aspen.compileCache", or ASPEN_COMPILE_CACHE=1 when the option is absent.
   bool useCache = false;
+  /// "aspen.dumpIR": a directory to write a text dump after each pass into
+  /// (empty: no dump).
+  std::string dumpIRDir;
 };
 
 /// Reads the compiler's options from `options` merged with POPLAR_ENGINE_OPTIONS

@@ -532,8 +532,14 @@ void addViewAccess(const ir::TensorView &view, std::uint64_t first, std::uint64_
 
 } // namespace
 
-ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered) {
-  ExchangePlan plan;
+namespace {
+
+// ---- the phases of planExchange -----------------------------------------------------
+
+/// Phase 1. Contract: plan.layout holds every variable's tile pieces and
+/// plan.objects[0, numPieces) one object per piece (owner: its variable;
+/// aligned to its element; category Variable or Constant).
+void planVariablePieces(const ir::GraphData &g, ExchangePlan &plan) {
   plan.layout = buildVariableLayout(g);
   const VariableLayout &layout = plan.layout;
   const std::uint32_t numPieces = static_cast<std::uint32_t>(layout.pieces.size());
@@ -549,12 +555,13 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
       plan.objects[p].category = var.isConstant ? MemCategory::Constant : MemCategory::Variable;
     }
   }
+}
 
-  plan.steps = lowered.steps;
+/// Phase 2. Contract: numbers the executed compute sets in order of first
+/// execution, rewrites the Execute steps of plan.steps to those numbers, fills
+/// plan.computeSetSteps; returns the graph's compute set id per number.
+std::vector<std::uint32_t> numberComputeSets(const ir::GraphData &g, ExchangePlan &plan) {
   auto &steps = plan.steps;
-  const std::size_t numSteps = steps.size();
-
-  // ---- compute sets: number them in order of first execution -------------------
   std::vector<std::uint32_t> csIndex(g.computeSets.size(), ~0u);
   std::vector<std::uint32_t> executed;
   for (std::uint32_t si = 0; si < steps.size(); ++si) {
@@ -569,28 +576,57 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
     s.a = csIndex[s.a];
     plan.computeSetSteps[s.a].second = si;
   }
+  return executed;
+}
 
-  // Work items: runs of at most kChunk vertices of one compute set.
-  constexpr std::size_t kChunk = 2048;
+/// What the compute-set phases hand to each other.
+struct ComputeSetWork {
+  /// Runs of at most kChunk vertices of one compute set, planned in parallel.
+  static constexpr std::size_t kChunk = 2048;
   struct Item {
     std::uint32_t plannedCs;
     std::size_t begin, end;
   };
   std::vector<Item> items;
+  std::vector<ChunkPlan> chunks;
+  std::vector<std::vector<std::uint32_t>> csReads;
+  std::vector<std::vector<WriteRange>> csWrites;
+  std::vector<std::vector<std::uint32_t>> csDirectWrites;
+};
+
+/// Phase 3a. Contract: every vertex of every executed compute set planned by
+/// ChunkPlanner (in parallel, chunk by chunk): vertex objects, state arrays,
+/// descriptors, gather buffers, runs, relocations, blobs; shared edges listed
+/// for phase 3c.
+void planChunks(const ir::GraphData &g, const std::vector<std::uint32_t> &executed,
+                const VariableLayout &layout, ComputeSetWork &w) {
+  auto &items = w.items;
   for (std::uint32_t i = 0; i < executed.size(); ++i) {
     const std::size_t n = g.computeSets[executed[i]].vertices.size();
-    for (std::size_t b = 0; b < n; b += kChunk)
-      items.push_back({i, b, std::min(n, b + kChunk)});
+    for (std::size_t b = 0; b < n; b += ComputeSetWork::kChunk)
+      items.push_back({i, b, std::min(n, b + ComputeSetWork::kChunk)});
   }
-  std::vector<ChunkPlan> chunks(items.size());
+  w.chunks.resize(items.size());
   tbb::parallel_for(std::size_t(0), items.size(), [&](std::size_t k) {
-    const Item &it = items[k];
+    const auto &it = items[k];
     const auto &vertices = g.computeSets[executed[it.plannedCs]].vertices;
-    ChunkPlanner planner(g, layout, chunks[k]);
+    ChunkPlanner planner(g, layout, w.chunks[k]);
     for (std::size_t i = it.begin; i < it.end; ++i)
       planner.planVertex(vertices[i]);
   });
+}
 
+/// Phase 3b. Contract: the chunks' objects, blobs and relocations appended to
+/// the plan with global ids (in chunk order), runs and vertices into their
+/// planned compute set; chunks keep only their piece alignments, in-place
+/// writes and shared edges (relocation indices made global).
+void mergeChunks(const std::vector<std::uint32_t> &executed, ComputeSetWork &w, ExchangePlan &plan) {
+  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.layout.pieces.size());
+  auto &items = w.items;
+  auto &chunks = w.chunks;
+  auto &csReads = w.csReads;
+  auto &csWrites = w.csWrites;
+  auto &csDirectWrites = w.csDirectWrites;
   // Merge chunks: objects get global ids in chunk order. Offsets first, then
   // every chunk copies (and renumbers) its part in parallel.
   struct Offsets {
@@ -598,9 +634,9 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
   };
   std::vector<Offsets> at(items.size());
   plan.computeSets.resize(executed.size());
-  std::vector<std::vector<std::uint32_t>> csReads(executed.size());
-  std::vector<std::vector<WriteRange>> csWrites(executed.size());
-  std::vector<std::vector<std::uint32_t>> csDirectWrites(executed.size());
+  csReads.resize(executed.size());
+  csWrites.resize(executed.size());
+  csDirectWrites.resize(executed.size());
   {
     Offsets total{plan.objects.size(), 0, 0, 0, 0, 0, 0, 0, 0};
     std::vector<Offsets> perCs(executed.size(), Offsets{0, 0, 0, 0, 0, 0, 0, 0, 0});
@@ -689,7 +725,15 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
   for (const ChunkPlan &c : chunks)
     for (auto [piece, align] : c.pieceAlign)
       plan.objects[piece].align = std::max(plan.objects[piece].align, align);
+}
 
+/// Phase 3c. Contract: per compute set and tile, one shared edge buffer
+/// (layOutSharedBuffers) appended to plan.objects, its runs to the compute
+/// set's exchange-in/out, and every shared edge's relocation pointed into it.
+void addSharedBuffers(const std::vector<std::uint32_t> &executed, ComputeSetWork &w, ExchangePlan &plan) {
+  const VariableLayout &layout = plan.layout;
+  auto &items = w.items;
+  auto &chunks = w.chunks;
   // Shared edge buffers: per compute set and tile, each range received once.
   {
     std::vector<std::vector<SharedEdge>> csShared(executed.size());
@@ -726,7 +770,17 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
       }
     }
   }
-  chunks.clear();
+}
+
+/// Phase 3d. Contract: per planned compute set: vertices sorted by tile, the
+/// variable accesses summarised, fuseExchangeIn decided.
+void finishComputeSets(const ir::GraphData &g, const std::vector<std::uint32_t> &executed, ComputeSetWork &w,
+                       ExchangePlan &plan) {
+  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.layout.pieces.size());
+  auto &csReads = w.csReads;
+  auto &csWrites = w.csWrites;
+  auto &csDirectWrites = w.csDirectWrites;
+  w.chunks.clear();
   tbb::parallel_for(std::size_t(0), executed.size(), [&](std::size_t i) {
     PlannedComputeSet &pcs = plan.computeSets[i];
     pcs.computeSet = executed[i];
@@ -746,7 +800,17 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
     csReads[i] = {};
     csWrites[i] = {};
   });
+}
 
+/// Phase 4. Contract: every step other than Execute planned: Copy → copy runs
+/// (shared program nodes planned once), stream, remote-buffer and print steps
+/// → host transfers and prints, control scalars located; returns each step's
+/// variable accesses (an Execute step: its compute set's, plus its flag).
+std::vector<std::vector<VarAccess>> planSteps(const ir::GraphData &g, const LoweredProgram &lowered,
+                                              ExchangePlan &plan) {
+  const VariableLayout &layout = plan.layout;
+  auto &steps = plan.steps;
+  const std::size_t numSteps = steps.size();
   // ---- per-step plans: copies, transfers, prints, scalars --------------------------
   plan.stepScalar.resize(numSteps);
   plan.switchControl.resize(lowered.switchTables.size());
@@ -866,7 +930,13 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
     collectPieceRuns(layout, node->dst.getImpl(), 0, node->dst.numElements(), dst);
     zipRuns(src, dst, plan.copies[copyJobs[k].index].runs);
   });
+  return stepAcc;
+}
 
+/// Phase 5. Contract: host handles (each a transfer; their variables host
+/// visible), and the stream and remote buffer tables.
+void planHostTables(const ir::GraphData &g, ExchangePlan &plan) {
+  const VariableLayout &layout = plan.layout;
   // Host handles: always readable and writable by the host.
   for (const ir::HostHandle &h : g.hostHandles) {
     exe::HostHandleInfo info;
@@ -888,7 +958,11 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
     plan.streams.push_back({s.handle, s.type.id(), s.numElements, s.hostToDevice});
   for (const ir::RemoteBufferRecord &r : g.remoteBuffers)
     plan.remoteBuffers.push_back({r.handle, r.type.id(), r.numElements, r.repeats});
+}
 
+/// Phase 6. Contract: the per-step accesses as CSR (stepAccessBegin, stepAccesses).
+void flattenStepAccesses(std::vector<std::vector<VarAccess>> &stepAcc, ExchangePlan &plan) {
+  const std::size_t numSteps = stepAcc.size();
   plan.stepAccessBegin.resize(numSteps + 1);
   std::size_t total = 0;
   for (std::size_t si = 0; si < numSteps; ++si) {
@@ -899,6 +973,25 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
   plan.stepAccesses.reserve(total);
   for (auto &a : stepAcc)
     plan.stepAccesses.insert(plan.stepAccesses.end(), a.begin(), a.end());
+}
+
+} // namespace
+
+ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered) {
+  ExchangePlan plan;
+  planVariablePieces(g, plan);
+  plan.steps = lowered.steps;
+  const std::vector<std::uint32_t> executed = numberComputeSets(g, plan);
+  {
+    ComputeSetWork work;
+    planChunks(g, executed, plan.layout, work);
+    mergeChunks(executed, work, plan);
+    addSharedBuffers(executed, work, plan);
+    finishComputeSets(g, executed, work, plan);
+  }
+  std::vector<std::vector<VarAccess>> stepAcc = planSteps(g, lowered, plan);
+  planHostTables(g, plan);
+  flattenStepAccesses(stepAcc, plan);
   return plan;
 }
 

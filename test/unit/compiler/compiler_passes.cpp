@@ -15,6 +15,9 @@
 #include <catch2/catch.hpp>
 
 #include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 using namespace aspen;
@@ -637,4 +640,27 @@ TEST_CASE("compile: progress is reported with increasing steps and the output is
   CHECK(a->computeSteps.at(0).vertices.size() == 32);
   CHECK(a->computeSteps.at(0).tiles.size() == 8);
   CHECK_FALSE(a->outOfMemory);
+}
+
+TEST_CASE("aspen.dumpIR writes a text dump after each pass", "[compiler][dump]") {
+  TestGraph tg(2);
+  auto x = tg.var(poplar::FLOAT, {16}, "x", {1});
+  auto y = tg.var(poplar::FLOAT, {16}, "y", {0});
+  const auto type = tg.vertexType("Copy", {test::in("in"), test::out("out")});
+  const auto cs = tg.computeSet("copyOver");
+  tg.vertex(cs, type, 0, {{"in", x}, {"out", y}});
+  auto prog = TestGraph::exec(cs);
+  const auto dir = std::filesystem::temp_directory_path() / ("aspen_dump_ir_" + std::to_string(::getpid()));
+  const CompileOptions options = parseCompileOptions({{"aspen.dumpIR", dir.string()}});
+  CHECK(options.dumpIRDir == dir.string());
+  compile(*tg.g, {prog.get()}, options);
+  const char *names[] = {"1-validate", "2-lower",          "3-exchange", "4-liveness",
+                         "5-allocate", "6-estimateCycles", "7-emit"};
+  for (const char *n : names)
+    CHECK(std::filesystem::exists(dir / (std::string(n) + ".txt")));
+  std::ifstream in(dir / "3-exchange.txt");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::Contains("edgeBuffers tile 0 64 B"));
+  CHECK_THAT(text, Catch::Contains("computeSet 0 'copyOver'"));
+  std::filesystem::remove_all(dir);
 }
