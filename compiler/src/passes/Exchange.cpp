@@ -423,13 +423,16 @@ struct SharedBuffers {
 /// split at tile-piece borders.
 SharedBuffers layOutSharedBuffers(const VariableLayout &layout, std::vector<SharedEdge> &edges) {
   SharedBuffers out;
-  std::sort(edges.begin(), edges.end(), [](const SharedEdge &a, const SharedEdge &b) {
+  auto byTileVarBegin = [](const SharedEdge &a, const SharedEdge &b) {
     if (a.tile != b.tile)
       return a.tile < b.tile;
     if (a.var != b.var)
       return a.var < b.var;
     return a.begin < b.begin;
-  });
+  };
+  // Often already in order: graphs add vertices tile by tile.
+  if (!std::is_sorted(edges.begin(), edges.end(), byTileVarBegin))
+    std::sort(edges.begin(), edges.end(), byTileVarBegin);
   // Union of sub-ranges with a flag, emitted as piece runs.
   auto emitRuns = [&](std::vector<std::pair<std::uint64_t, std::uint64_t>> &ranges, std::uint32_t var,
                       std::uint32_t buffer, std::uint64_t pos, std::uint64_t base, bool in) {
@@ -451,6 +454,8 @@ SharedBuffers layOutSharedBuffers(const VariableLayout &layout, std::vector<Shar
     }
     ranges.clear();
   };
+  out.targets.reserve(edges.size());
+  out.in.reserve(edges.size());
   std::vector<std::pair<std::uint64_t, std::uint64_t>> reads, writes;
   for (std::size_t i = 0; i < edges.size();) {
     const std::uint32_t tile = edges[i].tile;
@@ -755,6 +760,8 @@ void addSharedBuffers(const std::vector<std::uint32_t> &executed, ComputeSetWork
         obj.computeSet = static_cast<std::uint32_t>(i);
       plan.objects.insert(plan.objects.end(), b.objects.begin(), b.objects.end());
       PlannedComputeSet &pcs = plan.computeSets[i];
+      pcs.exchangeIn.reserve(pcs.exchangeIn.size() + b.in.size());
+      pcs.exchangeOut.reserve(pcs.exchangeOut.size() + b.out.size());
       for (SymCopyRun &r : b.in) {
         r.dst.object += base;
         pcs.exchangeIn.push_back(r);
