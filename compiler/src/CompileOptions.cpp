@@ -12,6 +12,7 @@ namespace {
 
 constexpr const char *kAllowOutOfMemory = "debug.allowOutOfMemory";
 constexpr const char *kCompileCache = "aspen.compileCache";
+constexpr const char *kDumpIR = "aspen.dumpIR";
 constexpr const char *kOwnedPrefix = "aspen.compile";
 
 bool parseBool(const std::string &key, const std::string &value) {
@@ -25,7 +26,7 @@ bool parseBool(const std::string &key, const std::string &value) {
 } // namespace
 
 bool isCompilerOption(const std::string &key) {
-  return key == kAllowOutOfMemory || key == kCompileCache;
+  return key == kAllowOutOfMemory || key == kCompileCache || key == kDumpIR;
 }
 
 CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
@@ -47,6 +48,10 @@ CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
     } else if (key == kCompileCache) {
       out.useCache = parseBool(key, value);
       cacheGiven = true;
+    } else if (key == kDumpIR) {
+      if (value.empty())
+        throw poplar::invalid_option("Option '" + key + "' needs a directory");
+      out.dumpIRDir = value;
     } else if (key.rfind(kOwnedPrefix, 0) == 0) {
       throw poplar::invalid_option("Unrecognised compile option '" + key + "' (the compiler knows '" +
                                    std::string(kCompileCache) + "' and '" + kAllowOutOfMemory + "')");

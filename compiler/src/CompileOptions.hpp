@@ -20,6 +20,9 @@ struct CompileOptions {
   /// "autoReport.outputSerializedGraph": write Graph::serialize's JSON to
   /// <autoReport.directory>/serialized_graph.json (empty = do not).
   std::string serializedGraphFile;
+  /// "aspen.dumpIR": a directory to write a text dump after each pass into
+  /// (empty: no dump).
+  std::string dumpIRDir;
 };
 
 /// Reads the compiler's options from `options` merged with POPLAR_ENGINE_OPTIONS

@@ -7,6 +7,7 @@
 #include "LoweredVarDump.hpp"
 #include "cache/CompileCache.hpp"
 #include "passes/Allocate.hpp"
+#include "passes/DumpIR.hpp"
 #include "passes/Emit.hpp"
 #include "passes/EstimateCycles.hpp"
 #include "passes/Exchange.hpp"
@@ -76,18 +77,30 @@ std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
                               << " variables, " << graph.computeSets.size() << " compute sets, "
                               << programs.size() << " programs, " << graph.target.numTiles() << " tiles");
   PassRunner pass(7, progress);
+  IRDumper dump(options.dumpIRDir); // aspen.dumpIR: a text file after each pass
 
   pass("validate", [&] { validateGraph(graph, programs); });
+  dump.graph(graph);
   LoweredProgram lowered = pass("lower", [&] { return lowerPrograms(graph, programs); });
+  dump.lowered(lowered);
   ExchangePlan plan = pass("exchange", [&] { return planExchange(graph, lowered); });
+  dump.exchange(graph, plan);
   LivenessResult liveness = pass("liveness", [&] { return analyseLiveness(graph, lowered, plan); });
-  AllocationResult allocation = pass(
-      "allocate", [&] { return allocateMemory(graph, lowered, plan, liveness, options.allowOutOfMemory); });
+  dump.liveness(graph, liveness);
+  AllocationResult allocation = pass("allocate", [&] {
+    auto result = allocateMemory(graph, lowered, plan, liveness, true);
+    dump.allocation(plan, result); // before an out-of-memory verdict throws
+    if (result.outOfMemory && !options.allowOutOfMemory)
+      throw poplar::graph_memory_allocation_error(result.outOfMemoryMessage);
+    return result;
+  });
   if (!options.loweredVarDumpFile.empty())
     writeLoweredVarDump(options.loweredVarDumpFile, options.makeReportDirectory, graph, plan, liveness,
                         allocation);
   CycleEstimates cycles = pass("estimateCycles", [&] { return estimateCycles(graph, lowered, plan); });
+  dump.cycles(plan, cycles);
   auto exe = pass("emit", [&] { return emitExecutable(graph, lowered, plan, liveness, allocation, cycles); });
+  dump.executable(*exe);
 
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -203,10 +203,16 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
   if (cs.getId() >= data_->computeSets.size())
     throw graph_object_creation_error("addVertex('" + vertexType.str() + "'): compute set " +
                                       std::to_string(cs.getId()) + " is not a compute set of this graph");
-  const std::string name = vertexType.str();
-  const VertexTypeInfo &type = findVertexType(*data_, name);
+  std::uint32_t typeId = data_->lastAddedVertexType;
+  if (typeId >= data_->vertexTypes.size() || !(vertexType == StringRef(data_->vertexTypes[typeId].name))) {
+    const std::string name = vertexType.str();
+    findVertexType(*data_, name); // throws for an unknown name
+    typeId = data_->vertexTypeByName.find(name)->second;
+    data_->lastAddedVertexType = typeId;
+  }
+  const VertexTypeInfo &type = data_->vertexTypes[typeId];
   aspen::ir::Vertex v;
-  v.type = data_->vertexTypeByName.at(name);
+  v.type = typeId;
   v.computeSet = cs.getId();
   v.fields.resize(type.fields.size());
   const auto id = static_cast<unsigned>(data_->vertices.size());

@@ -79,10 +79,12 @@ std::vector<std::int64_t> rowMajorStrides(const std::vector<std::size_t> &shape)
 
 /// The source's own axes: identity map.
 std::vector<Axis> identityAxes(const TensorView &v) {
-  const auto strides = rowMajorStrides(v.shape);
   std::vector<Axis> axes(v.shape.size());
-  for (std::size_t i = 0; i < axes.size(); ++i)
-    axes[i] = Axis{v.shape[i], strides[i]};
+  std::int64_t s = 1;
+  for (std::size_t i = axes.size(); i-- > 0;) {
+    axes[i] = Axis{v.shape[i], s};
+    s *= static_cast<std::int64_t>(v.shape[i]);
+  }
   return axes;
 }
 
@@ -108,6 +110,13 @@ void checkDimension(const TensorView &v, unsigned dimension, const std::string &
   if (dimension >= v.shape.size())
     throw index_error(operation + ": dimension " + std::to_string(dimension) + " is out of range for " +
                       about(v) + " (rank " + std::to_string(v.shape.size()) + ")");
+}
+
+/// As checkDimension, naming the operation only when it fails (hot paths:
+/// no string is built for a valid dimension).
+template <class Name> void checkDimensionLazily(const TensorView &v, unsigned dimension, Name &&operation) {
+  if (dimension >= v.shape.size())
+    checkDimension(v, dimension, operation());
 }
 
 /// Poplar's rule for a permutation given as (source dims, destination dims).
@@ -184,7 +193,7 @@ std::vector<std::size_t> Tensor::shape() const {
 
 std::size_t Tensor::dim(unsigned i) const {
   const TensorView &v = checkedView(impl_, "dim()");
-  checkDimension(v, i, "dim(" + std::to_string(i) + ")");
+  checkDimensionLazily(v, i, [&] { return "dim(" + std::to_string(i) + ")"; });
   return v.shape[i];
 }
 
@@ -322,11 +331,13 @@ Tensor Tensor::operator[](std::size_t i) const {
 
 Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned dimension) const {
   const TensorView &v = checkedView(impl_, "slice()");
-  const std::string operation =
-      "slice(" + std::to_string(begin) + ", " + std::to_string(end) + ", " + std::to_string(dimension) + ")";
-  checkDimension(v, dimension, operation);
+  auto operation = [&] {
+    return "slice(" + std::to_string(begin) + ", " + std::to_string(end) + ", " + std::to_string(dimension) +
+           ")";
+  };
+  checkDimensionLazily(v, dimension, operation);
   if (begin > end || end > v.shape[dimension])
-    throw index_error(operation + " is out of range for " + about(v));
+    throw index_error(operation() + " is out of range for " + about(v));
   auto axes = identityAxes(v);
   const std::int64_t base = static_cast<std::int64_t>(begin) * axes[dimension].stride;
   axes[dimension].size = end - begin;

@@ -312,3 +312,15 @@ TEST_CASE("unknown compiler options are invalid_options naming the key", "[compi
   CHECK_THROWS_WITH(compiler::parseCompileOptions({{"debug.allowOutOfMemory", "yes"}}),
                     Contains("'debug.allowOutOfMemory' must be \"true\" or \"false\", not \"yes\""));
 }
+
+TEST_CASE("aspen.dumpIR needs a directory it can create", "[compiler][error]") {
+  CHECK_THROWS_WITH(compiler::parseCompileOptions({{"aspen.dumpIR", ""}}),
+                    Contains("aspen.dumpIR") && Contains("needs a directory"));
+  TestGraph tg(1);
+  const auto cs = tg.computeSet("empty");
+  auto prog = TestGraph::exec(cs);
+  compiler::CompileOptions options;
+  options.dumpIRDir = "/proc/aspen-no-such-place/dump";
+  const std::string msg = compileError<poplar::invalid_option>(tg, {prog.get()}, options);
+  CHECK_THAT(msg, Contains("aspen.dumpIR") && Contains("/proc/aspen-no-such-place/dump"));
+}

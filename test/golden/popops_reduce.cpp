@@ -220,3 +220,31 @@ TEST_CASE("popops::reduce on bool and int, with scale and update, and into compu
                  "SQUARE_ADD into compute sets");
   });
 }
+
+TEST_CASE("popops::reduce over the outer dimension of a large tensor spreads its second stage",
+          "[popops][reduce]") {
+  // {512, 1024} float over dim 0, mapped linearly: every column's partials used to be
+  // reduced on the tile holding row 0 (2.1 MB of edge buffers there: out of memory).
+  TestDevice dev(aspen::test::TestTarget::FullIpu);
+  Graph graph(dev.getTarget());
+  popops::addCodelets(graph);
+  program::Sequence prog;
+  const std::vector<std::size_t> shape{512, 1024};
+  const std::vector<float> inData = inputs(512 * 1024, -1, 1, 7);
+  Tensor in = mappedVariable(graph, FLOAT, shape, "in");
+  Tensor out = popops::reduce(graph, in, {0}, Operation::ADD, prog);
+  // The result is spread too: no tile holds more than a few columns.
+  std::size_t mostOnOneTile = 0;
+  for (const auto &intervals : graph.getTileMapping(out)) {
+    std::size_t n = 0;
+    for (const auto &i : intervals)
+      n += i.size();
+    mostOnOneTile = std::max(mostOnOneTile, n);
+  }
+  CHECK(mostOnOneTile <= 8);
+  dev.write(graph, in, inData);
+  std::vector<float> got;
+  dev.read(graph, out, got);
+  dev.run(graph, prog);
+  requireClose(got, hostReduce(inData, shape, {0}, Operation::ADD), 2e-5, 1e-4, "outer ADD of {512,1024}");
+}

@@ -3,6 +3,8 @@
 // the vertex ABI layout of every field type (docs/internals.md, "Host layout of
 // vertex fields"), `half` against an independent IEEE binary16 reference, and
 // the ipudef.h vector types.
+#include "codelets/CodeletAbi.h"
+
 #include <ipudef.h>
 #include <poplar/HalfFloat.hpp>
 #include <poplar/TileConstants.hpp>
@@ -258,5 +260,21 @@ TEST_CASE("codelets_headers: ipudef.h vector types are element-wise", "[codelets
   REQUIRE(static_cast<float>(p[1]) == 0.5f);
   REQUIRE((p == half2{half(1.0f), half(0.5f)}));
 }
+
+// The named layout constants the compiler writes fields with (CodeletAbi.h) are
+// the layout Vertex.hpp declares: checked when this test is built.
+static_assert(sizeof(Input<float>) == ASPEN_FIELD_POINTER_BYTES, "scalar edge");
+static_assert(sizeof(Output<float>) == ASPEN_FIELD_POINTER_BYTES, "scalar edge");
+static_assert(sizeof(Input<Vector<float>>) == ASPEN_FIELD_VECTOR_BYTES, "vector edge");
+static_assert(sizeof(Vector<unsigned>) == ASPEN_FIELD_VECTOR_BYTES, "state array");
+static_assert(sizeof(Vector<Input<Vector<float>>>) == ASPEN_FIELD_VECTOR_BYTES, "list of vector edges");
+static_assert(sizeof(Input<VectorList<float, VectorListLayout::DELTANELEMENTS>>) == ASPEN_FIELD_VECTOR_BYTES,
+              "vector list");
+static_assert(sizeof(Vector<Input<float>>) == ASPEN_FIELD_VECTOR_BYTES, "list of scalar edges");
+static_assert(offsetof(Input<Vector<float>>, aspenSize_) == ASPEN_FIELD_SIZE_OFFSET, "count after pointer");
+static_assert(offsetof(Vector<unsigned>, aspenSize_) == ASPEN_FIELD_SIZE_OFFSET, "count after pointer");
+static_assert(ASPEN_FIELD_SIZE_OFFSET + sizeof(std::uint32_t) == ASPEN_FIELD_SIZED_BYTES, "sized field");
+static_assert(sizeof(Input<Vector<float>>) == ASPEN_FIELD_DESCRIPTOR_BYTES, "a descriptor is a vector edge");
+static_assert(sizeof(float *) == ASPEN_FIELD_SCALAR_ENTRY_BYTES, "pointer table entry");
 
 } // namespace

@@ -32,6 +32,19 @@ extern "C" {
 #define ASPEN_SHAPE_VECTOR_OF_EDGES 2u
 #define ASPEN_SHAPE_VECTOR_OF_SCALAR_EDGES 3u
 
+/* Host layout of edge and state-array fields (docs/internals.md, "Host layout
+ * of vertex fields"): a scalar edge is a pointer; every vector form (vector
+ * edge, state array, list of edges) is a pointer followed by a uint32 element
+ * count, padded to 16 bytes. A list of vector edges points at a table of
+ * descriptors of that same form; a list of scalar edges at a table of
+ * pointers. Checked against poplar/Vertex.hpp in RegistrationSupport.hpp. */
+#define ASPEN_FIELD_POINTER_BYTES 8u      /* Input<T>: T *ptr */
+#define ASPEN_FIELD_SIZE_OFFSET 8u        /* vector forms: the uint32 count follows the pointer */
+#define ASPEN_FIELD_SIZED_BYTES 12u       /* the least a field holding a count occupies */
+#define ASPEN_FIELD_VECTOR_BYTES 16u      /* Input<Vector<T>>, Vector<T>, Vector<Input<...>> */
+#define ASPEN_FIELD_DESCRIPTOR_BYTES 16u  /* one entry of a list of vector edges */
+#define ASPEN_FIELD_SCALAR_ENTRY_BYTES 8u /* one entry of a list of scalar edges */
+
 /* AspenFieldEntry::elementType is a poplar::Type::Id value (0 = not a known
  * element type, e.g. a struct-valued state member). AspenFieldEntry::layout and
  * outerLayout are aspen::ir::Layout values. */

@@ -102,15 +102,22 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
       order[fill[plan.objects[i].tile]++] = i;
   }
 
+  // Pieces live as their variable; edge buffers over their compute set's
+  // steps; every other object (vertex state) always.
   auto isAlwaysLive = [&](std::uint32_t obj) {
-    return obj >= numPieces || live.alwaysLive[plan.objects[obj].owner];
+    if (obj >= numPieces)
+      return plan.objects[obj].computeSet == kNoObject;
+    return live.alwaysLive[plan.objects[obj].owner] != 0;
   };
-  auto isLive = [&](std::uint32_t obj) {
-    if (isAlwaysLive(obj))
-      return true;
-    const std::uint32_t var = plan.objects[obj].owner;
-    return live.liveBegin[var] <= live.liveEnd[var];
+  auto liveBegin = [&](std::uint32_t obj) {
+    const MemObject &o = plan.objects[obj];
+    return obj >= numPieces ? plan.computeSetSteps[o.computeSet].first : live.liveBegin[o.owner];
   };
+  auto liveEnd = [&](std::uint32_t obj) {
+    const MemObject &o = plan.objects[obj];
+    return obj >= numPieces ? plan.computeSetSteps[o.computeSet].second : live.liveEnd[o.owner];
+  };
+  auto isLive = [&](std::uint32_t obj) { return isAlwaysLive(obj) || liveBegin(obj) <= liveEnd(obj); };
 
   tbb::parallel_for(0u, numTiles, [&](unsigned tile) {
     TileMemoryStats &st = res.tiles[tile];
@@ -138,8 +145,7 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
 
     // Not-always-live pieces: first fit in order of first live step.
     std::sort(notAlways.begin(), notAlways.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const std::uint32_t ba = live.liveBegin[plan.objects[a].owner],
-                          bb = live.liveBegin[plan.objects[b].owner];
+      const std::uint32_t ba = liveBegin(a), bb = liveBegin(b);
       if (ba != bb)
         return ba < bb;
       if (plan.objects[a].size != plan.objects[b].size)
@@ -153,7 +159,7 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
     for (std::size_t i = 0; i < notAlways.size(); ++i) {
       const std::uint32_t obj = notAlways[i];
       const MemObject &o = plan.objects[obj];
-      const std::uint32_t begin = live.liveBegin[o.owner];
+      const std::uint32_t begin = liveBegin(obj);
       while (!active.empty() && active.top().first < begin) {
         const std::uint32_t done = active.top().second;
         active.pop();
@@ -162,7 +168,7 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
       const std::uint64_t at = freeList.take(o.size, o.align);
       res.address[obj] = toAddress(at);
       peak = std::max(peak, at + o.size);
-      active.push({live.liveEnd[o.owner], obj});
+      active.push({liveEnd(obj), obj});
       st.categoryBytes[static_cast<int>(o.category)] += o.size;
     }
     st.peakBytes = peak;
@@ -172,8 +178,8 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
     events.reserve(notAlways.size() * 2);
     for (std::uint32_t obj : notAlways) {
       const MemObject &o = plan.objects[obj];
-      events.push_back({live.liveBegin[o.owner], static_cast<std::int64_t>(o.size)});
-      events.push_back({live.liveEnd[o.owner] + 1, -static_cast<std::int64_t>(o.size)});
+      events.push_back({liveBegin(obj), static_cast<std::int64_t>(o.size)});
+      events.push_back({liveEnd(obj) + 1, -static_cast<std::int64_t>(o.size)});
     }
     std::sort(events.begin(), events.end());
     std::int64_t cur = 0;

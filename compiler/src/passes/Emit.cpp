@@ -85,15 +85,13 @@ exe::CopyPlan makeCopyPlan(std::vector<exe::CopyRun> runs) {
   return plan;
 }
 
-std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, const LoweredProgram &lp,
-                                                    const ExchangePlan &plan, const LivenessResult &live,
-                                                    const AllocationResult &alloc,
-                                                    const CycleEstimates &est) {
-  auto exe = std::make_unique<exe::ExecutableData>();
-  exe::ExecutableData &x = *exe;
-  const Resolver at(plan, alloc);
-  const unsigned numTiles = g.target.numTiles();
+namespace {
 
+/// Phase 1. Contract: copies the target into `x`, sets `bytesPerTile` large
+/// enough for a CPU target's one tile, and records peak bytes per tile and the
+/// out-of-memory verdict from the allocation.
+void emitTargetAndMemory(exe::ExecutableData &x, const ir::GraphData &g, const AllocationResult &alloc) {
+  const unsigned numTiles = g.target.numTiles();
   x.target = g.target;
   x.tileBytesUsed.resize(numTiles);
   std::uint64_t maxPeak = 0;
@@ -106,11 +104,16 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
     x.target.bytesPerTile = (maxPeak + 4095) / 4096 * 4096;
   x.outOfMemory = alloc.outOfMemory;
   x.outOfMemoryMessage = alloc.outOfMemoryMessage;
+}
 
-  // ---- steps ------------------------------------------------------------------------
+/// Phase 2. Contract: the exchange pass's steps (table indices resolved) with
+/// their cycles and control scalars resolved to tile addresses; program
+/// entries, counters, switch tables and block names from lowering.
+void emitSteps(exe::ExecutableData &x, const LoweredProgram &lp, const ExchangePlan &plan,
+               const CycleEstimates &est, const Resolver &at) {
   x.programEntry = lp.programEntry;
   x.numCounters = lp.numCounters;
-  x.steps = lp.steps;
+  x.steps = plan.steps;
   for (std::size_t s = 0; s < x.steps.size(); ++s) {
     x.steps[s].cycles = est.stepCycles[s];
     x.steps[s].scalar = at.scalar(plan.stepScalar[s]);
@@ -119,8 +122,15 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   for (std::size_t i = 0; i < x.switchTables.size(); ++i)
     x.switchTables[i].control = at.scalar(plan.switchControl[i]);
   x.blockNames = lp.blockNames;
+}
 
-  // ---- vertex types and their libraries -------------------------------------------
+/// Phase 3. Contract: the vertex types some executed compute set uses, in
+/// graph order, with the bytes of each vertex library (.gp) they need (each
+/// library once). Returns the executable's type index per graph vertex type
+/// (~0u for unused types). Throws `graph_object_load_error` when a library
+/// file cannot be read.
+std::vector<std::uint32_t> emitVertexTypes(exe::ExecutableData &x, const ir::GraphData &g,
+                                           const ExchangePlan &plan) {
   std::vector<std::uint32_t> typeIndex(g.vertexTypes.size(), ~0u);
   for (const PlannedComputeSet &pcs : plan.computeSets)
     for (const PlannedVertex &v : pcs.vertices)
@@ -146,8 +156,15 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
     e.library = libIndex[info.library];
     x.vertexTypes.push_back(std::move(e));
   }
+  return typeIndex;
+}
 
-  // ---- compute steps, copies, transfers -------------------------------------------
+/// Phase 4. Contract: one compute step per planned compute set: exchange-in
+/// and exchange-out as copy plans (makeCopyPlan), vertex instances grouped by
+/// tile (CSR: `tiles`, `tileBegin`) with their state addresses and cycles.
+void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const ExchangePlan &plan,
+                      const AllocationResult &alloc, const CycleEstimates &est, const Resolver &at,
+                      const std::vector<std::uint32_t> &typeIndex) {
   x.computeSteps.resize(plan.computeSets.size());
   tbb::parallel_for(std::size_t(0), plan.computeSets.size(), [&](std::size_t c) {
     const PlannedComputeSet &pcs = plan.computeSets[c];
@@ -175,6 +192,13 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
     cs.computeCycles = est.computeCycles[c];
     cs.totalVertexCycles = est.totalVertexCycles[c];
   });
+}
+
+/// Phase 5. Contract: copy programs as copy plans, host transfers as host runs
+/// (adjacent runs merged), and the print, stream, remote buffer and host handle
+/// tables.
+void emitCopiesAndTransfers(exe::ExecutableData &x, const ExchangePlan &plan, const CycleEstimates &est,
+                            const Resolver &at) {
   x.copies.resize(plan.copies.size());
   tbb::parallel_for(std::size_t(0), plan.copies.size(), [&](std::size_t k) {
     x.copies[k] = makeCopyPlan(at.runs(plan.copies[k].runs));
@@ -201,8 +225,14 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   x.streams = plan.streams;
   x.remoteBuffers = plan.remoteBuffers;
   x.hostHandles = plan.hostHandles;
+}
 
-  // ---- initial memory: blobs and relocations ----------------------------------------
+/// Phase 6. Contract: the initial tile memory: blobs (vertex objects, state
+/// arrays, descriptors, initial values of variables) sorted by tile then
+/// address, fragments closer than 16 bytes merged; relocations resolved.
+void emitInitialMemory(exe::ExecutableData &x, const ir::GraphData &g, const ExchangePlan &plan,
+                       const Resolver &at) {
+  const unsigned numTiles = g.target.numTiles();
   struct Fragment {
     exe::TileAddr where;
     const std::uint8_t *data;
@@ -265,8 +295,17 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   tbb::parallel_for(std::size_t(0), plan.relocations.size(), [&](std::size_t i) {
     x.relocations[i] = exe::Relocation{at(plan.relocations[i].where), at(plan.relocations[i].target)};
   });
+}
 
-  // ---- profile --------------------------------------------------------------------
+/// Phase 7. Contract: the profile JSON (docs/profile-format.md) from what the
+/// passes and the earlier phases produced; reads `x`, changes nothing.
+std::string emitProfile(const exe::ExecutableData &x, const ir::GraphData &g, const LoweredProgram &lp,
+                        const ExchangePlan &plan, const LivenessResult &live, const AllocationResult &alloc,
+                        const CycleEstimates &est) {
+  const unsigned numTiles = g.target.numTiles();
+  std::uint64_t maxPeak = 0;
+  for (unsigned t = 0; t < numTiles; ++t)
+    maxPeak = std::max(maxPeak, alloc.tiles[t].peakBytes);
   using nlohmann::json;
   json prof;
   prof["format"] = "aspen-profile";
@@ -386,7 +425,25 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
     prof["vertexTypes"] = std::move(types);
   }
   addProfileTables(prof, g, lp, plan, live, x);
-  x.profileJson = prof.dump();
+  return prof.dump();
+}
+
+} // namespace
+
+std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, const LoweredProgram &lp,
+                                                    const ExchangePlan &plan, const LivenessResult &live,
+                                                    const AllocationResult &alloc,
+                                                    const CycleEstimates &est) {
+  auto exe = std::make_unique<exe::ExecutableData>();
+  exe::ExecutableData &x = *exe;
+  const Resolver at(plan, alloc);
+  emitTargetAndMemory(x, g, alloc);
+  emitSteps(x, lp, plan, est, at);
+  const std::vector<std::uint32_t> typeIndex = emitVertexTypes(x, g, plan);
+  emitComputeSteps(x, g, plan, alloc, est, at, typeIndex);
+  emitCopiesAndTransfers(x, plan, est, at);
+  emitInitialMemory(x, g, plan, at);
+  x.profileJson = emitProfile(x, g, lp, plan, live, alloc, est);
   return exe;
 }
 

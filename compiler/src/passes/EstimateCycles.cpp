@@ -19,23 +19,47 @@ std::uint64_t syncCost(const ir::TargetData &t) {
   return t.syncCycles + t.minIPUSyncDelay;
 }
 
-/// Exchange cycles of a set of copy runs between objects.
+/// Exchange cycles of a set of copy runs between objects. A tile receives
+/// each remote byte once however many runs copy it there (the exchange
+/// delivers a region to a tile once; further copies of it on that tile are
+/// local memcpys), so cross-tile bytes are counted per (destination tile,
+/// source byte), duplicates as local copies.
 std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
                              const std::vector<SymCopyRun> &runs) {
   if (runs.empty())
     return 0;
   const unsigned numTiles = t.numTiles();
   std::vector<std::uint64_t> sent(numTiles, 0), received(numTiles, 0), local(numTiles, 0);
-  bool crossTile = false;
+  struct Remote {
+    std::uint32_t to, object;
+    std::uint64_t begin, end;
+    bool operator<(const Remote &o) const {
+      return to != o.to ? to < o.to : object != o.object ? object < o.object : begin < o.begin;
+    }
+  };
+  std::vector<Remote> remote;
   for (const SymCopyRun &r : runs) {
     const std::uint32_t from = objects[r.src.object].tile, to = objects[r.dst.object].tile;
-    if (from == to) {
+    if (from == to)
       local[to] += r.bytes;
-    } else {
-      sent[from] += r.bytes;
-      received[to] += r.bytes;
-      crossTile = true;
+    else
+      remote.push_back({to, r.src.object, r.src.offset, std::uint64_t(r.src.offset) + r.bytes});
+  }
+  const bool crossTile = !remote.empty();
+  if (!std::is_sorted(remote.begin(), remote.end()))
+    std::sort(remote.begin(), remote.end());
+  for (std::size_t i = 0; i < remote.size();) {
+    const Remote &first = remote[i];
+    std::uint64_t b = first.begin, e = first.end, all = first.end - first.begin;
+    for (++i; i < remote.size() && remote[i].to == first.to && remote[i].object == first.object &&
+              remote[i].begin <= e;
+         ++i) {
+      e = std::max(e, remote[i].end);
+      all += remote[i].end - remote[i].begin;
     }
+    sent[objects[first.object].tile] += e - b;
+    received[first.to] += e - b;
+    local[first.to] += all - (e - b);
   }
   std::uint64_t worst = 0;
   for (unsigned tile = 0; tile < numTiles; ++tile) {
@@ -60,7 +84,8 @@ std::uint64_t hostTransferCycles(const ir::TargetData &t, const std::vector<MemO
 
 } // namespace
 
-CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram &lp, const ExchangePlan &plan) {
+CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*lowered*/,
+                              const ExchangePlan &plan) {
   const ir::TargetData &target = g.target;
   const unsigned workers = std::max(1u, target.numWorkerContexts);
   CycleEstimates est;
@@ -154,9 +179,9 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram &lp, 
   });
 
   using K = exe::StepKind;
-  est.stepCycles.assign(lp.steps.size(), 0);
-  for (std::size_t s = 0; s < lp.steps.size(); ++s) {
-    const exe::Step &step = lp.steps[s];
+  est.stepCycles.assign(plan.steps.size(), 0);
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const exe::Step &step = plan.steps[s];
     switch (step.kind) {
     case K::Execute:
       est.stepCycles[s] = est.exchangeInCycles[step.a] + est.computeCycles[step.a] + syncCost(target) +

@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 #include "passes/Exchange.hpp"
 
+#include "codelets/CodeletAbi.h"
 #include "passes/ViewRuns.hpp"
 #include "util/Assert.hpp"
 
@@ -186,9 +187,27 @@ void putU32(std::vector<std::uint8_t> &pool, std::uint64_t at, std::uint32_t val
 
 // ---- compute sets ----------------------------------------------------------------
 
+/// Marks, in a relocation target, an edge whose data will be in its tile's
+/// shared edge buffer; `Loc::offset` is the index of its SharedEdge.
+inline constexpr std::uint32_t kSharedEdgeObject = kNoObject - 1;
+
+/// An edge that reads or writes one contiguous byte range of a variable not
+/// (wholly, or not suitably aligned) on the vertex's tile: it is served by the
+/// tile's shared edge buffer of the compute set.
+struct SharedEdge {
+  std::uint32_t tile;
+  std::uint32_t var;
+  std::uint64_t begin, end; // bytes of the variable
+  std::uint32_t vertex;     // graph vertex (owner of the buffer in memory reports)
+  std::uint32_t relocation; // index of the relocation whose target is this edge's data
+  std::uint32_t align;      // the edge's address alignment (a power of two)
+  bool reads, writes;
+};
+
 /// The plan of a run of vertices of one compute set. Objects it makes are
 /// numbered `numPieces + i` until merged.
 struct ChunkPlan {
+  std::vector<SharedEdge> shared;
   std::vector<MemObject> objects;
   std::vector<SymBlob> blobs;
   std::vector<std::uint8_t> pool;
@@ -219,10 +238,10 @@ public:
     for (std::size_t fi = 0; fi < type.fields.size(); ++fi) {
       const ir::FieldInfo &f = type.fields[fi];
       const ir::FieldValue &val = fi < vx.fields.size() ? vx.fields[fi] : unset;
-      ASPEN_ASSERT(f.offset + std::min<std::uint32_t>(f.size, 8) <= objSize,
+      ASPEN_ASSERT(f.offset + std::min<std::uint32_t>(f.size, ASPEN_FIELD_POINTER_BYTES) <= objSize,
                    "a field lies outside its vertex object");
       const Loc field{obj, f.offset};
-      const bool hasSize = f.size >= 12 && f.offset + 12 <= objSize;
+      const bool hasSize = f.size >= ASPEN_FIELD_SIZED_BYTES && f.offset + ASPEN_FIELD_SIZED_BYTES <= objSize;
       if (f.kind == ir::FieldKind::State) {
         planState(f, val, obj, image, tile, v, hasSize);
         continue;
@@ -234,7 +253,8 @@ public:
         const Loc data = planEdge(f, t.getImpl(), tile, v, pv.edgeBytes);
         relocate(field, data);
         if (f.shape == ir::FieldShape::Vector && hasSize)
-          putU32(out_.pool, image + f.offset + 8, static_cast<std::uint32_t>(t.numElements()));
+          putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET,
+                 static_cast<std::uint32_t>(t.numElements()));
         break;
       }
       case ir::FieldShape::VectorOfEdges:
@@ -242,10 +262,10 @@ public:
         const bool descs = f.shape == ir::FieldShape::VectorOfEdges;
         const std::uint32_t n = static_cast<std::uint32_t>(val.edges.size());
         if (hasSize)
-          putU32(out_.pool, image + f.offset + 8, n);
+          putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET, n);
         if (n == 0)
           break;
-        const std::uint32_t entry = descs ? 16 : 8;
+        const std::uint32_t entry = descs ? ASPEN_FIELD_DESCRIPTOR_BYTES : ASPEN_FIELD_SCALAR_ENTRY_BYTES;
         const std::uint32_t table = newObject(n * entry, 8, tile, v, MemCategory::Descriptor);
         const std::uint64_t tableImage = descs ? newBlob(table, n * entry) : 0;
         relocate(field, Loc{table, 0});
@@ -254,7 +274,8 @@ public:
           const Loc data = planEdge(f, t.getImpl(), tile, v, pv.edgeBytes);
           relocate(Loc{table, e * entry}, data);
           if (descs)
-            putU32(out_.pool, tableImage + e * entry + 8, static_cast<std::uint32_t>(t.numElements()));
+            putU32(out_.pool, tableImage + e * entry + ASPEN_FIELD_SIZE_OFFSET,
+                   static_cast<std::uint32_t>(t.numElements()));
         }
         break;
       }
@@ -277,8 +298,11 @@ private:
     return at;
   }
   void relocate(Loc where, Loc target) {
-    if (target.valid())
-      out_.relocations.push_back({where, target});
+    if (!target.valid())
+      return;
+    if (target.object == kSharedEdgeObject)
+      out_.shared[target.offset].relocation = static_cast<std::uint32_t>(out_.relocations.size());
+    out_.relocations.push_back({where, target});
   }
 
   void planState(const ir::FieldInfo &f, const ir::FieldValue &val, std::uint32_t obj, std::uint64_t image,
@@ -296,7 +320,7 @@ private:
     if (!val.set && val.declaredSize != ~std::size_t(0))
       count = val.declaredSize;
     if (hasSize)
-      putU32(out_.pool, image + f.offset + 8, static_cast<std::uint32_t>(count));
+      putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET, static_cast<std::uint32_t>(count));
     if (count == 0)
       return;
     const std::uint32_t bytes = static_cast<std::uint32_t>(count * es);
@@ -342,6 +366,20 @@ private:
         });
       return runs_[0].loc;
     }
+    // One contiguous range of one variable: served by the tile's shared edge
+    // buffer, which keeps each byte's offset modulo the edge's alignment.
+    std::uint32_t onlyVar = 0;
+    std::uint64_t begin = 0, numRuns = 0;
+    forEachByteRun(view, [&](std::uint32_t var, std::uint64_t b, std::uint64_t) {
+      onlyVar = var;
+      begin = b;
+      return ++numRuns < 2;
+    });
+    if (numRuns == 1 && (align & (align - 1)) == 0 && begin % align == 0) {
+      out_.shared.push_back({tile, onlyVar, begin, begin + bytes, v, kNoObject, align, reads, writes});
+      return Loc{kSharedEdgeObject, static_cast<std::uint32_t>(out_.shared.size() - 1)};
+    }
+    // Anything else (a gather of several ranges): a buffer of its own.
     const std::uint32_t buffer = newObject(bytes, align, tile, v, MemCategory::EdgeBuffer);
     std::uint64_t at = 0;
     for (const PieceRun &r : runs_) {
@@ -364,8 +402,100 @@ private:
 
 /// Moves chunk-local object ids to their global place.
 inline void rebase(Loc &l, std::uint32_t numPieces, std::uint32_t delta) {
-  if (l.object != kNoObject && l.object >= numPieces)
+  if (l.object < kSharedEdgeObject && l.object >= numPieces)
     l.object += delta;
+}
+
+/// The shared edge buffers of one compute set: per tile, one buffer holding
+/// the union of the variable ranges its vertices' shared edges touch.
+struct SharedBuffers {
+  std::vector<MemObject> objects;                     // buffer k is object `base + k` once placed
+  std::vector<SymCopyRun> in, out;                    // dst (in) / src (out) name buffer k as object k
+  std::vector<std::pair<std::uint32_t, Loc>> targets; // (relocation, data; object = buffer k)
+};
+
+/// Lays out the shared edge buffers of one compute set. Contract: every edge
+/// in `edges` gets a location in its tile's buffer; overlapping or touching
+/// ranges of one variable are stored once; each stored range keeps its
+/// variable byte offset modulo the largest alignment of the edges in it (so an
+/// edge aligned in the variable is aligned in the buffer); exchange-in fills the union of the
+/// ranges read, exchange-out drains the union of the ranges written, each run
+/// split at tile-piece borders.
+SharedBuffers layOutSharedBuffers(const VariableLayout &layout, std::vector<SharedEdge> &edges) {
+  SharedBuffers out;
+  auto byTileVarBegin = [](const SharedEdge &a, const SharedEdge &b) {
+    if (a.tile != b.tile)
+      return a.tile < b.tile;
+    if (a.var != b.var)
+      return a.var < b.var;
+    return a.begin < b.begin;
+  };
+  // Often already in order: graphs add vertices tile by tile.
+  if (!std::is_sorted(edges.begin(), edges.end(), byTileVarBegin))
+    std::sort(edges.begin(), edges.end(), byTileVarBegin);
+  // Union of sub-ranges with a flag, emitted as piece runs.
+  auto emitRuns = [&](std::vector<std::pair<std::uint64_t, std::uint64_t>> &ranges, std::uint32_t var,
+                      std::uint32_t buffer, std::uint64_t pos, std::uint64_t base, bool in) {
+    std::sort(ranges.begin(), ranges.end());
+    for (std::size_t i = 0; i < ranges.size();) {
+      std::uint64_t b = ranges[i].first, e = ranges[i].second;
+      for (++i; i < ranges.size() && ranges[i].first <= e; ++i)
+        e = std::max(e, ranges[i].second);
+      std::uint64_t at = pos + (b - base);
+      forEachPieceRun(layout, var, b, e - b, [&](std::uint32_t piece, std::uint64_t off, std::uint64_t n) {
+        ASPEN_ASSERT(piece != kNoObject, "a shared edge reaches an unmapped element after validation");
+        const Loc local{buffer, static_cast<std::uint32_t>(at)};
+        const Loc remote{piece, static_cast<std::uint32_t>(off)};
+        (in ? out.in : out.out)
+            .push_back(in ? SymCopyRun{remote, local, static_cast<std::uint32_t>(n)}
+                          : SymCopyRun{local, remote, static_cast<std::uint32_t>(n)});
+        at += n;
+      });
+    }
+    ranges.clear();
+  };
+  out.targets.reserve(edges.size());
+  out.in.reserve(edges.size());
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> reads, writes;
+  for (std::size_t i = 0; i < edges.size();) {
+    const std::uint32_t tile = edges[i].tile;
+    const std::uint32_t buffer = static_cast<std::uint32_t>(out.objects.size());
+    std::uint64_t size = 0;
+    std::uint32_t bufferAlign = 1;
+    while (i < edges.size() && edges[i].tile == tile) {
+      // One merged range [base, reach) of one variable: edges [i, j).
+      const std::uint32_t var = edges[i].var;
+      const std::uint64_t base = edges[i].begin;
+      std::uint64_t reach = base;
+      std::uint32_t align = 1;
+      std::size_t j = i;
+      for (; j < edges.size() && edges[j].tile == tile && edges[j].var == var && edges[j].begin <= reach;
+           ++j) {
+        reach = std::max(reach, edges[j].end);
+        align = std::max(align, edges[j].align);
+      }
+      // Every edge starts at a multiple of its alignment in the variable and
+      // alignments are powers of two: keeping offsets modulo the largest one
+      // keeps all of them aligned.
+      const std::uint64_t pos = (size + align - 1) / align * align + base % align;
+      for (; i < j; ++i) {
+        const SharedEdge &e = edges[i];
+        out.targets.push_back(
+            {e.relocation, Loc{buffer, static_cast<std::uint32_t>(pos + (e.begin - base))}});
+        if (e.reads)
+          reads.push_back({e.begin, e.end});
+        if (e.writes)
+          writes.push_back({e.begin, e.end});
+      }
+      emitRuns(reads, var, buffer, pos, base, true);
+      emitRuns(writes, var, buffer, pos, base, false);
+      size = pos + (reach - base);
+      bufferAlign = std::max(bufferAlign, align);
+    }
+    out.objects.push_back({size, tile, std::max<std::uint32_t>(bufferAlign, 8), edges[i - 1].vertex,
+                           MemCategory::EdgeBuffer, kNoObject});
+  }
+  return out;
 }
 
 // ---- host transfers and copies ---------------------------------------------------
@@ -407,8 +537,14 @@ void addViewAccess(const ir::TensorView &view, std::uint64_t first, std::uint64_
 
 } // namespace
 
-ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
-  ExchangePlan plan;
+namespace {
+
+// ---- the phases of planExchange -----------------------------------------------------
+
+/// Phase 1. Contract: plan.layout holds every variable's tile pieces and
+/// plan.objects[0, numPieces) one object per piece (owner: its variable;
+/// aligned to its element; category Variable or Constant).
+void planVariablePieces(const ir::GraphData &g, ExchangePlan &plan) {
   plan.layout = buildVariableLayout(g);
   const VariableLayout &layout = plan.layout;
   const std::uint32_t numPieces = static_cast<std::uint32_t>(layout.pieces.size());
@@ -424,44 +560,78 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
       plan.objects[p].category = var.isConstant ? MemCategory::Constant : MemCategory::Variable;
     }
   }
+}
 
-  auto &steps = lowered.steps;
-  const std::size_t numSteps = steps.size();
-
-  // ---- compute sets: number them in order of first execution -------------------
+/// Phase 2. Contract: numbers the executed compute sets in order of first
+/// execution, rewrites the Execute steps of plan.steps to those numbers, fills
+/// plan.computeSetSteps; returns the graph's compute set id per number.
+std::vector<std::uint32_t> numberComputeSets(const ir::GraphData &g, ExchangePlan &plan) {
+  auto &steps = plan.steps;
   std::vector<std::uint32_t> csIndex(g.computeSets.size(), ~0u);
   std::vector<std::uint32_t> executed;
-  for (auto &s : steps) {
+  for (std::uint32_t si = 0; si < steps.size(); ++si) {
+    exe::Step &s = steps[si];
     if (s.kind != exe::StepKind::Execute)
       continue;
     if (csIndex[s.a] == ~0u) {
       csIndex[s.a] = static_cast<std::uint32_t>(executed.size());
       executed.push_back(s.a);
+      plan.computeSetSteps.push_back({si, si});
     }
     s.a = csIndex[s.a];
+    plan.computeSetSteps[s.a].second = si;
   }
+  return executed;
+}
 
-  // Work items: runs of at most kChunk vertices of one compute set.
-  constexpr std::size_t kChunk = 2048;
+/// What the compute-set phases hand to each other.
+struct ComputeSetWork {
+  /// Runs of at most kChunk vertices of one compute set, planned in parallel.
+  static constexpr std::size_t kChunk = 2048;
   struct Item {
     std::uint32_t plannedCs;
     std::size_t begin, end;
   };
   std::vector<Item> items;
+  std::vector<ChunkPlan> chunks;
+  std::vector<std::vector<std::uint32_t>> csReads;
+  std::vector<std::vector<WriteRange>> csWrites;
+  std::vector<std::vector<std::uint32_t>> csDirectWrites;
+};
+
+/// Phase 3a. Contract: every vertex of every executed compute set planned by
+/// ChunkPlanner (in parallel, chunk by chunk): vertex objects, state arrays,
+/// descriptors, gather buffers, runs, relocations, blobs; shared edges listed
+/// for phase 3c.
+void planChunks(const ir::GraphData &g, const std::vector<std::uint32_t> &executed,
+                const VariableLayout &layout, ComputeSetWork &w) {
+  auto &items = w.items;
   for (std::uint32_t i = 0; i < executed.size(); ++i) {
     const std::size_t n = g.computeSets[executed[i]].vertices.size();
-    for (std::size_t b = 0; b < n; b += kChunk)
-      items.push_back({i, b, std::min(n, b + kChunk)});
+    for (std::size_t b = 0; b < n; b += ComputeSetWork::kChunk)
+      items.push_back({i, b, std::min(n, b + ComputeSetWork::kChunk)});
   }
-  std::vector<ChunkPlan> chunks(items.size());
+  w.chunks.resize(items.size());
   tbb::parallel_for(std::size_t(0), items.size(), [&](std::size_t k) {
-    const Item &it = items[k];
+    const auto &it = items[k];
     const auto &vertices = g.computeSets[executed[it.plannedCs]].vertices;
-    ChunkPlanner planner(g, layout, chunks[k]);
+    ChunkPlanner planner(g, layout, w.chunks[k]);
     for (std::size_t i = it.begin; i < it.end; ++i)
       planner.planVertex(vertices[i]);
   });
+}
 
+/// Phase 3b. Contract: the chunks' objects, blobs and relocations appended to
+/// the plan with global ids (in chunk order), runs and vertices into their
+/// planned compute set; chunks keep only their piece alignments, in-place
+/// writes and shared edges (relocation indices made global).
+void mergeChunks(const std::vector<std::uint32_t> &executed, ComputeSetWork &w, ExchangePlan &plan) {
+  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.layout.pieces.size());
+  auto &items = w.items;
+  auto &chunks = w.chunks;
+  auto &csReads = w.csReads;
+  auto &csWrites = w.csWrites;
+  auto &csDirectWrites = w.csDirectWrites;
   // Merge chunks: objects get global ids in chunk order. Offsets first, then
   // every chunk copies (and renumbers) its part in parallel.
   struct Offsets {
@@ -469,9 +639,9 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
   };
   std::vector<Offsets> at(items.size());
   plan.computeSets.resize(executed.size());
-  std::vector<std::vector<std::uint32_t>> csReads(executed.size());
-  std::vector<std::vector<WriteRange>> csWrites(executed.size());
-  std::vector<std::vector<std::uint32_t>> csDirectWrites(executed.size());
+  csReads.resize(executed.size());
+  csWrites.resize(executed.size());
+  csDirectWrites.resize(executed.size());
   {
     Offsets total{plan.objects.size(), 0, 0, 0, 0, 0, 0, 0, 0};
     std::vector<Offsets> perCs(executed.size(), Offsets{0, 0, 0, 0, 0, 0, 0, 0, 0});
@@ -509,6 +679,9 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
     const std::uint32_t d = static_cast<std::uint32_t>(o.objects - numPieces);
     PlannedComputeSet &pcs = plan.computeSets[items[k].plannedCs];
     std::copy(c.objects.begin(), c.objects.end(), plan.objects.begin() + o.objects);
+    for (std::size_t i = o.objects; i < o.objects + c.objects.size(); ++i)
+      if (plan.objects[i].category == MemCategory::EdgeBuffer)
+        plan.objects[i].computeSet = items[k].plannedCs;
     std::copy(c.pool.begin(), c.pool.end(), plan.blobPool.begin() + o.pool);
     for (std::size_t i = 0; i < c.blobs.size(); ++i) {
       SymBlob b = c.blobs[i];
@@ -541,9 +714,13 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
     std::copy(c.writes.begin(), c.writes.end(), csWrites[items[k].plannedCs].begin() + o.writes);
     auto align = std::move(c.pieceAlign);
     auto direct = std::move(c.directWrites);
+    auto shared = std::move(c.shared);
+    for (SharedEdge &e : shared)
+      e.relocation += static_cast<std::uint32_t>(o.relocations);
     c = ChunkPlan{};
     c.pieceAlign = std::move(align);
     c.directWrites = std::move(direct);
+    c.shared = std::move(shared);
   });
   for (std::size_t k = 0; k < items.size(); ++k) {
     auto &direct = chunks[k].directWrites;
@@ -553,7 +730,64 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
   for (const ChunkPlan &c : chunks)
     for (auto [piece, align] : c.pieceAlign)
       plan.objects[piece].align = std::max(plan.objects[piece].align, align);
-  chunks.clear();
+}
+
+/// Phase 3c. Contract: per compute set and tile, one shared edge buffer
+/// (layOutSharedBuffers) appended to plan.objects, its runs to the compute
+/// set's exchange-in/out, and every shared edge's relocation pointed into it.
+void addSharedBuffers(const std::vector<std::uint32_t> &executed, ComputeSetWork &w, ExchangePlan &plan) {
+  const VariableLayout &layout = plan.layout;
+  auto &items = w.items;
+  auto &chunks = w.chunks;
+  // Shared edge buffers: per compute set and tile, each range received once.
+  {
+    std::vector<std::vector<SharedEdge>> csShared(executed.size());
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      auto &to = csShared[items[k].plannedCs];
+      if (to.empty())
+        to = std::move(chunks[k].shared);
+      else
+        to.insert(to.end(), chunks[k].shared.begin(), chunks[k].shared.end());
+    }
+    std::vector<SharedBuffers> buffers(executed.size());
+    tbb::parallel_for(std::size_t(0), executed.size(),
+                      [&](std::size_t i) { buffers[i] = layOutSharedBuffers(layout, csShared[i]); });
+    for (std::size_t i = 0; i < executed.size(); ++i) {
+      SharedBuffers &b = buffers[i];
+      const std::uint32_t base = static_cast<std::uint32_t>(plan.objects.size());
+      ASPEN_ASSERT(std::uint64_t(base) + b.objects.size() < kSharedEdgeObject, "too many memory objects");
+      for (MemObject &obj : b.objects)
+        obj.computeSet = static_cast<std::uint32_t>(i);
+      plan.objects.insert(plan.objects.end(), b.objects.begin(), b.objects.end());
+      PlannedComputeSet &pcs = plan.computeSets[i];
+      pcs.exchangeIn.reserve(pcs.exchangeIn.size() + b.in.size());
+      pcs.exchangeOut.reserve(pcs.exchangeOut.size() + b.out.size());
+      for (SymCopyRun &r : b.in) {
+        r.dst.object += base;
+        pcs.exchangeIn.push_back(r);
+      }
+      for (SymCopyRun &r : b.out) {
+        r.src.object += base;
+        pcs.exchangeOut.push_back(r);
+      }
+      for (auto [reloc, data] : b.targets) {
+        ASPEN_ASSERT(plan.relocations[reloc].target.object == kSharedEdgeObject,
+                     "a shared edge's relocation is not waiting for its buffer");
+        plan.relocations[reloc].target = Loc{data.object + base, data.offset};
+      }
+    }
+  }
+}
+
+/// Phase 3d. Contract: per planned compute set: vertices sorted by tile, the
+/// variable accesses summarised, fuseExchangeIn decided.
+void finishComputeSets(const ir::GraphData &g, const std::vector<std::uint32_t> &executed, ComputeSetWork &w,
+                       ExchangePlan &plan) {
+  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.layout.pieces.size());
+  auto &csReads = w.csReads;
+  auto &csWrites = w.csWrites;
+  auto &csDirectWrites = w.csDirectWrites;
+  w.chunks.clear();
   tbb::parallel_for(std::size_t(0), executed.size(), [&](std::size_t i) {
     PlannedComputeSet &pcs = plan.computeSets[i];
     pcs.computeSet = executed[i];
@@ -573,7 +807,17 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
     csReads[i] = {};
     csWrites[i] = {};
   });
+}
 
+/// Phase 4. Contract: every step other than Execute planned: Copy → copy runs
+/// (shared program nodes planned once), stream, remote-buffer and print steps
+/// → host transfers and prints, control scalars located; returns each step's
+/// variable accesses (an Execute step: its compute set's, plus its flag).
+std::vector<std::vector<VarAccess>> planSteps(const ir::GraphData &g, const LoweredProgram &lowered,
+                                              ExchangePlan &plan) {
+  const VariableLayout &layout = plan.layout;
+  auto &steps = plan.steps;
+  const std::size_t numSteps = steps.size();
   // ---- per-step plans: copies, transfers, prints, scalars --------------------------
   plan.stepScalar.resize(numSteps);
   plan.switchControl.resize(lowered.switchTables.size());
@@ -693,7 +937,13 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
     collectPieceRuns(layout, node->dst.getImpl(), 0, node->dst.numElements(), dst);
     zipRuns(src, dst, plan.copies[copyJobs[k].index].runs);
   });
+  return stepAcc;
+}
 
+/// Phase 5. Contract: host handles (each a transfer; their variables host
+/// visible), and the stream and remote buffer tables.
+void planHostTables(const ir::GraphData &g, ExchangePlan &plan) {
+  const VariableLayout &layout = plan.layout;
   // Host handles: always readable and writable by the host.
   for (const ir::HostHandle &h : g.hostHandles) {
     exe::HostHandleInfo info;
@@ -715,7 +965,11 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
     plan.streams.push_back({s.handle, s.type.id(), s.numElements, s.hostToDevice});
   for (const ir::RemoteBufferRecord &r : g.remoteBuffers)
     plan.remoteBuffers.push_back({r.handle, r.type.id(), r.numElements, r.repeats});
+}
 
+/// Phase 6. Contract: the per-step accesses as CSR (stepAccessBegin, stepAccesses).
+void flattenStepAccesses(std::vector<std::vector<VarAccess>> &stepAcc, ExchangePlan &plan) {
+  const std::size_t numSteps = stepAcc.size();
   plan.stepAccessBegin.resize(numSteps + 1);
   std::size_t total = 0;
   for (std::size_t si = 0; si < numSteps; ++si) {
@@ -726,6 +980,25 @@ ExchangePlan planExchange(const ir::GraphData &g, LoweredProgram &lowered) {
   plan.stepAccesses.reserve(total);
   for (auto &a : stepAcc)
     plan.stepAccesses.insert(plan.stepAccesses.end(), a.begin(), a.end());
+}
+
+} // namespace
+
+ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered) {
+  ExchangePlan plan;
+  planVariablePieces(g, plan);
+  plan.steps = lowered.steps;
+  const std::vector<std::uint32_t> executed = numberComputeSets(g, plan);
+  {
+    ComputeSetWork work;
+    planChunks(g, executed, plan.layout, work);
+    mergeChunks(executed, work, plan);
+    addSharedBuffers(executed, work, plan);
+    finishComputeSets(g, executed, work, plan);
+  }
+  std::vector<std::vector<VarAccess>> stepAcc = planSteps(g, lowered, plan);
+  planHostTables(g, plan);
+  flattenStepAccesses(stepAcc, plan);
   return plan;
 }
 

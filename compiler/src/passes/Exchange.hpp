@@ -12,15 +12,21 @@ namespace aspen::compiler {
 ///  - per executed compute set, per vertex: a vertex object laid out by the
 ///    vertex ABI (docs/internals.md). An edge whose view is one run of bytes in
 ///    one piece on the vertex's tile, suitably aligned, points straight at it;
-///    any other edge gets an edge buffer on the vertex's tile, filled by
+///    an edge that is one contiguous range of one variable otherwise points
+///    into its tile's shared edge buffer for the compute set, which holds the
+///    union of such ranges once (filled by exchange-in with the union of the
+///    ranges read, drained by exchange-out with the union of those written);
+///    any other edge (a gather) gets an edge buffer of its own, filled by
 ///    exchange-in runs (Input, InOut) and drained by exchange-out runs (Output,
-///    InOut). 2-D edge fields get descriptor arrays, state arrays get objects.
+///    InOut). Edge buffers record their compute set (live only while it runs).
+///    2-D edge fields get descriptor arrays, state arrays get objects.
 ///  - Copy programs become copy runs; stream copies, remote buffer copies,
 ///    host handles and prints become host transfers; control scalars are located.
-/// Rewrites `lowered.steps` so that Execute/Copy/Print/stream steps index the
-/// executable's tables (see ExecutableData.hpp), and records which variables
-/// each step reads and writes.
-ExchangePlan planExchange(const ir::GraphData &graph, LoweredProgram &lowered);
+/// Returns its own copy of the steps (`ExchangePlan::steps`) in which
+/// Execute/Copy/Print/stream steps index the executable's tables (see
+/// ExecutableData.hpp); `lowered` is not changed. Records which variables each
+/// step reads and writes.
+ExchangePlan planExchange(const ir::GraphData &graph, const LoweredProgram &lowered);
 
 /// The variables' tile pieces (exposed for tests).
 VariableLayout buildVariableLayout(const ir::GraphData &graph);

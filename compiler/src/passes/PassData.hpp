@@ -43,6 +43,10 @@ struct MemObject {
   std::uint32_t align = 1;
   std::uint32_t owner = 0; // variable id (pieces) or graph vertex id
   MemCategory category = MemCategory::Variable;
+  /// Edge buffers: the planned compute set they serve. They hold data only
+  /// while one of its Execute steps runs, so they are live over the hull of
+  /// those steps (ExchangePlan::computeSetSteps), not always.
+  std::uint32_t computeSet = kNoObject;
 };
 
 /// A maximal run of a variable's bytes on one tile: the allocation unit of variables.
@@ -149,9 +153,16 @@ struct SymScalar {
 
 /// Data movement and memory objects of the whole program.
 struct ExchangePlan {
+  /// The lowered steps with their operands turned into indices of the
+  /// executable's tables (Execute: compute step; Copy: copy; Print: print;
+  /// stream and remote-buffer copies: `b` = host transfer). Lowering's own step
+  /// list is left as it was.
+  std::vector<exe::Step> steps;
   VariableLayout layout;
   std::vector<MemObject> objects;             // pieces first
   std::vector<PlannedComputeSet> computeSets; // index = ExecutableData::computeSteps index
+  /// Per planned compute set: the first and last of its Execute steps.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> computeSetSteps;
   std::vector<PlannedCopy> copies;
   std::vector<PlannedTransfer> transfers;
   std::vector<exe::PrintSpec> prints;

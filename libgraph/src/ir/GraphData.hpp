@@ -158,6 +158,9 @@ struct GraphData {
 
   std::vector<VertexTypeInfo> vertexTypes;
   std::unordered_map<std::string, std::uint32_t> vertexTypeByName;
+  /// The vertex type addVertex found last (~0u: none): graphs add runs of
+  /// vertices of one type, and a name compare is cheaper than a hash lookup.
+  std::uint32_t lastAddedVertexType = ~0u;
   std::vector<CodeletLibrary> codeletLibraries;
   std::map<std::string, poplar::PerfEstimateFunc> perfEstimators;
 

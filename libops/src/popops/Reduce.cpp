@@ -360,7 +360,11 @@ private:
       std::vector<poplar::Interval> regions;
       for (const OuterPiece *p : active)
         regions.push_back(poplar::Interval(p->partial + (u - p->colBegin), p->partial + (v - p->colBegin)));
-      const unsigned tile = resultTile(u, active.front()->tile);
+      // Spread the column ranges over the tiles in proportion to their place (the
+      // tile of the first piece would put every column of a tensor whose rows
+      // each span a few tiles on the tiles of row 0).
+      const unsigned spreadTile = static_cast<unsigned>(u * graph_.getTarget().getNumTiles() / O);
+      const unsigned tile = resultTile(u, spreadTile);
       addVertex(1, false, op2, accType_, outType_, aspen::ops::gather(partials, regions),
                 resFlat_.slice(u, v), static_cast<unsigned>(v - u), tile);
       noteResult(u, v, tile);

@@ -15,6 +15,9 @@
 #include <catch2/catch.hpp>
 
 #include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 using namespace aspen;
@@ -308,6 +311,154 @@ TEST_CASE("Exchange: Copy programs are grouped by destination tile with contiguo
         64 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
 }
 
+// ---- Shared edge buffers: each remote region received once per compute set and tile ---
+
+namespace {
+
+std::uint64_t edgeBufferBytes(const Compiled &c, unsigned tile) {
+  return c.allocation.tiles.at(tile).categoryBytes[static_cast<int>(MemCategory::EdgeBuffer)];
+}
+
+/// The tile address a vertex's field points at (its relocation target).
+exe::TileAddr fieldTarget(const exe::ExecutableData &x, const exe::ComputeStep &step, std::size_t vertexIndex,
+                          std::uint32_t fieldOffset) {
+  const exe::VertexInstance &vi = step.vertices.at(vertexIndex);
+  std::uint32_t tile = 0;
+  for (std::size_t k = 0; k < step.tiles.size(); ++k)
+    if (vertexIndex >= step.tileBegin[k] && vertexIndex < step.tileBegin[k + 1])
+      tile = step.tiles[k];
+  for (const exe::Relocation &r : x.relocations)
+    if (r.where.tile == tile && r.where.addr == vi.state + fieldOffset)
+      return r.target;
+  FAIL("no relocation for the field");
+  return {};
+}
+
+std::uint64_t crossTileCycles(const ir::TargetData &t, std::uint64_t bytes) {
+  return (bytes + t.exchangeBytesPerCycle - 1) / t.exchangeBytesPerCycle + t.exchangeOverheadCycles +
+         t.syncCycles + t.minIPUSyncDelay;
+}
+
+} // namespace
+
+TEST_CASE("Exchange: 100 vertices on one tile reading one remote region receive it once",
+          "[compiler][exchange][shared]") {
+  TestGraph tg(2);
+  auto table = tg.var(poplar::FLOAT, {1024}, "table", {1}); // 4 KB on tile 1
+  auto outs = tg.var(poplar::FLOAT, {100}, "outs", {0});
+  const auto type = tg.vertexType("Sum", {test::in("in"), test::out("out")});
+  const auto cs = tg.computeSet("sum");
+  for (unsigned i = 0; i < 100; ++i)
+    tg.vertex(cs, type, 0, {{"in", table}, {"out", outs.slice(i, i + 1)}});
+  auto prog = TestGraph::exec(cs);
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
+
+  CHECK(edgeBufferBytes(c, 0) == 4096); // was 100 × 4096
+  const exe::ComputeStep &step = exe->computeSteps.at(0);
+  CHECK(step.exchangeIn.totalBytes == 4096);
+  CHECK(step.exchangeIn.cycles == crossTileCycles(tg.g->target, 4096));
+  // Every vertex points at the one shared copy.
+  const std::uint32_t inOffset = tg.g->vertexTypes[type].fields[0].offset;
+  const exe::TileAddr first = fieldTarget(*exe, step, 0, inOffset);
+  CHECK(first.tile == 0);
+  CHECK(first.addr == step.exchangeIn.runs.at(0).dst.addr);
+  for (std::size_t i = 1; i < 100; ++i) {
+    const exe::TileAddr t = fieldTarget(*exe, step, i, inOffset);
+    CHECK(t.tile == first.tile);
+    CHECK(t.addr == first.addr);
+  }
+}
+
+TEST_CASE("Exchange: overlapping remote windows (a halo stencil) share one buffer",
+          "[compiler][exchange][shared]") {
+  TestGraph tg(2);
+  auto x = tg.var(poplar::FLOAT, {64}, "x", {1});
+  auto y = tg.var(poplar::FLOAT, {4}, "y", {0});
+  const auto type = tg.vertexType("Stencil", {test::in("in"), test::out("out")});
+  const auto cs = tg.computeSet("stencil");
+  // Windows [0,20), [14,36), [30,52), [46,64): each overlaps its neighbours.
+  const std::size_t lo[4] = {0, 14, 30, 46}, hi[4] = {20, 36, 52, 64};
+  for (unsigned i = 0; i < 4; ++i)
+    tg.vertex(cs, type, 0, {{"in", x.slice(lo[i], hi[i])}, {"out", y.slice(i, i + 1)}});
+  auto prog = TestGraph::exec(cs);
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
+  const exe::ComputeStep &step = exe->computeSteps.at(0);
+  CHECK(step.exchangeIn.totalBytes == 64 * 4); // the union, once (was 78 elements)
+  CHECK(edgeBufferBytes(c, 0) == 64 * 4);
+  CHECK(step.exchangeIn.cycles == crossTileCycles(tg.g->target, 256));
+  // Each window points at its own place in the shared copy of x.
+  const std::uint32_t inOffset = tg.g->vertexTypes[type].fields[0].offset;
+  REQUIRE(step.exchangeIn.runs.size() == 1);
+  const std::uint32_t base = step.exchangeIn.runs[0].dst.addr;
+  for (unsigned i = 0; i < 4; ++i)
+    CHECK(fieldTarget(*exe, step, i, inOffset).addr == base + lo[i] * 4);
+}
+
+TEST_CASE("Exchange: a vertex reading one remote region through two fields receives it once",
+          "[compiler][exchange][shared]") {
+  TestGraph tg(2);
+  auto x = tg.var(poplar::FLOAT, {16}, "x", {1});
+  auto y = tg.var(poplar::FLOAT, {16}, "y", {0});
+  const auto type = tg.vertexType("Mul", {test::in("a"), test::in("b"), test::out("out")});
+  const auto cs = tg.computeSet("square");
+  tg.vertex(cs, type, 0, {{"a", x}, {"b", x}, {"out", y}});
+  auto prog = TestGraph::exec(cs);
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
+  const exe::ComputeStep &step = exe->computeSteps.at(0);
+  CHECK(step.exchangeIn.totalBytes == 64);
+  CHECK(edgeBufferBytes(c, 0) == 64);
+  const auto &fields = tg.g->vertexTypes[type].fields;
+  CHECK(fieldTarget(*exe, step, 0, fields[0].offset).addr ==
+        fieldTarget(*exe, step, 0, fields[1].offset).addr);
+}
+
+TEST_CASE("Exchange: remote outputs of one tile are sent once; reads of them share the buffer",
+          "[compiler][exchange][shared]") {
+  TestGraph tg(2);
+  auto x = tg.var(poplar::FLOAT, {32}, "x", {1});
+  auto src = tg.var(poplar::FLOAT, {32}, "src", {0});
+  const auto type = tg.vertexType("Copy", {test::in("in"), test::out("out")});
+  const auto scale = tg.vertexType("Scale", {test::inout("data")});
+  const auto cs = tg.computeSet("write");
+  tg.vertex(cs, type, 0, {{"in", src.slice(0, 16)}, {"out", x.slice(0, 16)}});
+  tg.vertex(cs, scale, 0, {{"data", x.slice(16, 32)}});
+  auto prog = TestGraph::exec(cs);
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
+  const exe::ComputeStep &step = exe->computeSteps.at(0);
+  CHECK(step.exchangeIn.totalBytes == 64);   // only the InOut half is read
+  CHECK(step.exchangeOut.totalBytes == 128); // both halves written back, once each
+  CHECK(edgeBufferBytes(c, 0) == 128);
+  REQUIRE(step.exchangeOut.runs.size() == 1); // one contiguous run: the halves are adjacent
+  CHECK(step.exchangeOut.runs[0].dst.tile == 1);
+}
+
+TEST_CASE("Exchange: a non-contiguous local view gets its own gather buffer",
+          "[compiler][exchange][shared]") {
+  TestGraph tg(2);
+  auto x = tg.var(poplar::FLOAT, {8}, "x", {0});
+  auto y = tg.var(poplar::FLOAT, {4}, "y", {0});
+  const auto type = tg.vertexType("Copy", {test::in("in"), test::out("out")});
+  const auto cs = tg.computeSet("gather");
+  tg.vertex(cs, type, 0, {{"in", x.subSample(2, 0)}, {"out", y}});
+  auto prog = TestGraph::exec(cs);
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
+  const exe::ComputeStep &step = exe->computeSteps.at(0);
+  CHECK(edgeBufferBytes(c, 0) == 16);
+  CHECK(step.exchangeIn.totalBytes == 16);
+  REQUIRE(step.exchangeIn.runs.size() == 4); // elements 0, 2, 4, 6 of x
+  for (unsigned i = 0; i < 4; ++i) {
+    CHECK(step.exchangeIn.runs[i].src.addr == addressOf(c, varOf(x)) + 8 * i);
+    CHECK(step.exchangeIn.runs[i].dst.addr == step.exchangeIn.runs[0].dst.addr + 4 * i);
+  }
+  // Local copies cost memcpy cycles, not exchange.
+  CHECK(step.exchangeIn.cycles < crossTileCycles(tg.g->target, 16));
+}
+
 TEST_CASE("makeCopyPlan groups by destination tile and merges only continuing runs", "[compiler][exchange]") {
   std::vector<exe::CopyRun> runs = {{{1, 100}, {2, 0}, 8},
                                     {{1, 108}, {2, 8}, 8},
@@ -489,4 +640,27 @@ TEST_CASE("compile: progress is reported with increasing steps and the output is
   CHECK(a->computeSteps.at(0).vertices.size() == 32);
   CHECK(a->computeSteps.at(0).tiles.size() == 8);
   CHECK_FALSE(a->outOfMemory);
+}
+
+TEST_CASE("aspen.dumpIR writes a text dump after each pass", "[compiler][dump]") {
+  TestGraph tg(2);
+  auto x = tg.var(poplar::FLOAT, {16}, "x", {1});
+  auto y = tg.var(poplar::FLOAT, {16}, "y", {0});
+  const auto type = tg.vertexType("Copy", {test::in("in"), test::out("out")});
+  const auto cs = tg.computeSet("copyOver");
+  tg.vertex(cs, type, 0, {{"in", x}, {"out", y}});
+  auto prog = TestGraph::exec(cs);
+  const auto dir = std::filesystem::temp_directory_path() / ("aspen_dump_ir_" + std::to_string(::getpid()));
+  const CompileOptions options = parseCompileOptions({{"aspen.dumpIR", dir.string()}});
+  CHECK(options.dumpIRDir == dir.string());
+  compile(*tg.g, {prog.get()}, options);
+  const char *names[] = {"1-validate", "2-lower",          "3-exchange", "4-liveness",
+                         "5-allocate", "6-estimateCycles", "7-emit"};
+  for (const char *n : names)
+    CHECK(std::filesystem::exists(dir / (std::string(n) + ".txt")));
+  std::ifstream in(dir / "3-exchange.txt");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::Contains("edgeBuffers tile 0 64 B"));
+  CHECK_THAT(text, Catch::Contains("computeSet 0 'copyOver'"));
+  std::filesystem::remove_all(dir);
 }
