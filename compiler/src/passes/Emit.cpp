@@ -210,6 +210,9 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   x.streams = plan.streams;
   x.remoteBuffers = plan.remoteBuffers;
   x.hostHandles = plan.hostHandles;
+  x.replicationFactor = g.replicationFactor;
+  x.collectives = plan.collectives;
+  x.replicaIndexTransfers = plan.replicaIndexTransfers;
 
   // ---- initial memory: blobs and relocations ----------------------------------------
   struct Fragment {

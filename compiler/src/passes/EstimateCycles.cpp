@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "passes/EstimateCycles.hpp"
 
+#include "passes/Collectives.hpp"
+
 #include "poplar/Target.hpp"
 #include "poplar/VertexIntrospector.hpp"
 
@@ -26,7 +28,10 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
     return 0;
   const unsigned numTiles = t.numTiles();
   std::vector<std::uint64_t> sent(numTiles, 0), received(numTiles, 0), local(numTiles, 0);
-  bool crossTile = false;
+  // Bytes leaving and entering each IPU go over IPU-Links (docs/cost-model.md).
+  std::vector<std::uint64_t> ipuOut(t.numIPUs, 0), ipuIn(t.numIPUs, 0);
+  const unsigned tilesPerIPU = std::max(1u, t.tilesPerIPU);
+  bool crossTile = false, crossIpu = false;
   for (const SymCopyRun &r : runs) {
     const std::uint32_t from = objects[r.src.object].tile, to = objects[r.dst.object].tile;
     if (from == to) {
@@ -35,6 +40,12 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
       sent[from] += r.bytes;
       received[to] += r.bytes;
       crossTile = true;
+      if (from / tilesPerIPU != to / tilesPerIPU && from / tilesPerIPU < t.numIPUs &&
+          to / tilesPerIPU < t.numIPUs) {
+        ipuOut[from / tilesPerIPU] += r.bytes;
+        ipuIn[to / tilesPerIPU] += r.bytes;
+        crossIpu = true;
+      }
     }
   }
   std::uint64_t worst = 0;
@@ -42,6 +53,15 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
     const std::uint64_t c = ceilDiv(std::max(sent[tile], received[tile]), t.exchangeBytesPerCycle) +
                             ceilDiv(local[tile], t.memcpyBytesPerCycle);
     worst = std::max(worst, c);
+  }
+  if (crossIpu) { // the links, and a global (inter-IPU) sync instead of an internal one
+    std::uint64_t linkBytes = 0;
+    for (unsigned ipu = 0; ipu < t.numIPUs; ++ipu)
+      linkBytes = std::max({linkBytes, ipuOut[ipu], ipuIn[ipu]});
+    const double perCycle = std::max(1e-9, t.ipuLinkBytesPerCycle());
+    const auto links =
+        static_cast<std::uint64_t>(double(linkBytes) / perCycle + 0.999999) + t.ipuLinkLatencyCycles;
+    return std::max(worst, links) + t.exchangeOverheadCycles + t.globalSyncCycles;
   }
   return crossTile ? worst + t.exchangeOverheadCycles + syncCost(t) : worst;
 }
@@ -174,6 +194,12 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram &lp, 
     case K::Print:
       est.stepCycles[s] = est.transferCycles[plan.prints[step.a].transfer];
       break;
+    case K::Collective: { // tiles -> links, the ring, links -> tiles (docs/cost-model.md)
+      const exe::CollectiveInfo &c = plan.collectives[step.a];
+      est.stepCycles[s] = est.transferCycles[c.src] + est.transferCycles[c.dst] +
+                          collectiveLinkCycles(target, c, plan.transfers[c.src].bytes);
+      break;
+    }
     case K::Sync:
       est.stepCycles[s] = step.a == static_cast<std::uint32_t>(poplar::SyncType::INTERNAL)
                               ? syncCost(target)
