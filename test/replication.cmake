@@ -5,3 +5,7 @@ aspen_add_test(replication_golden_collectives LABEL golden SOURCES compat/replic
   LIBS Aspen::gcl Aspen::popops Aspen::poputil TBB::tbb)
 aspen_add_test(replication_error_cases LABEL error SOURCES error/replication_errors.cpp
   LIBS Aspen::gcl Aspen::poputil)
+
+# Benchmark (built, not run by ctest): build/test/bin/replication_bench [floats]
+aspen_add_test(replication_bench LABEL bench SOURCES bench/replication_bench.cpp
+  LIBS Aspen::gcl Aspen::popops Aspen::poputil TBB::tbb)

@@ -202,7 +202,12 @@ void computeTyped(const exe::CollectiveInfo &c, const std::vector<const std::uin
     for (std::size_t m = 0; m < G; ++m)
       std::memcpy(out[m], in[c.root], inBytes);
     return;
+  case CollectiveKind::AllReduceWithin: // the replica set maps these to their cross-replica kind
+  case CollectiveKind::ReduceScatterWithin:
+  case CollectiveKind::AllGatherWithin:
+    break;
   }
+  ASPEN_ASSERT(false, "a within-replica collective reached computeCollective unmapped");
 }
 
 } // namespace

@@ -197,30 +197,38 @@ private:
       const std::string what = "collective " + std::to_string(i) + " '" + c.name + "'";
       transfer(c.src, what + " source");
       transfer(c.dst, what + " destination");
-      require(c.kind <= 4 && c.op <= 8 && c.group <= 2, what + ": unknown kind, operator or group");
-      require(c.groupSize >= 1 && exe_.replicationFactor % c.groupSize == 0,
-              what + ": group size " + std::to_string(c.groupSize) +
-                  " does not divide the replication factor");
+      require(c.kind <= 7 && c.op <= 8 && c.group <= 2, what + ": unknown kind, operator or group");
+      const bool within = c.kind >= 5; // between the IPUs of a replica: groupSize = its IPUs
+      require(c.groupSize >= 1 &&
+                  (within ? c.groupSize == exe_.target.numIPUs : exe_.replicationFactor % c.groupSize == 0),
+              what + ": group size " + std::to_string(c.groupSize) + " does not fit the " +
+                  (within ? "IPUs per replica" : "replication factor"));
       require(c.type != poplar::Type::Id::Invalid && deviceTypeSize(c.type) > 0,
               what + " has no element type");
       const std::uint64_t in = exe_.hostTransfers[c.src].bytes, out = exe_.hostTransfers[c.dst].bytes;
       const std::uint64_t elem = deviceTypeSize(c.type);
       require(in % elem == 0 && out % elem == 0, what + ": sizes are not whole elements");
-      const std::uint64_t n = in / elem, g = c.groupSize;
+      std::uint64_t n = in / elem;
+      const std::uint64_t g = c.groupSize;
       bool ok = false;
-      switch (c.kind) {
-      case 0: // AllReduce
-      case 4: // Broadcast
-        ok = out == in && (c.kind != 4 || c.root < g);
+      if (within) { // sizes per row
+        require(n % g == 0 && out % (g * elem) == 0, what + ": rows do not divide evenly");
+        n /= g;
+      }
+      const std::uint64_t rowIn = within ? in / g : in, rowOut = within ? out / g : out;
+      switch (within ? c.kind - 5 : c.kind) { // a within kind checks like its cross-replica kind
+      case 0:                                 // AllReduce
+      case 4:                                 // Broadcast
+        ok = rowOut == rowIn && (c.kind != 4 || c.root < g);
         break;
       case 1: // ReduceScatter
-        ok = out / elem == (n + g - 1) / g;
+        ok = rowOut / elem == (n + g - 1) / g;
         break;
       case 2: // AllGather
-        ok = out == in * g;
+        ok = rowOut == rowIn * g;
         break;
       case 3: // AllToAll
-        ok = out == in && n % g == 0;
+        ok = rowOut == rowIn && n % g == 0;
         break;
       default:
         break;

@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 #include "Replicas.hpp"
 
+#include "ir/ProgramNode.hpp"
 #include "poplar/exceptions.hpp"
 
 #include <tbb/parallel_for.h>
@@ -46,6 +47,26 @@ void runCollective(const exe::ExecutableData &exe, const exe::CollectiveInfo &c,
   const exe::HostTransfer &src = exe.hostTransfers[c.src];
   const exe::HostTransfer &dst = exe.hostTransfers[c.dst];
   const std::size_t n = replicas.size();
+  const auto kind = static_cast<ir::CollectiveKind>(c.kind);
+  if (ir::isWithinReplica(kind)) {
+    // Between the IPUs of each replica: row q of the input and output is IPU q's.
+    exe::CollectiveInfo rows = c;
+    rows.kind = static_cast<std::uint8_t>(ir::acrossKind(kind));
+    const std::uint64_t G = c.groupSize, inRow = src.bytes / G, outRow = dst.bytes / G;
+    forEachReplica(n, [&](std::size_t r) {
+      std::vector<std::uint8_t> in(src.bytes), out(dst.bytes);
+      gatherFromDevice(src, in.data(), *replicas[r]->memory);
+      std::vector<const std::uint8_t *> inPtr(G);
+      std::vector<std::uint8_t *> outPtr(G);
+      for (std::uint64_t q = 0; q < G; ++q) {
+        inPtr[q] = in.data() + q * inRow;
+        outPtr[q] = out.data() + q * outRow;
+      }
+      computeCollective(rows, inPtr, inRow, outPtr, outRow);
+      scatterToDevice(dst, out.data(), *replicas[r]->memory);
+    });
+    return;
+  }
   std::vector<std::vector<std::uint8_t>> in(n), out(n);
   forEachReplica(n, [&](std::size_t r) {
     in[r].resize(src.bytes);

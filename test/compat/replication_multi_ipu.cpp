@@ -13,6 +13,7 @@
 
 #include "exe/ExecutableData.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -114,4 +115,60 @@ TEST_CASE("Replicas of two IPUs each all-reduce a tensor spread over both", "[re
   for (unsigned r = 0; r < R; ++r)
     for (unsigned e = 0; e < 16; ++e)
       CHECK(sums[r * 16 + e] == xs[e] + xs[16 + e]);
+}
+
+TEST_CASE("Within-replica collectives between the IPUs of a replica", "[replication][multi-ipu]") {
+  const unsigned ipus = 4;
+  const std::size_t n = 10; // not a multiple of 4: the chunks are zero-padded
+  Device device = multiIpuDevice(2 * ipus);
+  Graph graph(device.getTarget(), replication_factor(2)); // 2 replicas of 4 IPUs
+  const unsigned tiles = graph.getTarget().getTilesPerIPU();
+  Tensor x = graph.addVariable(FLOAT, {ipus, n}, "x");
+  for (unsigned i = 0; i < ipus; ++i)
+    graph.setTileMapping(x[i], i * tiles + 1); // row i on IPU i
+  program::Sequence prog;
+  Tensor all = gcl::allReduceWithinReplica(graph, x, gcl::CollectiveOperator::MAX, prog, "allReduceWithin");
+  gcl::Chunks chunks =
+      gcl::reduceScatterWithinReplica(graph, x, gcl::CollectiveOperator::ADD, prog, "rsWithin");
+  Tensor gathered = gcl::allGatherWithinReplica(graph, chunks, prog, "agWithin");
+  REQUIRE(chunks.chunks.size() == ipus);
+  REQUIRE(gathered.shape() == std::vector<std::size_t>{ipus, n});
+  // Each chunk and gathered row lives on its IPU.
+  for (unsigned i = 0; i < ipus; ++i) {
+    const auto mapping = graph.getTileMapping(chunks.chunks[i].tensor);
+    for (unsigned t = 0; t < mapping.size(); ++t)
+      if (!mapping[t].empty())
+        CHECK(t / tiles == i);
+  }
+  graph.createHostWrite("x", x);
+  graph.createHostRead("all", all);
+  graph.createHostRead("gathered", gathered);
+  graph.createHostRead("chunk1", chunks.chunks[1].tensor);
+  Engine engine(graph, prog);
+  engine.load(device);
+  std::vector<float> xs(2 * ipus * n);
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    xs[i] = float((i * 37) % 19) - 9.0f;
+  engine.writeTensor("x", xs.data(), xs.data() + xs.size());
+  engine.run(0);
+  std::vector<float> allOut(2 * ipus * n), gatheredOut(2 * ipus * n), chunk1(2 * 3);
+  engine.readTensor("all", allOut.data(), allOut.data() + allOut.size());
+  engine.readTensor("gathered", gatheredOut.data(), gatheredOut.data() + gatheredOut.size());
+  engine.readTensor("chunk1", chunk1.data(), chunk1.data() + chunk1.size());
+  for (unsigned r = 0; r < 2; ++r) {
+    const float *rx = &xs[r * ipus * n];
+    for (std::size_t e = 0; e < n; ++e) {
+      float mx = rx[e], sum = rx[e];
+      for (unsigned i = 1; i < ipus; ++i) {
+        mx = std::max(mx, rx[i * n + e]);
+        sum += rx[i * n + e];
+      }
+      for (unsigned i = 0; i < ipus; ++i) {
+        CHECK(allOut[r * ipus * n + i * n + e] == mx);
+        CHECK(gatheredOut[r * ipus * n + i * n + e] == sum);
+      }
+      if (e >= 3 && e < 6) // chunk 1 holds elements [3, 6)
+        CHECK(chunk1[r * 3 + e - 3] == sum);
+    }
+  }
 }

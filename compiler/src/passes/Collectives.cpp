@@ -23,7 +23,7 @@ std::uint64_t collectiveLinkCycles(const ir::TargetData &target, const exe::Coll
   const std::uint64_t local = 0;
   const std::uint64_t G = c.groupSize;
   using K = ir::CollectiveKind;
-  const auto kind = static_cast<K>(c.kind);
+  const auto kind = ir::acrossKind(static_cast<K>(c.kind));
   if (G <= 1 || (kind != K::AllGather && kind != K::AllToAll && kind != K::Broadcast &&
                  static_cast<ir::CollectiveOp>(c.op) == ir::CollectiveOp::Local))
     return local;
@@ -48,6 +48,8 @@ std::uint64_t collectiveLinkCycles(const ir::TargetData &target, const exe::Coll
   case K::Broadcast: // pipelined along the ring: fill latency, then the bytes once
     links = double(G - 1) * (target.ipuLinkLatencyCycles + target.globalSyncCycles) +
             std::ceil(double(srcBytes) / bytesPerCycle);
+    break;
+  default: // within-replica kinds were mapped to their cross-replica kind above
     break;
   }
   return local + static_cast<std::uint64_t>(links);

@@ -88,7 +88,28 @@ inline const char *programKindName(ProgramKind kind) {
 
 /// What a Collective node does (docs/replication.md). Numbering is part of the
 /// executable format: append only.
-enum class CollectiveKind : std::uint8_t { AllReduce, ReduceScatter, AllGather, AllToAll, Broadcast };
+/// The *Within kinds run inside one replica between its IPUs: the input is
+/// one row per IPU ({numIPUs, n}) and the rows play the part of the replicas.
+enum class CollectiveKind : std::uint8_t {
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  AllToAll,
+  Broadcast,
+  AllReduceWithin,
+  ReduceScatterWithin,
+  AllGatherWithin
+};
+/// The cross-replica kind a within-replica kind computes like.
+inline CollectiveKind acrossKind(CollectiveKind k) {
+  return k == CollectiveKind::AllReduceWithin       ? CollectiveKind::AllReduce
+         : k == CollectiveKind::ReduceScatterWithin ? CollectiveKind::ReduceScatter
+         : k == CollectiveKind::AllGatherWithin     ? CollectiveKind::AllGather
+                                                    : k;
+}
+inline bool isWithinReplica(CollectiveKind k) {
+  return k >= CollectiveKind::AllReduceWithin;
+}
 /// The reduction of a collective; the values match gcl::CollectiveOperator.
 enum class CollectiveOp : std::uint8_t { Add, Mean, Mul, Min, Max, LogicalAnd, LogicalOr, SquareAdd, Local };
 /// Which replicas take part together; the values match gcl::CommGroupType.

@@ -190,6 +190,46 @@ poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor 
                                      unsigned rootReplica = 0, const poplar::DebugContext &debugContext = {},
                                      const poplar::OptionFlags &options = {});
 
+// ---- within a replica: between its IPUs --------------------------------------------------------
+
+/// A piece of a tensor on one IPU.
+struct Chunk {
+  poplar::Tensor tensor;
+  unsigned index = 0;  ///< The IPU (ring position) it is on.
+  unsigned offset = 0; ///< Offset within the rank (model-parallel index).
+  Chunk() = default;
+  Chunk(poplar::Tensor tensor, unsigned index, unsigned offset)
+      : tensor(tensor), index(index), offset(offset) {}
+};
+
+/// The chunks a reduce-scatter produces: chunk i on IPU i.
+struct Chunks {
+  poplar::Tensor originalInput; ///< The input of the reduce-scatter.
+  std::vector<Chunk> chunks;
+  Chunks() = default;
+  explicit Chunks(unsigned size) : chunks(size) {}
+};
+
+/// Reduces `toReduce` ({numIPUs, n}, row i on IPU i) across its rows; chunk i
+/// (on IPU i) holds elements [i*c, (i+1)*c) of the reduction, c = ceil(n / numIPUs),
+/// zero past n.
+Chunks reduceScatterWithinReplica(poplar::Graph &graph, const poplar::Tensor &toReduce, CollectiveOperator op,
+                                  poplar::program::Sequence &prog,
+                                  const poplar::DebugContext &debugContext = {},
+                                  const poplar::OptionFlags &options = {});
+/// Gathers the chunks onto every IPU: {numIPUs, n}, row i on IPU i (n from
+/// `originalInput` when set, else every chunk's elements).
+poplar::Tensor allGatherWithinReplica(poplar::Graph &graph, const Chunks &toGather,
+                                      poplar::program::Sequence &prog,
+                                      const poplar::DebugContext &debugContext = {},
+                                      const poplar::OptionFlags &options = {});
+/// Reduces `toReduce` ({numIPUs, n}, row i on IPU i) across its rows; every
+/// row of the result (row i on IPU i) holds the reduction.
+poplar::Tensor allReduceWithinReplica(poplar::Graph &graph, const poplar::Tensor &toReduce,
+                                      CollectiveOperator op, poplar::program::Sequence &prog,
+                                      const poplar::DebugContext &debugContext = {},
+                                      const poplar::OptionFlags &options = {});
+
 } // namespace gcl
 
 #endif // GCL_COLLECTIVES_HPP

@@ -404,3 +404,100 @@ poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor 
 }
 
 } // namespace gcl
+
+// ---- within a replica -------------------------------------------------------------------------
+
+namespace gcl {
+
+namespace {
+
+/// The spec of a collective between the IPUs of a replica on `toReduce`
+/// ({numIPUs, n}).
+CollectiveSpec withinSpec(const poplar::Graph &graph, const char *what, const poplar::Tensor &t,
+                          CollectiveKind kind) {
+  const std::string prefix = std::string("gcl::") + what + ": ";
+  if (!t.valid())
+    throw poplar::poplar_error(prefix + "the tensor is empty (default-constructed)");
+  const unsigned ipus = graph.getTarget().getNumIPUs();
+  if (t.rank() != 2 || t.dim(0) != ipus)
+    throw poplar::poplar_error(prefix + "tensor " + t.shortString() + " must have shape {" +
+                               std::to_string(ipus) + ", n}: one row per IPU of the graph");
+  CollectiveSpec spec;
+  spec.kind = kind;
+  spec.group = CommGroupKind::All;
+  spec.groupSize = ipus;
+  return spec;
+}
+
+/// A {rows, n} variable with row i spread over the tiles of IPU i.
+poplar::Tensor perIpuRows(poplar::Graph &graph, const poplar::Type &type, std::size_t n,
+                          const poplar::DebugContext &dc) {
+  const unsigned ipus = graph.getTarget().getNumIPUs(), tiles = graph.getTarget().getTilesPerIPU();
+  poplar::Tensor t = graph.addVariable(type, {ipus, n}, {dc, "out"});
+  for (unsigned i = 0; i < ipus; ++i) {
+    poplar::Graph ipu = graph.createVirtualGraph(i * tiles, (i + 1) * tiles);
+    poputil::mapTensorLinearly(ipu, t[i]);
+  }
+  return t;
+}
+
+} // namespace
+
+Chunks reduceScatterWithinReplica(poplar::Graph &graph, const poplar::Tensor &toReduce, CollectiveOperator op,
+                                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                                  const poplar::OptionFlags &) {
+  const char *what = "reduceScatterWithinReplica";
+  CollectiveSpec spec = withinSpec(graph, what, toReduce, CollectiveKind::ReduceScatterWithin);
+  checkOperator(what, toReduce, op);
+  spec.op = toOp(op);
+  const std::size_t c = (toReduce.dim(1) + spec.groupSize - 1) / spec.groupSize;
+  poplar::Tensor out = perIpuRows(graph, toReduce.elementType(), c, debugContext);
+  record(prog, spec, toReduce.flatten(), out.flatten(), debugContext, what);
+  Chunks chunks(spec.groupSize);
+  chunks.originalInput = toReduce;
+  for (unsigned i = 0; i < spec.groupSize; ++i)
+    chunks.chunks[i] = Chunk(out[i], i, 0);
+  return chunks;
+}
+
+poplar::Tensor allGatherWithinReplica(poplar::Graph &graph, const Chunks &toGather,
+                                      poplar::program::Sequence &prog,
+                                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+  const char *what = "allGatherWithinReplica";
+  const unsigned ipus = graph.getTarget().getNumIPUs();
+  if (toGather.chunks.size() != ipus)
+    throw poplar::poplar_error(std::string("gcl::") + what + ": " + std::to_string(toGather.chunks.size()) +
+                               " chunks given for a graph of " + std::to_string(ipus) + " IPUs");
+  std::vector<poplar::Tensor> rows(ipus);
+  for (const Chunk &c : toGather.chunks) {
+    if (c.index >= ipus || rows[c.index].valid())
+      throw poplar::poplar_error(std::string("gcl::") + what + ": chunk index " + std::to_string(c.index) +
+                                 " is out of range or repeated");
+    rows[c.index] = c.tensor.flatten();
+  }
+  for (const poplar::Tensor &r : rows)
+    if (r.numElements() != rows[0].numElements())
+      throw poplar::poplar_error(std::string("gcl::") + what + ": the chunks differ in size");
+  poplar::Tensor in = poplar::concat(rows).reshape({ipus, rows[0].numElements()});
+  CollectiveSpec spec = withinSpec(graph, what, in, CollectiveKind::AllGatherWithin);
+  poplar::Tensor out = perIpuRows(graph, in.elementType(), ipus * rows[0].numElements(), debugContext);
+  record(prog, spec, in.flatten(), out.flatten(), debugContext, what);
+  if (toGather.originalInput.valid() && toGather.originalInput.rank() == 2 &&
+      toGather.originalInput.dim(1) <= out.dim(1))
+    return out.slice(0, toGather.originalInput.dim(1), 1);
+  return out;
+}
+
+poplar::Tensor allReduceWithinReplica(poplar::Graph &graph, const poplar::Tensor &toReduce,
+                                      CollectiveOperator op, poplar::program::Sequence &prog,
+                                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+  const char *what = "allReduceWithinReplica";
+  CollectiveSpec spec = withinSpec(graph, what, toReduce, CollectiveKind::AllReduceWithin);
+  checkOperator(what, toReduce, op);
+  spec.op = toOp(op);
+  poplar::Tensor out = graph.clone(toReduce, {debugContext, "allReduceWithinOut"});
+  record(prog, spec, toReduce.flatten(), out.flatten(), debugContext, what);
+  return out;
+}
+
+} // namespace gcl
