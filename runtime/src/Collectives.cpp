@@ -88,36 +88,32 @@ template <> struct Arith<BoolTag> {
   static constexpr std::size_t size = 1;
 };
 
-template <class A> A combine(CollectiveOp op, A a, A b) {
-  switch (op) {
-  case CollectiveOp::Add:
-  case CollectiveOp::Mean:
-  case CollectiveOp::SquareAdd:
+template <CollectiveOp Op, class A> A combine(A a, A b) {
+  if constexpr (Op == CollectiveOp::Add || Op == CollectiveOp::Mean || Op == CollectiveOp::SquareAdd) {
     if constexpr (std::is_integral_v<A>) // wraps like the device's integer adds
       return static_cast<A>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
     else
       return a + b;
-  case CollectiveOp::Mul:
+  } else if constexpr (Op == CollectiveOp::Mul) {
     if constexpr (std::is_integral_v<A>)
       return static_cast<A>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
     else
       return a * b;
-  case CollectiveOp::Min:
-    return std::min(a, b);
-  case CollectiveOp::Max:
-    return std::max(a, b);
-  case CollectiveOp::LogicalAnd:
+  } else if constexpr (Op == CollectiveOp::Min) {
+    return b < a ? b : a;
+  } else if constexpr (Op == CollectiveOp::Max) {
+    return a < b ? b : a;
+  } else if constexpr (Op == CollectiveOp::LogicalAnd) {
     return A(a != A(0) && b != A(0));
-  case CollectiveOp::LogicalOr:
+  } else if constexpr (Op == CollectiveOp::LogicalOr) {
     return A(a != A(0) || b != A(0));
-  case CollectiveOp::Local:
-    return a;
+  } else {
+    return a; // Local
   }
-  return a;
 }
 
-template <class A> A prepare(CollectiveOp op, A x) {
-  if (op == CollectiveOp::SquareAdd) {
+template <CollectiveOp Op, class A> A prepare(A x) {
+  if constexpr (Op == CollectiveOp::SquareAdd) {
     if constexpr (std::is_integral_v<A>)
       return static_cast<A>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(x));
     else
@@ -126,10 +122,11 @@ template <class A> A prepare(CollectiveOp op, A x) {
   return x;
 }
 
-/// out[i] = fold over members of in[m][first + i], for i < count.
-template <class T>
-void reduceRange(CollectiveOp op, const std::vector<const std::uint8_t *> &in, std::uint64_t first,
-                 std::uint64_t count, std::uint8_t *out) {
+/// out[i] = fold over members of in[m][first + i], for i < count; the
+/// operator is a template argument so that the inner loops vectorise.
+template <class T, CollectiveOp Op>
+void reduceRangeOp(const std::vector<const std::uint8_t *> &in, std::uint64_t first, std::uint64_t count,
+                   std::uint8_t *out) {
   using A = typename Arith<T>::Acc;
   const std::size_t G = in.size();
   constexpr std::uint64_t kBlock = 2048;
@@ -138,11 +135,13 @@ void reduceRange(CollectiveOp op, const std::vector<const std::uint8_t *> &in, s
     for (std::uint64_t b = range.begin(); b < range.end(); b += kBlock) {
       const std::uint64_t n = std::min(kBlock, range.end() - b);
       for (std::uint64_t i = 0; i < n; ++i)
-        acc[i] = prepare(op, Arith<T>::load(in[0], first + b + i));
-      for (std::size_t m = 1; m < G; ++m)
+        acc[i] = prepare<Op>(Arith<T>::load(in[0], first + b + i));
+      for (std::size_t m = 1; m < G; ++m) {
+        const std::uint8_t *src = in[m];
         for (std::uint64_t i = 0; i < n; ++i)
-          acc[i] = combine(op, acc[i], prepare(op, Arith<T>::load(in[m], first + b + i)));
-      if (op == CollectiveOp::Mean)
+          acc[i] = combine<Op>(acc[i], prepare<Op>(Arith<T>::load(src, first + b + i)));
+      }
+      if constexpr (Op == CollectiveOp::Mean)
         for (std::uint64_t i = 0; i < n; ++i)
           acc[i] = static_cast<A>(acc[i] / static_cast<A>(G));
       for (std::uint64_t i = 0; i < n; ++i)
@@ -153,6 +152,48 @@ void reduceRange(CollectiveOp op, const std::vector<const std::uint8_t *> &in, s
     body(tbb::blocked_range<std::uint64_t>(0, count));
   else
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, kBlock * 8), body);
+}
+
+template <class T>
+void reduceRange(CollectiveOp op, const std::vector<const std::uint8_t *> &in, std::uint64_t first,
+                 std::uint64_t count, std::uint8_t *out) {
+  switch (op) {
+  case CollectiveOp::Add:
+    return reduceRangeOp<T, CollectiveOp::Add>(in, first, count, out);
+  case CollectiveOp::Mean:
+    return reduceRangeOp<T, CollectiveOp::Mean>(in, first, count, out);
+  case CollectiveOp::Mul:
+    return reduceRangeOp<T, CollectiveOp::Mul>(in, first, count, out);
+  case CollectiveOp::Min:
+    return reduceRangeOp<T, CollectiveOp::Min>(in, first, count, out);
+  case CollectiveOp::Max:
+    return reduceRangeOp<T, CollectiveOp::Max>(in, first, count, out);
+  case CollectiveOp::LogicalAnd:
+    return reduceRangeOp<T, CollectiveOp::LogicalAnd>(in, first, count, out);
+  case CollectiveOp::LogicalOr:
+    return reduceRangeOp<T, CollectiveOp::LogicalOr>(in, first, count, out);
+  case CollectiveOp::SquareAdd:
+    return reduceRangeOp<T, CollectiveOp::SquareAdd>(in, first, count, out);
+  case CollectiveOp::Local:
+    return reduceRangeOp<T, CollectiveOp::Local>(in, first, count, out);
+  }
+}
+
+/// Copies `bytes` from `src` to every other output, in parallel when large.
+void copyToOthers(const std::vector<std::uint8_t *> &out, std::uint64_t bytes) {
+  if (out.size() < 2)
+    return;
+  if (bytes * out.size() < (std::uint64_t(1) << 20)) {
+    for (std::size_t m = 1; m < out.size(); ++m)
+      std::memcpy(out[m], out[0], bytes);
+    return;
+  }
+  constexpr std::uint64_t kPiece = 1 << 20;
+  const std::uint64_t pieces = (bytes + kPiece - 1) / kPiece;
+  tbb::parallel_for(std::uint64_t(0), pieces * (out.size() - 1), [&](std::uint64_t k) {
+    const std::uint64_t m = 1 + k / pieces, at = (k % pieces) * kPiece;
+    std::memcpy(out[m] + at, out[0] + at, std::min(kPiece, bytes - at));
+  });
 }
 
 template <class T>
@@ -170,8 +211,7 @@ void computeTyped(const exe::CollectiveInfo &c, const std::vector<const std::uin
       return;
     }
     reduceRange<T>(op, in, 0, n, out[0]);
-    for (std::size_t m = 1; m < G; ++m)
-      std::memcpy(out[m], out[0], outBytes);
+    copyToOthers(out, outBytes);
     return;
   case CollectiveKind::ReduceScatter: {
     const std::uint64_t chunk = outBytes / elem;

@@ -54,36 +54,31 @@ void runCollective(const exe::ExecutableData &exe, const exe::CollectiveInfo &c,
     rows.kind = static_cast<std::uint8_t>(ir::acrossKind(kind));
     const std::uint64_t G = c.groupSize, inRow = src.bytes / G, outRow = dst.bytes / G;
     forEachReplica(n, [&](std::size_t r) {
-      std::vector<std::uint8_t> in(src.bytes), out(dst.bytes);
-      gatherFromDevice(src, in.data(), *replicas[r]->memory);
+      std::uint8_t *in = replicas[r]->collectiveIn.get(src.bytes);
+      std::uint8_t *out = replicas[r]->collectiveOut.get(dst.bytes);
+      gatherFromDevice(src, in, *replicas[r]->memory);
       std::vector<const std::uint8_t *> inPtr(G);
       std::vector<std::uint8_t *> outPtr(G);
       for (std::uint64_t q = 0; q < G; ++q) {
-        inPtr[q] = in.data() + q * inRow;
-        outPtr[q] = out.data() + q * outRow;
+        inPtr[q] = in + q * inRow;
+        outPtr[q] = out + q * outRow;
       }
       computeCollective(rows, inPtr, inRow, outPtr, outRow);
-      scatterToDevice(dst, out.data(), *replicas[r]->memory);
+      scatterToDevice(dst, out, *replicas[r]->memory);
     });
     return;
   }
-  std::vector<std::vector<std::uint8_t>> in(n), out(n);
-  forEachReplica(n, [&](std::size_t r) {
-    in[r].resize(src.bytes);
-    out[r].resize(dst.bytes);
-    gatherFromDevice(src, in[r].data(), *replicas[r]->memory);
-  });
   std::vector<const std::uint8_t *> inPtr(n);
   std::vector<std::uint8_t *> outPtr(n);
   for (std::size_t r = 0; r < n; ++r) {
-    inPtr[r] = in[r].data();
-    outPtr[r] = out[r].data();
+    inPtr[r] = replicas[r]->collectiveIn.get(src.bytes);
+    outPtr[r] = replicas[r]->collectiveOut.get(dst.bytes);
   }
-  transport.run(c, inPtr, src.bytes, outPtr, dst.bytes);
   forEachReplica(n, [&](std::size_t r) {
-    std::vector<std::uint8_t>().swap(in[r]);
-    scatterToDevice(dst, out[r].data(), *replicas[r]->memory);
+    gatherFromDevice(src, replicas[r]->collectiveIn.data.get(), *replicas[r]->memory);
   });
+  transport.run(c, inPtr, src.bytes, outPtr, dst.bytes);
+  forEachReplica(n, [&](std::size_t r) { scatterToDevice(dst, outPtr[r], *replicas[r]->memory); });
 }
 
 } // namespace

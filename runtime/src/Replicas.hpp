@@ -17,6 +17,19 @@
 
 namespace aspen::rt {
 
+/// Host bytes reused from one collective to the next (never zero-filled).
+struct StagingBuffer {
+  std::uint8_t *get(std::uint64_t bytes) {
+    if (bytes > capacity) {
+      data.reset(new std::uint8_t[bytes]);
+      capacity = bytes;
+    }
+    return data.get();
+  }
+  std::unique_ptr<std::uint8_t[]> data;
+  std::uint64_t capacity = 0;
+};
+
 /// One replica: what it owns. Nothing here is shared with another replica.
 struct Replica {
   Replica(const exe::ExecutableData &exe, unsigned index)
@@ -27,6 +40,7 @@ struct Replica {
   ExecutionProfile ownProfile; // replicas other than 0 account here (the engine's profile is replica 0's)
   std::unique_ptr<TileMemory> memory;
   std::unique_ptr<Executor> executor;
+  StagingBuffer collectiveIn, collectiveOut; // this replica's bytes of a collective's src and dst
 };
 
 /// Writes replica `replica`'s index into the executable's replication index
