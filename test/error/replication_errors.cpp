@@ -140,3 +140,17 @@ TEST_CASE("Replicas whose control flow diverges before a collective", "[replicat
   engine.load(device);
   requireError<poplar_error>([&] { engine.run(0); }, {"Replicas diverged", "onlyReplicaOne", "replica 0"});
 }
+
+TEST_CASE("Within-replica collectives on a tensor without one row per IPU", "[replication][error]") {
+  Device device = replicaDevice(2);
+  Graph graph(device.getTarget());
+  Tensor x = graph.addVariable(FLOAT, {3, 4}, "rows");
+  poputil::mapTensorLinearly(graph, x);
+  program::Sequence prog;
+  requireError<poplar_error>(
+      [&] { gcl::allReduceWithinReplica(graph, x, gcl::CollectiveOperator::ADD, prog); },
+      {"allReduceWithinReplica", "'rows'", "{2, n}"});
+  gcl::Chunks three(3);
+  requireError<poplar_error>([&] { gcl::allGatherWithinReplica(graph, three, prog); },
+                             {"allGatherWithinReplica", "3 chunks", "2 IPUs"});
+}
