@@ -206,3 +206,39 @@ TEST_CASE("DeviceManager offers devices of 1, 2, 4, 8 and 16 IPUs for replicas",
     CHECK(devices.front().getTarget().getNumTiles() == n * devices.front().getTarget().getTilesPerIPU());
   }
 }
+
+TEST_CASE("Collectives inside loops, branches and functions", "[replication]") {
+  const unsigned R = 3;
+  Device device = replicaDevice(R);
+  Graph graph(device.getTarget(), replication_factor(R));
+  Tensor x = graph.addVariable(INT, {5}, "x");
+  poputil::mapTensorLinearly(graph, x);
+  Tensor flag = graph.addVariable(BOOL, {}, "flag");
+  graph.setTileMapping(flag, 2);
+  program::Sequence reduce;
+  gcl::allReduceInPlaceCrossReplica(graph, x, gcl::CollectiveOperator::ADD, reduce, "sumInLoop");
+  Function f = graph.addFunction(reduce);
+  // Three all-reduces in a loop, a fourth in a called function behind an If every replica takes.
+  program::Sequence prog{program::Repeat(3, reduce),
+                         program::If(flag, program::Call(f), program::Sequence())};
+  graph.createHostWrite("x", x);
+  graph.createHostWrite("flag", flag);
+  graph.createHostRead("x", x);
+  Engine engine(graph, prog);
+  engine.load(device);
+  std::vector<int> xs(R * 5), out(R * 5);
+  for (unsigned i = 0; i < xs.size(); ++i)
+    xs[i] = int(i) + 1;
+  const bool yes = true;
+  engine.writeTensor("x", xs.data(), xs.data() + xs.size());
+  engine.writeTensor("flag", &yes, &yes + 1);
+  engine.run(0);
+  engine.readTensor("x", out.data(), out.data() + out.size());
+  for (unsigned e = 0; e < 5; ++e) {
+    long long v = xs[e] + xs[5 + e] + xs[10 + e]; // after the first all-reduce
+    for (int k = 0; k < 3; ++k)                   // three more, each multiplying by R
+      v *= R;
+    for (unsigned r = 0; r < R; ++r)
+      CHECK(out[r * 5 + e] == v);
+  }
+}

@@ -154,3 +154,26 @@ TEST_CASE("Within-replica collectives on a tensor without one row per IPU", "[re
   requireError<poplar_error>([&] { gcl::allGatherWithinReplica(graph, three, prog); },
                              {"allGatherWithinReplica", "3 chunks", "2 IPUs"});
 }
+
+TEST_CASE("A failure in one replica is reported and the engine runs again", "[replication][error]") {
+  Device device = replicaDevice(2);
+  Graph graph(device.getTarget(), replication_factor(2));
+  Tensor index = graph.addReplicationIndexConstant();
+  graph.setTileMapping(index, 0);
+  Tensor fail = graph.addVariable(BOOL, {}, "fail");
+  graph.setTileMapping(fail, 0);
+  Tensor x = graph.addVariable(FLOAT, {4}, "x");
+  graph.setTileMapping(x, 1);
+  program::Sequence prog;
+  // Replica 1 aborts when asked to, at the collective's doorstep.
+  prog.add(program::If(fail, program::AbortOnCondition(index, "replica one gives up"), program::Sequence()));
+  gcl::allReduceInPlaceCrossReplica(graph, x, gcl::CollectiveOperator::ADD, prog);
+  graph.createHostWrite("fail", fail);
+  Engine engine(graph, prog);
+  engine.load(device);
+  const bool yes = true, no = false;
+  engine.writeTensor("fail", &yes, &yes + 1);
+  requireError<application_runtime_error>([&] { engine.run(0); }, {"replica one gives up"});
+  engine.writeTensor("fail", &no, &no + 1);
+  engine.run(0); // every replica reaches the collective again
+}
