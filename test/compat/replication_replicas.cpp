@@ -204,6 +204,11 @@ TEST_CASE("DeviceManager offers devices of 1, 2, 4, 8 and 16 IPUs for replicas",
     REQUIRE(!devices.empty());
     CHECK(devices.front().getTarget().getNumIPUs() == n);
     CHECK(devices.front().getTarget().getNumTiles() == n * devices.front().getTarget().getTilesPerIPU());
+    // The simulated IPU-POD16: 16 / n devices of n IPUs each.
+    auto ipus = manager.getDevices(TargetType::IPU, n);
+    CHECK(ipus.size() == 16 / n);
+    for (const Device &d : ipus)
+      CHECK(d.getTarget().getNumIPUs() == n);
   }
 }
 
