@@ -69,15 +69,10 @@ std::vector<std::uint8_t> hostBytes(std::uint64_t bytes, const std::string &what
   }
 }
 
-/// The target a graph over the whole device sees: with replication, one
-/// replica's share of the IPUs (when the IPUs divide evenly; otherwise the
-/// replicas are simulated as one).
+/// The target a graph over the whole device sees: one replica's share of the
+/// IPUs (GraphData::target already is that; see the Graph constructor).
 TargetData topLevelTargetData(const GraphData &data) {
-  TargetData t = data.target;
-  const unsigned r = data.replicationFactor;
-  if (r > 1 && t.numIPUs % r == 0)
-    t.numIPUs /= r;
-  return t;
+  return data.target;
 }
 
 // ---- tile mapping helpers ----------------------------------------------------
@@ -370,8 +365,18 @@ Graph::Graph() : tileBase_(0), numTiles_(0) {}
 Graph::Graph(const Target &target, replication_factor r) : tileBase_(0), numTiles_(0) {
   if (r.value == 0)
     throw graph_object_creation_error("A graph's replication factor must be at least 1");
+  const TargetData &device = target.getImpl();
+  if (r.value > 1 && device.numIPUs % r.value != 0)
+    throw graph_object_creation_error("Graph: replication factor " + std::to_string(r.value) +
+                                      " does not divide the target's " + std::to_string(device.numIPUs) +
+                                      " IPU" + (device.numIPUs == 1 ? "" : "s") +
+                                      ": a replicated graph needs replicationFactor x IPUs-per-replica IPUs "
+                                      "(e.g. an IPUModel with numIPUs = " +
+                                      std::to_string(r.value) + ")");
   data_ = std::make_shared<GraphData>();
-  data_->target = target.getImpl();
+  // The graph is compiled once for one replica: its target is one replica's IPUs.
+  data_->target = device;
+  data_->target.numIPUs = device.numIPUs / r.value;
   data_->replicationFactor = r.value;
   const TargetData top = topLevelTargetData(*data_);
   numTiles_ = top.numTiles();
@@ -595,10 +600,12 @@ Tensor Graph::addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, con
 }
 
 Tensor Graph::addReplicationIndexConstant(const DebugContext &debugContext) {
-  // One replica is simulated (replicas run as one), so its index is 0.
+  // Compiled as 0; each replica's loader writes its own index there.
   const unsigned index = 0;
   DebugContext dc = debugContext.getPathName().empty() ? DebugContext("replicationIndex") : debugContext;
-  return addConstantFromHost(UNSIGNED_INT, {}, UNSIGNED_INT, &index, 1, true, dc);
+  Tensor t = addConstantFromHost(UNSIGNED_INT, {}, UNSIGNED_INT, &index, 1, true, dc);
+  data_->replicationIndexVars.push_back(t.getImpl().segments->front().var);
+  return t;
 }
 
 void Graph::setInitialValueFromHost(const Tensor &t, const Type &hostType, const void *values,

@@ -1,6 +1,6 @@
 // Copyright (c) Aspen contributors.
 // Devices: IPUModel devices, the CPU device, and the DeviceManager's simulated
-// IPUs (an IPU-POD4 of full-size ipu2 IPUs) with per-process attach/detach.
+// IPUs (an IPU-POD16 of full-size ipu2 IPUs) with per-process attach/detach.
 #include "poplar/Device.hpp"
 #include "poplar/DeviceManager.hpp"
 #include "poplar/IPUModel.hpp"
@@ -26,13 +26,23 @@ struct DeviceState {
 
 namespace {
 
-/// The simulated system: device id -> the IPUs it uses.
+constexpr unsigned numSystemIPUs = 16;
+
+/// The simulated system, an IPU-POD16: device id -> the IPUs it uses. As on a
+/// POD, ids 0-15 are the single IPUs, then the aligned groups of 2, 4, 8 and 16.
 const std::vector<std::vector<unsigned>> &systemDevices() {
-  static const std::vector<std::vector<unsigned>> devices = {{0},    {1},    {2},         {3},
-                                                             {0, 1}, {2, 3}, {0, 1, 2, 3}};
+  static const std::vector<std::vector<unsigned>> devices = [] {
+    std::vector<std::vector<unsigned>> all;
+    for (unsigned size = 1; size <= numSystemIPUs; size *= 2)
+      for (unsigned first = 0; first < numSystemIPUs; first += size) {
+        all.emplace_back();
+        for (unsigned ipu = first; ipu < first + size; ++ipu)
+          all.back().push_back(ipu);
+      }
+    return all;
+  }();
   return devices;
 }
-constexpr unsigned numSystemIPUs = 4;
 
 // The registry is never destroyed: a Device in static storage may be released
 // after function-local statics have gone at exit.

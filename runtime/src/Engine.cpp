@@ -37,14 +37,14 @@ bool targetsMatch(const ir::TargetData &exe, const ir::TargetData &device) {
 } // namespace
 
 EngineImpl::EngineImpl(poplar::Executable executable, EngineOptions options)
-    : executable_(std::move(executable)), options_(std::move(options)), streams_(exe().streams),
-      remoteBuffers_(exe().remoteBuffers) {
+    : executable_(std::move(executable)), options_(std::move(options)) {
   const exe::ExecutableData &x = exe();
   for (std::size_t h = 0; h < x.hostHandles.size(); ++h)
     (x.hostHandles[h].isWrite ? writeHandles_ : readHandles_).emplace(x.hostHandles[h].name, unsigned(h));
-  const nlohmann::json compiled = compileProfile(x);
-  if (auto t = compiled.find("target"); t != compiled.end() && t->is_object())
-    replicationFactor_ = std::max<unsigned>(1, t->value("replicationFactor", 1u));
+  replicationFactor_ = std::max<unsigned>(1, x.replicationFactor);
+  for (unsigned r = 0; r < replicationFactor_; ++r)
+    replicas_.push_back(std::make_unique<Replica>(x, r));
+  transport_ = std::make_unique<InProcessTransport>(replicationFactor_);
   profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
   printSink_.stream = &std::cout;
   if (options_.autoReportGraph || options_.autoReportExecution)
@@ -71,10 +71,18 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
   if (running_)
     throw poplar::system_runtime_error("Engine::load called while the engine is running a program");
   const exe::ExecutableData &x = exe();
-  if (!targetsMatch(x.target, deviceTarget))
+  // The executable is one replica's; the device holds every replica's IPUs.
+  ir::TargetData needed = x.target;
+  needed.numIPUs = x.target.numIPUs * replicationFactor_;
+  if (!targetsMatch(needed, deviceTarget)) {
+    std::string replicas;
+    if (replicationFactor_ > 1)
+      replicas = " (" + std::to_string(replicationFactor_) + " replicas of " +
+                 std::to_string(x.target.numIPUs) + " IPU" + (x.target.numIPUs == 1 ? "" : "s") + ")";
     throw poplar::system_runtime_error("Cannot load the executable: it was compiled for " +
-                                       describeTarget(x.target) + " but the device is " +
+                                       describeTarget(needed) + replicas + " but the device is " +
                                        describeTarget(deviceTarget));
+  }
   if (x.outOfMemory)
     throw poplar::graph_memory_allocation_error(
         "Cannot load an executable that does not fit in tile memory (it was compiled with "
@@ -84,20 +92,33 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
     validateExecutable(x);
     validated_ = true;
   }
-  executor_.reset();
-  if (!memory_)
-    memory_ = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile);
-  loadMemoryImage(x, *memory_);
+  loaded_ = false;
+  executor_ = nullptr;
   if (!codeLoaded_) {
     vertexCode_ = loadVertexCode(x, libraries_);
     codeLoaded_ = true;
   }
-  executor_ = std::make_unique<Executor>(
-      x, *memory_, vertexCode_, HostContext{&streams_, &remoteBuffers_, printSink_.stream, &profile_});
+  for (auto &rep : replicas_) {
+    Replica &r = *rep;
+    r.executor.reset();
+    if (!r.memory)
+      r.memory = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile);
+    loadMemoryImage(x, *r.memory);
+    writeReplicationIndex(x, r.index, *r.memory);
+    ExecutionProfile *profile = r.index == 0 ? &profile_ : &r.ownProfile;
+    if (r.index != 0)
+      r.ownProfile.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
+    r.executor =
+        std::make_unique<Executor>(x, *r.memory, vertexCode_,
+                                   HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
+                                               replicationFactor_ > 1 ? &printMutex_ : nullptr});
+  }
+  executor_ = replicas_[0]->executor.get();
+  loaded_ = true;
 }
 
 void EngineImpl::run(unsigned program) {
-  if (!executor_)
+  if (!loaded_)
     throw poplar::system_runtime_error(
         "Engine::run called before Engine::load: load the engine onto a device "
         "first");
@@ -116,8 +137,9 @@ void EngineImpl::run(unsigned program) {
     ~Finish() { running = false; }
   } finish{running_};
   setPrintSink(libraries_, &printSink_);
-  executor_->setPrintStream(printSink_.stream);
-  executor_->run(program);
+  for (auto &r : replicas_)
+    r->executor->setPrintStream(printSink_.stream);
+  runReplicas(x, replicas_, program, *transport_);
 }
 
 void EngineImpl::writeTensor(const std::string &handle, const void *begin, const void *end, bool checkSize) {
@@ -126,20 +148,25 @@ void EngineImpl::writeTensor(const std::string &handle, const void *begin, const
     throw poplar::poplar_error("writeTensor: there is no host write handle '" + handle + "'" +
                                (readHandles_.count(handle) ? " ('" + handle + "' is a read handle)" : "") +
                                "; create one with Graph::createHostWrite");
-  if (!memory_)
+  if (!loaded_)
     throw poplar::system_runtime_error("writeTensor('" + handle + "') called before Engine::load");
   const exe::HostTransfer &transfer = exe().hostTransfers[exe().hostHandles[it->second].transfer];
+  bool perReplica = false;
   if (checkSize) {
     const auto bytes =
         static_cast<std::uint64_t>(static_cast<const char *>(end) - static_cast<const char *>(begin));
-    if (end < begin || bytes != transfer.bytes)
+    perReplica = replicationFactor_ > 1 && end >= begin && bytes == transfer.bytes * replicationFactor_;
+    if (end < begin || (bytes != transfer.bytes && !perReplica))
       throw poplar::poplar_error("writeTensor('" + handle + "'): the buffer holds " +
                                  std::to_string(end < begin ? 0 : bytes) + " bytes but the tensor has " +
-                                 std::to_string(transfer.bytes) + " bytes");
+                                 std::to_string(transfer.bytes) + " bytes" + replicatedSizes(transfer.bytes));
   }
   if (!begin && transfer.bytes)
     throw poplar::poplar_error("writeTensor('" + handle + "'): null buffer");
-  scatterToDevice(transfer, static_cast<const std::uint8_t *>(begin), *memory_);
+  for (auto &r : replicas_)
+    scatterToDevice(transfer,
+                    static_cast<const std::uint8_t *>(begin) + (perReplica ? r->index * transfer.bytes : 0),
+                    *r->memory);
 }
 
 void EngineImpl::readTensor(const std::string &handle, void *begin, void *end, bool checkSize) {
@@ -148,23 +175,36 @@ void EngineImpl::readTensor(const std::string &handle, void *begin, void *end, b
     throw poplar::poplar_error("readTensor: there is no host read handle '" + handle + "'" +
                                (writeHandles_.count(handle) ? " ('" + handle + "' is a write handle)" : "") +
                                "; create one with Graph::createHostRead");
-  if (!memory_)
+  if (!loaded_)
     throw poplar::system_runtime_error("readTensor('" + handle + "') called before Engine::load");
   const exe::HostTransfer &transfer = exe().hostTransfers[exe().hostHandles[it->second].transfer];
+  bool perReplica = false;
   if (checkSize) {
     const auto bytes = static_cast<std::uint64_t>(static_cast<char *>(end) - static_cast<char *>(begin));
-    if (end < begin || bytes != transfer.bytes)
+    perReplica = replicationFactor_ > 1 && end >= begin && bytes == transfer.bytes * replicationFactor_;
+    if (end < begin || (bytes != transfer.bytes && !perReplica))
       throw poplar::poplar_error("readTensor('" + handle + "'): the buffer holds " +
                                  std::to_string(end < begin ? 0 : bytes) + " bytes but the tensor has " +
-                                 std::to_string(transfer.bytes) + " bytes");
+                                 std::to_string(transfer.bytes) + " bytes" + replicatedSizes(transfer.bytes));
   }
   if (!begin && transfer.bytes)
     throw poplar::poplar_error("readTensor('" + handle + "'): null buffer");
-  gatherFromDevice(transfer, static_cast<std::uint8_t *>(begin), *memory_);
+  for (auto &r : replicas_) {
+    if (!perReplica && r->index > 0)
+      break;
+    gatherFromDevice(transfer, static_cast<std::uint8_t *>(begin) + r->index * transfer.bytes, *r->memory);
+  }
+}
+
+std::string EngineImpl::replicatedSizes(std::uint64_t bytes) const {
+  if (replicationFactor_ == 1)
+    return "";
+  return " (or " + std::to_string(bytes * replicationFactor_) + " bytes: one copy for each of the " +
+         std::to_string(replicationFactor_) + " replicas)";
 }
 
 unsigned EngineImpl::streamIndex(const std::string &handle, const char *operation) const {
-  const int s = streams_.find(handle);
+  const int s = replicas_[0]->streams.find(handle);
   if (s < 0)
     throw poplar::stream_connection_error(std::string(operation) + ": there is no stream '" + handle +
                                           "' in this executable");
@@ -180,10 +220,11 @@ void EngineImpl::checkReplica(unsigned index, const char *operation) const {
 
 unsigned EngineImpl::remoteBufferIndex(const std::string &handle, std::uint64_t repeatIndex,
                                        const char *operation) const {
-  const int b = remoteBuffers_.find(handle);
+  const RemoteBuffers &buffers = replicas_[0]->remoteBuffers;
+  const int b = buffers.find(handle);
   if (b < 0)
     throw poplar::poplar_error(std::string(operation) + ": there is no remote buffer '" + handle + "'");
-  const std::uint64_t repeats = std::max<std::uint64_t>(1, remoteBuffers_.info(unsigned(b)).repeats);
+  const std::uint64_t repeats = std::max<std::uint64_t>(1, buffers.info(unsigned(b)).repeats);
   if (repeatIndex >= repeats)
     throw poplar::index_error(std::string(operation) + ": row " + std::to_string(repeatIndex) +
                               " of remote buffer '" + handle + "' is out of range (it has " +
@@ -281,25 +322,52 @@ void Engine::connectStream(StringRef handle, void *p) {
   const unsigned s = impl.streamIndex(handle.str(), "connectStream");
   if (!p)
     throw stream_connection_error("connectStream: null buffer for stream '" + handle.str() + "'");
-  impl.streams_.connectFixed(s, p);
+  for (auto &r : impl.replicas_)
+    r->streams.connectFixed(s, p);
 }
 
 void Engine::connectStream(StringRef handle, void *begin, void *end) {
   EngineImpl &impl = live(impl_);
-  impl.streams_.connectCircular(impl.streamIndex(handle.str(), "connectStream"), begin, end);
+  const unsigned s = impl.streamIndex(handle.str(), "connectStream");
+  for (auto &r : impl.replicas_)
+    r->streams.connectCircular(s, begin, end);
+}
+
+void Engine::connectStream(StringRef handle, unsigned index, void *p) {
+  EngineImpl &impl = live(impl_);
+  const unsigned s = impl.streamIndex(handle.str(), "connectStream");
+  impl.checkReplica(index, "connectStream");
+  if (!p)
+    throw stream_connection_error("connectStream: null buffer for stream '" + handle.str() + "'");
+  impl.replicas_[index]->streams.connectFixed(s, p);
+}
+
+void Engine::connectStream(StringRef handle, unsigned index, void *begin, void *end) {
+  EngineImpl &impl = live(impl_);
+  const unsigned s = impl.streamIndex(handle.str(), "connectStream");
+  impl.checkReplica(index, "connectStream");
+  impl.replicas_[index]->streams.connectCircular(s, begin, end);
 }
 
 void Engine::connectStreamToCallback(StringRef handle, StreamCallbackHandle callback) {
-  connectStreamToCallback(handle, 0, std::move(callback));
+  EngineImpl &impl = live(impl_);
+  const unsigned s = impl.streamIndex(handle.str(), "connectStreamToCallback");
+  if (impl.replicas_.size() == 1) {
+    impl.replicas_[0]->streams.connectCallback(s, callback.release());
+    return;
+  }
+  // Every replica calls the one callback, one call at a time.
+  std::shared_ptr<StreamCallback> shared(callback.release().release());
+  auto mutex = std::make_shared<std::mutex>();
+  for (auto &r : impl.replicas_)
+    r->streams.connectCallback(s, std::make_unique<aspen::rt::SharedStreamCallback>(shared, mutex));
 }
 
 void Engine::connectStreamToCallback(StringRef handle, unsigned index, StreamCallbackHandle callback) {
   EngineImpl &impl = live(impl_);
   const unsigned s = impl.streamIndex(handle.str(), "connectStreamToCallback");
   impl.checkReplica(index, "connectStreamToCallback");
-  // Aspen runs the replicas of a replicated graph as one: replica 0's callback is used.
-  if (index == 0)
-    impl.streams_.connectCallback(s, callback.release());
+  impl.replicas_[index]->streams.connectCallback(s, callback.release());
 }
 
 void Engine::copyToRemoteBuffer(const void *src, const std::string &handle, std::uint64_t repeatIndex,
@@ -309,7 +377,8 @@ void Engine::copyToRemoteBuffer(const void *src, const std::string &handle, std:
   impl.checkReplica(replicationIndex, "copyToRemoteBuffer");
   if (!src)
     throw poplar_error("copyToRemoteBuffer('" + handle + "'): null source buffer");
-  std::memcpy(impl.remoteBuffers_.row(b, repeatIndex), src, impl.remoteBuffers_.rowBytes(b));
+  auto &buffers = impl.replicas_[replicationIndex]->remoteBuffers;
+  std::memcpy(buffers.row(b, repeatIndex), src, buffers.rowBytes(b));
 }
 
 void Engine::copyFromRemoteBuffer(const std::string &handle, void *dst, std::uint64_t repeatIndex,
@@ -319,7 +388,8 @@ void Engine::copyFromRemoteBuffer(const std::string &handle, void *dst, std::uin
   impl.checkReplica(replicationIndex, "copyFromRemoteBuffer");
   if (!dst)
     throw poplar_error("copyFromRemoteBuffer('" + handle + "'): null destination buffer");
-  std::memcpy(dst, impl.remoteBuffers_.row(b, repeatIndex), impl.remoteBuffers_.rowBytes(b));
+  auto &buffers = impl.replicas_[replicationIndex]->remoteBuffers;
+  std::memcpy(dst, buffers.row(b, repeatIndex), buffers.rowBytes(b));
 }
 
 void Engine::setPrintStream(std::ostream &stream) {

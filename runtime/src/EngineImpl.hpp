@@ -9,6 +9,7 @@
 #include "Executor.hpp"
 #include "HostStreams.hpp"
 #include "Loader.hpp"
+#include "Replicas.hpp"
 #include "TileMemory.hpp"
 #include "poplar/Executable.hpp"
 
@@ -28,9 +29,14 @@ public:
 
   void load(const ir::TargetData &deviceTarget);
   void run(unsigned program);
+  /// A buffer of the tensor's size is written to every replica (read from
+  /// replica 0); one of replicationFactor times that size holds each replica's
+  /// copy in turn (docs/replication.md).
   void writeTensor(const std::string &handle, const void *begin, const void *end, bool checkSize);
   void readTensor(const std::string &handle, void *begin, void *end, bool checkSize);
   unsigned streamIndex(const std::string &handle, const char *operation) const;
+  /// " (or N bytes: one copy for each of the R replicas)" when replicated.
+  std::string replicatedSizes(std::uint64_t bytes) const;
   void checkReplica(unsigned index, const char *operation) const;
   unsigned remoteBufferIndex(const std::string &handle, std::uint64_t repeatIndex,
                              const char *operation) const;
@@ -40,8 +46,6 @@ public:
 
   poplar::Executable executable_;
   EngineOptions options_;
-  HostStreams streams_;
-  RemoteBuffers remoteBuffers_;
   ExecutionProfile profile_;
   PrintSink printSink_;
   unsigned replicationFactor_ = 1;
@@ -51,8 +55,11 @@ public:
   bool codeLoaded_ = false;
   std::vector<VertexCode> vertexCode_;
   VertexLibraries libraries_;
-  std::unique_ptr<TileMemory> memory_;
-  std::unique_ptr<Executor> executor_;
+  std::vector<std::unique_ptr<Replica>> replicas_; // streams and remote buffers exist before load
+  std::unique_ptr<CollectiveTransport> transport_;
+  std::mutex printMutex_;
+  bool loaded_ = false;
+  Executor *executor_ = nullptr;     // replica 0's
   std::atomic<bool> running_{false}; // one run at a time
 };
 

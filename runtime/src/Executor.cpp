@@ -239,16 +239,28 @@ TileChunks Executor::makeChunks(const std::vector<std::uint64_t> &tileWork, std:
 // ---- the step loop ----------------------------------------------------------------
 
 void Executor::run(unsigned program) {
+  begin(program);
+  if (resume() == Pause::Collective)
+    throw poplar::runtime_error("Collective step " + std::to_string(paused_) +
+                                " run outside a replica set (internal: use the engine)");
+}
+
+void Executor::begin(unsigned program) {
   ASPEN_ASSERT(program < exe_.programEntry.size(), "program index checked by the engine");
   ExecutionProfile &profile = *host_.profile;
-  const auto start = Clock::now();
   if (profile.enabled) {
     ++profile.runs;
     if (program < profile.runsPerProgram.size())
       ++profile.runsPerProgram[program];
   }
   callStack_.clear();
-  std::uint32_t pc = exe_.programEntry[program];
+  pc_ = exe_.programEntry[program];
+}
+
+Executor::Pause Executor::resume() {
+  ExecutionProfile &profile = *host_.profile;
+  const auto start = Clock::now();
+  std::uint32_t &pc = pc_;
   struct WallTime {
     ExecutionProfile &profile;
     Clock::time_point start;
@@ -393,7 +405,11 @@ void Executor::run(unsigned program) {
       account(here, step.cycles, CycleCategory::Control);
       break;
     case StepKind::End:
-      return;
+      return Pause::Finished;
+    case StepKind::Collective: // the replica set runs it (and accounts its cycles) with every replica
+      paused_ = here;
+      account(here, step.cycles, CycleCategory::Exchange);
+      return Pause::Collective;
     default: // rejected by validateExecutable
       ASPEN_ASSERT(false, "unknown step kind");
     }
@@ -598,6 +614,9 @@ void Executor::print(const exe::PrintSpec &spec) {
   const exe::HostTransfer &transfer = exe_.hostTransfers[spec.transfer];
   std::vector<std::uint8_t> bytes(transfer.bytes);
   gatherFromDevice(transfer, bytes.data(), memory_);
+  std::unique_lock<std::mutex> lock;
+  if (host_.printMutex)
+    lock = std::unique_lock<std::mutex>(*host_.printMutex);
   printTensor(*host_.printStream, spec.title, spec.type, spec.shape, bytes.data());
   host_.printStream->flush();
 }

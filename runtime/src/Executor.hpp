@@ -10,6 +10,7 @@
 #include "exe/ExecutableData.hpp"
 
 #include <cstdint>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ struct HostContext {
   RemoteBuffers *remoteBuffers = nullptr;
   std::ostream *printStream = nullptr;
   ExecutionProfile *profile = nullptr;
+  std::mutex *printMutex = nullptr; // replicas print to one stream
 };
 
 /// Tile-index boundaries of the chunks a phase runs as parallel tasks, cut so
@@ -51,8 +53,17 @@ public:
 
   /// Runs program `program` to its end. Throws application_runtime_error for
   /// Abort/AbortOnCondition and failing vertices, stream_connection_error for an
-  /// unconnected stream.
+  /// unconnected stream. A program with collectives runs through begin/resume.
   void run(unsigned program);
+
+  /// Why resume() returned: the program ended, or it reached a Collective
+  /// step (pausedStep()) that the replica set runs before resuming after it.
+  enum class Pause : std::uint8_t { Finished, Collective };
+  /// Starts program `program`; resume() runs it.
+  void begin(unsigned program);
+  Pause resume();
+  std::uint32_t pausedStep() const { return paused_; }
+  TileMemory &memory() { return memory_; }
 
   /// Where Print steps write.
   void setPrintStream(std::ostream *stream) { host_.printStream = stream; }
@@ -144,6 +155,8 @@ private:
   std::vector<std::uint32_t> callStack_;
   std::vector<std::uint8_t> staging_;
   std::uint64_t cycles_ = 0;
+  std::uint32_t pc_ = 0;
+  std::uint32_t paused_ = 0;
 };
 
 /// Prefix of the stream handles `poplar::cycleCount`/`cycleStamp` create; the

@@ -104,6 +104,7 @@ public:
     }
     for (const exe::HostHandleInfo &h : exe_.hostHandles)
       transfer(h.transfer, "host handle '" + h.name + "'");
+    replication();
     for (const exe::MemoryBlob &b : exe_.blobs)
       location(b.where, b.bytes.size(), "initial data");
     for (const exe::Relocation &r : exe_.relocations) {
@@ -168,6 +169,9 @@ private:
     case StepKind::BlockBegin:
       index(s.a, exe_.blockNames.size(), what + " block name");
       break;
+    case StepKind::Collective:
+      index(s.a, exe_.collectives.size(), what + " collective");
+      break;
     case StepKind::Return:
     case StepKind::Abort:
     case StepKind::Sync:
@@ -177,6 +181,59 @@ private:
       break;
     default:
       require(false, what + " has an unknown kind " + std::to_string(static_cast<int>(s.kind)));
+    }
+  }
+
+  /// The replication tables (docs/replication.md): collectives whose sizes
+  /// agree with their kind and group, and index constants of 4 bytes.
+  void replication() const {
+    require(exe_.replicationFactor >= 1, "replication factor 0");
+    for (std::uint32_t t : exe_.replicaIndexTransfers) {
+      transfer(t, "replication index");
+      require(exe_.hostTransfers[t].bytes == 4, "replication index is not 4 bytes");
+    }
+    for (std::size_t i = 0; i < exe_.collectives.size(); ++i) {
+      const exe::CollectiveInfo &c = exe_.collectives[i];
+      const std::string what = "collective " + std::to_string(i) + " '" + c.name + "'";
+      transfer(c.src, what + " source");
+      transfer(c.dst, what + " destination");
+      require(c.kind <= 7 && c.op <= 8 && c.group <= 2, what + ": unknown kind, operator or group");
+      const bool within = c.kind >= 5; // between the IPUs of a replica: groupSize = its IPUs
+      require(c.groupSize >= 1 &&
+                  (within ? c.groupSize == exe_.target.numIPUs : exe_.replicationFactor % c.groupSize == 0),
+              what + ": group size " + std::to_string(c.groupSize) + " does not fit the " +
+                  (within ? "IPUs per replica" : "replication factor"));
+      require(c.type != poplar::Type::Id::Invalid && deviceTypeSize(c.type) > 0,
+              what + " has no element type");
+      const std::uint64_t in = exe_.hostTransfers[c.src].bytes, out = exe_.hostTransfers[c.dst].bytes;
+      const std::uint64_t elem = deviceTypeSize(c.type);
+      require(in % elem == 0 && out % elem == 0, what + ": sizes are not whole elements");
+      std::uint64_t n = in / elem;
+      const std::uint64_t g = c.groupSize;
+      bool ok = false;
+      if (within) { // sizes per row
+        require(n % g == 0 && out % (g * elem) == 0, what + ": rows do not divide evenly");
+        n /= g;
+      }
+      const std::uint64_t rowIn = within ? in / g : in, rowOut = within ? out / g : out;
+      switch (within ? c.kind - 5 : c.kind) { // a within kind checks like its cross-replica kind
+      case 0:                                 // AllReduce
+      case 4:                                 // Broadcast
+        ok = rowOut == rowIn && (c.kind != 4 || c.root < g);
+        break;
+      case 1: // ReduceScatter
+        ok = rowOut / elem == (n + g - 1) / g;
+        break;
+      case 2: // AllGather
+        ok = rowOut == rowIn * g;
+        break;
+      case 3: // AllToAll
+        ok = rowOut == rowIn && n % g == 0;
+        break;
+      default:
+        break;
+      }
+      require(ok, what + ": input and output sizes do not match the collective");
     }
   }
 

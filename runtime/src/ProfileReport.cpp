@@ -119,21 +119,22 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
   const json compiled = compileProfile(exe);
   const json graph = compiled.value("graph", json::object());
   const json memory = compiled.value("memory", json::object());
-  const unsigned replicas =
-      static_cast<unsigned>(number(compiled.value("target", json::object()), "replicationFactor", 1));
-  const std::uint64_t totalMemory = t.bytesPerTile * t.numTiles();
+  // The executable's target is one replica's (docs/replication.md).
+  const unsigned replicas = std::max<std::uint32_t>(1, exe.replicationFactor);
+  const std::uint64_t replicaMemory = t.bytesPerTile * t.numTiles();
+  const std::uint64_t totalMemory = replicaMemory * replicas;
 
   os << "Target:\n";
-  line(os, 2, "Number of IPUs", withCommas(t.numIPUs));
+  line(os, 2, "Number of IPUs", withCommas(std::uint64_t(t.numIPUs) * replicas));
   line(os, 2, "Tiles per IPU", withCommas(t.tilesPerIPU));
-  line(os, 2, "Total Tiles", withCommas(t.numTiles()));
+  line(os, 2, "Total Tiles", withCommas(std::uint64_t(t.numTiles()) * replicas));
   line(os, 2, "Memory Per-Tile", fixed1(double(t.bytesPerTile) / 1024.0) + " kB");
   line(os, 2, "Total Memory", fixed1(double(totalMemory) / (1024.0 * 1024.0)) + " MB");
   line(os, 2, "Clock Speed (approx)", fixed1(t.tileClockFrequency / 1e6) + " MHz");
   line(os, 2, "Number of Replicas", withCommas(replicas));
   line(os, 2, "IPUs per Replica", withCommas(t.numIPUs));
   line(os, 2, "Tiles per Replica", withCommas(t.numTiles()));
-  line(os, 2, "Memory per Replica", fixed1(double(totalMemory) / (1024.0 * 1024.0)) + " MB");
+  line(os, 2, "Memory per Replica", fixed1(double(replicaMemory) / (1024.0 * 1024.0)) + " MB");
   os << '\n';
 
   std::uint64_t executedVertices = 0;

@@ -1,6 +1,6 @@
 // Copyright (c) Aspen contributors.
 // Unit tests: Target defaults (reference/ipu_hardware.md), IPUModel fields,
-// Device and DeviceManager (simulated IPU-POD4, attach/detach).
+// Device and DeviceManager (simulated IPU-POD16, attach/detach).
 #include "ir/TargetData.hpp"
 
 #include <poplar/Device.hpp>

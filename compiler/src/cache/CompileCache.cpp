@@ -79,6 +79,11 @@ public:
     for (std::int32_t c : node->caseValues)
       h.value(c);
     h.value(node->hasDefault).value(node->flag).value(node->syncType).string(node->message);
+    h.value(node->collective.kind)
+        .value(node->collective.op)
+        .value(node->collective.group)
+        .value(node->collective.groupSize)
+        .value(node->collective.root);
     return memo_[node] = h.digest();
   }
 
@@ -174,6 +179,9 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
   KeyHash h;
   h.string("aspen-compile-cache-key-1").string(exe::compilerBuildId()).value(exe::kFormatVersion);
   h.string(exe::targetFingerprint(g.target)).value(g.replicationFactor);
+  h.value<std::uint64_t>(g.replicationIndexVars.size());
+  for (std::uint32_t v : g.replicationIndexVars)
+    h.value(v);
   h.value(options.allowOutOfMemory);
 
   hashInChunks(h, g.variables.size(), [&](KeyHash &k, std::size_t i) {

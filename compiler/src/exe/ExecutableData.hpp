@@ -96,7 +96,8 @@ enum class StepKind : std::uint8_t {
   WriteUndef,     // no-op at run time (liveness marker)
   BlockBegin,     // profiler grouping: a = index into blockNames
   BlockEnd,
-  End, // end of a program
+  End,        // end of a program
+  Collective, // a = index into collectives (docs/replication.md); appended: numbering is on disk
 };
 
 /// The name of a step kind in profiles and reports: the program it comes from
@@ -147,6 +148,8 @@ inline const char *stepKindName(StepKind kind) {
     return "BlockEnd";
   case StepKind::End:
     return "End";
+  case StepKind::Collective:
+    return "Collective";
   }
   return "Unknown";
 }
@@ -193,6 +196,22 @@ struct StreamInfo {
   poplar::Type::Id type;
   std::uint64_t numElements = 0;
   bool hostToDevice = true;
+  bool broadcast = false; // ReplicatedStreamMode::BROADCAST: every replica reads replica 0's connection
+};
+
+/// A collective step (docs/replication.md): every replica's `src` bytes (in
+/// the tensor's row-major order) go in, its `dst` bytes come out. kind, op and
+/// group use the numbering of ir::CollectiveKind / CollectiveOp / CommGroupKind.
+struct CollectiveInfo {
+  std::uint8_t kind = 0;
+  std::uint8_t op = 0;
+  std::uint8_t group = 0;
+  std::uint32_t groupSize = 1; // replicas per group
+  std::uint32_t root = 0;      // Broadcast: source position in the group
+  poplar::Type::Id type = poplar::Type::Id::Invalid;
+  std::uint32_t src = 0; // index into hostTransfers
+  std::uint32_t dst = 0; // index into hostTransfers
+  std::string name;
 };
 
 struct RemoteBufferInfo {
@@ -235,8 +254,11 @@ struct CodeletLibraryBlob {
 
 /// The whole executable.
 struct ExecutableData {
-  ir::TargetData target;
-  std::vector<std::uint32_t> programEntry; // step index of each program
+  ir::TargetData target;               // one replica's target
+  std::uint32_t replicationFactor = 1; // replicas the device runs (its IPUs: target.numIPUs times this)
+  std::vector<CollectiveInfo> collectives;
+  std::vector<std::uint32_t> replicaIndexTransfers; // hostTransfers each replica writes its index (u32) to
+  std::vector<std::uint32_t> programEntry;          // step index of each program
   std::vector<Step> steps;
   std::uint32_t numCounters = 0;
   std::vector<ComputeStep> computeSteps;

@@ -151,6 +151,9 @@ json targetToJson(const ir::TargetData &t) {
           {"compileIPUCode", t.compileIPUCode},
           {"accurateHalf", t.accurateHalf},
           {"perTileOverheadBytes", t.perTileOverheadBytes},
+          {"ipuLinkBandwidth", t.ipuLinkBandwidth},
+          {"ipuLinkLatencyCycles", t.ipuLinkLatencyCycles},
+          {"ipuLinksPerRing", t.ipuLinksPerRing},
           {"globalExchangeConstraints", constraints}};
 }
 
@@ -184,6 +187,9 @@ ir::TargetData targetFromJson(const json &j) {
   j.at("compileIPUCode").get_to(t.compileIPUCode);
   j.at("accurateHalf").get_to(t.accurateHalf);
   j.at("perTileOverheadBytes").get_to(t.perTileOverheadBytes);
+  t.ipuLinkBandwidth = j.value("ipuLinkBandwidth", t.ipuLinkBandwidth);
+  t.ipuLinkLatencyCycles = j.value("ipuLinkLatencyCycles", t.ipuLinkLatencyCycles);
+  t.ipuLinksPerRing = j.value("ipuLinksPerRing", t.ipuLinksPerRing);
   for (const json &c : j.at("globalExchangeConstraints")) {
     ir::GlobalExchangeConstraintData d;
     c.at("bandwidth").get_to(d.bandwidth);
@@ -301,7 +307,8 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
     streams.push_back({{"handle", s.handle},
                        {"type", static_cast<int>(s.type)},
                        {"numElements", s.numElements},
-                       {"hostToDevice", s.hostToDevice}});
+                       {"hostToDevice", s.hostToDevice},
+                       {"broadcast", s.broadcast}});
   m["streams"] = std::move(streams);
   json remotes = json::array();
   for (const RemoteBufferInfo &r : x.remoteBuffers)
@@ -343,6 +350,16 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
   m["tileBytesUsed"] = w.u64s(x.tileBytesUsed);
   m["outOfMemory"] = x.outOfMemory;
   m["outOfMemoryMessage"] = x.outOfMemoryMessage;
+  // Replication (docs/replication.md); absent in single-replica executables without collectives.
+  if (x.replicationFactor != 1 || !x.collectives.empty() || !x.replicaIndexTransfers.empty()) {
+    json cols = json::array();
+    for (const CollectiveInfo &c : x.collectives)
+      cols.push_back(json::array(
+          {c.kind, c.op, c.group, c.groupSize, c.root, static_cast<int>(c.type), c.src, c.dst, c.name}));
+    m["replication"] = {{"factor", x.replicationFactor},
+                        {"collectives", std::move(cols)},
+                        {"indexTransfers", x.replicaIndexTransfers}};
+  }
   return m;
 }
 
@@ -416,6 +433,7 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
     si.type = static_cast<poplar::Type::Id>(s.at("type").get<int>());
     s.at("numElements").get_to(si.numElements);
     s.at("hostToDevice").get_to(si.hostToDevice);
+    si.broadcast = s.value("broadcast", false);
     x.streams.push_back(std::move(si));
   }
   for (const json &s : m.at("remoteBuffers")) {
@@ -456,6 +474,23 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
   x.tileBytesUsed = r.u64s(m.at("tileBytesUsed"));
   m.at("outOfMemory").get_to(x.outOfMemory);
   m.at("outOfMemoryMessage").get_to(x.outOfMemoryMessage);
+  if (auto rep = m.find("replication"); rep != m.end()) {
+    rep->at("factor").get_to(x.replicationFactor);
+    for (const json &c : rep->at("collectives")) {
+      CollectiveInfo ci;
+      c.at(0).get_to(ci.kind);
+      c.at(1).get_to(ci.op);
+      c.at(2).get_to(ci.group);
+      c.at(3).get_to(ci.groupSize);
+      c.at(4).get_to(ci.root);
+      ci.type = static_cast<poplar::Type::Id>(c.at(5).get<int>());
+      c.at(6).get_to(ci.src);
+      c.at(7).get_to(ci.dst);
+      c.at(8).get_to(ci.name);
+      x.collectives.push_back(std::move(ci));
+    }
+    rep->at("indexTransfers").get_to(x.replicaIndexTransfers);
+  }
 }
 
 void appendSection(std::vector<std::uint8_t> &out, std::uint32_t tag, const std::uint8_t *data,

@@ -225,6 +225,8 @@ void emitCopiesAndTransfers(exe::ExecutableData &x, const ExchangePlan &plan, co
   x.streams = plan.streams;
   x.remoteBuffers = plan.remoteBuffers;
   x.hostHandles = plan.hostHandles;
+  x.collectives = plan.collectives;
+  x.replicaIndexTransfers = plan.replicaIndexTransfers;
 }
 
 /// Phase 6. Contract: the initial tile memory: blobs (vertex objects, state
@@ -438,6 +440,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   exe::ExecutableData &x = *exe;
   const Resolver at(plan, alloc);
   emitTargetAndMemory(x, g, alloc);
+  x.replicationFactor = g.replicationFactor;
   emitSteps(x, lp, plan, est, at);
   const std::vector<std::uint32_t> typeIndex = emitVertexTypes(x, g, plan);
   emitComputeSteps(x, g, plan, alloc, est, at, typeIndex);

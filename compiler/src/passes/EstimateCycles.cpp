@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "passes/EstimateCycles.hpp"
 
+#include "passes/Collectives.hpp"
+
 #include "poplar/Target.hpp"
 #include "poplar/VertexIntrospector.hpp"
 
@@ -38,6 +40,10 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
     }
   };
   std::vector<Remote> remote;
+  // Bytes leaving and entering each IPU go over IPU-Links (docs/cost-model.md).
+  std::vector<std::uint64_t> ipuOut(t.numIPUs, 0), ipuIn(t.numIPUs, 0);
+  const unsigned tilesPerIPU = std::max(1u, t.tilesPerIPU);
+  bool crossIpu = false;
   for (const SymCopyRun &r : runs) {
     const std::uint32_t from = objects[r.src.object].tile, to = objects[r.dst.object].tile;
     if (from == to)
@@ -48,6 +54,8 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
   const bool crossTile = !remote.empty();
   if (!std::is_sorted(remote.begin(), remote.end()))
     std::sort(remote.begin(), remote.end());
+  // A tile receives each remote byte once (overlapping reads of one object merged); further
+  // copies of it on that tile are local copies.
   for (std::size_t i = 0; i < remote.size();) {
     const Remote &first = remote[i];
     std::uint64_t b = first.begin, e = first.end, all = first.end - first.begin;
@@ -57,15 +65,31 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
       e = std::max(e, remote[i].end);
       all += remote[i].end - remote[i].begin;
     }
-    sent[objects[first.object].tile] += e - b;
+    const std::uint32_t from = objects[first.object].tile;
+    sent[from] += e - b;
     received[first.to] += e - b;
     local[first.to] += all - (e - b);
+    if (from / tilesPerIPU != first.to / tilesPerIPU && from / tilesPerIPU < t.numIPUs &&
+        first.to / tilesPerIPU < t.numIPUs) {
+      ipuOut[from / tilesPerIPU] += e - b;
+      ipuIn[first.to / tilesPerIPU] += e - b;
+      crossIpu = true;
+    }
   }
   std::uint64_t worst = 0;
   for (unsigned tile = 0; tile < numTiles; ++tile) {
     const std::uint64_t c = ceilDiv(std::max(sent[tile], received[tile]), t.exchangeBytesPerCycle) +
                             ceilDiv(local[tile], t.memcpyBytesPerCycle);
     worst = std::max(worst, c);
+  }
+  if (crossIpu) { // the links, and a global (inter-IPU) sync instead of an internal one
+    std::uint64_t linkBytes = 0;
+    for (unsigned ipu = 0; ipu < t.numIPUs; ++ipu)
+      linkBytes = std::max({linkBytes, ipuOut[ipu], ipuIn[ipu]});
+    const double perCycle = std::max(1e-9, t.ipuLinkBytesPerCycle());
+    const auto links =
+        static_cast<std::uint64_t>(double(linkBytes) / perCycle + 0.999999) + t.ipuLinkLatencyCycles;
+    return std::max(worst, links) + t.exchangeOverheadCycles + t.globalSyncCycles;
   }
   return crossTile ? worst + t.exchangeOverheadCycles + syncCost(t) : worst;
 }
@@ -199,6 +223,12 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*l
     case K::Print:
       est.stepCycles[s] = est.transferCycles[plan.prints[step.a].transfer];
       break;
+    case K::Collective: { // tiles -> links, the ring, links -> tiles (docs/cost-model.md)
+      const exe::CollectiveInfo &c = plan.collectives[step.a];
+      est.stepCycles[s] = est.transferCycles[c.src] + est.transferCycles[c.dst] +
+                          collectiveLinkCycles(target, c, plan.transfers[c.src].bytes);
+      break;
+    }
     case K::Sync:
       est.stepCycles[s] = step.a == static_cast<std::uint32_t>(poplar::SyncType::INTERNAL)
                               ? syncCost(target)

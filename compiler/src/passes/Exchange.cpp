@@ -2,6 +2,7 @@
 #include "passes/Exchange.hpp"
 
 #include "codelets/CodeletAbi.h"
+#include "passes/Collectives.hpp"
 #include "passes/ViewRuns.hpp"
 #include "util/Assert.hpp"
 
@@ -918,6 +919,18 @@ std::vector<std::vector<VarAccess>> planSteps(const ir::GraphData &g, const Lowe
       plan.switchControl[s.a] = locateElement(layout, node->predicate, 0);
       addViewAccess(node->predicate.getImpl(), 0, 1, true, false, reads, writes);
       break;
+    case K::Collective: { // src and dst as host transfers (docs/replication.md)
+      exe::CollectiveInfo info = collectiveInfo(*node);
+      info.src = static_cast<std::uint32_t>(plan.transfers.size());
+      plan.transfers.push_back(planTransfer(layout, node->src.getImpl(), 0, node->src.numElements()));
+      info.dst = static_cast<std::uint32_t>(plan.transfers.size());
+      plan.transfers.push_back(planTransfer(layout, node->dst.getImpl(), 0, node->dst.numElements()));
+      s.a = static_cast<std::uint32_t>(plan.collectives.size());
+      plan.collectives.push_back(std::move(info));
+      addViewAccess(node->src.getImpl(), 0, node->src.numElements(), true, false, reads, writes);
+      addViewAccess(node->dst.getImpl(), 0, node->dst.numElements(), false, true, reads, writes);
+      break;
+    }
     case K::WriteUndef:
       // Not a use: it only lets a variable die when it covers all of it.
       addViewAccess(node->dst.getImpl(), 0, node->dst.numElements(), false, true, reads, writes);
@@ -958,11 +971,22 @@ void planHostTables(const ir::GraphData &g, ExchangePlan &plan) {
       return true;
     });
   }
+  // Each replica writes its index into these constants when it is loaded.
+  for (std::uint32_t var : g.replicationIndexVars) {
+    plan.replicaIndexTransfers.push_back(static_cast<std::uint32_t>(plan.transfers.size()));
+    ir::TensorView index;
+    index.elementType = poplar::UNSIGNED_INT;
+    index.segments =
+        std::make_shared<const std::vector<ir::Segment>>(std::vector<ir::Segment>{{var, 0, 1, 1}});
+    plan.transfers.push_back(planTransfer(layout, index, 0, 1));
+    plan.hostVisibleVars.push_back(var);
+  }
   std::sort(plan.hostVisibleVars.begin(), plan.hostVisibleVars.end());
   plan.hostVisibleVars.erase(std::unique(plan.hostVisibleVars.begin(), plan.hostVisibleVars.end()),
                              plan.hostVisibleVars.end());
   for (const ir::StreamRecord &s : g.streams)
-    plan.streams.push_back({s.handle, s.type.id(), s.numElements, s.hostToDevice});
+    plan.streams.push_back({s.handle, s.type.id(), s.numElements, s.hostToDevice,
+                            s.mode == poplar::ReplicatedStreamMode::BROADCAST});
   for (const ir::RemoteBufferRecord &r : g.remoteBuffers)
     plan.remoteBuffers.push_back({r.handle, r.type.id(), r.numElements, r.repeats});
 }

@@ -219,6 +219,9 @@ private:
       s.message = node->message;
       break;
     }
+    case ProgramKind::Collective: // one step; Exchange plans its tensors (docs/replication.md)
+      emit(StepKind::Collective, node);
+      break;
     case ProgramKind::Block: {
       const std::uint32_t name = static_cast<std::uint32_t>(out_.blockNames.size());
       out_.blockNames.push_back(node->debugName);

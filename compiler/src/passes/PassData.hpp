@@ -169,8 +169,10 @@ struct ExchangePlan {
   std::vector<exe::StreamInfo> streams;
   std::vector<exe::RemoteBufferInfo> remoteBuffers;
   std::vector<exe::HostHandleInfo> hostHandles;
-  std::vector<SymScalar> stepScalar;    // per step; invalid when the step reads none
-  std::vector<SymScalar> switchControl; // per switch table
+  std::vector<exe::CollectiveInfo> collectives;     // src/dst index `transfers`
+  std::vector<std::uint32_t> replicaIndexTransfers; // index `transfers`
+  std::vector<SymScalar> stepScalar;                // per step; invalid when the step reads none
+  std::vector<SymScalar> switchControl;             // per switch table
   std::vector<SymRelocation> relocations;
   std::vector<SymBlob> blobs;
   std::vector<std::uint8_t> blobPool;

@@ -415,6 +415,12 @@ public:
     case K::Sync:
     case K::Abort:
       break;
+    case K::Collective: // shapes and groups are checked by libgcl when it records the node
+      if (!node->src.valid() || !node->dst.valid())
+        problem(what + " has no tensor");
+      else
+        notConstant(node->dst, what);
+      break;
     }
     for (const auto &child : node->children)
       check(child.get());

@@ -150,8 +150,11 @@ struct RemoteBufferRecord {
 
 /// Everything a Graph (and its virtual graphs) records.
 struct GraphData {
-  TargetData target; // the whole device's target
+  TargetData target; // one replica's target (the whole device has replicationFactor times its IPUs)
   unsigned replicationFactor = 1;
+  /// Constants made by addReplicationIndexConstant: each replica's copy holds
+  /// its index, written when the replica is loaded.
+  std::vector<VarId> replicationIndexVars;
 
   std::vector<Variable> variables;
   std::unordered_map<VarId, std::vector<std::uint8_t>> initialValues; // device bytes, whole variable

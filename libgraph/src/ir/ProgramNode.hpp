@@ -33,6 +33,7 @@ enum class ProgramKind : std::uint8_t {
   Abort,       // message
   AbortOnCondition, // predicate, message
   Block,            // children[0]
+  Collective,       // src -> dst across replicas; `collective` says how (docs/replication.md)
 };
 
 /// The program a kind of node comes from, as messages and graph dumps name it
@@ -79,9 +80,48 @@ inline const char *programKindName(ProgramKind kind) {
     return "AbortOnCondition";
   case ProgramKind::Block:
     return "Block";
+  case ProgramKind::Collective:
+    return "Collective";
   }
   return "?";
 }
+
+/// What a Collective node does (docs/replication.md). Numbering is part of the
+/// executable format: append only.
+/// The *Within kinds run inside one replica between its IPUs: the input is
+/// one row per IPU ({numIPUs, n}) and the rows play the part of the replicas.
+enum class CollectiveKind : std::uint8_t {
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  AllToAll,
+  Broadcast,
+  AllReduceWithin,
+  ReduceScatterWithin,
+  AllGatherWithin
+};
+/// The cross-replica kind a within-replica kind computes like.
+inline CollectiveKind acrossKind(CollectiveKind k) {
+  return k == CollectiveKind::AllReduceWithin       ? CollectiveKind::AllReduce
+         : k == CollectiveKind::ReduceScatterWithin ? CollectiveKind::ReduceScatter
+         : k == CollectiveKind::AllGatherWithin     ? CollectiveKind::AllGather
+                                                    : k;
+}
+inline bool isWithinReplica(CollectiveKind k) {
+  return k >= CollectiveKind::AllReduceWithin;
+}
+/// The reduction of a collective; the values match gcl::CollectiveOperator.
+enum class CollectiveOp : std::uint8_t { Add, Mean, Mul, Min, Max, LogicalAnd, LogicalOr, SquareAdd, Local };
+/// Which replicas take part together; the values match gcl::CommGroupType.
+enum class CommGroupKind : std::uint8_t { All, Consecutive, Orthogonal };
+
+struct CollectiveSpec {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  CollectiveOp op = CollectiveOp::Add;
+  CommGroupKind group = CommGroupKind::All;
+  std::uint32_t groupSize = 0; // replicas per group (resolved: never 0)
+  std::uint32_t root = 0;      // Broadcast: the source's position in its group
+};
 
 struct ProgramNode {
   ProgramNode() = default;
@@ -117,6 +157,7 @@ struct ProgramNode {
   bool flag = false; // Copy: dontOutline / optimiseMemory
   poplar::SyncType syncType = poplar::SyncType::INTERNAL;
   std::string message;
+  CollectiveSpec collective; // Collective
 };
 
 } // namespace aspen::ir

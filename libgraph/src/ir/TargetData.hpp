@@ -48,6 +48,12 @@ struct TargetData {
   bool accurateHalf = false;
   std::uint64_t perTileOverheadBytes = 3168; // stack + control code per tile
   std::vector<GlobalExchangeConstraintData> globalExchangeConstraints;
+  // IPU-Links (docs/cost-model.md, "Collectives and inter-IPU exchange").
+  double ipuLinkBandwidth = 32e9;      // bytes/s of one IPU-Link in one direction (ipu2: 10 links, 320 GB/s)
+  unsigned ipuLinkLatencyCycles = 200; // per hop: link, serdes and sync (not published; tunable)
+  unsigned ipuLinksPerRing = 2;        // links a ring hop uses (GCL's bidirectional ring pair)
+  /// IPU-Link bytes per tile-clock cycle of one ring hop.
+  double ipuLinkBytesPerCycle() const { return ipuLinkBandwidth * ipuLinksPerRing / tileClockFrequency; }
 
   unsigned numTiles() const { return numIPUs * tilesPerIPU; }
 };

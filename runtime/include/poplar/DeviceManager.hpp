@@ -11,10 +11,11 @@
 
 namespace poplar {
 
-/// Lists the devices of the (simulated) system. Aspen simulates an IPU-POD4 of
-/// full-size ipu2 IPUs: ids 0-3 are single IPUs, 4-5 pairs ({0,1}, {2,3}) and
-/// 6 all four. A device shares its IPUs with the larger sets that contain them,
-/// so at most one of them can be attached at a time.
+/// Lists the devices of the (simulated) system. Aspen simulates an IPU-POD16 of
+/// full-size ipu2 IPUs: ids 0-15 are single IPUs, 16-23 pairs ({0,1}, {2,3}, ...),
+/// 24-27 groups of 4, 28-29 groups of 8 and 30 all sixteen. A device shares its
+/// IPUs with the larger sets that contain them, so at most one of them can be
+/// attached at a time.
 class DeviceManager {
 public:
   DeviceManager();

@@ -110,11 +110,17 @@ public:
     readTensor(handle, static_cast<void *>(buf.data()), static_cast<void *>(buf.data() + buf.size()));
   }
 
-  /// Connects stream `handle` to a fixed buffer of the stream's size, used by every copy.
+  /// Connects stream `handle` to a fixed buffer of the stream's size, used by
+  /// every copy (of every replica of a replicated graph).
   void connectStream(StringRef handle, void *p);
+  /// Connects replica `index`'s end of stream `handle` to a fixed buffer.
+  void connectStream(StringRef handle, unsigned index, void *p);
+  /// Connects replica `index`'s end of stream `handle` to a circular buffer.
+  void connectStream(StringRef handle, unsigned index, void *begin, void *end);
   /// Connects stream `handle` to a circular buffer `[begin, end)` holding a
   /// whole number of transfers: successive copies use successive chunks and
-  /// wrap; the position carries over between runs.
+  /// wrap; the position carries over between runs. With replication every
+  /// replica reads (or writes) the buffer from its start, each at its own position.
   void connectStream(StringRef handle, void *begin, void *end);
   template <class T> void connectStream(StringRef handle, std::vector<T> &buf) {
     connectStream(handle, static_cast<void *>(buf.data()), static_cast<void *>(buf.data() + buf.size()));
@@ -130,9 +136,10 @@ public:
 
   /// Connects stream `handle` to a callback: a callable taking `void *`, or a
   /// `std::unique_ptr` to a `StreamCallback` (prefetch, fetch, complete). May be
-  /// connected again between runs.
+  /// connected again between runs. With replication every replica calls it
+  /// (one call at a time, in no fixed order between replicas).
   void connectStreamToCallback(StringRef handle, StreamCallbackHandle callback);
-  /// The callback for replica `index` (Aspen runs one replica: index 0).
+  /// The callback for replica `index`.
   void connectStreamToCallback(StringRef handle, unsigned index, StreamCallbackHandle callback);
 
   /// Copies row `repeatIndex` of remote buffer `handle` from `src` (the row's bytes).
