@@ -13,6 +13,9 @@ foreach(_t codelets_library)
 endforeach()
 aspen_add_test(codelets_graph LABEL conformance SOURCES conformance/codelets_graph.cpp)
 aspen_add_test(codelets_samefile LABEL conformance SOURCES conformance/codelets_samefile.cpp)
+# The test opens its own __FILE__, which is the path the compiler was given: relative to the
+# build directory when ccache rewrites paths (base_dir) or the build uses relative paths.
+set_tests_properties(codelets_samefile PROPERTIES WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 foreach(_t codelets_graph codelets_samefile)
   target_include_directories(${_t} PRIVATE ${_codelet_corpus_dir} ${PROJECT_SOURCE_DIR}/libops/include)
   target_compile_definitions(${_t} PRIVATE ASPEN_CODELET_CORPUS_DIR="${_codelet_corpus_dir}")
