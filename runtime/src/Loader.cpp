@@ -198,9 +198,9 @@ private:
       transfer(c.src, what + " source");
       transfer(c.dst, what + " destination");
       require(c.kind <= 4 && c.op <= 8 && c.group <= 2, what + ": unknown kind, operator or group");
-      require(c.groupSize >= 1 && exe_.replicationFactor % c.groupSize == 0,
-              what + ": group size " + std::to_string(c.groupSize) +
-                  " does not divide the replication factor");
+      // Whether the groups divide the replicas is a property of the launch (one process, or
+      // several instances): the engine checks it against its transport.
+      require(c.groupSize >= 1, what + ": group size 0");
       require(c.type != poplar::Type::Id::Invalid && deviceTypeSize(c.type) > 0,
               what + " has no element type");
       const std::uint64_t in = exe_.hostTransfers[c.src].bytes, out = exe_.hostTransfers[c.dst].bytes;
