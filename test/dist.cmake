@@ -11,10 +11,10 @@ if(NOT TARGET popdist OR NOT MPIEXEC_EXECUTABLE)
 endif()
 
 set(_dist_bin ${CMAKE_BINARY_DIR}/test/bin)
-foreach(_program popdist_instances popdist_engine instance_dies bad_environment)
+foreach(_program popdist_instances popdist_engine instance_dies bad_environment gcl_instances data_parallel_instances)
   add_executable(dist_${_program} distributed/${_program}.cpp)
   set_target_properties(dist_${_program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${_dist_bin})
-  target_link_libraries(dist_${_program} PRIVATE aspen_settings Aspen::popdist Aspen::popops)
+  target_link_libraries(dist_${_program} PRIVATE aspen_settings Aspen::popdist Aspen::popops Aspen::poplin Aspen::gcl)
 endforeach()
 
 # Root may run mpirun (CI runs as root); one machine holds more instances than cores.
@@ -45,6 +45,22 @@ set_tests_properties(dist_poprun_only_output PROPERTIES PASS_REGULAR_EXPRESSION 
 aspen_add_dist_test(dist_popdist_engine $<TARGET_FILE:poprun> --num-instances 2 --num-replicas 2
   $<TARGET_FILE:dist_popdist_engine>)
 
+# GCL collectives spanning instances: 1x4 (one process), 2x2 and 4x1, each bit-identical to a
+# host fold in group order, hence to each other.
+aspen_add_dist_test(dist_gcl_1x4 ${CMAKE_COMMAND} -E env POPDIST_NUM_LOCAL_REPLICAS=4
+  $<TARGET_FILE:dist_gcl_instances>)
+aspen_add_dist_test(dist_gcl_2x2 $<TARGET_FILE:poprun> --num-instances 2 --num-replicas 4
+  $<TARGET_FILE:dist_gcl_instances>)
+aspen_add_dist_test(dist_gcl_4x1 $<TARGET_FILE:poprun> --num-instances 4 --num-replicas 4
+  $<TARGET_FILE:dist_gcl_instances>)
+set_tests_properties(dist_gcl_1x4 dist_gcl_2x2 dist_gcl_4x1 PROPERTIES PASS_REGULAR_EXPRESSION "bit-identical"
+  FAIL_REGULAR_EXPRESSION "FAILED|differs")
+
+# Data-parallel training as 1x4, 2x2 and 4x1: identical weights after every step.
+aspen_add_dist_test(dist_data_parallel ${CMAKE_CURRENT_SOURCE_DIR}/distributed/data_parallel.sh
+  $<TARGET_FILE:poprun> $<TARGET_FILE:dist_data_parallel_instances>)
+set_tests_properties(dist_data_parallel PROPERTIES PASS_REGULAR_EXPRESSION "PASSED: 1x4, 2x2 and 4x1")
+
 # Errors: replicas that do not divide over the instances; no mpirun; a bad environment; an
 # instance that dies while the others wait for it.
 aspen_add_dist_test(dist_error_uneven_replicas $<TARGET_FILE:poprun> --num-instances 3 --num-replicas 4
@@ -68,5 +84,5 @@ set_tests_properties(dist_error_instance_dies PROPERTIES LABELS "distributed;err
 # test/bench/dist_scaling.sh build
 add_executable(dist_bench bench/dist_bench.cpp)
 set_target_properties(dist_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${_dist_bin})
-target_link_libraries(dist_bench PRIVATE aspen_settings Aspen::popdist Aspen::popops MPI::MPI_C)
+target_link_libraries(dist_bench PRIVATE aspen_settings Aspen::popdist Aspen::popops Aspen::gcl MPI::MPI_C)
 target_compile_definitions(dist_bench PRIVATE OMPI_SKIP_MPICXX MPICH_SKIP_MPICXX)

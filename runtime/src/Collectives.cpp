@@ -3,6 +3,9 @@
 // and operator, and the in-process transport (docs/replication.md).
 #include "Collectives.hpp"
 
+#include "poplar/exceptions.hpp"
+#include "util/DistEnvironment.hpp"
+
 #include "DeviceScalar.hpp"
 #include "ir/ProgramNode.hpp"
 #include "util/Assert.hpp"
@@ -315,6 +318,30 @@ void InProcessTransport::run(const exe::CollectiveInfo &c, const std::vector<con
     }
     computeCollective(c, gin, inBytes, gout, outBytes);
   });
+}
+
+namespace {
+DistributedTransportFactory distributedTransportFactory = nullptr;
+} // namespace
+
+void registerDistributedTransport(DistributedTransportFactory factory) { distributedTransportFactory = factory; }
+
+std::unique_ptr<CollectiveTransport> makeCollectiveTransport(unsigned localReplicas, bool hasCollectives) {
+  const dist::DistEnvironment &env = dist::distEnvironment();
+  if (env.numInstances == 1)
+    return std::make_unique<InProcessTransport>(localReplicas);
+  // One of several instances: its replicas have global indices from popdist's offset when the
+  // graph was made for popdist's local replicas.
+  const unsigned first = env.numLocalReplicas == localReplicas ? env.replicaIndexOffset : 0;
+  if (!hasCollectives)
+    return std::make_unique<InProcessTransport>(localReplicas, first);
+  const unsigned global = dist::globalReplicationFactor(localReplicas, "Engine::load");
+  if (distributedTransportFactory == nullptr)
+    throw poplar::poplar_error("Engine::load: this program runs as instance " + std::to_string(env.instanceIndex) +
+                               " of " + std::to_string(env.numInstances) +
+                               " and its executable has collectives between replicas, which need the MPI "
+                               "transport of libpopdist: link the program with -lpopdist (CMake: Aspen::popdist)");
+  return distributedTransportFactory(localReplicas, global);
 }
 
 } // namespace aspen::rt

@@ -48,17 +48,34 @@ public:
 };
 
 /// All replicas in this process: groups are computed in memory, in parallel.
+/// `firstReplica` is the global index of replica 0 (non-zero only for one of several instances
+/// whose executable has no collectives: the replicas still know their global index).
 class InProcessTransport final : public CollectiveTransport {
 public:
-  explicit InProcessTransport(unsigned replicas) : replicas_(replicas) {}
+  explicit InProcessTransport(unsigned replicas, unsigned firstReplica = 0)
+      : replicas_(replicas), firstReplica_(firstReplica) {}
   const char *name() const override { return "in-process"; }
   unsigned globalReplicas() const override { return replicas_; }
-  unsigned firstLocalReplica() const override { return 0; }
+  unsigned firstLocalReplica() const override { return firstReplica_; }
   void run(const exe::CollectiveInfo &c, const std::vector<const std::uint8_t *> &in, std::uint64_t inBytes,
            const std::vector<std::uint8_t *> &out, std::uint64_t outBytes) override;
 
 private:
   unsigned replicas_;
+  unsigned firstReplica_;
 };
+
+/// Makes the transport for replicas spread over several processes (libpopdist registers the MPI
+/// one when it is loaded: libpoplar itself never depends on MPI).
+using DistributedTransportFactory = std::unique_ptr<CollectiveTransport> (*)(unsigned localReplicas,
+                                                                              unsigned globalReplicas);
+void registerDistributedTransport(DistributedTransportFactory factory);
+
+/// The transport of an engine whose executable has `localReplicas` replicas, chosen at load time
+/// (docs/distributed.md): in memory when this process is the only instance (or the executable has
+/// no collectives), the registered distributed transport when it is one of several instances.
+/// Throws poplar::poplar_error when several instances need collectives and libpopdist is not
+/// linked, or the replicas do not match what popdist gives this instance.
+std::unique_ptr<CollectiveTransport> makeCollectiveTransport(unsigned localReplicas, bool hasCollectives);
 
 } // namespace aspen::rt

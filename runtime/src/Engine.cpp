@@ -4,11 +4,13 @@
 
 #include "EngineImpl.hpp"
 #include "ProfileReport.hpp"
+#include "ir/ProgramNode.hpp"
 #include "poplar/Device.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
 #include "util/Trace.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <mutex>
@@ -44,7 +46,18 @@ EngineImpl::EngineImpl(poplar::Executable executable, EngineOptions options)
   replicationFactor_ = std::max<unsigned>(1, x.replicationFactor);
   for (unsigned r = 0; r < replicationFactor_; ++r)
     replicas_.push_back(std::make_unique<Replica>(x, r));
-  transport_ = std::make_unique<InProcessTransport>(replicationFactor_);
+  const bool acrossReplicas = std::any_of(x.collectives.begin(), x.collectives.end(), [](const auto &c) {
+    return !ir::isWithinReplica(static_cast<ir::CollectiveKind>(c.kind));
+  });
+  transport_ = makeCollectiveTransport(replicationFactor_, acrossReplicas);
+  for (const exe::CollectiveInfo &c : x.collectives)
+    if (!ir::isWithinReplica(static_cast<ir::CollectiveKind>(c.kind)) &&
+        (c.groupSize == 0 || transport_->globalReplicas() % c.groupSize != 0))
+      throw poplar::graph_object_load_error(
+          "Cannot run the executable here: collective '" + c.name + "' has groups of " +
+          std::to_string(c.groupSize) + " replicas, which do not divide the " +
+          std::to_string(transport_->globalReplicas()) + " replicas of this launch (" + transport_->name() +
+          " transport)");
   profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
   printSink_.stream = &std::cout;
   if (options_.autoReportGraph || options_.autoReportExecution)
@@ -104,7 +117,7 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
     if (!r.memory)
       r.memory = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile);
     loadMemoryImage(x, *r.memory);
-    writeReplicationIndex(x, r.index, *r.memory);
+    writeReplicationIndex(x, transport_->firstLocalReplica() + r.index, *r.memory);
     ExecutionProfile *profile = r.index == 0 ? &profile_ : &r.ownProfile;
     if (r.index != 0)
       r.ownProfile.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());

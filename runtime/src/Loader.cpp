@@ -198,11 +198,13 @@ private:
       transfer(c.src, what + " source");
       transfer(c.dst, what + " destination");
       require(c.kind <= 7 && c.op <= 8 && c.group <= 2, what + ": unknown kind, operator or group");
-      const bool within = c.kind >= 5; // between the IPUs of a replica: groupSize = its IPUs
-      require(c.groupSize >= 1 &&
-                  (within ? c.groupSize == exe_.target.numIPUs : exe_.replicationFactor % c.groupSize == 0),
+      // Between the IPUs of a replica the groups are its IPUs. Between replicas, whether the groups
+      // divide the replicas is a property of the launch (one process, or several instances): the
+      // engine checks it against its transport.
+      const bool within = c.kind >= 5;
+      require(c.groupSize >= 1 && (!within || c.groupSize == exe_.target.numIPUs),
               what + ": group size " + std::to_string(c.groupSize) + " does not fit the " +
-                  (within ? "IPUs per replica" : "replication factor"));
+                  (within ? "IPUs per replica" : "replicas"));
       require(c.type != poplar::Type::Id::Invalid && deviceTypeSize(c.type) > 0,
               what + " has no element type");
       const std::uint64_t in = exe_.hostTransfers[c.src].bytes, out = exe_.hostTransfers[c.dst].bytes;

@@ -4,6 +4,7 @@
 #include "gcl/Collectives.hpp"
 
 #include "ir/Collective.hpp"
+#include "util/DistEnvironment.hpp"
 #include "poplar/exceptions.hpp"
 #include "poputil/TileMapping.hpp"
 
@@ -77,7 +78,8 @@ CollectiveSpec makeSpec(const poplar::Graph &graph, const char *what, const popl
   const std::string prefix = std::string("gcl::") + what + ": ";
   if (!data.valid())
     throw poplar::poplar_error(prefix + "the tensor is empty (default-constructed)");
-  const unsigned R = graph.getReplicationFactor();
+  // Groups span every instance's replicas when the program runs as several instances.
+  const unsigned R = aspen::dist::globalReplicationFactor(graph.getReplicationFactor(), (std::string("gcl::") + what).c_str());
   if (R < 2)
     throw poplar::poplar_error(prefix + "the graph of tensor " + data.shortString() +
                                " is not replicated (replication factor " + std::to_string(R) +

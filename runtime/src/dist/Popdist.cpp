@@ -1,9 +1,9 @@
 // The popdist API (popdist/popdist_poplar.hpp): this instance's place in a distributed run.
 #include "popdist/popdist_poplar.hpp"
 
-#include "dist/DistEnvironment.hpp"
 #include "popdist/collectives.hpp"
 #include "poplar/DeviceManager.hpp"
+#include "util/DistEnvironment.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "dist/DistEnvironment.hpp"
+#include "util/DistEnvironment.hpp"
 
 #include "poplar/exceptions.hpp"
 
@@ -101,6 +101,22 @@ DistEnvironment readEnvironment() {
 const DistEnvironment &distEnvironment() {
   static const DistEnvironment env = readEnvironment();
   return env;
+}
+
+unsigned globalReplicationFactor(unsigned localReplicationFactor, const char *what) {
+  const DistEnvironment &env = distEnvironment();
+  if (env.numInstances == 1) {
+    return localReplicationFactor;
+  }
+  if (env.numLocalReplicas != localReplicationFactor) {
+    throw poplar::poplar_error(
+        std::string(what) + ": this instance (" + std::to_string(env.instanceIndex) + " of " +
+        std::to_string(env.numInstances) + ") owns " + std::to_string(env.numLocalReplicas) +
+        " replicas (POPDIST_NUM_LOCAL_REPLICAS) but the graph has replication factor " +
+        std::to_string(localReplicationFactor) +
+        ": make it with replication_factor(popdist::getNumLocalReplicas())");
+  }
+  return env.numTotalReplicas;
 }
 
 } // namespace aspen::dist
