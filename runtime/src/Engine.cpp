@@ -43,7 +43,13 @@ EngineImpl::EngineImpl(poplar::Executable executable, EngineOptions options)
     (x.hostHandles[h].isWrite ? writeHandles_ : readHandles_).emplace(x.hostHandles[h].name, unsigned(h));
   const nlohmann::json compiled = compileProfile(x);
   if (auto t = compiled.find("target"); t != compiled.end() && t->is_object())
-    replicationFactor_ = std::max<unsigned>(1, t->value("replicationFactor", 1u));
+    if (auto r = t->find("replicationFactor"); r != t->end()) {
+      // The profile is data from the file: read it without letting the JSON library throw.
+      if (!r->is_number_unsigned() || r->get<std::uint64_t>() > 0xffffffffu)
+        throw poplar::graph_object_load_error(
+            "Corrupt executable: the profile's target.replicationFactor is not an unsigned 32-bit integer");
+      replicationFactor_ = std::max<unsigned>(1, r->get<unsigned>());
+    }
   profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
   printSink_.stream = &std::cout;
   if (options_.autoReportGraph || options_.autoReportExecution)
@@ -234,6 +240,8 @@ Engine::Engine(Graph &&graph, const program::Program &program, const OptionFlags
 Engine::Engine(Executable &&executable, const OptionFlags &options) {
   if (!executable.hasImpl())
     throw poplar_error("Engine: the Executable was moved from (an Executable can make one Engine)");
+  // Before anything sizes host buffers from it (a no-op unless it was built by hand).
+  aspen::rt::validateExecutable(executable.getImpl());
   impl_ = std::make_unique<EngineImpl>(std::move(executable), parseEngineOptions(options));
 }
 
