@@ -100,8 +100,8 @@ int main(int argc, char **argv) {
   Device device = model.createDevice();
   std::printf("load_bench: %u tiles; best of 2; ratios are of the compile time in the same run\n",
               device.getTarget().getNumTiles());
-  std::printf("%9s %9s | %9s %9s %8s | %9s %9s %9s %8s\n", "vertices", "compile s", "engine s", "load s",
-              "ratio", "deser s", "engine s", "load s", "ratio");
+  std::printf("%9s %10s | %10s %10s %8s | %10s %10s %10s %8s\n", "vertices", "compile ms", "Engine ms",
+              "load ms", "ratio", "deser ms", "Engine ms", "load ms", "ratio");
   for (std::size_t size : sizes) {
     Graph graph(device.getTarget());
     std::stringstream codelet(kCodelet);
@@ -137,9 +137,9 @@ int main(int argc, char **argv) {
       e.load(device);
       load2 = std::min(load2, secondsSince(t0));
     }
-    std::printf("%9zu %9.3f | %9.3f %9.3f %7.1f%% | %9.3f %9.3f %9.3f %7.1f%%\n", size, compile, engine, load,
-                100.0 * (engine + load) / compile, deser, engine2, load2,
-                100.0 * (deser + engine2 + load2) / compile);
+    std::printf("%9zu %10.2f | %10.2f %10.2f %7.1f%% | %10.2f %10.2f %10.2f %7.1f%%\n", size, compile * 1e3,
+                engine * 1e3, load * 1e3, 100.0 * (engine + load) / compile, deser * 1e3, engine2 * 1e3,
+                load2 * 1e3, 100.0 * (deser + engine2 + load2) / compile);
     std::fflush(stdout);
   }
   std::printf("columns: compiled in this process (Engine + load) | read back from bytes (deserialize + "

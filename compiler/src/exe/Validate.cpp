@@ -119,8 +119,6 @@ public:
       if (x_.vertexTypes[t].library >= x_.codeletLibraries.size())
         index("vertexTypes[" + std::to_string(t) + "] ('" + x_.vertexTypes[t].name + "').library",
               x_.vertexTypes[t].library, x_.codeletLibraries.size(), "codeletLibraries");
-    for (std::size_t l = 0; l < x_.codeletLibraries.size(); ++l)
-      contentHash(l, x_.codeletLibraries[l].contentHash);
     if (!x_.tileBytesUsed.empty() && x_.tileBytesUsed.size() != numTiles_)
       fail("tileBytesUsed", "has " + std::to_string(x_.tileBytesUsed.size()) + " entries for " +
                                 std::to_string(numTiles_) + " tiles");
@@ -363,14 +361,6 @@ private:
     if (!mulWithin(elements, typeSize(spec.type), kMaxHostBufferBytes, bytes) ||
         bytes != x_.hostTransfers[spec.transfer].bytes)
       fail(field, "'" + spec.title + "': its shape and type do not match the size of its transfer");
-  }
-
-  void contentHash(std::size_t l, const std::string &hash) const {
-    bool ok = hash.size() == 32;
-    for (char c : hash)
-      ok = ok && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
-    if (!ok)
-      fail(indexed("codeletLibraries", l) + ".contentHash", "is not 32 lowercase hex digits");
   }
 
   const ExecutableData &x_;
