@@ -270,3 +270,44 @@ TEST_CASE("exe_load: provenance: compiled executables are trusted, deserialised 
   // The flag is not in the file: a fresh ExecutableData is unchecked.
   CHECK(aspen::exe::ExecutableData().provenance == aspen::exe::Provenance::Unchecked);
 }
+
+TEST_CASE("exe_load: deeply nested CBOR is refused before the recursive reader sees it",
+          "[error][executable]") {
+  // 200,000 nested one-element arrays: nlohmann's CBOR reader recurses per level.
+  const auto bytes = crafted([](ExeParts &p) { p.meta = nlohmann::json::array(); });
+  ExeParts parts = ExeParts::split(bytes);
+  std::vector<std::uint8_t> deep(200000, 0x81);
+  deep.push_back(0x00);
+  // Re-assemble by hand with the raw meta section.
+  std::vector<std::uint8_t> out = parts.header;
+  auto append = [&](std::uint32_t tag, const std::vector<std::uint8_t> &b) {
+    std::uint8_t head[16] = {};
+    std::memcpy(head, &tag, 4);
+    aspen::test::exePut64(head + 8, b.size());
+    out.insert(out.end(), head, head + 16);
+    out.insert(out.end(), b.begin(), b.end());
+    out.resize((out.size() + 7) / 8 * 8, 0);
+  };
+  append(1, nlohmann::json::to_cbor(parts.ident));
+  append(2, deep);
+  append(3, parts.data);
+  append(4, parts.code);
+  append(5, parts.profile);
+  aspen::test::repairChecksum(out);
+  CHECK_THAT(loadError(out), Contains("meta") && Contains("more than 64 deep"));
+}
+
+TEST_CASE("exe_load: a deeply nested or mistyped profile reads as no profile", "[error][executable]") {
+  for (const std::string &profile :
+       {std::string(300000, '[') + std::string(300000, ']'),
+        std::string(
+            R"({"graph": {"numVertices": -5}, "memory": {"tiles": {"byCategory": {"x": ["a", 1e300]}}}})"),
+        std::string(R"({"graph": 3, "memory": [], "target": "t"})")}) {
+    const auto bytes = crafted([&](ExeParts &p) { p.profile.assign(profile.begin(), profile.end()); });
+    std::stringstream in(std::string(bytes.begin(), bytes.end()));
+    Engine engine(Executable::deserialize(in));
+    std::stringstream summary;
+    engine.printProfileSummary(summary);
+    CHECK_THAT(summary.str(), Contains("Memory Usage"));
+  }
+}

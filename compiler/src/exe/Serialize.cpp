@@ -287,6 +287,87 @@ poplar::Type::Id typeId(const json &j, const char *key) {
   }
 }
 
+/// The deepest nesting of arrays and maps in the CBOR at `[p, p + n)`, found
+/// without recursion (nlohmann's CBOR reader recurses once per level, so a few
+/// hundred thousand nested arrays would overflow the stack); stops early once
+/// past `limit`. Malformed CBOR is left to the reader to refuse.
+std::size_t cborDepth(const std::uint8_t *p, std::size_t n, std::size_t limit) {
+  // Items still expected at each open level (~0: indefinite length, until a 0xff break).
+  std::vector<std::uint64_t> open;
+  std::size_t at = 0, deepest = 0;
+  auto argument = [&](std::uint8_t info, std::uint64_t &value) {
+    if (info < 24) {
+      value = info;
+      return true;
+    }
+    const std::size_t bytes = info == 24 ? 1 : info == 25 ? 2 : info == 26 ? 4 : info == 27 ? 8 : 0;
+    if (bytes == 0 || n - at < bytes)
+      return false;
+    value = 0;
+    for (std::size_t i = 0; i < bytes; ++i)
+      value = value << 8 | p[at + i];
+    at += bytes;
+    return true;
+  };
+  while (at < n) {
+    const std::uint8_t head = p[at++];
+    bool item = true; // whether this byte completed an item of the enclosing level
+    if (head == 0xff) {
+      if (!open.empty() && open.back() == ~std::uint64_t(0))
+        open.pop_back();
+      else
+        return deepest; // malformed: the reader says so
+    } else {
+      const std::uint8_t major = head >> 5, info = head & 31;
+      std::uint64_t value = 0;
+      if (info == 31) {
+        if (major == 4 || major == 5) { // indefinite array or map
+          open.push_back(~std::uint64_t(0));
+          deepest = std::max(deepest, open.size());
+          item = false;
+        } else if (major == 2 || major == 3) { // indefinite string: chunks until a break
+          open.push_back(~std::uint64_t(0));
+          item = false;
+        }
+      } else if (!argument(info, value)) {
+        return deepest;
+      } else if (major == 2 || major == 3) {
+        if (value > n - at)
+          return deepest;
+        at += value;
+      } else if (major == 4 || major == 5) {
+        const std::uint64_t items = major == 5 ? value * 2 : value;
+        if (major == 5 && value > (~std::uint64_t(0)) / 4)
+          return deepest;
+        if (items != 0) {
+          open.push_back(items);
+          deepest = std::max(deepest, open.size());
+          item = false;
+        }
+      } else if (major == 6) {
+        item = false; // a tag applies to the next item
+      }
+    }
+    if (deepest > limit)
+      return deepest;
+    // Close every level whose last item this was.
+    while (item && !open.empty() && open.back() != ~std::uint64_t(0)) {
+      if (--open.back() != 0)
+        break;
+      open.pop_back();
+    }
+  }
+  return deepest;
+}
+
+/// Parses CBOR whose nesting is at most kMaxCborDepth.
+json fromCbor(const std::uint8_t *p, std::size_t n) {
+  constexpr std::size_t kMaxCborDepth = 64;
+  if (cborDepth(p, n, kMaxCborDepth) > kMaxCborDepth)
+    throw FieldError{"nests arrays or maps more than " + std::to_string(kMaxCborDepth) + " deep"};
+  return json::from_cbor(p, p + n);
+}
+
 ir::TargetData targetFromJson(const json &j) {
   ir::TargetData t;
   int type = 0;
@@ -775,7 +856,7 @@ std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *p, std:
   try {
     code.at("ident");
     reader = &code;
-    const json ident = json::from_cbor(sections[kIdent], sections[kIdent] + lengths[kIdent]);
+    const json ident = fromCbor(sections[kIdent], lengths[kIdent]);
     std::string package;
     read(ident, "package", package);
     if (checkPackageHash && package != packageVersion())
@@ -783,7 +864,7 @@ std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *p, std:
                      "; recompile the graph or load with checkPackageHash = false");
     data.at("meta");
     reader = &data;
-    const json meta = json::from_cbor(sections[kMeta], sections[kMeta] + lengths[kMeta]);
+    const json meta = fromCbor(sections[kMeta], lengths[kMeta]);
     if (!meta.is_object())
       throw FieldError{"is not an object"};
     metaFromJson(meta, data, *x);
