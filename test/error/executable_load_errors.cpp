@@ -311,3 +311,24 @@ TEST_CASE("exe_load: a deeply nested or mistyped profile reads as no profile", "
     CHECK_THAT(summary.str(), Contains("Memory Usage"));
   }
 }
+
+TEST_CASE("exe_load: a print's shape is bounded (rank, rows of an empty tensor)", "[error][executable]") {
+  auto shapeOf = [](nlohmann::json shape) {
+    return crafted([&](ExeParts &p) { p.meta["prints"][0]["shape"] = shape; });
+  };
+  // The sample prints 8 floats: {8} loads; 100,000 dimensions of 1 would recurse 100,000 deep.
+  CHECK(loadError(shapeOf({8})) == "<loaded>");
+  nlohmann::json deep = nlohmann::json::array();
+  for (int i = 0; i < 100000; ++i)
+    deep.push_back(1);
+  deep.push_back(8);
+  CHECK_THAT(loadError(shapeOf(deep)), Contains("prints[0].shape has 100001 dimensions"));
+  // No elements but 2^40 rows to print: refused (the transfer has 0 bytes then, too).
+  const auto empty = crafted([](ExeParts &p) {
+    p.meta["prints"][0]["shape"] = {std::uint64_t(1) << 40, 0};
+    auto &transfer = p.meta["hostTransfers"][p.meta["prints"][0]["transfer"].get<std::size_t>()];
+    transfer["bytes"] = 0;
+    transfer["runs"] = {0, 0};
+  });
+  CHECK_THAT(loadError(empty), Contains("prints[0].shape has more rows than elements"));
+}

@@ -4,6 +4,7 @@
 #include "poplar/Type.hpp"
 #include "poplar/exceptions.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace aspen::exe {
@@ -353,10 +354,23 @@ private:
     type(spec.type, field + ".type");
     if (spec.transfer >= x_.hostTransfers.size())
       index(field + ".transfer", spec.transfer, x_.hostTransfers.size(), "hostTransfers");
+    // The printer recurses once per dimension and visits every prefix of the
+    // shape, so the rank is bounded, and so are the prefix products of a shape
+    // with a zero dimension (a {2^40, 0} tensor has no elements but 2^40 rows).
+    if (spec.shape.size() > kMaxPrintRank)
+      fail(field + ".shape", "has " + std::to_string(spec.shape.size()) + " dimensions (at most " +
+                                 std::to_string(kMaxPrintRank) + ")");
     std::uint64_t elements = 1;
     for (std::uint64_t d : spec.shape)
       if (!mulWithin(elements, d, kMaxHostBufferBytes, elements))
         fail(field + ".shape", "has more than 2^47 elements");
+    std::uint64_t prefix = 1;
+    for (std::uint64_t d : spec.shape) {
+      if (d == 0)
+        break;
+      if (!mulWithin(prefix, d, std::max<std::uint64_t>(elements, kMaxEmptyPrintRows), prefix))
+        fail(field + ".shape", "has more rows than elements");
+    }
     std::uint64_t bytes;
     if (!mulWithin(elements, typeSize(spec.type), kMaxHostBufferBytes, bytes) ||
         bytes != x_.hostTransfers[spec.transfer].bytes)

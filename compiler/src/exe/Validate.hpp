@@ -24,6 +24,11 @@ inline constexpr std::uint64_t kMaxDeviceBytes = std::uint64_t(1) << 40;
 /// Largest number of worker contexts per tile.
 inline constexpr unsigned kMaxWorkerContexts = 64;
 
+/// Largest rank of a printed tensor.
+inline constexpr std::size_t kMaxPrintRank = 64;
+/// Largest number of rows of a printed tensor with no elements (a zero dimension).
+inline constexpr std::uint64_t kMaxEmptyPrintRows = std::uint64_t(1) << 16;
+
 /// Whether `id` is a Type::Id this Aspen knows, other than Invalid.
 bool isValidTypeId(std::uint64_t id);
 
