@@ -14,6 +14,8 @@ ASPEN_DEBIAN_PACKAGES=(
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev catch2 libclang-14-dev
   chromium chromium-driver python3-selenium
 )
+# What .ci/fuzz adds: clang and its libFuzzer/sanitizer runtimes (docs/fuzzing.md).
+ASPEN_FUZZ_DEBIAN_PACKAGES=(clang-14 libclang-rt-14-dev)
 
 # Installs the packages that are not installed yet; does no network access when none is missing.
 aspen_install_packages() {

@@ -115,8 +115,12 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
       p.typeInstances.emplace_back(type, cyclesAndCount.second);
     }
     p.chunks = makeChunks(tileWork, inlineComputeWork);
-    p.exchangeIn = analyse(cs.exchangeIn);
-    p.exchangeOut = analyse(cs.exchangeOut);
+    // An exchange reads variables and writes edge buffers (or the reverse), so it never
+    // reads what it writes: guaranteed for an executable compiled in this process;
+    // analysed (a sort of every run) for one read from a file.
+    const bool compiled = exe_.provenance == exe::Provenance::Compiled;
+    p.exchangeIn = analyse(cs.exchangeIn, !compiled);
+    p.exchangeOut = analyse(cs.exchangeOut, !compiled);
     // A plan that reads what it writes needs every read before any write, so
     // it cannot be split per tile (exchange-in never does; this is a guard).
     p.fused = cs.fuseExchangeIn && !cs.exchangeIn.empty() && !p.exchangeIn.snapshot;
@@ -188,14 +192,14 @@ void Executor::prepareFused(const exe::ComputeStep &cs, const std::vector<std::u
   p.fusedChunks = makeChunks(work, small ? std::numeric_limits<std::uint64_t>::max() : 0);
 }
 
-Executor::PlanInfo Executor::analyse(const exe::CopyPlan &plan) const {
+Executor::PlanInfo Executor::analyse(const exe::CopyPlan &plan, bool mayOverlap) const {
   PlanInfo info;
   std::vector<std::uint64_t> tileBytes(plan.tiles.size(), 0);
   for (std::size_t k = 0; k < plan.tiles.size(); ++k)
     for (std::uint32_t r = plan.tileBegin[k]; r < plan.tileBegin[k + 1]; ++r)
       tileBytes[k] += plan.runs[r].bytes + 64; // + the cost of a run
   info.chunks = makeChunks(tileBytes, inlineExchangeBytes);
-  info.snapshot = readsWhatItWrites(plan, memory_.bytesPerTile());
+  info.snapshot = mayOverlap && readsWhatItWrites(plan, memory_.bytesPerTile());
   if (info.snapshot) {
     info.tileStagingOffset.assign(plan.tiles.size() + 1, 0);
     for (std::size_t k = 0; k < plan.tiles.size(); ++k) {

@@ -127,7 +127,8 @@ private:
   enum class CycleStream : std::uint8_t { None, Stamp, CountBegin, CountEnd };
 
   void prepare(const std::vector<VertexCode> &vertexCode);
-  PlanInfo analyse(const exe::CopyPlan &plan) const;
+  /// `mayOverlap` false: the plan is known not to read what it writes (skips that analysis).
+  PlanInfo analyse(const exe::CopyPlan &plan, bool mayOverlap = true) const;
   void prepareFused(const exe::ComputeStep &cs, const std::vector<std::uint64_t> &computeWork,
                     PreparedComputeStep &p) const;
   /// Cuts tiles with the given work into chunks, or one chunk when the total is

@@ -129,8 +129,12 @@ RemoteBuffers::RemoteBuffers(const std::vector<exe::RemoteBufferInfo> &buffers)
     : infos_(&buffers), rows_(buffers.size()) {
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     Storage &s = rows_[i];
-    s.rowBytes = buffers[i].numElements * deviceTypeSize(buffers[i].type);
-    const std::uint64_t total = s.rowBytes * std::max<std::uint64_t>(1, buffers[i].repeats);
+    // Overflow-checked (exe::validateStructure bounds these; a wrapped product would under-allocate).
+    std::uint64_t total = 0;
+    if (__builtin_mul_overflow(buffers[i].numElements, deviceTypeSize(buffers[i].type), &s.rowBytes) ||
+        __builtin_mul_overflow(s.rowBytes, std::max<std::uint64_t>(1, buffers[i].repeats), &total))
+      throw poplar::graph_object_load_error("Remote buffer '" + buffers[i].handle +
+                                            "': numElements x repeats overflows 64 bits");
     // calloc: large buffers come from fresh zero pages, touched only when used.
     s.bytes.reset(static_cast<std::uint8_t *>(std::calloc(std::max<std::uint64_t>(1, total), 1)));
     if (!s.bytes)

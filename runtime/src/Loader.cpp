@@ -1,283 +1,47 @@
 // Copyright (c) Aspen contributors.
 #include "Loader.hpp"
 
-#include "DeviceScalar.hpp"
 #include "codelets/VertexLibrary.hpp"
+#include "exe/Validate.hpp"
 #include "poplar/exceptions.hpp"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
 
 #include <cstring>
 #include <string>
 
 namespace aspen::rt {
 
-namespace {
-
-using exe::StepKind;
-
-/// Collects the checks of one executable; the first failure throws.
-class Checker {
-public:
-  explicit Checker(const exe::ExecutableData &exe)
-      : exe_(exe), numTiles_(exe.target.numTiles()), bytesPerTile_(exe.target.bytesPerTile) {}
-
-  void require(bool ok, const std::string &what) const {
-    if (!ok)
-      throw poplar::graph_object_load_error("Corrupt executable: " + what);
-  }
-  void location(exe::TileAddr where, std::uint64_t bytes, const std::string &what) const {
-    require(where.tile < numTiles_ && std::uint64_t(where.addr) + bytes <= bytesPerTile_,
-            what + " (tile " + std::to_string(where.tile) + ", address " + std::to_string(where.addr) + ", " +
-                std::to_string(bytes) + " bytes) lies outside tile memory");
-  }
-  void scalar(const exe::ScalarRef &s, const std::string &what) const {
-    require(s.type != poplar::Type::Id::Invalid, what + " has no type");
-    location(s.where, deviceTypeSize(s.type), what);
-  }
-  void index(std::size_t i, std::size_t size, const std::string &what) const {
-    require(i < size,
-            what + " index " + std::to_string(i) + " is out of range (" + std::to_string(size) + ")");
-  }
-  void plan(const exe::CopyPlan &p, const std::string &what) const {
-    if (p.runs.empty() && p.tiles.empty() && p.tileBegin.size() <= 1)
-      return; // an empty plan may leave its tile table empty
-    require(p.tileBegin.size() == p.tiles.size() + 1, what + ": tile table size");
-    require(p.tiles.empty() || (p.tileBegin.front() == 0 && p.tileBegin.back() == p.runs.size()),
-            what + ": tile table does not cover its runs");
-    for (std::size_t k = 0; k < p.tiles.size(); ++k) {
-      require(p.tileBegin[k] <= p.tileBegin[k + 1], what + ": tile table not ascending");
-      require(k == 0 || p.tiles[k - 1] < p.tiles[k], what + ": destination tiles not ascending");
-      for (std::uint32_t r = p.tileBegin[k]; r < p.tileBegin[k + 1]; ++r) {
-        const exe::CopyRun &run = p.runs[r];
-        require(run.dst.tile == p.tiles[k], what + ": a run is listed under the wrong destination tile");
-        location(run.src, run.bytes, what + " source");
-        location(run.dst, run.bytes, what + " destination");
-      }
-    }
-    require(!p.tiles.empty() || p.runs.empty(), what + ": runs without destination tiles");
-  }
-  void transfer(std::uint32_t t, const std::string &what) const {
-    index(t, exe_.hostTransfers.size(), what + " host transfer");
-    const exe::HostTransfer &h = exe_.hostTransfers[t];
-    for (const exe::HostRun &run : h.runs) {
-      require(run.hostOffset + run.bytes <= h.bytes, what + ": a run lies outside the host buffer");
-      location(run.device, run.bytes, what);
-    }
-  }
-
-  void all() const {
-    require(numTiles_ > 0, "the target has no tiles");
-    require(bytesPerTile_ <= (std::uint64_t(1) << 32), "tile memory larger than 32-bit addresses");
-    // An engine with no programs (`Engine(graph, {})`) has no steps; any other
-    // step list must end in a way that cannot run off its end.
-    require(!exe_.steps.empty() || exe_.programEntry.empty(), "programs but no steps");
-    if (!exe_.steps.empty()) {
-      const StepKind last = exe_.steps.back().kind;
-      require(last == StepKind::End || last == StepKind::Jump || last == StepKind::Return ||
-                  last == StepKind::Abort,
-              "the step list does not end with an End, Jump, Return or Abort step");
-    }
-    for (std::size_t p = 0; p < exe_.programEntry.size(); ++p)
-      index(exe_.programEntry[p], exe_.steps.size(), "program " + std::to_string(p) + " entry step");
-    for (std::size_t i = 0; i < exe_.steps.size(); ++i)
-      step(i, exe_.steps[i]);
-    for (std::size_t c = 0; c < exe_.computeSteps.size(); ++c)
-      computeStep(exe_.computeSteps[c], "compute set '" + exe_.computeSteps[c].name + "'");
-    for (std::size_t c = 0; c < exe_.copies.size(); ++c)
-      plan(exe_.copies[c], "copy " + std::to_string(c));
-    for (std::size_t s = 0; s < exe_.switchTables.size(); ++s) {
-      const exe::SwitchTable &t = exe_.switchTables[s];
-      const std::string what = "switch " + std::to_string(s);
-      scalar(t.control, what + " control");
-      require(t.values.size() == t.targets.size(), what + ": one target per case value");
-      for (std::uint32_t target : t.targets)
-        index(target, exe_.steps.size(), what + " target");
-      index(t.defaultTarget, exe_.steps.size(), what + " default target");
-    }
-    for (std::size_t p = 0; p < exe_.prints.size(); ++p) {
-      const exe::PrintSpec &spec = exe_.prints[p];
-      transfer(spec.transfer, "print '" + spec.title + "'");
-      std::uint64_t elements = 1;
-      for (std::uint64_t d : spec.shape)
-        elements *= d;
-      require(elements * deviceTypeSize(spec.type) == exe_.hostTransfers[spec.transfer].bytes,
-              "print '" + spec.title + "': size does not match its shape");
-    }
-    for (const exe::HostHandleInfo &h : exe_.hostHandles)
-      transfer(h.transfer, "host handle '" + h.name + "'");
-    replication();
-    for (const exe::MemoryBlob &b : exe_.blobs)
-      location(b.where, b.bytes.size(), "initial data");
-    for (const exe::Relocation &r : exe_.relocations) {
-      location(r.where, 8, "relocation");
-      location(r.target, 0, "relocation target");
-    }
-    for (const exe::VertexTypeEntry &t : exe_.vertexTypes)
-      index(t.library, exe_.codeletLibraries.size(), "vertex type '" + t.name + "' library");
-  }
-
-private:
-  void step(std::size_t i, const exe::Step &s) const {
-    const std::string what = "step " + std::to_string(i);
-    switch (s.kind) {
-    case StepKind::Execute:
-      index(s.a, exe_.computeSteps.size(), what + " compute set");
-      if (s.scalar.type != poplar::Type::Id::Invalid)
-        scalar(s.scalar, what + " failure flag");
-      break;
-    case StepKind::Copy:
-      index(s.a, exe_.copies.size(), what + " copy");
-      break;
-    case StepKind::StreamToDevice:
-    case StepKind::DeviceToStream: {
-      index(s.a, exe_.streams.size(), what + " stream");
-      transfer(s.b, what);
-      const exe::StreamInfo &stream = exe_.streams[s.a];
-      require(exe_.hostTransfers[s.b].bytes <= stream.numElements * deviceTypeSize(stream.type),
-              what + ": copy larger than stream '" + stream.handle + "'");
-      break;
-    }
-    case StepKind::RemoteToDevice:
-    case StepKind::DeviceToRemote:
-      index(s.a, exe_.remoteBuffers.size(), what + " remote buffer");
-      transfer(s.b, what);
-      if (s.scalar.type != poplar::Type::Id::Invalid)
-        scalar(s.scalar, what + " offset");
-      break;
-    case StepKind::SetCounter:
-    case StepKind::LoopTest:
-      index(s.a, exe_.numCounters, what + " counter");
-      index(s.target, exe_.steps.size(), what + " target");
-      break;
-    case StepKind::JumpIfZero:
-    case StepKind::JumpIfNonZero:
-      scalar(s.scalar, what + " condition");
-      index(s.target, exe_.steps.size(), what + " target");
-      break;
-    case StepKind::Jump:
-    case StepKind::Call:
-      index(s.target, exe_.steps.size(), what + " target");
-      break;
-    case StepKind::SwitchJump:
-      index(s.a, exe_.switchTables.size(), what + " switch table");
-      break;
-    case StepKind::Print:
-      index(s.a, exe_.prints.size(), what + " print");
-      break;
-    case StepKind::AbortIf:
-      scalar(s.scalar, what + " condition");
-      break;
-    case StepKind::BlockBegin:
-      index(s.a, exe_.blockNames.size(), what + " block name");
-      break;
-    case StepKind::Collective:
-      index(s.a, exe_.collectives.size(), what + " collective");
-      break;
-    case StepKind::Return:
-    case StepKind::Abort:
-    case StepKind::Sync:
-    case StepKind::WriteUndef:
-    case StepKind::BlockEnd:
-    case StepKind::End:
-      break;
-    default:
-      require(false, what + " has an unknown kind " + std::to_string(static_cast<int>(s.kind)));
-    }
-  }
-
-  /// The replication tables (docs/replication.md): collectives whose sizes
-  /// agree with their kind and group, and index constants of 4 bytes.
-  void replication() const {
-    require(exe_.replicationFactor >= 1, "replication factor 0");
-    for (std::uint32_t t : exe_.replicaIndexTransfers) {
-      transfer(t, "replication index");
-      require(exe_.hostTransfers[t].bytes == 4, "replication index is not 4 bytes");
-    }
-    for (std::size_t i = 0; i < exe_.collectives.size(); ++i) {
-      const exe::CollectiveInfo &c = exe_.collectives[i];
-      const std::string what = "collective " + std::to_string(i) + " '" + c.name + "'";
-      transfer(c.src, what + " source");
-      transfer(c.dst, what + " destination");
-      require(c.kind <= 7 && c.op <= 8 && c.group <= 2, what + ": unknown kind, operator or group");
-      // Between the IPUs of a replica the groups are its IPUs. Between replicas, whether the groups
-      // divide the replicas is a property of the launch (one process, or several instances): the
-      // engine checks it against its transport.
-      const bool within = c.kind >= 5;
-      require(c.groupSize >= 1 && (!within || c.groupSize == exe_.target.numIPUs),
-              what + ": group size " + std::to_string(c.groupSize) + " does not fit the " +
-                  (within ? "IPUs per replica" : "replicas"));
-      require(c.type != poplar::Type::Id::Invalid && deviceTypeSize(c.type) > 0,
-              what + " has no element type");
-      const std::uint64_t in = exe_.hostTransfers[c.src].bytes, out = exe_.hostTransfers[c.dst].bytes;
-      const std::uint64_t elem = deviceTypeSize(c.type);
-      require(in % elem == 0 && out % elem == 0, what + ": sizes are not whole elements");
-      std::uint64_t n = in / elem;
-      const std::uint64_t g = c.groupSize;
-      bool ok = false;
-      if (within) { // sizes per row
-        require(n % g == 0 && out % (g * elem) == 0, what + ": rows do not divide evenly");
-        n /= g;
-      }
-      const std::uint64_t rowIn = within ? in / g : in, rowOut = within ? out / g : out;
-      switch (within ? c.kind - 5 : c.kind) { // a within kind checks like its cross-replica kind
-      case 0:                                 // AllReduce
-      case 4:                                 // Broadcast
-        ok = rowOut == rowIn && (c.kind != 4 || c.root < g);
-        break;
-      case 1: // ReduceScatter
-        ok = rowOut / elem == (n + g - 1) / g;
-        break;
-      case 2: // AllGather
-        ok = rowOut == rowIn * g;
-        break;
-      case 3: // AllToAll
-        ok = rowOut == rowIn && n % g == 0;
-        break;
-      default:
-        break;
-      }
-      require(ok, what + ": input and output sizes do not match the collective");
-    }
-  }
-
-  void computeStep(const exe::ComputeStep &cs, const std::string &what) const {
-    const bool empty = cs.vertices.empty() && cs.tiles.empty() && cs.tileBegin.size() <= 1;
-    require(empty || cs.tileBegin.size() == cs.tiles.size() + 1, what + ": tile table size");
-    require(empty || (cs.tileBegin.front() == 0 && cs.tileBegin.back() == cs.vertices.size()),
-            what + ": tile table does not cover its vertices");
-    for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
-      require(cs.tiles[k] < numTiles_, what + ": tile " + std::to_string(cs.tiles[k]) + " out of range");
-      require(k == 0 || cs.tiles[k - 1] < cs.tiles[k], what + ": tiles not ascending");
-      require(cs.tileBegin[k] <= cs.tileBegin[k + 1], what + ": tile table not ascending");
-    }
-    for (const exe::VertexInstance &v : cs.vertices) {
-      index(v.type, exe_.vertexTypes.size(), what + " vertex type");
-      require(v.state < bytesPerTile_, what + ": vertex state outside tile memory");
-    }
-    plan(cs.exchangeIn, what + " exchange in");
-    plan(cs.exchangeOut, what + " exchange out");
-  }
-
-  const exe::ExecutableData &exe_;
-  unsigned numTiles_;
-  std::uint64_t bytesPerTile_;
-};
-
-} // namespace
-
 void validateExecutable(const exe::ExecutableData &exe) {
-  Checker(exe).all();
+  // A deserialised executable was checked when it was read, one compiled in this
+  // process is correct by construction; anything else is checked now.
+  if (exe.provenance == exe::Provenance::Unchecked)
+    exe::validateStructure(exe, "the executable");
 }
 
 void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory) {
   memory.clear();
-  for (const exe::MemoryBlob &blob : exe.blobs)
-    if (!blob.bytes.empty())
-      std::memcpy(memory.at(blob.where), blob.bytes.data(), blob.bytes.size());
-  for (const exe::Relocation &r : exe.relocations) {
-    const auto address = reinterpret_cast<std::uintptr_t>(memory.at(r.target));
-    const std::uint64_t value = address;
-    std::memcpy(memory.at(r.where), &value, sizeof value);
-  }
+  // Most of the time goes in first-touch page faults: spread blobs, then
+  // relocations (which write into blobs), over the threads. Blobs do not
+  // overlap (and any two writes, even of a crafted file, stay in tile memory).
+  const std::size_t grain = 256;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, exe.blobs.size(), grain),
+                    [&](const tbb::blocked_range<std::size_t> &range) {
+                      for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                        const exe::MemoryBlob &blob = exe.blobs[i];
+                        if (!blob.bytes.empty())
+                          std::memcpy(memory.at(blob.where), blob.bytes.data(), blob.bytes.size());
+                      }
+                    });
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, exe.relocations.size(), grain * 16),
+                    [&](const tbb::blocked_range<std::size_t> &range) {
+                      for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                        const exe::Relocation &r = exe.relocations[i];
+                        const std::uint64_t value = reinterpret_cast<std::uintptr_t>(memory.at(r.target));
+                        std::memcpy(memory.at(r.where), &value, sizeof value);
+                      }
+                    });
 }
 
 std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLibraries &libraries) {

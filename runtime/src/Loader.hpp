@@ -17,7 +17,8 @@ namespace aspen::rt {
 
 /// Throws graph_object_load_error naming the first inconsistency (an index or
 /// address out of range) so that a corrupt executable cannot touch memory it
-/// does not own.
+/// does not own: exe::validateStructure, unless `exe.provenance` says it was
+/// already validated (deserialised) or compiled in this process.
 void validateExecutable(const exe::ExecutableData &exe);
 
 /// Zeroes `memory`, copies every MemoryBlob and applies every Relocation (the

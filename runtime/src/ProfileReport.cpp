@@ -56,9 +56,29 @@ std::string bytesText(std::uint64_t bytes) {
   return withCommas(bytes) + " B";
 }
 
+// The profile is data from the executable file: read it without trusting its
+// shape (a wrong kind reads as absent, never as a JSON library exception).
+std::uint64_t toUnsigned(const json &v, std::uint64_t otherwise) {
+  if (v.is_number_unsigned())
+    return v.get<std::uint64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    return d >= 0 && d < 18446744073709551616.0 ? static_cast<std::uint64_t>(d) : otherwise;
+  }
+  return otherwise; // negative integers, strings, ...
+}
 std::uint64_t number(const json &j, const char *key, std::uint64_t otherwise = 0) {
+  if (!j.is_object())
+    return otherwise;
   auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<std::uint64_t>() : otherwise;
+  return it != j.end() ? toUnsigned(*it, otherwise) : otherwise;
+}
+/// `j[key]` when it is an object, else an empty object.
+json object(const json &j, const char *key) {
+  if (!j.is_object())
+    return json::object();
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : json::object();
 }
 
 /// "vertexFieldData" -> "Vertex Field Data": the compiler's category keys as Poplar prints them.
@@ -106,8 +126,35 @@ std::vector<std::uint64_t> tileComputeCycles(const exe::ComputeStep &cs,
 
 } // namespace
 
+namespace {
+/// Whether JSON text nests arrays and objects more than `limit` deep (strings
+/// skipped). nlohmann copies and prints values recursively, so a profile nested
+/// a million deep would overflow the stack; no real profile is deeper than ~8.
+bool nestsDeeperThan(const std::string &text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool inString = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+} // namespace
+
 json compileProfile(const exe::ExecutableData &exe) {
-  if (exe.profileJson.empty())
+  if (exe.profileJson.empty() || nestsDeeperThan(exe.profileJson, 64))
     return json::object();
   json j = json::parse(exe.profileJson, nullptr, false);
   return j.is_discarded() || !j.is_object() ? json::object() : j;
@@ -117,8 +164,8 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
                          const SummaryOptions &options) {
   const ir::TargetData &t = exe.target;
   const json compiled = compileProfile(exe);
-  const json graph = compiled.value("graph", json::object());
-  const json memory = compiled.value("memory", json::object());
+  const json graph = object(compiled, "graph");
+  const json memory = object(compiled, "memory");
   // The executable's target is one replica's (docs/replication.md).
   const unsigned replicas = std::max<std::uint32_t>(1, exe.replicationFactor);
   const std::uint64_t replicaMemory = t.bytesPerTile * t.numTiles();
@@ -152,8 +199,8 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
   std::vector<std::uint64_t> including(numTiles, 0), excluding(numTiles, 0);
   for (unsigned tile = 0; tile < numTiles && tile < exe.tileBytesUsed.size(); ++tile)
     including[tile] = exe.tileBytesUsed[tile];
-  const json tilesJson = memory.value("tiles", json::object());
-  const json byCategoryPerTile = tilesJson.value("byCategory", json::object());
+  const json tilesJson = object(memory, "tiles");
+  const json byCategoryPerTile = object(tilesJson, "byCategory");
   const std::uint64_t overhead = number(memory, "perTileOverheadBytes", 0);
   std::map<std::string, std::uint64_t> categoryTotals;
   for (auto it = byCategoryPerTile.begin(); it != byCategoryPerTile.end(); ++it) {
@@ -161,7 +208,7 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
       continue;
     std::uint64_t sum = 0;
     for (unsigned tile = 0; tile < numTiles && tile < it->size(); ++tile) {
-      const std::uint64_t b = (*it)[tile].get<std::uint64_t>();
+      const std::uint64_t b = toUnsigned((*it)[tile], 0);
       excluding[tile] += b;
       sum += b;
     }

@@ -252,8 +252,22 @@ struct CodeletLibraryBlob {
   std::vector<std::uint8_t> bytes; // the .gp file
 };
 
+/// How far the runtime may trust an executable's structure. Never serialised:
+/// a deserialised executable always starts as `Unchecked`.
+enum class Provenance : std::uint8_t {
+  /// Built some other way (by hand, in tests): the runtime runs
+  /// exe::validateStructure before using it.
+  Unchecked,
+  /// exe::validateStructure accepted every field (every deserialised executable).
+  Validated,
+  /// Made by compiler::compile in this process: the passes guarantee what
+  /// validateStructure checks, so the runtime skips it. Set only there.
+  Compiled,
+};
+
 /// The whole executable.
 struct ExecutableData {
+  Provenance provenance = Provenance::Unchecked;
   ir::TargetData target;               // one replica's target
   std::uint32_t replicationFactor = 1; // replicas the device runs (its IPUs: target.numIPUs times this)
   std::vector<CollectiveInfo> collectives;

@@ -1,8 +1,10 @@
 // Copyright (c) Aspen contributors.
 #include "exe/Serialize.hpp"
 
+#include "codelets/ContentHash.hpp"
 #include "exe/BuildInfo.hpp"
 #include "exe/Hash.hpp"
+#include "exe/Validate.hpp"
 #include "poplar/exceptions.hpp"
 
 #include <nlohmann/json.hpp>
@@ -10,7 +12,9 @@
 #include <bit>
 #include <cstring>
 #include <istream>
+#include <limits>
 #include <ostream>
+#include <type_traits>
 
 static_assert(std::endian::native == std::endian::little, "the executable format is little-endian");
 
@@ -80,37 +84,72 @@ public:
   DataReader(const std::uint8_t *data, std::size_t size, const std::string &what)
       : data_(data), size_(size), what_(what) {}
 
-  template <class F> void array(const json &ref, std::size_t size, F &&get) const {
-    if (!ref.is_array() || ref.size() != 2)
-      fail(what_, "is corrupt: a malformed array reference");
+  /// The records of an array reference `[offset, count]` of `size`-byte records,
+  /// checked to lie inside the section before anything is allocated for them.
+  struct Span {
+    const std::uint8_t *at;
+    std::size_t count;
+  };
+  Span span(const json &ref, std::size_t size) const {
+    if (!ref.is_array() || ref.size() != 2 || !ref[0].is_number_unsigned() || !ref[1].is_number_unsigned())
+      fail(what_, "is corrupt: " + field() + " is not an array reference [offset, count]");
     const std::uint64_t at = ref[0].get<std::uint64_t>(), count = ref[1].get<std::uint64_t>();
     if (at > size_ || count > (size_ - at) / size)
-      fail(what_, "is corrupt: an array lies outside its section");
-    const std::uint8_t *p = data_ + at;
-    for (std::uint64_t i = 0; i < count; ++i, p += size)
-      get(static_cast<std::size_t>(i), p);
+      fail(what_, "is corrupt: " + field() + " (" + std::to_string(count) + " records of " +
+                      std::to_string(size) + " bytes at offset " + std::to_string(at) +
+                      ") lies outside the data section (" + std::to_string(size_) + " bytes)");
+    return {data_ + at, static_cast<std::size_t>(count)};
   }
-  std::uint64_t count(const json &ref) const { return ref.at(1).get<std::uint64_t>(); }
+  /// Resizes `out` to the records of `ref` and reads each with `get(record, bytes)`.
+  template <class T, class F>
+  void array(const json &ref, std::size_t size, std::vector<T> &out, F &&get) const {
+    const Span s = span(ref, size);
+    out.resize(s.count);
+    const std::uint8_t *p = s.at;
+    for (std::size_t i = 0; i < s.count; ++i, p += size)
+      get(out[i], p);
+  }
   std::vector<std::uint32_t> u32s(const json &ref) const {
-    std::vector<std::uint32_t> v(count(ref));
-    array(ref, 4, [&](std::size_t i, const std::uint8_t *p) { v[i] = get32(p); });
+    std::vector<std::uint32_t> v;
+    array(ref, 4, v, [](std::uint32_t &x, const std::uint8_t *p) { x = get32(p); });
     return v;
   }
   std::vector<std::uint64_t> u64s(const json &ref) const {
-    std::vector<std::uint64_t> v(count(ref));
-    array(ref, 8, [&](std::size_t i, const std::uint8_t *p) { v[i] = get64(p); });
+    std::vector<std::uint64_t> v;
+    array(ref, 8, v, [](std::uint64_t &x, const std::uint8_t *p) { x = get64(p); });
     return v;
   }
   const std::uint8_t *bytes(std::uint64_t at, std::uint64_t n) const {
     if (at > size_ || n > size_ - at)
-      fail(what_, "is corrupt: a blob lies outside its section");
+      fail(what_, "is corrupt: " + field() + " (" + std::to_string(n) + " bytes at offset " +
+                      std::to_string(at) + ") lies outside its section (" + std::to_string(size_) +
+                      " bytes)");
     return data_ + at;
   }
 
+  /// The field being read, for messages: `table[index].name`.
+  void at(const char *table, std::size_t index = npos, const char *name = nullptr) const {
+    table_ = table;
+    index_ = index;
+    name_ = name;
+  }
+  std::string field() const {
+    std::string f = table_ ? table_ : "a field";
+    if (index_ != npos)
+      f += "[" + std::to_string(index_) + "]";
+    if (name_)
+      f += std::string(".") + name_;
+    return f;
+  }
+
 private:
+  static constexpr std::size_t npos = ~std::size_t(0);
   const std::uint8_t *data_;
   std::size_t size_;
   const std::string &what_;
+  mutable const char *table_ = nullptr;
+  mutable std::size_t index_ = npos;
+  mutable const char *name_ = nullptr;
 };
 
 // ---- structured parts ---------------------------------------------------------------
@@ -157,44 +196,233 @@ json targetToJson(const ir::TargetData &t) {
           {"globalExchangeConstraints", constraints}};
 }
 
+/// A field of the wrong kind or out of range; the reader adds which field.
+struct FieldError {
+  std::string problem;
+};
+
+/// The value of `j` as T, refusing what T cannot hold exactly (negative or
+/// fractional numbers for unsigned fields, out-of-range values, wrong kinds):
+/// nlohmann's own conversions would wrap, truncate or cast out of range.
+template <class T> T num(const json &j) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!j.is_boolean())
+      throw FieldError{"is not a boolean"};
+    return j.get<bool>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!j.is_number())
+      throw FieldError{"is not a number"};
+    return j.get<T>();
+  } else if constexpr (std::is_unsigned_v<T>) {
+    if (!j.is_number_unsigned() || j.get<std::uint64_t>() > std::numeric_limits<T>::max())
+      throw FieldError{"is not an unsigned " + std::to_string(sizeof(T) * 8) + "-bit integer"};
+    return static_cast<T>(j.get<std::uint64_t>());
+  } else {
+    static_assert(std::is_signed_v<T> && std::is_integral_v<T>);
+    if (!j.is_number_integer())
+      throw FieldError{"is not an integer"};
+    if (j.is_number_unsigned() ? j.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<T>::max())
+                               : (j.get<std::int64_t>() < std::numeric_limits<T>::min() ||
+                                  j.get<std::int64_t>() > std::numeric_limits<T>::max()))
+      throw FieldError{"is not a signed " + std::to_string(sizeof(T) * 8) + "-bit integer"};
+    return static_cast<T>(j.get<std::int64_t>());
+  }
+}
+template <class T> void read(const json &j, const char *key, T &out) {
+  const auto it = j.find(key);
+  if (!j.is_object() || it == j.end())
+    throw FieldError{std::string("has no field '") + key + "'"};
+  try {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!it->is_string())
+        throw FieldError{"is not a string"};
+      out = it->template get<std::string>();
+    } else {
+      out = num<T>(*it);
+    }
+  } catch (const FieldError &e) {
+    throw FieldError{std::string("field '") + key + "' " + e.problem};
+  }
+}
+template <class T> std::vector<T> numbers(const json &j) {
+  if (!j.is_array())
+    throw FieldError{"is not an array"};
+  std::vector<T> v;
+  v.reserve(j.size());
+  for (const json &e : j)
+    v.push_back(num<T>(e));
+  return v;
+}
+template <class T> void readArray(const json &j, const char *key, std::vector<T> &out) {
+  const auto it = j.find(key);
+  if (!j.is_object() || it == j.end())
+    throw FieldError{std::string("has no field '") + key + "'"};
+  try {
+    out = numbers<T>(*it);
+  } catch (const FieldError &e) {
+    throw FieldError{std::string("field '") + key + "' " + e.problem};
+  }
+}
+const json &member(const json &j, const char *key) {
+  const auto it = j.find(key);
+  if (!j.is_object() || it == j.end())
+    throw FieldError{std::string("has no field '") + key + "'"};
+  return *it;
+}
+const json &arrayMember(const json &j, const char *key) {
+  const json &a = member(j, key);
+  if (!a.is_array())
+    throw FieldError{std::string("field '") + key + "' is not an array"};
+  return a;
+}
+/// A Type::Id (Invalid allowed: the structure check says where it is not).
+poplar::Type::Id typeId(const json &j) {
+  const auto id = num<std::uint8_t>(j);
+  if (id > static_cast<std::uint8_t>(poplar::Type::Id::QuarterMetadata))
+    throw FieldError{"type id " + std::to_string(id) + " is not a type"};
+  return static_cast<poplar::Type::Id>(id);
+}
+poplar::Type::Id typeId(const json &j, const char *key) {
+  try {
+    return typeId(member(j, key));
+  } catch (const FieldError &e) {
+    throw FieldError{std::string("field '") + key + "' " + e.problem};
+  }
+}
+
+/// The deepest nesting of arrays and maps in the CBOR at `[p, p + n)`, found
+/// without recursion (nlohmann's CBOR reader recurses once per level, so a few
+/// hundred thousand nested arrays would overflow the stack); stops early once
+/// past `limit`. Malformed CBOR is left to the reader to refuse.
+std::size_t cborDepth(const std::uint8_t *p, std::size_t n, std::size_t limit) {
+  // Items still expected at each open level (~0: indefinite length, until a 0xff break).
+  std::vector<std::uint64_t> open;
+  std::size_t at = 0, deepest = 0;
+  auto argument = [&](std::uint8_t info, std::uint64_t &value) {
+    if (info < 24) {
+      value = info;
+      return true;
+    }
+    const std::size_t bytes = info == 24 ? 1 : info == 25 ? 2 : info == 26 ? 4 : info == 27 ? 8 : 0;
+    if (bytes == 0 || n - at < bytes)
+      return false;
+    value = 0;
+    for (std::size_t i = 0; i < bytes; ++i)
+      value = value << 8 | p[at + i];
+    at += bytes;
+    return true;
+  };
+  while (at < n) {
+    const std::uint8_t head = p[at++];
+    bool item = true; // whether this byte completed an item of the enclosing level
+    if (head == 0xff) {
+      if (!open.empty() && open.back() == ~std::uint64_t(0))
+        open.pop_back();
+      else
+        return deepest; // malformed: the reader says so
+    } else {
+      const std::uint8_t major = head >> 5, info = head & 31;
+      std::uint64_t value = 0;
+      if (info == 31) {
+        if (major == 4 || major == 5) { // indefinite array or map
+          open.push_back(~std::uint64_t(0));
+          deepest = std::max(deepest, open.size());
+          item = false;
+        } else if (major == 2 || major == 3) { // indefinite string: chunks until a break
+          open.push_back(~std::uint64_t(0));
+          item = false;
+        }
+      } else if (!argument(info, value)) {
+        return deepest;
+      } else if (major == 2 || major == 3) {
+        if (value > n - at)
+          return deepest;
+        at += value;
+      } else if (major == 4 || major == 5) {
+        const std::uint64_t items = major == 5 ? value * 2 : value;
+        if (major == 5 && value > (~std::uint64_t(0)) / 4)
+          return deepest;
+        if (items != 0) {
+          open.push_back(items);
+          deepest = std::max(deepest, open.size());
+          item = false;
+        }
+      } else if (major == 6) {
+        item = false; // a tag applies to the next item
+      }
+    }
+    if (deepest > limit)
+      return deepest;
+    // Close every level whose last item this was.
+    while (item && !open.empty() && open.back() != ~std::uint64_t(0)) {
+      if (--open.back() != 0)
+        break;
+      open.pop_back();
+    }
+  }
+  return deepest;
+}
+
+/// Parses CBOR whose nesting is at most kMaxCborDepth.
+json fromCbor(const std::uint8_t *p, std::size_t n) {
+  constexpr std::size_t kMaxCborDepth = 64;
+  if (cborDepth(p, n, kMaxCborDepth) > kMaxCborDepth)
+    throw FieldError{"nests arrays or maps more than " + std::to_string(kMaxCborDepth) + " deep"};
+  return json::from_cbor(p, p + n);
+}
+
 ir::TargetData targetFromJson(const json &j) {
   ir::TargetData t;
-  t.type = static_cast<poplar::TargetType>(j.at("type").get<int>());
-  j.at("arch").get_to(t.arch);
-  j.at("numIPUs").get_to(t.numIPUs);
-  j.at("tilesPerIPU").get_to(t.tilesPerIPU);
-  j.at("tilesPerSuperTile").get_to(t.tilesPerSuperTile);
-  j.at("bytesPerTile").get_to(t.bytesPerTile);
-  j.at("numWorkerContexts").get_to(t.numWorkerContexts);
-  j.at("dataPathWidth").get_to(t.dataPathWidth);
-  j.at("exchangeBytesPerCycle").get_to(t.exchangeBytesPerCycle);
-  j.at("memcpyBytesPerCycle").get_to(t.memcpyBytesPerCycle);
-  j.at("instructionBytes").get_to(t.instructionBytes);
-  j.at("tileClockFrequency").get_to(t.tileClockFrequency);
-  j.at("minIPUSyncDelay").get_to(t.minIPUSyncDelay);
-  j.at("relativeSyncDelayAuto").get_to(t.relativeSyncDelayAuto);
-  j.at("globalSyncCycles").get_to(t.globalSyncCycles);
-  j.at("syncCycles").get_to(t.syncCycles);
-  j.at("exchangeOverheadCycles").get_to(t.exchangeOverheadCycles);
-  j.at("interleavedMemoryElementIndex").get_to(t.interleavedMemoryElementIndex);
-  j.at("memoryElementBytes").get_to(t.memoryElementBytes);
-  j.at("atomicStoreGranularity").get_to(t.atomicStoreGranularity);
-  j.at("rptCountMax").get_to(t.rptCountMax);
-  j.at("numStrideBits").get_to(t.numStrideBits);
-  j.at("fp16AccumConvUnits").get_to(t.fp16AccumConvUnits);
-  j.at("fp32AccumConvUnits").get_to(t.fp32AccumConvUnits);
-  j.at("supportsSuperTileSendReceive").get_to(t.supportsSuperTileSendReceive);
-  j.at("compileIPUCode").get_to(t.compileIPUCode);
-  j.at("accurateHalf").get_to(t.accurateHalf);
-  j.at("perTileOverheadBytes").get_to(t.perTileOverheadBytes);
-  t.ipuLinkBandwidth = j.value("ipuLinkBandwidth", t.ipuLinkBandwidth);
-  t.ipuLinkLatencyCycles = j.value("ipuLinkLatencyCycles", t.ipuLinkLatencyCycles);
-  t.ipuLinksPerRing = j.value("ipuLinksPerRing", t.ipuLinksPerRing);
-  for (const json &c : j.at("globalExchangeConstraints")) {
+  int type = 0;
+  read(j, "type", type);
+  if (type < static_cast<int>(poplar::TargetType::IPU) || type > static_cast<int>(poplar::TargetType::CPU))
+    throw FieldError{"field 'type' " + std::to_string(type) + " is not a target type"};
+  t.type = static_cast<poplar::TargetType>(type);
+  read(j, "arch", t.arch);
+  read(j, "numIPUs", t.numIPUs);
+  read(j, "tilesPerIPU", t.tilesPerIPU);
+  read(j, "tilesPerSuperTile", t.tilesPerSuperTile);
+  read(j, "bytesPerTile", t.bytesPerTile);
+  read(j, "numWorkerContexts", t.numWorkerContexts);
+  read(j, "dataPathWidth", t.dataPathWidth);
+  read(j, "exchangeBytesPerCycle", t.exchangeBytesPerCycle);
+  read(j, "memcpyBytesPerCycle", t.memcpyBytesPerCycle);
+  read(j, "instructionBytes", t.instructionBytes);
+  read(j, "tileClockFrequency", t.tileClockFrequency);
+  read(j, "minIPUSyncDelay", t.minIPUSyncDelay);
+  read(j, "relativeSyncDelayAuto", t.relativeSyncDelayAuto);
+  read(j, "globalSyncCycles", t.globalSyncCycles);
+  read(j, "syncCycles", t.syncCycles);
+  read(j, "exchangeOverheadCycles", t.exchangeOverheadCycles);
+  read(j, "interleavedMemoryElementIndex", t.interleavedMemoryElementIndex);
+  read(j, "memoryElementBytes", t.memoryElementBytes);
+  read(j, "atomicStoreGranularity", t.atomicStoreGranularity);
+  read(j, "rptCountMax", t.rptCountMax);
+  read(j, "numStrideBits", t.numStrideBits);
+  read(j, "fp16AccumConvUnits", t.fp16AccumConvUnits);
+  read(j, "fp32AccumConvUnits", t.fp32AccumConvUnits);
+  read(j, "supportsSuperTileSendReceive", t.supportsSuperTileSendReceive);
+  read(j, "compileIPUCode", t.compileIPUCode);
+  read(j, "accurateHalf", t.accurateHalf);
+  read(j, "perTileOverheadBytes", t.perTileOverheadBytes);
+  // IPU-Link parameters (replication); absent in older files.
+  for (const char *key : {"ipuLinkBandwidth", "ipuLinkLatencyCycles", "ipuLinksPerRing"})
+    if (j.contains(key)) {
+      if (std::string(key) == "ipuLinkBandwidth")
+        read(j, key, t.ipuLinkBandwidth);
+      else if (std::string(key) == "ipuLinkLatencyCycles")
+        read(j, key, t.ipuLinkLatencyCycles);
+      else
+        read(j, key, t.ipuLinksPerRing);
+    }
+  for (const json &c : arrayMember(j, "globalExchangeConstraints")) {
     ir::GlobalExchangeConstraintData d;
-    c.at("bandwidth").get_to(d.bandwidth);
-    for (const json &f : c.at("flows"))
-      d.flows.push_back({f.at(0).get<unsigned>(), f.at(1).get<unsigned>()});
+    read(c, "bandwidth", d.bandwidth);
+    for (const json &f : arrayMember(c, "flows")) {
+      if (!f.is_array() || f.size() != 2)
+        throw FieldError{"field 'globalExchangeConstraints' has a malformed flow"};
+      d.flows.push_back({num<unsigned>(f[0]), num<unsigned>(f[1])});
+    }
     t.globalExchangeConstraints.push_back(std::move(d));
   }
   return t;
@@ -204,9 +432,11 @@ json scalarToJson(const ScalarRef &s) {
   return json::array({s.where.tile, s.where.addr, static_cast<int>(s.type)});
 }
 ScalarRef scalarFromJson(const json &j) {
+  if (!j.is_array() || j.size() != 3)
+    throw FieldError{"is not a scalar reference [tile, address, type]"};
   ScalarRef s;
-  s.where = {j.at(0).get<std::uint32_t>(), j.at(1).get<std::uint32_t>()};
-  s.type = static_cast<poplar::Type::Id>(j.at(2).get<int>());
+  s.where = {num<std::uint32_t>(j[0]), num<std::uint32_t>(j[1])};
+  s.type = typeId(j[2]);
   return s;
 }
 
@@ -229,16 +459,17 @@ json planToJson(const CopyPlan &p, DataWriter &w) {
           {"cycles", p.cycles}};
 }
 
-CopyPlan planFromJson(const json &j, const DataReader &r) {
+CopyPlan planFromJson(const json &j, const DataReader &r, const char *table, std::size_t index,
+                      const char *name) {
   CopyPlan p;
-  p.runs.resize(r.count(j.at("runs")));
-  r.array(j.at("runs"), kCopyRunBytes, [&](std::size_t i, const std::uint8_t *q) {
-    p.runs[i] = CopyRun{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}, get32(q + 16)};
+  r.at(table, index, name);
+  r.array(member(j, "runs"), kCopyRunBytes, p.runs, [](CopyRun &run, const std::uint8_t *q) {
+    run = CopyRun{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}, get32(q + 16)};
   });
-  p.tiles = r.u32s(j.at("tiles"));
-  p.tileBegin = r.u32s(j.at("tileBegin"));
-  j.at("totalBytes").get_to(p.totalBytes);
-  j.at("cycles").get_to(p.cycles);
+  p.tiles = r.u32s(member(j, "tiles"));
+  p.tileBegin = r.u32s(member(j, "tileBegin"));
+  read(j, "totalBytes", p.totalBytes);
+  read(j, "cycles", p.cycles);
   return p;
 }
 
@@ -364,132 +595,203 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
 }
 
 void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
-  x.target = targetFromJson(m.at("target"));
-  m.at("programEntry").get_to(x.programEntry);
-  m.at("numCounters").get_to(x.numCounters);
-  for (const json &s : m.at("steps")) {
+  r.at("target");
+  x.target = targetFromJson(member(m, "target"));
+  r.at("meta");
+  readArray(m, "programEntry", x.programEntry);
+  read(m, "numCounters", x.numCounters);
+  const json &steps = arrayMember(m, "steps");
+  x.steps.reserve(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    r.at("steps", i);
+    const json &s = steps[i];
+    if (!s.is_array() || s.size() != 8)
+      throw FieldError{"is not a step [kind, a, b, target, value, scalar, message, cycles]"};
     Step st;
-    st.kind = static_cast<StepKind>(s.at(0).get<int>());
-    s.at(1).get_to(st.a);
-    s.at(2).get_to(st.b);
-    s.at(3).get_to(st.target);
-    s.at(4).get_to(st.value);
-    st.scalar = scalarFromJson(s.at(5));
-    s.at(6).get_to(st.message);
-    s.at(7).get_to(st.cycles);
+    const auto kind = num<std::uint8_t>(s[0]);
+    if (kind > static_cast<std::uint8_t>(StepKind::End))
+      throw FieldError{"kind " + std::to_string(kind) + " is not a step kind"};
+    st.kind = static_cast<StepKind>(kind);
+    st.a = num<std::uint32_t>(s[1]);
+    st.b = num<std::uint32_t>(s[2]);
+    st.target = num<std::uint32_t>(s[3]);
+    st.value = num<std::uint64_t>(s[4]);
+    st.scalar = scalarFromJson(s[5]);
+    if (!s[6].is_string())
+      throw FieldError{"message is not a string"};
+    st.message = s[6].get<std::string>();
+    st.cycles = num<std::uint64_t>(s[7]);
     x.steps.push_back(std::move(st));
   }
-  for (const json &c : m.at("computeSteps")) {
+  const json &css = arrayMember(m, "computeSteps");
+  x.computeSteps.reserve(css.size());
+  for (std::size_t i = 0; i < css.size(); ++i) {
+    const json &c = css[i];
     ComputeStep cs;
-    c.at("name").get_to(cs.name);
-    cs.exchangeIn = planFromJson(c.at("exchangeIn"), r);
-    cs.tiles = r.u32s(c.at("tiles"));
-    cs.tileBegin = r.u32s(c.at("tileBegin"));
-    cs.vertices.resize(r.count(c.at("vertices")));
-    r.array(c.at("vertices"), kVertexBytes, [&](std::size_t i, const std::uint8_t *q) {
-      VertexInstance &v = cs.vertices[i];
+    r.at("computeSteps", i);
+    read(c, "name", cs.name);
+    cs.exchangeIn = planFromJson(member(c, "exchangeIn"), r, "computeSteps", i, "exchangeIn");
+    r.at("computeSteps", i, "tiles");
+    cs.tiles = r.u32s(member(c, "tiles"));
+    r.at("computeSteps", i, "tileBegin");
+    cs.tileBegin = r.u32s(member(c, "tileBegin"));
+    r.at("computeSteps", i, "vertices");
+    r.array(member(c, "vertices"), kVertexBytes, cs.vertices, [](VertexInstance &v, const std::uint8_t *q) {
       v.type = get32(q);
       v.state = get32(q + 4);
       v.graphVertex = get32(q + 8);
       v.cycles = get64(q + 12);
     });
-    cs.exchangeOut = planFromJson(c.at("exchangeOut"), r);
-    c.at("computeCycles").get_to(cs.computeCycles);
-    c.at("totalVertexCycles").get_to(cs.totalVertexCycles);
-    c.at("fuseExchangeIn").get_to(cs.fuseExchangeIn);
+    cs.exchangeOut = planFromJson(member(c, "exchangeOut"), r, "computeSteps", i, "exchangeOut");
+    r.at("computeSteps", i);
+    read(c, "computeCycles", cs.computeCycles);
+    read(c, "totalVertexCycles", cs.totalVertexCycles);
+    read(c, "fuseExchangeIn", cs.fuseExchangeIn);
     x.computeSteps.push_back(std::move(cs));
   }
-  for (const json &p : m.at("copies"))
-    x.copies.push_back(planFromJson(p, r));
-  for (const json &h : m.at("hostTransfers")) {
+  const json &copies = arrayMember(m, "copies");
+  x.copies.reserve(copies.size());
+  for (std::size_t i = 0; i < copies.size(); ++i)
+    x.copies.push_back(planFromJson(copies[i], r, "copies", i, nullptr));
+  const json &transfers = arrayMember(m, "hostTransfers");
+  x.hostTransfers.reserve(transfers.size());
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    const json &h = transfers[i];
+    r.at("hostTransfers", i);
     HostTransfer t;
-    h.at("bytes").get_to(t.bytes);
-    t.runs.resize(r.count(h.at("runs")));
-    r.array(h.at("runs"), kHostRunBytes, [&](std::size_t i, const std::uint8_t *q) {
-      t.runs[i] = HostRun{get64(q), {get32(q + 8), get32(q + 12)}, get32(q + 16)};
+    read(h, "bytes", t.bytes);
+    r.at("hostTransfers", i, "runs");
+    r.array(member(h, "runs"), kHostRunBytes, t.runs, [](HostRun &run, const std::uint8_t *q) {
+      run = HostRun{get64(q), {get32(q + 8), get32(q + 12)}, get32(q + 16)};
     });
     x.hostTransfers.push_back(std::move(t));
   }
-  for (const json &t : m.at("switchTables")) {
+  const json &tables = arrayMember(m, "switchTables");
+  x.switchTables.reserve(tables.size());
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    const json &t = tables[i];
+    r.at("switchTables", i);
     SwitchTable st;
-    st.control = scalarFromJson(t.at("control"));
-    t.at("values").get_to(st.values);
-    t.at("targets").get_to(st.targets);
-    t.at("default").get_to(st.defaultTarget);
+    r.at("switchTables", i, "control");
+    st.control = scalarFromJson(member(t, "control"));
+    r.at("switchTables", i);
+    readArray(t, "values", st.values);
+    readArray(t, "targets", st.targets);
+    read(t, "default", st.defaultTarget);
     x.switchTables.push_back(std::move(st));
   }
-  for (const json &p : m.at("prints")) {
+  const json &prints = arrayMember(m, "prints");
+  x.prints.reserve(prints.size());
+  for (std::size_t i = 0; i < prints.size(); ++i) {
+    const json &p = prints[i];
+    r.at("prints", i);
     PrintSpec ps;
-    p.at("title").get_to(ps.title);
-    ps.type = static_cast<poplar::Type::Id>(p.at("type").get<int>());
-    p.at("shape").get_to(ps.shape);
-    p.at("transfer").get_to(ps.transfer);
+    read(p, "title", ps.title);
+    ps.type = typeId(p, "type");
+    readArray(p, "shape", ps.shape);
+    read(p, "transfer", ps.transfer);
     x.prints.push_back(std::move(ps));
   }
-  m.at("blockNames").get_to(x.blockNames);
-  for (const json &s : m.at("streams")) {
+  r.at("blockNames");
+  for (const json &n : arrayMember(m, "blockNames")) {
+    if (!n.is_string())
+      throw FieldError{"has an entry that is not a string"};
+    x.blockNames.push_back(n.get<std::string>());
+  }
+  const json &streams = arrayMember(m, "streams");
+  x.streams.reserve(streams.size());
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const json &s = streams[i];
+    r.at("streams", i);
     StreamInfo si;
-    s.at("handle").get_to(si.handle);
-    si.type = static_cast<poplar::Type::Id>(s.at("type").get<int>());
-    s.at("numElements").get_to(si.numElements);
-    s.at("hostToDevice").get_to(si.hostToDevice);
-    si.broadcast = s.value("broadcast", false);
+    read(s, "handle", si.handle);
+    si.type = typeId(s, "type");
+    read(s, "numElements", si.numElements);
+    read(s, "hostToDevice", si.hostToDevice);
+    if (s.contains("broadcast"))
+      read(s, "broadcast", si.broadcast);
     x.streams.push_back(std::move(si));
   }
-  for (const json &s : m.at("remoteBuffers")) {
+  const json &remotes = arrayMember(m, "remoteBuffers");
+  x.remoteBuffers.reserve(remotes.size());
+  for (std::size_t i = 0; i < remotes.size(); ++i) {
+    const json &s = remotes[i];
+    r.at("remoteBuffers", i);
     RemoteBufferInfo ri;
-    s.at("handle").get_to(ri.handle);
-    ri.type = static_cast<poplar::Type::Id>(s.at("type").get<int>());
-    s.at("numElements").get_to(ri.numElements);
-    s.at("repeats").get_to(ri.repeats);
+    read(s, "handle", ri.handle);
+    ri.type = typeId(s, "type");
+    read(s, "numElements", ri.numElements);
+    read(s, "repeats", ri.repeats);
     x.remoteBuffers.push_back(std::move(ri));
   }
-  for (const json &h : m.at("hostHandles")) {
+  const json &handles = arrayMember(m, "hostHandles");
+  x.hostHandles.reserve(handles.size());
+  for (std::size_t i = 0; i < handles.size(); ++i) {
+    const json &h = handles[i];
+    r.at("hostHandles", i);
     HostHandleInfo hi;
-    h.at("name").get_to(hi.name);
-    h.at("isWrite").get_to(hi.isWrite);
-    hi.type = static_cast<poplar::Type::Id>(h.at("type").get<int>());
-    h.at("transfer").get_to(hi.transfer);
+    read(h, "name", hi.name);
+    read(h, "isWrite", hi.isWrite);
+    hi.type = typeId(h, "type");
+    read(h, "transfer", hi.transfer);
     x.hostHandles.push_back(std::move(hi));
   }
-  x.blobs.resize(r.count(m.at("blobs")));
-  r.array(m.at("blobs"), kBlobBytes, [&](std::size_t i, const std::uint8_t *q) {
-    MemoryBlob &b = x.blobs[i];
+  r.at("blobs");
+  r.array(member(m, "blobs"), kBlobBytes, x.blobs, [&](MemoryBlob &b, const std::uint8_t *q) {
     b.where = {get32(q), get32(q + 4)};
     const std::uint64_t at = get64(q + 8), n = get64(q + 16);
     const std::uint8_t *p = r.bytes(at, n);
     b.bytes.assign(p, p + n);
   });
-  x.relocations.resize(r.count(m.at("relocations")));
-  r.array(m.at("relocations"), kRelocationBytes, [&](std::size_t i, const std::uint8_t *q) {
-    x.relocations[i] = Relocation{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}};
-  });
-  for (const json &t : m.at("vertexTypes")) {
+  r.at("relocations");
+  r.array(member(m, "relocations"), kRelocationBytes, x.relocations,
+          [](Relocation &rel, const std::uint8_t *q) {
+            rel = Relocation{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}};
+          });
+  const json &types = arrayMember(m, "vertexTypes");
+  x.vertexTypes.reserve(types.size());
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const json &t = types[i];
+    r.at("vertexTypes", i);
     VertexTypeEntry e;
-    t.at("name").get_to(e.name);
-    t.at("library").get_to(e.library);
-    t.at("isMultiVertex").get_to(e.isMultiVertex);
+    read(t, "name", e.name);
+    read(t, "library", e.library);
+    read(t, "isMultiVertex", e.isMultiVertex);
     x.vertexTypes.push_back(std::move(e));
   }
-  x.tileBytesUsed = r.u64s(m.at("tileBytesUsed"));
-  m.at("outOfMemory").get_to(x.outOfMemory);
-  m.at("outOfMemoryMessage").get_to(x.outOfMemoryMessage);
-  if (auto rep = m.find("replication"); rep != m.end()) {
-    rep->at("factor").get_to(x.replicationFactor);
-    for (const json &c : rep->at("collectives")) {
+  r.at("tileBytesUsed");
+  x.tileBytesUsed = r.u64s(member(m, "tileBytesUsed"));
+  r.at("meta");
+  read(m, "outOfMemory", x.outOfMemory);
+  read(m, "outOfMemoryMessage", x.outOfMemoryMessage);
+  // Replication (docs/replication.md); absent in executables without replicas or collectives.
+  if (m.is_object() && m.contains("replication")) {
+    r.at("replication");
+    const json &rep = m.at("replication");
+    read(rep, "factor", x.replicationFactor);
+    const json &collectives = arrayMember(rep, "collectives");
+    x.collectives.reserve(collectives.size());
+    for (std::size_t i = 0; i < collectives.size(); ++i) {
+      r.at("replication.collectives", i);
+      const json &c = collectives[i];
+      if (!c.is_array() || c.size() != 9 || !c[8].is_string())
+        throw FieldError{"is not [kind, op, group, groupSize, root, type, src, dst, name]"};
       CollectiveInfo ci;
-      c.at(0).get_to(ci.kind);
-      c.at(1).get_to(ci.op);
-      c.at(2).get_to(ci.group);
-      c.at(3).get_to(ci.groupSize);
-      c.at(4).get_to(ci.root);
-      ci.type = static_cast<poplar::Type::Id>(c.at(5).get<int>());
-      c.at(6).get_to(ci.src);
-      c.at(7).get_to(ci.dst);
-      c.at(8).get_to(ci.name);
+      ci.kind = num<std::uint8_t>(c[0]);
+      ci.op = num<std::uint8_t>(c[1]);
+      ci.group = num<std::uint8_t>(c[2]);
+      ci.groupSize = num<std::uint32_t>(c[3]);
+      ci.root = num<std::uint32_t>(c[4]);
+      const auto type = num<std::uint32_t>(c[5]);
+      if (!isValidTypeId(type))
+        throw FieldError{"has type id " + std::to_string(type) + ", which is not a type"};
+      ci.type = static_cast<poplar::Type::Id>(type);
+      ci.src = num<std::uint32_t>(c[6]);
+      ci.dst = num<std::uint32_t>(c[7]);
+      ci.name = c[8].get<std::string>();
       x.collectives.push_back(std::move(ci));
     }
-    rep->at("indexTransfers").get_to(x.replicaIndexTransfers);
+    readArray(rep, "indexTransfers", x.replicaIndexTransfers);
   }
 }
 
@@ -575,46 +877,77 @@ std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *p, std:
   if (hash64(body, payload, kChecksumSeed) != get64(p + 24))
     fail(what, "is corrupt: checksum mismatch");
 
-  // Sections, in their fixed order.
+  // Sections, in their fixed order; each is padded to a multiple of 8 bytes,
+  // and the padding too must lie inside the payload.
+  static constexpr const char *kSectionNames[6] = {"", "ident", "meta", "data", "code", "profile"};
   const std::uint8_t *sections[6] = {};
   std::uint64_t lengths[6] = {};
   std::uint64_t at = 0;
   for (std::uint32_t expect : {kIdent, kMeta, kData, kCode, kProfile}) {
-    if (payload - at < 16)
-      fail(what, "is corrupt: a section is missing");
+    const std::string name =
+        std::string("section ") + std::to_string(expect) + " (" + kSectionNames[expect] + ")";
+    if (at > payload || payload - at < 16)
+      fail(what, "is corrupt: " + name + " is missing");
     const std::uint32_t tag = get32(body + at);
     const std::uint64_t n = get64(body + at + 8);
-    if (tag != expect || n > payload - at - 16)
-      fail(what, "is corrupt: a malformed section");
+    if (tag != expect)
+      fail(what, "is corrupt: " + name + " has tag " + std::to_string(tag));
+    if (n > payload - at - 16)
+      fail(what, "is corrupt: " + name + " length " + std::to_string(n) + " runs past the payload (" +
+                     std::to_string(payload - at - 16) + " bytes left)");
     sections[tag] = body + at + 16;
     lengths[tag] = n;
-    at = (at + 16 + n + 7) / 8 * 8;
+    const std::uint64_t end = at + 16 + n;
+    const std::uint64_t padded = (end + 7) / 8 * 8;
+    if (padded > payload)
+      fail(what, "is corrupt: the padding of " + name + " runs past the payload");
+    at = padded;
   }
 
   auto x = std::make_unique<ExecutableData>();
+  const DataReader data(sections[kData], lengths[kData], what);
+  const DataReader code(sections[kCode], lengths[kCode], what);
+  const DataReader *reader = &data;
   try {
-    const json ident = json::from_cbor(sections[kIdent], sections[kIdent] + lengths[kIdent]);
-    const std::string package = ident.at("package").get<std::string>();
+    code.at("ident");
+    reader = &code;
+    const json ident = fromCbor(sections[kIdent], lengths[kIdent]);
+    std::string package;
+    read(ident, "package", package);
     if (checkPackageHash && package != packageVersion())
       fail(what, "was made by " + package + " and this is " + packageVersion() +
                      "; recompile the graph or load with checkPackageHash = false");
-    const json meta = json::from_cbor(sections[kMeta], sections[kMeta] + lengths[kMeta]);
-    const DataReader data(sections[kData], lengths[kData], what);
+    data.at("meta");
+    reader = &data;
+    const json meta = fromCbor(sections[kMeta], lengths[kMeta]);
+    if (!meta.is_object())
+      throw FieldError{"is not an object"};
     metaFromJson(meta, data, *x);
-    const DataReader code(sections[kCode], lengths[kCode], what);
-    for (const json &lib : ident.at("codeletLibraries")) {
+    reader = &code;
+    const json &libs = arrayMember(ident, "codeletLibraries");
+    for (std::size_t i = 0; i < libs.size(); ++i) {
+      code.at("codeletLibraries", i);
       CodeletLibraryBlob b;
-      lib.at("contentHash").get_to(b.contentHash);
-      const std::uint64_t off = lib.at("offset").get<std::uint64_t>(),
-                          n = lib.at("size").get<std::uint64_t>();
+      read(libs[i], "contentHash", b.contentHash);
+      std::uint64_t off = 0, n = 0;
+      read(libs[i], "offset", off);
+      read(libs[i], "size", n);
       const std::uint8_t *q = code.bytes(off, n);
+      // The hash names the library in the process-wide registry: it must be
+      // the hash of these bytes, or the file could stand in for another library.
+      if (codelets::contentHash(q, n) != b.contentHash)
+        throw FieldError{"contentHash '" + b.contentHash + "' is not the hash of the library's bytes"};
       b.bytes.assign(q, q + n);
       x->codeletLibraries.push_back(std::move(b));
     }
     x->profileJson.assign(reinterpret_cast<const char *>(sections[kProfile]), lengths[kProfile]);
+  } catch (const FieldError &e) {
+    fail(what, "is corrupt: " + reader->field() + ": " + e.problem);
   } catch (const json::exception &e) {
-    fail(what, std::string("is corrupt: ") + e.what());
+    fail(what, "is corrupt: " + reader->field() + " is malformed (" + e.what() + ")");
   }
+  validateStructure(*x, what);
+  x->provenance = Provenance::Validated;
   return x;
 }
 
@@ -627,8 +960,10 @@ std::unique_ptr<ExecutableData> deserialize(std::istream &in, bool checkPackageH
   if (got == kHeaderBytes && std::memcmp(bytes.data(), kMagic, 8) == 0 &&
       get32(bytes.data() + 8) == kFormatVersion) {
     const std::uint64_t payload = get64(bytes.data() + 16);
-    // Read in chunks so that a corrupt size cannot make us reserve absurd memory up front.
-    constexpr std::size_t kChunk = 64 << 20;
+    // Memory follows the bytes that actually arrive, never the size the header
+    // claims: read in 1 MiB chunks into a buffer that grows geometrically, so a
+    // header claiming a terabyte costs what the stream holds.
+    constexpr std::size_t kChunk = 1 << 20;
     std::uint64_t left = payload;
     while (left > 0 && in) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, kChunk));

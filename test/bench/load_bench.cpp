@@ -1,0 +1,149 @@
+// Copyright (c) Aspen contributors.
+// Load-time benchmark (issue 14): `Engine` construction + `Engine::load` against
+// compiling the same graph, in one run, for an executable just compiled in this
+// process and for the same executable read back from its bytes (which is
+// validated in full). Usage: load_bench [vertices...] (default 80000 1000000).
+//
+// The graph is compile_bench's: four compute sets on the full 1,472-tile
+// IPUModel, every vertex scaling 8 floats, every other one reading from the next
+// tile; Repeat(10, Execute(cs0..cs3)). Times are the best of two.
+#include <poplar/Engine.hpp>
+#include <poplar/Executable.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/IPUModel.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace poplar;
+using namespace poplar::program;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const char *kCodelet = R"(
+#include <poplar/Vertex.hpp>
+class BenchScale : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<float>> in;
+  poplar::Output<poplar::Vector<float>> out;
+  float k;
+  bool compute() {
+    for (unsigned i = 0; i < in.size(); ++i)
+      out[i] = in[i] * k;
+    return true;
+  }
+};
+)";
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+constexpr unsigned kComputeSets = 4;
+constexpr unsigned kElems = 8;
+
+std::vector<Program> buildGraph(Graph &graph, std::size_t numVertices) {
+  const unsigned tiles = graph.getTarget().getNumTiles();
+  const std::size_t perTileCs = (numVertices + tiles * kComputeSets - 1) / (tiles * kComputeSets);
+  const std::size_t perTile = perTileCs * kComputeSets * kElems;
+  Tensor in = graph.addVariable(FLOAT, {tiles, perTile}, "in");
+  Tensor out = graph.addVariable(FLOAT, {tiles, perTile}, "out");
+  for (unsigned t = 0; t < tiles; ++t) {
+    graph.setTileMapping(in[t], t);
+    graph.setTileMapping(out[t], t);
+  }
+  std::vector<ComputeSet> css;
+  for (unsigned c = 0; c < kComputeSets; ++c)
+    css.push_back(graph.addComputeSet("cs" + std::to_string(c)));
+  std::size_t made = 0;
+  for (std::size_t k = 0; k < perTileCs && made < numVertices; ++k)
+    for (unsigned c = 0; c < kComputeSets && made < numVertices; ++c)
+      for (unsigned t = 0; t < tiles && made < numVertices; ++t, ++made) {
+        const std::size_t at = (k * kComputeSets + c) * kElems;
+        const unsigned src = (made % 2) ? (t + 1) % tiles : t;
+        VertexRef v =
+            graph.addVertex(css[c], "BenchScale",
+                            {{"in", in[src].slice(at, at + kElems)}, {"out", out[t].slice(at, at + kElems)}});
+        graph.setInitialValue(v["k"], 0.5f);
+        graph.setTileMapping(v, t);
+      }
+  graph.createHostWrite("in", in);
+  graph.createHostRead("out", out);
+  Sequence body;
+  for (ComputeSet cs : css)
+    body.add(Execute(cs));
+  return {Repeat(10, body)};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::size_t> sizes;
+  for (int i = 1; i < argc; ++i)
+    sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+  if (sizes.empty())
+    sizes = {80000, 1000000};
+  const std::filesystem::path cacheDir =
+      std::filesystem::temp_directory_path() / ("aspen-load-bench-" + std::to_string(::getpid()));
+  ::setenv("ASPEN_CACHE_DIR", cacheDir.c_str(), 1);
+
+  IPUModel model("ipu2");
+  Device device = model.createDevice();
+  std::printf("load_bench: %u tiles; best of 2; ratios are of the compile time in the same run\n",
+              device.getTarget().getNumTiles());
+  std::printf("%9s %10s | %10s %10s %8s | %10s %10s %10s %8s\n", "vertices", "compile ms", "Engine ms",
+              "load ms", "ratio", "deser ms", "Engine ms", "load ms", "ratio");
+  for (std::size_t size : sizes) {
+    Graph graph(device.getTarget());
+    std::stringstream codelet(kCodelet);
+    graph.addCodelets(codelet);
+    const auto programs = buildGraph(graph, size);
+    double compile = 1e30, engine = 1e30, load = 1e30, deser = 1e30, engine2 = 1e30, load2 = 1e30;
+    std::string bytes;
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      auto t0 = Clock::now();
+      Executable exe = compileGraph(graph, programs);
+      compile = std::min(compile, secondsSince(t0));
+      if (bytes.empty()) {
+        std::stringstream s;
+        exe.serialize(s);
+        bytes = s.str();
+      }
+      t0 = Clock::now();
+      Engine e(std::move(exe));
+      engine = std::min(engine, secondsSince(t0));
+      t0 = Clock::now();
+      e.load(device);
+      load = std::min(load, secondsSince(t0));
+    }
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      std::stringstream s(bytes);
+      auto t0 = Clock::now();
+      Executable exe = Executable::deserialize(s);
+      deser = std::min(deser, secondsSince(t0));
+      t0 = Clock::now();
+      Engine e(std::move(exe));
+      engine2 = std::min(engine2, secondsSince(t0));
+      t0 = Clock::now();
+      e.load(device);
+      load2 = std::min(load2, secondsSince(t0));
+    }
+    std::printf("%9zu %10.2f | %10.2f %10.2f %7.1f%% | %10.2f %10.2f %10.2f %7.1f%%\n", size, compile * 1e3,
+                engine * 1e3, load * 1e3, 100.0 * (engine + load) / compile, deser * 1e3, engine2 * 1e3,
+                load2 * 1e3, 100.0 * (deser + engine2 + load2) / compile);
+    std::fflush(stdout);
+  }
+  std::printf("columns: compiled in this process (Engine + load) | read back from bytes (deserialize + "
+              "Engine + load)\n");
+  std::filesystem::remove_all(cacheDir);
+  return 0;
+}
