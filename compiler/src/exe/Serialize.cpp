@@ -609,7 +609,7 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
       throw FieldError{"is not a step [kind, a, b, target, value, scalar, message, cycles]"};
     Step st;
     const auto kind = num<std::uint8_t>(s[0]);
-    if (kind > static_cast<std::uint8_t>(StepKind::End))
+    if (kind > static_cast<std::uint8_t>(StepKind::Collective)) // the last kind
       throw FieldError{"kind " + std::to_string(kind) + " is not a step kind"};
     st.kind = static_cast<StepKind>(kind);
     st.a = num<std::uint32_t>(s[1]);
