@@ -12,6 +12,7 @@ ASPEN_JOBS=${ASPEN_JOBS:-$(nproc)}
 ASPEN_DEBIAN_PACKAGES=(
   cmake ninja-build g++ make ccache
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev catch2 libclang-14-dev
+  clang clang-format
 )
 
 # Installs the packages that are not installed yet; does no network access when none is missing.

@@ -86,7 +86,7 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
   executor_.reset();
   if (!memory_)
     memory_ = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile);
-  loadMemoryImage(x, *memory_);
+  loadMemoryImage(x, *memory_, options_.poisonUninitialisedMemory);
   if (!codeLoaded_) {
     vertexCode_ = loadVertexCode(x, libraries_);
     codeLoaded_ = true;

@@ -50,6 +50,9 @@ const std::map<std::string, OptionSpec> &knownOptions() {
       {"target.saveArchive", {ValueKind::Text}},
       {"target.deterministicWorkers", {ValueKind::Choice, {"true", "false", "portable"}}},
       {"target.hostSyncTimeout", {ValueKind::Unsigned}},
+      // Aspen's own (Poplar has no such key): fill the tile memory the program uses with
+      // all-ones bytes at load, so that tensors read before any write are not silently 0.
+      {"aspen.poisonUninitialisedMemory", {ValueKind::Bool}},
   };
   return options;
 }
@@ -69,12 +72,13 @@ bool parseBool(const std::string &key, const std::string &value) {
 }
 
 void check(const std::string &key, const std::string &value) {
-  for (const char *prefix : acceptedPrefixes)
-    if (key.rfind(prefix, 0) == 0)
-      return;
   auto it = knownOptions().find(key);
-  if (it == knownOptions().end())
+  if (it == knownOptions().end()) {
+    for (const char *prefix : acceptedPrefixes)
+      if (key.rfind(prefix, 0) == 0)
+        return;
     throw poplar::invalid_option("Unrecognised engine option '" + key + "'");
+  }
   const OptionSpec &spec = it->second;
   switch (spec.kind) {
   case ValueKind::Bool:
@@ -127,6 +131,7 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
     result.autoReportDirectory = o.at("autoReport.directory").str();
   result.allowOutOfMemory = flag(o, "debug.allowOutOfMemory", false);
   result.instrument = flag(o, "debug.instrument", false);
+  result.poisonUninitialisedMemory = flag(o, "aspen.poisonUninitialisedMemory", false);
   return result;
 }
 

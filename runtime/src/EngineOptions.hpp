@@ -16,6 +16,7 @@ struct EngineOptions {
   bool autoReportExecution = false; // write the execution part of profile.json
   std::string autoReportDirectory = ".";
   bool instrument = false;
+  bool poisonUninitialisedMemory = false; // aspen.poisonUninitialisedMemory
 };
 
 /// Validates `options` merged with the JSON object in POPLAR_ENGINE_OPTIONS

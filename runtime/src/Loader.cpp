@@ -209,8 +209,10 @@ void validateExecutable(const exe::ExecutableData &exe) {
   Checker(exe).all();
 }
 
-void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory) {
+void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool poison) {
   memory.clear();
+  if (poison)
+    memory.poison(exe.tileBytesUsed);
   for (const exe::MemoryBlob &blob : exe.blobs)
     if (!blob.bytes.empty())
       std::memcpy(memory.at(blob.where), blob.bytes.data(), blob.bytes.size());

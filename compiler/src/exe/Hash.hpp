@@ -29,6 +29,8 @@ public:
   }
 
   Hash64 &update(const void *data, std::size_t n) {
+    if (n == 0) // data may be null (an empty vector's data()): memcpy(dst, nullptr, 0) is UB
+      return *this;
     const auto *p = static_cast<const std::uint8_t *>(data);
     total_ += n;
     if (used_) {
@@ -131,6 +133,8 @@ class Hash128 {
 public:
   Hash128() : a_(0x61737065), b_(0x6b657932) {}
   Hash128 &update(const void *p, std::size_t n) {
+    if (n == 0) // p may be null (an empty vector's data()): memcpy(dst, nullptr, 0) is UB
+      return *this;
     if (used_ + n > kBlock) {
       flush();
       if (n > kBlock) {
