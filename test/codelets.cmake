@@ -37,3 +37,7 @@ aspen_add_codelets(codelets_corpus_gp OUTPUT ${CMAKE_BINARY_DIR}/test/corpus-tem
 add_dependencies(codelets_popc codelets_corpus_gp)
 target_compile_definitions(codelets_popc PRIVATE
   ASPEN_CODELET_CORPUS_GP="${CMAKE_BINARY_DIR}/test/corpus-templates.gp")
+# codelets_samefile passes __FILE__ to addCodelets: it must be an absolute path. ccache with a
+# base_dir (as on the shared build machine) hands the compiler a path relative to the build
+# directory, which does not resolve from the test's working directory: no launcher here.
+set_target_properties(codelets_samefile PROPERTIES CXX_COMPILER_LAUNCHER "")
