@@ -10,8 +10,9 @@ ASPEN_JOBS=${ASPEN_JOBS:-$(nproc)}
 
 # Everything the build, the tests and a Makefile client need, from Debian 12.
 ASPEN_DEBIAN_PACKAGES=(
-  cmake ninja-build g++ make ccache
+  cmake ninja-build g++ make ccache openmpi-bin libopenmpi-dev
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev catch2 libclang-14-dev
+  chromium chromium-driver python3-selenium
   clang clang-format
 )
 

@@ -13,6 +13,9 @@ foreach(_t codelets_library)
 endforeach()
 aspen_add_test(codelets_graph LABEL conformance SOURCES conformance/codelets_graph.cpp)
 aspen_add_test(codelets_samefile LABEL conformance SOURCES conformance/codelets_samefile.cpp)
+# The test opens its own __FILE__, which is the path the compiler was given: relative to the
+# build directory when ccache rewrites paths (base_dir) or the build uses relative paths.
+set_tests_properties(codelets_samefile PROPERTIES WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 foreach(_t codelets_graph codelets_samefile)
   target_include_directories(${_t} PRIVATE ${_codelet_corpus_dir} ${PROJECT_SOURCE_DIR}/libops/include)
   target_compile_definitions(${_t} PRIVATE ASPEN_CODELET_CORPUS_DIR="${_codelet_corpus_dir}")
@@ -37,7 +40,13 @@ aspen_add_codelets(codelets_corpus_gp OUTPUT ${CMAKE_BINARY_DIR}/test/corpus-tem
 add_dependencies(codelets_popc codelets_corpus_gp)
 target_compile_definitions(codelets_popc PRIVATE
   ASPEN_CODELET_CORPUS_GP="${CMAKE_BINARY_DIR}/test/corpus-templates.gp")
-# codelets_samefile passes __FILE__ to addCodelets: it must be an absolute path. ccache with a
-# base_dir (as on the shared build machine) hands the compiler a path relative to the build
-# directory, which does not resolve from the test's working directory: no launcher here.
-set_target_properties(codelets_samefile PROPERTIES CXX_COMPILER_LAUNCHER "")
+
+# The codelet corpus of issue 15 (test/codelets/macro): popc's vertex counts against
+# independent counts, linking sources and .gp inputs, clang as the host compiler.
+aspen_add_test(codelets_corpus LABEL integration SOURCES unit/codelets_corpus.cpp)
+add_dependencies(codelets_corpus popc)
+target_link_libraries(codelets_corpus PRIVATE LibClang::LibClang)
+aspen_add_test(codelets_hostile LABEL error SOURCES error/codelet_hostile.cpp)
+target_include_directories(codelets_hostile PRIVATE ${_codelet_corpus_dir})
+target_compile_definitions(codelets_hostile PRIVATE ASPEN_CODELET_CORPUS_DIR="${_codelet_corpus_dir}")
+target_link_libraries(codelets_hostile PRIVATE nlohmann_json::nlohmann_json)

@@ -14,6 +14,8 @@
 #include "passes/Validate.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
+#include "util/TerminalProgress.hpp"
+#include "util/Trace.hpp"
 
 #include <chrono>
 #include <exception>
@@ -27,17 +29,21 @@ namespace {
 /// Runs one pass: logs its name and time and reports progress after it.
 class PassRunner {
 public:
-  PassRunner(int total, const poplar::ProgressFunc &progress) : total_(total), progress_(progress) {
+  PassRunner(int total, const poplar::ProgressFunc &progress)
+      : total_(total), progress_(progress), terminal_("compile", static_cast<unsigned>(total)) {
     if (progress_)
       progress_(0, total_);
   }
   template <class F> auto operator()(const char *name, F &&pass) {
     const auto start = std::chrono::steady_clock::now();
     ASPEN_LOG(Debug, "compile: starting pass " << name);
+    pvti::Tracepoint trace(traceChannel(), name);
+    terminal_.begin(name);
     auto finish = [&] {
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       ASPEN_LOG(Info, "compile: pass " << name << " took " << ms << " ms");
+      terminal_.advance();
       if (progress_)
         progress_(++done_, total_);
     };
@@ -55,6 +61,7 @@ private:
   int total_;
   int done_ = 0;
   const poplar::ProgressFunc &progress_;
+  TerminalProgress terminal_; // a bar on a terminal's stderr when the compile takes over a second
 };
 
 } // namespace

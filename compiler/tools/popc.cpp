@@ -2,7 +2,7 @@
 // popc: compiles codelet sources into a vertex library (.gp) that
 // Graph::addCodelets("file.gp") loads. Accepts Poplar's popc usage:
 //
-//   popc [-O0..-O3] [-g] [-I dir] [-D X[=v]] [--target ipu2,cpu] -o out.gp in.cpp...
+//   popc [-O0..-O3] [-g] [-I dir] [-D X[=v]] [--target ipu2,cpu] [-v] -o out.gp in.cpp... in.gp...
 //   popc --list-targets | --help | --version
 #include "codelets/CodeletCache.hpp"
 #include "codelets/CodeletCompiler.hpp"
@@ -18,15 +18,17 @@
 namespace {
 
 const char *const kUsage =
-    R"(Usage: popc [options] <source>... -o <output.gp>
+    R"(Usage: popc [options] <source or .gp>... -o <output.gp>
 
 Compiles codelets (C++ vertex classes deriving from poplar::Vertex, MultiVertex or
 SupervisorVertex) into a vertex library for Aspen's simulated IPU. Sources are
 compiled with the host C++ compiler ($ASPEN_CXX, default g++) with __POPC__
-defined and __IPU__ not defined.
+defined and __IPU__ not defined. Vertex libraries (.gp) given as inputs are linked
+with the compiled sources into one library.
 
 Options:
   -o <file>            write the vertex library to <file> (default: <first source>.gp)
+  -v, --verbose        print the number of vertex types of each source
   --depfile <file>     also write a Makefile-style list of the files the library depends on
   -O0 -O1 -O2 -O3 -Os  optimisation level (default -O2)
   -g                   include debug information
@@ -61,6 +63,22 @@ bool isSourceName(const std::string &arg) {
          ext == ".S" || ext == ".s";
 }
 
+bool isLibraryName(const std::string &arg) {
+  return arg.size() > 3 && arg.compare(arg.size() - 3, 3, ".gp") == 0;
+}
+
+/// "popc: <source>: <n> vertex types" for each source of a library.
+void printCounts(const aspen::codelets::LibraryMetadata &m, const std::string &what) {
+  for (std::size_t i = 0; i < m.sources.size(); ++i) {
+    std::cerr << "popc: " << m.sources[i] << ": ";
+    if (i < m.vertexCounts.size())
+      std::cerr << m.vertexCounts[i] << " vertex types";
+    else
+      std::cerr << "vertex types not recorded";
+    std::cerr << what << "\n";
+  }
+}
+
 std::string escapeForMake(const std::string &path) {
   std::string out;
   for (char ch : path) {
@@ -75,10 +93,13 @@ std::string escapeForMake(const std::string &path) {
 
 /// "<output>: <sources> <local headers>", for build systems (CMake DEPFILE).
 bool writeDepfile(const std::string &depfile, const std::string &output,
-                  const std::vector<std::string> &sources, const std::vector<std::string> &includeDirs) {
+                  const std::vector<std::string> &sources, const std::vector<std::string> &libraries,
+                  const std::vector<std::string> &includeDirs) {
   std::string text = escapeForMake(output) + ":";
   for (const std::string &s : sources)
     text += " \\\n  " + escapeForMake(s);
+  for (const std::string &l : libraries)
+    text += " \\\n  " + escapeForMake(l);
   for (const std::string &h : aspen::codelets::localIncludes(sources, includeDirs))
     text += " \\\n  " + escapeForMake(h);
   text += "\n";
@@ -88,8 +109,9 @@ bool writeDepfile(const std::string &depfile, const std::string &output,
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<std::string> flags, sources;
+  std::vector<std::string> flags, sources, libraries;
   std::string output, depfile;
+  bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -105,7 +127,9 @@ int main(int argc, char **argv) {
         std::cout << t << "\n";
       return 0;
     }
-    if (a == "--depfile" || a == "-MF") {
+    if (a == "-v" || a == "--verbose") {
+      verbose = true;
+    } else if (a == "--depfile" || a == "-MF") {
       if (i + 1 >= argc) {
         std::cerr << "popc: error: " << a << " needs a file name\n";
         return 2;
@@ -128,29 +152,61 @@ int main(int argc, char **argv) {
       flags.push_back(a);
     } else if (isSourceName(a)) {
       sources.push_back(a);
+    } else if (isLibraryName(a)) {
+      libraries.push_back(a);
     } else {
-      std::cerr << "popc: error: '" << a << "' is not a codelet source (.cpp, .cc, .cxx, .c)\n";
+      std::cerr << "popc: error: '" << a
+                << "' is not a codelet source (.cpp, .cc, .cxx, .c) or library (.gp)\n";
       return 2;
     }
   }
-  if (sources.empty()) {
+  if (sources.empty() && libraries.empty()) {
     std::cerr << "popc: error: no input files\n" << kUsage;
     return 2;
   }
   if (output.empty())
-    output = defaultOutput(sources.front());
+    output = defaultOutput(sources.empty() ? libraries.front() : sources.front());
   try {
     const auto parsed = aspen::codelets::parseCodeletFlags(flags);
-    const auto compiled = aspen::codelets::compileCodelets(sources, parsed, &std::cerr);
-    if (!aspen::codelets::writeFileAtomic(output, compiled.gpBytes.data(), compiled.gpBytes.size())) {
+    std::vector<std::uint8_t> bytes;
+    aspen::codelets::CompiledCodelets compiled;
+    if (!sources.empty()) {
+      compiled = aspen::codelets::compileCodelets(sources, parsed, &std::cerr);
+      if (verbose)
+        printCounts(compiled.metadata, compiled.fromCache ? " (cached)" : "");
+      bytes = std::move(compiled.gpBytes);
+    }
+    if (!libraries.empty()) {
+      // Link: the compiled sources (if any) and every input library become one library.
+      std::vector<std::vector<std::uint8_t>> inputs;
+      std::vector<aspen::codelets::GpInput> parts;
+      if (!bytes.empty())
+        parts.push_back({bytes.data(), bytes.size(), sources.front()});
+      for (const std::string &lib : libraries)
+        inputs.push_back(aspen::codelets::readBinaryFile(lib));
+      for (std::size_t i = 0; i < libraries.size(); ++i) {
+        parts.push_back({inputs[i].data(), inputs[i].size(), libraries[i]});
+        if (verbose)
+          printCounts(aspen::codelets::decodeGp(inputs[i].data(), inputs[i].size(), libraries[i]).metadata,
+                      " (from " + libraries[i] + ")");
+      }
+      bytes = aspen::codelets::linkGp(parts, parsed.targets);
+    }
+    if (verbose)
+      std::cerr << "popc: " << output << ": "
+                << aspen::codelets::decodeGp(bytes.data(), bytes.size(), output).metadata.vertexTypes.size()
+                << " vertex types\n";
+    if (!aspen::codelets::writeFileAtomic(output, bytes.data(), bytes.size())) {
       std::cerr << "popc: error: cannot write '" << output << "': " << std::strerror(errno) << "\n";
       return 1;
     }
-    if (!depfile.empty() && !writeDepfile(depfile, output, sources, parsed.includeDirs)) {
+    if (!depfile.empty() && !writeDepfile(depfile, output, sources, libraries, parsed.includeDirs)) {
       std::cerr << "popc: error: cannot write '" << depfile << "'\n";
       return 1;
     }
   } catch (const poplar::graph_object_creation_error &e) {
+    if (verbose)
+      std::cerr << e.what() << "\n";
     // The message already holds the compiler's diagnostics (written above as well).
     std::string what = e.what();
     const std::size_t colon = what.find(":\n");

@@ -155,7 +155,11 @@ void checkEdgeTensor(const GraphData &data, const FieldAccess &field, const Fiel
     throw graph_connection_error("Cannot connect tensor " + t.shortString() + " to " + field.describe(ref) +
                                  ": the tensor belongs to another graph");
   const FieldInfo &info = field.info;
-  if (info.elementType.valid() && t.elementType() != info.elementType)
+  if (!info.elementType.valid()) // never skip the type check: such a field holds no tensor elements
+    throw graph_connection_error("Cannot connect tensor " + t.shortString() + " to " + field.describe(ref) +
+                                 ": the field's type is not a Poplar element type, so no tensor can be "
+                                 "connected to it");
+  if (t.elementType() != info.elementType)
     throw graph_connection_error("Cannot connect tensor " + t.shortString() + " to " + field.describe(ref) +
                                  ": the field's element type is " + std::string(info.elementType.toString()) +
                                  " but the tensor's is " + std::string(t.elementType().toString()));

@@ -7,6 +7,7 @@
 #include "poplar/Device.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
+#include "util/Trace.hpp"
 
 #include <cstring>
 #include <iostream>
@@ -63,7 +64,7 @@ EngineImpl::~EngineImpl() {
 
 void EngineImpl::writeAutoReport() {
   writeProfile(options_.autoReportDirectory, exe(), profile_, options_.autoReportGraph,
-               options_.autoReportExecution);
+               options_.autoReportExecution, options_.autoReportHtml);
 }
 
 void EngineImpl::load(const ir::TargetData &deviceTarget) {
@@ -209,7 +210,10 @@ EngineImpl &live(const std::unique_ptr<EngineImpl> &impl) {
 Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options,
                ProgressFunc progressCallBack, const DebugContext &debugContext) {
   auto parsed = parseEngineOptions(options);
-  Executable exe = compileGraph(graph, programs, parsed.all, std::move(progressCallBack), debugContext);
+  Executable exe = [&] {
+    pvti::Tracepoint trace(aspen::traceChannel(), "Engine: compile");
+    return compileGraph(graph, programs, parsed.all, std::move(progressCallBack), debugContext);
+  }();
   impl_ = std::make_unique<EngineImpl>(std::move(exe), std::move(parsed));
 }
 
@@ -221,8 +225,10 @@ Engine::Engine(const Graph &graph, const program::Program &program, const Option
 Engine::Engine(Graph &&graph, ArrayRef<program::Program> programs, const OptionFlags &options,
                ProgressFunc progressCallBack, const DebugContext &debugContext) {
   auto parsed = parseEngineOptions(options);
-  Executable exe =
-      compileGraph(std::move(graph), programs, parsed.all, std::move(progressCallBack), debugContext);
+  Executable exe = [&] {
+    pvti::Tracepoint trace(aspen::traceChannel(), "Engine: compile");
+    return compileGraph(std::move(graph), programs, parsed.all, std::move(progressCallBack), debugContext);
+  }();
   impl_ = std::make_unique<EngineImpl>(std::move(exe), std::move(parsed));
 }
 
@@ -242,11 +248,13 @@ Engine &Engine::operator=(Engine &&other) noexcept = default;
 Engine::~Engine() = default;
 
 void Engine::load(const Device &device) {
+  pvti::Tracepoint trace(aspen::traceChannel(), "Engine::load");
   live(impl_).load(device.getTarget().getImpl());
 }
 
 void Engine::run(unsigned prog, const std::string &debugName) {
-  (void)debugName;
+  pvti::Tracepoint trace(aspen::traceChannel(), "Engine::run(" + std::to_string(prog) +
+                                                    (debugName.empty() ? "" : ", " + debugName) + ")");
   live(impl_).run(prog);
 }
 

@@ -39,6 +39,7 @@ const std::map<std::string, OptionSpec> &knownOptions() {
       {"autoReport.directory", {ValueKind::Text}},
       {"autoReport.outputGraphProfile", {ValueKind::Bool}},
       {"autoReport.outputExecutionProfile", {ValueKind::Bool}},
+      {"autoReport.outputHtml", {ValueKind::Bool}}, // Aspen: report.html, the analyser page
       {"autoReport.outputLoweredVars", {ValueKind::Bool}},
       {"autoReport.outputArchive", {ValueKind::Bool}},
       {"autoReport.outputDebugInfo", {ValueKind::Bool}},
@@ -127,6 +128,8 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
   const bool all = flag(o, "autoReport.all", false);
   result.autoReportGraph = flag(o, "autoReport.outputGraphProfile", all);
   result.autoReportExecution = flag(o, "autoReport.outputExecutionProfile", all);
+  result.autoReportHtml =
+      (result.autoReportGraph || result.autoReportExecution) && flag(o, "autoReport.outputHtml", true);
   if (o.contains("autoReport.directory"))
     result.autoReportDirectory = o.at("autoReport.directory").str();
   result.allowOutOfMemory = flag(o, "debug.allowOutOfMemory", false);

@@ -5,6 +5,7 @@
 #include "PrintTensor.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
+#include "util/Trace.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -297,11 +298,15 @@ void Executor::run(unsigned program) {
         break;
       }
       account(here, step.cycles, CycleCategory::HostExchange);
+      pvti::Tracepoint::begin(traceChannel(), "stream to device");
       host_.streams->toDevice(step.a, exe_.hostTransfers[step.b], memory_);
+      pvti::Tracepoint::end(traceChannel(), "stream to device");
       break;
     case StepKind::DeviceToStream:
       account(here, step.cycles, CycleCategory::HostExchange);
+      pvti::Tracepoint::begin(traceChannel(), "stream from device");
       host_.streams->fromDevice(step.a, exe_.hostTransfers[step.b], memory_);
+      pvti::Tracepoint::end(traceChannel(), "stream from device");
       break;
     case StepKind::RemoteToDevice:
       account(here, step.cycles, CycleCategory::HostExchange);

@@ -1,6 +1,9 @@
 // Copyright (c) Aspen contributors.
 #include "ProfileReport.hpp"
 
+#include "ReportFile.hpp"
+#include "VisionHtml.hpp"
+#include "poplar/Version.hpp"
 #include "poplar/exceptions.hpp"
 
 #include <algorithm>
@@ -293,7 +296,8 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
                  bool includeExecution) {
   json out = includeGraph ? compileProfile(exe) : json::object();
   out["format"] = "aspen-profile";
-  out["version"] = 1;
+  out["version"] = profile::kReportVersion;
+  out["poplarVersion"] = poplar::versionString();
   if (!includeExecution)
     return out;
   json x;
@@ -358,24 +362,16 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
 }
 
 void writeProfile(const std::string &directory, const exe::ExecutableData &exe,
-                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution) {
-  namespace fs = std::filesystem;
-  const fs::path dir = directory.empty() ? fs::path(".") : fs::path(directory);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  const fs::path file = dir / "profile.json";
-  const fs::path temporary = dir / "profile.json.tmp";
-  {
-    std::ofstream os(temporary, std::ios::binary | std::ios::trunc);
-    if (!os)
-      throw poplar::poplar_error("Cannot write the profile report '" + file.string() + "'");
-    os << profileJson(exe, profile, includeGraph, includeExecution).dump(1) << '\n';
-    if (!os)
-      throw poplar::poplar_error("Cannot write the profile report '" + file.string() + "'");
+                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution, bool html) {
+  const json report = profileJson(exe, profile, includeGraph, includeExecution);
+  const std::string dir = directory.empty() ? std::string(".") : directory;
+  try {
+    profile::writeReportFiles(dir, report, /*pop=*/true);
+    if (html)
+      profile::writeVisionHtml(dir, report);
+  } catch (const poplar::poplar_error &e) {
+    throw poplar::poplar_error(std::string("Cannot write the profile report in '") + dir + "': " + e.what());
   }
-  fs::rename(temporary, file, ec);
-  if (ec)
-    throw poplar::poplar_error("Cannot write the profile report '" + file.string() + "': " + ec.message());
 }
 
 } // namespace aspen::rt

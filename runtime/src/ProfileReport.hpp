@@ -28,9 +28,11 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
 nlohmann::json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile, bool includeGraph,
                            bool includeExecution);
 
-/// Writes `profileJson(...)` to `<directory>/profile.json` (creating the
-/// directory); throws poplar_error naming the file if it cannot be written.
+/// Writes `profileJson(...)` to `<directory>/profile.json` and, in CBOR, to
+/// `<directory>/profile.pop` (creating the directory), and the analyser page
+/// `<directory>/report.html` when `html`; throws poplar_error naming the file if
+/// one cannot be written.
 void writeProfile(const std::string &directory, const exe::ExecutableData &exe,
-                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution);
+                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution, bool html);
 
 } // namespace aspen::rt

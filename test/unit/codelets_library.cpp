@@ -515,10 +515,9 @@ TEST_CASE("codelets_library: the .gp file round-trips and loads once per process
   REQUIRE(&loadVertexLibrary(c.compiled.contentHash, c.compiled.gpBytes) == c.library);
   REQUIRE(c.library->find("NoSuchVertex") == nullptr);
   // What the library says about itself is what the metadata says.
-  REQUIRE(metadataToJson(
-              LibraryMetadata{c.compiled.metadata.aspenVersion, c.compiled.metadata.sharedObjectHash,
-                              c.compiled.metadata.sources, c.compiled.metadata.targets, c.library->describe(),
-                              c.compiled.metadata.compilerOutput}) == metadataToJson(c.compiled.metadata));
+  LibraryMetadata described = c.compiled.metadata;
+  described.vertexTypes = c.library->describe();
+  REQUIRE(metadataToJson(described) == metadataToJson(c.compiled.metadata));
 }
 
 TEST_CASE("codelets_library: compiling again is a cache hit", "[codelets][cache]") {

@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct below or the meaning of a field changes. */
-#define ASPEN_CODELET_ABI_VERSION 1u
+#define ASPEN_CODELET_ABI_VERSION 2u
 
 /* AspenVertexEntry::flags */
 #define ASPEN_VERTEX_MULTI 1u      /* derives from poplar::MultiVertex: compute(workerId) per worker */
@@ -48,7 +48,10 @@ typedef struct AspenFieldEntry {
   uint8_t layout;
   uint8_t outerLayout;
   uint8_t isConst;
-  uint8_t reserved[2];
+  uint8_t unsupported; /* 1: the member's type is not one a vertex field may have (an edge of a
+                          type that is not an element type, a member that is not trivially
+                          copyable); the codelet compiler rejects the library. Since ABI 2. */
+  uint8_t reserved;
 } AspenFieldEntry;
 
 /* compute(vertex, workerId): 1 = success, 0 = compute() returned false. */

@@ -7,16 +7,20 @@
 #include "util/Log.hpp"
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <clang-c/Index.h>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -139,7 +143,105 @@ std::string codeletCacheDir() {
   if (!makeDirectories(dir))
     throw poplar::poplar_error("Cannot create the codelet cache directory '" + dir +
                                "' (set ASPEN_CACHE_DIR to a writable directory)");
+  static std::mutex mutex;
+  static std::set<std::string> swept;
+  bool sweep = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    sweep = swept.insert(dir).second;
+  }
+  if (sweep) {
+    const LeftoverSweep s = removeDeadWriterLeftovers(dir, 3600);
+    if (s.files || s.directories)
+      ASPEN_LOG(Info, "codelet cache: removed " << s.files << " temporary files and " << s.directories
+                                                << " work directories of dead writers (" << s.bytes
+                                                << " bytes) from " << dir);
+  }
   return dir;
+}
+
+namespace {
+
+/// The writer pid in "<name>.tmp.<pid>.<n>" or "<pid>-<n>-<stamp>", 0 if none.
+long writerPid(const std::string &name, bool workDir) {
+  std::size_t start = 0;
+  if (!workDir) {
+    const std::size_t at = name.rfind(".tmp.");
+    if (at == std::string::npos)
+      return 0;
+    start = at + 5;
+  }
+  long pid = 0;
+  std::size_t i = start;
+  for (; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && pid < (1L << 30); ++i)
+    pid = pid * 10 + (name[i] - '0');
+  const char end = workDir ? '-' : '.';
+  return i > start && i < name.size() && name[i] == end ? pid : 0;
+}
+
+bool processAlive(long pid) {
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+std::uint64_t removeTree(const std::string &path) {
+  std::uint64_t bytes = 0;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0)
+    return 0;
+  if (S_ISDIR(st.st_mode)) {
+    if (DIR *d = ::opendir(path.c_str())) {
+      while (dirent *e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (name != "." && name != "..")
+          bytes += removeTree(path + "/" + name);
+      }
+      ::closedir(d);
+    }
+    ::rmdir(path.c_str());
+  } else {
+    bytes = static_cast<std::uint64_t>(st.st_size);
+    ::unlink(path.c_str());
+  }
+  return bytes;
+}
+
+} // namespace
+
+LeftoverSweep removeDeadWriterLeftovers(const std::string &dir, long minAgeSeconds) {
+  LeftoverSweep out;
+  const auto now = static_cast<long long>(::time(nullptr));
+  constexpr long long kWeek = 7LL * 24 * 3600;
+  auto stale = [&](const std::string &path, long pid) {
+    struct stat st;
+    if (pid <= 0 || ::lstat(path.c_str(), &st) != 0)
+      return false;
+    const long long age = now - static_cast<long long>(st.st_mtime);
+    return age > kWeek || (age >= minAgeSeconds && !processAlive(pid));
+  };
+  auto scan = [&](const std::string &folder, bool workDirs) {
+    DIR *d = ::opendir(folder.c_str());
+    if (!d)
+      return;
+    std::vector<std::string> names;
+    while (dirent *e = ::readdir(d))
+      names.emplace_back(e->d_name);
+    ::closedir(d);
+    for (const std::string &name : names) {
+      if (name == "." || name == "..")
+        continue;
+      const std::string path = folder + "/" + name;
+      const long pid = writerPid(name, workDirs);
+      if (!stale(path, pid))
+        continue;
+      out.bytes += removeTree(path);
+      ++(workDirs ? out.directories : out.files);
+    }
+  };
+  scan(dir, false);
+  scan(dir + "/lib", false);
+  scan(dir + "/src", false);
+  scan(dir + "/tmp", true);
+  return out;
 }
 
 bool writeFileAtomic(const std::string &path, const void *data, std::size_t size) {
@@ -171,13 +273,20 @@ bool writeFileAtomic(const std::string &path, const void *data, std::size_t size
 }
 
 std::optional<std::vector<std::uint8_t>> readFileIfExists(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad())
-    return std::nullopt;
-  return bytes;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt; // absent, or a directory where a cache entry should be
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      return std::nullopt;
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad())
+      return std::nullopt;
+    return bytes;
+  } catch (const std::exception &) {
+    return std::nullopt; // a read error
+  }
 }
 
 const std::string &compilerIdentity(const std::string &cxx) {

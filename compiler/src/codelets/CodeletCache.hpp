@@ -20,6 +20,20 @@ namespace aspen::codelets {
 /// <root>/codelets, created if needed. Throws poplar_error if it cannot be made.
 std::string codeletCacheDir();
 
+/// What removeDeadWriterLeftovers found and removed.
+struct LeftoverSweep {
+  std::size_t files = 0;       // temporary files of atomic writes (`*.tmp.<pid>.<n>`)
+  std::size_t directories = 0; // compiler work directories (`tmp/<pid>-*`)
+  std::uint64_t bytes = 0;
+};
+
+/// Removes what killed writers left in the codelet cache `dir` (codeletCacheDir()):
+/// temporary files and work directories whose writer process is gone and that are
+/// older than `minAgeSeconds` (a process in another PID namespace sharing the cache
+/// may still be writing a younger one), and any older than a week. codeletCacheDir()
+/// runs it once per process with one hour.
+LeftoverSweep removeDeadWriterLeftovers(const std::string &dir, long minAgeSeconds);
+
 /// Creates `dir` and its parents; false if that failed.
 bool makeDirectories(const std::string &dir);
 

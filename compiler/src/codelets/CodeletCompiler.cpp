@@ -9,6 +9,7 @@
 #include "codelets/VertexLibrary.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
+#include "util/TerminalProgress.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
+#include <map>
 #include <ostream>
 #include <set>
 #include <sys/wait.h>
@@ -129,17 +131,103 @@ std::vector<std::string> splitFlags(std::string_view text) {
   return out;
 }
 
-/// The arguments every codelet compile gets before the user's.
-std::vector<std::string> fixedArgs(bool userGaveStd) {
+/// The arguments every codelet compile gets before the user's. For GCC,
+/// `-fno-gnu-unique` (a template's static data stays local to its library, as
+/// RTLD_LOCAL promises) and `-fpermissive`, whose warnings are errors again except
+/// "changes meaning" (see permissiveErrors); clang takes neither.
+std::vector<std::string> fixedArgs(bool userGaveStd, bool clang) {
   std::vector<std::string> args;
   if (!userGaveStd)
     args.push_back("-std=c++17");
-  for (const char *a : {"-O2", "-fPIC", "-shared", "-mavx2", "-mfma", "-mf16c", "-fvisibility=hidden",
-                        "-fno-gnu-unique", "-Wno-attributes", "-Wl,-z,defs", "-D__POPC__"})
+  for (const char *a : {"-O2", "-fPIC", "-shared", "-mavx2", "-mfma", "-mf16c", "-fvisibility=hidden"})
+    args.push_back(a);
+  if (!clang) {
+    args.push_back("-fno-gnu-unique");
+    args.push_back("-fpermissive");
+  }
+  for (const char *a : {"-Wno-attributes", "-Wl,-z,defs", "-D__POPC__"})
     args.push_back(a);
   args.push_back("-isystem");
   args.push_back(embeddedIncludeDir());
   return args;
+}
+
+/// GCC rejects a class member declaration that "changes meaning" of a name used
+/// earlier in the class ([basic.scope.class], no diagnostic required); clang, and so
+/// Poplar's popc, accepts it. -fpermissive makes it a warning, and every other
+/// diagnostic that -fpermissive downgraded: those are errors here, as without it.
+std::string permissiveErrors(const std::string &output) {
+  std::string errors;
+  std::size_t pos = 0;
+  while (pos < output.size()) {
+    std::size_t end = output.find('\n', pos);
+    if (end == std::string::npos)
+      end = output.size();
+    const std::string line = output.substr(pos, end - pos);
+    if (line.find("warning: ") != std::string::npos && line.find("[-fpermissive]") != std::string::npos &&
+        line.find("changes meaning") == std::string::npos)
+      errors += line + "\n";
+    pos = end + 1;
+  }
+  return errors;
+}
+
+/// Whether a C++ name as the introspection spelled it can name the type in the
+/// generated unit: no empty template argument (`Foo<float,>`), balanced brackets.
+bool wellFormedTypeName(const std::string &name) {
+  if (name.empty())
+    return false;
+  int depth = 0;
+  char previous = 0;
+  for (char ch : name) {
+    if (ch == '<')
+      ++depth;
+    if (ch == '>' && --depth < 0)
+      return false;
+    if ((ch == ',' || ch == '>') && (previous == '<' || previous == ','))
+      return false;
+    previous = ch;
+  }
+  return depth == 0;
+}
+
+/// The vertex types whose generated lines the diagnostics point at
+/// ("<workDir>/unit3.cpp:17:..."): the ones that could not be registered.
+std::set<std::string> verticesNamedByDiagnostics(const std::string &output, const std::string &workDir,
+                                                 const std::vector<std::string> &unitTexts,
+                                                 const std::vector<std::vector<std::string>> &unitVertices) {
+  std::set<std::string> names;
+  for (std::size_t u = 0; u < unitTexts.size(); ++u) {
+    const std::string marker = workDir + "/unit" + std::to_string(u) + ".cpp:";
+    std::vector<std::string> lines;
+    std::size_t pos = 0;
+    while (pos <= unitTexts[u].size()) {
+      std::size_t end = unitTexts[u].find('\n', pos);
+      if (end == std::string::npos)
+        end = unitTexts[u].size();
+      lines.push_back(unitTexts[u].substr(pos, end - pos));
+      pos = end + 1;
+    }
+    for (std::size_t at = output.find(marker); at != std::string::npos; at = output.find(marker, at + 1)) {
+      const std::size_t line = std::strtoul(output.c_str() + at + marker.size(), nullptr, 10);
+      if (line == 0 || line > lines.size())
+        continue;
+      const std::string &text = lines[line - 1];
+      for (const std::string &v : unitVertices[u])
+        if (text.find(" " + v + ",") != std::string::npos || text.find("(" + v + ")") != std::string::npos ||
+            text.find("<" + v + ">") != std::string::npos ||
+            text.find("\"" + v + "\"") != std::string::npos || text.find("&" + v + "::") != std::string::npos)
+          names.insert(v);
+    }
+  }
+  return names;
+}
+
+std::string joinNames(const std::set<std::string> &names) {
+  std::string out;
+  for (const std::string &n : names)
+    out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
 }
 
 } // namespace
@@ -166,6 +254,10 @@ SourceLanguage languageOf(const std::string &path) {
 std::string hostCompiler() {
   const char *cxx = std::getenv("ASPEN_CXX");
   return cxx && *cxx ? std::string(cxx) : std::string("g++");
+}
+
+bool hostCompilerIsClang(const std::string &cxx) {
+  return compilerIdentity(cxx).find("clang") != std::string::npos;
 }
 
 CodeletFlags parseCodeletFlags(const std::vector<std::string> &args) {
@@ -262,12 +354,13 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   bool userGaveStd = false;
   for (const std::string &a : flags.compilerArgs)
     userGaveStd = userGaveStd || a.rfind("-std=", 0) == 0;
-  std::vector<std::string> args = fixedArgs(userGaveStd);
+  const bool clang = hostCompilerIsClang(cxx);
+  std::vector<std::string> args = fixedArgs(userGaveStd, clang);
   args.insert(args.end(), flags.compilerArgs.begin(), flags.compilerArgs.end());
 
   const std::string cacheDir = codeletCacheDir();
   CodeletCacheKeyInput keyInput{sources, args, flags.includeDirs, cxx};
-  keyInput.compilerArgs.push_back("generator-v1");
+  keyInput.compilerArgs.push_back("generator-v2");
   const std::string key = codeletCacheKey(keyInput);
   const std::string gpPath = cacheDir + "/" + key + ".gp";
 
@@ -306,33 +399,65 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     ~Cleanup() { removeDirectory(dir); }
   } cleanup{workDir};
 
+  std::map<std::string, std::string> fieldTypeSpelling; // "vertex\nfield" -> C++ type
+  std::map<std::string, std::string> aliases;
   std::vector<std::size_t> cppSources;
   for (std::size_t i = 0; i < sources.size(); ++i)
     if (languageOf(sources[i]) == SourceLanguage::Cpp)
       cppSources.push_back(i);
   std::set<std::string> registered;
   std::string introspectionErrors;
-  std::vector<std::string> units;
+  std::vector<std::string> units, unitTexts;
+  std::vector<std::vector<std::string>> unitVertices;
+  std::vector<std::uint32_t> vertexCounts(sources.size(), 0);
+  std::set<std::string> malformed;
   const unsigned numUnits = cppSources.empty() ? 1u : static_cast<unsigned>(cppSources.size());
   for (unsigned u = 0; u < numUnits; ++u) {
     std::vector<IntrospectedVertex> vertices;
+    std::vector<std::string> notVertices;
     std::string sourcePath;
     if (!cppSources.empty()) {
       sourcePath = sources[cppSources[u]];
       IntrospectionResult found = introspectCodelets(sourcePath, clangArgs);
       introspectionErrors += found.errors;
-      for (IntrospectedVertex &v : found.vertices)
-        if (registered.insert(v.name).second)
+      for (IntrospectedVertex &v : found.vertices) {
+        if (!wellFormedTypeName(v.name))
+          malformed.insert(v.name + " (" + v.file + ":" + std::to_string(v.line) + ")");
+        else if (registered.insert(v.name).second)
           vertices.push_back(std::move(v));
+      }
+      vertexCounts[cppSources[u]] = static_cast<std::uint32_t>(vertices.size());
+      for (const std::string &n : found.notVertices)
+        if (wellFormedTypeName(n))
+          notVertices.push_back(n);
     }
+    unitVertices.emplace_back();
+    for (const IntrospectedVertex &v : vertices) {
+      unitVertices.back().push_back(v.name);
+      if (!v.alias.empty() && wellFormedTypeName(v.alias))
+        aliases.emplace(v.alias, v.name);
+    }
+    for (const IntrospectedVertex &v : vertices)
+      for (std::size_t f = 0; f < v.fields.size(); ++f)
+        fieldTypeSpelling[v.name + "\n" + v.fields[f]] = f < v.fieldTypes.size() ? v.fieldTypes[f] : "";
     const std::string unitPath = workDir + "/unit" + std::to_string(u) + ".cpp";
-    const std::string text = sourcePath.empty() ? generateRegistrationUnit("", {}, u, numUnits)
-                                                : generateRegistrationUnit(sourcePath, vertices, u, numUnits);
+    const std::string text = sourcePath.empty()
+                                 ? generateRegistrationUnit("", {}, u, numUnits)
+                                 : generateRegistrationUnit(sourcePath, vertices, u, numUnits, notVertices);
     if (!writeFileAtomic(unitPath, text.data(), text.size()))
       throw poplar::graph_object_creation_error("Cannot write the codelet registration unit '" + unitPath +
                                                 "'");
     units.push_back(unitPath);
+    unitTexts.push_back(text);
   }
+  if (!malformed.empty())
+    throw poplar::graph_object_creation_error("Cannot register vertex types of codelets " + allNames +
+                                              ": the codelet compiler could not spell their names: " + [&] {
+                                                std::string list;
+                                                for (const std::string &m : malformed)
+                                                  list += (list.empty() ? "'" : ", '") + m + "'";
+                                                return list;
+                                              }());
 
   // Every source becomes an object in its own host-compiler run, several at once
   // (a library such as popops.gp has many sources, and one g++ run would compile
@@ -348,7 +473,8 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   auto compileCommand = [&](const std::string &input, const std::string &object, bool isC) {
     std::string command = cxx;
     for (const std::string &a : args)
-      if (a != "-shared" && !(isC && a.rfind("-std=", 0) == 0))
+      if (a != "-shared" && a.rfind("-Wl,", 0) != 0 &&
+          !(isC && a.rfind("-std=", 0) == 0)) // link flags: link only
         command += " " + shellQuote(a);
     command += isC ? " -c -x c " : " -c ";
     return command + shellQuote(input) + " -o " + shellQuote(object);
@@ -366,10 +492,13 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t numThreads = std::min<std::size_t>(hardware, jobs.size());
     std::atomic<std::size_t> next{0};
+    TerminalProgress progress("popc: compiling " + allNames, static_cast<unsigned>(jobs.size()));
     auto work = [&] {
       for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) {
         ASPEN_LOG(Debug, "codelet compile: " << jobs[i].command);
+        progress.begin("unit " + std::to_string(i));
         jobs[i].status = runCommand(jobs[i].command, jobs[i].output);
+        progress.advance();
       }
     };
     std::vector<std::thread> threads;
@@ -386,6 +515,16 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     if (status == 0)
       status = job.status;
   }
+  if (!clang && status == 0) {
+    const std::string permissive = permissiveErrors(output);
+    if (!permissive.empty()) {
+      output +=
+          "error: the codelets use what C++ does not allow (only GCC's \"changes meaning\" is accepted, as "
+          "clang accepts it):\n" +
+          permissive;
+      status = 1;
+    }
+  }
   const std::string soPath = workDir + "/codelets.so";
   if (status == 0) {
     std::string command = cxx;
@@ -401,9 +540,22 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   if (compileOutput)
     *compileOutput << diagnostics;
   if (status != 0) {
+    // A source that compiles on its own but whose registration does not names the
+    // vertex types that could not be registered.
+    std::set<std::string> unregistered = verticesNamedByDiagnostics(output, workDir, unitTexts, unitVertices);
+    const std::string marker = kUnregisteredVertexMarker;
+    for (std::size_t at = output.find(marker + "'"); at != std::string::npos;
+         at = output.find(marker + "'", at + 1)) {
+      const std::size_t begin = at + marker.size() + 1;
+      const std::size_t end = output.find("'", begin);
+      if (end != std::string::npos)
+        unregistered.insert(output.substr(begin, end - begin));
+    }
     std::string message = "Failed to compile codelets " + allNames + " with '" + cxx + "' (exit status " +
-                          std::to_string(status) + "):\n" + diagnostics;
-    throw poplar::graph_object_creation_error(message);
+                          std::to_string(status) + ")";
+    if (!unregistered.empty())
+      message += ": cannot register vertex types " + joinNames(unregistered);
+    throw poplar::graph_object_creation_error(message + ":\n" + diagnostics);
   }
   if (!introspectionErrors.empty())
     ASPEN_LOG(Warn, "codelets " << allNames << " compiled, but libclang reported errors (vertex types in the "
@@ -422,18 +574,78 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
                                               " compiled but cannot be loaded: " + e.what());
   }
 
+  // Introspection and registration must agree: every vertex type found is in the
+  // library, and nothing else is.
+  {
+    std::set<std::string> inLibrary, missing, extra;
+    for (const ir::VertexTypeInfo &t : vertexTypes)
+      inLibrary.insert(t.name);
+    for (const std::string &n : registered)
+      if (!inLibrary.count(n))
+        missing.insert(n);
+    for (const std::string &n : inLibrary)
+      if (!registered.count(n))
+        extra.insert(n);
+    if (!missing.empty() || !extra.empty())
+      throw poplar::graph_object_creation_error(
+          "Codelets " + allNames + ": the vertex types found in the sources and those registered disagree" +
+          (missing.empty() ? std::string() : "; not registered: " + joinNames(missing)) +
+          (extra.empty() ? std::string() : "; registered but not found: " + joinNames(extra)));
+  }
+  // Fields of types no vertex field may have: named at compile time, never
+  // connected by mistake later.
+  {
+    const LoadedVertexLibrary &lib = loadSharedObject(soHash, soBytes->data(), soBytes->size(), allNames);
+    std::string problems;
+    for (std::size_t i = 0; i < lib.numEntries(); ++i) {
+      const AspenVertexEntry &e = lib.entry(i);
+      for (std::uint32_t k = 0; k < e.numFields; ++k) {
+        if (!e.fields[k].unsupported)
+          continue;
+        const AspenFieldEntry &f = e.fields[k];
+        const auto it = fieldTypeSpelling.find(std::string(e.name) + "\n" + f.name);
+        const std::string type = it == fieldTypeSpelling.end() || it->second.empty() ? "?" : it->second;
+        problems +=
+            std::string(problems.empty() ? " " : "; ") + "vertex '" + e.name + "', field '" + f.name +
+            "' of type '" + type + "': " +
+            (f.kind != ASPEN_FIELD_STATE     ? "an edge's element type must be a Poplar element type "
+                                               "(bool, char, short, int, long, half, float, ...)"
+             : f.shape != ASPEN_SHAPE_SCALAR ? "a state Vector's element type must be a Poplar element type"
+                                             : "a state member must be trivially copyable (no constructor "
+                                               "runs on a vertex)");
+      }
+    }
+    if (!problems.empty())
+      throw poplar::graph_object_creation_error("Codelets " + allNames +
+                                                " have vertex fields of unsupported types:" + problems + ".");
+  }
+  try {
+    validateVertexTypes(vertexTypes, allNames);
+  } catch (const poplar::graph_object_load_error &e) {
+    throw poplar::graph_object_creation_error(e.what());
+  }
+
   CompiledCodelets out;
+  out.metadata.vertexCounts = vertexCounts;
+  for (const auto &[alias, target] : aliases)
+    if (!registered.count(alias))
+      out.metadata.aliases.emplace(alias, target);
   out.metadata.aspenVersion = kAspenVersion;
   out.metadata.sharedObjectHash = soHash;
+  out.metadata.sharedObjects = {SharedObjectRef{soHash, soBytes->size()}};
   out.metadata.sources = displayNames;
   out.metadata.targets = flags.targets;
   out.metadata.vertexTypes = std::move(vertexTypes);
   out.metadata.compilerOutput = diagnostics;
   out.gpBytes = encodeGp(out.metadata, soBytes->data(), soBytes->size());
   out.contentHash = contentHash(out.gpBytes.data(), out.gpBytes.size());
-  out.gpPath = gpPath;
-  if (!writeFileAtomic(gpPath, out.gpBytes.data(), out.gpBytes.size()))
-    ASPEN_LOG(Warn, "cannot write compiled codelets to the cache: " << gpPath);
+  // A cache that cannot take the library (a full disk) only means "not cached":
+  // the library's bytes stay in memory (gpPath empty).
+  if (writeFileAtomic(gpPath, out.gpBytes.data(), out.gpBytes.size()))
+    out.gpPath = gpPath;
+  else
+    ASPEN_LOG(Warn, "cannot write compiled codelets to the cache ("
+                        << gpPath << "); they are kept in memory, not cached");
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   ASPEN_LOG(Info, "compiled codelets " << allNames << " (" << out.metadata.vertexTypes.size()

@@ -34,7 +34,7 @@ CodeletFlags parseCodeletFlags(std::string_view flags);
 
 /// A compiled vertex library.
 struct CompiledCodelets {
-  std::string gpPath;      // the .gp file in the codelet cache
+  std::string gpPath;      // the .gp file in the codelet cache; empty if it could not be cached
   std::string contentHash; // of the .gp bytes
   std::vector<std::uint8_t> gpBytes;
   LibraryMetadata metadata;
@@ -59,7 +59,10 @@ std::string extensionOf(const std::string &path);
 enum class SourceLanguage { Cpp, C, Assembly, Unknown };
 SourceLanguage languageOf(const std::string &path);
 
-/// The host compiler command ($ASPEN_CXX, else "g++").
+/// The host compiler command ($ASPEN_CXX, else "g++"; see docs/codelets.md for why
+/// GCC stays the default although Poplar's popc is clang-based).
 std::string hostCompiler();
+/// Whether `cxx --version` names clang (it takes no GCC-only flags).
+bool hostCompilerIsClang(const std::string &cxx);
 
 } // namespace aspen::codelets

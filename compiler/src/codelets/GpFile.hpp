@@ -16,13 +16,28 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace aspen::codelets {
 
 /// 2: the checksum became exe::Hash128 (version 1 files would read as corrupt).
-constexpr std::uint32_t kGpFormatVersion = 2;
+/// 3: a library may hold several shared objects (popc links .gp inputs into one
+///    library); the metadata lists them ("sharedObjects") and each vertex names its
+///    part. Version 2 files (one shared object) are still read.
+constexpr std::uint32_t kGpFormatVersion = 3;
+constexpr std::uint32_t kGpOldestReadableVersion = 2;
+
+/// Bounds the reader enforces on metadata (a vertex object lives in one tile's memory).
+constexpr std::uint32_t kMaxVertexObjectBytes = 1u << 24;
+constexpr std::uint32_t kMaxFieldAlign = 1u << 16;
+
+/// One shared object of a library, in the order they follow the metadata.
+struct SharedObjectRef {
+  std::string hash;       // content hash of its bytes
+  std::uint64_t size = 0; // bytes
+};
 
 /// What a vertex library holds besides its code.
 struct LibraryMetadata {
@@ -32,23 +47,58 @@ struct LibraryMetadata {
   std::vector<std::string> targets;            // e.g. {"ipu2", "cpu"}; informational
   std::vector<ir::VertexTypeInfo> vertexTypes; // `library` left 0
   std::string compilerOutput;                  // the host compiler's warnings, replayed on a cache hit
+  /// The shared objects (one unless popc linked .gp inputs); empty = one, the whole region.
+  std::vector<SharedObjectRef> sharedObjects;
+  /// Parallel to vertexTypes: the index of the shared object that implements each
+  /// (empty = all in part 0).
+  std::vector<std::uint32_t> vertexParts;
+  /// Parallel to sources: how many vertex types each source declared (empty = unknown).
+  std::vector<std::uint32_t> vertexCounts;
+  /// Other names of vertex types: a template instantiation as the source wrote it with
+  /// defaulted arguments left out ("Foo<float>") -> its canonical name ("Foo<float,2>").
+  std::map<std::string, std::string> aliases;
 };
 
 /// A decoded .gp: the metadata and where the shared object is in the bytes.
 struct GpContents {
   LibraryMetadata metadata;
-  std::size_t sharedObjectOffset = 0;
+  std::size_t sharedObjectOffset = 0; // the whole shared-object region (all parts)
   std::size_t sharedObjectSize = 0;
+  struct Part {
+    std::size_t offset = 0; // in the file's bytes
+    std::size_t size = 0;
+  };
+  std::vector<Part> parts; // at least one; metadata.sharedObjects has the same length
 };
 
 /// Builds the bytes of a .gp file.
 std::vector<std::uint8_t> encodeGp(const LibraryMetadata &metadata, const std::uint8_t *sharedObject,
                                    std::size_t sharedObjectSize);
 
+/// Links decoded libraries into one .gp (popc with .gp inputs): their shared objects
+/// become the parts of one library. Throws graph_object_creation_error naming a
+/// vertex type defined by two inputs.
+struct GpInput {
+  const std::uint8_t *bytes = nullptr;
+  std::size_t size = 0;
+  std::string name; // for messages
+};
+std::vector<std::uint8_t> linkGp(const std::vector<GpInput> &inputs, const std::vector<std::string> &targets);
+
 /// Checks and decodes a .gp file's bytes. Throws poplar::graph_object_load_error
 /// naming `fileName` and the problem: not a .gp, truncated, another format
-/// version, corrupt content or metadata.
+/// version, corrupt content or metadata. Every count, offset, size, alignment and
+/// type in the metadata is checked before use (a field lies inside its vertex
+/// object, its size fits its shape, ...), so the metadata may come from anyone;
+/// the shared object is native code, and loading it means trusting it. This is the
+/// entry point a fuzzer of .gp files calls.
 GpContents decodeGp(const std::uint8_t *data, std::size_t size, const std::string &fileName);
+
+/// The bytes of a library a graph recorded (Graph::addCodelets): kept in memory, or
+/// read again from its file and checked against the content hash recorded then.
+/// Throws graph_object_load_error naming the file and `neededBy` (defined in
+/// GraphCodelets.cpp).
+std::vector<std::uint8_t> readCodeletLibrary(const ir::CodeletLibrary &library, const std::string &neededBy);
 
 /// Reads a whole file; throws graph_object_load_error naming it if it cannot.
 std::vector<std::uint8_t> readBinaryFile(const std::string &path);
@@ -56,6 +106,11 @@ std::vector<std::uint8_t> readBinaryFile(const std::string &path);
 /// The metadata as JSON text and back (exposed for tests and popc --describe).
 std::string metadataToJson(const LibraryMetadata &metadata);
 LibraryMetadata metadataFromJson(const std::string &json, const std::string &fileName);
+
+/// Checks a library's vertex types (what decodeGp checks of the metadata, and what
+/// the codelet compiler checks of a fresh library): throws graph_object_load_error
+/// naming `fileName`, the vertex type and the field.
+void validateVertexTypes(const std::vector<ir::VertexTypeInfo> &types, const std::string &fileName);
 
 /// Poplar's C spelling of an element type id ("unsigned int") and back.
 const char *elementTypeName(poplar::Type::Id id);

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <ostream>
 #include <unistd.h>
 
@@ -56,13 +57,21 @@ CodeletFileType fileTypeFromExtension(const std::string &path) {
 }
 
 /// Records a vertex library and its vertex types. False if it was already added.
+/// The graph compiler later takes the library from `path`, checked against
+/// `contentHash`, or from `bytes` when given (a library the cache could not keep).
 bool registerLibrary(GraphData &data, const std::string &contentHash, const std::string &path,
-                     const std::string &origin, const aspen::codelets::LibraryMetadata &metadata) {
+                     const std::string &origin, const aspen::codelets::LibraryMetadata &metadata,
+                     std::shared_ptr<const std::vector<std::uint8_t>> bytes = nullptr) {
   for (const auto &lib : data.codeletLibraries)
     if (lib.contentHash == contentHash)
       return false;
   const auto libraryIndex = static_cast<std::uint32_t>(data.codeletLibraries.size());
-  data.codeletLibraries.push_back(aspen::ir::CodeletLibrary{contentHash, path, origin});
+  aspen::ir::CodeletLibrary library;
+  library.contentHash = contentHash;
+  library.path = path;
+  library.origin = origin;
+  library.bytes = std::move(bytes);
+  data.codeletLibraries.push_back(std::move(library));
   for (const VertexTypeInfo &type : metadata.vertexTypes) {
     auto it = data.vertexTypeByName.find(type.name);
     if (it != data.vertexTypeByName.end()) {
@@ -75,6 +84,13 @@ bool registerLibrary(GraphData &data, const std::string &contentHash, const std:
     added.library = libraryIndex;
     data.vertexTypeByName.emplace(added.name, static_cast<std::uint32_t>(data.vertexTypes.size()));
     data.vertexTypes.push_back(std::move(added));
+  }
+  // Template instantiations also answer to the name the source wrote with defaulted
+  // arguments left out.
+  for (const auto &[alias, target] : metadata.aliases) {
+    auto it = data.vertexTypeByName.find(target);
+    if (it != data.vertexTypeByName.end() && data.vertexTypes[it->second].library == libraryIndex)
+      data.vertexTypeByName.emplace(alias, it->second);
   }
   ASPEN_LOG(Debug,
             "added codelets from '" << origin << "': " << metadata.vertexTypes.size() << " vertex types");
@@ -101,9 +117,13 @@ bool addGpFile(GraphData &data, const std::string &file) {
 bool addCompiled(GraphData &data, const std::vector<std::string> &sources, StringRef flags,
                  std::ostream *output, const std::vector<std::string> &displayNames) {
   const auto parsed = aspen::codelets::parseCodeletFlags(std::string_view(flags.data(), flags.size()));
-  const auto compiled = aspen::codelets::compileCodelets(sources, parsed, output, displayNames);
+  auto compiled = aspen::codelets::compileCodelets(sources, parsed, output, displayNames);
+  std::shared_ptr<const std::vector<std::uint8_t>> bytes;
+  if (compiled.gpPath.empty()) // not cached: keep the bytes
+    bytes = std::make_shared<const std::vector<std::uint8_t>>(std::move(compiled.gpBytes));
   return registerLibrary(data, compiled.contentHash, compiled.gpPath,
-                         displayNames.empty() ? sources.front() : displayNames.front(), compiled.metadata);
+                         displayNames.empty() ? sources.front() : displayNames.front(), compiled.metadata,
+                         std::move(bytes));
 }
 
 /// Writes codelet source text into the cache (by content) and returns its path.
@@ -195,3 +215,23 @@ void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, std::
 }
 
 } // namespace poplar
+
+namespace aspen::codelets {
+
+std::vector<std::uint8_t> readCodeletLibrary(const ir::CodeletLibrary &library, const std::string &neededBy) {
+  if (library.bytes)
+    return *library.bytes;
+  auto bytes = readFileIfExists(library.path);
+  if (!bytes)
+    throw poplar::graph_object_load_error("Cannot read vertex library '" + library.path +
+                                          "' (codelets from '" + library.origin +
+                                          "') while compiling the graph: it is needed by " + neededBy);
+  if (contentHash(bytes->data(), bytes->size()) != library.contentHash)
+    throw poplar::graph_object_load_error(
+        "Vertex library '" + library.path + "' (codelets from '" + library.origin +
+        "') changed after Graph::addCodelets read it: its content hash is no longer " + library.contentHash +
+        "; add the codelets again to a new graph");
+  return std::move(*bytes);
+}
+
+} // namespace aspen::codelets

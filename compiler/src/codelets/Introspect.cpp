@@ -115,14 +115,17 @@ struct ClassWalk {
   VertexBase base = VertexBase::None;
   bool hasCompute = false;
   std::vector<std::string> fields;
+  std::vector<std::string> fieldTypes;
 };
 
 void addField(ClassWalk &walk, CXCursor field) {
   if (clang_Cursor_isBitField(field))
     return; // a bit-field has no address, so it cannot be a vertex field
   std::string name = take(clang_getCursorSpelling(field));
-  if (!name.empty())
+  if (!name.empty()) {
     walk.fields.push_back(std::move(name));
+    walk.fieldTypes.push_back(take(clang_getTypeSpelling(clang_getCursorType(field))));
+  }
 }
 
 void walkClass(CXCursor decl, CXType type, ClassWalk &walk, int depth) {
@@ -170,21 +173,40 @@ void walkClass(CXCursor decl, CXType type, ClassWalk &walk, int depth) {
   });
 }
 
-/// True for `template class Foo<float>;` (not for `template <> class Foo<int> {...}`
-/// nor `extern template class ...`).
+/// Whether libclang shows a class body (bases, members) under this specialization.
+bool hasBodyChildren(CXCursor c) {
+  bool hasBody = false;
+  forEachChild(c, [&](CXCursor child) {
+    const CXCursorKind k = kindOf(child);
+    hasBody = hasBody || clang_isDeclaration(k) || k == CXCursor_CXXBaseSpecifier;
+  });
+  return hasBody;
+}
+
+/// True for an explicit instantiation (`template class Foo<float>;`), however it is
+/// spelled: written out, produced by a macro from another header, nested macros.
+/// libclang visits the body (bases, fields, methods) of an explicit specialization
+/// (`template <> class Foo<int> {...}`) but never that of an explicit instantiation,
+/// whose children only name the template and its arguments; an implicit instantiation
+/// is not a declaration of the translation unit at all. The tokens only tell an
+/// explicit instantiation declaration (`extern template class ...`) apart, when it is
+/// written out (through a macro the tokens are the macro's name).
 bool isExplicitInstantiation(CXCursor c) {
+  if (hasBodyChildren(c))
+    return false;
   CXTranslationUnit tu = clang_Cursor_getTranslationUnit(c);
   CXToken *tokens = nullptr;
   unsigned count = 0;
   clang_tokenize(tu, clang_getCursorExtent(c), &tokens, &count);
-  bool result = false;
-  if (count >= 2) {
-    const std::string first = take(clang_getTokenSpelling(tu, tokens[0]));
-    const std::string second = take(clang_getTokenSpelling(tu, tokens[1]));
-    result = first == "template" && second != "<";
-  }
+  bool isExtern = false;
+  for (unsigned i = 0; i < count && i < 2; ++i)
+    isExtern = isExtern || take(clang_getTokenSpelling(tu, tokens[i])) == "extern";
+  bool isSpecialization = false;
+  if (count >= 2)
+    isSpecialization = take(clang_getTokenSpelling(tu, tokens[0])) == "template" &&
+                       take(clang_getTokenSpelling(tu, tokens[1])) == "<";
   clang_disposeTokens(tu, tokens, count);
-  return result;
+  return !isExtern && !isSpecialization;
 }
 
 bool insideTemplateOrFunction(CXCursor c) {
@@ -210,8 +232,13 @@ std::string trim(const std::string &s) {
   return s.substr(b, e - b);
 }
 
-/// Poplar's spelling of a type argument: no space after commas, `>>` closers.
-std::string normaliseTypeSpelling(const std::string &spelling) {
+/// Poplar's spelling of a type argument: no space after commas, `>>` closers, no
+/// `(anonymous namespace)::` (a name the generated unit could not spell; it sees the
+/// source's anonymous namespace anyway).
+std::string normaliseTypeSpelling(const std::string &spellingIn) {
+  std::string spelling = spellingIn;
+  for (std::size_t at; (at = spelling.find("(anonymous namespace)::")) != std::string::npos;)
+    spelling.erase(at, 23);
   std::string out;
   for (std::size_t i = 0; i < spelling.size(); ++i) {
     const char ch = spelling[i];
@@ -289,7 +316,58 @@ std::string canonicalValue(const std::string &text, const CXCursor *param) {
   return text;
 }
 
-std::string canonicalSpecialisationName(CXType type, CXCursor pattern) {
+/// Poplar's spelling of an integral template argument of parameter `param`:
+/// `true`, `3`, `ns::Enum::VALUE`.
+std::string integralSpelling(long long value, unsigned long long unsignedValue, const CXCursor *param) {
+  CXType type = param ? clang_getCanonicalType(clang_getCursorType(*param)) : CXType{};
+  const bool isUnsigned = type.kind == CXType_UInt || type.kind == CXType_ULong ||
+                          type.kind == CXType_ULongLong || type.kind == CXType_UShort ||
+                          type.kind == CXType_UChar || type.kind == CXType_Char16 ||
+                          type.kind == CXType_Char32 || type.kind == CXType_UInt128;
+  if (type.kind == CXType_Bool)
+    return value ? "true" : "false";
+  if (type.kind == CXType_Enum) {
+    CXCursor decl = clang_getTypeDeclaration(type);
+    std::string enumerator;
+    forEachChild(decl, [&](CXCursor child) {
+      if (enumerator.empty() && kindOf(child) == CXCursor_EnumConstantDecl &&
+          clang_getEnumConstantDeclValue(child) == value)
+        enumerator = take(clang_getCursorSpelling(child));
+    });
+    if (!enumerator.empty())
+      return qualifiedName(decl) + "::" + enumerator;
+    return "(" + qualifiedName(decl) + ")" + std::to_string(value);
+  }
+  return isUnsigned ? std::to_string(unsignedValue) : std::to_string(value);
+}
+
+/// The value of a non-type template parameter's default argument, spelled as above;
+/// empty if it has none or it cannot be evaluated on its own (it depends on other
+/// parameters).
+std::string defaultArgument(const CXCursor &param) {
+  if (kindOf(param) != CXCursor_NonTypeTemplateParameter)
+    return "";
+  std::string out;
+  forEachChild(param, [&](CXCursor child) {
+    if (!out.empty() || !clang_isExpression(kindOf(child)))
+      return;
+    CXEvalResult result = clang_Cursor_Evaluate(child);
+    if (!result)
+      return;
+    if (clang_EvalResult_getKind(result) == CXEval_Int)
+      out = integralSpelling(clang_EvalResult_getAsLongLong(result), clang_EvalResult_getAsUnsigned(result),
+                             &param);
+    clang_EvalResult_dispose(result);
+  });
+  return out;
+}
+
+/// The canonical name of the explicit instantiation `specialization` of `pattern`.
+/// `alias` receives the name with only the arguments the source wrote, when it left
+/// defaulted ones out (`Foo<float>`), else "".
+std::string canonicalSpecialisationName(CXCursor specialization, CXType type, CXCursor pattern,
+                                        std::string &alias) {
+  alias.clear();
   CXCursor primary = pattern;
   if (kindOf(primary) == CXCursor_ClassTemplatePartialSpecialization)
     primary = clang_getSpecializedCursorTemplate(primary);
@@ -297,18 +375,38 @@ std::string canonicalSpecialisationName(CXType type, CXCursor pattern) {
   const std::string spelled = take(clang_getTypeSpelling(type));
   const std::vector<std::string> written = splitTemplateArguments(spelled);
   const int count = clang_Type_getNumTemplateArguments(type);
-  if (count < 0)
+  const int cursorCount = clang_Cursor_getNumTemplateArguments(specialization);
+  if (count < 0 && cursorCount < 0)
     return normaliseTypeSpelling(spelled);
+  // Every argument, defaulted ones included (`Foo<float,2,float,false>` for
+  // `template class Foo<float>;`), however the instantiation was written, so that a
+  // type has one name; never an empty argument (`Foo<float,>`).
+  const int n = std::max(count, cursorCount);
   std::string name = qualifiedName(primary) + "<";
-  for (int i = 0; i < count; ++i) {
+  const bool wroteFewer =
+      spelled.find('<') != std::string::npos && !written.empty() && static_cast<int>(written.size()) < n;
+  for (int i = 0; i < n; ++i) {
+    if (wroteFewer && static_cast<std::size_t>(i) == written.size())
+      alias = name + ">";
     if (i)
       name += ",";
-    CXType arg = clang_Type_getTemplateArgumentAsType(type, static_cast<unsigned>(i));
+    const auto u = static_cast<unsigned>(i);
+    const CXCursor *param = u < params.size() ? &params[u] : nullptr;
+    CXType arg = i < count ? clang_Type_getTemplateArgumentAsType(type, u) : CXType{};
     if (arg.kind != CXType_Invalid) {
-      name += normaliseTypeSpelling(take(clang_getTypeSpelling(arg)));
-    } else {
-      const std::string text = static_cast<std::size_t>(i) < written.size() ? written[i] : "";
-      name += canonicalValue(text, static_cast<std::size_t>(i) < params.size() ? &params[i] : nullptr);
+      name += normaliseTypeSpelling(take(clang_getTypeSpelling(clang_getCanonicalType(arg))));
+      continue;
+    }
+    const CXTemplateArgumentKind kind = i < cursorCount
+                                            ? clang_Cursor_getTemplateArgumentKind(specialization, u)
+                                            : CXTemplateArgumentKind_Invalid;
+    if (kind == CXTemplateArgumentKind_Integral) {
+      name += integralSpelling(clang_Cursor_getTemplateArgumentValue(specialization, u),
+                               clang_Cursor_getTemplateArgumentUnsignedValue(specialization, u), param);
+    } else if (u < written.size()) {
+      name += canonicalValue(written[u], param);
+    } else if (param) {
+      name += defaultArgument(*param); // empty (and so rejected by name) if it cannot be evaluated
     }
   }
   return name + ">";
@@ -331,20 +429,25 @@ public:
   }
 
 private:
-  std::set<std::string> seen_;
+  std::set<std::string> seen_, notVertexSeen_;
 
   void considerClass(CXCursor c) {
     CXCursor pattern = clang_getSpecializedCursorTemplate(c);
     ClassWalk walk;
-    std::string name;
+    std::string name, alias;
     if (!isNull(pattern)) {
-      if (!isExplicitInstantiation(c))
+      // An explicit instantiation, or an explicit specialization with a body (a
+      // complete class of its own, as PopLibs writes some vertices).
+      if (!isExplicitInstantiation(c) && !(hasBodyChildren(c) && clang_isCursorDefinition(c)))
         return;
       CXType type = clang_getCursorType(c);
       walkClass(c, type, walk, 0);
-      if (walk.base == VertexBase::None || !walk.hasCompute)
+      name = canonicalSpecialisationName(c, type, pattern, alias);
+      if (walk.base == VertexBase::None || !walk.hasCompute) {
+        if (notVertexSeen_.insert(name).second)
+          result.notVertices.push_back(name);
         return;
-      name = canonicalSpecialisationName(type, pattern);
+      }
     } else {
       if (!clang_isCursorDefinition(c) || insideTemplateOrFunction(c))
         return;
@@ -359,7 +462,9 @@ private:
       return;
     IntrospectedVertex v;
     v.name = name;
+    v.alias = alias;
     v.fields = std::move(walk.fields);
+    v.fieldTypes = std::move(walk.fieldTypes);
     CXFile file;
     unsigned line = 0, column = 0, offset = 0;
     clang_getSpellingLocation(clang_getCursorLocation(c), &file, &line, &column, &offset);

@@ -16,14 +16,24 @@ struct IntrospectedVertex {
   /// Poplar's canonical spelling, also valid C++ naming the class:
   /// "Foo", "ns::Bar<unsigned int,true>", "Baz<popops::Op::ADD,float>".
   std::string name;
+  /// The name as the source wrote it when it left defaulted template arguments out
+  /// ("Foo<float>" for "Foo<float,2>"), else empty; the graph accepts both.
+  std::string alias;
   /// Data members in layout order, those of base classes first.
   std::vector<std::string> fields;
+  /// The fields' C++ types as libclang spells them (parallel to `fields`), for messages.
+  std::vector<std::string> fieldTypes;
   std::string file; // where the class or the explicit instantiation is written
   unsigned line = 0;
 };
 
 struct IntrospectionResult {
   std::vector<IntrospectedVertex> vertices;
+  /// Explicit instantiations and specializations that introspection did not take
+  /// for vertex types (no vertex base or no compute found). The generated unit has
+  /// the host compiler confirm each, so a vertex type introspection missed is an
+  /// error naming it, never a silently missing vertex.
+  std::vector<std::string> notVertices;
   /// Errors libclang reported ("file:line:col: error: ..."). The host compiler
   /// has the last word on whether a codelet compiles; these only explain a
   /// vertex type that could not be found.

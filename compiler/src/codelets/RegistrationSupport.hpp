@@ -76,6 +76,7 @@ template <class F> struct FieldTraits {
   static constexpr std::uint8_t layout = 0;
   static constexpr std::uint8_t outerLayout = 0;
   static constexpr std::uint32_t minAlign = alignof(F);
+  static constexpr bool supported = true; // any trivially copyable state (a struct: not connectable)
 };
 
 template <std::uint8_t Kind> struct EdgeKind { static constexpr std::uint8_t kind = Kind; };
@@ -88,6 +89,7 @@ template <std::uint8_t Kind, class T> struct EdgeTraits {
   static constexpr std::uint8_t layout = 0;
   static constexpr std::uint8_t outerLayout = 0;
   static constexpr std::uint32_t minAlign = alignof(T);
+  static constexpr bool supported = elementType != 0; // an edge carries tensor elements
 };
 template <std::uint8_t Kind, class T, poplar::VectorLayout L, unsigned A, bool I>
 struct EdgeTraits<Kind, poplar::Vector<T, L, A, I>> {
@@ -97,6 +99,7 @@ struct EdgeTraits<Kind, poplar::Vector<T, L, A, I>> {
   static constexpr std::uint8_t layout = layoutOf(L);
   static constexpr std::uint8_t outerLayout = 0;
   static constexpr std::uint32_t minAlign = A;
+  static constexpr bool supported = elementType != 0;
 };
 template <std::uint8_t Kind, class T, poplar::VectorListLayout L, unsigned A, bool I>
 struct EdgeTraits<Kind, poplar::VectorList<T, L, A, I>> {
@@ -106,6 +109,7 @@ struct EdgeTraits<Kind, poplar::VectorList<T, L, A, I>> {
   static constexpr std::uint8_t layout = layoutOf(poplar::VectorLayout::SPAN);
   static constexpr std::uint8_t outerLayout = layoutOf(L);
   static constexpr std::uint32_t minAlign = A;
+  static constexpr bool supported = elementType != 0;
 };
 
 template <class T> struct FieldTraits<poplar::Input<T>> : EdgeTraits<ASPEN_FIELD_INPUT, T> {};
@@ -120,6 +124,7 @@ template <class Inner, poplar::VectorLayout L> struct VectorTraits {
   static constexpr std::uint8_t layout = layoutOf(L);
   static constexpr std::uint8_t outerLayout = 0;
   static constexpr std::uint32_t minAlign = alignof(Inner);
+  static constexpr bool supported = elementType != 0; // a state array of element values
 };
 template <class Edge, poplar::VectorLayout L> struct EdgeListTraits {
   typedef FieldTraits<Edge> Inner;
@@ -130,6 +135,7 @@ template <class Edge, poplar::VectorLayout L> struct EdgeListTraits {
   static constexpr std::uint8_t layout = Inner::layout;
   static constexpr std::uint8_t outerLayout = layoutOf(L);
   static constexpr std::uint32_t minAlign = Inner::minAlign;
+  static constexpr bool supported = Inner::supported;
 };
 template <class T, poplar::VectorLayout L, unsigned A, bool I>
 struct FieldTraits<poplar::Vector<T, L, A, I>> : VectorTraits<T, L> {
@@ -164,7 +170,8 @@ template <class Tag, class V, class MP, MP M> struct FieldProbe {
     entry->layout = Traits::layout;
     entry->outerLayout = Traits::outerLayout;
     entry->isConst = std::is_const<F>::value ? 1 : 0;
-    entry->reserved[0] = entry->reserved[1] = 0;
+    entry->unsupported = Traits::supported && std::is_trivially_copyable<F>::value ? 0 : 1;
+    entry->reserved = 0;
   }
 };
 
@@ -210,6 +217,18 @@ template <class Tag, class V, class MP, MP M> struct ComputeProbe {
   friend int aspenCompute(Tag, void *vertex, unsigned workerId) {
     return invoke(static_cast<V *>(vertex), M, workerId);
   }
+};
+
+/// Whether the host compiler sees a vertex type: a class deriving from a vertex
+/// base with an accessible compute member. Checked (must be false) for every
+/// explicit instantiation introspection did not take for a vertex.
+template <class T, class = void> struct HasCompute : std::false_type {};
+template <class T> struct HasCompute<T, decltype((void)&T::compute)> : std::true_type {};
+template <class T> struct IsVertexType {
+  static constexpr bool value =
+      (std::is_base_of<poplar::Vertex, T>::value || std::is_base_of<poplar::MultiVertex, T>::value ||
+       std::is_base_of<poplar::SupervisorVertex, T>::value) &&
+      HasCompute<T>::value;
 };
 
 template <class V> constexpr std::uint32_t vertexFlags() {

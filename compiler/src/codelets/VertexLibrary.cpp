@@ -7,6 +7,7 @@
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
 
+#include <cstring>
 #include <dlfcn.h>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,7 @@ struct Registry {
   std::mutex mutex;
   std::unordered_map<std::string, std::unique_ptr<LoadedVertexLibrary>> bySharedObject;
   std::unordered_map<std::string, const LoadedVertexLibrary *> byGp;
+  std::vector<std::unique_ptr<LoadedVertexLibrary>> composites; // linked libraries
 };
 
 Registry &registry() {
@@ -45,9 +47,16 @@ const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, co
     const std::string dir = codeletCacheDir() + "/lib";
     if (makeDirectories(dir)) {
       const std::string candidate = dir + "/" + soHash + ".so";
-      struct stat st;
-      if ((::stat(candidate.c_str(), &st) == 0 && static_cast<std::size_t>(st.st_size) == size) ||
-          writeFileAtomic(candidate, bytes, size))
+      // Reuse a cached copy only if it holds exactly these bytes; a damaged (or
+      // swapped) one is replaced, so the cache heals itself.
+      bool intact = false;
+      if (auto existing = readFileIfExists(candidate)) {
+        intact = existing->size() == size && (size == 0 || std::memcmp(existing->data(), bytes, size) == 0);
+        if (!intact)
+          ASPEN_LOG(Warn, "codelet cache: " << candidate << " does not hold the shared object of '" << name
+                                            << "' (damaged); rewriting it");
+      }
+      if (intact || writeFileAtomic(candidate, bytes, size))
         path = candidate;
     }
   } catch (const poplar::poplar_error &) {
@@ -92,10 +101,26 @@ LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectH
                                           std::to_string(version()) + ", but this Aspen uses version " +
                                           std::to_string(ASPEN_CODELET_ABI_VERSION));
   unsigned count = 0;
-  entries_ = entries(&count);
+  const AspenVertexEntry *table = entries(&count);
   count_ = count;
-  for (std::size_t i = 0; i < count_; ++i)
-    byName_.emplace(std::string_view(entries_[i].name), &entries_[i]);
+  for (std::size_t i = 0; i < count_; ++i) {
+    entries_.push_back(&table[i]);
+    byName_.emplace(std::string_view(table[i].name), &table[i]);
+  }
+}
+
+LoadedVertexLibrary::LoadedVertexLibrary(const std::vector<const LoadedVertexLibrary *> &parts,
+                                         std::string hash)
+    : hash_(std::move(hash)), parts_(parts) {
+  for (const LoadedVertexLibrary *part : parts) {
+    path_ += (path_.empty() ? "" : " + ") + part->path();
+    for (std::size_t i = 0; i < part->numEntries(); ++i) {
+      const AspenVertexEntry *e = &part->entry(i);
+      if (byName_.emplace(std::string_view(e->name), e).second)
+        entries_.push_back(e);
+    }
+  }
+  count_ = entries_.size();
 }
 
 const AspenVertexEntry *LoadedVertexLibrary::find(std::string_view name) const {
@@ -104,14 +129,17 @@ const AspenVertexEntry *LoadedVertexLibrary::find(std::string_view name) const {
 }
 
 void LoadedVertexLibrary::setPrintSink(AspenPrintSink sink, void *context) const {
-  setSink_(sink, context);
+  if (setSink_)
+    setSink_(sink, context);
+  for (const LoadedVertexLibrary *part : parts_)
+    part->setPrintSink(sink, context);
 }
 
 std::vector<ir::VertexTypeInfo> LoadedVertexLibrary::describe() const {
   std::vector<ir::VertexTypeInfo> out;
   out.reserve(count_);
   for (std::size_t i = 0; i < count_; ++i) {
-    const AspenVertexEntry &e = entries_[i];
+    const AspenVertexEntry &e = *entries_[i];
     ir::VertexTypeInfo v;
     v.name = e.name;
     v.objectSize = e.size;
@@ -145,6 +173,45 @@ const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std
   return loadLocked(r, soHash, bytes, size, nameForMessages);
 }
 
+namespace {
+
+/// The metadata a .gp records must be what its shared object says of itself: the
+/// graph compiler lays out vertex objects from the metadata, the code reads them as
+/// the host compiler laid them out.
+void checkMetadataAgainstCode(const GpContents &gp, const LoadedVertexLibrary &lib, const std::string &name) {
+  auto mismatch = [&](const std::string &what) {
+    throw poplar::graph_object_load_error("Cannot load vertex library '" + name + "': " + what +
+                                          " in its metadata disagrees with its shared object (the file was "
+                                          "edited or assembled from different libraries)");
+  };
+  if (gp.metadata.vertexTypes.size() != lib.numEntries())
+    mismatch("the number of vertex types (" + std::to_string(gp.metadata.vertexTypes.size()) + " vs " +
+             std::to_string(lib.numEntries()) + ")");
+  for (const ir::VertexTypeInfo &v : gp.metadata.vertexTypes) {
+    const AspenVertexEntry *e = lib.find(v.name);
+    const std::string vertex = "vertex type '" + v.name + "'";
+    if (!e)
+      mismatch(vertex);
+    if (e->size != v.objectSize || e->align != v.objectAlign || e->numFields != v.fields.size() ||
+        ((e->flags & ASPEN_VERTEX_MULTI) != 0) != v.isMultiVertex ||
+        ((e->flags & ASPEN_VERTEX_SUPERVISOR) != 0) != v.isSupervisor)
+      mismatch("the size, alignment, kind or number of fields of " + vertex);
+    for (std::size_t k = 0; k < v.fields.size(); ++k) {
+      const ir::FieldInfo &f = v.fields[k];
+      const AspenFieldEntry &c = e->fields[k];
+      if (f.name != (c.name ? c.name : "") || f.offset != c.offset || f.size != c.size ||
+          static_cast<unsigned>(f.kind) != c.kind || static_cast<unsigned>(f.shape) != c.shape ||
+          static_cast<unsigned>(f.elementType.id()) != c.elementType ||
+          static_cast<unsigned>(f.layout) != c.layout ||
+          static_cast<unsigned>(f.outerLayout) != c.outerLayout || f.minAlign != c.minAlign ||
+          f.isConst != (c.isConst != 0))
+        mismatch("field '" + f.name + "' of " + vertex);
+    }
+  }
+}
+
+} // namespace
+
 const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const std::uint8_t *gpBytes,
                                              std::size_t size, const std::string &nameForMessages) {
   Registry &r = registry();
@@ -153,12 +220,29 @@ const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const st
   if (it != r.byGp.end())
     return *it->second;
   const std::string name = describeName(nameForMessages, "vertex library " + gpHash);
+  if (contentHash(gpBytes, size) != gpHash)
+    throw poplar::graph_object_load_error("Cannot load vertex library '" + name +
+                                          "': its bytes do not have the content hash recorded for it (" +
+                                          gpHash + "); it changed after it was added to the graph");
   const GpContents gp = decodeGp(gpBytes, size, name);
-  const std::uint8_t *so = gpBytes + gp.sharedObjectOffset;
-  const std::string soHash = contentHash(so, gp.sharedObjectSize);
-  const LoadedVertexLibrary &lib = loadLocked(r, soHash, so, gp.sharedObjectSize, name);
-  r.byGp.emplace(gpHash, &lib);
-  return lib;
+  std::vector<const LoadedVertexLibrary *> parts;
+  for (std::size_t p = 0; p < gp.parts.size(); ++p) {
+    const std::uint8_t *so = gpBytes + gp.parts[p].offset;
+    const std::string soHash = contentHash(so, gp.parts[p].size);
+    if (soHash != gp.metadata.sharedObjects[p].hash)
+      throw poplar::graph_object_load_error("Cannot load vertex library '" + name + "': shared object " +
+                                            std::to_string(p) + " does not match its recorded hash");
+    parts.push_back(&loadLocked(r, soHash, so, gp.parts[p].size, name));
+  }
+  const LoadedVertexLibrary *lib = parts.front();
+  if (parts.size() > 1) {
+    auto composite = std::make_unique<LoadedVertexLibrary>(parts, gpHash);
+    lib = composite.get();
+    r.composites.push_back(std::move(composite));
+  }
+  checkMetadataAgainstCode(gp, *lib, name);
+  r.byGp.emplace(gpHash, lib);
+  return *lib;
 }
 
 const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash,

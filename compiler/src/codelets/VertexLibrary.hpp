@@ -24,13 +24,15 @@ namespace aspen::codelets {
 class LoadedVertexLibrary {
 public:
   LoadedVertexLibrary(void *handle, std::string sharedObjectHash, std::string path);
+  /// A library of several shared objects (a .gp that popc linked from others).
+  LoadedVertexLibrary(const std::vector<const LoadedVertexLibrary *> &parts, std::string hash);
   LoadedVertexLibrary(const LoadedVertexLibrary &) = delete;
   LoadedVertexLibrary &operator=(const LoadedVertexLibrary &) = delete;
 
   /// The entry of vertex type `name` (canonical spelling), or null.
   const AspenVertexEntry *find(std::string_view name) const;
   std::size_t numEntries() const { return count_; }
-  const AspenVertexEntry &entry(std::size_t i) const { return entries_[i]; }
+  const AspenVertexEntry &entry(std::size_t i) const { return *entries_[i]; }
   /// Where printf() from this library's codelets goes (null: stdout).
   void setPrintSink(AspenPrintSink sink, void *context) const;
   const std::string &sharedObjectHash() const { return hash_; }
@@ -39,17 +41,23 @@ public:
   std::vector<ir::VertexTypeInfo> describe() const;
 
 private:
-  void *handle_;
+  void *handle_ = nullptr;
   std::string hash_;
   std::string path_;
-  const AspenVertexEntry *entries_ = nullptr;
+  std::vector<const AspenVertexEntry *> entries_;
   std::size_t count_ = 0;
   void (*setSink_)(AspenPrintSink, void *) = nullptr;
+  std::vector<const LoadedVertexLibrary *> parts_; // a linked library: setPrintSink reaches each
   std::unordered_map<std::string_view, const AspenVertexEntry *> byName_;
 };
 
 /// Loads the library in a .gp file's bytes (`gpHash` = contentHash of the bytes,
-/// as in ir::CodeletLibrary and the executable). Throws graph_object_load_error.
+/// as in ir::CodeletLibrary and the executable). Checks the bytes against `gpHash`
+/// and the metadata against what the shared object itself describes (names, sizes,
+/// field offsets, kinds and types), so a library swapped or edited after the graph
+/// recorded it is a named error, never a vertex run with the wrong layout. A shared
+/// object found in the cache is reused only if its bytes are those of the library
+/// (a damaged one is rewritten). Throws graph_object_load_error.
 const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const std::uint8_t *gpBytes,
                                              std::size_t size, const std::string &nameForMessages = "");
 const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash,

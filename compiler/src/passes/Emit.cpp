@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "passes/Emit.hpp"
+#include "passes/ProfileTables.hpp"
 
+#include "codelets/GpFile.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
 
@@ -41,13 +43,6 @@ private:
   const ExchangePlan &plan_;
   const AllocationResult &alloc_;
 };
-
-std::vector<std::uint8_t> readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return {};
-  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 } // namespace
 
@@ -144,11 +139,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
       const ir::CodeletLibrary &lib = g.codeletLibraries[info.library];
       exe::CodeletLibraryBlob blob;
       blob.contentHash = lib.contentHash;
-      blob.bytes = readFile(lib.path);
-      if (blob.bytes.empty())
-        throw poplar::graph_object_load_error(
-            "cannot read vertex library '" + lib.path + "' (codelets from '" + lib.origin +
-            "') while compiling the graph: it is needed by vertex type " + info.name);
+      blob.bytes = codelets::readCodeletLibrary(lib, "vertex type " + info.name);
       libIndex[info.library] = static_cast<std::uint32_t>(x.codeletLibraries.size());
       x.codeletLibraries.push_back(std::move(blob));
     }
@@ -279,7 +270,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   using nlohmann::json;
   json prof;
   prof["format"] = "aspen-profile";
-  prof["version"] = 1;
+  prof["version"] = 2;
   prof["target"] = {{"type", g.target.type == poplar::TargetType::CPU   ? "CPU"
                              : g.target.type == poplar::TargetType::IPU ? "IPU"
                                                                         : "IPU_MODEL"},
@@ -394,6 +385,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
     }
     prof["vertexTypes"] = std::move(types);
   }
+  addProfileTables(prof, g, lp, plan, live, x);
   x.profileJson = prof.dump();
   return exe;
 }

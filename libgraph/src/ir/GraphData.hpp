@@ -94,6 +94,9 @@ struct CodeletLibrary {
   std::string contentHash; // hex digest of the .gp bytes
   std::string path;        // the .gp file (in the codelet cache or as given)
   std::string origin;      // what the user passed (source file name, "<stringstream>", ...)
+  /// The bytes, when they are not kept on disk (the codelet cache could not take
+  /// them); else the compiler re-reads `path` and checks it against contentHash.
+  std::shared_ptr<const std::vector<std::uint8_t>> bytes;
 };
 
 // ---- vertices and compute sets ---------------------------------------------

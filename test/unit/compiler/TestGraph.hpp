@@ -4,6 +4,7 @@
 // codelet compiler involved.
 #pragma once
 
+#include "codelets/ContentHash.hpp"
 #include "ir/GraphData.hpp"
 #include "ir/ProgramNode.hpp"
 #include "ir/TensorAlgebra.hpp"
@@ -66,8 +67,11 @@ public:
     // A stand-in vertex library file: the compiler embeds its bytes.
     libPath = std::filesystem::temp_directory_path() /
               ("aspen_test_lib_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++) + ".gp");
-    std::ofstream(libPath, std::ios::binary) << "not really a vertex library";
-    g->codeletLibraries.push_back({"0123456789abcdef", libPath.string(), "TestGraph"});
+    const std::string libText = "not really a vertex library";
+    std::ofstream(libPath, std::ios::binary) << libText;
+    // The compiler checks the file against the hash recorded when it was added.
+    g->codeletLibraries.push_back(
+        {codelets::contentHash(libText.data(), libText.size()), libPath.string(), "TestGraph", nullptr});
   }
   ~TestGraph() {
     std::error_code ec;

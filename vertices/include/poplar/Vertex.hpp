@@ -22,6 +22,7 @@
 
 #include <poplar/FieldTypes.hpp>
 #include <poplar/HalfFloat.hpp>
+#include <poplar/QuarterFloat.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +43,12 @@ public:
 
 /// A vertex that runs on the supervisor context (legacy); run once.
 class SupervisorVertex {};
+
+/// Poplar 3.x codelets choose their base with a compile-time condition (usually
+/// "an assembly version exists"): a SupervisorVertex when true, a Vertex when
+/// false. Either way the simulated IPU runs compute() once.
+template <bool UseSupervisor> class SupervisorVertexIf : public SupervisorVertex {};
+template <> class SupervisorVertexIf<false> : public Vertex {};
 
 template <typename T, VectorLayout L = VectorLayout::SPAN, unsigned MinAlign = alignof(T),
           bool Interleaved = false>

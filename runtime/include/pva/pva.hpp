@@ -1,0 +1,320 @@
+// Copyright (c) Aspen contributors.
+// libpva: reading a profile report from C++, as Graphcore's libpva does.
+//
+//   #include <pva/pva.hpp>        // link with -lpva
+//   auto report = pva::openReport("./profile.pop");
+//   std::cout << report.compilation().target().numTiles() << " tiles, "
+//             << report.compilation().graph().numComputeSets() << " compute sets\n";
+//   for (const pva::Tile &tile : report.compilation().tiles())
+//     std::cout << tile.number() << ": " << tile.memory().total().includingGaps() << " bytes\n";
+//   for (const pva::ExecutionStep &step : report.execution().steps())
+//     std::cout << step.program()->name() << ": " << step.cycles() << " cycles\n";
+//
+// The report is the one the engine writes with autoReport (profile.pop, or
+// profile.json; docs/profile-format.md). Every object here is a light view
+// into it that stays valid while any copy of its Report exists. Errors
+// (missing, truncated or foreign file, a newer format version) throw
+// pva::Exception (a std::runtime_error) naming the file.
+#ifndef PVA_PVA_HPP
+#define PVA_PVA_HPP
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pva {
+
+namespace detail {
+struct ReportData;
+using Data = std::shared_ptr<const ReportData>;
+} // namespace detail
+
+/// Thrown when a report cannot be opened or read.
+class Exception : public std::runtime_error {
+public:
+  explicit Exception(const std::string &message) : std::runtime_error(message) {}
+};
+
+/// The version of the SDK that wrote the report.
+class Version {
+public:
+  Version(unsigned major, unsigned minor, unsigned point, std::string text)
+      : major_(major), minor_(minor), point_(point), text_(std::move(text)) {}
+  unsigned major() const { return major_; }
+  unsigned minor() const { return minor_; }
+  unsigned point() const { return point_; }
+  /// "major.minor.point (Aspen)".
+  std::string string() const { return text_; }
+
+private:
+  unsigned major_, minor_, point_;
+  std::string text_;
+};
+
+class Target {
+public:
+  explicit Target(detail::Data d) : d_(std::move(d)) {}
+  /// "IPU_MODEL", "IPU" or "CPU".
+  std::string type() const;
+  /// "ipu2", ...
+  std::string architecture() const;
+  unsigned numIPUs() const;
+  unsigned tilesPerIPU() const;
+  unsigned numTiles() const;
+  unsigned numReplicas() const;
+  unsigned numWorkerContexts() const;
+  std::uint64_t bytesPerTile() const;
+  std::uint64_t totalMemory() const;
+  double clockFrequency() const;
+
+private:
+  detail::Data d_;
+};
+
+class Graph {
+public:
+  explicit Graph(detail::Data d) : d_(std::move(d)) {}
+  std::uint64_t numComputeSets() const;
+  std::uint64_t numVertices() const;
+  std::uint64_t numEdges() const;
+  std::uint64_t numVars() const;
+  std::uint64_t numVertexTypes() const;
+
+private:
+  detail::Data d_;
+};
+
+/// Bytes of one memory category on one tile, split as Poplar splits them.
+/// Aspen's tile memory has no interleaved or overflow regions and does not
+/// split categories into overlapped (sharing memory with another
+/// not-always-live object) or not: every byte is counted as nonOverlapped of
+/// nonInterleaved.
+class MemoryUsage {
+public:
+  explicit MemoryUsage(std::uint64_t bytes) : bytes_(bytes) {}
+  std::uint64_t nonOverlapped() const { return bytes_; }
+  std::uint64_t overlapped() const { return 0; }
+  std::uint64_t total() const { return bytes_; }
+
+private:
+  std::uint64_t bytes_;
+};
+
+class MemoryCategory {
+public:
+  explicit MemoryCategory(std::uint64_t bytes) : bytes_(bytes) {}
+  MemoryUsage nonInterleaved() const { return MemoryUsage(bytes_); }
+  MemoryUsage interleaved() const { return MemoryUsage(0); }
+  MemoryUsage overflowed() const { return MemoryUsage(0); }
+  std::uint64_t total() const { return bytes_; }
+
+private:
+  std::uint64_t bytes_;
+};
+
+/// One tile's memory by category. Categories Aspen does not have (code,
+/// exchange code) are zero; the stack and control code are `controlCode()`.
+class MemoryCategories {
+public:
+  MemoryCategories(detail::Data d, unsigned tile) : d_(std::move(d)), tile_(tile) {}
+  MemoryCategory variable() const { return get("variables"); }
+  MemoryCategory constant() const { return get("constants"); }
+  MemoryCategory vertexInstanceState() const { return get("vertexInstances"); }
+  MemoryCategory vertexFieldData() const { return get("vertexFieldData"); }
+  MemoryCategory vectorListDescriptor() const { return get("descriptors"); }
+  MemoryCategory copyDescriptor() const { return MemoryCategory(0); }
+  MemoryCategory internalExchangeCode() const { return MemoryCategory(0); }
+  MemoryCategory hostExchangeCode() const { return MemoryCategory(0); }
+  MemoryCategory vertexCode() const { return MemoryCategory(0); }
+  /// Exchange buffers of edges whose data lives on another tile.
+  MemoryCategory message() const { return get("edgeBuffers"); }
+  MemoryCategory controlCode() const;
+  /// Bytes of a category by the report's key ("variables", "edgeBuffers", ...); 0 if absent.
+  MemoryCategory get(const std::string &reportKey) const;
+
+private:
+  detail::Data d_;
+  unsigned tile_;
+};
+
+class TileMemoryTotal {
+public:
+  TileMemoryTotal(std::uint64_t including, std::uint64_t excluding)
+      : including_(including), excluding_(excluding) {}
+  /// Highest byte used on the tile, gaps between objects included.
+  std::uint64_t includingGaps() const { return including_; }
+  /// Bytes of objects (always-live plus the not-always-live peak) and overhead.
+  std::uint64_t excludingGaps() const { return excluding_; }
+
+private:
+  std::uint64_t including_, excluding_;
+};
+
+class TileMemory {
+public:
+  TileMemory(detail::Data d, unsigned tile) : d_(std::move(d)), tile_(tile) {}
+  TileMemoryTotal total() const;
+  std::uint64_t alwaysLiveBytes() const;
+  std::uint64_t notAlwaysLiveBytes() const;
+  MemoryCategories category() const { return MemoryCategories(d_, tile_); }
+
+private:
+  detail::Data d_;
+  unsigned tile_;
+};
+
+class Tile {
+public:
+  Tile(detail::Data d, unsigned number) : d_(std::move(d)), number_(number) {}
+  unsigned number() const { return number_; }
+  unsigned ipu() const;
+  TileMemory memory() const { return TileMemory(d_, number_); }
+
+private:
+  detail::Data d_;
+  unsigned number_;
+};
+
+/// A node of the program tree: a control program, a named block, or a step.
+class Program {
+public:
+  enum class Type {
+    Sequence,      // a control program or a named block
+    OnTileExecute, // Execute
+    DoExchange,    // Copy and exchange
+    StreamCopyMid, // StreamToDevice / DeviceToStream
+    RemoteBufferCopy,
+    Sync,
+    Call,
+    Repeat, // loop control
+    If,     // conditional jumps, switch
+    Other,
+  };
+  Program(detail::Data d, std::size_t index) : d_(std::move(d)), index_(index) {}
+  std::string name() const;
+  Type type() const;
+  /// Children of a Sequence, in order; empty for a step.
+  std::vector<std::shared_ptr<Program>> children() const;
+  /// Estimated cycles (sum over children for a Sequence).
+  std::uint64_t estimatedCycles() const;
+  /// Bytes of not-always-live variables live at this step (0 for a Sequence).
+  std::uint64_t notAlwaysLiveBytes() const;
+  /// A number unique to this program in its report.
+  std::size_t _id() const { return index_; }
+
+private:
+  detail::Data d_;
+  std::size_t index_;
+};
+
+class NotAlwaysLiveMemory {
+public:
+  explicit NotAlwaysLiveMemory(std::uint64_t bytes) : bytes_(bytes) {}
+  std::uint64_t bytes() const { return bytes_; }
+
+private:
+  std::uint64_t bytes_;
+};
+
+/// Liveness at one program step.
+class LivenessProgramStep {
+public:
+  LivenessProgramStep(detail::Data d, std::size_t step) : d_(std::move(d)), step_(step) {}
+  std::shared_ptr<Program> program() const;
+  NotAlwaysLiveMemory notAlwaysLiveMemory() const;
+
+private:
+  detail::Data d_;
+  std::size_t step_;
+};
+
+class Compilation {
+public:
+  explicit Compilation(detail::Data d) : d_(std::move(d)) {}
+  Target target() const { return Target(d_); }
+  Graph graph() const { return Graph(d_); }
+  std::vector<Tile> tiles() const;
+  /// Every program node: the control programs first (in engine order), then the rest.
+  std::vector<std::shared_ptr<Program>> programs() const;
+  /// The control programs the engine runs (Engine::run(i) runs controlPrograms()[i]).
+  std::vector<std::shared_ptr<Program>> controlPrograms() const;
+  std::vector<LivenessProgramStep> livenessProgramSteps() const;
+  /// Sum over tiles of the peak bytes (including gaps).
+  std::uint64_t totalMemory() const;
+  bool outOfMemory() const;
+
+private:
+  detail::Data d_;
+};
+
+/// One execution of one step.
+class ExecutionStep {
+public:
+  ExecutionStep(detail::Data d, std::size_t entry) : d_(std::move(d)), entry_(entry) {}
+  std::shared_ptr<Program> program() const;
+  /// Device cycle counter when the step began and ended.
+  std::uint64_t cyclesFrom() const;
+  std::uint64_t cyclesTo() const;
+  std::uint64_t cycles() const { return cyclesTo() - cyclesFrom(); }
+  /// Cycles of this step per tile (compute for Execute, exchange for Copy;
+  /// zero on other tiles and for other steps); one entry per tile.
+  std::vector<std::uint64_t> cyclesByTile() const;
+  /// The run (index of the Engine::run call) it belongs to.
+  std::size_t run() const;
+
+private:
+  detail::Data d_;
+  std::size_t entry_;
+};
+
+/// One Engine::run call.
+class Run {
+public:
+  Run(detail::Data d, std::size_t index) : d_(std::move(d)), index_(index) {}
+  std::shared_ptr<Program> program() const;
+  std::vector<ExecutionStep> steps() const;
+  std::uint64_t cyclesFrom() const;
+  std::uint64_t cyclesTo() const;
+
+private:
+  detail::Data d_;
+  std::size_t index_;
+};
+
+class Execution {
+public:
+  explicit Execution(detail::Data d) : d_(std::move(d)) {}
+  /// Every executed step in order (empty when the report has no execution part).
+  std::vector<ExecutionStep> steps() const;
+  std::vector<Run> runs() const;
+  std::uint64_t totalCycles() const;
+  /// Cycles by category: "compute", "exchange", "hostExchange", "sync", "control".
+  std::uint64_t cycles(const std::string &category) const;
+
+private:
+  detail::Data d_;
+};
+
+class Report {
+public:
+  explicit Report(detail::Data d) : d_(std::move(d)) {}
+  Compilation compilation() const { return Compilation(d_); }
+  Execution execution() const { return Execution(d_); }
+  Version poplarVersion() const;
+  /// The file the report was read from.
+  std::string path() const;
+
+private:
+  detail::Data d_;
+};
+
+/// Opens a report: a profile.pop or profile.json file, or the directory
+/// holding it. `debugFilename` is accepted for compatibility and ignored.
+Report openReport(const std::string &reportFilename, const std::string &debugFilename = "");
+
+} // namespace pva
+
+#endif // PVA_PVA_HPP

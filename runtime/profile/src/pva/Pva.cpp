@@ -1,0 +1,427 @@
+// Copyright (c) Aspen contributors.
+// libpva over the Aspen report: the report is read once (ReportFile.hpp) into
+// flat tables; the public classes are views into them.
+#include "pva/pva.hpp"
+
+#include "ReportFile.hpp"
+#include "poplar/exceptions.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace pva {
+
+using nlohmann::json;
+
+namespace detail {
+
+struct Node {
+  std::string name;
+  Program::Type type = Program::Type::Other;
+  std::vector<std::size_t> children;
+  std::int64_t step = -1; // for leaves: the step index
+  std::uint64_t cycles = 0;
+};
+
+struct TraceEntry {
+  std::uint32_t step, run;
+  std::uint64_t start, cycles;
+};
+
+struct ReportData {
+  std::string path;
+  json report;
+  json empty = json::object();
+  std::vector<Node> nodes;
+  std::size_t numControl = 0;
+  std::vector<std::size_t> stepNode; // per step: its leaf node (or ~0)
+  std::vector<TraceEntry> trace;
+  std::vector<std::size_t> runBegin; // trace index where each run begins, plus the end
+  std::vector<std::int64_t> runProgram;
+  // Per executed step: (tiles, cycles) from execution.steps.
+  std::vector<const json *> executedStep;
+
+  const json &at(const char *a) const {
+    auto it = report.find(a);
+    return it != report.end() && it->is_object() ? *it : empty;
+  }
+  const json &at(const char *a, const char *b) const {
+    const json &o = at(a);
+    auto it = o.find(b);
+    return it != o.end() && it->is_object() ? *it : empty;
+  }
+};
+
+} // namespace detail
+
+namespace {
+
+std::uint64_t num(const json &o, const char *key, std::uint64_t otherwise = 0) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_number() ? it->get<std::uint64_t>() : otherwise;
+}
+
+std::uint64_t element(const json &o, const char *key, std::size_t i) {
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_array() || i >= it->size() || !(*it)[i].is_number())
+    return 0;
+  return (*it)[i].get<std::uint64_t>();
+}
+
+Program::Type typeOf(const std::string &kind) {
+  if (kind == "Execute")
+    return Program::Type::OnTileExecute;
+  if (kind == "Copy")
+    return Program::Type::DoExchange;
+  if (kind == "StreamToDevice" || kind == "DeviceToStream")
+    return Program::Type::StreamCopyMid;
+  if (kind == "RemoteToDevice" || kind == "DeviceToRemote")
+    return Program::Type::RemoteBufferCopy;
+  if (kind == "Sync")
+    return Program::Type::Sync;
+  if (kind == "Call")
+    return Program::Type::Call;
+  if (kind == "SetCounter" || kind == "LoopTest")
+    return Program::Type::Repeat;
+  if (kind == "JumpIfZero" || kind == "JumpIfNonZero" || kind == "SwitchJump")
+    return Program::Type::If;
+  return Program::Type::Other;
+}
+
+void build(detail::ReportData &d) {
+  const json &r = d.report;
+  const json steps = r.value("steps", json::array());
+  const json programs = r.value("programs", json::array());
+  d.stepNode.assign(steps.size(), ~std::size_t(0));
+  d.numControl = programs.size();
+  d.nodes.resize(programs.size());
+  for (std::size_t p = 0; p < programs.size(); ++p) {
+    detail::Node &root = d.nodes[p];
+    root.name = "Program " + std::to_string(p);
+    root.type = Program::Type::Sequence;
+    std::vector<std::size_t> stack{p};
+    for (std::size_t s = programs[p].value("entry", std::size_t(0)); s < steps.size(); ++s) {
+      const json &st = steps[s];
+      const std::string kind = st.value("kind", std::string());
+      if (kind == "End")
+        break;
+      if (kind == "BlockEnd") {
+        if (stack.size() > 1)
+          stack.pop_back();
+        continue;
+      }
+      detail::Node n;
+      n.name = st.value("name", std::string());
+      const std::uint64_t cycles = st.value("cycles", std::uint64_t(0));
+      if (kind == "BlockBegin") {
+        n.type = Program::Type::Sequence;
+      } else {
+        n.type = typeOf(kind);
+        n.step = static_cast<std::int64_t>(s);
+        n.cycles = cycles;
+        if (n.name.empty())
+          n.name = kind;
+        for (std::size_t a : stack)
+          d.nodes[a].cycles += cycles;
+      }
+      const std::size_t index = d.nodes.size();
+      d.nodes[stack.back()].children.push_back(index);
+      if (n.step >= 0 && d.stepNode[s] == ~std::size_t(0))
+        d.stepNode[s] = index;
+      d.nodes.push_back(std::move(n));
+      if (kind == "BlockBegin")
+        stack.push_back(index);
+    }
+  }
+  // Steps no program reaches directly (functions): leaves of their own.
+  for (std::size_t s = 0; s < steps.size(); ++s)
+    if (d.stepNode[s] == ~std::size_t(0)) {
+      detail::Node n;
+      n.name = steps[s].value("name", std::string());
+      n.type = typeOf(steps[s].value("kind", std::string()));
+      n.step = static_cast<std::int64_t>(s);
+      n.cycles = steps[s].value("cycles", std::uint64_t(0));
+      d.stepNode[s] = d.nodes.size();
+      d.nodes.push_back(std::move(n));
+    }
+
+  const json &x = d.at("execution");
+  d.executedStep.assign(steps.size(), nullptr);
+  if (auto it = x.find("steps"); it != x.end() && it->is_array())
+    for (const json &e : *it) {
+      const std::size_t s = e.value("step", steps.size());
+      if (s < steps.size())
+        d.executedStep[s] = &e;
+    }
+  if (auto it = x.find("trace"); it != x.end() && it->is_array()) {
+    for (const json &e : *it) {
+      if (!e.is_array() || e.size() != 4)
+        throw Exception("Cannot read the profile report '" + d.path +
+                        "': an execution.trace entry is not [step, run, startCycle, cycles]");
+      d.trace.push_back({e[0].get<std::uint32_t>(), e[1].get<std::uint32_t>(), e[2].get<std::uint64_t>(),
+                         e[3].get<std::uint64_t>()});
+    }
+  }
+  for (std::size_t i = 0; i < d.trace.size(); ++i)
+    if (i == 0 || d.trace[i].run != d.trace[i - 1].run)
+      d.runBegin.push_back(i);
+  d.runBegin.push_back(d.trace.size());
+  // Each run's program: the control program whose entry step the run begins at.
+  for (std::size_t k = 0; k + 1 < d.runBegin.size(); ++k) {
+    std::int64_t program = -1;
+    const std::uint32_t first = d.trace[d.runBegin[k]].step;
+    for (std::size_t p = 0; p < programs.size(); ++p)
+      if (programs[p].value("entry", ~0u) == first)
+        program = static_cast<std::int64_t>(p);
+    d.runProgram.push_back(program);
+  }
+}
+
+std::shared_ptr<Program> node(const detail::Data &d, std::size_t i) {
+  return std::make_shared<Program>(d, i);
+}
+
+} // namespace
+
+Report openReport(const std::string &reportFilename, const std::string &) {
+  auto data = std::make_shared<detail::ReportData>();
+  try {
+    data->report = aspen::profile::readReport(reportFilename, &data->path);
+  } catch (const poplar::poplar_error &e) {
+    throw Exception(e.what());
+  }
+  try {
+    build(*data);
+  } catch (const json::exception &e) {
+    throw Exception("Cannot read the profile report '" + data->path + "': unexpected content (" + e.what() +
+                    ")");
+  }
+  return Report(std::move(data));
+}
+
+std::string Report::path() const {
+  return d_->path;
+}
+
+Version Report::poplarVersion() const {
+  const std::string text = d_->report.value("poplarVersion", std::string());
+  unsigned major = 0, minor = 0, point = 0;
+  std::sscanf(text.c_str(), "%u.%u.%u", &major, &minor, &point);
+  return Version(major, minor, point, text);
+}
+
+// ---- target and graph ------------------------------------------------------------
+std::string Target::type() const {
+  return d_->at("target").value("type", std::string());
+}
+std::string Target::architecture() const {
+  return d_->at("target").value("arch", std::string());
+}
+unsigned Target::numIPUs() const {
+  return static_cast<unsigned>(num(d_->at("target"), "numIPUs"));
+}
+unsigned Target::tilesPerIPU() const {
+  return static_cast<unsigned>(num(d_->at("target"), "tilesPerIPU"));
+}
+unsigned Target::numTiles() const {
+  return static_cast<unsigned>(num(d_->at("target"), "numTiles"));
+}
+unsigned Target::numReplicas() const {
+  return static_cast<unsigned>(num(d_->at("target"), "replicationFactor", 1));
+}
+unsigned Target::numWorkerContexts() const {
+  return static_cast<unsigned>(num(d_->at("target"), "numWorkerContexts"));
+}
+std::uint64_t Target::bytesPerTile() const {
+  return num(d_->at("target"), "bytesPerTile");
+}
+std::uint64_t Target::totalMemory() const {
+  return bytesPerTile() * numTiles();
+}
+double Target::clockFrequency() const {
+  return d_->at("target").value("tileClockFrequency", 0.0);
+}
+
+std::uint64_t Graph::numComputeSets() const {
+  return num(d_->at("graph"), "numComputeSets");
+}
+std::uint64_t Graph::numVertices() const {
+  return num(d_->at("graph"), "numVertices");
+}
+std::uint64_t Graph::numEdges() const {
+  return num(d_->at("graph"), "numEdges");
+}
+std::uint64_t Graph::numVars() const {
+  return num(d_->at("graph"), "numVariables");
+}
+std::uint64_t Graph::numVertexTypes() const {
+  return num(d_->at("graph"), "numVertexTypes");
+}
+
+// ---- memory ------------------------------------------------------------------------
+MemoryCategory MemoryCategories::get(const std::string &key) const {
+  const json &byCategory = d_->at("memory", "tiles").value("byCategory", json::object());
+  auto it = byCategory.find(key);
+  if (it == byCategory.end() || !it->is_array() || tile_ >= it->size())
+    return MemoryCategory(0);
+  return MemoryCategory((*it)[tile_].get<std::uint64_t>());
+}
+
+MemoryCategory MemoryCategories::controlCode() const {
+  return MemoryCategory(num(d_->at("memory"), "perTileOverheadBytes"));
+}
+
+TileMemoryTotal TileMemory::total() const {
+  const json &tiles = d_->at("memory", "tiles");
+  const std::uint64_t including = element(tiles, "peakBytes", tile_);
+  const std::uint64_t excluding =
+      element(tiles, "alwaysLiveBytes", tile_) + element(tiles, "notAlwaysLivePeakBytes", tile_);
+  return TileMemoryTotal(including, std::min(including, excluding));
+}
+std::uint64_t TileMemory::alwaysLiveBytes() const {
+  return element(d_->at("memory", "tiles"), "alwaysLiveBytes", tile_);
+}
+std::uint64_t TileMemory::notAlwaysLiveBytes() const {
+  return element(d_->at("memory", "tiles"), "notAlwaysLivePeakBytes", tile_);
+}
+unsigned Tile::ipu() const {
+  const unsigned perIpu = static_cast<unsigned>(num(d_->at("target"), "tilesPerIPU", 1));
+  return perIpu ? number_ / perIpu : 0;
+}
+
+// ---- programs ------------------------------------------------------------------------
+std::string Program::name() const {
+  return d_->nodes[index_].name;
+}
+Program::Type Program::type() const {
+  return d_->nodes[index_].type;
+}
+std::vector<std::shared_ptr<Program>> Program::children() const {
+  std::vector<std::shared_ptr<Program>> out;
+  for (std::size_t c : d_->nodes[index_].children)
+    out.push_back(node(d_, c));
+  return out;
+}
+std::uint64_t Program::estimatedCycles() const {
+  return d_->nodes[index_].cycles;
+}
+std::uint64_t Program::notAlwaysLiveBytes() const {
+  const std::int64_t s = d_->nodes[index_].step;
+  const json steps = d_->report.value("steps", json::array());
+  return s >= 0 && std::size_t(s) < steps.size() ? steps[s].value("notAlwaysLiveBytes", std::uint64_t(0)) : 0;
+}
+
+std::shared_ptr<Program> LivenessProgramStep::program() const {
+  return node(d_, d_->stepNode[step_]);
+}
+NotAlwaysLiveMemory LivenessProgramStep::notAlwaysLiveMemory() const {
+  const auto it = d_->report.find("steps");
+  return NotAlwaysLiveMemory((*it)[step_].value("notAlwaysLiveBytes", std::uint64_t(0)));
+}
+
+// ---- compilation ----------------------------------------------------------------------
+std::vector<Tile> Compilation::tiles() const {
+  std::vector<Tile> out;
+  const unsigned n = Target(d_).numTiles();
+  out.reserve(n);
+  for (unsigned t = 0; t < n; ++t)
+    out.emplace_back(d_, t);
+  return out;
+}
+std::vector<std::shared_ptr<Program>> Compilation::programs() const {
+  std::vector<std::shared_ptr<Program>> out;
+  for (std::size_t i = 0; i < d_->nodes.size(); ++i)
+    out.push_back(node(d_, i));
+  return out;
+}
+std::vector<std::shared_ptr<Program>> Compilation::controlPrograms() const {
+  std::vector<std::shared_ptr<Program>> out;
+  for (std::size_t i = 0; i < d_->numControl; ++i)
+    out.push_back(node(d_, i));
+  return out;
+}
+std::vector<LivenessProgramStep> Compilation::livenessProgramSteps() const {
+  std::vector<LivenessProgramStep> out;
+  for (std::size_t s = 0; s < d_->stepNode.size(); ++s)
+    out.emplace_back(d_, s);
+  return out;
+}
+std::uint64_t Compilation::totalMemory() const {
+  return num(d_->at("memory"), "totalPeakBytes");
+}
+bool Compilation::outOfMemory() const {
+  return d_->at("memory").value("outOfMemory", false);
+}
+
+// ---- execution ----------------------------------------------------------------------
+std::shared_ptr<Program> ExecutionStep::program() const {
+  return node(d_, d_->stepNode[d_->trace[entry_].step]);
+}
+std::uint64_t ExecutionStep::cyclesFrom() const {
+  return d_->trace[entry_].start;
+}
+std::uint64_t ExecutionStep::cyclesTo() const {
+  return d_->trace[entry_].start + d_->trace[entry_].cycles;
+}
+std::size_t ExecutionStep::run() const {
+  return d_->trace[entry_].run;
+}
+std::vector<std::uint64_t> ExecutionStep::cyclesByTile() const {
+  std::vector<std::uint64_t> out(Target(d_).numTiles(), 0);
+  const std::uint32_t s = d_->trace[entry_].step;
+  const json *e = s < d_->executedStep.size() ? d_->executedStep[s] : nullptr;
+  if (!e)
+    return out;
+  const json tiles = e->value("tiles", json::array());
+  json cycles = e->value("tileComputeCycles", json::array());
+  if (cycles.empty())
+    cycles = e->value("tileExchangeCycles", json::array());
+  for (std::size_t k = 0; k < tiles.size() && k < cycles.size(); ++k) {
+    const std::size_t t = tiles[k].get<std::size_t>();
+    if (t < out.size())
+      out[t] = cycles[k].get<std::uint64_t>();
+  }
+  return out;
+}
+
+std::vector<ExecutionStep> Execution::steps() const {
+  std::vector<ExecutionStep> out;
+  out.reserve(d_->trace.size());
+  for (std::size_t i = 0; i < d_->trace.size(); ++i)
+    out.emplace_back(d_, i);
+  return out;
+}
+std::vector<Run> Execution::runs() const {
+  std::vector<Run> out;
+  for (std::size_t k = 0; k + 1 < d_->runBegin.size(); ++k)
+    out.emplace_back(d_, k);
+  return out;
+}
+std::uint64_t Execution::totalCycles() const {
+  return num(d_->at("execution"), "totalCycles");
+}
+std::uint64_t Execution::cycles(const std::string &category) const {
+  return num(d_->at("execution", "cycles"), category.c_str());
+}
+
+std::shared_ptr<Program> Run::program() const {
+  const std::int64_t p = d_->runProgram[index_];
+  return p < 0 ? nullptr : node(d_, static_cast<std::size_t>(p));
+}
+std::vector<ExecutionStep> Run::steps() const {
+  std::vector<ExecutionStep> out;
+  for (std::size_t i = d_->runBegin[index_]; i < d_->runBegin[index_ + 1]; ++i)
+    out.emplace_back(d_, i);
+  return out;
+}
+std::uint64_t Run::cyclesFrom() const {
+  return d_->trace[d_->runBegin[index_]].start;
+}
+std::uint64_t Run::cyclesTo() const {
+  const auto &last = d_->trace[d_->runBegin[index_ + 1] - 1];
+  return last.start + last.cycles;
+}
+
+} // namespace pva
