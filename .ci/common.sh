@@ -13,6 +13,7 @@ ASPEN_DEBIAN_PACKAGES=(
   cmake ninja-build g++ make ccache openmpi-bin libopenmpi-dev
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev catch2 libclang-14-dev
   chromium chromium-driver python3-selenium
+  clang clang-format
 )
 # What .ci/fuzz adds: clang and its libFuzzer/sanitizer runtimes (docs/fuzzing.md).
 ASPEN_FUZZ_DEBIAN_PACKAGES=(clang-14 libclang-rt-14-dev)

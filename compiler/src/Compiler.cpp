@@ -125,12 +125,9 @@ std::vector<const aspen::ir::ProgramNode *> roots(ArrayRef<program::Program> pro
   return out;
 }
 
-/// Program trees deeper than this are compiled on a thread with a stack sized
-/// for them: hashing, validation and lowering walk the trees recursively.
-constexpr std::size_t kDeepProgram = 2000;
-/// Stack per level of nesting (measured need is below 1 KiB), plus a base.
-constexpr std::size_t kStackPerLevel = 4096;
-constexpr std::size_t kBaseStack = std::size_t(64) << 20;
+using aspen::compiler::kDeepProgramLevels;
+using aspen::compiler::kDeepProgramStackBase;
+using aspen::compiler::kStackBytesPerLevel;
 
 /// Runs `work` on a new thread whose stack holds `stackBytes` (reserved, and
 /// touched only as deep as it is used), passing its result or exception back.
@@ -182,9 +179,9 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs,
       !file.empty())
     aspen::compiler::writeSerializedGraph(file, graph, programs);
   const std::size_t depth = aspen::compiler::programNestingDepth(graph.getImpl(), programRoots);
-  if (depth <= kDeepProgram)
+  if (depth <= kDeepProgramLevels)
     return compileChecked(graph, programRoots, options, progress);
-  return runOnLargeStack(kBaseStack + depth * kStackPerLevel, depth,
+  return runOnLargeStack(kDeepProgramStackBase + depth * kStackBytesPerLevel, depth,
                          [&] { return compileChecked(graph, programRoots, options, progress); });
 }
 

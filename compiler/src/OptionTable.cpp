@@ -66,6 +66,10 @@ const std::vector<OptionRow> &optionTable() {
       {"profiler.*", K::Text, {}, kIgnored},
       {"streamCallbacks.*", K::Text, {}, kIgnored},
       // --- Aspen's own (compileGraph checks aspen.compile*) -------------------------------
+      {"aspen.poisonUninitialisedMemory",
+       K::Bool,
+       {},
+       "fill tile memory with all-ones bytes at load: reads before writes show (docs/uninitialised-memory.md)"},
       {"aspen.*", K::Text, {}, "Aspen's compiler options (docs/compiler.md)"},
   };
   return table;

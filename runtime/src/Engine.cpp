@@ -116,7 +116,7 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
     r.executor.reset();
     if (!r.memory)
       r.memory = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile);
-    loadMemoryImage(x, *r.memory);
+    loadMemoryImage(x, *r.memory, options_.poisonUninitialisedMemory);
     writeReplicationIndex(x, transport_->firstLocalReplica() + r.index, *r.memory);
     ExecutionProfile *profile = r.index == 0 ? &profile_ : &r.ownProfile;
     if (r.index != 0)

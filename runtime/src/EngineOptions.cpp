@@ -49,6 +49,7 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
     result.autoReportDirectory = o.at("autoReport.directory").str();
   result.allowOutOfMemory = flag(o, "debug.allowOutOfMemory", false);
   result.instrument = flag(o, "debug.instrument", false);
+  result.poisonUninitialisedMemory = flag(o, "aspen.poisonUninitialisedMemory", false);
   return result;
 }
 

@@ -17,6 +17,7 @@ struct EngineOptions {
   bool autoReportHtml = false;      // write report.html (the analyser page) beside profile.json
   std::string autoReportDirectory = ".";
   bool instrument = false;
+  bool poisonUninitialisedMemory = false; // aspen.poisonUninitialisedMemory
 };
 
 /// Validates `options` merged with the JSON object in POPLAR_ENGINE_OPTIONS

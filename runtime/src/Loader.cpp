@@ -20,8 +20,10 @@ void validateExecutable(const exe::ExecutableData &exe) {
     exe::validateStructure(exe, "the executable");
 }
 
-void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory) {
+void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool poison) {
   memory.clear();
+  if (poison)
+    memory.poison(exe.tileBytesUsed);
   // Most of the time goes in first-touch page faults: spread blobs, then
   // relocations (which write into blobs), over the threads. Blobs do not
   // overlap (and any two writes, even of a crafted file, stay in tile memory).

@@ -23,7 +23,7 @@ void validateExecutable(const exe::ExecutableData &exe);
 
 /// Zeroes `memory`, copies every MemoryBlob and applies every Relocation (the
 /// host address of the target, 8 bytes, at `where`).
-void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory);
+void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool poison = false);
 
 using VertexLibraries = std::vector<const codelets::LoadedVertexLibrary *>;
 

@@ -41,4 +41,10 @@ void TileMemory::clear() {
     std::memset(base_, 0, mappedBytes_);
 }
 
+void TileMemory::poison(const std::vector<std::uint64_t> &tileBytes) {
+  const std::size_t tiles = std::min<std::size_t>(tileBytes.size(), numTiles_);
+  for (std::size_t t = 0; t < tiles; ++t)
+    std::memset(at(static_cast<std::uint32_t>(t), 0), kPoisonByte, std::min(tileBytes[t], bytesPerTile_));
+}
+
 } // namespace aspen::rt

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace aspen::rt {
 
@@ -36,6 +37,12 @@ public:
   }
   /// Zeroes everything and returns the pages to the system.
   void clear();
+  /// Fills bytes [0, tileBytes[t]) of every tile t with kPoisonByte (clamped to the
+  /// tile): the engine option aspen.poisonUninitialisedMemory, so that a read of a
+  /// tensor before any write shows as NaN / -1 instead of a plausible 0.
+  void poison(const std::vector<std::uint64_t> &tileBytes);
+  /// All ones: NaN as float and half, -1 as a signed integer, the maximum unsigned.
+  static constexpr std::uint8_t kPoisonByte = 0xff;
 
 private:
   unsigned numTiles_;

@@ -3,6 +3,7 @@
 // minus vertices and codelets, and the recording of poplar/Program.hpp.
 // Tile mappings are checked against a naive model that keeps one tile per
 // variable element and knows which element each view position refers to.
+#include "HalfReference.hpp"
 #include "ir/GraphData.hpp"
 #include "util/LinearMapping.hpp"
 
@@ -106,7 +107,7 @@ template <class T> std::vector<T> initialValuesOf(Graph &graph, const Tensor &t)
 }
 
 std::uint16_t halfBits(float f) {
-  return std::bit_cast<std::uint16_t>(static_cast<_Float16>(f));
+  return aspen::test::referenceHalfBits(f);
 }
 
 } // namespace

@@ -469,8 +469,9 @@ TEST_CASE("tensor: operator[] and index", "[tensor][conformance]") {
         INFO("shape " << str(shape) << " [" << i << "]");
         checkMatches(t[i], refIndex(r, {i}), *f.graph);
       }
-      // every full and partial index prefix
-      std::function<void(Index)> visit = [&](Index prefix) {
+      // every full and partial index prefix (lambdas capture references, not the structured
+      // bindings themselves: clang before 16 cannot capture a binding)
+      std::function<void(Index)> visit = [&, &t = t, &r = r](Index prefix) {
         checkMatches(t.index(prefix), refIndex(r, prefix), *f.graph);
         if (prefix.size() == shape.size())
           return;

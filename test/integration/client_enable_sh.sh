@@ -61,8 +61,12 @@ for lib in popops poplin popnn poputil poprand; do
   fi
 done
 
-echo "+ g++ -std=c++11 prog.cpp ${libs[*]} -o prog"
-g++ -std=c++11 prog.cpp "${libs[@]}" -o prog
+# A sanitized SDK (.ci/sanitize) needs clients compiled by the same compiler with the same
+# -fsanitize flags: ASPEN_CLIENT_CXX and ASPEN_CLIENT_FLAGS say so (default: plain g++).
+cxx=${ASPEN_CLIENT_CXX:-g++}
+read -r -a client_flags <<<"${ASPEN_CLIENT_FLAGS:-}"
+echo "+ $cxx -std=c++11 ${client_flags[*]} prog.cpp ${libs[*]} -o prog"
+"$cxx" -std=c++11 "${client_flags[@]}" prog.cpp "${libs[@]}" -o prog
 ./prog | tee prog.out
 grep -q '^client OK' prog.out || fail "the client program built with g++ did not report success"
 echo "+ popc -O2 codelets.cpp -o codelets.gp"
@@ -76,7 +80,9 @@ grep -q '^client OK: IPU from the DeviceManager' prog.out ||
 
 echo "+ make LDLIBS='${libs[*]}'"
 rm -f prog codelets.gp
-make LDLIBS="${libs[*]}"
+make_args=()
+[[ -n ${ASPEN_CLIENT_CXX:-} ]] && make_args+=("CXX=$ASPEN_CLIENT_CXX")
+make LDLIBS="${client_flags[*]} ${libs[*]}" "${make_args[@]}"
 ./prog --codelets codelets.gp | tee prog.out
 grep -q '^client OK.*codelets added' prog.out || fail "the client program built with make did not report success"
 

@@ -66,7 +66,8 @@ build_and_run "$prefix" "$scratch/against-install"
   source "$prefix/enable.sh"
   [[ $POPLAR_SDK_ENABLED == "$(cd "$prefix" && pwd -P)" ]] || fail "installed enable.sh points elsewhere"
   cd "$scratch/client"
-  g++ -std=c++11 prog.cpp -lpoplar -o prog-installed
+  read -r -a client_flags <<<"${ASPEN_CLIENT_FLAGS:-}" # a sanitized SDK: see client_enable_sh.sh
+  "${ASPEN_CLIENT_CXX:-g++}" -std=c++11 "${client_flags[@]}" prog.cpp -lpoplar -o prog-installed
   ./prog-installed | grep -q '^client OK' || fail "Makefile-style build against the installed prefix"
 )
 

@@ -1,7 +1,9 @@
 // Copyright (c) Aspen contributors.
 // Unit tests: poplar::Type (spellings, sizes, equivalent_device_type) and the
-// binary16 conversions (util/Half), checked exhaustively against the
-// compiler's own _Float16 arithmetic as an independent reference.
+// binary16 conversions (util/Half), checked exhaustively against an independent
+// reference: the compiler's own _Float16 arithmetic where it has one, else an exact
+// software conversion (test/support/HalfReference.hpp).
+#include "HalfReference.hpp"
 #include "util/Half.hpp"
 #include "util/HostConvert.hpp"
 
@@ -29,12 +31,8 @@ using aspen::util::halfToFloat;
 
 namespace {
 
-_Float16 halfFromBits(std::uint16_t bits) {
-  return std::bit_cast<_Float16>(bits);
-}
-std::uint16_t bitsOf(_Float16 h) {
-  return std::bit_cast<std::uint16_t>(h);
-}
+using aspen::test::referenceHalfBits;
+using aspen::test::referenceHalfValue;
 bool isNaNBits(std::uint16_t bits) {
   return (bits & 0x7c00) == 0x7c00 && (bits & 0x3ff) != 0;
 }
@@ -118,7 +116,7 @@ TEST_CASE("equivalent_device_type maps host types", "[types]") {
 TEST_CASE("half to float is exact for all 65536 bit patterns", "[half]") {
   for (std::uint32_t bits = 0; bits < 0x10000; ++bits) {
     const auto h = static_cast<std::uint16_t>(bits);
-    const float reference = static_cast<float>(halfFromBits(h));
+    const float reference = static_cast<float>(referenceHalfValue(h));
     const float actual = halfToFloat(h);
     if (isNaNBits(h)) {
       REQUIRE(std::isnan(actual));
@@ -144,7 +142,7 @@ TEST_CASE("float to half round-trips every half and rounds midpoints to even", "
     REQUIRE(floatToHalf(value) == h);
     REQUIRE(doubleToHalf(value) == h);
     // Midpoint to the next half of larger magnitude (finite halves only), and
-    // values just either side of it, against _Float16's own rounding.
+    // values just either side of it, against the reference's rounding.
     const std::uint16_t next = static_cast<std::uint16_t>(h + 1);
     if ((h & 0x7fff) >= 0x7c00 || (next & 0x7fff) > 0x7c00 || (next & 0x8000) != (h & 0x8000))
       continue;
@@ -153,19 +151,19 @@ TEST_CASE("float to half round-trips every half and rounds midpoints to even", "
     const double mid = (a + b) / 2; // exact in double (and in float)
     const double probes[] = {mid, std::nextafter(mid, 0.0), std::nextafter(mid, 2 * mid)};
     for (double probe : probes) {
-      REQUIRE(doubleToHalf(probe) == bitsOf(static_cast<_Float16>(probe)));
+      REQUIRE(doubleToHalf(probe) == referenceHalfBits(probe));
       const float f = static_cast<float>(probe);
-      REQUIRE(floatToHalf(f) == bitsOf(static_cast<_Float16>(f)));
+      REQUIRE(floatToHalf(f) == referenceHalfBits(f));
     }
   }
 }
 
-TEST_CASE("float and double to half match _Float16 on random and special inputs", "[half]") {
+TEST_CASE("float and double to half match the reference on random and special inputs", "[half]") {
   std::mt19937_64 rng(1234);
   for (int i = 0; i < 1000000; ++i) {
     const auto fbits = static_cast<std::uint32_t>(rng());
     const float f = std::bit_cast<float>(fbits);
-    const std::uint16_t expected = bitsOf(static_cast<_Float16>(f));
+    const std::uint16_t expected = referenceHalfBits(f);
     const std::uint16_t actual = floatToHalf(f);
     if (std::isnan(f)) {
       REQUIRE(isNaNBits(actual));
@@ -180,7 +178,7 @@ TEST_CASE("float and double to half match _Float16 on random and special inputs"
   for (int i = 0; i < 1000000; ++i) {
     const double d = std::ldexp(mantissa(rng), exponent(rng)) * ((rng() & 1) ? -1 : 1);
     INFO("double " << d);
-    REQUIRE(doubleToHalf(d) == bitsOf(static_cast<_Float16>(d)));
+    REQUIRE(doubleToHalf(d) == referenceHalfBits(d));
   }
   const double specials[] = {0.0,
                              -0.0,
@@ -199,7 +197,7 @@ TEST_CASE("float and double to half match _Float16 on random and special inputs"
                              -std::numeric_limits<double>::infinity()};
   for (double d : specials) {
     INFO("double " << d);
-    REQUIRE(doubleToHalf(d) == bitsOf(static_cast<_Float16>(d)));
+    REQUIRE(doubleToHalf(d) == referenceHalfBits(d));
   }
   REQUIRE(isNaNBits(doubleToHalf(std::numeric_limits<double>::quiet_NaN())));
 }
@@ -214,8 +212,8 @@ TEST_CASE("copyFloatToDeviceHalf and friends convert arrays, unaligned too", "[h
   for (std::size_t i = 0; i < values.size(); ++i) {
     std::uint16_t bits;
     std::memcpy(&bits, buffer.data() + 1 + 2 * i, 2);
-    CHECK(bits == bitsOf(static_cast<_Float16>(values[i])));
-    CHECK(back[i] == static_cast<float>(static_cast<_Float16>(values[i])));
+    CHECK(bits == referenceHalfBits(values[i]));
+    CHECK(back[i] == static_cast<float>(referenceHalfValue(referenceHalfBits(values[i]))));
   }
   const std::vector<double> doubles = {0.333333333333, -1e-5, 3.0e4};
   std::vector<std::uint16_t> halves(doubles.size());
@@ -223,8 +221,8 @@ TEST_CASE("copyFloatToDeviceHalf and friends convert arrays, unaligned too", "[h
   std::vector<double> doublesBack(doubles.size());
   copyDeviceHalfToDouble(target, halves.data(), doublesBack.data(), doubles.size());
   for (std::size_t i = 0; i < doubles.size(); ++i) {
-    CHECK(halves[i] == bitsOf(static_cast<_Float16>(doubles[i])));
-    CHECK(doublesBack[i] == static_cast<double>(static_cast<_Float16>(doubles[i])));
+    CHECK(halves[i] == referenceHalfBits(doubles[i]));
+    CHECK(doublesBack[i] == referenceHalfValue(referenceHalfBits(doubles[i])));
   }
 }
 
@@ -245,7 +243,7 @@ TEST_CASE("host to device conversion saturates and rounds", "[types]") {
   CHECK(bools[2]);
   std::uint16_t halves[3];
   aspen::util::convertHostToDevice(INT, small, HALF, halves, 3);
-  CHECK(halves[1] == bitsOf(static_cast<_Float16>(3.0f)));
+  CHECK(halves[1] == referenceHalfBits(3.0f));
   double back[3];
   aspen::util::convertDeviceToHost(HALF, halves, DOUBLE, back, 3);
   CHECK(back[2] == -7.0);

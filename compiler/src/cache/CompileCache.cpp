@@ -10,11 +10,13 @@
 #include <tbb/parallel_for.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -116,45 +118,79 @@ std::uint64_t envBytes(const char *name, std::uint64_t otherwise) {
   return end && *end == '\0' ? n : otherwise;
 }
 
-/// Removes least-recently-used entries until the cache fits.
-void evict(const CacheConfig &config, const fs::path &keep) {
+/// The writer pid of a temporary file name `<key>.tmp.<pid>.<n>`, or 0.
+pid_t tempFileWriter(const std::string &name) {
+  const std::size_t at = name.find(".tmp.");
+  if (at == std::string::npos)
+    return 0;
+  const char *p = name.c_str() + at + 5;
+  char *end = nullptr;
+  const long pid = std::strtol(p, &end, 10);
+  return end != p && *end == '.' && pid > 0 ? static_cast<pid_t>(pid) : 0;
+}
+
+bool processAlive(pid_t pid) {
+  return ::kill(pid, 0) == 0 || errno == EPERM;
+}
+
+} // namespace
+
+EvictionReport evict(const CacheConfig &config, const fs::path &keep) {
   struct Entry {
     fs::path path;
     std::uint64_t size;
     fs::file_time_type used;
   };
+  EvictionReport report;
   std::vector<Entry> entries;
   std::uint64_t total = 0;
   std::error_code ec;
+  const auto staleBefore = fs::file_time_type::clock::now() - kStaleTempAge;
   for (const auto &e : fs::directory_iterator(config.directory, ec)) {
-    if (e.path().extension() != kSuffix)
-      continue;
     std::error_code e1, e2;
     const std::uint64_t size = e.file_size(e1);
     const auto used = e.last_write_time(e2);
     if (e1 || e2)
       continue;
+    const std::string name = e.path().filename().string();
+    if (const pid_t writer = tempFileWriter(name)) {
+      if (!processAlive(writer) || used < staleBefore) {
+        std::error_code ignored;
+        if (fs::remove(e.path(), ignored)) {
+          ++report.tempFilesRemoved;
+          ASPEN_LOG(Info,
+                    "compile cache: removed " << name << " (" << size << " bytes) left by a dead writer");
+          continue;
+        }
+      }
+      total += size; // a live writer's file takes room too
+      continue;
+    }
+    if (e.path().extension() != kSuffix)
+      continue;
     entries.push_back({e.path(), size, used});
     total += size;
   }
-  if (total <= config.maxBytes)
-    return;
-  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
-    return a.used != b.used ? a.used < b.used : a.path < b.path;
-  });
-  for (const Entry &e : entries) {
-    if (total <= config.maxBytes)
-      break;
-    if (e.path == keep)
-      continue;
-    if (fs::remove(e.path, ec)) {
-      total -= e.size;
-      ASPEN_LOG(Info, "compile cache: evicted " << e.path.filename().string() << " (" << e.size << " bytes)");
+  if (total > config.maxBytes) {
+    std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+      return a.used != b.used ? a.used < b.used : a.path < b.path;
+    });
+    for (const Entry &e : entries) {
+      if (total <= config.maxBytes)
+        break;
+      if (e.path == keep)
+        continue;
+      if (fs::remove(e.path, ec)) {
+        total -= e.size;
+        ++report.entriesRemoved;
+        ASPEN_LOG(Info,
+                  "compile cache: evicted " << e.path.filename().string() << " (" << e.size << " bytes)");
+      }
     }
   }
+  report.bytesAfter = total;
+  return report;
 }
-
-} // namespace
 
 CacheConfig CacheConfig::fromEnvironment() {
   CacheConfig c;
@@ -302,14 +338,15 @@ void store(const CacheConfig &config, const std::string &key, const exe::Executa
       if (!out)
         throw poplar::poplar_error("cannot create '" + tmp.string() + "'");
       exe::serialize(exe, out);
-      out.flush();
+      out.close(); // flushes: a full disk shows here at the latest
       if (!out)
         throw poplar::poplar_error("cannot write '" + tmp.string() + "'");
     }
     fs::rename(tmp, path);
   } catch (const std::exception &e) {
-    ASPEN_LOG(Warn, "compile cache: could not store " << path.string() << ": " << e.what());
+    ASPEN_LOG(Warn, "compile cache: could not store " << path.string() << " (not cached): " << e.what());
     fs::remove(tmp, ec);
+    evict(config); // frees what dead writers left, so that a later store may fit
     return;
   }
   evict(config, path);

@@ -6,6 +6,7 @@
 #include "exe/ExecutableData.hpp"
 #include "ir/GraphData.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -39,9 +40,31 @@ std::string computeCacheKey(const ir::GraphData &graph, const std::vector<const 
 std::unique_ptr<exe::ExecutableData> lookup(const CacheConfig &config, const std::string &key);
 
 /// Stores an executable atomically (write to a temporary file, then rename),
-/// then evicts least-recently-used entries while the cache exceeds maxBytes.
-/// Failures to write are logged, never thrown: the cache is an optimisation.
+/// then evicts (see evict). Failures to write (a full disk, a file size limit, a
+/// read-only directory) are logged, never thrown, and leave no temporary file:
+/// the cache is an optimisation, and the compile goes on "not cached".
 void store(const CacheConfig &config, const std::string &key, const exe::ExecutableData &exe);
+
+/// What one eviction pass did.
+struct EvictionReport {
+  /// Cache entries removed to bring the cache under maxBytes.
+  std::size_t entriesRemoved = 0;
+  /// Temporary files of dead writers removed (see evict).
+  std::size_t tempFilesRemoved = 0;
+  /// Bytes in the cache directory afterwards: entries plus live writers' temporary files.
+  std::uint64_t bytesAfter = 0;
+};
+
+/// One eviction pass (store runs it after every write). Temporary files
+/// (`<key>.tmp.<pid>.<n>`) whose writer process is gone, or that are older than
+/// kStaleTempAge whoever wrote them (a pid may be reused), are removed; live
+/// writers' temporary files count towards the cache size but are never removed.
+/// Then least-recently-used entries other than `keep` go while the total exceeds
+/// maxBytes.
+EvictionReport evict(const CacheConfig &config, const std::filesystem::path &keep = {});
+
+/// A temporary file this old belongs to a dead writer even if its pid is alive.
+inline constexpr std::chrono::hours kStaleTempAge{6};
 
 /// The path of the entry for `key`.
 std::filesystem::path entryPath(const CacheConfig &config, const std::string &key);

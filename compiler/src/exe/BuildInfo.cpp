@@ -9,7 +9,7 @@
 #include <vector>
 
 #ifndef ASPEN_VERSION
-#define ASPEN_VERSION "unknown"
+#error "ASPEN_VERSION (the package version) must be defined by the build (compiler/CMakeLists.txt)"
 #endif
 
 namespace aspen::exe {

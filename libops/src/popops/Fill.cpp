@@ -6,7 +6,10 @@
 #include "Internal.hpp"
 #include "poputil/Util.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace popops {
 namespace detail {
@@ -15,8 +18,19 @@ namespace {
 
 struct HostValue {
   double asDouble;
-  std::int64_t asInt;
+  /// Empty when the value is a float with no integer equivalent (NaN, an infinity, or
+  /// outside the range of int64): converting it would be undefined behaviour.
+  std::optional<std::int64_t> asInt;
 };
+
+/// A floating-point fill value as an integer (truncated towards zero, as C++ converts),
+/// or nothing when it is not finite or out of int64's range.
+std::optional<std::int64_t> integerOf(double d) {
+  // 2^63 is exact in a double; [-2^63, 2^63) is the range that truncates into int64.
+  if (!std::isfinite(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0)
+    return std::nullopt;
+  return static_cast<std::int64_t>(d);
+}
 
 HostValue readHostValue(const poplar::Type &hostType, const void *value) {
   using Id = poplar::Type::Id;
@@ -49,11 +63,11 @@ HostValue readHostValue(const poplar::Type &hostType, const void *value) {
             static_cast<std::int64_t>(*static_cast<const unsigned long long *>(value))};
   case Id::Float: {
     const float f = *static_cast<const float *>(value);
-    return {f, static_cast<std::int64_t>(f)};
+    return {f, integerOf(f)};
   }
   case Id::Double: {
     const double d = *static_cast<const double *>(value);
-    return {d, static_cast<std::int64_t>(d)};
+    return {d, integerOf(d)};
   }
   default:
     throw poputil::poplibs_error("popops::fill: fill values of type " + hostType.toString().str() +
@@ -65,6 +79,10 @@ void addFillVertex(poplar::Graph &graph, const poplar::Tensor &flat,
                    const std::vector<poplar::Interval> &regions, unsigned tile, poplar::ComputeSet cs,
                    const HostValue &v) {
   const poplar::Type type = flat.elementType();
+  if (!type.isFloatingPoint() && !v.asInt)
+    throw poputil::poplibs_error("popops::fill: the value " + std::to_string(v.asDouble) +
+                                 " has no equivalent of type " + type.toString().str() + " to fill " +
+                                 aspen::ops::describe(flat) + " with");
   const std::string vt = poputil::templateVertex("popops::Fill", type);
   aspen::ops::requireVertex(graph, vt, "popops::fill", "filling a tensor of type " + type.toString().str());
   poplar::VertexRef vertex = graph.addVertex(cs, vt);
@@ -72,7 +90,7 @@ void addFillVertex(poplar::Graph &graph, const poplar::Tensor &flat,
   if (type.isFloatingPoint())
     aspen::ops::setStateValue(graph, vertex["in"], type, v.asDouble);
   else
-    aspen::ops::setStateInteger(graph, vertex["in"], type, v.asInt);
+    aspen::ops::setStateInteger(graph, vertex["in"], type, *v.asInt);
   graph.setTileMapping(vertex, tile);
   std::size_t n = 0;
   for (const auto &r : regions)
