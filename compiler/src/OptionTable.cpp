@@ -21,7 +21,10 @@ const std::vector<OptionRow> &optionTable() {
        K::Bool,
        {},
        "write <autoReport.directory>/vars.json (as debug.loweredVarDumpFile)"},
-      {"autoReport.outputHtml", K::Bool, {}, "write report.html, the analyser page, beside profile.json (default true)"},
+      {"autoReport.outputHtml",
+       K::Bool,
+       {},
+       "write report.html, the analyser page, beside profile.json (default true)"},
       {"autoReport.outputArchive", K::Bool, {}, kIgnored},
       {"autoReport.outputDebugInfo", K::Bool, {}, kIgnored},
       {"autoReport.outputSerializedGraph",
@@ -69,7 +72,8 @@ const std::vector<OptionRow> &optionTable() {
       {"aspen.poisonUninitialisedMemory",
        K::Bool,
        {},
-       "fill tile memory with all-ones bytes at load: reads before writes show (docs/uninitialised-memory.md)"},
+       "fill tile memory with all-ones bytes at load: reads before writes show "
+       "(docs/uninitialised-memory.md)"},
       {"aspen.*", K::Text, {}, "Aspen's compiler options (docs/compiler.md)"},
   };
   return table;

@@ -324,7 +324,9 @@ namespace {
 DistributedTransportFactory distributedTransportFactory = nullptr;
 } // namespace
 
-void registerDistributedTransport(DistributedTransportFactory factory) { distributedTransportFactory = factory; }
+void registerDistributedTransport(DistributedTransportFactory factory) {
+  distributedTransportFactory = factory;
+}
 
 std::unique_ptr<CollectiveTransport> makeCollectiveTransport(unsigned localReplicas, bool hasCollectives) {
   const dist::DistEnvironment &env = dist::distEnvironment();
@@ -337,10 +339,11 @@ std::unique_ptr<CollectiveTransport> makeCollectiveTransport(unsigned localRepli
     return std::make_unique<InProcessTransport>(localReplicas, first);
   const unsigned global = dist::globalReplicationFactor(localReplicas, "Engine::load");
   if (distributedTransportFactory == nullptr)
-    throw poplar::poplar_error("Engine::load: this program runs as instance " + std::to_string(env.instanceIndex) +
-                               " of " + std::to_string(env.numInstances) +
-                               " and its executable has collectives between replicas, which need the MPI "
-                               "transport of libpopdist: link the program with -lpopdist (CMake: Aspen::popdist)");
+    throw poplar::poplar_error(
+        "Engine::load: this program runs as instance " + std::to_string(env.instanceIndex) + " of " +
+        std::to_string(env.numInstances) +
+        " and its executable has collectives between replicas, which need the MPI "
+        "transport of libpopdist: link the program with -lpopdist (CMake: Aspen::popdist)");
   return distributedTransportFactory(localReplicas, global);
 }
 

@@ -68,7 +68,7 @@ private:
 /// Makes the transport for replicas spread over several processes (libpopdist registers the MPI
 /// one when it is loaded: libpoplar itself never depends on MPI).
 using DistributedTransportFactory = std::unique_ptr<CollectiveTransport> (*)(unsigned localReplicas,
-                                                                              unsigned globalReplicas);
+                                                                             unsigned globalReplicas);
 void registerDistributedTransport(DistributedTransportFactory factory);
 
 /// The transport of an engine whose executable has `localReplicas` replicas, chosen at load time

@@ -209,7 +209,8 @@ TEST_CASE("exe_load: a malformed replication factor is a load error; the profile
           "[error][executable]") {
   // The replica count is the executable's own field, read with the checked readers.
   const auto bytes = crafted([](ExeParts &p) {
-    p.meta["replication"] = {{"factor", "many"}, {"collectives", nlohmann::json::array()},
+    p.meta["replication"] = {{"factor", "many"},
+                             {"collectives", nlohmann::json::array()},
                              {"indexTransfers", nlohmann::json::array()}};
   });
   std::stringstream in(std::string(bytes.begin(), bytes.end()));

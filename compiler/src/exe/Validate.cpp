@@ -153,8 +153,8 @@ private:
       type(c.type, field + ".type");
       const bool within = c.kind >= 5; // between the IPUs of one replica: the groups are its IPUs
       if (c.groupSize == 0 || (within && c.groupSize != x_.target.numIPUs))
-        fail(field + ".groupSize", std::to_string(c.groupSize) + " does not fit the " +
-                                       (within ? "IPUs per replica" : "replicas"));
+        fail(field + ".groupSize",
+             std::to_string(c.groupSize) + " does not fit the " + (within ? "IPUs per replica" : "replicas"));
       const std::uint64_t in = x_.hostTransfers[c.src].bytes, out = x_.hostTransfers[c.dst].bytes;
       const std::uint64_t elem = typeSize(c.type), g = c.groupSize;
       if (elem == 0 || in % elem != 0 || out % elem != 0)

@@ -4,9 +4,9 @@
 #include "gcl/Collectives.hpp"
 
 #include "ir/Collective.hpp"
-#include "util/DistEnvironment.hpp"
 #include "poplar/exceptions.hpp"
 #include "poputil/TileMapping.hpp"
+#include "util/DistEnvironment.hpp"
 
 #include <string>
 
@@ -79,7 +79,8 @@ CollectiveSpec makeSpec(const poplar::Graph &graph, const char *what, const popl
   if (!data.valid())
     throw poplar::poplar_error(prefix + "the tensor is empty (default-constructed)");
   // Groups span every instance's replicas when the program runs as several instances.
-  const unsigned R = aspen::dist::globalReplicationFactor(graph.getReplicationFactor(), (std::string("gcl::") + what).c_str());
+  const unsigned R = aspen::dist::globalReplicationFactor(graph.getReplicationFactor(),
+                                                          (std::string("gcl::") + what).c_str());
   if (R < 2)
     throw poplar::poplar_error(prefix + "the graph of tensor " + data.shortString() +
                                " is not replicated (replication factor " + std::to_string(R) +
