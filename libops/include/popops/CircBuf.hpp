@@ -39,7 +39,6 @@ private:
   unsigned size_;
   poplar::Tensor index;
   std::vector<std::size_t> shape;
-  unsigned padElements = 0;
   poplar::Tensor hist; // {size, elements of shape}
 };
 
