@@ -15,8 +15,9 @@ set -euo pipefail
 sdk=$(cd "$1" && pwd -P)
 client_src=$2
 generator=$3
-cxx=$4
+cxx=${ASPEN_CLIENT_CXX:-$4} # a sanitized SDK needs its clients built with the same runtime
 build_dir=$5
+read -r -a client_flags <<<"${ASPEN_CLIENT_FLAGS:-}"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/aspen-compat-cmake.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -40,7 +41,7 @@ for root in "$sdk" "$prefix"; do
     [[ $package == poplibs ]] && flag=ON
     echo "+ find_package($package) with CMAKE_PREFIX_PATH=$root"
     cmake -S "$scratch/client" -B "$dir" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_PREFIX_PATH="$root" -DUSE_POPLIBS_PACKAGE=$flag >"$dir.configure.log" 2>&1 ||
+      -DCMAKE_CXX_FLAGS="${ASPEN_CLIENT_FLAGS:-}" -DCMAKE_PREFIX_PATH="$root" -DUSE_POPLIBS_PACKAGE=$flag >"$dir.configure.log" 2>&1 ||
       { cat "$dir.configure.log"; fail "configuring with find_package($package) against $root"; }
     found=$(sed -n "s/^${package}_DIR:PATH=//p" "$dir/CMakeCache.txt")
     [[ $found == "$root/lib/cmake/$package" ]] || fail "found $package in '$found', not in $root/lib/cmake/$package"
@@ -63,7 +64,7 @@ echo "+ g++ matmul_only.cpp -lpoplar -lpoputil -lpoplin"
   # shellcheck source=/dev/null
   source "$sdk/enable.sh"
   cd "$scratch/client"
-  "$cxx" -std=c++11 matmul_only.cpp -lpoplar -lpoputil -lpoplin -o matmul_only ||
+  "$cxx" -std=c++11 "${client_flags[@]}" matmul_only.cpp -lpoplar -lpoputil -lpoplin -o matmul_only ||
     fail "a link line naming poplar poputil poplin"
   ./matmul_only | grep -q '^matmul OK' || fail "matmul_only did not report success"
 

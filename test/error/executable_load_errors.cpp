@@ -55,6 +55,48 @@ void operator delete(void *p, std::size_t) noexcept {
 void operator delete[](void *p, std::size_t) noexcept {
   std::free(p);
 }
+// The aligned forms too: every allocation function is replaced together, so that nothing
+// allocated by a library's own operator new is freed here (ASan: alloc-dealloc-mismatch).
+void *operator new(std::size_t n, std::align_val_t a) {
+  std::size_t seen = largestAllocation.load(std::memory_order_relaxed);
+  while (n > seen && !largestAllocation.compare_exchange_weak(seen, n, std::memory_order_relaxed)) {
+  }
+  const std::size_t align = static_cast<std::size_t>(a);
+  if (void *p = std::aligned_alloc(align, (n + align - 1) / align * align))
+    return p;
+  throw std::bad_alloc();
+}
+void *operator new[](std::size_t n, std::align_val_t a) {
+  return operator new(n, a);
+}
+void operator delete(void *p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void *p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete(void *p, std::size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void *p, std::size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
+void *operator new(std::size_t n, const std::nothrow_t &) noexcept {
+  try {
+    return allocate(n);
+  } catch (const std::bad_alloc &) {
+    return nullptr;
+  }
+}
+void *operator new[](std::size_t n, const std::nothrow_t &tag) noexcept {
+  return operator new(n, tag);
+}
+void operator delete(void *p, const std::nothrow_t &) noexcept {
+  std::free(p);
+}
+void operator delete[](void *p, const std::nothrow_t &) noexcept {
+  std::free(p);
+}
 
 using namespace poplar;
 using namespace poplar::program;
