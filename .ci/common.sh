@@ -13,9 +13,9 @@ ASPEN_DEBIAN_PACKAGES=(
   cmake ninja-build g++ make ccache openmpi-bin libopenmpi-dev
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev catch2 libclang-14-dev
   chromium chromium-driver python3-selenium
-  clang clang-format
+  clang clang-format libclang-rt-14-dev
 )
-# What .ci/fuzz adds: clang and its libFuzzer/sanitizer runtimes (docs/fuzzing.md).
+# What .ci/fuzz needs beyond those (docs/fuzzing.md); the sanitizer runtimes are above, for .ci/test.
 ASPEN_FUZZ_DEBIAN_PACKAGES=(clang-14 libclang-rt-14-dev)
 
 # Installs the packages that are not installed yet; does no network access when none is missing.
