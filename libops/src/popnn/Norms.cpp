@@ -38,20 +38,10 @@ std::pair<Tensor, Tensor> batchNormStatistics(Graph &graph, const Tensor acts, f
                                   stableAlgo, partialsType, prog, {debugContext, "batchNormStatistics"}, op);
 }
 
-namespace {
-// The number of groups of statistics {N * G} computed for `acts` ({C} for batch norm).
-unsigned groupsOf(const Tensor &acts, const Tensor &stats) {
-  return acts.valid() && stats.valid() && acts.rank() >= 2 && acts.dim(0) > 0
-             ? static_cast<unsigned>(stats.numElements() / acts.dim(0))
-             : 1u;
-}
-} // namespace
-
 Tensor batchNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev,
                        program::Sequence &prog, const DebugContext &debugContext,
                        const OptionFlags &options) {
   const std::string op = std::string(kLib) + "batchNormWhiten";
-  (void)groupsOf;
   return aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
                               {debugContext, "batchNormWhiten"}, op);
 }
@@ -183,7 +173,6 @@ Tensor groupNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, con
                        program::Sequence &prog, const DebugContext &debugContext,
                        const OptionFlags &options) {
   const std::string op = std::string(kLib) + "groupNormWhiten";
-  (void)groupsOf;
   return aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, groupsOf(acts, mean), options, op),
                               prog, {debugContext, "groupNormWhiten"}, op);
 }
@@ -289,20 +278,10 @@ std::pair<Tensor, Tensor> layerNormStatistics(Graph &graph, const Tensor acts, f
                                   stableAlgo, partialsType, prog, {debugContext, "layerNormStatistics"}, op);
 }
 
-namespace {
-// The number of groups of statistics {N * G} computed for `acts` ({C} for batch norm).
-unsigned groupsOf(const Tensor &acts, const Tensor &stats) {
-  return acts.valid() && stats.valid() && acts.rank() >= 2 && acts.dim(0) > 0
-             ? static_cast<unsigned>(stats.numElements() / acts.dim(0))
-             : 1u;
-}
-} // namespace
-
 Tensor layerNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev,
                        program::Sequence &prog, const DebugContext &debugContext,
                        const OptionFlags &options) {
   const std::string op = std::string(kLib) + "layerNormWhiten";
-  (void)groupsOf;
   return aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
                               {debugContext, "layerNormWhiten"}, op);
 }
