@@ -24,6 +24,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 using namespace poplar;
 using popops::expr::_1;
 using popops::expr::_2;
@@ -278,4 +280,24 @@ TEST_CASE("pad with the wrong number of amounts, too much truncation or too much
       {"popops::pad", "padding value"});
   aspen::test::requireError<poputil::poplibs_error>([&] { popops::pad(f.graph, t, 1, 1, 2); },
                                                     {"popops::pad", "dimension 2"});
+}
+
+TEST_CASE("a scalar constant with no integer equivalent for an integer tensor", "[popops][error]") {
+  Fixture f;
+  Tensor a = f.var(INT, {4}, "counts"), b = f.var(INT, {4}, "deltas");
+  // NaN, infinity and values beyond 64 bits cannot become an int; converting them would be
+  // undefined behaviour, so the op refuses and names the value and the type.
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::scaledAddTo(f.graph, a, b, std::numeric_limits<float>::quiet_NaN(), f.prog); },
+      {"nan", "no equivalent of type int"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::scaledAddTo(f.graph, a, b, 1e30f, f.prog); }, {"1000000", "no equivalent of type int"});
+  Tensor u = f.var(UNSIGNED_INT, {4}, "mask");
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::map(f.graph,
+                    popops::expr::Add(_1, popops::expr::Const(std::numeric_limits<float>::infinity())), {u},
+                    f.prog);
+      },
+      {"inf", "no equivalent of type unsigned int"});
 }

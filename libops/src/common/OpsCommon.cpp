@@ -237,8 +237,20 @@ void setStateValue(poplar::Graph &graph, const poplar::FieldRef &field, const po
   } else if (type == poplar::BOOL) {
     graph.setInitialValue(field, value != 0.0);
   } else {
-    setStateInteger(graph, field, type, static_cast<std::int64_t>(value));
+    setStateInteger(graph, field, type, integerConstantOf(value, type, "a vertex state value"));
   }
+}
+
+std::int64_t integerConstantOf(double value, const poplar::Type &type, const std::string &what) {
+  // A double outside [-2^63, 2^64) has no integer to convert to (the cast would be undefined
+  // behaviour); inside, the value is truncated towards zero and then wraps into the type as an
+  // integer conversion does, so -1 for an unsigned type is its all-ones value, as in C++.
+  if (!std::isfinite(value) || value < -9223372036854775808.0 || value >= 18446744073709551616.0)
+    throw poputil::poplibs_error("the value " + std::to_string(value) + " given as " + what +
+                                 " has no equivalent of type " + type.toString().str());
+  if (value >= 9223372036854775808.0)
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(value));
+  return static_cast<std::int64_t>(value);
 }
 
 void setStateInteger(poplar::Graph &graph, const poplar::FieldRef &field, const poplar::Type &type,
@@ -300,9 +312,11 @@ poplar::Tensor scalarConstantOf(poplar::Graph &graph, const poplar::Type &type, 
   } else if (type == poplar::BOOL) {
     c = graph.addConstant(type, {}, value != 0.0, name);
   } else if (type == poplar::UNSIGNED_INT) {
-    c = graph.addConstant(type, {}, static_cast<unsigned>(value), name);
+    c = graph.addConstant(type, {}, static_cast<unsigned>(integerConstantOf(value, type, "constant " + name)),
+                          name);
   } else if (type.isIntegral()) {
-    c = graph.addConstant(type, {}, static_cast<long long>(value), name);
+    c = graph.addConstant(type, {},
+                          static_cast<long long>(integerConstantOf(value, type, "constant " + name)), name);
   } else {
     c = graph.addConstant(type, {}, value, name);
   }

@@ -118,6 +118,11 @@ void setStateValue(poplar::Graph &graph, const poplar::FieldRef &field, const po
 void setStateInteger(poplar::Graph &graph, const poplar::FieldRef &field, const poplar::Type &type,
                      std::int64_t value);
 
+/// `value` as an integer of `type`: truncated towards zero, wrapping into the type as C++'s
+/// integer conversions do. Throws poplibs_error naming `what` when no integer corresponds (NaN,
+/// infinity, beyond 64 bits).
+std::int64_t integerConstantOf(double value, const poplar::Type &type, const std::string &what);
+
 /// A scalar constant of `type` holding `value` (HALF rounded to nearest even), mapped to `tile`.
 poplar::Tensor scalarConstantOf(poplar::Graph &graph, const poplar::Type &type, double value,
                                 unsigned tile = 0, const std::string &name = "<const>");
