@@ -7,7 +7,6 @@
 
 #include "ir/GraphData.hpp"
 #include "ir/TensorAlgebra.hpp"
-#include "poplar/Device.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
 #include "util/HostConvert.hpp"
@@ -382,8 +381,6 @@ Graph::Graph(const Target &target, replication_factor r) : tileBase_(0), numTile
   numTiles_ = top.numTiles();
   target_ = std::make_unique<Target>(top);
 }
-
-Graph::Graph(const Device &device, replication_factor r) : Graph(device.getTarget(), r) {}
 
 Graph::Graph(std::shared_ptr<GraphData> data, unsigned tileBase, unsigned numTiles)
     : data_(std::move(data)), tileBase_(tileBase), numTiles_(numTiles) {
