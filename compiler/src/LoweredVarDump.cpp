@@ -15,18 +15,18 @@ void writeLoweredVarDump(const std::string &path, bool makeDirectory, const ir::
                          const ExchangePlan &plan, const LivenessResult &liveness,
                          const AllocationResult &allocation) {
   using json = nlohmann::json;
-  const VariableLayout &layout = plan.layout;
+  const MemoryObjects &memory = plan.memory;
   json variables = json::array();
   for (std::size_t v = 0; v < graph.variables.size(); ++v) {
     const ir::Variable &var = graph.variables[v];
     json pieces = json::array();
-    if (v + 1 < layout.firstPiece.size())
-      for (std::uint32_t p = layout.firstPiece[v]; p < layout.firstPiece[v + 1]; ++p) {
-        const Piece &piece = layout.pieces[p];
+    if (v + 1 < memory.firstPiece.size())
+      for (std::uint32_t p = memory.firstPiece[v]; p < memory.firstPiece[v + 1]; ++p) {
+        const MemObject &piece = memory.objects[p];
         pieces.push_back({{"tile", piece.tile},
                           {"address", p < allocation.address.size() ? json(allocation.address[p]) : json()},
-                          {"size", piece.byteEnd - piece.byteBegin},
-                          {"offset", piece.byteBegin}});
+                          {"size", piece.size},
+                          {"offset", piece.ownerOffset}});
       }
     variables.push_back({{"id", v},
                          {"name", var.name},

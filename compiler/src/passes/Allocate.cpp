@@ -82,15 +82,15 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
                                 const LivenessResult &live, bool allowOutOfMemory) {
   const ir::TargetData &target = g.target;
   const unsigned numTiles = target.numTiles();
-  const std::size_t numObjects = plan.objects.size();
-  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.layout.pieces.size());
+  const std::size_t numObjects = plan.memory.objects.size();
+  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.memory.numPieces());
   AllocationResult res;
   res.address.assign(numObjects, 0);
   res.tiles.resize(numTiles);
 
   // Objects by tile (counting sort keeps ids ascending within a tile).
   std::vector<std::uint32_t> tileBegin(numTiles + 1, 0), order(numObjects);
-  for (const MemObject &o : plan.objects) {
+  for (const MemObject &o : plan.memory.objects) {
     ASPEN_ASSERT(o.tile < numTiles, "a memory object on a tile beyond the target");
     ++tileBegin[o.tile + 1];
   }
@@ -99,22 +99,22 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
   {
     std::vector<std::uint32_t> fill(tileBegin.begin(), tileBegin.end() - 1);
     for (std::uint32_t i = 0; i < numObjects; ++i)
-      order[fill[plan.objects[i].tile]++] = i;
+      order[fill[plan.memory.objects[i].tile]++] = i;
   }
 
   // Pieces live as their variable; edge buffers over their compute set's
   // steps; every other object (vertex state) always.
   auto isAlwaysLive = [&](std::uint32_t obj) {
     if (obj >= numPieces)
-      return plan.objects[obj].computeSet == kNoObject;
-    return live.alwaysLive[plan.objects[obj].owner] != 0;
+      return plan.memory.objects[obj].computeSet == kNoObject;
+    return live.alwaysLive[plan.memory.objects[obj].owner] != 0;
   };
   auto liveBegin = [&](std::uint32_t obj) {
-    const MemObject &o = plan.objects[obj];
+    const MemObject &o = plan.memory.objects[obj];
     return obj >= numPieces ? plan.computeSetSteps[o.computeSet].first : live.liveBegin[o.owner];
   };
   auto liveEnd = [&](std::uint32_t obj) {
-    const MemObject &o = plan.objects[obj];
+    const MemObject &o = plan.memory.objects[obj];
     return obj >= numPieces ? plan.computeSetSteps[o.computeSet].second : live.liveEnd[o.owner];
   };
   auto isLive = [&](std::uint32_t obj) { return isAlwaysLive(obj) || liveBegin(obj) <= liveEnd(obj); };
@@ -126,15 +126,15 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
     std::vector<std::uint32_t> always, notAlways;
     for (std::uint32_t k = tileBegin[tile]; k < tileBegin[tile + 1]; ++k) {
       const std::uint32_t obj = order[k];
-      if (!isLive(obj) || plan.objects[obj].size == 0)
+      if (!isLive(obj) || plan.memory.objects[obj].size == 0)
         continue;
       (isAlwaysLive(obj) ? always : notAlways).push_back(obj);
     }
     std::stable_sort(always.begin(), always.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return plan.objects[a].category < plan.objects[b].category;
+      return plan.memory.objects[a].category < plan.memory.objects[b].category;
     });
     for (std::uint32_t obj : always) {
-      const MemObject &o = plan.objects[obj];
+      const MemObject &o = plan.memory.objects[obj];
       addr = alignUp(addr, o.align);
       res.address[obj] = toAddress(addr);
       addr += o.size;
@@ -148,8 +148,8 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
       const std::uint32_t ba = liveBegin(a), bb = liveBegin(b);
       if (ba != bb)
         return ba < bb;
-      if (plan.objects[a].size != plan.objects[b].size)
-        return plan.objects[a].size > plan.objects[b].size;
+      if (plan.memory.objects[a].size != plan.memory.objects[b].size)
+        return plan.memory.objects[a].size > plan.memory.objects[b].size;
       return a < b;
     });
     FreeList freeList(addr);
@@ -158,12 +158,12 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
     std::vector<std::uint64_t> placedAt(notAlways.size());
     for (std::size_t i = 0; i < notAlways.size(); ++i) {
       const std::uint32_t obj = notAlways[i];
-      const MemObject &o = plan.objects[obj];
+      const MemObject &o = plan.memory.objects[obj];
       const std::uint32_t begin = liveBegin(obj);
       while (!active.empty() && active.top().first < begin) {
         const std::uint32_t done = active.top().second;
         active.pop();
-        freeList.give(res.address[done], res.address[done] + plan.objects[done].size);
+        freeList.give(res.address[done], res.address[done] + plan.memory.objects[done].size);
       }
       const std::uint64_t at = freeList.take(o.size, o.align);
       res.address[obj] = toAddress(at);
@@ -177,7 +177,7 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
     std::vector<std::pair<std::uint32_t, std::int64_t>> events;
     events.reserve(notAlways.size() * 2);
     for (std::uint32_t obj : notAlways) {
-      const MemObject &o = plan.objects[obj];
+      const MemObject &o = plan.memory.objects[obj];
       events.push_back({liveBegin(obj), static_cast<std::int64_t>(o.size)});
       events.push_back({liveEnd(obj) + 1, -static_cast<std::int64_t>(o.size)});
     }
@@ -233,7 +233,7 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
   std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> typeBytes; // type -> (bytes, vertices)
   for (std::uint32_t k = tileBegin[worst]; k < tileBegin[worst + 1]; ++k) {
     const std::uint32_t obj = order[k];
-    const MemObject &o = plan.objects[obj];
+    const MemObject &o = plan.memory.objects[obj];
     if (!isLive(obj))
       continue;
     if (obj < numPieces) {

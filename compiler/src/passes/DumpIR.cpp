@@ -100,9 +100,9 @@ void IRDumper::exchange(const ir::GraphData &g, const ExchangePlan &plan) {
     os << "# steps (Execute: a = planned compute set; Copy: a = copy; streams: b = transfer)\n";
     for (std::size_t i = 0; i < plan.steps.size(); ++i)
       step(os, i, plan.steps[i]);
-    os << "# memory objects (pieces 0.." << plan.layout.pieces.size() << ")\n";
-    for (std::size_t o = 0; o < plan.objects.size(); ++o) {
-      const MemObject &m = plan.objects[o];
+    os << "# memory objects (pieces 0.." << plan.memory.numPieces() << ")\n";
+    for (std::size_t o = 0; o < plan.memory.objects.size(); ++o) {
+      const MemObject &m = plan.memory.objects[o];
       os << "obj" << o << " " << categoryName(m.category) << " tile " << m.tile << " " << m.size
          << " B align " << m.align << " owner " << m.owner;
       if (m.computeSet != kNoObject)
@@ -151,9 +151,9 @@ void IRDumper::allocation(const ExchangePlan &plan, const AllocationResult &allo
       if (alloc.tiles[t].peakBytes)
         os << "tile " << t << " peak " << alloc.tiles[t].peakBytes << " always-live "
            << alloc.tiles[t].alwaysLiveBytes << "\n";
-    for (std::size_t o = 0; o < plan.objects.size(); ++o)
-      os << "obj" << o << " tile " << plan.objects[o].tile << " @" << alloc.address[o] << " "
-         << plan.objects[o].size << " B\n";
+    for (std::size_t o = 0; o < plan.memory.objects.size(); ++o)
+      os << "obj" << o << " tile " << plan.memory.objects[o].tile << " @" << alloc.address[o] << " "
+         << plan.memory.objects[o].size << " B\n";
     if (alloc.outOfMemory)
       os << alloc.outOfMemoryMessage << "\n";
   });

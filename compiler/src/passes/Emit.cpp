@@ -22,7 +22,7 @@ public:
   Resolver(const ExchangePlan &plan, const AllocationResult &alloc) : plan_(plan), alloc_(alloc) {}
   exe::TileAddr operator()(Loc l) const {
     ASPEN_ASSERT(l.valid(), "resolving an absent location");
-    return exe::TileAddr{plan_.objects[l.object].tile, alloc_.address[l.object] + l.offset};
+    return exe::TileAddr{plan_.memory.objects[l.object].tile, alloc_.address[l.object] + l.offset};
   }
   exe::ScalarRef scalar(const SymScalar &s) const {
     exe::ScalarRef r;
@@ -247,12 +247,12 @@ void emitInitialMemory(exe::ExecutableData &x, const ir::GraphData &g, const Exc
   for (const auto &[var, bytes] : g.initialValues) {
     if (var >= g.variables.size())
       continue;
-    for (std::uint32_t p = plan.layout.firstPiece[var]; p < plan.layout.firstPiece[var + 1]; ++p) {
-      const Piece &pc = plan.layout.pieces[p];
-      if (pc.byteBegin >= bytes.size())
+    for (std::uint32_t p = plan.memory.firstPiece[var]; p < plan.memory.firstPiece[var + 1]; ++p) {
+      const MemObject &piece = plan.memory.objects[p];
+      if (piece.ownerOffset >= bytes.size())
         continue;
-      const std::uint64_t end = std::min<std::uint64_t>(pc.byteEnd, bytes.size());
-      fragments.push_back({at(Loc{p, 0}), bytes.data() + pc.byteBegin, end - pc.byteBegin});
+      const std::uint64_t end = std::min<std::uint64_t>(piece.ownerEnd(), bytes.size());
+      fragments.push_back({at(Loc{p, 0}), bytes.data() + piece.ownerOffset, end - piece.ownerOffset});
     }
   }
   // By tile (counting sort), then by address within each tile, tiles in parallel.

@@ -189,17 +189,17 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*l
     }
     est.computeCycles[c] = worst;
     est.totalVertexCycles[c] = total;
-    est.exchangeInCycles[c] = exchangeCycles(target, plan.objects, pcs.exchangeIn);
-    est.exchangeOutCycles[c] = exchangeCycles(target, plan.objects, pcs.exchangeOut);
+    est.exchangeInCycles[c] = exchangeCycles(target, plan.memory.objects, pcs.exchangeIn);
+    est.exchangeOutCycles[c] = exchangeCycles(target, plan.memory.objects, pcs.exchangeOut);
   });
 
   est.copyCycles.resize(plan.copies.size());
   tbb::parallel_for(std::size_t(0), plan.copies.size(), [&](std::size_t k) {
-    est.copyCycles[k] = exchangeCycles(target, plan.objects, plan.copies[k].runs);
+    est.copyCycles[k] = exchangeCycles(target, plan.memory.objects, plan.copies[k].runs);
   });
   est.transferCycles.resize(plan.transfers.size());
   tbb::parallel_for(std::size_t(0), plan.transfers.size(), [&](std::size_t k) {
-    est.transferCycles[k] = hostTransferCycles(target, plan.objects, plan.transfers[k]);
+    est.transferCycles[k] = hostTransferCycles(target, plan.memory.objects, plan.transfers[k]);
   });
 
   using K = exe::StepKind;

@@ -36,35 +36,45 @@ const char *categoryName(MemCategory c) {
   return "?";
 }
 
-std::uint32_t VariableLayout::findPiece(std::uint32_t var, std::uint64_t byte) const {
-  const Piece *first = pieces.data() + firstPiece[var];
-  const Piece *last = pieces.data() + firstPiece[var + 1];
-  const Piece *p =
-      std::upper_bound(first, last, byte, [](std::uint64_t b, const Piece &pc) { return b < pc.byteEnd; });
-  if (p == last || p->byteBegin > byte)
+std::uint32_t MemoryObjects::findPiece(std::uint32_t var, std::uint64_t byte) const {
+  const MemObject *first = objects.data() + firstPiece[var];
+  const MemObject *last = objects.data() + firstPiece[var + 1];
+  const MemObject *p = std::upper_bound(first, last, byte,
+                                        [](std::uint64_t b, const MemObject &o) { return b < o.ownerEnd(); });
+  if (p == last || p->ownerOffset > byte)
     return kNoObject;
-  return static_cast<std::uint32_t>(p - pieces.data());
+  return static_cast<std::uint32_t>(p - objects.data());
 }
 
-VariableLayout buildVariableLayout(const ir::GraphData &g) {
-  VariableLayout layout;
+MemoryObjects buildVariablePieces(const ir::GraphData &g) {
+  MemoryObjects memory;
+  std::vector<MemObject> &pieces = memory.objects;
   const std::size_t numVars = g.variables.size();
-  layout.firstPiece.resize(numVars + 1);
+  memory.firstPiece.resize(numVars + 1);
   // CPU targets have one tile and need no mapping: an unmapped element is on tile 0.
   const bool fillGaps = g.target.type == poplar::TargetType::CPU;
   for (std::size_t v = 0; v < numVars; ++v) {
-    layout.firstPiece[v] = static_cast<std::uint32_t>(layout.pieces.size());
+    memory.firstPiece[v] = static_cast<std::uint32_t>(pieces.size());
     const ir::Variable &var = g.variables[v];
     const std::uint64_t es = var.type.size();
+    const std::uint32_t align = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(es));
+    const MemCategory category = var.isConstant ? MemCategory::Constant : MemCategory::Variable;
     auto add = [&](std::uint64_t begin, std::uint64_t end, std::uint32_t tile) {
       if (begin >= end)
         return;
-      if (!layout.pieces.empty() && layout.pieces.size() > layout.firstPiece[v] &&
-          layout.pieces.back().tile == tile && layout.pieces.back().byteEnd == begin * es) {
-        layout.pieces.back().byteEnd = end * es;
+      if (pieces.size() > memory.firstPiece[v] && pieces.back().tile == tile &&
+          pieces.back().ownerEnd() == begin * es) {
+        pieces.back().size += (end - begin) * es;
         return;
       }
-      layout.pieces.push_back({begin * es, end * es, tile});
+      MemObject piece;
+      piece.size = (end - begin) * es;
+      piece.tile = tile;
+      piece.align = align;
+      piece.owner = static_cast<std::uint32_t>(v);
+      piece.category = category;
+      piece.ownerOffset = begin * es;
+      pieces.push_back(piece);
     };
     std::uint64_t at = 0;
     for (const ir::TileInterval &ti : var.mapping) {
@@ -76,8 +86,8 @@ VariableLayout buildVariableLayout(const ir::GraphData &g) {
     if (fillGaps && at < var.numElements)
       add(at, var.numElements, 0);
   }
-  layout.firstPiece[numVars] = static_cast<std::uint32_t>(layout.pieces.size());
-  return layout;
+  memory.firstPiece[numVars] = static_cast<std::uint32_t>(pieces.size());
+  return memory;
 }
 
 namespace {
@@ -143,10 +153,10 @@ struct PieceRun {
   std::uint64_t bytes;
 };
 
-void collectPieceRuns(const VariableLayout &layout, const ir::TensorView &view, std::uint64_t first,
+void collectPieceRuns(const MemoryObjects &memory, const ir::TensorView &view, std::uint64_t first,
                       std::uint64_t last, std::vector<PieceRun> &out) {
   forEachByteRun(view, first, last, [&](std::uint32_t var, std::uint64_t b, std::uint64_t n) {
-    forEachPieceRun(layout, var, b, n, [&](std::uint32_t piece, std::uint64_t off, std::uint64_t len) {
+    forEachPieceRun(memory, var, b, n, [&](std::uint32_t piece, std::uint64_t off, std::uint64_t len) {
       ASPEN_ASSERT(piece != kNoObject, "a view reaches an unmapped element after validation");
       if (!out.empty() && out.back().loc.object == piece && out.back().loc.offset + out.back().bytes == off) {
         out.back().bytes += len;
@@ -223,8 +233,8 @@ struct ChunkPlan {
 
 class ChunkPlanner {
 public:
-  ChunkPlanner(const ir::GraphData &g, const VariableLayout &layout, ChunkPlan &out)
-      : g_(g), layout_(layout), out_(out), numPieces_(static_cast<std::uint32_t>(layout.pieces.size())) {}
+  ChunkPlanner(const ir::GraphData &g, const MemoryObjects &memory, ChunkPlan &out)
+      : g_(g), memory_(memory), out_(out), numPieces_(static_cast<std::uint32_t>(memory.numPieces())) {}
 
   void planVertex(std::uint32_t v) {
     const ir::Vertex &vx = g_.vertices[v];
@@ -346,7 +356,7 @@ private:
     const bool reads = f.kind != ir::FieldKind::Output;
     const bool writes = f.kind != ir::FieldKind::Input;
     runs_.clear();
-    collectPieceRuns(layout_, view, 0, view.numElements(), runs_);
+    collectPieceRuns(memory_, view, 0, view.numElements(), runs_);
     // The variables this edge touches, for liveness.
     forEachByteRun(view, [&](std::uint32_t var, std::uint64_t b, std::uint64_t n) {
       if (reads && (out_.reads.empty() || out_.reads.back() != var))
@@ -356,7 +366,7 @@ private:
       return true;
     });
     const std::uint32_t align = std::max<std::uint32_t>(static_cast<std::uint32_t>(es), f.minAlign);
-    if (runs_.size() == 1 && layout_.pieces[runs_[0].loc.object].tile == tile &&
+    if (runs_.size() == 1 && memory_.objects[runs_[0].loc.object].tile == tile &&
         runs_[0].loc.offset % align == 0) {
       const std::uint32_t piece = runs_[0].loc.object;
       out_.pieceAlign.push_back({piece, align});
@@ -395,7 +405,7 @@ private:
   }
 
   const ir::GraphData &g_;
-  const VariableLayout &layout_;
+  const MemoryObjects &memory_;
   ChunkPlan &out_;
   std::uint32_t numPieces_;
   std::vector<PieceRun> runs_;
@@ -422,7 +432,7 @@ struct SharedBuffers {
 /// edge aligned in the variable is aligned in the buffer); exchange-in fills the union of the
 /// ranges read, exchange-out drains the union of the ranges written, each run
 /// split at tile-piece borders.
-SharedBuffers layOutSharedBuffers(const VariableLayout &layout, std::vector<SharedEdge> &edges) {
+SharedBuffers layOutSharedBuffers(const MemoryObjects &memory, std::vector<SharedEdge> &edges) {
   SharedBuffers out;
   auto byTileVarBegin = [](const SharedEdge &a, const SharedEdge &b) {
     if (a.tile != b.tile)
@@ -443,7 +453,7 @@ SharedBuffers layOutSharedBuffers(const VariableLayout &layout, std::vector<Shar
       for (++i; i < ranges.size() && ranges[i].first <= e; ++i)
         e = std::max(e, ranges[i].second);
       std::uint64_t at = pos + (b - base);
-      forEachPieceRun(layout, var, b, e - b, [&](std::uint32_t piece, std::uint64_t off, std::uint64_t n) {
+      forEachPieceRun(memory, var, b, e - b, [&](std::uint32_t piece, std::uint64_t off, std::uint64_t n) {
         ASPEN_ASSERT(piece != kNoObject, "a shared edge reaches an unmapped element after validation");
         const Loc local{buffer, static_cast<std::uint32_t>(at)};
         const Loc remote{piece, static_cast<std::uint32_t>(off)};
@@ -501,10 +511,10 @@ SharedBuffers layOutSharedBuffers(const VariableLayout &layout, std::vector<Shar
 
 // ---- host transfers and copies ---------------------------------------------------
 
-PlannedTransfer planTransfer(const VariableLayout &layout, const ir::TensorView &view, std::uint64_t first,
+PlannedTransfer planTransfer(const MemoryObjects &memory, const ir::TensorView &view, std::uint64_t first,
                              std::uint64_t last) {
   std::vector<PieceRun> runs;
-  collectPieceRuns(layout, view, first, last, runs);
+  collectPieceRuns(memory, view, first, last, runs);
   PlannedTransfer t;
   for (const PieceRun &r : runs) {
     t.runs.push_back({t.bytes, r.loc, static_cast<std::uint32_t>(r.bytes)});
@@ -513,12 +523,12 @@ PlannedTransfer planTransfer(const VariableLayout &layout, const ir::TensorView 
   return t;
 }
 
-SymScalar locateElement(const VariableLayout &layout, const poplar::Tensor &t, std::uint64_t index) {
+SymScalar locateElement(const MemoryObjects &memory, const poplar::Tensor &t, std::uint64_t index) {
   SymScalar s;
   if (!t.valid())
     return s;
   std::vector<PieceRun> runs;
-  collectPieceRuns(layout, t.getImpl(), index, index + 1, runs);
+  collectPieceRuns(memory, t.getImpl(), index, index + 1, runs);
   ASPEN_ASSERT(runs.size() == 1, "a scalar element spans pieces");
   s.where = runs[0].loc;
   s.type = t.elementType().id();
@@ -542,25 +552,10 @@ namespace {
 
 // ---- the phases of planExchange -----------------------------------------------------
 
-/// Phase 1. Contract: plan.layout holds every variable's tile pieces and
-/// plan.objects[0, numPieces) one object per piece (owner: its variable;
-/// aligned to its element; category Variable or Constant).
+/// Phase 1. Contract: plan.memory holds every variable's tile pieces as its
+/// objects [0, numPieces()) and nothing else.
 void planVariablePieces(const ir::GraphData &g, ExchangePlan &plan) {
-  plan.layout = buildVariableLayout(g);
-  const VariableLayout &layout = plan.layout;
-  const std::uint32_t numPieces = static_cast<std::uint32_t>(layout.pieces.size());
-  plan.objects.reserve(numPieces);
-  for (const Piece &p : layout.pieces) {
-    plan.objects.push_back({p.byteEnd - p.byteBegin, p.tile, 1, 0, MemCategory::Variable});
-  }
-  for (std::uint32_t v = 0; v < g.variables.size(); ++v) {
-    const ir::Variable &var = g.variables[v];
-    for (std::uint32_t p = layout.firstPiece[v]; p < layout.firstPiece[v + 1]; ++p) {
-      plan.objects[p].owner = v;
-      plan.objects[p].align = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(var.type.size()));
-      plan.objects[p].category = var.isConstant ? MemCategory::Constant : MemCategory::Variable;
-    }
-  }
+  plan.memory = buildVariablePieces(g);
 }
 
 /// Phase 2. Contract: numbers the executed compute sets in order of first
@@ -605,7 +600,7 @@ struct ComputeSetWork {
 /// descriptors, gather buffers, runs, relocations, blobs; shared edges listed
 /// for phase 3c.
 void planChunks(const ir::GraphData &g, const std::vector<std::uint32_t> &executed,
-                const VariableLayout &layout, ComputeSetWork &w) {
+                const MemoryObjects &memory, ComputeSetWork &w) {
   auto &items = w.items;
   for (std::uint32_t i = 0; i < executed.size(); ++i) {
     const std::size_t n = g.computeSets[executed[i]].vertices.size();
@@ -616,7 +611,7 @@ void planChunks(const ir::GraphData &g, const std::vector<std::uint32_t> &execut
   tbb::parallel_for(std::size_t(0), items.size(), [&](std::size_t k) {
     const auto &it = items[k];
     const auto &vertices = g.computeSets[executed[it.plannedCs]].vertices;
-    ChunkPlanner planner(g, layout, w.chunks[k]);
+    ChunkPlanner planner(g, memory, w.chunks[k]);
     for (std::size_t i = it.begin; i < it.end; ++i)
       planner.planVertex(vertices[i]);
   });
@@ -627,7 +622,7 @@ void planChunks(const ir::GraphData &g, const std::vector<std::uint32_t> &execut
 /// planned compute set; chunks keep only their piece alignments, in-place
 /// writes and shared edges (relocation indices made global).
 void mergeChunks(const std::vector<std::uint32_t> &executed, ComputeSetWork &w, ExchangePlan &plan) {
-  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.layout.pieces.size());
+  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.memory.numPieces());
   auto &items = w.items;
   auto &chunks = w.chunks;
   auto &csReads = w.csReads;
@@ -644,7 +639,7 @@ void mergeChunks(const std::vector<std::uint32_t> &executed, ComputeSetWork &w, 
   csWrites.resize(executed.size());
   csDirectWrites.resize(executed.size());
   {
-    Offsets total{plan.objects.size(), 0, 0, 0, 0, 0, 0, 0, 0};
+    Offsets total{plan.memory.objects.size(), 0, 0, 0, 0, 0, 0, 0, 0};
     std::vector<Offsets> perCs(executed.size(), Offsets{0, 0, 0, 0, 0, 0, 0, 0, 0});
     for (std::size_t k = 0; k < items.size(); ++k) {
       const ChunkPlan &c = chunks[k];
@@ -662,7 +657,7 @@ void mergeChunks(const std::vector<std::uint32_t> &executed, ComputeSetWork &w, 
       cs.writes += c.writes.size();
     }
     ASPEN_ASSERT(total.objects < kNoObject, "too many memory objects");
-    plan.objects.resize(total.objects);
+    plan.memory.objects.resize(total.objects);
     plan.blobPool.resize(total.pool);
     plan.blobs.resize(total.blobs);
     plan.relocations.resize(total.relocations);
@@ -679,10 +674,10 @@ void mergeChunks(const std::vector<std::uint32_t> &executed, ComputeSetWork &w, 
     const Offsets &o = at[k];
     const std::uint32_t d = static_cast<std::uint32_t>(o.objects - numPieces);
     PlannedComputeSet &pcs = plan.computeSets[items[k].plannedCs];
-    std::copy(c.objects.begin(), c.objects.end(), plan.objects.begin() + o.objects);
+    std::copy(c.objects.begin(), c.objects.end(), plan.memory.objects.begin() + o.objects);
     for (std::size_t i = o.objects; i < o.objects + c.objects.size(); ++i)
-      if (plan.objects[i].category == MemCategory::EdgeBuffer)
-        plan.objects[i].computeSet = items[k].plannedCs;
+      if (plan.memory.objects[i].category == MemCategory::EdgeBuffer)
+        plan.memory.objects[i].computeSet = items[k].plannedCs;
     std::copy(c.pool.begin(), c.pool.end(), plan.blobPool.begin() + o.pool);
     for (std::size_t i = 0; i < c.blobs.size(); ++i) {
       SymBlob b = c.blobs[i];
@@ -730,14 +725,14 @@ void mergeChunks(const std::vector<std::uint32_t> &executed, ComputeSetWork &w, 
   }
   for (const ChunkPlan &c : chunks)
     for (auto [piece, align] : c.pieceAlign)
-      plan.objects[piece].align = std::max(plan.objects[piece].align, align);
+      plan.memory.objects[piece].align = std::max(plan.memory.objects[piece].align, align);
 }
 
 /// Phase 3c. Contract: per compute set and tile, one shared edge buffer
-/// (layOutSharedBuffers) appended to plan.objects, its runs to the compute
+/// (layOutSharedBuffers) appended to plan.memory.objects, its runs to the compute
 /// set's exchange-in/out, and every shared edge's relocation pointed into it.
 void addSharedBuffers(const std::vector<std::uint32_t> &executed, ComputeSetWork &w, ExchangePlan &plan) {
-  const VariableLayout &layout = plan.layout;
+  const MemoryObjects &memory = plan.memory;
   auto &items = w.items;
   auto &chunks = w.chunks;
   // Shared edge buffers: per compute set and tile, each range received once.
@@ -752,14 +747,14 @@ void addSharedBuffers(const std::vector<std::uint32_t> &executed, ComputeSetWork
     }
     std::vector<SharedBuffers> buffers(executed.size());
     tbb::parallel_for(std::size_t(0), executed.size(),
-                      [&](std::size_t i) { buffers[i] = layOutSharedBuffers(layout, csShared[i]); });
+                      [&](std::size_t i) { buffers[i] = layOutSharedBuffers(memory, csShared[i]); });
     for (std::size_t i = 0; i < executed.size(); ++i) {
       SharedBuffers &b = buffers[i];
-      const std::uint32_t base = static_cast<std::uint32_t>(plan.objects.size());
+      const std::uint32_t base = static_cast<std::uint32_t>(plan.memory.objects.size());
       ASPEN_ASSERT(std::uint64_t(base) + b.objects.size() < kSharedEdgeObject, "too many memory objects");
       for (MemObject &obj : b.objects)
         obj.computeSet = static_cast<std::uint32_t>(i);
-      plan.objects.insert(plan.objects.end(), b.objects.begin(), b.objects.end());
+      plan.memory.objects.insert(plan.memory.objects.end(), b.objects.begin(), b.objects.end());
       PlannedComputeSet &pcs = plan.computeSets[i];
       pcs.exchangeIn.reserve(pcs.exchangeIn.size() + b.in.size());
       pcs.exchangeOut.reserve(pcs.exchangeOut.size() + b.out.size());
@@ -784,7 +779,7 @@ void addSharedBuffers(const std::vector<std::uint32_t> &executed, ComputeSetWork
 /// variable accesses summarised, fuseExchangeIn decided.
 void finishComputeSets(const ir::GraphData &g, const std::vector<std::uint32_t> &executed, ComputeSetWork &w,
                        ExchangePlan &plan) {
-  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.layout.pieces.size());
+  const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.memory.numPieces());
   auto &csReads = w.csReads;
   auto &csWrites = w.csWrites;
   auto &csDirectWrites = w.csDirectWrites;
@@ -802,7 +797,7 @@ void finishComputeSets(const ir::GraphData &g, const std::vector<std::uint32_t> 
     direct.erase(std::unique(direct.begin(), direct.end()), direct.end());
     pcs.fuseExchangeIn = std::none_of(pcs.exchangeIn.begin(), pcs.exchangeIn.end(), [&](const SymCopyRun &r) {
       ASPEN_ASSERT(r.src.object < numPieces, "exchange-in reads variable pieces");
-      return std::binary_search(direct.begin(), direct.end(), plan.objects[r.src.object].owner);
+      return std::binary_search(direct.begin(), direct.end(), plan.memory.objects[r.src.object].owner);
     });
     direct = {};
     csReads[i] = {};
@@ -816,7 +811,7 @@ void finishComputeSets(const ir::GraphData &g, const std::vector<std::uint32_t> 
 /// variable accesses (an Execute step: its compute set's, plus its flag).
 std::vector<std::vector<VarAccess>> planSteps(const ir::GraphData &g, const LoweredProgram &lowered,
                                               ExchangePlan &plan) {
-  const VariableLayout &layout = plan.layout;
+  const MemoryObjects &memory = plan.memory;
   auto &steps = plan.steps;
   const std::size_t numSteps = steps.size();
   // ---- per-step plans: copies, transfers, prints, scalars --------------------------
@@ -842,7 +837,7 @@ std::vector<std::vector<VarAccess>> planSteps(const ir::GraphData &g, const Lowe
       const PlannedComputeSet &pcs = plan.computeSets[s.a];
       stepAcc[si] = pcs.accesses;
       if (node && node->predicate.valid()) {
-        plan.stepScalar[si] = locateElement(layout, node->predicate, 0);
+        plan.stepScalar[si] = locateElement(memory, node->predicate, 0);
         addViewAccess(node->predicate.getImpl(), 0, 1, false, true, reads, writes);
         // Merge the flag's access with the compute set's.
         auto extra = summariseAccesses(g, reads, writes);
@@ -874,7 +869,7 @@ std::vector<std::vector<VarAccess>> planSteps(const ir::GraphData &g, const Lowe
       const poplar::Tensor &t = s.kind == K::StreamToDevice ? node->dst : node->src;
       auto [it, fresh] = planned.try_emplace({node, 0u}, static_cast<std::uint32_t>(plan.transfers.size()));
       if (fresh)
-        plan.transfers.push_back(planTransfer(layout, t.getImpl(), 0, t.numElements()));
+        plan.transfers.push_back(planTransfer(memory, t.getImpl(), 0, t.numElements()));
       if (s.kind == K::Print) {
         exe::PrintSpec spec;
         spec.title = node->message;
@@ -900,10 +895,10 @@ std::vector<std::vector<VarAccess>> planSteps(const ir::GraphData &g, const Lowe
       const std::uint64_t perRow = t.numElements() / rows;
       auto [it, fresh] = planned.try_emplace({node, row}, static_cast<std::uint32_t>(plan.transfers.size()));
       if (fresh)
-        plan.transfers.push_back(planTransfer(layout, t.getImpl(), row * perRow, (row + 1) * perRow));
+        plan.transfers.push_back(planTransfer(memory, t.getImpl(), row * perRow, (row + 1) * perRow));
       s.b = it->second;
       if (node->offset.valid()) {
-        plan.stepScalar[si] = locateElement(layout, node->offset, row);
+        plan.stepScalar[si] = locateElement(memory, node->offset, row);
         addViewAccess(node->offset.getImpl(), row, row + 1, true, false, reads, writes);
       }
       addViewAccess(t.getImpl(), row * perRow, (row + 1) * perRow, !toDevice, toDevice, reads, writes);
@@ -912,19 +907,19 @@ std::vector<std::vector<VarAccess>> planSteps(const ir::GraphData &g, const Lowe
     case K::JumpIfZero:
     case K::JumpIfNonZero:
     case K::AbortIf:
-      plan.stepScalar[si] = locateElement(layout, node->predicate, 0);
+      plan.stepScalar[si] = locateElement(memory, node->predicate, 0);
       addViewAccess(node->predicate.getImpl(), 0, 1, true, false, reads, writes);
       break;
     case K::SwitchJump:
-      plan.switchControl[s.a] = locateElement(layout, node->predicate, 0);
+      plan.switchControl[s.a] = locateElement(memory, node->predicate, 0);
       addViewAccess(node->predicate.getImpl(), 0, 1, true, false, reads, writes);
       break;
     case K::Collective: { // src and dst as host transfers (docs/replication.md)
       exe::CollectiveInfo info = collectiveInfo(*node);
       info.src = static_cast<std::uint32_t>(plan.transfers.size());
-      plan.transfers.push_back(planTransfer(layout, node->src.getImpl(), 0, node->src.numElements()));
+      plan.transfers.push_back(planTransfer(memory, node->src.getImpl(), 0, node->src.numElements()));
       info.dst = static_cast<std::uint32_t>(plan.transfers.size());
-      plan.transfers.push_back(planTransfer(layout, node->dst.getImpl(), 0, node->dst.numElements()));
+      plan.transfers.push_back(planTransfer(memory, node->dst.getImpl(), 0, node->dst.numElements()));
       s.a = static_cast<std::uint32_t>(plan.collectives.size());
       plan.collectives.push_back(std::move(info));
       addViewAccess(node->src.getImpl(), 0, node->src.numElements(), true, false, reads, writes);
@@ -946,8 +941,8 @@ std::vector<std::vector<VarAccess>> planSteps(const ir::GraphData &g, const Lowe
   tbb::parallel_for(std::size_t(0), copyJobs.size(), [&](std::size_t k) {
     const ir::ProgramNode *node = copyJobs[k].node;
     std::vector<PieceRun> src, dst;
-    collectPieceRuns(layout, node->src.getImpl(), 0, node->src.numElements(), src);
-    collectPieceRuns(layout, node->dst.getImpl(), 0, node->dst.numElements(), dst);
+    collectPieceRuns(memory, node->src.getImpl(), 0, node->src.numElements(), src);
+    collectPieceRuns(memory, node->dst.getImpl(), 0, node->dst.numElements(), dst);
     zipRuns(src, dst, plan.copies[copyJobs[k].index].runs);
   });
   return stepAcc;
@@ -956,7 +951,7 @@ std::vector<std::vector<VarAccess>> planSteps(const ir::GraphData &g, const Lowe
 /// Phase 5. Contract: host handles (each a transfer; their variables host
 /// visible), and the stream and remote buffer tables.
 void planHostTables(const ir::GraphData &g, ExchangePlan &plan) {
-  const VariableLayout &layout = plan.layout;
+  const MemoryObjects &memory = plan.memory;
   // Host handles: always readable and writable by the host.
   for (const ir::HostHandle &h : g.hostHandles) {
     exe::HostHandleInfo info;
@@ -964,7 +959,7 @@ void planHostTables(const ir::GraphData &g, ExchangePlan &plan) {
     info.isWrite = h.isWrite;
     info.type = h.tensor.elementType().id();
     info.transfer = static_cast<std::uint32_t>(plan.transfers.size());
-    plan.transfers.push_back(planTransfer(layout, h.tensor.getImpl(), 0, h.tensor.numElements()));
+    plan.transfers.push_back(planTransfer(memory, h.tensor.getImpl(), 0, h.tensor.numElements()));
     plan.hostHandles.push_back(std::move(info));
     forEachByteRun(h.tensor.getImpl(), [&](std::uint32_t var, std::uint64_t, std::uint64_t) {
       plan.hostVisibleVars.push_back(var);
@@ -978,7 +973,7 @@ void planHostTables(const ir::GraphData &g, ExchangePlan &plan) {
     index.elementType = poplar::UNSIGNED_INT;
     index.segments =
         std::make_shared<const std::vector<ir::Segment>>(std::vector<ir::Segment>{{var, 0, 1, 1}});
-    plan.transfers.push_back(planTransfer(layout, index, 0, 1));
+    plan.transfers.push_back(planTransfer(memory, index, 0, 1));
     plan.hostVisibleVars.push_back(var);
   }
   std::sort(plan.hostVisibleVars.begin(), plan.hostVisibleVars.end());
@@ -1015,7 +1010,7 @@ ExchangePlan planExchange(const ir::GraphData &g, const LoweredProgram &lowered)
   const std::vector<std::uint32_t> executed = numberComputeSets(g, plan);
   {
     ComputeSetWork work;
-    planChunks(g, executed, plan.layout, work);
+    planChunks(g, executed, plan.memory, work);
     mergeChunks(executed, work, plan);
     addSharedBuffers(executed, work, plan);
     finishComputeSets(g, executed, work, plan);

@@ -28,7 +28,8 @@ namespace aspen::compiler {
 /// step reads and writes.
 ExchangePlan planExchange(const ir::GraphData &graph, const LoweredProgram &lowered);
 
-/// The variables' tile pieces (exposed for tests).
-VariableLayout buildVariableLayout(const ir::GraphData &graph);
+/// The variables' tile pieces as memory objects [0, numPieces()) (exposed for tests): owner is
+/// the variable, aligned to its element, category Variable or Constant.
+MemoryObjects buildVariablePieces(const ir::GraphData &graph);
 
 } // namespace aspen::compiler

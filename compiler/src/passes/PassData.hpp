@@ -35,8 +35,8 @@ enum class MemCategory : std::uint8_t {
 };
 const char *categoryName(MemCategory c);
 
-/// A block of tile memory the allocator places. Objects [0, numPieces) are the
-/// tile pieces of variables (see VariableLayout); the rest are made by Exchange.
+/// A block of tile memory the allocator places: a tile piece of a variable (a maximal run of
+/// its bytes on one tile, the allocation unit of variables) or something Exchange makes.
 struct MemObject {
   std::uint64_t size = 0;
   std::uint32_t tile = 0;
@@ -47,19 +47,18 @@ struct MemObject {
   /// while one of its Execute steps runs, so they are live over the hull of
   /// those steps (ExchangePlan::computeSetSteps), not always.
   std::uint32_t computeSet = kNoObject;
+  /// Pieces: the first byte of the piece in its variable (it holds [ownerOffset, ownerEnd())).
+  std::uint64_t ownerOffset = 0;
+  std::uint64_t ownerEnd() const { return ownerOffset + size; }
 };
 
-/// A maximal run of a variable's bytes on one tile: the allocation unit of variables.
-struct Piece {
-  std::uint64_t byteBegin = 0; // in the variable
-  std::uint64_t byteEnd = 0;
-  std::uint32_t tile = 0;
-};
-
-/// Every variable split into its tile pieces. Piece index == object index.
-struct VariableLayout {
+/// Every memory object of the program, one representation for all: objects [0, numPieces())
+/// are the variables' tile pieces, variable by variable in byte order (variable v's are
+/// [firstPiece[v], firstPiece[v + 1])); the objects Exchange makes follow.
+struct MemoryObjects {
+  std::vector<MemObject> objects;
   std::vector<std::uint32_t> firstPiece; // size numVariables + 1
-  std::vector<Piece> pieces;
+  std::uint32_t numPieces() const { return firstPiece.empty() ? 0 : firstPiece.back(); }
   /// The piece of `var` holding byte `byte`, or kNoObject when unmapped.
   std::uint32_t findPiece(std::uint32_t var, std::uint64_t byte) const;
 };
@@ -158,8 +157,7 @@ struct ExchangePlan {
   /// stream and remote-buffer copies: `b` = host transfer). Lowering's own step
   /// list is left as it was.
   std::vector<exe::Step> steps;
-  VariableLayout layout;
-  std::vector<MemObject> objects;             // pieces first
+  MemoryObjects memory;
   std::vector<PlannedComputeSet> computeSets; // index = ExecutableData::computeSteps index
   /// Per planned compute set: the first and last of its Execute steps.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> computeSetSteps;

@@ -16,10 +16,9 @@ void addProfileTables(json &profile, const ir::GraphData &g, const LoweredProgra
   for (std::size_t v = 0; v < numVars; ++v) {
     const ir::Variable &var = g.variables[v];
     std::map<std::uint32_t, std::uint64_t> perTile;
-    if (v + 1 < plan.layout.firstPiece.size())
-      for (std::uint32_t p = plan.layout.firstPiece[v]; p < plan.layout.firstPiece[v + 1]; ++p)
-        perTile[plan.layout.pieces[p].tile] +=
-            plan.layout.pieces[p].byteEnd - plan.layout.pieces[p].byteBegin;
+    if (v + 1 < plan.memory.firstPiece.size())
+      for (std::uint32_t p = plan.memory.firstPiece[v]; p < plan.memory.firstPiece[v + 1]; ++p)
+        perTile[plan.memory.objects[p].tile] += plan.memory.objects[p].size;
     std::vector<std::uint64_t> tiles;
     tiles.reserve(2 * perTile.size());
     std::uint64_t bytes = 0;

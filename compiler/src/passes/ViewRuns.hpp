@@ -74,24 +74,24 @@ template <class F> bool forEachByteRun(const ir::TensorView &view, F &&f) {
 /// calls `f(piece, offsetInPiece, bytes)`; a byte outside every piece (an
 /// unmapped element) gives `f(kNoObject, byteOffsetInVar, bytes)`.
 template <class F>
-void forEachPieceRun(const VariableLayout &layout, std::uint32_t var, std::uint64_t byteBegin,
+void forEachPieceRun(const MemoryObjects &memory, std::uint32_t var, std::uint64_t byteBegin,
                      std::uint64_t bytes, F &&f) {
-  const Piece *first = layout.pieces.data() + layout.firstPiece[var];
-  const Piece *last = layout.pieces.data() + layout.firstPiece[var + 1];
-  const Piece *p = std::upper_bound(first, last, byteBegin,
-                                    [](std::uint64_t b, const Piece &pc) { return b < pc.byteEnd; });
+  const MemObject *first = memory.objects.data() + memory.firstPiece[var];
+  const MemObject *last = memory.objects.data() + memory.firstPiece[var + 1];
+  const MemObject *p = std::upper_bound(first, last, byteBegin,
+                                        [](std::uint64_t b, const MemObject &o) { return b < o.ownerEnd(); });
   std::uint64_t at = byteBegin, end = byteBegin + bytes;
   while (at < end) {
-    if (p == last || p->byteBegin >= end) {
+    if (p == last || p->ownerOffset >= end) {
       f(kNoObject, at, end - at);
       return;
     }
-    if (p->byteBegin > at) {
-      f(kNoObject, at, p->byteBegin - at);
-      at = p->byteBegin;
+    if (p->ownerOffset > at) {
+      f(kNoObject, at, p->ownerOffset - at);
+      at = p->ownerOffset;
     }
-    const std::uint64_t stop = std::min(end, p->byteEnd);
-    f(static_cast<std::uint32_t>(p - layout.pieces.data()), at - p->byteBegin, stop - at);
+    const std::uint64_t stop = std::min(end, p->ownerEnd());
+    f(static_cast<std::uint32_t>(p - memory.objects.data()), at - p->ownerOffset, stop - at);
     at = stop;
     ++p;
   }

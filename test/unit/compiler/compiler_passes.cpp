@@ -118,7 +118,7 @@ ir::VarId varOf(const poplar::Tensor &t) {
 
 /// Address of the first byte of variable `v` (its first piece).
 std::uint32_t addressOf(const Compiled &c, ir::VarId v) {
-  return c.allocation.address.at(c.plan.layout.firstPiece.at(v));
+  return c.allocation.address.at(c.plan.memory.firstPiece.at(v));
 }
 
 } // namespace
@@ -209,7 +209,7 @@ TEST_CASE("Exchange: local edges point at the variable, remote ones get a buffer
   CHECK(step.exchangeOut.runs[0].bytes == 16);
   // The second half goes to the start of result's piece on tile 1.
   CHECK(step.exchangeOut.runs[1].dst.addr ==
-        c.allocation.address.at(c.plan.layout.firstPiece.at(varOf(result)) + 1));
+        c.allocation.address.at(c.plan.memory.firstPiece.at(varOf(result)) + 1));
   CHECK(step.exchangeOut.runs[1].src.addr == step.exchangeOut.runs[0].src.addr + 16);
   REQUIRE(step.vertices.size() == 1);
   CHECK(step.vertices[0].graphVertex == v);
