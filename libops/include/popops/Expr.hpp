@@ -69,10 +69,16 @@ class Const : public ExprType<Const> {
   double floatValue;
   bool isFloat;
 
+  // The value truncated to an integer; 0 for NaN, infinities and values beyond 64 bits, which
+  // have none (casting them would be undefined behaviour). Ops that need the integer of such a
+  // constant reject it by name.
+  static std::int64_t truncatedOrZero(double d) {
+    return d >= -9223372036854775808.0 && d < 9223372036854775808.0 ? static_cast<std::int64_t>(d) : 0;
+  }
   template <class T> void init(T x, bool isHalfType, std::true_type /*floating*/) {
     type = isHalfType ? poplar::HALF : poplar::equivalent_device_type<T>().value;
     floatValue = static_cast<double>(x);
-    intValue = static_cast<std::int64_t>(x);
+    intValue = truncatedOrZero(floatValue);
     isFloat = true;
   }
   template <class T> void init(T x, bool, std::false_type) {
@@ -95,7 +101,7 @@ public:
   std::string printValue() const;
   double getDataAsDouble() const { return isFloat ? floatValue : static_cast<double>(intValue); }
   std::uint64_t getDataForUnsignedIntegral() const { return static_cast<std::uint64_t>(intValue); }
-  std::int64_t getDataAsInt64() const { return isFloat ? static_cast<std::int64_t>(floatValue) : intValue; }
+  std::int64_t getDataAsInt64() const { return isFloat ? truncatedOrZero(floatValue) : intValue; }
   bool isFloatingPoint() const { return isFloat; }
 
   std::unique_ptr<Expr> clone() const override {
