@@ -65,3 +65,14 @@ if(OpenMP_CXX_FOUND)
   target_link_libraries(poplin_conv_bench PRIVATE OpenMP::OpenMP_CXX)
 endif()
 set_source_files_properties(bench/conv_bench.cpp PROPERTIES COMPILE_OPTIONS -O3)
+
+# --- matMul kernels (issue 14): MatMulBlock against the host's fma chain, bit for bit, once
+# per kernel: the host's best (AVX-512 where the CPU has it), AVX2 and the plain loop
+# (ASPEN_CODELET_ISA, docs/matmul.md).
+aspen_add_test(poplin_matmul_kernels LABEL golden SOURCES golden/poplin_matmul_kernels.cpp
+  LIBS Aspen::poplin)
+foreach(_isa avx2 generic)
+  add_test(NAME poplin_matmul_kernels_${_isa} COMMAND poplin_matmul_kernels)
+  set_tests_properties(poplin_matmul_kernels_${_isa} PROPERTIES LABELS golden TIMEOUT 300
+    ENVIRONMENT "ASPEN_CODELET_ISA=${_isa};ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache;ASPEN_SOURCE_DIR=${PROJECT_SOURCE_DIR};ASPEN_SDK_DIR=${ASPEN_SDK_DIR}")
+endforeach()
