@@ -377,20 +377,6 @@ void blockProduct(const half *a, const half *b, OutType *c, unsigned rowBegin, u
           cols);
 }
 
-/// Asks for `bytes` at `p` to be brought into the cache, so that the misses of
-/// a whole operand overlap instead of stalling the register tiles one by one
-/// (the exchange wrote the operands long before this vertex runs).
-inline void prefetchRange(const void *p, std::size_t bytes) {
-#if defined(__GNUC__) || defined(__clang__)
-  const char *c = static_cast<const char *>(p);
-  for (std::size_t i = 0; i < bytes; i += 64)
-    __builtin_prefetch(c + i);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
 /// The rows of a block that worker `workerId` of `numWorkers` computes: whole
 /// register tiles, shared out as evenly as possible.
 inline void workerRows(unsigned rows, unsigned workerId, unsigned numWorkers, unsigned &begin,
@@ -425,10 +411,6 @@ public:
       return false;
     unsigned begin, end;
     matmul_detail::workerRows(rows, workerId, numWorkers(), begin, end);
-    matmul_detail::prefetchRange(a.data() + std::size_t(begin) * depth,
-                                 std::size_t(end - begin) * depth * sizeof(InType));
-    if (workerId == 0)
-      matmul_detail::prefetchRange(b.data(), b.size() * sizeof(InType));
     if (begin < end)
       matmul_detail::blockProduct(a.data(), b.data(), c.data(), begin, end, depth, cols);
     return true;
@@ -445,16 +427,51 @@ namespace matmul_detail {
 /// Elements summed together: a run the compiler can vectorise along.
 constexpr unsigned kSumChunk = 64;
 
+#ifdef POPLIN_X86_KERNELS
+/// Eight consecutive values as floats.
+inline __m256 load8(const float *p) {
+  return _mm256_loadu_ps(p);
+}
+inline __m256 load8(const half *p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(static_cast<const void *>(p))));
+}
+#endif
+
 /// sums[0:n] = sum over p of partials[p * stride + begin : ... + n], in float (n <= kSumChunk).
 template <typename PartialsType>
 inline void sumPartials(const PartialsType *partials, std::size_t stride, unsigned numPartials,
                         std::size_t begin, unsigned n, float *sums) {
-  for (unsigned i = 0; i < n; ++i)
-    sums[i] = 0.0f;
+  unsigned i = 0;
+#ifdef POPLIN_X86_KERNELS
+  // Four vectors of 8 at a time, each added up over the partials in order
+  // (the same float additions as the loop below).
+  for (; i + 32 <= n; i += 32) {
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    for (unsigned p = 0; p < numPartials; ++p) {
+      const PartialsType *row = partials + p * stride + begin + i;
+      s0 = _mm256_add_ps(s0, load8(row));
+      s1 = _mm256_add_ps(s1, load8(row + 8));
+      s2 = _mm256_add_ps(s2, load8(row + 16));
+      s3 = _mm256_add_ps(s3, load8(row + 24));
+    }
+    _mm256_storeu_ps(sums + i, s0);
+    _mm256_storeu_ps(sums + i + 8, s1);
+    _mm256_storeu_ps(sums + i + 16, s2);
+    _mm256_storeu_ps(sums + i + 24, s3);
+  }
+  for (; i + 8 <= n; i += 8) {
+    __m256 s0 = _mm256_setzero_ps();
+    for (unsigned p = 0; p < numPartials; ++p)
+      s0 = _mm256_add_ps(s0, load8(partials + p * stride + begin + i));
+    _mm256_storeu_ps(sums + i, s0);
+  }
+#endif
+  for (unsigned j = i; j < n; ++j)
+    sums[j] = 0.0f;
   for (unsigned p = 0; p < numPartials; ++p) {
     const PartialsType *row = partials + p * stride + begin;
-    for (unsigned i = 0; i < n; ++i)
-      sums[i] += toFloat(row[i]);
+    for (unsigned j = i; j < n; ++j)
+      sums[j] += toFloat(row[j]);
   }
 }
 
