@@ -65,3 +65,34 @@ if(OpenMP_CXX_FOUND)
   target_link_libraries(poplin_conv_bench PRIVATE OpenMP::OpenMP_CXX)
 endif()
 set_source_files_properties(bench/conv_bench.cpp PROPERTIES COMPILE_OPTIONS -O3)
+
+# --- matMul kernels (issue 14): MatMulBlock against the host's fma chain, bit for bit, once
+# per kernel: the host's best (AVX-512 where the CPU has it), AVX2 and the plain loop
+# (ASPEN_CODELET_ISA, docs/matmul.md).
+aspen_add_test(poplin_matmul_kernels LABEL golden SOURCES golden/poplin_matmul_kernels.cpp
+  LIBS Aspen::poplin)
+foreach(_isa avx2 generic)
+  add_test(NAME poplin_matmul_kernels_${_isa} COMMAND poplin_matmul_kernels)
+  set_tests_properties(poplin_matmul_kernels_${_isa} PROPERTIES LABELS golden TIMEOUT 300
+    ENVIRONMENT "ASPEN_CODELET_ISA=${_isa};ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache;ASPEN_SOURCE_DIR=${PROJECT_SOURCE_DIR};ASPEN_SDK_DIR=${ASPEN_SDK_DIR}")
+endforeach()
+
+# matmul_bench also times Eigen built for AVX-512 (called only on a host that has it), from a
+# library of its own with hidden symbols so its Eigen instantiations stay apart from the AVX2 ones.
+include(CheckCXXCompilerFlag)
+check_cxx_compiler_flag(-mavx512f ASPEN_CXX_HAS_AVX512F)
+if(ASPEN_CXX_HAS_AVX512F AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  add_library(poplin_matmul_bench_eigen512 SHARED bench/matmul_bench_eigen512.cpp)
+  set_target_properties(poplin_matmul_bench_eigen512 PROPERTIES CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bin)
+  target_link_libraries(poplin_matmul_bench_eigen512 PRIVATE aspen_settings Eigen3::Eigen)
+  # GCC 12's own AVX-512 headers trip its uninitialised-use warnings (the undefined
+  # vectors of _mm512_undefined_*): not a fault of this code.
+  target_compile_options(poplin_matmul_bench_eigen512 PRIVATE -mavx512f -mavx512dq -mavx512vl -mavx512bw
+    $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized -Wno-uninitialized>)
+  if(OpenMP_CXX_FOUND)
+    target_link_libraries(poplin_matmul_bench_eigen512 PRIVATE OpenMP::OpenMP_CXX)
+  endif()
+  target_link_libraries(poplin_matmul_bench PRIVATE poplin_matmul_bench_eigen512)
+  target_compile_definitions(poplin_matmul_bench PRIVATE ASPEN_BENCH_EIGEN512)
+endif()

@@ -3,37 +3,48 @@
 // (the six workers split the rows of C) and the reduction of partial sums when
 // the inner dimension is split over tiles.
 //
-// The block product is written for the host compiler to vectorise: A {rows,
-// depth} and B {depth, cols} are contiguous row-major blocks, and a register
-// tile of 6 rows x 16 columns of C is accumulated in float while walking the
-// depth, one row of B (two 8-float vectors) at a time.
+// The block product runs a register-tile kernel on float operands: A {rows,
+// depth} and B {depth, cols} are contiguous row-major blocks (half blocks are
+// first converted to float, once per worker), and a tile of up to 6 rows of C
+// by 2 (AVX2) or 4 (AVX-512) vectors of columns is accumulated in registers
+// while walking the depth, one row of B at a time. Each element of C is the
+// fused multiply-add chain c = fma(a[p], b[p], c) for p = 0, 1, ... from 0, in
+// every kernel, so the result is the same bits whichever kernel runs.
+//
+// Which kernel runs is decided once per process: AVX-512 when the host CPU has
+// it (the function is compiled for it by a target attribute, so the library
+// still loads on any AVX2 host), else AVX2 (popc compiles codelets with -mavx2
+// -mfma -mf16c), else a plain loop. ASPEN_CODELET_ISA=avx2 or =generic caps
+// the choice (docs/matmul.md).
 #include <poplar/HalfFloat.hpp>
 #include <poplar/Vertex.hpp>
 
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
-// Host builds with F16C (popc passes -mf16c) convert eight halves at once;
-// other hosts use the scalar conversions of HalfFloat.hpp.
-#if defined(__F16C__) && defined(__AVX__) && !defined(__IPU__)
-#define POPLIN_HAVE_F16C 1
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) &&               \
+    defined(__AVX2__) && defined(__FMA__) && defined(__F16C__) && !defined(__IPU__)
+#define POPLIN_X86_KERNELS 1
 #include <immintrin.h>
+#endif
+
+#if defined(__clang__)
+#define POPLIN_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define POPLIN_UNROLL _Pragma("GCC unroll 8")
+#else
+#define POPLIN_UNROLL
 #endif
 
 namespace poplin {
 namespace matmul_detail {
 
-// 8-float vectors need AVX registers (popc compiles with -mavx2 -mfma); other
-// hosts take the plain loops below.
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX__)
-#define POPLIN_HAVE_VECTOR_EXTENSIONS 1
-typedef float Float8 __attribute__((vector_size(32)));
-#endif
-
-/// Rows of C computed together: they share each loaded row of B.
+/// Rows of C that one register tile computes: they share each loaded row of B.
 constexpr unsigned kRowTile = 6;
-/// Columns of C computed together: two 8-float vectors.
-constexpr unsigned kColTile = 16;
 
 inline float toFloat(float x) {
   return x;
@@ -42,182 +53,328 @@ inline float toFloat(half x) {
   return float(x);
 }
 
+// ---- the instruction set --------------------------------------------------------
+
+enum class Isa { Generic, Avx2, Avx512 };
+
+/// The best kernel this host runs, capped by ASPEN_CODELET_ISA (avx512, avx2, generic).
+inline Isa detectIsa() {
+#ifdef POPLIN_X86_KERNELS
+  Isa best = Isa::Avx2;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f"))
+    best = Isa::Avx512;
+#else
+  Isa best = Isa::Generic;
+#endif
+  const char *cap = std::getenv("ASPEN_CODELET_ISA");
+  if (cap && std::strcmp(cap, "generic") == 0)
+    return Isa::Generic;
+  if (cap && std::strcmp(cap, "avx2") == 0 && best == Isa::Avx512)
+    return Isa::Avx2;
+  return best;
+}
+
+inline Isa hostIsa() {
+  static const Isa isa = detectIsa();
+  return isa;
+}
+
+// ---- the plain loop (any host) ----------------------------------------------------
+
 template <typename OutType> inline void storeValue(OutType *dst, float v) {
   *dst = OutType(v);
 }
 
-#ifdef POPLIN_HAVE_VECTOR_EXTENSIONS
-/// Eight consecutive elements of a row of B as floats.
-inline Float8 load8(const float *p) {
-  Float8 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline Float8 load8(const half *p) {
-#ifdef POPLIN_HAVE_F16C
-  // The host's packed half conversion: one instruction for eight values.
-  __m128i bits;
-  std::memcpy(&bits, p, sizeof bits);
-  const __m256 v = _mm256_cvtph_ps(bits);
-  Float8 out;
-  std::memcpy(&out, &v, sizeof out);
-  return out;
-#else
-  Float8 v;
-  for (unsigned i = 0; i < 8; ++i)
-    v[i] = float(p[i]);
-  return v;
-#endif
-}
-
-inline void store8(float *dst, Float8 v) {
-  std::memcpy(dst, &v, sizeof v);
-}
-inline void store8(half *dst, Float8 v) {
-#ifdef POPLIN_HAVE_F16C
-  __m256 f;
-  std::memcpy(&f, &v, sizeof f);
-  const __m128i bits = _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  std::memcpy(static_cast<void *>(dst), &bits, sizeof bits);
-#else
-  for (unsigned i = 0; i < 8; ++i)
-    dst[i] = half(v[i]);
-#endif
-}
-
-/// C[0:6, 0:16] (+)= A[0:6, :] * B[:, 0:16]: the register tile, with row r of
-/// A at `aRows[r]` and row r of C at `c + r * ldc`. The twelve accumulators are
-/// named variables so that the compiler keeps them in registers at any
-/// optimisation level. With `accumulate` the tile is added to C.
-template <typename AType, typename BType, typename OutType>
-inline void registerTile(const AType *const *aRows, const BType *__restrict b, unsigned ldb, unsigned depth,
-                         OutType *__restrict c, unsigned ldc, bool accumulate) {
-  const Float8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
-  Float8 c00 = zero, c01 = zero, c10 = zero, c11 = zero, c20 = zero, c21 = zero;
-  Float8 c30 = zero, c31 = zero, c40 = zero, c41 = zero, c50 = zero, c51 = zero;
-  if (accumulate) {
-    c00 = load8(c), c01 = load8(c + 8), c10 = load8(c + ldc), c11 = load8(c + ldc + 8);
-    c20 = load8(c + 2 * ldc), c21 = load8(c + 2 * ldc + 8), c30 = load8(c + 3 * ldc);
-    c31 = load8(c + 3 * ldc + 8), c40 = load8(c + 4 * ldc), c41 = load8(c + 4 * ldc + 8);
-    c50 = load8(c + 5 * ldc), c51 = load8(c + 5 * ldc + 8);
-  }
-  const AType *a0 = aRows[0], *a1 = aRows[1], *a2 = aRows[2], *a3 = aRows[3], *a4 = aRows[4], *a5 = aRows[5];
-  for (unsigned p = 0; p < depth; ++p) {
-    const BType *bRow = b + std::size_t(p) * ldb;
-    const Float8 b0 = load8(bRow), b1 = load8(bRow + 8);
-    float x = toFloat(a0[p]);
-    c00 += x * b0;
-    c01 += x * b1;
-    x = toFloat(a1[p]);
-    c10 += x * b0;
-    c11 += x * b1;
-    x = toFloat(a2[p]);
-    c20 += x * b0;
-    c21 += x * b1;
-    x = toFloat(a3[p]);
-    c30 += x * b0;
-    c31 += x * b1;
-    x = toFloat(a4[p]);
-    c40 += x * b0;
-    c41 += x * b1;
-    x = toFloat(a5[p]);
-    c50 += x * b0;
-    c51 += x * b1;
-  }
-  store8(c, c00);
-  store8(c + 8, c01);
-  store8(c + ldc, c10);
-  store8(c + ldc + 8, c11);
-  store8(c + 2 * ldc, c20);
-  store8(c + 2 * ldc + 8, c21);
-  store8(c + 3 * ldc, c30);
-  store8(c + 3 * ldc + 8, c31);
-  store8(c + 4 * ldc, c40);
-  store8(c + 4 * ldc + 8, c41);
-  store8(c + 5 * ldc, c50);
-  store8(c + 5 * ldc + 8, c51);
-}
-
-/// Inner elements of B padded per step on the right edge of a block (bounds the stack).
-constexpr unsigned kDepthChunk = 256;
-
-/// C[0:rows, 0:cols] = A[0:rows, :] * B[:, 0:cols] for an edge tile (rows <= 6,
-/// cols <= 16) through a float tile: missing rows of A repeat its last row
-/// (their results are dropped), missing columns of B are zero-padded copies.
-template <typename InType, typename OutType>
-inline void edgeTile(const InType *a, unsigned lda, const InType *b, unsigned ldb, unsigned depth, OutType *c,
-                     unsigned ldc, unsigned rows, unsigned cols) {
-  float cTile[kRowTile * kColTile];
-  const InType *aRows[kRowTile];
-  for (unsigned r = 0; r < kRowTile; ++r)
-    aRows[r] = a + std::size_t(r < rows ? r : rows - 1) * lda;
-  if (cols == kColTile) {
-    registerTile(aRows, b, ldb, depth, cTile, kColTile, false);
-  } else {
-    float bPad[kDepthChunk * kColTile];
-    for (unsigned k0 = 0; k0 < depth || k0 == 0; k0 += kDepthChunk) {
-      const unsigned kc = depth - k0 < kDepthChunk ? depth - k0 : kDepthChunk;
-      for (unsigned p = 0; p < kc; ++p)
-        for (unsigned j = 0; j < kColTile; ++j)
-          bPad[p * kColTile + j] = j < cols ? toFloat(b[std::size_t(k0 + p) * ldb + j]) : 0.0f;
-      const InType *chunkRows[kRowTile];
-      for (unsigned r = 0; r < kRowTile; ++r)
-        chunkRows[r] = aRows[r] + k0;
-      registerTile(chunkRows, bPad, kColTile, kc, cTile, kColTile, k0 != 0);
-      if (depth == 0)
-        break;
-    }
-  }
+/// C[0:rows, 0:cols] = A * B with float operands, one fused multiply-add chain per element.
+template <typename OutType>
+void productGeneric(const float *a, std::size_t lda, const float *b, std::size_t ldb, unsigned rows,
+                    unsigned depth, unsigned cols, OutType *c, std::size_t ldc) {
   for (unsigned r = 0; r < rows; ++r)
-    for (unsigned j = 0; j < cols; ++j)
-      storeValue(c + std::size_t(r) * ldc + j, cTile[r * kColTile + j]);
-}
-#endif
-
-/// Rows [rowBegin, rowEnd) of C = A * B: whole register tiles straight from
-/// A and B, edge tiles through padded copies.
-template <typename InType, typename OutType>
-inline void blockProduct(const InType *a, const InType *b, OutType *c, unsigned rowBegin, unsigned rowEnd,
-                         unsigned depth, unsigned cols) {
-#ifdef POPLIN_HAVE_VECTOR_EXTENSIONS
-  for (unsigned r = rowBegin; r < rowEnd; r += kRowTile) {
-    const unsigned rows = rowEnd - r < kRowTile ? rowEnd - r : kRowTile;
-    const InType *aRows = a + std::size_t(r) * depth;
-    OutType *cRows = c + std::size_t(r) * cols;
-    for (unsigned j = 0; j < cols; j += kColTile) {
-      const unsigned n = cols - j < kColTile ? cols - j : kColTile;
-      if (rows == kRowTile && n == kColTile) {
-        const InType *rowPtrs[kRowTile];
-        for (unsigned k = 0; k < kRowTile; ++k)
-          rowPtrs[k] = aRows + std::size_t(k) * depth;
-        registerTile(rowPtrs, b + j, cols, depth, cRows + j, cols, false);
-      } else
-        edgeTile(aRows, depth, b + j, cols, depth, cRows + j, cols, rows, n);
-    }
-  }
-#else
-  for (unsigned r = rowBegin; r < rowEnd; ++r)
     for (unsigned j = 0; j < cols; ++j) {
       float sum = 0.0f;
       for (unsigned p = 0; p < depth; ++p)
-        sum += toFloat(a[std::size_t(r) * depth + p]) * toFloat(b[std::size_t(p) * cols + j]);
-      storeValue(c + std::size_t(r) * cols + j, sum);
+        sum = std::fma(a[r * lda + p], b[p * ldb + j], sum);
+      storeValue(c + r * ldc + j, sum);
     }
-#endif
 }
 
-/// Asks for `bytes` at `p` to be brought into the cache, so that the misses of
-/// a whole operand overlap instead of stalling the register tiles one by one
-/// (the exchange wrote the operands long before this vertex runs).
-inline void prefetchRange(const void *p, std::size_t bytes) {
-#if defined(__GNUC__) || defined(__clang__)
-  const char *c = static_cast<const char *>(p);
-  for (std::size_t i = 0; i < bytes; i += 64)
-    __builtin_prefetch(c + i);
-#else
-  (void)p;
-  (void)bytes;
+#ifdef POPLIN_X86_KERNELS
+
+/// The `n` (< vector width) first values of `tile` stored to `dst`.
+template <typename OutType> inline void storePartial(OutType *dst, const float *tile, unsigned n) {
+  for (unsigned i = 0; i < n; ++i)
+    storeValue(dst + i, tile[i]);
+}
+
+// ---- AVX2: 8-float vectors, tiles of R rows x V vectors -----------------------------
+
+inline void store8(float *dst, __m256 v) {
+  _mm256_storeu_ps(dst, v);
+}
+inline void store8(half *dst, __m256 v) {
+  const __m128i bits = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  _mm_storeu_si128(reinterpret_cast<__m128i *>(static_cast<void *>(dst)), bits);
+}
+
+/// C[0:R, 0:8V) = A[0:R, :] * B[:, 0:8V), the last vector holding only `lastCols`
+/// columns when `Masked` (B is read no further than its last column).
+template <unsigned R, unsigned V, bool Masked, typename OutType>
+void tileAvx2(const float *a, std::size_t lda, const float *b, std::size_t ldb, unsigned depth, OutType *c,
+              std::size_t ldc, unsigned lastCols) {
+  __m256i mask = _mm256_setzero_si256();
+  if (Masked)
+    mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(lastCols)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256 acc[R][V];
+  POPLIN_UNROLL
+  for (unsigned r = 0; r < R; ++r)
+    POPLIN_UNROLL
+  for (unsigned v = 0; v < V; ++v)
+    acc[r][v] = _mm256_setzero_ps();
+  for (unsigned p = 0; p < depth; ++p) {
+    const float *bRow = b + std::size_t(p) * ldb;
+    __m256 bv[V];
+    POPLIN_UNROLL
+    for (unsigned v = 0; v < V; ++v)
+      bv[v] = Masked && v + 1 == V ? _mm256_maskload_ps(bRow + 8 * v, mask) : _mm256_loadu_ps(bRow + 8 * v);
+    POPLIN_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      const __m256 x = _mm256_broadcast_ss(a + r * lda + p);
+      POPLIN_UNROLL
+      for (unsigned v = 0; v < V; ++v)
+        acc[r][v] = _mm256_fmadd_ps(x, bv[v], acc[r][v]);
+    }
+  }
+  POPLIN_UNROLL
+  for (unsigned r = 0; r < R; ++r)
+    POPLIN_UNROLL
+  for (unsigned v = 0; v < V; ++v) {
+    OutType *dst = c + r * ldc + 8 * v;
+    if (Masked && v + 1 == V) {
+      alignas(32) float tile[8];
+      _mm256_store_ps(tile, acc[r][v]);
+      storePartial(dst, tile, lastCols);
+    } else {
+      store8(dst, acc[r][v]);
+    }
+  }
+}
+
+template <typename OutType>
+using TileFn = void (*)(const float *, std::size_t, const float *, std::size_t, unsigned, OutType *,
+                        std::size_t, unsigned);
+
+template <unsigned R, typename OutType> TileFn<OutType> pickAvx2(unsigned vectors, bool masked) {
+  if (vectors == 1)
+    return masked ? tileAvx2<R, 1, true, OutType> : tileAvx2<R, 1, false, OutType>;
+  return masked ? tileAvx2<R, 2, true, OutType> : tileAvx2<R, 2, false, OutType>;
+}
+
+template <typename OutType>
+void productAvx2(const float *a, std::size_t lda, const float *b, std::size_t ldb, unsigned rows,
+                 unsigned depth, unsigned cols, OutType *c, std::size_t ldc) {
+  constexpr unsigned panel = 16;
+  for (unsigned r = 0; r < rows; r += kRowTile) {
+    const unsigned R = rows - r < kRowTile ? rows - r : kRowTile;
+    for (unsigned j = 0; j < cols; j += panel) {
+      const unsigned n = cols - j < panel ? cols - j : panel;
+      const unsigned vectors = (n + 7) / 8, last = n - 8 * (vectors - 1);
+      const bool masked = last != 8;
+      TileFn<OutType> f = nullptr;
+      switch (R) {
+      case 1:
+        f = pickAvx2<1, OutType>(vectors, masked);
+        break;
+      case 2:
+        f = pickAvx2<2, OutType>(vectors, masked);
+        break;
+      case 3:
+        f = pickAvx2<3, OutType>(vectors, masked);
+        break;
+      case 4:
+        f = pickAvx2<4, OutType>(vectors, masked);
+        break;
+      case 5:
+        f = pickAvx2<5, OutType>(vectors, masked);
+        break;
+      default:
+        f = pickAvx2<6, OutType>(vectors, masked);
+        break;
+      }
+      f(a + r * lda, lda, b + j, ldb, depth, c + r * ldc + j, ldc, last);
+    }
+  }
+}
+
+// ---- AVX-512: 16-float vectors, tiles of R rows x V vectors (compiled for AVX-512 by attribute) ----
+
+#define POPLIN_AVX512 __attribute__((target("avx512f")))
+
+POPLIN_AVX512 inline void store16(float *dst, __m512 v) {
+  _mm512_storeu_ps(dst, v);
+}
+POPLIN_AVX512 inline void store16(half *dst, __m512 v) {
+  // The zero-masked form: GCC 12 warns about the undefined source of the plain one.
+  const __m256i bits =
+      _mm512_maskz_cvtps_ph(__mmask16(0xffff), v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(static_cast<void *>(dst)), bits);
+}
+
+/// C[0:R, 0:16V) = A[0:R, :] * B[:, 0:16V), the last vector holding `lastCols`
+/// (1..16) columns (masked loads: B is read no further than its last column).
+template <unsigned R, unsigned V, typename OutType>
+POPLIN_AVX512 void tileAvx512(const float *a, std::size_t lda, const float *b, std::size_t ldb,
+                              unsigned depth, OutType *c, std::size_t ldc, unsigned lastCols) {
+  const __mmask16 mask = __mmask16((1u << lastCols) - 1u);
+  __m512 acc[R][V];
+  POPLIN_UNROLL
+  for (unsigned r = 0; r < R; ++r)
+    POPLIN_UNROLL
+  for (unsigned v = 0; v < V; ++v)
+    acc[r][v] = _mm512_setzero_ps();
+  for (unsigned p = 0; p < depth; ++p) {
+    const float *bRow = b + std::size_t(p) * ldb;
+    __m512 bv[V];
+    POPLIN_UNROLL
+    for (unsigned v = 0; v < V; ++v)
+      bv[v] = v + 1 == V ? _mm512_maskz_loadu_ps(mask, bRow + 16 * v) : _mm512_loadu_ps(bRow + 16 * v);
+    POPLIN_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      const __m512 x = _mm512_set1_ps(a[r * lda + p]);
+      POPLIN_UNROLL
+      for (unsigned v = 0; v < V; ++v)
+        acc[r][v] = _mm512_fmadd_ps(x, bv[v], acc[r][v]);
+    }
+  }
+  POPLIN_UNROLL
+  for (unsigned r = 0; r < R; ++r)
+    POPLIN_UNROLL
+  for (unsigned v = 0; v < V; ++v) {
+    OutType *dst = c + r * ldc + 16 * v;
+    if (v + 1 == V && lastCols != 16) {
+      alignas(64) float tile[16];
+      _mm512_store_ps(tile, acc[r][v]);
+      storePartial(dst, tile, lastCols);
+    } else {
+      store16(dst, acc[r][v]);
+    }
+  }
+}
+
+template <unsigned R, typename OutType> TileFn<OutType> pickAvx512(unsigned vectors) {
+  switch (vectors) {
+  case 1:
+    return tileAvx512<R, 1, OutType>;
+  case 2:
+    return tileAvx512<R, 2, OutType>;
+  case 3:
+    return tileAvx512<R, 3, OutType>;
+  default:
+    return tileAvx512<R, 4, OutType>;
+  }
+}
+
+template <typename OutType>
+POPLIN_AVX512 void productAvx512(const float *a, std::size_t lda, const float *b, std::size_t ldb,
+                                 unsigned rows, unsigned depth, unsigned cols, OutType *c, std::size_t ldc) {
+  constexpr unsigned panel = 64;
+  for (unsigned r = 0; r < rows; r += kRowTile) {
+    const unsigned R = rows - r < kRowTile ? rows - r : kRowTile;
+    for (unsigned j = 0; j < cols; j += panel) {
+      const unsigned n = cols - j < panel ? cols - j : panel;
+      const unsigned vectors = (n + 15) / 16, last = n - 16 * (vectors - 1);
+      TileFn<OutType> f = nullptr;
+      switch (R) {
+      case 1:
+        f = pickAvx512<1, OutType>(vectors);
+        break;
+      case 2:
+        f = pickAvx512<2, OutType>(vectors);
+        break;
+      case 3:
+        f = pickAvx512<3, OutType>(vectors);
+        break;
+      case 4:
+        f = pickAvx512<4, OutType>(vectors);
+        break;
+      case 5:
+        f = pickAvx512<5, OutType>(vectors);
+        break;
+      default:
+        f = pickAvx512<6, OutType>(vectors);
+        break;
+      }
+      f(a + r * lda, lda, b + j, ldb, depth, c + r * ldc + j, ldc, last);
+    }
+  }
+}
+
+#undef POPLIN_AVX512
+
+#endif // POPLIN_X86_KERNELS
+
+/// C[0:rows, 0:cols] = A * B with float operands, by the host's best kernel.
+template <typename OutType>
+void product(const float *a, std::size_t lda, const float *b, std::size_t ldb, unsigned rows, unsigned depth,
+             unsigned cols, OutType *c, std::size_t ldc) {
+  switch (hostIsa()) {
+#ifdef POPLIN_X86_KERNELS
+  case Isa::Avx512:
+    productAvx512(a, lda, b, ldb, rows, depth, cols, c, ldc);
+    return;
+  case Isa::Avx2:
+    productAvx2(a, lda, b, ldb, rows, depth, cols, c, ldc);
+    return;
 #endif
+  default:
+    productGeneric(a, lda, b, ldb, rows, depth, cols, c, ldc);
+    return;
+  }
+}
+
+// ---- operands in float ----------------------------------------------------------
+
+/// dst[0:n] = src[0:n] as floats.
+inline void toFloats(const half *src, std::size_t n, float *dst) {
+  std::size_t i = 0;
+#ifdef POPLIN_X86_KERNELS
+  for (; i + 8 <= n; i += 8) {
+    const __m128i bits =
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(static_cast<const void *>(src + i)));
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(bits));
+  }
+#endif
+  for (; i < n; ++i)
+    dst[i] = float(src[i]);
+}
+
+/// Host scratch memory of the calling thread for operands converted to float
+/// (not tile memory: what the simulated tile holds is unchanged).
+inline float *scratch(std::size_t floats) {
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < floats)
+    buffer.resize(floats);
+  return buffer.data();
+}
+
+/// Rows [rowBegin, rowEnd) of C {rows, cols} = A {rows, depth} * B {depth, cols}.
+template <typename OutType>
+void blockProduct(const float *a, const float *b, OutType *c, unsigned rowBegin, unsigned rowEnd,
+                  unsigned depth, unsigned cols) {
+  product(a + std::size_t(rowBegin) * depth, depth, b, cols, rowEnd - rowBegin, depth, cols,
+          c + std::size_t(rowBegin) * cols, cols);
+}
+/// The same with half operands, converted to float first: the worker's rows of A and all of B.
+template <typename OutType>
+void blockProduct(const half *a, const half *b, OutType *c, unsigned rowBegin, unsigned rowEnd,
+                  unsigned depth, unsigned cols) {
+  const std::size_t aElements = std::size_t(rowEnd - rowBegin) * depth, bElements = std::size_t(depth) * cols;
+  float *aFloat = scratch(aElements + bElements);
+  float *bFloat = aFloat + aElements;
+  toFloats(a + std::size_t(rowBegin) * depth, aElements, aFloat);
+  toFloats(b, bElements, bFloat);
+  product(aFloat, depth, bFloat, cols, rowEnd - rowBegin, depth, cols, c + std::size_t(rowBegin) * cols,
+          cols);
 }
 
 /// The rows of a block that worker `workerId` of `numWorkers` computes: whole
@@ -254,10 +411,6 @@ public:
       return false;
     unsigned begin, end;
     matmul_detail::workerRows(rows, workerId, numWorkers(), begin, end);
-    matmul_detail::prefetchRange(a.data() + std::size_t(begin) * depth,
-                                 std::size_t(end - begin) * depth * sizeof(InType));
-    if (workerId == 0)
-      matmul_detail::prefetchRange(b.data(), b.size() * sizeof(InType));
     if (begin < end)
       matmul_detail::blockProduct(a.data(), b.data(), c.data(), begin, end, depth, cols);
     return true;
@@ -274,16 +427,51 @@ namespace matmul_detail {
 /// Elements summed together: a run the compiler can vectorise along.
 constexpr unsigned kSumChunk = 64;
 
+#ifdef POPLIN_X86_KERNELS
+/// Eight consecutive values as floats.
+inline __m256 load8(const float *p) {
+  return _mm256_loadu_ps(p);
+}
+inline __m256 load8(const half *p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(static_cast<const void *>(p))));
+}
+#endif
+
 /// sums[0:n] = sum over p of partials[p * stride + begin : ... + n], in float (n <= kSumChunk).
 template <typename PartialsType>
 inline void sumPartials(const PartialsType *partials, std::size_t stride, unsigned numPartials,
                         std::size_t begin, unsigned n, float *sums) {
-  for (unsigned i = 0; i < n; ++i)
-    sums[i] = 0.0f;
+  unsigned i = 0;
+#ifdef POPLIN_X86_KERNELS
+  // Four vectors of 8 at a time, each added up over the partials in order
+  // (the same float additions as the loop below).
+  for (; i + 32 <= n; i += 32) {
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    for (unsigned p = 0; p < numPartials; ++p) {
+      const PartialsType *row = partials + p * stride + begin + i;
+      s0 = _mm256_add_ps(s0, load8(row));
+      s1 = _mm256_add_ps(s1, load8(row + 8));
+      s2 = _mm256_add_ps(s2, load8(row + 16));
+      s3 = _mm256_add_ps(s3, load8(row + 24));
+    }
+    _mm256_storeu_ps(sums + i, s0);
+    _mm256_storeu_ps(sums + i + 8, s1);
+    _mm256_storeu_ps(sums + i + 16, s2);
+    _mm256_storeu_ps(sums + i + 24, s3);
+  }
+  for (; i + 8 <= n; i += 8) {
+    __m256 s0 = _mm256_setzero_ps();
+    for (unsigned p = 0; p < numPartials; ++p)
+      s0 = _mm256_add_ps(s0, load8(partials + p * stride + begin + i));
+    _mm256_storeu_ps(sums + i, s0);
+  }
+#endif
+  for (unsigned j = i; j < n; ++j)
+    sums[j] = 0.0f;
   for (unsigned p = 0; p < numPartials; ++p) {
     const PartialsType *row = partials + p * stride + begin;
-    for (unsigned i = 0; i < n; ++i)
-      sums[i] += toFloat(row[i]);
+    for (unsigned j = i; j < n; ++j)
+      sums[j] += toFloat(row[j]);
   }
 }
 
