@@ -534,6 +534,7 @@ Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, Variabl
                           const DebugContext &debugContext) {
   getTarget();
   const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
+  data_->variables[var].debugId = data_->noteDebugContext(debugContext);
   if (mappingMethod == VariableMappingMethod::LINEAR)
     mapVariableLinearly(*this, *data_, var, 0, 0);
   return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
@@ -549,6 +550,7 @@ Tensor Graph::addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> 
                                         const DebugContext &debugContext) {
   getTarget();
   const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
+  data_->variables[var].debugId = data_->noteDebugContext(debugContext);
   mapVariableLinearly(*this, *data_, var, minElementsPerTile, grainSize);
   return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
 }
@@ -585,6 +587,7 @@ Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape,
     }
   }
   const VarId var = appendVariable(*data_, type, shape, name, true);
+  data_->variables[var].debugId = data_->noteDebugContext(dc);
   data_->initialValues[var] = std::move(bytes);
   return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
 }
@@ -689,6 +692,7 @@ Tensor cloneVariable(const std::shared_ptr<GraphData> &data, const Type &type, c
   if (copies)
     shape.insert(shape.begin(), *copies);
   const VarId var = appendVariable(*data, type, shape, name, false);
+  data->variables[var].debugId = data->noteDebugContext(debugContext);
   const auto runs = tileRunsOfView(*data, view);
   const std::uint64_t n = view.numElements();
   auto &mapping = data->variables[var].mapping;
@@ -1035,6 +1039,7 @@ ComputeSet Graph::addComputeSet(const DebugContext &debugContext) {
   getTarget();
   aspen::ir::ComputeSetRecord cs;
   cs.name = debugContext.getPathName();
+  cs.debugId = data_->noteDebugContext(debugContext);
   data_->computeSets.push_back(std::move(cs));
   return ComputeSet(static_cast<unsigned>(data_->computeSets.size() - 1));
 }

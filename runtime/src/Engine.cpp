@@ -422,6 +422,16 @@ void Engine::printProfileSummary(std::ostream &out, const OptionFlags &options) 
   aspen::rt::printProfileSummary(out, impl.exe(), impl.profile_, aspen::rt::parseSummaryOptions(options));
 }
 
+ProfileValue Engine::getGraphProfile() const {
+  const EngineImpl &impl = live(impl_);
+  return aspen::rt::legacyGraphProfile(aspen::rt::profileJson(impl.exe(), impl.profile_, true, false));
+}
+
+ProfileValue Engine::getExecutionProfile() const {
+  const EngineImpl &impl = live(impl_);
+  return aspen::rt::legacyExecutionProfile(aspen::rt::profileJson(impl.exe(), impl.profile_, true, true));
+}
+
 void Engine::enableExecutionProfiling() {
   live(impl_).profile_.enabled = true;
 }

@@ -2,6 +2,7 @@
 // popops::CircBuf: a {size, n} history tensor, a run-time index, dynamicSlice/dynamicUpdate.
 #include "popops/CircBuf.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "popops/DynamicSlice.hpp"
 #include "popops/ElementWise.hpp"
@@ -30,7 +31,9 @@ CircBuf::CircBuf(poplar::Graph &graph, const poplar::Type &dataType, unsigned si
 }
 
 poplar::Tensor CircBuf::prev(unsigned i, poplar::program::Sequence &seq,
-                             const poplar::DebugContext &debugContext) {
+                             const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(i));
+  const poplar::DebugContext debugContext(di);
   if (i >= size_)
     throw poputil::poplibs_error("popops::CircBuf::prev: entry " + std::to_string(i) +
                                  " is out of range for a buffer of size " + std::to_string(size_));
@@ -42,7 +45,9 @@ poplar::Tensor CircBuf::prev(unsigned i, poplar::program::Sequence &seq,
 }
 
 void CircBuf::add(poplar::Tensor t, poplar::program::Sequence &seq,
-                  const poplar::DebugContext &debugContext) {
+                  const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::CircBuf::add";
   aspen::ops::requireValid(t, op, "the tensor");
   if (t.numElements() != hist.dim(1) || t.elementType() != hist.elementType())
