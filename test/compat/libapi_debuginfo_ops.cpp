@@ -26,7 +26,9 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <unistd.h>
+#include <utility>
 
 using nlohmann::json;
 
@@ -268,3 +270,12 @@ TEST_CASE("gcl collectives record their operator and group", "[compat][debuginfo
   CHECK(ars.front()["values"]["args"]["group"]["type"] == "ALL");
   std::system(("rm -rf '" + dir + "'").c_str());
 }
+
+// Issue 15 item 7 (audit): the return types library code relies on, as Poplar declares them.
+static_assert(std::is_same<decltype(std::declval<const poplar::Target &>().getTypeSize(poplar::FLOAT)),
+                           std::size_t>::value,
+              "Target::getTypeSize returns std::size_t");
+static_assert(
+    std::is_same<decltype(std::declval<const poplar::Target &>() < std::declval<const poplar::Target &>()),
+                 bool>::value,
+    "Target::operator< gives bool");
