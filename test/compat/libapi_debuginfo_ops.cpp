@@ -11,9 +11,13 @@
 #include <poplin/codelets.hpp>
 #include <popnn/NonLinearity.hpp>
 #include <popnn/codelets.hpp>
+#include <popops/Cast.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Fill.hpp>
+#include <popops/Gather.hpp>
+#include <popops/Pad.hpp>
 #include <popops/Reduce.hpp>
+#include <popops/Zero.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/DebugInfo.hpp>
 #include <poputil/TileMapping.hpp>
@@ -241,6 +245,55 @@ TEST_CASE("libops records each op's arguments and the report links elements to t
     for (const json &e : report[table])
       if (e.contains("debugId"))
         CHECK(contextOf(report, e["debugId"])["id"] == e["debugId"]);
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+TEST_CASE("cast, zero, pad and gather record their arguments", "[compat][debuginfo]") {
+  poplar::IPUModel model;
+  model.tilesPerIPU = 4;
+  poplar::Device device = model.createDevice();
+  poplar::Graph graph(device.getTarget());
+  popops::addCodelets(graph);
+  poplar::program::Sequence prog;
+  poplar::Tensor x = graph.addVariable(poplar::FLOAT, {6, 4}, "x");
+  poplar::Tensor idx = graph.addVariable(poplar::UNSIGNED_INT, {3}, "idx");
+  poputil::mapTensorLinearly(graph, x);
+  poputil::mapTensorLinearly(graph, idx);
+  popops::zero(graph, x, prog, "zx");
+  popops::fill(graph, idx, prog, 2u, "fillIdx");
+  poplar::Tensor h = popops::cast(graph, x, poplar::HALF, prog, "toHalf");
+  poplar::Tensor p = popops::pad(graph, x, {1, 0}, {0, 2}, 0.5f);
+  poplar::Tensor g = popops::gather(graph, x, idx, 0, prog, popops::GatherParams(1000), "g");
+  graph.createHostRead("h", h);
+  graph.createHostRead("p", p);
+  graph.createHostRead("g", g);
+  const std::string dir = freshDir("misc");
+  poplar::Engine engine(graph, prog, {{"autoReport.all", "true"}, {"autoReport.directory", dir}});
+  const json report = readReport(dir);
+
+  const auto zeros = contextsFor(report, "popops", "zero");
+  REQUIRE(zeros.size() == 1);
+  CHECK(zeros[0]["path"] == "zx");
+  CHECK(zeros[0]["values"]["args"]["t"]["shape"] == "[6, 4]");
+  const auto casts = contextsFor(report, "popops", "cast");
+  REQUIRE_FALSE(casts.empty());
+  CHECK(casts.front()["values"]["args"]["dstType"] == "half");
+  CHECK(casts.front()["values"]["args"]["src"]["type"] == "float");
+  const auto pads = contextsFor(report, "popops", "pad");
+  REQUIRE(pads.size() == 1);
+  CHECK(pads[0]["values"]["args"]["lower"] == json{{"0", 1}, {"1", 0}});
+  CHECK(pads[0]["values"]["args"]["upper"] == json{{"0", 0}, {"1", 2}});
+  CHECK(pads[0]["values"]["args"]["val"] == 0.5);
+  CHECK(pads[0]["values"]["args"]["mapping"] == "ZERO");
+  bool padConstant = false; // the padding constants are made under it
+  for (const json &v : report["variables"])
+    padConstant = padConstant || (v.contains("debugId") && v["debugId"] == pads[0]["id"]);
+  CHECK(padConstant);
+  const auto gathers = contextsFor(report, "popops", "gather");
+  REQUIRE_FALSE(gathers.empty());
+  CHECK(gathers.front()["values"]["args"]["axis"] == 0);
+  CHECK(gathers.front()["values"]["args"]["params"]["maxElementsPerTile"] == 1000);
+  CHECK(gathers.front()["values"]["args"]["indices"]["type"] == "unsigned int");
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
