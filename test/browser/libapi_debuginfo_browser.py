@@ -136,6 +136,23 @@ def main():
             check("[poplin] matMul" in debug.text, "the step's debug information names '[poplin] matMul'")
             shown = [json.loads(p.text) for p in debug.find_elements(By.CSS_SELECTOR, "pre.debug-args")]
             check(args in shown, "the step shows the op's arguments")
+        # Programs: selecting a step of the program tree shows the same.
+        show(driver, "Programs")
+        driver.find_element(By.CSS_SELECTOR, "#program-tree > details > summary").click()
+        if index is not None:
+            leaves = []
+            for _ in range(100):  # the tree fills a node when it opens (the toggle event)
+                leaves = driver.find_elements(By.CSS_SELECTOR, "#program-tree .leaf[data-step='%d']" % trace[index][0])
+                if leaves:
+                    break
+                time.sleep(0.05)
+            check(len(leaves) >= 1, "the program tree lists step %d" % trace[index][0])
+            if leaves:
+                leaves[0].click()
+                debug = driver.find_element(By.ID, "program-debug")
+                check("[poplin] matMul" in debug.text, "selecting the step in the program tree names '[poplin] matMul'")
+                shown = [json.loads(p.text) for p in debug.find_elements(By.CSS_SELECTOR, "pre.debug-args")]
+                check(args in shown, "the program tree shows the op's arguments")
         severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
         check(severe == [], "no errors in the browser console: %s" % severe[:3])
     finally:

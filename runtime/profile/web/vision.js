@@ -542,14 +542,18 @@
     return roots;
   }
 
-  function renderNode(n) {
-    if (!n.children) return el('div', { class: 'leaf', text: n.name + ' \u2014 ' + fmt(n.cycles) + ' cycles (step ' + n.step + ')' });
+  function renderNode(n, onPick) {
+    if (!n.children) {
+      const leaf = el('div', { class: 'leaf', 'data-step': String(n.step), text: n.name + ' \u2014 ' + fmt(n.cycles) + ' cycles (step ' + n.step + ')' });
+      if (onPick) { leaf.style.cursor = 'pointer'; leaf.addEventListener('click', () => onPick(n)); }
+      return leaf;
+    }
     const d = el('details', {}, el('summary', { text: n.name + ' \u2014 ' + fmt(n.cycles) + ' cycles, ' + fmt(n.steps) + ' steps' }));
     let filled = false;
     d.addEventListener('toggle', () => {
       if (filled || !d.open) return;
       filled = true;
-      const kids = n.children.slice(0, 1000).map(renderNode);
+      const kids = n.children.slice(0, 1000).map((c) => renderNode(c, onPick));
       d.append(...kids);
       if (n.children.length > 1000) d.append(el('div', { class: 'leaf muted', text: '\u2026 ' + (n.children.length - 1000) + ' more' }));
     });
@@ -560,7 +564,14 @@
     const root = el('div', { class: 'columns' });
     for (const m of models) {
       const basis = m.execution ? 'executed cycles' : 'estimated cycles per execution';
-      root.append(el('div', { class: 'column tree', id: 'program-tree' }, el('h2', { text: 'Programs (' + basis + ')' }), ...programTree(m).map(renderNode)));
+      const out = el('div', { class: 'panel', id: 'program-details' }, el('span', { class: 'muted', text: 'Click a step for the op that made it and its arguments.' }));
+      const pick = (n) => {
+        const step = m.steps[n.step] || {};
+        const cs = step.computeSet !== undefined && m.r.computeSets ? m.r.computeSets[step.computeSet] : null;
+        out.replaceChildren(el('h3', { text: 'Step ' + n.step + ' (' + (step.kind || '') + ' ' + (step.name || '') + ')' }),
+          debugPanel(m, step.debugId || (cs && cs.debugId), 'program-debug'));
+      };
+      root.append(el('div', { class: 'column tree', id: 'program-tree' }, el('h2', { text: 'Programs (' + basis + ')' }), out, ...programTree(m).map((n) => renderNode(n, pick))));
     }
     return root;
   }
