@@ -11,6 +11,7 @@
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace poplar {
@@ -35,9 +36,12 @@ public:
   ProfileValue() : type_(Type::MAP), map_(new Map()) {}
   ProfileValue(const char *s) : type_(Type::STRING), string_(s ? s : "") {}
   ProfileValue(const std::string &s) : type_(Type::STRING), string_(s) {}
+  ProfileValue(std::string &&s) : type_(Type::STRING), string_(std::move(s)) {}
   ProfileValue(StringRef s) : type_(Type::STRING), string_(s.str()) {}
   ProfileValue(const Vector &v) : type_(Type::VECTOR), vector_(new Vector(v)) {}
   ProfileValue(const Map &m) : type_(Type::MAP), map_(new Map(m)) {}
+  ProfileValue(Vector &&v) : type_(Type::VECTOR), vector_(new Vector(std::move(v))) {}
+  ProfileValue(Map &&m) : type_(Type::MAP), map_(new Map(std::move(m))) {}
   ProfileValue(bool b) : type_(Type::BOOL_), bool_(b) {}
   /// Any arithmetic value other than bool is a Number.
   template <typename T, typename std::enable_if<std::is_arithmetic<T>::value && !std::is_same<T, bool>::value,

@@ -92,6 +92,7 @@ public:
   poplar::ProfileValue pv;
 
   ArgType(const std::string &name, const poplar::ProfileValue &value) : n(name), pv(value) {}
+  ArgType(std::string &&name, poplar::ProfileValue &&value) : n(std::move(name)), pv(std::move(value)) {}
   ArgType(const std::pair<std::string, const poplar::ProfileValue> &p) : n(p.first), pv(p.second) {}
 };
 

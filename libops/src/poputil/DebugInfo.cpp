@@ -3,7 +3,8 @@
 // information every libops library records (docs/debug-info.md).
 #include "poputil/DebugInfo.hpp"
 
-#include <sstream>
+#include <string>
+#include <utility>
 
 namespace poputil {
 
@@ -56,13 +57,15 @@ template <> poplar::ProfileValue toProfileValue(const poplar::Tensor &t) {
     v.emplace("shape", poplar::ProfileValue("<invalid>"));
     return v;
   }
-  std::ostringstream shape;
-  shape << "[";
+  std::string shape = "[";
   const std::vector<std::size_t> dims = t.shape();
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    shape << (i ? ", " : "") << dims[i];
-  shape << "]";
-  v.emplace("shape", poplar::ProfileValue(shape.str()));
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i)
+      shape += ", ";
+    shape += std::to_string(dims[i]);
+  }
+  shape += "]";
+  v.emplace("shape", poplar::ProfileValue(std::move(shape)));
   v.emplace("type", poplar::ProfileValue(t.elementType().toString().str()));
   return v;
 }
@@ -97,7 +100,7 @@ void OpDebugInfo::add(const std::string &name, const std::vector<ArgType> &args)
   poplar::ProfileValue::Map m;
   for (const ArgType &a : args)
     m.emplace(a.n, a.pv);
-  setValue(name, std::move(m));
+  setValue(name, poplar::ProfileValue(std::move(m)));
 }
 
 PoplibsOpDebugInfo::PoplibsOpDebugInfo(const poplar::DebugContext &debugContext,
