@@ -77,7 +77,7 @@ EngineImpl::~EngineImpl() {
 
 void EngineImpl::writeAutoReport() {
   writeProfile(options_.autoReportDirectory, exe(), profile_, options_.autoReportGraph,
-               options_.autoReportExecution, options_.autoReportHtml);
+               options_.autoReportExecution, options_.autoReportHtml, options_.autoReportDebugInfo);
 }
 
 void EngineImpl::load(const ir::TargetData &deviceTarget) {

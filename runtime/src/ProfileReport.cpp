@@ -540,13 +540,29 @@ poplar::ProfileValue legacyExecutionProfile(const json &report) {
 }
 
 void writeProfile(const std::string &directory, const exe::ExecutableData &exe,
-                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution, bool html) {
+                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution, bool html,
+                  bool debugInfo) {
   const json report = profileJson(exe, profile, includeGraph, includeExecution);
   const std::string dir = directory.empty() ? std::string(".") : directory;
   try {
     profile::writeReportFiles(dir, report, /*pop=*/true);
     if (html)
       profile::writeVisionHtml(dir, report);
+    if (debugInfo) {
+      // The records as the DebugInfo streamer writes them: values beside id, layer and path.
+      json contexts = json::array();
+      for (const json &d : compileProfile(exe).value("debugContexts", json::array())) {
+        json c = d.value("values", json::object());
+        if (!c.is_object())
+          c = json::object();
+        for (const char *key : {"id", "parent", "layer", "path", "location"})
+          if (d.contains(key))
+            c[key] = d[key];
+        contexts.push_back(std::move(c));
+      }
+      const std::vector<std::uint8_t> cbor = json::to_cbor(json{{"contexts", std::move(contexts)}});
+      profile::writeFileAtomically(dir + "/debug.cbor", std::string(cbor.begin(), cbor.end()));
+    }
   } catch (const poplar::poplar_error &e) {
     throw poplar::poplar_error(std::string("Cannot write the profile report in '") + dir + "': " + e.what());
   }

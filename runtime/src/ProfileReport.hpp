@@ -42,7 +42,10 @@ poplar::ProfileValue legacyExecutionProfile(const nlohmann::json &report);
 /// `<directory>/profile.pop` (creating the directory), and the analyser page
 /// `<directory>/report.html` when `html`; throws poplar_error naming the file if
 /// one cannot be written.
+/// With `debugInfo`, also `<directory>/debug.cbor`: the report's DebugInfo records as
+/// DebugInfo::initializeStreamer writes them (`{"contexts": [...]}`, in CBOR).
 void writeProfile(const std::string &directory, const exe::ExecutableData &exe,
-                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution, bool html);
+                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution, bool html,
+                  bool debugInfo = false);
 
 } // namespace aspen::rt

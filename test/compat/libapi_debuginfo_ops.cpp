@@ -28,6 +28,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -223,6 +224,26 @@ TEST_CASE("libops records each op's arguments and the report links elements to t
   }
   CHECK(varA);
   CHECK(outOfAdd);
+  // autoReport.all also writes debug.cbor, as Poplar does: the records in the streamer's layout.
+  {
+    std::ifstream cborFile(dir + "/debug.cbor", std::ios::binary);
+    REQUIRE(cborFile.good());
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(cborFile)),
+                                          std::istreambuf_iterator<char>());
+    const json debug = json::from_cbor(bytes);
+    REQUIRE(debug["contexts"].size() == report["debugContexts"].size());
+    bool sawAdd = false;
+    for (const json &c : debug["contexts"])
+      if (c["id"] == addId) {
+        sawAdd = true;
+        CHECK(c["layer"] == "popops");
+        CHECK(c["api"] == "add");
+        CHECK(c["args"] == add["values"]["args"]);
+        CHECK(c["parent"] == layer.getId());
+      }
+    CHECK(sawAdd);
+  }
+
   // libpva: a step's debug contexts, and the tree up to the application's DebugInfo.
   const pva::Report pvaReport = pva::openReport(dir + "/profile.pop");
   bool pvaAdd = false;
