@@ -19,10 +19,11 @@ namespace popops {
 CircBuf::CircBuf(poplar::Graph &graph, const poplar::Type &dataType, unsigned size,
                  const std::vector<std::size_t> &shape, const poplar::DebugContext &debugContext)
     : graph(graph), size_(size), shape(shape) {
+  aspen::ops::PopopsDebugInfo di(debugContext, DI_ARGS(dataType, size, shape), "CircBuf");
   if (size == 0)
     throw poputil::poplibs_error("popops::CircBuf: the size must be at least 1");
   const std::size_t n = std::accumulate(shape.begin(), shape.end(), std::size_t(1), std::multiplies<>());
-  const poplar::DebugContext dc{debugContext, "CircBuf"};
+  const poplar::DebugContext dc{di, "CircBuf"};
   index = graph.addVariable(poplar::UNSIGNED_INT, {1}, {dc, "index"});
   graph.setTileMapping(index, 0);
   graph.setInitialValue(index, std::vector<unsigned>{0});
