@@ -91,6 +91,52 @@ bool isUnder(const json &report, std::uint64_t id, std::uint64_t ancestor) {
 
 } // namespace
 
+TEST_CASE("poputil::toProfileValue and DI_ARGS convert as PopLibs does", "[compat][debuginfo]") {
+  poplar::IPUModel model;
+  model.tilesPerIPU = 2;
+  poplar::Device device = model.createDevice();
+  poplar::Graph graph(device.getTarget());
+  const poplar::Tensor t = graph.addVariable(poplar::HALF, {2, 3}, "t");
+  const poplar::ComputeSet cs = graph.addComputeSet("cs");
+  const std::vector<unsigned> dims{4, 5};
+  const std::vector<bool> flags{true, false};
+  const poplar::Tensor *none = nullptr;
+  const poplar::Tensor *some = &t;
+  const poplar::OptionFlags options{{"availableMemoryProportion", "0.3"}};
+  const std::string label = "x";
+  const double ratio = 0.25;
+  const long long big = -(1LL << 40);
+  poputil::PoplibsOpDebugInfo di(
+      "ctx", DI_ARGS(t, cs, dims, flags, none, some, options, label, ratio, big, poplar::FLOAT));
+  const poplar::ProfileValue &args = di.getValues().at("args");
+  CHECK(di.getLayer() == "poplibs");
+  CHECK(di.getValues().at("api").asString() == __func__); // the calling function
+  CHECK(args["t"]["shape"].asString() == "[2, 3]");
+  CHECK(args["t"]["type"].asString() == "half");
+  CHECK(args["cs"].asUint() == cs.getId());
+  CHECK(args["dims"]["0"].asUint() == 4);
+  CHECK(args["dims"]["1"].asUint() == 5);
+  CHECK(args["flags"]["0"].asBool());
+  CHECK_FALSE(args["flags"]["1"].asBool());
+  CHECK(args["none"].asString() == "<nullptr>");
+  CHECK(args["some"]["shape"].asString() == "[2, 3]");
+  CHECK(args["options"]["availableMemoryProportion"].asString() == "0.3");
+  CHECK(args["label"].asString() == "x");
+  CHECK(args["ratio"].asDouble() == 0.25);
+  CHECK(args["big"].asInt() == -(1LL << 40));
+  CHECK(args["poplar::FLOAT"].asString() == "float");
+  // addOutputs and addOutput.
+  di.addOutputs({{"first", poputil::toProfileValue(t)}});
+  di.addOutput(t.slice(0, 1, 0));
+  CHECK(di.getValues().at("outputs")["first"]["type"].asString() == "half");
+  CHECK(di.getValues().at("output")["shape"].asString() == "[1, 3]");
+  // An explicit api name, and OpDebugInfo::add.
+  poputil::PoplibsOpDebugInfo named({di, "inner"}, {}, "myApi");
+  CHECK(named.getValues().at("api").asString() == "myApi");
+  CHECK(named.getValues().count("args") == 0); // nothing recorded for no arguments
+  CHECK(named.getPathName() == "ctx/inner");
+}
+
 TEST_CASE("libops records each op's arguments and the report links elements to them", "[compat][debuginfo]") {
   poplar::IPUModel model;
   model.tilesPerIPU = 4;
