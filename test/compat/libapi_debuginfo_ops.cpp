@@ -6,6 +6,7 @@
 #include <gcl/Collectives.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/Engine.hpp>
+#include <poplar/Executable.hpp>
 #include <poplar/IPUModel.hpp>
 #include <poplin/MatMul.hpp>
 #include <poplin/codelets.hpp>
@@ -30,6 +31,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <unistd.h>
@@ -361,6 +363,37 @@ TEST_CASE("cast, zero, pad and gather record their arguments", "[compat][debugin
   CHECK(gathers.front()["values"]["args"]["axis"] == 0);
   CHECK(gathers.front()["values"]["args"]["params"]["maxElementsPerTile"] == 1000);
   CHECK(gathers.front()["values"]["args"]["indices"]["type"] == "unsigned int");
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+TEST_CASE("the debug information travels with a serialized executable", "[compat][debuginfo]") {
+  poplar::IPUModel model;
+  model.tilesPerIPU = 2;
+  poplar::Device device = model.createDevice();
+  poplar::Graph graph(device.getTarget());
+  popops::addCodelets(graph);
+  poplar::program::Sequence prog;
+  poplar::Tensor x = graph.addVariable(poplar::FLOAT, {8}, "x");
+  poputil::mapTensorLinearly(graph, x);
+  popops::fill(graph, x, prog, 3.0f, "three");
+  popops::sqrtInPlace(graph, x, prog, "root");
+  std::stringstream bytes;
+  poplar::compileGraph(graph, {prog}).serialize(bytes);
+
+  // Another engine, from the bytes only: its report still names the ops and their arguments.
+  const std::string dir = freshDir("exe");
+  {
+    poplar::Engine engine(poplar::Executable::deserialize(bytes),
+                          {{"autoReport.all", "true"}, {"autoReport.directory", dir}});
+  }
+  const json report = readReport(dir);
+  const auto roots = contextsFor(report, "popops", "sqrtInPlace");
+  REQUIRE(roots.size() == 1);
+  CHECK(roots[0]["path"] == "root/sqrtInPlace");
+  CHECK(roots[0]["values"]["args"]["ts"]["0"]["shape"] == "[8]");
+  const auto fills = contextsFor(report, "popops", "fill");
+  REQUIRE(fills.size() == 1);
+  CHECK(fills[0]["values"]["fillValue"] == 3.0);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
