@@ -100,3 +100,4 @@ if(TARGET profiling_matmul AND TARGET aspen-vision)
   set_tests_properties(compat_libapi_debuginfo_browser PROPERTIES LABELS browser TIMEOUT 300
     ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")
 endif()
+aspen_add_test(compat_libapi_errors LABEL error SOURCES error/libapi_errors.cpp LIBS Aspen::poputil)
