@@ -562,17 +562,17 @@
 
   function viewPrograms(models) {
     const root = el('div', { class: 'columns' });
-    for (const m of models) {
+    models.forEach((m, k) => {
       const basis = m.execution ? 'executed cycles' : 'estimated cycles per execution';
-      const out = el('div', { class: 'panel', id: 'program-details' }, el('span', { class: 'muted', text: 'Click a step for the op that made it and its arguments.' }));
+      const out = el('div', { class: 'panel', id: 'program-details' + (k ? '-b' : '') }, el('span', { class: 'muted', text: 'Click a step for the op that made it and its arguments.' }));
       const pick = (n) => {
         const step = m.steps[n.step] || {};
         const cs = step.computeSet !== undefined && m.r.computeSets ? m.r.computeSets[step.computeSet] : null;
         out.replaceChildren(el('h3', { text: 'Step ' + n.step + ' (' + (step.kind || '') + ' ' + (step.name || '') + ')' }),
-          debugPanel(m, step.debugId || (cs && cs.debugId), 'program-debug'));
+          debugPanel(m, step.debugId || (cs && cs.debugId), 'program-debug' + (k ? '-b' : '')));
       };
       root.append(el('div', { class: 'column tree', id: 'program-tree' }, el('h2', { text: 'Programs (' + basis + ')' }), out, ...programTree(m).map((n) => renderNode(n, pick))));
-    }
+    });
     return root;
   }
 
