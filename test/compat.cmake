@@ -86,3 +86,18 @@ add_test(NAME compat_cmake_packages
           ${CMAKE_BINARY_DIR})
 set_tests_properties(compat_cmake_packages PROPERTIES LABELS integration TIMEOUT 300
   ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")
+
+# (4) Issue 15 items 6 and 9 (libapi): each op's arguments as debug information in the
+# report; the 1.x-era profile values.
+aspen_add_test(compat_libapi LABEL conformance
+  SOURCES compat/libapi_debuginfo_ops.cpp compat/libapi_profile_values.cpp
+  LIBS Aspen::popops Aspen::poplin Aspen::popnn Aspen::gcl Aspen::pva nlohmann_json::nlohmann_json)
+# The analyser page shows the op (layer, api, arguments) of a selected compute set or step.
+if(TARGET profiling_matmul AND TARGET aspen-vision)
+  add_test(NAME compat_libapi_debuginfo_browser
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/browser/libapi_debuginfo_browser.py
+            $<TARGET_FILE:aspen-vision> $<TARGET_FILE:profiling_matmul> ${CMAKE_CURRENT_BINARY_DIR}/libapi_browser)
+  set_tests_properties(compat_libapi_debuginfo_browser PROPERTIES LABELS browser TIMEOUT 300
+    ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")
+endif()
+aspen_add_test(compat_libapi_errors LABEL error SOURCES error/libapi_errors.cpp LIBS Aspen::poputil)

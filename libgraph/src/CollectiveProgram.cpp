@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 // The Collective program node libgcl records (see ir/Collective.hpp).
 #include "ir/Collective.hpp"
+#include "ir/DebugRecord.hpp"
 
 #include <memory>
 
@@ -19,6 +20,8 @@ poplar::program::Program makeCollectiveProgram(const CollectiveSpec &spec, const
   auto node = std::make_shared<ProgramNode>();
   node->kind = ProgramKind::Collective;
   node->debugName = debugContext.getPathName();
+  node->debugId = debugContext.getId();
+  node->debugInfo = findDebugRecord(node->debugId);
   node->src = src;
   node->dst = dst;
   node->collective = spec;

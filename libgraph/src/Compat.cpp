@@ -2,6 +2,7 @@
 // Front-end API that programs and operator libraries written for Poplar 3.x
 // use beyond the core graph calls: debug information (DebugInfo, ProfileValue),
 // scalar connections, constant queries, and small Tensor/Graph/Target queries.
+#include "ir/DebugRecord.hpp"
 #include "ir/GraphData.hpp"
 #include "ir/TensorAlgebra.hpp"
 #include "poplar/DebugContext.hpp"
@@ -19,8 +20,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 namespace poplar {
 
@@ -221,51 +224,80 @@ DebugStreamer &streamer() {
 
 } // namespace
 
+namespace {
+
+/// The records of live DebugInfos, by id: graph elements made under a
+/// DebugContext find the record of the DebugInfo it came from here.
+struct DebugRegistry {
+  std::mutex mutex;
+  std::unordered_map<DebugId, std::weak_ptr<const aspen::ir::DebugRecord>> live;
+};
+
+DebugRegistry &registry() {
+  static DebugRegistry r;
+  return r;
+}
+
+} // namespace
+
 struct DebugInfo::Impl {
-  DebugId id;
-  std::string path;
-  std::string layer;
-  SourceLocation location;
-  ProfileValue::Map values;
+  std::shared_ptr<aspen::ir::DebugRecord> record;
 };
 
 DebugInfo::DebugInfo(const DebugContext &debugContext, std::string layer) : impl_(new Impl) {
-  impl_->id = nextDebugId.fetch_add(1);
-  impl_->path = debugContext.getPathName();
-  impl_->layer = std::move(layer);
-  impl_->location = debugContext.getLocation();
+  auto record = std::make_shared<aspen::ir::DebugRecord>();
+  record->id = nextDebugId.fetch_add(1);
+  record->parentId = debugContext.getId();
+  record->parent = aspen::ir::findDebugRecord(record->parentId);
+  record->path = debugContext.getPathName();
+  record->layer = std::move(layer);
+  record->location = debugContext.getLocation();
+  {
+    DebugRegistry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.live[record->id] = record;
+  }
+  impl_->record = std::move(record);
 }
 
 DebugInfo::~DebugInfo() {
+  const aspen::ir::DebugRecord &rec = *impl_->record;
+  {
+    DebugRegistry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.live.erase(rec.id);
+  }
   DebugStreamer &s = streamer();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.open)
     return;
-  nlohmann::json record = toJson(ProfileValue(impl_->values));
-  record["id"] = impl_->id;
-  record["layer"] = impl_->layer;
-  record["path"] = impl_->path;
-  if (impl_->location.isValid())
-    record["location"] = {{"function", impl_->location.getFunctionName()},
-                          {"file", impl_->location.getFileName()},
-                          {"line", impl_->location.getLineNumber()}};
+  nlohmann::json record = toJson(ProfileValue(rec.values));
+  record["id"] = rec.id;
+  if (rec.parentId != 0)
+    record["parent"] = rec.parentId;
+  record["layer"] = rec.layer;
+  record["path"] = rec.path;
+  if (rec.location.isValid())
+    record["location"] = {{"function", rec.location.getFunctionName()},
+                          {"file", rec.location.getFileName()},
+                          {"line", rec.location.getLineNumber()}};
   s.contexts.push_back(std::move(record));
 }
 
 DebugId DebugInfo::getId() const {
-  return impl_->id;
+  return impl_->record->id;
 }
 std::string DebugInfo::getPathName() const {
-  return impl_->path;
+  return impl_->record->path;
 }
 const std::string &DebugInfo::getLayer() const {
-  return impl_->layer;
+  return impl_->record->layer;
 }
 bool DebugInfo::setValue(std::string name, ProfileValue value) {
-  return impl_->values.emplace(std::move(name), std::move(value)).second;
+  return impl_->record->values.emplace(std::move(name), std::move(value)).second;
 }
 const ProfileValue::Map &DebugInfo::getValues() const {
-  return impl_->values;
+  return impl_->record->values;
 }
 
 void DebugInfo::initializeStreamer(const std::string &fileName, const DebugSerializationFormat &format) {
@@ -369,3 +401,41 @@ unsigned Graph::convertVirtualTileToPhysicalTile(unsigned virtualTileId) const {
 }
 
 } // namespace poplar
+
+namespace aspen::ir {
+
+std::shared_ptr<const DebugRecord> findDebugRecord(poplar::DebugId id) {
+  if (id == 0)
+    return nullptr;
+  poplar::DebugRegistry &r = poplar::registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.live.find(id);
+  return it == r.live.end() ? nullptr : it->second.lock();
+}
+
+nlohmann::json profileValueToJson(const poplar::ProfileValue &value) {
+  return poplar::toJson(value);
+}
+
+nlohmann::json debugContextsJson(const std::vector<std::shared_ptr<const DebugRecord>> &records) {
+  std::map<poplar::DebugId, const DebugRecord *> all;
+  for (const auto &r : records)
+    for (const DebugRecord *p = r.get(); p && all.emplace(p->id, p).second; p = p->parent.get()) {
+    }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto &[id, r] : all) {
+    nlohmann::json j = {{"id", id},
+                        {"parent", r->parentId},
+                        {"layer", r->layer},
+                        {"path", r->path},
+                        {"values", poplar::toJson(poplar::ProfileValue(r->values))}};
+    if (r->location.isValid())
+      j["location"] = {{"function", r->location.getFunctionName()},
+                       {"file", r->location.getFileName()},
+                       {"line", r->location.getLineNumber()}};
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+} // namespace aspen::ir

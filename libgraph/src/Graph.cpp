@@ -531,6 +531,7 @@ Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, Variabl
                           const DebugContext &debugContext) {
   getTarget();
   const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
+  data_->variables[var].debugId = data_->noteDebugContext(debugContext);
   if (mappingMethod == VariableMappingMethod::LINEAR)
     mapVariableLinearly(*this, *data_, var, 0, 0);
   return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
@@ -546,6 +547,7 @@ Tensor Graph::addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> 
                                         const DebugContext &debugContext) {
   getTarget();
   const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
+  data_->variables[var].debugId = data_->noteDebugContext(debugContext);
   mapVariableLinearly(*this, *data_, var, minElementsPerTile, grainSize);
   return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
 }
@@ -582,6 +584,7 @@ Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape,
     }
   }
   const VarId var = appendVariable(*data_, type, shape, name, true);
+  data_->variables[var].debugId = data_->noteDebugContext(dc);
   data_->initialValues[var] = std::move(bytes);
   return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
 }
@@ -686,6 +689,7 @@ Tensor cloneVariable(const std::shared_ptr<GraphData> &data, const Type &type, c
   if (copies)
     shape.insert(shape.begin(), *copies);
   const VarId var = appendVariable(*data, type, shape, name, false);
+  data->variables[var].debugId = data->noteDebugContext(debugContext);
   const auto runs = tileRunsOfView(*data, view);
   const std::uint64_t n = view.numElements();
   auto &mapping = data->variables[var].mapping;
@@ -1032,6 +1036,7 @@ ComputeSet Graph::addComputeSet(const DebugContext &debugContext) {
   getTarget();
   aspen::ir::ComputeSetRecord cs;
   cs.name = debugContext.getPathName();
+  cs.debugId = data_->noteDebugContext(debugContext);
   data_->computeSets.push_back(std::move(cs));
   return ComputeSet(static_cast<unsigned>(data_->computeSets.size() - 1));
 }

@@ -4,6 +4,7 @@
 // types and sizes, stream directions).
 #include "poplar/Program.hpp"
 
+#include "ir/DebugRecord.hpp"
 #include "ir/ProgramNode.hpp"
 #include "ir/TensorView.hpp"
 #include "poplar/exceptions.hpp"
@@ -23,6 +24,8 @@ std::shared_ptr<ProgramNode> makeNode(ProgramKind kind, const DebugContext &dc) 
   auto node = std::make_shared<ProgramNode>();
   node->kind = kind;
   node->debugName = dc.getPathName();
+  node->debugId = dc.getId();
+  node->debugInfo = aspen::ir::findDebugRecord(node->debugId);
   return node;
 }
 

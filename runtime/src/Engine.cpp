@@ -77,7 +77,7 @@ EngineImpl::~EngineImpl() {
 
 void EngineImpl::writeAutoReport() {
   writeProfile(options_.autoReportDirectory, exe(), profile_, options_.autoReportGraph,
-               options_.autoReportExecution, options_.autoReportHtml);
+               options_.autoReportExecution, options_.autoReportHtml, options_.autoReportDebugInfo);
 }
 
 void EngineImpl::load(const ir::TargetData &deviceTarget) {
@@ -420,6 +420,16 @@ double Engine::getTileClockFrequency() const {
 void Engine::printProfileSummary(std::ostream &out, const OptionFlags &options) const {
   const EngineImpl &impl = live(impl_);
   aspen::rt::printProfileSummary(out, impl.exe(), impl.profile_, aspen::rt::parseSummaryOptions(options));
+}
+
+ProfileValue Engine::getGraphProfile() const {
+  const EngineImpl &impl = live(impl_);
+  return aspen::rt::legacyGraphProfile(aspen::rt::profileJson(impl.exe(), impl.profile_, true, false));
+}
+
+ProfileValue Engine::getExecutionProfile() const {
+  const EngineImpl &impl = live(impl_);
+  return aspen::rt::legacyExecutionProfile(aspen::rt::profileJson(impl.exe(), impl.profile_, true, true));
 }
 
 void Engine::enableExecutionProfiling() {

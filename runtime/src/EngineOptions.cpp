@@ -45,6 +45,8 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
   result.autoReportExecution = flag(o, "autoReport.outputExecutionProfile", all);
   result.autoReportHtml =
       (result.autoReportGraph || result.autoReportExecution) && flag(o, "autoReport.outputHtml", true);
+  result.autoReportDebugInfo =
+      (result.autoReportGraph || result.autoReportExecution) && flag(o, "autoReport.outputDebugInfo", all);
   if (o.contains("autoReport.directory"))
     result.autoReportDirectory = o.at("autoReport.directory").str();
   result.allowOutOfMemory = flag(o, "debug.allowOutOfMemory", false);

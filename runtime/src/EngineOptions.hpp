@@ -15,6 +15,7 @@ struct EngineOptions {
   bool autoReportGraph = false;     // write the memory/graph part of profile.json
   bool autoReportExecution = false; // write the execution part of profile.json
   bool autoReportHtml = false;      // write report.html (the analyser page) beside profile.json
+  bool autoReportDebugInfo = false; // write debug.cbor (the DebugInfo records) beside profile.json
   std::string autoReportDirectory = ".";
   bool instrument = false;
   bool poisonUninitialisedMemory = false; // aspen.poisonUninitialisedMemory

@@ -409,14 +409,160 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
   return out;
 }
 
+// ---- Poplar 1.x profile values (Engine::getGraphProfile / getExecutionProfile) ----------
+
+namespace {
+
+poplar::ProfileValue toProfileValue(const json &j) {
+  switch (j.type()) {
+  case json::value_t::boolean:
+    return poplar::ProfileValue(j.get<bool>());
+  case json::value_t::number_integer:
+    return poplar::ProfileValue(j.get<std::int64_t>());
+  case json::value_t::number_unsigned:
+    return poplar::ProfileValue(j.get<std::uint64_t>());
+  case json::value_t::number_float:
+    return poplar::ProfileValue(j.get<double>());
+  case json::value_t::string:
+    return poplar::ProfileValue(j.get<std::string>());
+  case json::value_t::array: {
+    poplar::ProfileValue::Vector v;
+    v.reserve(j.size());
+    for (const json &e : j)
+      v.push_back(toProfileValue(e));
+    return poplar::ProfileValue(v);
+  }
+  case json::value_t::object: {
+    poplar::ProfileValue::Map m;
+    for (const auto &[k, e] : j.items())
+      m.emplace(k, toProfileValue(e));
+    return poplar::ProfileValue(m);
+  }
+  default:
+    return poplar::ProfileValue(poplar::ProfileValue::Map{});
+  }
+}
+
+/// Poplar 1.x's name of a step type in "simulation"/"steps".
+const char *legacyStepType(const std::string &kind) {
+  if (kind == "Execute")
+    return "OnTileExecute";
+  if (kind == "Copy")
+    return "DoExchange";
+  if (kind == "StreamToDevice" || kind == "DeviceToStream" || kind == "RemoteToDevice" ||
+      kind == "DeviceToRemote")
+    return "StreamCopy";
+  if (kind == "Collective")
+    return "GlobalExchange";
+  if (kind == "Sync")
+    return "Sync";
+  return nullptr;
+}
+
+} // namespace
+
+poplar::ProfileValue legacyGraphProfile(const json &report) {
+  const json &target = report.value("target", json::object());
+  const json &graph = report.value("graph", json::object());
+  const json &memory = report.value("memory", json::object());
+  const json &tiles = memory.value("tiles", json::object());
+  json out;
+  out["target"] = {{"type", target.value("type", "")},
+                   {"arch", target.value("arch", "")},
+                   {"numIPUs", target.value("numIPUs", 0)},
+                   {"tilesPerIPU", target.value("tilesPerIPU", 0)},
+                   {"numTiles", target.value("numTiles", 0)},
+                   {"bytesPerTile", target.value("bytesPerTile", 0)},
+                   {"clockFrequency", target.value("tileClockFrequency", 0.0)},
+                   {"replicationFactor", target.value("replicationFactor", 1)}};
+  out["graph"] = graph;
+  // Per tile: "total" = always-live bytes + the peak of not-always-live bytes,
+  // "totalIncludingGaps" = the highest byte used.
+  const std::vector<std::uint64_t> always = tiles.value("alwaysLiveBytes", std::vector<std::uint64_t>{});
+  const std::vector<std::uint64_t> notAlways =
+      tiles.value("notAlwaysLivePeakBytes", std::vector<std::uint64_t>{});
+  std::vector<std::uint64_t> total(always.size());
+  for (std::size_t t = 0; t < always.size(); ++t)
+    total[t] = always[t] + (t < notAlways.size() ? notAlways[t] : 0);
+  std::uint64_t alwaysSum = 0;
+  for (std::uint64_t b : always)
+    alwaysSum += b;
+  std::vector<std::uint64_t> perStep;
+  for (const json &s : report.value("steps", json::array()))
+    perStep.push_back(s.value("notAlwaysLiveBytes", std::uint64_t(0)));
+  std::uint64_t maxNotAlways = 0;
+  for (std::uint64_t b : perStep)
+    maxNotAlways = std::max(maxNotAlways, b);
+  out["memory"] = {
+      {"byTile",
+       {{"total", total}, {"totalIncludingGaps", tiles.value("peakBytes", std::vector<std::uint64_t>{})}}},
+      {"byCategory", memory.value("byCategory", json::object())},
+      {"liveness",
+       {{"alwaysLive", {{"bytes", alwaysSum}}},
+        {"notAlwaysLive", {{"bytes", perStep}, {"maxBytes", maxNotAlways}}}}},
+      {"outOfMemory", memory.value("outOfMemory", false)}};
+  std::vector<std::string> csNames;
+  for (const json &cs : report.value("computeSets", json::array()))
+    csNames.push_back(cs.value("name", ""));
+  std::vector<std::string> vtNames;
+  for (const json &vt : report.value("vertexTypes", json::array()))
+    vtNames.push_back(vt.value("name", ""));
+  out["computeSets"] = {{"names", csNames}};
+  out["vertexTypes"] = {{"names", vtNames}};
+  return toProfileValue(out);
+}
+
+poplar::ProfileValue legacyExecutionProfile(const json &report) {
+  const json &x = report.value("execution", json::object());
+  const json &compiled = report.value("steps", json::array());
+  json steps = json::array();
+  for (const json &e : x.value("trace", json::array())) {
+    if (!e.is_array() || e.size() < 4)
+      continue;
+    const std::size_t s = e[0].get<std::size_t>();
+    const json &step = s < compiled.size() ? compiled[s] : json::object();
+    const std::string kind = step.value("kind", "");
+    const char *type = legacyStepType(kind);
+    if (!type)
+      continue; // control flow: not a step of Poplar 1.x's simulation
+    json j = {{"type", type}, {"name", step.value("name", "")}, {"cycles", e[3]}, {"run", e[1]}};
+    if (step.contains("debugId"))
+      j["debugId"] = step["debugId"];
+    steps.push_back(std::move(j));
+  }
+  json out;
+  out["simulation"] = {{"cycles", x.value("totalCycles", std::uint64_t(0))},
+                       {"steps", std::move(steps)},
+                       {"stepsDropped", x.value("traceDropped", std::uint64_t(0))}};
+  out["runs"] = x.value("runs", std::uint64_t(0));
+  out["cycles"] = x.value("cycles", json::object());
+  return toProfileValue(out);
+}
+
 void writeProfile(const std::string &directory, const exe::ExecutableData &exe,
-                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution, bool html) {
+                  const ExecutionProfile &profile, bool includeGraph, bool includeExecution, bool html,
+                  bool debugInfo) {
   const json report = profileJson(exe, profile, includeGraph, includeExecution);
   const std::string dir = directory.empty() ? std::string(".") : directory;
   try {
     profile::writeReportFiles(dir, report, /*pop=*/true);
     if (html)
       profile::writeVisionHtml(dir, report);
+    if (debugInfo) {
+      // The records as the DebugInfo streamer writes them: values beside id, layer and path.
+      json contexts = json::array();
+      for (const json &d : compileProfile(exe).value("debugContexts", json::array())) {
+        json c = d.value("values", json::object());
+        if (!c.is_object())
+          c = json::object();
+        for (const char *key : {"id", "parent", "layer", "path", "location"})
+          if (d.contains(key))
+            c[key] = d[key];
+        contexts.push_back(std::move(c));
+      }
+      const std::vector<std::uint8_t> cbor = json::to_cbor(json{{"contexts", std::move(contexts)}});
+      profile::writeFileAtomically(dir + "/debug.cbor", std::string(cbor.begin(), cbor.end()));
+    }
   } catch (const poplar::poplar_error &e) {
     throw poplar::poplar_error(std::string("Cannot write the profile report in '") + dir + "': " + e.what());
   }

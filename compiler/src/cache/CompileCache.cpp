@@ -4,9 +4,11 @@
 #include "exe/BuildInfo.hpp"
 #include "exe/Hash.hpp"
 #include "exe/Serialize.hpp"
+#include "ir/DebugRecord.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
 
+#include <nlohmann/json.hpp>
 #include <tbb/parallel_for.h>
 
 #include <fcntl.h>
@@ -66,6 +68,10 @@ public:
       children.push_back(hash(c.get()));
     KeyHash h;
     h.value(node->kind).string(node->debugName).value<std::uint64_t>(node->children.size());
+    // The profile carries the debug information (ids, op arguments): part of the key.
+    h.value(node->debugId);
+    if (node->debugInfo)
+      h.string(ir::debugContextsJson({node->debugInfo}).dump());
     for (const auto &c : children)
       h.digestValue(c);
     hashView(h, node->src);
@@ -226,6 +232,7 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
         .value(v.numElements)
         .value(v.isConstant)
         .string(v.name)
+        .value(v.debugId)
         .value<std::uint64_t>(v.shape.size());
     for (std::size_t d : v.shape)
       k.value<std::uint64_t>(d);
@@ -269,7 +276,7 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
 
   h.value<std::uint64_t>(g.computeSets.size());
   for (const ir::ComputeSetRecord &cs : g.computeSets) {
-    h.string(cs.name).value<std::uint64_t>(cs.vertices.size());
+    h.string(cs.name).value(cs.debugId).value<std::uint64_t>(cs.vertices.size());
     h.update(cs.vertices.data(), cs.vertices.size() * sizeof(std::uint32_t));
   }
   hashInChunks(h, g.vertices.size(), [&](KeyHash &k, std::size_t i) {
@@ -285,6 +292,12 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
     }
   });
 
+  {
+    std::vector<std::shared_ptr<const ir::DebugRecord>> records;
+    for (const auto &kv : g.debugRecords)
+      records.push_back(kv.second);
+    h.string(ir::debugContextsJson(records).dump());
+  }
   h.value<std::uint64_t>(g.hostHandles.size());
   for (const ir::HostHandle &hh : g.hostHandles) {
     h.string(hh.name).value(hh.isWrite);

@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "passes/ProfileTables.hpp"
 
+#include "ir/DebugRecord.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -37,6 +39,8 @@ void addProfileTables(json &profile, const ir::GraphData &g, const LoweredProgra
       j["liveFrom"] = live.liveBegin[v];
       j["liveTo"] = live.liveEnd[v];
     }
+    if (var.debugId != 0)
+      j["debugId"] = var.debugId;
     vars.push_back(std::move(j));
   }
   profile["variables"] = std::move(vars);
@@ -75,7 +79,26 @@ void addProfileTables(json &profile, const ir::GraphData &g, const LoweredProgra
       steps[s]["target"] = step.target;
     if (s < x.steps.size() && x.steps[s].kind == exe::StepKind::Execute)
       steps[s]["computeSet"] = x.steps[s].a;
+    if (s < lp.stepNode.size() && lp.stepNode[s] && lp.stepNode[s]->debugId != 0)
+      steps[s]["debugId"] = lp.stepNode[s]->debugId;
   }
+
+  // Debug information: what each element was made under, and the DebugInfo
+  // tree of those ids (docs/profile-format.md, "Debug information").
+  std::vector<std::shared_ptr<const ir::DebugRecord>> records;
+  records.reserve(g.debugRecords.size());
+  for (const auto &kv : g.debugRecords)
+    records.push_back(kv.second);
+  for (const ir::ProgramNode *node : lp.stepNode)
+    if (node && node->debugInfo)
+      records.push_back(node->debugInfo);
+  json &css = profile["computeSets"];
+  for (std::size_t c = 0; c < plan.computeSets.size() && c < css.size(); ++c) {
+    const std::uint32_t graphCs = plan.computeSets[c].computeSet;
+    if (graphCs < g.computeSets.size() && g.computeSets[graphCs].debugId != 0)
+      css[c]["debugId"] = g.computeSets[graphCs].debugId;
+  }
+  profile["debugContexts"] = ir::debugContextsJson(records);
 }
 
 } // namespace aspen::compiler

@@ -40,6 +40,17 @@ struct GraphData;
 } // namespace ir
 } // namespace aspen
 
+/// Marks the Poplar 1.x-era calls that Poplar deprecated; they still work.
+#ifndef POPLAR_DEPRECATED
+#if __cplusplus >= 201402L
+#define POPLAR_DEPRECATED(msg) [[deprecated(msg)]]
+#elif defined(__GNUC__) || defined(__clang__)
+#define POPLAR_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define POPLAR_DEPRECATED(msg)
+#endif
+#endif
+
 namespace poplar {
 
 /// Tile mapping: `m[tile]` holds intervals of the tensor's flattened element indices.
@@ -255,6 +266,8 @@ public:
 
   void setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops = 0);
   void setPerfEstimate(const VertexRef &v, const VertexPerfEstimate &estimate);
+  /// Poplar 1.x: the vertex's cycle estimate (as `setPerfEstimate(v, cycles)`).
+  POPLAR_DEPRECATED("use setPerfEstimate")
   void setCycleEstimate(const VertexRef &v, std::uint64_t cycles);
   void registerPerfEstimator(StringRef vertexTypeName, PerfEstimateFunc f);
 

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace poplar {
@@ -32,29 +33,25 @@ public:
   using Map = std::map<std::string, ProfileValue>;
   enum class Type { BOOL_, STRING, NUMBER, VECTOR, MAP };
 
-  ProfileValue() : type_(Type::MAP), map_(new Map()) {}
+  ProfileValue() : type_(Type::MAP), map_(std::make_shared<Map>()) {}
   ProfileValue(const char *s) : type_(Type::STRING), string_(s ? s : "") {}
   ProfileValue(const std::string &s) : type_(Type::STRING), string_(s) {}
+  ProfileValue(std::string &&s) : type_(Type::STRING), string_(std::move(s)) {}
   ProfileValue(StringRef s) : type_(Type::STRING), string_(s.str()) {}
-  ProfileValue(const Vector &v) : type_(Type::VECTOR), vector_(new Vector(v)) {}
-  ProfileValue(const Map &m) : type_(Type::MAP), map_(new Map(m)) {}
+  ProfileValue(const Vector &v) : type_(Type::VECTOR), vector_(std::make_shared<Vector>(v)) {}
+  ProfileValue(const Map &m) : type_(Type::MAP), map_(std::make_shared<Map>(m)) {}
+  ProfileValue(Vector &&v) : type_(Type::VECTOR), vector_(std::make_shared<Vector>(std::move(v))) {}
+  ProfileValue(Map &&m) : type_(Type::MAP), map_(std::make_shared<Map>(std::move(m))) {}
   ProfileValue(bool b) : type_(Type::BOOL_), bool_(b) {}
   /// Any arithmetic value other than bool is a Number.
   template <typename T, typename std::enable_if<std::is_arithmetic<T>::value && !std::is_same<T, bool>::value,
                                                 int>::type = 0>
   ProfileValue(T n) : type_(Type::NUMBER), number_(static_cast<double>(n)) {}
 
-  ProfileValue(const ProfileValue &o)
-      : type_(o.type_), bool_(o.bool_), number_(o.number_), string_(o.string_),
-        vector_(o.vector_ ? new Vector(*o.vector_) : nullptr), map_(o.map_ ? new Map(*o.map_) : nullptr) {}
+  // A value never changes once made: copies share their Vector or Map.
+  ProfileValue(const ProfileValue &) = default;
   ProfileValue(ProfileValue &&) = default;
-  ProfileValue &operator=(const ProfileValue &o) {
-    if (this != &o) {
-      ProfileValue copy(o);
-      *this = std::move(copy);
-    }
-    return *this;
-  }
+  ProfileValue &operator=(const ProfileValue &) = default;
   ProfileValue &operator=(ProfileValue &&) = default;
   ~ProfileValue() = default;
 
@@ -98,8 +95,8 @@ private:
   bool bool_ = false;
   double number_ = 0;
   std::string string_;
-  std::unique_ptr<Vector> vector_;
-  std::unique_ptr<Map> map_;
+  std::shared_ptr<const Vector> vector_;
+  std::shared_ptr<const Map> map_;
 };
 
 /// Writes `value` as JSON (numbers as numbers, Maps as objects).

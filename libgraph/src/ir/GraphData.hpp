@@ -2,6 +2,7 @@
 // The graph IR: flat tables that poplar::Graph appends to and the compiler reads.
 #pragma once
 
+#include "ir/DebugRecord.hpp"
 #include "ir/ProgramNode.hpp"
 #include "ir/TargetData.hpp"
 #include "ir/TensorView.hpp"
@@ -34,6 +35,7 @@ struct Variable {
   std::string name;
   std::vector<std::size_t> shape;    // as created, for messages and profiles
   std::vector<TileInterval> mapping; // sorted by begin, disjoint; gaps = unmapped
+  std::uint64_t debugId = 0;         // the DebugInfo it was made under (0: none)
 };
 
 // ---- vertex types (filled by the codelet loader) ---------------------------
@@ -123,6 +125,7 @@ struct Vertex {
 struct ComputeSetRecord {
   std::string name;
   std::vector<std::uint32_t> vertices;
+  std::uint64_t debugId = 0; // the DebugInfo it was made under (0: none); its vertices' too
 };
 
 // ---- host transfer ---------------------------------------------------------
@@ -180,6 +183,23 @@ struct GraphData {
   std::unordered_map<std::uint32_t, std::vector<VarId>> vertexScalarConstants;
   /// The variable holding the simulated hardware random seeds (poplar/RandomSeed.hpp), once made.
   std::int64_t hwSeedsVariable = -1;
+
+  /// The records of the DebugInfos that variables and compute sets were made
+  /// under (program nodes hold their own), for the profile.
+  std::unordered_map<std::uint64_t, std::shared_ptr<const DebugRecord>> debugRecords;
+  /// Notes that an element was made under `dc` and returns its debug id (0: none).
+  std::uint64_t noteDebugContext(const poplar::DebugContext &dc) {
+    const std::uint64_t id = dc.getId();
+    if (id != 0 && id != lastDebugId) {
+      lastDebugId = id;
+      auto it = debugRecords.find(id);
+      if (it == debugRecords.end())
+        if (auto record = findDebugRecord(id))
+          debugRecords.emplace(id, std::move(record));
+    }
+    return id;
+  }
+  std::uint64_t lastDebugId = 0;
 
   /// Describes a variable for messages: `'name' (variable 12, {2,3} float)`.
   std::string describeVariable(VarId v) const;

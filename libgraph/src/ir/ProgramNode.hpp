@@ -12,6 +12,8 @@
 
 namespace aspen::ir {
 
+struct DebugRecord;
+
 enum class ProgramKind : std::uint8_t {
   Sequence,         // children run in order
   Execute,          // computeSet; optional `tensor` = failure flag output
@@ -142,6 +144,8 @@ struct ProgramNode {
 
   ProgramKind kind = ProgramKind::Sequence;
   std::string debugName;
+  std::shared_ptr<const DebugRecord> debugInfo; // the DebugInfo it was made under (null: none)
+  std::uint64_t debugId = 0;                    // its id (also when the record was gone)
   std::vector<std::shared_ptr<ProgramNode>> children;
   poplar::Tensor src;       // Copy, TensorToStream, TensorToRemote, PrintTensor
   poplar::Tensor dst;       // Copy, StreamToTensor, RemoteToTensor, WriteUndef

@@ -3,12 +3,32 @@
 // Collective program per call (the runtime moves the bytes; docs/replication.md).
 #include "gcl/Collectives.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "ir/Collective.hpp"
 #include "poplar/exceptions.hpp"
 #include "poputil/TileMapping.hpp"
 #include "util/DistEnvironment.hpp"
 
+#include <sstream>
 #include <string>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const gcl::CollectiveOperator &op) {
+  std::ostringstream os;
+  os << op;
+  return poplar::ProfileValue(os.str());
+}
+template <> poplar::ProfileValue toProfileValue(const gcl::CommGroup &g) {
+  static const char *const types[] = {"ALL", "CONSECUTIVE", "ORTHOGONAL"};
+  const auto t = static_cast<std::size_t>(g.type);
+  return poplar::ProfileValue::Map{{"type", poplar::ProfileValue(t < 3 ? types[t] : "?")},
+                                   {"replicaGroupSize", poplar::ProfileValue(g.replicaGroupSize)}};
+}
+template <> poplar::ProfileValue toProfileValue(const gcl::Chunks &c) {
+  return poplar::ProfileValue::Map{{"originalInput", toProfileValue(c.originalInput)},
+                                   {"chunks", poplar::ProfileValue(c.chunks.size())}};
+}
+} // namespace poputil
 
 namespace gcl {
 
@@ -177,8 +197,10 @@ std::ostream &operator<<(std::ostream &os, const CollectiveOperator &op) {
 void allReduceToDestinationCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                         poplar::Tensor &destination, CollectiveOperator op,
                                         poplar::program::Sequence &prog, const CommGroup &group,
-                                        const poplar::DebugContext &debugContext,
+                                        const poplar::DebugContext &debugContextIn,
                                         const poplar::OptionFlags &) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, destination, op, group));
+  const poplar::DebugContext debugContext(di);
   const char *what = "allReduceCrossReplica";
   CollectiveSpec spec = makeSpec(graph, what, data, CollectiveKind::AllReduce, group);
   checkOperator(what, data, op);
@@ -190,29 +212,37 @@ void allReduceToDestinationCrossReplica(poplar::Graph &graph, const poplar::Tens
 void allReduceToDestinationCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                         poplar::Tensor &destination, CollectiveOperator op,
                                         poplar::program::Sequence &prog,
-                                        const poplar::DebugContext &debugContext,
+                                        const poplar::DebugContext &debugContextIn,
                                         const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, destination, op, options));
+  const poplar::DebugContext debugContext(di);
   allReduceToDestinationCrossReplica(graph, data, destination, op, prog, CommGroup(), debugContext, options);
 }
 
 void allReduceWithOutputCrossReplica(poplar::Graph &graph, const poplar::Tensor &data, poplar::Tensor &output,
                                      CollectiveOperator op, poplar::program::Sequence &prog,
-                                     const CommGroup &group, const poplar::DebugContext &debugContext,
+                                     const CommGroup &group, const poplar::DebugContext &debugContextIn,
                                      const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, output, op, group, options));
+  const poplar::DebugContext debugContext(di);
   allReduceToDestinationCrossReplica(graph, data, output, op, prog, group, debugContext, options);
 }
 
 void allReduceWithOutputCrossReplica(poplar::Graph &graph, const poplar::Tensor &data, poplar::Tensor &output,
                                      CollectiveOperator op, poplar::program::Sequence &prog,
-                                     const poplar::DebugContext &debugContext,
+                                     const poplar::DebugContext &debugContextIn,
                                      const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, output, op, options));
+  const poplar::DebugContext debugContext(di);
   allReduceToDestinationCrossReplica(graph, data, output, op, prog, CommGroup(), debugContext, options);
 }
 
 poplar::Tensor allReduceCrossReplica(poplar::Graph &graph, const poplar::Tensor &data, CollectiveOperator op,
                                      poplar::program::Sequence &prog, const CommGroup &group,
-                                     const poplar::DebugContext &debugContext,
+                                     const poplar::DebugContext &debugContextIn,
                                      const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, op, group, options));
+  const poplar::DebugContext debugContext(di);
   makeSpec(graph, "allReduceCrossReplica", data, CollectiveKind::AllReduce, group); // checks before cloning
   poplar::Tensor out = graph.clone(data, {debugContext, "allReduceOut"});
   allReduceToDestinationCrossReplica(graph, data, out, op, prog, group, debugContext, options);
@@ -221,15 +251,19 @@ poplar::Tensor allReduceCrossReplica(poplar::Graph &graph, const poplar::Tensor 
 
 poplar::Tensor allReduceCrossReplica(poplar::Graph &graph, const poplar::Tensor &data, CollectiveOperator op,
                                      poplar::program::Sequence &prog,
-                                     const poplar::DebugContext &debugContext,
+                                     const poplar::DebugContext &debugContextIn,
                                      const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, op, options));
+  const poplar::DebugContext debugContext(di);
   return allReduceCrossReplica(graph, data, op, prog, CommGroup(), debugContext, options);
 }
 
 std::vector<poplar::Tensor>
 allReduceCrossReplica(poplar::Graph &graph, const std::vector<poplar::Tensor> &datas, CollectiveOperator op,
                       poplar::program::Sequence &prog, const CommGroup &group,
-                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                      const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(datas, op, group, options));
+  const poplar::DebugContext debugContext(di);
   std::vector<poplar::Tensor> out;
   for (const poplar::Tensor &t : datas)
     out.push_back(allReduceCrossReplica(graph, t, op, prog, group, debugContext, options));
@@ -239,36 +273,46 @@ allReduceCrossReplica(poplar::Graph &graph, const std::vector<poplar::Tensor> &d
 std::vector<poplar::Tensor> allReduceCrossReplica(poplar::Graph &graph,
                                                   const std::vector<poplar::Tensor> &datas,
                                                   CollectiveOperator op, poplar::program::Sequence &prog,
-                                                  const poplar::DebugContext &debugContext,
+                                                  const poplar::DebugContext &debugContextIn,
                                                   const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(datas, op, options));
+  const poplar::DebugContext debugContext(di);
   return allReduceCrossReplica(graph, datas, op, prog, CommGroup(), debugContext, options);
 }
 
 void allReduceInPlaceCrossReplica(poplar::Graph &graph, poplar::Tensor &data, CollectiveOperator op,
                                   poplar::program::Sequence &prog, const CommGroup &group,
-                                  const poplar::DebugContext &debugContext,
+                                  const poplar::DebugContext &debugContextIn,
                                   const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, op, group, options));
+  const poplar::DebugContext debugContext(di);
   allReduceToDestinationCrossReplica(graph, data, data, op, prog, group, debugContext, options);
 }
 
 void allReduceInPlaceCrossReplica(poplar::Graph &graph, poplar::Tensor &data, CollectiveOperator op,
-                                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                                   const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, op, options));
+  const poplar::DebugContext debugContext(di);
   allReduceInPlaceCrossReplica(graph, data, op, prog, CommGroup(), debugContext, options);
 }
 
 void allReduceInPlaceCrossReplica(poplar::Graph &graph, std::vector<poplar::Tensor> &datas,
                                   CollectiveOperator op, poplar::program::Sequence &prog,
-                                  const CommGroup &group, const poplar::DebugContext &debugContext,
+                                  const CommGroup &group, const poplar::DebugContext &debugContextIn,
                                   const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(datas, op, group, options));
+  const poplar::DebugContext debugContext(di);
   for (poplar::Tensor &t : datas)
     allReduceInPlaceCrossReplica(graph, t, op, prog, group, debugContext, options);
 }
 
 void allReduceInPlaceCrossReplica(poplar::Graph &graph, std::vector<poplar::Tensor> &datas,
                                   CollectiveOperator op, poplar::program::Sequence &prog,
-                                  const poplar::DebugContext &debugContext,
+                                  const poplar::DebugContext &debugContextIn,
                                   const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(datas, op, options));
+  const poplar::DebugContext debugContext(di);
   allReduceInPlaceCrossReplica(graph, datas, op, prog, CommGroup(), debugContext, options);
 }
 
@@ -277,8 +321,10 @@ void allReduceInPlaceCrossReplica(poplar::Graph &graph, std::vector<poplar::Tens
 void reduceScatterToDestinationCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                             poplar::Tensor &destination, CollectiveOperator op,
                                             poplar::program::Sequence &prog, const CommGroup &group,
-                                            const poplar::DebugContext &debugContext,
+                                            const poplar::DebugContext &debugContextIn,
                                             const poplar::OptionFlags &) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, destination, op, group));
+  const poplar::DebugContext debugContext(di);
   const char *what = "reduceScatterCrossReplica";
   CollectiveSpec spec = makeSpec(graph, what, data, CollectiveKind::ReduceScatter, group);
   checkOperator(what, data, op);
@@ -291,15 +337,19 @@ void reduceScatterToDestinationCrossReplica(poplar::Graph &graph, const poplar::
 void reduceScatterWithOutputCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                          poplar::Tensor &output, CollectiveOperator op,
                                          poplar::program::Sequence &prog, const CommGroup &group,
-                                         const poplar::DebugContext &debugContext,
+                                         const poplar::DebugContext &debugContextIn,
                                          const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, output, op, group, options));
+  const poplar::DebugContext debugContext(di);
   reduceScatterToDestinationCrossReplica(graph, data, output, op, prog, group, debugContext, options);
 }
 
 poplar::Tensor reduceScatterCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                          CollectiveOperator op, poplar::program::Sequence &prog,
-                                         const CommGroup &group, const poplar::DebugContext &debugContext,
+                                         const CommGroup &group, const poplar::DebugContext &debugContextIn,
                                          const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, op, group, options));
+  const poplar::DebugContext debugContext(di);
   const CollectiveSpec spec =
       makeSpec(graph, "reduceScatterCrossReplica", data, CollectiveKind::ReduceScatter, group);
   const std::size_t chunk = (data.numElements() + spec.groupSize - 1) / spec.groupSize;
@@ -310,8 +360,10 @@ poplar::Tensor reduceScatterCrossReplica(poplar::Graph &graph, const poplar::Ten
 
 poplar::Tensor reduceScatterCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                          CollectiveOperator op, poplar::program::Sequence &prog,
-                                         const poplar::DebugContext &debugContext,
+                                         const poplar::DebugContext &debugContextIn,
                                          const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, op, options));
+  const poplar::DebugContext debugContext(di);
   return reduceScatterCrossReplica(graph, data, op, prog, CommGroup(), debugContext, options);
 }
 
@@ -319,8 +371,10 @@ poplar::Tensor reduceScatterCrossReplica(poplar::Graph &graph, const poplar::Ten
 
 void allGatherToDestinationCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                         poplar::Tensor &destination, poplar::program::Sequence &prog,
-                                        const CommGroup &group, const poplar::DebugContext &debugContext,
+                                        const CommGroup &group, const poplar::DebugContext &debugContextIn,
                                         const poplar::OptionFlags &) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, destination, group));
+  const poplar::DebugContext debugContext(di);
   const char *what = "allGatherCrossReplica";
   CollectiveSpec spec = makeSpec(graph, what, data, CollectiveKind::AllGather, group);
   checkDestination(what, destination, data.elementType(), data.numElements() * spec.groupSize);
@@ -329,15 +383,19 @@ void allGatherToDestinationCrossReplica(poplar::Graph &graph, const poplar::Tens
 
 void allGatherWithOutputCrossReplica(poplar::Graph &graph, const poplar::Tensor &data, poplar::Tensor &output,
                                      poplar::program::Sequence &prog, const CommGroup &group,
-                                     const poplar::DebugContext &debugContext,
+                                     const poplar::DebugContext &debugContextIn,
                                      const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, output, group, options));
+  const poplar::DebugContext debugContext(di);
   allGatherToDestinationCrossReplica(graph, data, output, prog, group, debugContext, options);
 }
 
 poplar::Tensor allGatherCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                      poplar::program::Sequence &prog, const CommGroup &group,
-                                     const poplar::DebugContext &debugContext,
+                                     const poplar::DebugContext &debugContextIn,
                                      const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, group, options));
+  const poplar::DebugContext debugContext(di);
   const CollectiveSpec spec =
       makeSpec(graph, "allGatherCrossReplica", data, CollectiveKind::AllGather, group);
   // Row q is mapped like the input: each replica's copy stays on the input's tiles.
@@ -351,16 +409,20 @@ poplar::Tensor allGatherCrossReplica(poplar::Graph &graph, const poplar::Tensor 
 
 poplar::Tensor allGatherCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                      poplar::program::Sequence &prog,
-                                     const poplar::DebugContext &debugContext,
+                                     const poplar::DebugContext &debugContextIn,
                                      const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, options));
+  const poplar::DebugContext debugContext(di);
   return allGatherCrossReplica(graph, data, prog, CommGroup(), debugContext, options);
 }
 
 std::vector<poplar::Tensor> allGatherCrossReplica(poplar::Graph &graph,
                                                   const std::vector<poplar::Tensor> &datas,
                                                   poplar::program::Sequence &prog, const CommGroup &group,
-                                                  const poplar::DebugContext &debugContext,
+                                                  const poplar::DebugContext &debugContextIn,
                                                   const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(datas, group, options));
+  const poplar::DebugContext debugContext(di);
   std::vector<poplar::Tensor> out;
   for (const poplar::Tensor &t : datas)
     out.push_back(allGatherCrossReplica(graph, t, prog, group, debugContext, options));
@@ -371,7 +433,9 @@ std::vector<poplar::Tensor> allGatherCrossReplica(poplar::Graph &graph,
 
 poplar::Tensor allToAllCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                     poplar::program::Sequence &prog, const CommGroup &group,
-                                    const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+                                    const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, group));
+  const poplar::DebugContext debugContext(di);
   const char *what = "allToAllCrossReplica";
   const CollectiveSpec spec = makeSpec(graph, what, data, CollectiveKind::AllToAll, group);
   if (data.numElements() % spec.groupSize != 0)
@@ -385,15 +449,20 @@ poplar::Tensor allToAllCrossReplica(poplar::Graph &graph, const poplar::Tensor &
 }
 
 poplar::Tensor allToAllCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
-                                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                                    poplar::program::Sequence &prog,
+                                    const poplar::DebugContext &debugContextIn,
                                     const poplar::OptionFlags &options) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, options));
+  const poplar::DebugContext debugContext(di);
   return allToAllCrossReplica(graph, data, prog, CommGroup(), debugContext, options);
 }
 
 poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                      poplar::program::Sequence &prog, const CommGroup &group,
-                                     unsigned rootReplica, const poplar::DebugContext &debugContext,
+                                     unsigned rootReplica, const poplar::DebugContext &debugContextIn,
                                      const poplar::OptionFlags &) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(data, group, rootReplica));
+  const poplar::DebugContext debugContext(di);
   const char *what = "broadcastCrossReplica";
   CollectiveSpec spec = makeSpec(graph, what, data, CollectiveKind::Broadcast, group);
   if (rootReplica >= spec.groupSize)
@@ -447,8 +516,10 @@ poplar::Tensor perIpuRows(poplar::Graph &graph, const poplar::Type &type, std::s
 } // namespace
 
 Chunks reduceScatterWithinReplica(poplar::Graph &graph, const poplar::Tensor &toReduce, CollectiveOperator op,
-                                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                                   const poplar::OptionFlags &) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(toReduce, op));
+  const poplar::DebugContext debugContext(di);
   const char *what = "reduceScatterWithinReplica";
   CollectiveSpec spec = withinSpec(graph, what, toReduce, CollectiveKind::ReduceScatterWithin);
   checkOperator(what, toReduce, op);
@@ -465,7 +536,10 @@ Chunks reduceScatterWithinReplica(poplar::Graph &graph, const poplar::Tensor &to
 
 poplar::Tensor allGatherWithinReplica(poplar::Graph &graph, const Chunks &toGather,
                                       poplar::program::Sequence &prog,
-                                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+                                      const poplar::DebugContext &debugContextIn,
+                                      const poplar::OptionFlags &) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(toGather));
+  const poplar::DebugContext debugContext(di);
   const char *what = "allGatherWithinReplica";
   const unsigned ipus = graph.getTarget().getNumIPUs();
   if (toGather.chunks.size() != ipus)
@@ -493,7 +567,10 @@ poplar::Tensor allGatherWithinReplica(poplar::Graph &graph, const Chunks &toGath
 
 poplar::Tensor allReduceWithinReplica(poplar::Graph &graph, const poplar::Tensor &toReduce,
                                       CollectiveOperator op, poplar::program::Sequence &prog,
-                                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+                                      const poplar::DebugContext &debugContextIn,
+                                      const poplar::OptionFlags &) {
+  aspen::ops::GclDebugInfo di(debugContextIn, DI_ARGS(toReduce, op));
+  const poplar::DebugContext debugContext(di);
   const char *what = "allReduceWithinReplica";
   CollectiveSpec spec = withinSpec(graph, what, toReduce, CollectiveKind::AllReduceWithin);
   checkOperator(what, toReduce, op);

@@ -3,12 +3,22 @@
 // libpopops (which links libgcl privately).
 #include "popops/Collectives.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "gcl/Collectives.hpp"
 #include "poputil/exceptions.hpp"
 
 #include <istream>
 #include <ostream>
+#include <sstream>
 #include <string>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popops::CollectiveOperator &op) {
+  std::ostringstream os;
+  os << op;
+  return poplar::ProfileValue(os.str());
+}
+} // namespace poputil
 
 namespace popops {
 
@@ -83,41 +93,55 @@ CollectiveOperator operationToCollectiveOperator(const Operation &col) {
 }
 
 poplar::Tensor replicatedAllReduce(poplar::Graph &graph, const poplar::Tensor &data, CollectiveOperator op,
-                                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                                   poplar::program::Sequence &prog,
+                                   const poplar::DebugContext &debugContextIn,
                                    const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(data, op, options));
+  const poplar::DebugContext debugContext(di);
   return gcl::allReduceCrossReplica(graph, data, toGcl(op), prog, debugContext, options);
 }
 
 poplar::Tensor replicatedAllReduce(poplar::Graph &graph, poplar::Graph &, const poplar::Tensor &data,
                                    CollectiveOperator op, poplar::program::Sequence &prog,
-                                   const poplar::DebugContext &debugContext,
+                                   const poplar::DebugContext &debugContextIn,
                                    const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(data, op, options));
+  const poplar::DebugContext debugContext(di);
   return gcl::allReduceCrossReplica(graph, data, toGcl(op), prog, debugContext, options);
 }
 
 void replicatedAllReduceWithOutput(poplar::Graph &graph, const poplar::Tensor &data, poplar::Tensor &output,
                                    CollectiveOperator op, poplar::program::Sequence &prog,
-                                   const poplar::DebugContext &debugContext,
+                                   const poplar::DebugContext &debugContextIn,
                                    const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(data, output, op, options));
+  const poplar::DebugContext debugContext(di);
   gcl::allReduceToDestinationCrossReplica(graph, data, output, toGcl(op), prog, debugContext, options);
 }
 
 void replicatedAllReduceInPlace(poplar::Graph &graph, poplar::Tensor &data, CollectiveOperator op,
-                                poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                                poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                                 const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(data, op, options));
+  const poplar::DebugContext debugContext(di);
   gcl::allReduceInPlaceCrossReplica(graph, data, toGcl(op), prog, debugContext, options);
 }
 
 poplar::Tensor replicatedReduceScatter(poplar::Graph &graph, const poplar::Tensor &data,
                                        CollectiveOperator op, poplar::program::Sequence &prog,
-                                       const poplar::DebugContext &debugContext,
+                                       const poplar::DebugContext &debugContextIn,
                                        const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(data, op, options));
+  const poplar::DebugContext debugContext(di);
   return gcl::reduceScatterCrossReplica(graph, data, toGcl(op), prog, debugContext, options);
 }
 
 poplar::Tensor replicatedAllGather(poplar::Graph &graph, const poplar::Tensor &data,
-                                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                                   poplar::program::Sequence &prog,
+                                   const poplar::DebugContext &debugContextIn,
                                    const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(data, options));
+  const poplar::DebugContext debugContext(di);
   return gcl::allGatherCrossReplica(graph, data, prog, debugContext, options);
 }
 

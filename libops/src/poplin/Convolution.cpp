@@ -8,6 +8,7 @@
 #include "poplin/Convolution.hpp"
 
 #include "ConvInternal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
 #include <popops/Cast.hpp>
@@ -22,6 +23,15 @@
 
 #include <functional>
 #include <numeric>
+#include <sstream>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const poplin::ConvParams &p) {
+  std::ostringstream os;
+  os << p;
+  return poplar::ProfileValue(os.str());
+}
+} // namespace poputil
 
 using namespace poplar;
 
@@ -279,8 +289,10 @@ std::uint64_t getWuFlops(const ConvParams &params) {
   return getFwdFlops(params);
 }
 
-Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext &debugContext,
+Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext &debugContextIn,
                      const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(params, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::createWeights";
   const ConvParams p = checked(params, op);
   const OptionFlags mm = matMulOptions(options, op);
@@ -304,7 +316,9 @@ Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext 
   return lhs.reshape(shape).dimRoll(2 + nd, 2);
 }
 
-Tensor createBiases(Graph &graph, const Tensor &acts, const DebugContext &debugContext) {
+Tensor createBiases(Graph &graph, const Tensor &acts, const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(acts));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::createBiases";
   aspen::ops::requireValid(acts, op, "the activations");
   if (acts.rank() < 2)
@@ -314,8 +328,10 @@ Tensor createBiases(Graph &graph, const Tensor &acts, const DebugContext &debugC
   return b;
 }
 
-Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &debugContext,
+Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &debugContextIn,
                    const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(params, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::createInput";
   const ConvParams p = checked(params, op);
   const OptionFlags mm = matMulOptions(options, op);
@@ -335,8 +351,10 @@ Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &d
   return rhs.reshape(shape).dimShuffle(perm).reshapePartial(1, 3, {p.getNumInputChans()});
 }
 
-Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugContext &debugContext,
+Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugContext &debugContextIn,
                         const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(params, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::createConvOutput";
   const ConvParams p = checked(params, op);
   const OptionFlags mm = matMulOptions(options, op);
@@ -353,8 +371,11 @@ Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugConte
 
 void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights, const Tensor &out,
                            const ConvParams &params, bool transposeAndFlipWeights, program::Sequence &prog,
-                           const DebugContext &debugContext, const OptionFlags &options,
+                           const DebugContext &debugContextIn, const OptionFlags &options,
                            PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn,
+                                 DI_ARGS(in, weights, out, params, transposeAndFlipWeights, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::convolutionWithOutput";
   requireTensor(out, outputShape(checked(params, op)), params.outputType, op, "the output");
   if (!out.isParallelWriteable())
@@ -365,8 +386,11 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
 }
 
 Tensor convolution(Graph &graph, const Tensor &in, const Tensor &weights, const ConvParams &params,
-                   bool transposeAndFlipWeights, program::Sequence &prog, const DebugContext &debugContext,
+                   bool transposeAndFlipWeights, program::Sequence &prog, const DebugContext &debugContextIn,
                    const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn,
+                                 DI_ARGS(in, weights, params, transposeAndFlipWeights, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::convolution";
   const ConvParams p = checked(params, op);
   const OptionFlags mm = matMulOptions(options, op);
@@ -388,7 +412,9 @@ Tensor convolution(Graph &graph, const Tensor &in, const Tensor &weights, const 
 }
 
 void weightsTransposeChansFlipXY(Graph &graph, const Tensor &weightsIn, const Tensor &weightsOut,
-                                 program::Sequence &prog, const DebugContext &debugContext) {
+                                 program::Sequence &prog, const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(weightsIn, weightsOut));
+  const poplar::DebugContext debugContext(di);
   (void)graph;
   const std::string op = "poplin::weightsTransposeChansFlipXY";
   aspen::ops::requireValid(weightsIn, op, "weightsIn");
@@ -408,8 +434,10 @@ void weightsTransposeChansFlipXY(Graph &graph, const Tensor &weightsIn, const Te
 
 Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &activations,
                              const ConvParams &params, program::Sequence &prog,
-                             const DebugContext &debugContext, const OptionFlags &options,
+                             const DebugContext &debugContextIn, const OptionFlags &options,
                              PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(zDeltas, activations, params, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::calculateWeightDeltas";
   const ConvParams p = checked(params, op);
   const OptionFlags mm = matMulOptions(options, op);
@@ -446,8 +474,11 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
 
 void convolutionWeightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &weights,
                              const Tensor &activations, ConvParams params, const Tensor &scale,
-                             program::Sequence &prog, const DebugContext &debugContext,
+                             program::Sequence &prog, const DebugContext &debugContextIn,
                              const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn,
+                                 DI_ARGS(zDeltas, weights, activations, params, scale, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::convolutionWeightUpdate";
   requireTensor(weights, weightsShape(checked(params, op), false), params.inputType, op, "the weights");
   Tensor dw = calculateWeightDeltas(graph, zDeltas, activations, params, prog, debugContext, options, cache);
@@ -456,8 +487,11 @@ void convolutionWeightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &
 
 void convolutionWeightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &weights,
                              const Tensor &activations, ConvParams params, float scale,
-                             program::Sequence &prog, const DebugContext &debugContext,
+                             program::Sequence &prog, const DebugContext &debugContextIn,
                              const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn,
+                                 DI_ARGS(zDeltas, weights, activations, params, scale, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::convolutionWeightUpdate";
   requireTensor(weights, weightsShape(checked(params, op), false), params.inputType, op, "the weights");
   Tensor dw = calculateWeightDeltas(graph, zDeltas, activations, params, prog, debugContext, options, cache);
@@ -484,7 +518,9 @@ void biasUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &biases, const
 
 void convolutionBiasUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &biases, const Tensor &scale,
                            const OptionFlags &options, program::Sequence &prog,
-                           const DebugContext &debugContext) {
+                           const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(zDeltas, biases, scale, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   biasUpdate(graph, zDeltas, biases, scale, prog, {debugContext, "convolutionBiasUpdate"},
              "poplin::convolutionBiasUpdate");
@@ -492,7 +528,9 @@ void convolutionBiasUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &bi
 
 void convolutionBiasUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &biases, float scale,
                            const OptionFlags &options, program::Sequence &prog,
-                           const DebugContext &debugContext) {
+                           const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(zDeltas, biases, scale, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   const std::string op = "poplin::convolutionBiasUpdate";
   aspen::ops::requireValid(biases, op, "the biases");
@@ -502,7 +540,9 @@ void convolutionBiasUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &bi
 }
 
 void addBias(Graph &graph, const Tensor &acts, const Tensor &biases, program::Sequence &prog,
-             const DebugContext &debugContext) {
+             const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(acts, biases));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::addBias";
   aspen::ops::requireValid(acts, op, "the activations");
   aspen::ops::requireValid(biases, op, "the biases");

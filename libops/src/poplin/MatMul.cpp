@@ -6,6 +6,7 @@
 #include <poplin/MatMul.hpp>
 
 #include "MatMulPlan.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
 #include <poplar/exceptions.hpp>
@@ -478,59 +479,77 @@ Tensor createOperand(Graph &graph, const char *opBase, Operand which, const Type
 // --- public API ---------------------------------------------------------------
 
 Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog, const Type &outputType,
-              const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+              const DebugContext &debugContextIn, const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(A, B, outputType, options));
+  const poplar::DebugContext debugContext(di);
   return matMulImpl(graph, "poplin::matMul", A, B, prog, outputType, debugContext, options, cache, false);
 }
 
 Tensor matMul(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog,
-              const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+              const DebugContext &debugContextIn, const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(A, B, options));
+  const poplar::DebugContext debugContext(di);
   // The output type is A's; an invalid A is reported by matMulImpl.
   return matMulImpl(graph, "poplin::matMul", A, B, prog, A.valid() ? A.elementType() : FLOAT, debugContext,
                     options, cache, false);
 }
 
 void matMulWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out, program::Sequence &prog,
-                      const DebugContext &debugContext, const OptionFlags &options, PlanningCache *cache) {
+                      const DebugContext &debugContextIn, const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(A, B, out, options));
+  const poplar::DebugContext debugContext(di);
   withOutputImpl(graph, "poplin::matMulWithOutput", A, B, out, prog, debugContext, options, cache, false);
 }
 
 Tensor matMulGrouped(Graph &graph, const Tensor &A, const Tensor &B, program::Sequence &prog,
-                     const Type &outputType, const DebugContext &debugContext, const OptionFlags &options,
+                     const Type &outputType, const DebugContext &debugContextIn, const OptionFlags &options,
                      PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(A, B, outputType, options));
+  const poplar::DebugContext debugContext(di);
   return matMulImpl(graph, "poplin::matMulGrouped", A, B, prog, outputType, debugContext, options, cache,
                     true);
 }
 
 void matMulGroupedWithOutput(Graph &graph, const Tensor &A, const Tensor &B, Tensor &out,
-                             program::Sequence &prog, const DebugContext &debugContext,
+                             program::Sequence &prog, const DebugContext &debugContextIn,
                              const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(A, B, out, options));
+  const poplar::DebugContext debugContext(di);
   withOutputImpl(graph, "poplin::matMulGroupedWithOutput", A, B, out, prog, debugContext, options, cache,
                  true);
 }
 
 void matMulAcc(Graph &graph, const Tensor &C, float k, const Tensor &A, const Tensor &B,
-               program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+               program::Sequence &prog, const DebugContext &debugContextIn, const OptionFlags &options,
                PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(C, k, A, B, options));
+  const poplar::DebugContext debugContext(di);
   accImpl(graph, "poplin::matMulAcc", C, scaleConstant(graph, k, debugContext), A, B, prog, debugContext,
           options, cache, false);
 }
 
 void matMulAcc(Graph &graph, const Tensor &C, const Tensor &k, const Tensor &A, const Tensor &B,
-               program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+               program::Sequence &prog, const DebugContext &debugContextIn, const OptionFlags &options,
                PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(C, k, A, B, options));
+  const poplar::DebugContext debugContext(di);
   accImpl(graph, "poplin::matMulAcc", C, k, A, B, prog, debugContext, options, cache, false);
 }
 
 void matMulGroupedAcc(Graph &graph, const Tensor &C, float k, const Tensor &A, const Tensor &B,
-                      program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+                      program::Sequence &prog, const DebugContext &debugContextIn, const OptionFlags &options,
                       PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(C, k, A, B, options));
+  const poplar::DebugContext debugContext(di);
   accImpl(graph, "poplin::matMulGroupedAcc", C, scaleConstant(graph, k, debugContext), A, B, prog,
           debugContext, options, cache, true);
 }
 
 void matMulGroupedAcc(Graph &graph, const Tensor &C, const Tensor &k, const Tensor &A, const Tensor &B,
-                      program::Sequence &prog, const DebugContext &debugContext, const OptionFlags &options,
+                      program::Sequence &prog, const DebugContext &debugContextIn, const OptionFlags &options,
                       PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(C, k, A, B, options));
+  const poplar::DebugContext debugContext(di);
   accImpl(graph, "poplin::matMulGroupedAcc", C, k, A, B, prog, debugContext, options, cache, true);
 }
 
@@ -557,66 +576,84 @@ void matMulGroupedReportPlan(std::ostream &out, const Graph &graph, const Type &
 
 Tensor createMatMulInputLHS(Graph &graph, const Type &inputType, const Type &outputType,
                             const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                            const DebugContext &debugContext, const OptionFlags &options,
+                            const DebugContext &debugContextIn, const OptionFlags &options,
                             PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(inputType, outputType, aShape, bShape, options));
+  const poplar::DebugContext debugContext(di);
   return createOperand(graph, "poplin::createMatMulInputLHS", Operand::LHS, inputType, outputType, aShape,
                        bShape, debugContext, options, cache, false);
 }
 
 Tensor createMatMulInputLHS(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
-                            const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                            const std::vector<std::size_t> &bShape, const DebugContext &debugContextIn,
                             const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(dataType, aShape, bShape, options));
+  const poplar::DebugContext debugContext(di);
   return createMatMulInputLHS(graph, dataType, dataType, aShape, bShape, debugContext, options, cache);
 }
 
 Tensor createMatMulInputRHS(Graph &graph, const Type &inputType, const Type &outputType,
                             const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                            const DebugContext &debugContext, const OptionFlags &options,
+                            const DebugContext &debugContextIn, const OptionFlags &options,
                             PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(inputType, outputType, aShape, bShape, options));
+  const poplar::DebugContext debugContext(di);
   return createOperand(graph, "poplin::createMatMulInputRHS", Operand::RHS, inputType, outputType, aShape,
                        bShape, debugContext, options, cache, false);
 }
 
 Tensor createMatMulInputRHS(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
-                            const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                            const std::vector<std::size_t> &bShape, const DebugContext &debugContextIn,
                             const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(dataType, aShape, bShape, options));
+  const poplar::DebugContext debugContext(di);
   return createMatMulInputRHS(graph, dataType, dataType, aShape, bShape, debugContext, options, cache);
 }
 
 Tensor createMatMulOutput(Graph &graph, const Type &inputType, const Type &outputType,
                           const std::vector<std::size_t> &aShape, const std::vector<std::size_t> &bShape,
-                          const DebugContext &debugContext, const OptionFlags &options,
+                          const DebugContext &debugContextIn, const OptionFlags &options,
                           PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(inputType, outputType, aShape, bShape, options));
+  const poplar::DebugContext debugContext(di);
   return createOperand(graph, "poplin::createMatMulOutput", Operand::Output, inputType, outputType, aShape,
                        bShape, debugContext, options, cache, false);
 }
 
 Tensor createMatMulOutput(Graph &graph, const Type &dataType, const std::vector<std::size_t> &aShape,
-                          const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                          const std::vector<std::size_t> &bShape, const DebugContext &debugContextIn,
                           const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(dataType, aShape, bShape, options));
+  const poplar::DebugContext debugContext(di);
   return createMatMulOutput(graph, dataType, dataType, aShape, bShape, debugContext, options, cache);
 }
 
 Tensor createMatMulGroupedInputLHS(Graph &graph, const Type &inputType, const Type &outputType,
                                    const std::vector<std::size_t> &aShape,
-                                   const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                                   const std::vector<std::size_t> &bShape, const DebugContext &debugContextIn,
                                    const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(inputType, outputType, aShape, bShape, options));
+  const poplar::DebugContext debugContext(di);
   return createOperand(graph, "poplin::createMatMulGroupedInputLHS", Operand::LHS, inputType, outputType,
                        aShape, bShape, debugContext, options, cache, true);
 }
 
 Tensor createMatMulGroupedInputRHS(Graph &graph, const Type &inputType, const Type &outputType,
                                    const std::vector<std::size_t> &aShape,
-                                   const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                                   const std::vector<std::size_t> &bShape, const DebugContext &debugContextIn,
                                    const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(inputType, outputType, aShape, bShape, options));
+  const poplar::DebugContext debugContext(di);
   return createOperand(graph, "poplin::createMatMulGroupedInputRHS", Operand::RHS, inputType, outputType,
                        aShape, bShape, debugContext, options, cache, true);
 }
 
 Tensor createMatMulGroupedOutput(Graph &graph, const Type &inputType, const Type &outputType,
                                  const std::vector<std::size_t> &aShape,
-                                 const std::vector<std::size_t> &bShape, const DebugContext &debugContext,
+                                 const std::vector<std::size_t> &bShape, const DebugContext &debugContextIn,
                                  const OptionFlags &options, PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(inputType, outputType, aShape, bShape, options));
+  const poplar::DebugContext debugContext(di);
   return createOperand(graph, "poplin::createMatMulGroupedOutput", Operand::Output, inputType, outputType,
                        aShape, bShape, debugContext, options, cache, true);
 }

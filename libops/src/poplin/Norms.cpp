@@ -5,6 +5,7 @@
 #include "poplin/Norms.hpp"
 
 #include "NormsInternal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
 #include <popops/ElementWise.hpp>
@@ -259,7 +260,10 @@ std::pair<Tensor, Tensor> createNormParams(Graph &graph, const Tensor &acts) {
 
 std::pair<Tensor, Tensor> normStatistics(Graph &graph, const Tensor &actsUngrouped, float eps,
                                          program::Sequence &prog, bool unbiasedVarEstimate, bool stableAlgo,
-                                         const Type &partialsType, const DebugContext &debugContext) {
+                                         const Type &partialsType, const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn,
+                                 DI_ARGS(actsUngrouped, eps, unbiasedVarEstimate, stableAlgo, partialsType));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::normStatistics";
   aspen::norms::checkActs(actsUngrouped, op);
   return aspen::norms::statistics(graph, actsUngrouped, aspen::norms::channelView(actsUngrouped), eps,
@@ -268,7 +272,9 @@ std::pair<Tensor, Tensor> normStatistics(Graph &graph, const Tensor &actsUngroup
 }
 
 Tensor normWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &iStdDev,
-                  program::Sequence &prog, const DebugContext &debugContext) {
+                  program::Sequence &prog, const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(acts, mean, iStdDev));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::normWhiten";
   aspen::norms::checkActs(acts, op);
   return aspen::norms::whiten(graph, acts, mean, iStdDev, aspen::norms::channelView(acts), prog,
@@ -276,20 +282,26 @@ Tensor normWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Te
 }
 
 Tensor normalise(Graph &graph, const Tensor &actsWhitened, const Tensor &gamma, const Tensor &beta,
-                 program::Sequence &prog, const DebugContext &debugContext) {
+                 program::Sequence &prog, const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(actsWhitened, gamma, beta));
+  const poplar::DebugContext debugContext(di);
   return aspen::norms::scaleShift(graph, actsWhitened, gamma, beta, prog, {debugContext, "normalise"},
                                   "poplin::normalise");
 }
 
 std::pair<Tensor, Tensor> normParamGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
                                              program::Sequence &prog, const Type &partialsType,
-                                             const DebugContext &debugContext) {
+                                             const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(actsWhitened, gradsIn, partialsType));
+  const poplar::DebugContext debugContext(di);
   return aspen::norms::paramGradients(graph, actsWhitened, gradsIn, partialsType, prog,
                                       {debugContext, "normParamGradients"}, "poplin::normParamGradients");
 }
 
 Tensor normGradients(Graph &graph, const Tensor &gradsIn, const Tensor &gamma, program::Sequence &prog,
-                     const DebugContext &debugContext) {
+                     const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(gradsIn, gamma));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::normGradients";
   aspen::norms::checkActs(gradsIn, op);
   aspen::ops::requireValid(gamma, op, "gamma");
@@ -304,7 +316,9 @@ Tensor normGradients(Graph &graph, const Tensor &gradsIn, const Tensor &gamma, p
 
 Tensor normStatisticsGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
                                const Tensor &invStdDev, program::Sequence &prog, const Type &partialsType,
-                               const DebugContext &debugContext) {
+                               const DebugContext &debugContextIn) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(actsWhitened, gradsIn, invStdDev, partialsType));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::normStatisticsGradients";
   aspen::norms::checkActs(actsWhitened, op);
   // The gradients given are already multiplied by gamma: use gamma = 1.

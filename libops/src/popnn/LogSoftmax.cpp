@@ -2,6 +2,7 @@
 #include <popnn/LogSoftmax.hpp>
 
 #include "NonLinearityInternal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
 #include <popops/ElementWise.hpp>
@@ -25,7 +26,9 @@ void checkType(const Tensor &t, const std::string &op) {
 
 } // namespace
 
-void logSoftmaxInPlace(Graph &graph, Tensor t, program::Sequence &prog, const DebugContext &debugContext) {
+void logSoftmaxInPlace(Graph &graph, Tensor t, program::Sequence &prog, const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(t));
+  const poplar::DebugContext debugContext(di);
   checkType(t, "popnn::logSoftmaxInPlace");
   if (!t.isParallelWriteable())
     throw poputil::poplibs_error("popnn::logSoftmaxInPlace: the tensor " + aspen::ops::describe(t) +
@@ -52,7 +55,9 @@ void logSoftmaxInPlace(Graph &graph, Tensor t, program::Sequence &prog, const De
                      {dc, "normalise"});
 }
 
-Tensor logSoftmax(Graph &graph, Tensor t, program::Sequence &prog, const DebugContext &debugContext) {
+Tensor logSoftmax(Graph &graph, Tensor t, program::Sequence &prog, const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(t));
+  const poplar::DebugContext debugContext(di);
   checkType(t, "popnn::logSoftmax");
   Tensor out = graph.clone(t, {debugContext, "output"});
   prog.add(program::Copy(t, out, false, debugContext));

@@ -4,12 +4,19 @@
 // then added up by one vertex on the tile of `numCorrect`.
 #include <popnn/Loss.hpp>
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <string>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popnn::LossType &t) {
+  return poplar::ProfileValue(t == popnn::SUM_SQUARED_LOSS ? "SUM_SQUARED_LOSS" : "CROSS_ENTROPY_LOSS");
+}
+} // namespace poputil
 
 using namespace poplar;
 using aspen::ops::describe;
@@ -168,14 +175,19 @@ std::pair<Tensor, Tensor> extremes(Graph &graph, const Tensor &input, bool findM
 program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
                           const Tensor &loss, const Tensor &deltas, const Tensor &deltasScale,
                           const Tensor &modelOutputScaling, LossType lossType,
-                          const DebugContext &debugContext) {
+                          const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(modelOutputs, expected, loss, deltas, deltasScale,
+                                                        modelOutputScaling, lossType));
+  const poplar::DebugContext debugContext(di);
   return lossImpl(graph, modelOutputs, expected, loss, deltas, &deltasScale, &modelOutputScaling, nullptr,
                   lossType, debugContext);
 }
 
 program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
                           const Tensor &loss, const Tensor &deltas, LossType lossType,
-                          const DebugContext &debugContext) {
+                          const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(modelOutputs, expected, loss, deltas, lossType));
+  const poplar::DebugContext debugContext(di);
   return lossImpl(graph, modelOutputs, expected, loss, deltas, nullptr, nullptr, nullptr, lossType,
                   debugContext);
 }
@@ -183,20 +195,28 @@ program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor
 program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
                           const Tensor &loss, const Tensor &deltas, const Tensor &deltasScale,
                           const Tensor &modelOutputScaling, const Tensor &numCorrect, LossType lossType,
-                          const DebugContext &debugContext) {
+                          const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(modelOutputs, expected, loss, deltas, deltasScale,
+                                                        modelOutputScaling, numCorrect, lossType));
+  const poplar::DebugContext debugContext(di);
   return lossImpl(graph, modelOutputs, expected, loss, deltas, &deltasScale, &modelOutputScaling, &numCorrect,
                   lossType, debugContext);
 }
 
 program::Program calcLoss(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
                           const Tensor &loss, const Tensor &deltas, const Tensor &numCorrect,
-                          LossType lossType, const DebugContext &debugContext) {
+                          LossType lossType, const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn,
+                                DI_ARGS(modelOutputs, expected, loss, deltas, numCorrect, lossType));
+  const poplar::DebugContext debugContext(di);
   return lossImpl(graph, modelOutputs, expected, loss, deltas, nullptr, nullptr, &numCorrect, lossType,
                   debugContext);
 }
 
 program::Program calcAccuracy(Graph &graph, const Tensor &modelOutputs, const Tensor &expected,
-                              const Tensor &numCorrect, const DebugContext &debugContext) {
+                              const Tensor &numCorrect, const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(modelOutputs, expected, numCorrect));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("popnn::calcAccuracy", debugContext);
   checkOutputsAndLabels(op, modelOutputs, expected);
   checkNumCorrect(op, numCorrect);
@@ -208,21 +228,31 @@ program::Program calcAccuracy(Graph &graph, const Tensor &modelOutputs, const Te
   return seq;
 }
 
-Tensor argMax(Graph &graph, const Tensor &input, program::Sequence &prog, const DebugContext &debugContext) {
+Tensor argMax(Graph &graph, const Tensor &input, program::Sequence &prog,
+              const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(input));
+  const poplar::DebugContext debugContext(di);
   return extremes(graph, input, false, prog, debugContext, "popnn::argMax").second;
 }
 
-Tensor argMin(Graph &graph, const Tensor &input, program::Sequence &prog, const DebugContext &debugContext) {
+Tensor argMin(Graph &graph, const Tensor &input, program::Sequence &prog,
+              const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(input));
+  const poplar::DebugContext debugContext(di);
   return extremes(graph, input, true, prog, debugContext, "popnn::argMin").second;
 }
 
 std::pair<Tensor, Tensor> maxAndArgMax(Graph &graph, const Tensor &input, program::Sequence &prog,
-                                       const DebugContext &debugContext) {
+                                       const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(input));
+  const poplar::DebugContext debugContext(di);
   return extremes(graph, input, false, prog, debugContext, "popnn::maxAndArgMax");
 }
 
 std::pair<Tensor, Tensor> minAndArgMin(Graph &graph, const Tensor &input, program::Sequence &prog,
-                                       const DebugContext &debugContext) {
+                                       const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(input));
+  const poplar::DebugContext debugContext(di);
   return extremes(graph, input, true, prog, debugContext, "popnn::minAndArgMin");
 }
 

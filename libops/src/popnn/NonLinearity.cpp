@@ -4,12 +4,23 @@
 #include <popnn/NonLinearity.hpp>
 
 #include "NonLinearityInternal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <string>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popnn::NonLinearityType &t) {
+  static const char *const names[] = {"SIGMOID",        "HARD_SIGMOID",  "RELU",  "TANH",
+                                      "GELU",           "GELU_ERF",      "SWISH", "SOFTMAX",
+                                      "SOFTMAX_STABLE", "SOFTMAX_SCALED"};
+  const auto i = static_cast<std::size_t>(t);
+  return poplar::ProfileValue(i < sizeof(names) / sizeof(names[0]) ? names[i] : "?");
+}
+} // namespace poputil
 
 using namespace poplar;
 using aspen::ops::describe;
@@ -129,7 +140,9 @@ void softmaxRowsInPlace(Graph &graph, const Tensor &t, float outputScale, bool l
 
 void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor t,
                          float &nonLinearityScaling, program::Sequence &prog,
-                         const DebugContext &debugContext) {
+                         const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(nonLinearityType, t, nonLinearityScaling));
+  const poplar::DebugContext debugContext(di);
   const std::string name = op("popnn::nonLinearityInPlace", nonLinearityType, debugContext);
   checkType(name, "the tensor", t);
   checkWriteable(name, t);
@@ -146,13 +159,17 @@ void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor
 }
 
 void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor t, program::Sequence &prog,
-                         const DebugContext &debugContext) {
+                         const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(nonLinearityType, t));
+  const poplar::DebugContext debugContext(di);
   float scaling;
   nonLinearityInPlace(graph, nonLinearityType, t, scaling, prog, debugContext);
 }
 
 void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor t,
-                         float &nonLinearityScaling, ComputeSet &cs, const DebugContext &debugContext) {
+                         float &nonLinearityScaling, ComputeSet &cs, const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(nonLinearityType, t, nonLinearityScaling, cs));
+  const poplar::DebugContext debugContext(di);
   const std::string name = op("popnn::nonLinearityInPlace", nonLinearityType, debugContext);
   checkType(name, "the tensor", t);
   checkWriteable(name, t);
@@ -164,13 +181,17 @@ void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor
 }
 
 void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor t, ComputeSet &cs,
-                         const DebugContext &debugContext) {
+                         const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(nonLinearityType, t, cs));
+  const poplar::DebugContext debugContext(di);
   float scaling;
   nonLinearityInPlace(graph, nonLinearityType, t, scaling, cs, debugContext);
 }
 
 Tensor nonLinearity(Graph &graph, NonLinearityType nonLinearityType, Tensor t, float &nonLinearityScaling,
-                    program::Sequence &prog, const DebugContext &debugContext) {
+                    program::Sequence &prog, const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(nonLinearityType, t, nonLinearityScaling));
+  const poplar::DebugContext debugContext(di);
   checkType(op("popnn::nonLinearity", nonLinearityType, debugContext), "the tensor", t);
   Tensor out = graph.clone(t, {debugContext, "output"});
   prog.add(program::Copy(t, out, false, debugContext));
@@ -179,7 +200,9 @@ Tensor nonLinearity(Graph &graph, NonLinearityType nonLinearityType, Tensor t, f
 }
 
 Tensor nonLinearity(Graph &graph, NonLinearityType nonLinearityType, Tensor t, program::Sequence &prog,
-                    const DebugContext &debugContext) {
+                    const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(nonLinearityType, t));
+  const poplar::DebugContext debugContext(di);
   float scaling;
   return nonLinearity(graph, nonLinearityType, t, scaling, prog, debugContext);
 }
@@ -236,14 +259,18 @@ Tensor inputGradient(Graph &graph, NonLinearityType t, const Tensor &act, const 
 } // namespace
 
 Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType nonLinearityType, Tensor act,
-                                 Tensor outGradient, ComputeSet &cs, const DebugContext &debugContext) {
+                                 Tensor outGradient, ComputeSet &cs, const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(nonLinearityType, act, outGradient, cs));
+  const poplar::DebugContext debugContext(di);
   return inputGradient(graph, nonLinearityType, act, outGradient, cs, debugContext,
                        op("popnn::nonLinearityInputGradient", nonLinearityType, debugContext));
 }
 
 Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType nonLinearityType, Tensor act,
                                  Tensor outGradient, program::Sequence &prog,
-                                 const DebugContext &debugContext) {
+                                 const DebugContext &debugContextIn) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(nonLinearityType, act, outGradient));
+  const poplar::DebugContext debugContext(di);
   ComputeSet cs = graph.addComputeSet({debugContext, "nonLinearityGrad"});
   Tensor result = inputGradient(graph, nonLinearityType, act, outGradient, cs, debugContext,
                                 op("popnn::nonLinearityInputGradient", nonLinearityType, debugContext));

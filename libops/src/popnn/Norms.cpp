@@ -6,6 +6,7 @@
 #include "popnn/GroupNorm.hpp"
 #include "popnn/LayerNorm.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "poplin/NormsInternal.hpp"
 
@@ -32,15 +33,21 @@ aspen::norms::NormView viewOf(const Tensor &acts, const OptionFlags &options, co
 std::pair<Tensor, Tensor> batchNormStatistics(Graph &graph, const Tensor acts, float eps,
                                               program::Sequence &prog, bool unbiasedVarEstimate,
                                               bool stableAlgo, const Type &partialsType,
-                                              const DebugContext &debugContext, const OptionFlags &options) {
+                                              const DebugContext &debugContextIn,
+                                              const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn,
+                                DI_ARGS(acts, eps, unbiasedVarEstimate, stableAlgo, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "batchNormStatistics";
   return aspen::norms::statistics(graph, acts, viewOf(acts, options, op), eps, unbiasedVarEstimate,
                                   stableAlgo, partialsType, prog, {debugContext, "batchNormStatistics"}, op);
 }
 
 Tensor batchNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev,
-                       program::Sequence &prog, const DebugContext &debugContext,
+                       program::Sequence &prog, const DebugContext &debugContextIn,
                        const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, mean, invStdDev, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "batchNormWhiten";
   return aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
                               {debugContext, "batchNormWhiten"}, op);
@@ -48,8 +55,10 @@ Tensor batchNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, con
 
 std::pair<Tensor, Tensor> batchNormalise(Graph &graph, const Tensor &acts, const Tensor &gamma,
                                          const Tensor &beta, const Tensor &mean, const Tensor &invStdDev,
-                                         program::Sequence &prog, const DebugContext &debugContext,
+                                         program::Sequence &prog, const DebugContext &debugContextIn,
                                          const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gamma, beta, mean, invStdDev, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "batchNormalise";
   const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
                                                {debugContext, "batchNormalise"}, op);
@@ -61,8 +70,10 @@ std::pair<Tensor, Tensor> batchNormalise(Graph &graph, const Tensor &acts, const
 std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn,
                                                   const Tensor &mean, const Tensor &iStdDev,
                                                   program::Sequence &prog, const Type &partialsType,
-                                                  const DebugContext &debugContext,
+                                                  const DebugContext &debugContextIn,
                                                   const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gradsIn, mean, iStdDev, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "batchNormParamGradients";
   const Tensor whitened = aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, options, op), prog,
                                                {debugContext, "batchNormParamGradients"}, op);
@@ -72,8 +83,11 @@ std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &ac
 
 std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &actsWhitened,
                                                   const Tensor &gradsIn, program::Sequence &prog,
-                                                  const Type &partialsType, const DebugContext &debugContext,
+                                                  const Type &partialsType,
+                                                  const DebugContext &debugContextIn,
                                                   const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(actsWhitened, gradsIn, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   return aspen::norms::paramGradients(graph, actsWhitened, gradsIn, partialsType, prog,
                                       {debugContext, "batchNormParamGradients"},
@@ -82,8 +96,11 @@ std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &ac
 
 Tensor batchNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean,
                           const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
-                          const Type &partialsType, const DebugContext &debugContext,
+                          const Type &partialsType, const DebugContext &debugContextIn,
                           const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn,
+                                DI_ARGS(acts, gradsIn, mean, invStdDev, gamma, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "batchNormGradients";
   const auto v = viewOf(acts, options, op);
   const Tensor whitened =
@@ -94,8 +111,11 @@ Tensor batchNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsI
 
 Tensor batchNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
                           const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
-                          const Type &partialsType, const DebugContext &debugContext,
+                          const Type &partialsType, const DebugContext &debugContextIn,
                           const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn,
+                                DI_ARGS(actsWhitened, gradsIn, invStdDev, gamma, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "batchNormGradients";
   const auto v = viewOf(actsWhitened, options, op);
   return aspen::norms::gradients(graph, actsWhitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
@@ -104,7 +124,9 @@ Tensor batchNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor
 
 void batchNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale,
                           Tensor &gamma, Tensor &beta, program::Sequence &prog,
-                          const DebugContext &debugContext, const OptionFlags &options) {
+                          const DebugContext &debugContextIn, const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(gammaDelta, betaDelta, scale, gamma, beta, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   const std::string op = std::string(kLib) + "batchNormParamUpdate";
   aspen::ops::requireValid(gamma, op, "gamma");
@@ -116,7 +138,9 @@ void batchNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &
 
 void batchNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,
                           const Tensor &scale, Tensor &gamma, Tensor &beta, program::Sequence &prog,
-                          const DebugContext &debugContext, const OptionFlags &options) {
+                          const DebugContext &debugContextIn, const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(gammaDelta, betaDelta, scale, gamma, beta, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog,
                             {debugContext, "batchNormParamUpdate"},
@@ -127,8 +151,10 @@ void batchNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &
 
 namespace bn {
 Tensor batchNormalise(Graph &graph, const Tensor &acts, const Tensor &combinedMultiplicand,
-                      const Tensor &addend, program::Sequence &prog, const DebugContext &debugContext,
+                      const Tensor &addend, program::Sequence &prog, const DebugContext &debugContextIn,
                       const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, combinedMultiplicand, addend, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   return aspen::norms::scaleShift(graph, acts, combinedMultiplicand, addend, prog,
                                   {debugContext, "batchNormalise"}, "popnn::bn::batchNormalise");
@@ -153,8 +179,11 @@ aspen::norms::NormView viewOf(const Tensor &acts, unsigned numGroups, const Opti
 std::pair<Tensor, Tensor> groupNormStatistics(Graph &graph, const Tensor acts, float eps,
                                               program::Sequence &prog, unsigned numGroups,
                                               bool unbiasedVarEstimate, bool stableAlgo,
-                                              const Type &partialsType, const DebugContext &debugContext,
+                                              const Type &partialsType, const DebugContext &debugContextIn,
                                               const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(
+      debugContextIn, DI_ARGS(acts, eps, numGroups, unbiasedVarEstimate, stableAlgo, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "groupNormStatistics";
   return aspen::norms::statistics(graph, acts, viewOf(acts, numGroups, options, op), eps, unbiasedVarEstimate,
                                   stableAlgo, partialsType, prog, {debugContext, "groupNormStatistics"}, op);
@@ -170,8 +199,10 @@ unsigned groupsOf(const Tensor &acts, const Tensor &stats) {
 } // namespace
 
 Tensor groupNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev,
-                       program::Sequence &prog, const DebugContext &debugContext,
+                       program::Sequence &prog, const DebugContext &debugContextIn,
                        const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, mean, invStdDev, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "groupNormWhiten";
   return aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, groupsOf(acts, mean), options, op),
                               prog, {debugContext, "groupNormWhiten"}, op);
@@ -179,8 +210,10 @@ Tensor groupNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, con
 
 std::pair<Tensor, Tensor> groupNormalise(Graph &graph, const Tensor &acts, const Tensor &gamma,
                                          const Tensor &beta, const Tensor &mean, const Tensor &invStdDev,
-                                         program::Sequence &prog, const DebugContext &debugContext,
+                                         program::Sequence &prog, const DebugContext &debugContextIn,
                                          const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gamma, beta, mean, invStdDev, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "groupNormalise";
   const Tensor whitened =
       aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, groupsOf(acts, mean), options, op),
@@ -193,8 +226,10 @@ std::pair<Tensor, Tensor> groupNormalise(Graph &graph, const Tensor &acts, const
 std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn,
                                                   const Tensor &mean, const Tensor &iStdDev,
                                                   program::Sequence &prog, const Type &partialsType,
-                                                  const DebugContext &debugContext,
+                                                  const DebugContext &debugContextIn,
                                                   const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gradsIn, mean, iStdDev, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "groupNormParamGradients";
   const Tensor whitened =
       aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, groupsOf(acts, mean), options, op), prog,
@@ -205,8 +240,11 @@ std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &ac
 
 std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &actsWhitened,
                                                   const Tensor &gradsIn, program::Sequence &prog,
-                                                  const Type &partialsType, const DebugContext &debugContext,
+                                                  const Type &partialsType,
+                                                  const DebugContext &debugContextIn,
                                                   const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(actsWhitened, gradsIn, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   return aspen::norms::paramGradients(graph, actsWhitened, gradsIn, partialsType, prog,
                                       {debugContext, "groupNormParamGradients"},
@@ -215,8 +253,11 @@ std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &ac
 
 Tensor groupNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean,
                           const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
-                          const Type &partialsType, const DebugContext &debugContext,
+                          const Type &partialsType, const DebugContext &debugContextIn,
                           const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn,
+                                DI_ARGS(acts, gradsIn, mean, invStdDev, gamma, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "groupNormGradients";
   const auto v = viewOf(acts, groupsOf(acts, mean), options, op);
   const Tensor whitened =
@@ -227,8 +268,11 @@ Tensor groupNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsI
 
 Tensor groupNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
                           const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
-                          const Type &partialsType, const DebugContext &debugContext,
+                          const Type &partialsType, const DebugContext &debugContextIn,
                           const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn,
+                                DI_ARGS(actsWhitened, gradsIn, invStdDev, gamma, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "groupNormGradients";
   const auto v = viewOf(actsWhitened, groupsOf(actsWhitened, invStdDev), options, op);
   return aspen::norms::gradients(graph, actsWhitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
@@ -237,7 +281,9 @@ Tensor groupNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor
 
 void groupNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale,
                           Tensor &gamma, Tensor &beta, program::Sequence &prog,
-                          const DebugContext &debugContext, const OptionFlags &options) {
+                          const DebugContext &debugContextIn, const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(gammaDelta, betaDelta, scale, gamma, beta, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   const std::string op = std::string(kLib) + "groupNormParamUpdate";
   aspen::ops::requireValid(gamma, op, "gamma");
@@ -249,7 +295,9 @@ void groupNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &
 
 void groupNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,
                           const Tensor &scale, Tensor &gamma, Tensor &beta, program::Sequence &prog,
-                          const DebugContext &debugContext, const OptionFlags &options) {
+                          const DebugContext &debugContextIn, const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(gammaDelta, betaDelta, scale, gamma, beta, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog,
                             {debugContext, "groupNormParamUpdate"},
@@ -272,15 +320,21 @@ aspen::norms::NormView viewOf(const Tensor &acts, const OptionFlags &options, co
 std::pair<Tensor, Tensor> layerNormStatistics(Graph &graph, const Tensor acts, float eps,
                                               program::Sequence &prog, bool unbiasedVarEstimate,
                                               bool stableAlgo, const Type &partialsType,
-                                              const DebugContext &debugContext, const OptionFlags &options) {
+                                              const DebugContext &debugContextIn,
+                                              const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn,
+                                DI_ARGS(acts, eps, unbiasedVarEstimate, stableAlgo, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "layerNormStatistics";
   return aspen::norms::statistics(graph, acts, viewOf(acts, options, op), eps, unbiasedVarEstimate,
                                   stableAlgo, partialsType, prog, {debugContext, "layerNormStatistics"}, op);
 }
 
 Tensor layerNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev,
-                       program::Sequence &prog, const DebugContext &debugContext,
+                       program::Sequence &prog, const DebugContext &debugContextIn,
                        const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, mean, invStdDev, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "layerNormWhiten";
   return aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
                               {debugContext, "layerNormWhiten"}, op);
@@ -288,8 +342,10 @@ Tensor layerNormWhiten(Graph &graph, const Tensor &acts, const Tensor &mean, con
 
 std::pair<Tensor, Tensor> layerNormalise(Graph &graph, const Tensor &acts, const Tensor &gamma,
                                          const Tensor &beta, const Tensor &mean, const Tensor &invStdDev,
-                                         program::Sequence &prog, const DebugContext &debugContext,
+                                         program::Sequence &prog, const DebugContext &debugContextIn,
                                          const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gamma, beta, mean, invStdDev, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "layerNormalise";
   const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
                                                {debugContext, "layerNormalise"}, op);
@@ -301,8 +357,10 @@ std::pair<Tensor, Tensor> layerNormalise(Graph &graph, const Tensor &acts, const
 std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn,
                                                   const Tensor &mean, const Tensor &iStdDev,
                                                   program::Sequence &prog, const Type &partialsType,
-                                                  const DebugContext &debugContext,
+                                                  const DebugContext &debugContextIn,
                                                   const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gradsIn, mean, iStdDev, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "layerNormParamGradients";
   const Tensor whitened = aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, options, op), prog,
                                                {debugContext, "layerNormParamGradients"}, op);
@@ -312,8 +370,11 @@ std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &ac
 
 std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &actsWhitened,
                                                   const Tensor &gradsIn, program::Sequence &prog,
-                                                  const Type &partialsType, const DebugContext &debugContext,
+                                                  const Type &partialsType,
+                                                  const DebugContext &debugContextIn,
                                                   const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(actsWhitened, gradsIn, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   return aspen::norms::paramGradients(graph, actsWhitened, gradsIn, partialsType, prog,
                                       {debugContext, "layerNormParamGradients"},
@@ -322,8 +383,11 @@ std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &ac
 
 Tensor layerNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean,
                           const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
-                          const Type &partialsType, const DebugContext &debugContext,
+                          const Type &partialsType, const DebugContext &debugContextIn,
                           const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn,
+                                DI_ARGS(acts, gradsIn, mean, invStdDev, gamma, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "layerNormGradients";
   const auto v = viewOf(acts, options, op);
   const Tensor whitened =
@@ -334,8 +398,11 @@ Tensor layerNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsI
 
 Tensor layerNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
                           const Tensor &invStdDev, const Tensor &gamma, program::Sequence &prog,
-                          const Type &partialsType, const DebugContext &debugContext,
+                          const Type &partialsType, const DebugContext &debugContextIn,
                           const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn,
+                                DI_ARGS(actsWhitened, gradsIn, invStdDev, gamma, partialsType, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "layerNormGradients";
   const auto v = viewOf(actsWhitened, options, op);
   return aspen::norms::gradients(graph, actsWhitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
@@ -344,7 +411,9 @@ Tensor layerNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor
 
 void layerNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale,
                           Tensor &gamma, Tensor &beta, program::Sequence &prog,
-                          const DebugContext &debugContext, const OptionFlags &options) {
+                          const DebugContext &debugContextIn, const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(gammaDelta, betaDelta, scale, gamma, beta, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   const std::string op = std::string(kLib) + "layerNormParamUpdate";
   aspen::ops::requireValid(gamma, op, "gamma");
@@ -356,7 +425,9 @@ void layerNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &
 
 void layerNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,
                           const Tensor &scale, Tensor &gamma, Tensor &beta, program::Sequence &prog,
-                          const DebugContext &debugContext, const OptionFlags &options) {
+                          const DebugContext &debugContextIn, const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(gammaDelta, betaDelta, scale, gamma, beta, options));
+  const poplar::DebugContext debugContext(di);
   (void)options;
   aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog,
                             {debugContext, "layerNormParamUpdate"},

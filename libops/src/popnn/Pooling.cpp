@@ -4,6 +4,7 @@
 // the six workers splitting them.
 #include <popnn/Pooling.hpp>
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
 #include <poplar/Target.hpp>
@@ -13,7 +14,16 @@
 
 #include <algorithm>
 #include <ostream>
+#include <sstream>
 #include <string>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popnn::pooling::PoolParams &p) {
+  std::ostringstream os;
+  os << p;
+  return poplar::ProfileValue(os.str());
+}
+} // namespace poputil
 
 using namespace poplar;
 using aspen::ops::describe;
@@ -226,7 +236,9 @@ void parsePoolOptions(const OptionFlags &options, const std::string &op) {
 } // namespace
 
 Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::Sequence &prog,
-            const DebugContext &debugContext, const OptionFlags &options) {
+            const DebugContext &debugContextIn, const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(params, in, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("popnn::pooling::pool", debugContext);
   parsePoolOptions(options, op);
   checkParams(op, params);
@@ -258,7 +270,10 @@ Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::S
 
 Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &in, const Tensor &pooled,
                          const Tensor &pooledGradient, bool useScaledGradient, program::Sequence &prog,
-                         const DebugContext &debugContext, const OptionFlags &options) {
+                         const DebugContext &debugContextIn, const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn,
+                                DI_ARGS(params, in, pooled, pooledGradient, useScaledGradient, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("popnn::pooling::poolInputGradient", debugContext);
   parsePoolOptions(options, op);
   checkParams(op, params);
@@ -298,7 +313,9 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &i
 
 Tensor poolInputGradient(Graph &graph, const PoolParams &params, const unsigned fwdChansPerGroup,
                          const Tensor &pooledGradient, program::Sequence &prog,
-                         const DebugContext &debugContext, const OptionFlags &options) {
+                         const DebugContext &debugContextIn, const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(params, fwdChansPerGroup, pooledGradient, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("popnn::pooling::poolInputGradient", debugContext);
   parsePoolOptions(options, op);
   checkParams(op, params);

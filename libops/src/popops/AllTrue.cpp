@@ -2,6 +2,7 @@
 // popops::allTrue: a LOGICAL_AND reduction of the flattened tensor to one element.
 #include "popops/AllTrue.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "popops/Reduce.hpp"
 
@@ -10,7 +11,9 @@
 namespace popops {
 
 poplar::Tensor allTrue(poplar::Graph &graph, poplar::Tensor A, poplar::program::Sequence &prog,
-                       const poplar::DebugContext &debugContext) {
+                       const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::allTrue";
   aspen::ops::requireValid(A, op, "the tensor A");
   if (A.elementType() != poplar::BOOL)

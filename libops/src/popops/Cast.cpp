@@ -5,6 +5,7 @@
 
 #include "ElementWiseInternal.hpp"
 #include "Internal.hpp"
+#include "common/OpDebugInfo.hpp"
 
 namespace popops {
 
@@ -50,7 +51,9 @@ void cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst, poplar::
 }
 
 poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType,
-                    poplar::ComputeSet cs, const poplar::DebugContext &debugContext) {
+                    poplar::ComputeSet cs, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(src, dstType, cs));
+  const poplar::DebugContext debugContext(di);
   aspen::ops::requireValid(src, "popops::cast", "the source");
   poplar::Tensor dst = createCastOutput(graph, src, dstType, debugContext);
   cast(graph, src, dst, cs);
@@ -58,7 +61,9 @@ poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type
 }
 
 poplar::program::Program cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst,
-                              const poplar::DebugContext &debugContext) {
+                              const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(src, dst));
+  const poplar::DebugContext debugContext(di);
   aspen::ops::requireValid(src, "popops::cast", "the source");
   aspen::ops::requireValid(dst, "popops::cast", "the destination");
   if (src.shape() != dst.shape())
@@ -72,7 +77,9 @@ poplar::program::Program cast(poplar::Graph &graph, poplar::Tensor src, poplar::
 }
 
 poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
-                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(src, dstType));
+  const poplar::DebugContext debugContext(di);
   aspen::ops::requireValid(src, "popops::cast", "the source");
   poplar::Tensor dst = createCastOutput(graph, src, dstType, debugContext);
   prog.add(cast(graph, src, dst, debugContext));
@@ -80,7 +87,9 @@ poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const popla
 }
 
 void castWithOutput(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Tensor &dst,
-                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(src, dst));
+  const poplar::DebugContext debugContext(di);
   prog.add(cast(graph, src, dst, debugContext));
 }
 

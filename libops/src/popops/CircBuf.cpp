@@ -2,6 +2,7 @@
 // popops::CircBuf: a {size, n} history tensor, a run-time index, dynamicSlice/dynamicUpdate.
 #include "popops/CircBuf.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "popops/DynamicSlice.hpp"
 #include "popops/ElementWise.hpp"
@@ -18,10 +19,11 @@ namespace popops {
 CircBuf::CircBuf(poplar::Graph &graph, const poplar::Type &dataType, unsigned size,
                  const std::vector<std::size_t> &shape, const poplar::DebugContext &debugContext)
     : graph(graph), size_(size), shape(shape) {
+  aspen::ops::PopopsDebugInfo di(debugContext, DI_ARGS(dataType, size, shape), "CircBuf");
   if (size == 0)
     throw poputil::poplibs_error("popops::CircBuf: the size must be at least 1");
   const std::size_t n = std::accumulate(shape.begin(), shape.end(), std::size_t(1), std::multiplies<>());
-  const poplar::DebugContext dc{debugContext, "CircBuf"};
+  const poplar::DebugContext dc{di, "CircBuf"};
   index = graph.addVariable(poplar::UNSIGNED_INT, {1}, {dc, "index"});
   graph.setTileMapping(index, 0);
   graph.setInitialValue(index, std::vector<unsigned>{0});
@@ -30,7 +32,9 @@ CircBuf::CircBuf(poplar::Graph &graph, const poplar::Type &dataType, unsigned si
 }
 
 poplar::Tensor CircBuf::prev(unsigned i, poplar::program::Sequence &seq,
-                             const poplar::DebugContext &debugContext) {
+                             const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(i));
+  const poplar::DebugContext debugContext(di);
   if (i >= size_)
     throw poputil::poplibs_error("popops::CircBuf::prev: entry " + std::to_string(i) +
                                  " is out of range for a buffer of size " + std::to_string(size_));
@@ -42,7 +46,9 @@ poplar::Tensor CircBuf::prev(unsigned i, poplar::program::Sequence &seq,
 }
 
 void CircBuf::add(poplar::Tensor t, poplar::program::Sequence &seq,
-                  const poplar::DebugContext &debugContext) {
+                  const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::CircBuf::add";
   aspen::ops::requireValid(t, op, "the tensor");
   if (t.numElements() != hist.dim(1) || t.elementType() != hist.elementType())

@@ -7,8 +7,10 @@
 // Vertices: popops::DynamicSlice1D, DynamicUpdateSlice1D, MultiSlice, MultiUpdate,
 // MultiUpdateAdd, MultiUpdateMax.
 #include "popops/DynamicSlice.hpp"
+#include <sstream>
 
 #include "Internal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "popops/ElementWise.hpp"
 #include "popops/Expr.hpp"
 #include "poputil/OptionParsing.hpp"
@@ -20,6 +22,14 @@
 #include <ostream>
 #include <set>
 #include <tuple>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popops::SlicePlan &p) {
+  std::ostringstream os;
+  os << p;
+  return poplar::ProfileValue(os.str());
+}
+} // namespace poputil
 
 namespace popops {
 
@@ -220,7 +230,9 @@ void sliceOneDim(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Te
 poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &type,
                                      const std::vector<size_t> &shape, const std::vector<size_t> &dims,
                                      const std::vector<size_t> &sizes, std::size_t minGrainSize,
-                                     const poplar::DebugContext &debugContext) {
+                                     const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(type, shape, dims, sizes, minGrainSize));
+  const poplar::DebugContext debugContext(di);
   poplar::Tensor t = graph.addVariable(type, shape, {debugContext, "sliceable"});
   checkDimsAndSizes(t, dims, sizes, "popops::createSliceableTensor");
   if (dims.empty() || t.numElements() == 0) {
@@ -256,7 +268,9 @@ poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &t
                                      const std::vector<size_t> &shape, const std::vector<size_t> &dims,
                                      const std::vector<size_t> &sizes, const SlicePlan &plan,
                                      const poplar::OptionFlags &options,
-                                     const poplar::DebugContext &debugContext) {
+                                     const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(type, shape, dims, sizes, plan, options));
+  const poplar::DebugContext debugContext(di);
   (void)plan;
   parseSliceOptions(options, "popops::createSliceableTensor");
   return createSliceableTensor(graph, type, shape, dims, sizes, 0, debugContext);
@@ -264,7 +278,9 @@ poplar::Tensor createSliceableTensor(poplar::Graph &graph, const poplar::Type &t
 
 poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Tensor &t,
                                  const std::vector<size_t> &dims, const std::vector<size_t> &sizes,
-                                 std::size_t numIndices, const poplar::DebugContext &debugContext) {
+                                 std::size_t numIndices, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, dims, sizes, numIndices));
+  const poplar::DebugContext debugContext(di);
   checkDimsAndSizes(t, dims, sizes, "popops::createSliceTensor");
   std::vector<std::size_t> shape{numIndices};
   const auto s = slicedShape(t.shape(), dims, sizes);
@@ -278,7 +294,10 @@ poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Type &type,
                                  const std::vector<std::size_t> &shape, const std::vector<std::size_t> &dims,
                                  const std::vector<std::size_t> &sizes, std::size_t numIndices,
                                  const SlicePlan &plan, const poplar::OptionFlags &options,
-                                 const poplar::DebugContext &debugContext) {
+                                 const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn,
+                                 DI_ARGS(type, shape, dims, sizes, numIndices, plan, options));
+  const poplar::DebugContext debugContext(di);
   (void)plan;
   parseSliceOptions(options, "popops::createSliceTensor");
   for (std::size_t i = 0; i < dims.size(); ++i)
@@ -296,7 +315,9 @@ poplar::Tensor createSliceTensor(poplar::Graph &graph, const poplar::Type &type,
 poplar::Tensor createIndicesTensor(poplar::Graph &graph, const std::vector<std::size_t> &dims,
                                    std::size_t numIndices, const SlicePlan &plan,
                                    const poplar::OptionFlags &options,
-                                   const poplar::DebugContext &debugContext) {
+                                   const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(dims, numIndices, plan, options));
+  const poplar::DebugContext debugContext(di);
   (void)plan;
   parseSliceOptions(options, "popops::createIndicesTensor");
   poplar::Tensor t =
@@ -318,7 +339,9 @@ poplar::Graph::TileToTensorMapping getSliceMapping(poplar::Graph &graph, const p
 void dynamicSliceWithOutput(poplar::Graph &graph, const poplar::Tensor &output, const poplar::Tensor &t,
                             const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
                             const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
-                            const poplar::DebugContext &debugContext) {
+                            const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(output, t, offset, dims, sizes));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::dynamicSlice";
   checkDimsAndSizes(t, dims, sizes, op);
   checkOffsets(offset, dims.size(), op);
@@ -354,7 +377,9 @@ void dynamicSliceWithOutput(poplar::Graph &graph, const poplar::Tensor &output, 
 
 poplar::Tensor dynamicSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offset,
                             const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
-                            poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+                            poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, offset, dims, sizes));
+  const poplar::DebugContext debugContext(di);
   checkDimsAndSizes(t, dims, sizes, "popops::dynamicSlice");
   std::vector<std::size_t> begin(t.rank(), 0);
   const auto end = slicedShape(t.shape(), dims, sizes);
@@ -368,7 +393,9 @@ poplar::Tensor dynamicSlice(poplar::Graph &graph, const poplar::Tensor &t, const
 void dynamicUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
                    const poplar::Tensor &offset, const std::vector<std::size_t> &dims,
                    const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
-                   const poplar::DebugContext &debugContext) {
+                   const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, s, offset, dims, sizes));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::dynamicUpdate";
   checkDimsAndSizes(t, dims, sizes, op);
   checkOffsets(offset, dims.size(), op);
@@ -610,7 +637,9 @@ poplar::Tensor collapsedSlices(const poplar::Tensor &s, const Collapsed &c, cons
 poplar::Tensor multiSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
                           const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                           poplar::program::Sequence &prog, const SlicePlan &plan,
-                          const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+                          const poplar::OptionFlags &options, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, offsets, dims, sizes, plan, options));
+  const poplar::DebugContext debugContext(di);
   (void)plan;
   parseSliceOptions(options, "popops::multiSlice");
   const std::string op = "popops::multiSlice";
@@ -646,7 +675,9 @@ void multiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Te
                  const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
                  const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                  const SlicePlan &plan, const poplar::OptionFlags &options,
-                 const poplar::DebugContext &debugContext) {
+                 const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, s, offsets, dims, sizes, plan, options));
+  const poplar::DebugContext debugContext(di);
   (void)plan;
   parseSliceOptions(options, "popops::multiUpdate");
   const std::string op = "popops::multiUpdate";
@@ -668,7 +699,9 @@ void multiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
                     const poplar::Tensor &offsets, const poplar::Tensor &scale,
                     const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                     poplar::program::Sequence &prog, const SlicePlan &plan,
-                    const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+                    const poplar::OptionFlags &options, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, s, offsets, scale, dims, sizes, plan, options));
+  const poplar::DebugContext debugContext(di);
   (void)plan;
   parseSliceOptions(options, "popops::multiUpdateAdd");
   const std::string op = "popops::multiUpdateAdd";
@@ -697,7 +730,9 @@ void multiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
                     const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
                     const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                     const SlicePlan &plan, const poplar::OptionFlags &options,
-                    const poplar::DebugContext &debugContext) {
+                    const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, s, offsets, dims, sizes, plan, options));
+  const poplar::DebugContext debugContext(di);
   (void)plan;
   parseSliceOptions(options, "popops::multiUpdateMax");
   const std::string op = "popops::multiUpdateMax";
@@ -721,7 +756,9 @@ poplar::Tensor groupedMultiSlice(poplar::Graph &graph, const poplar::Tensor &t, 
                                  const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                                  poplar::program::Sequence &prog, const SlicePlan &plan,
                                  const poplar::OptionFlags &options,
-                                 const poplar::DebugContext &debugContext) {
+                                 const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, offsets, dims, sizes, plan, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::groupedMultiSlice";
   parseSliceOptions(options, op);
   Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, true, prog, debugContext, op);
@@ -733,7 +770,9 @@ void groupedMultiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const pop
                         const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
                         const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                         const SlicePlan &plan, const poplar::OptionFlags &options,
-                        const poplar::DebugContext &debugContext) {
+                        const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, s, offsets, dims, sizes, plan, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::groupedMultiUpdate";
   parseSliceOptions(options, op);
   Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, true, prog, debugContext, op);
@@ -745,7 +784,9 @@ void groupedMultiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const 
                            const poplar::Tensor &offsets, const poplar::Tensor &scale,
                            const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                            poplar::program::Sequence &prog, const SlicePlan &plan,
-                           const poplar::OptionFlags &options, const poplar::DebugContext &debugContext) {
+                           const poplar::OptionFlags &options, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, s, offsets, scale, dims, sizes, plan, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::groupedMultiUpdateAdd";
   parseSliceOptions(options, op);
   Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, true, prog, debugContext, op);
@@ -757,7 +798,9 @@ void groupedMultiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const 
                            const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
                            const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                            const SlicePlan &plan, const poplar::OptionFlags &options,
-                           const poplar::DebugContext &debugContext) {
+                           const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, s, offsets, dims, sizes, plan, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::groupedMultiUpdateMax";
   parseSliceOptions(options, op);
   Collapsed c = collapseMulti(graph, t, offsets, dims, sizes, true, prog, debugContext, op);

@@ -10,6 +10,7 @@
 #include "ElementWiseInternal.hpp"
 #include "ExpressionGenerator.hpp"
 #include "Internal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "popops/Cast.hpp"
 #include "poputil/Broadcast.hpp"
 #include "poputil/OptionParsing.hpp"
@@ -17,6 +18,19 @@
 
 #include <set>
 #include <sstream>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popops::expr::Expr &e) {
+  std::ostringstream os;
+  os << e;
+  return poplar::ProfileValue(os.str());
+}
+template <> poplar::ProfileValue toProfileValue(const popops::expr::Any &e) {
+  std::ostringstream os;
+  os << static_cast<const popops::expr::Expr &>(e);
+  return poplar::ProfileValue(os.str());
+}
+} // namespace poputil
 
 namespace popops {
 
@@ -531,42 +545,54 @@ std::vector<poplar::Tensor> mapMultiImpl(poplar::Graph &graph, const std::vector
 } // namespace
 
 poplar::Tensor map(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
-                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                    const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(expr, ts, options));
+  const poplar::DebugContext debugContext(di);
   return mapImpl(graph, expr, ts, poplar::Tensor(), Mode::New, prog, debugContext, options, "popops::map");
 }
 
 void mapInPlace(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
-                poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                 const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(expr, ts, options));
+  const poplar::DebugContext debugContext(di);
   mapImpl(graph, expr, ts, poplar::Tensor(), Mode::InPlace, prog, debugContext, options,
           "popops::mapInPlace");
 }
 
 void mapWithOutput(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
                    const poplar::Tensor &out, poplar::program::Sequence &prog,
-                   const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                   const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(expr, ts, out, options));
+  const poplar::DebugContext debugContext(di);
   aspen::ops::requireValid(out, "popops::mapWithOutput", "the output");
   mapImpl(graph, expr, ts, out, Mode::WithOutput, prog, debugContext, options, "popops::mapWithOutput");
 }
 
 std::vector<poplar::Tensor> map(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
                                 const std::vector<poplar::Tensor> &ts, poplar::program::Sequence &prog,
-                                const poplar::DebugContext &debugContext,
+                                const poplar::DebugContext &debugContextIn,
                                 const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(exprs, ts, options));
+  const poplar::DebugContext debugContext(di);
   return mapMultiImpl(graph, exprs, ts, {}, Mode::New, prog, debugContext, options, "popops::map");
 }
 
 void mapInPlace(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
                 const std::vector<poplar::Tensor> &ts, poplar::program::Sequence &prog,
-                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(exprs, ts, options));
+  const poplar::DebugContext debugContext(di);
   mapMultiImpl(graph, exprs, ts, {}, Mode::InPlace, prog, debugContext, options, "popops::mapInPlace");
 }
 
 void mapWithOutput(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
                    const std::vector<poplar::Tensor> &ts, const std::vector<poplar::Tensor> &outs,
-                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                   poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                    const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(exprs, ts, outs, options));
+  const poplar::DebugContext debugContext(di);
   mapMultiImpl(graph, exprs, ts, outs, Mode::WithOutput, prog, debugContext, options,
                "popops::mapWithOutput");
 }
@@ -574,23 +600,29 @@ void mapWithOutput(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
 namespace detail {
 
 poplar::Tensor namedMap(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
-                        poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                        poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                         const poplar::OptionFlags &options, const char *opName) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(expr, ts, options), opName);
+  const poplar::DebugContext debugContext(di);
   return mapImpl(graph, expr, ts, poplar::Tensor(), Mode::New, prog, debugContext, options,
                  std::string("popops::") + opName);
 }
 
 void namedMapInPlace(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
-                     poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                     poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                      const poplar::OptionFlags &options, const char *opName) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(expr, ts, options), opName);
+  const poplar::DebugContext debugContext(di);
   mapImpl(graph, expr, ts, poplar::Tensor(), Mode::InPlace, prog, debugContext, options,
           std::string("popops::") + opName);
 }
 
 void namedMapWithOutput(poplar::Graph &graph, const expr::Expr &expr, const std::vector<poplar::Tensor> &ts,
                         const poplar::Tensor &out, poplar::program::Sequence &prog,
-                        const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                        const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &options,
                         const char *opName) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(expr, ts, out, options), opName);
+  const poplar::DebugContext debugContext(di);
   const std::string name = std::string("popops::") + opName;
   aspen::ops::requireValid(out, name, "the output");
   mapImpl(graph, expr, ts, out, Mode::WithOutput, prog, debugContext, options, name);

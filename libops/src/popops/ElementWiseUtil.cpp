@@ -2,6 +2,7 @@
 // popops::createOutputForElementWiseOp: an output laid out like the best-mapped input.
 #include "popops/ElementWiseUtil.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
 #include <poputil/TileMapping.hpp>
@@ -11,7 +12,9 @@ namespace popops {
 
 poplar::Tensor createOutputForElementWiseOp(poplar::Graph &graph, const std::vector<poplar::Tensor> &inputs,
                                             const poplar::Type &outputType,
-                                            const poplar::DebugContext &debugContext) {
+                                            const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(inputs, outputType));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::createOutputForElementWiseOp";
   if (inputs.empty())
     throw poputil::poplibs_error(op + ": no input tensors were given");

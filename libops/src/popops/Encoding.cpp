@@ -3,6 +3,7 @@
 #include "popops/Encoding.hpp"
 
 #include "Internal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "popops/ElementWise.hpp"
 #include "popops/Expr.hpp"
 
@@ -45,12 +46,16 @@ void iotaImpl(poplar::Graph &graph, const poplar::Tensor &t, std::int64_t start,
 } // namespace
 
 void iota(poplar::Graph &graph, const poplar::Tensor &t, unsigned startInteger,
-          poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+          poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, startInteger));
+  const poplar::DebugContext debugContext(di);
   iotaImpl(graph, t, startInteger, poplar::UNSIGNED_INT, prog, debugContext);
 }
 
 void iota(poplar::Graph &graph, const poplar::Tensor &t, int startInteger, poplar::program::Sequence &prog,
-          const poplar::DebugContext &debugContext) {
+          const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, startInteger));
+  const poplar::DebugContext debugContext(di);
   iotaImpl(graph, t, startInteger, poplar::INT, prog, debugContext);
 }
 
@@ -117,13 +122,17 @@ void encodeOneHotImpl(poplar::Graph &graph, const poplar::Tensor &indices, const
 } // namespace
 
 void encodeOneHot(poplar::Graph &graph, const poplar::Tensor &indices, const poplar::Tensor &encoded,
-                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(indices, encoded));
+  const poplar::DebugContext debugContext(di);
   encodeOneHotImpl(graph, indices, encoded, prog, nullptr, nullptr, debugContext);
 }
 
 void encodeOneHot(poplar::Graph &graph, const poplar::Tensor &indices, const poplar::Tensor &encoded,
                   poplar::program::Sequence &prog, const poplar::Tensor &on, const poplar::Tensor &off,
-                  const poplar::DebugContext &debugContext) {
+                  const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(indices, encoded, on, off));
+  const poplar::DebugContext debugContext(di);
   encodeOneHotImpl(graph, indices, encoded, prog, &on, &off, debugContext);
 }
 

@@ -4,6 +4,7 @@
 #include "popops/Fill.hpp"
 
 #include "Internal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "poputil/Util.hpp"
 
 #include <cmath>
@@ -133,9 +134,16 @@ void fillMapped(poplar::Graph &graph, const poplar::Tensor &t,
 }
 
 void fillProgram(poplar::Graph &graph, const poplar::Tensor &t, poplar::program::Sequence &prog,
-                 const poplar::Type &hostType, const void *value, const poplar::DebugContext &debugContext) {
+                 const poplar::Type &hostType, const void *value,
+                 const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, hostType), "fill");
+  const poplar::DebugContext debugContext(di);
   checkWritable(t);
   const HostValue v = readHostValue(hostType, value);
+  di.setValue("fillValue",
+              v.asInt && hostType != poplar::FLOAT && hostType != poplar::DOUBLE && hostType != poplar::HALF
+                  ? poplar::ProfileValue(*v.asInt)
+                  : poplar::ProfileValue(v.asDouble));
   if (t.numElements() == 0)
     return;
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "fill"});

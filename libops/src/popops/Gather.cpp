@@ -3,6 +3,7 @@
 // indices, the result's dimensions put back in numpy `take` order.
 #include "popops/Gather.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "popops/DynamicSlice.hpp"
 #include "popops/Loop.hpp"
@@ -11,11 +12,19 @@
 
 #include <poputil/exceptions.hpp>
 
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popops::GatherParams &p) {
+  return poplar::ProfileValue::Map{{"maxElementsPerTile", poplar::ProfileValue(p.maxElementsPerTile)}};
+}
+} // namespace poputil
+
 namespace popops {
 
 poplar::Tensor createGatherInput(poplar::Graph &graph, const poplar::Type &type,
                                  const std::vector<std::size_t> &operandShape, unsigned axis,
-                                 GatherParams params, const poplar::DebugContext &debugContext) {
+                                 GatherParams params, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(type, operandShape, axis, params));
+  const poplar::DebugContext debugContext(di);
   (void)params;
   if (axis >= operandShape.size())
     throw poputil::poplibs_error("popops::createGatherInput: axis " + std::to_string(axis) +
@@ -25,7 +34,9 @@ poplar::Tensor createGatherInput(poplar::Graph &graph, const poplar::Type &type,
 
 poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input, const poplar::Tensor &indices,
                       unsigned axis, poplar::program::Sequence &prog, GatherParams params,
-                      const poplar::DebugContext &debugContext) {
+                      const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(input, indices, axis, params));
+  const poplar::DebugContext debugContext(di);
   (void)params;
   const std::string op = "popops::gather";
   aspen::ops::requireValid(input, op, "the input");
@@ -65,7 +76,10 @@ poplar::Tensor gather(poplar::Graph &graph, const poplar::Tensor &input, const p
                       const std::vector<std::size_t> &sliceSizes,
                       const std::vector<std::size_t> &collapsedSliceDims,
                       const std::vector<unsigned> &startIndexMap, poplar::program::Sequence &prog,
-                      const poplar::DebugContext &debugContext) {
+                      const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(input, indices, indexVectorDim, offsetDims,
+                                                         sliceSizes, collapsedSliceDims, startIndexMap));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::gather";
   using aspen::ops::describe;
   using aspen::ops::shapeString;

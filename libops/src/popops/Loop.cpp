@@ -3,6 +3,7 @@
 // counter that lives on tile 0.
 #include "popops/Loop.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "popops/Expr.hpp"
 
@@ -10,7 +11,9 @@ namespace popops {
 
 poplar::program::Sequence countedLoop(poplar::Graph &graph, std::size_t begin, std::size_t end, size_t step,
                                       const CountedLoopBodyType &body,
-                                      const poplar::DebugContext &debugContext) {
+                                      const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(begin, end, step));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::countedLoop";
   if (step == 0)
     throw poputil::poplibs_error(op + ": step must be greater than zero");
@@ -39,14 +42,18 @@ poplar::program::Sequence countedLoop(poplar::Graph &graph, std::size_t begin, s
 
 poplar::program::Sequence countedLoop(poplar::Graph &graph, std::size_t count,
                                       const CountedLoopBodyType &body,
-                                      const poplar::DebugContext &debugContext) {
+                                      const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(count));
+  const poplar::DebugContext debugContext(di);
   return countedLoop(graph, 0, count, 1, body, debugContext);
 }
 
 poplar::program::Sequence countedForLoop(poplar::Graph &graph, const poplar::Tensor &count, int initialCount,
                                          const poplar::Tensor &countLimit, int countStep,
                                          const poplar::program::Program &body,
-                                         const poplar::DebugContext &debugContext) {
+                                         const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(count, initialCount, countLimit, countStep));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::countedForLoop";
   aspen::ops::requireValid(count, op, "the count tensor");
   aspen::ops::requireValid(countLimit, op, "the countLimit tensor");
@@ -84,7 +91,9 @@ poplar::program::Sequence countedForLoop(poplar::Graph &graph, const poplar::Ten
 poplar::program::Sequence countedForLoop(poplar::Graph &graph, int initialCount,
                                          const poplar::Tensor &countLimit, int countStep,
                                          const poplar::program::Program &body,
-                                         const poplar::DebugContext &debugContext) {
+                                         const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(initialCount, countLimit, countStep));
+  const poplar::DebugContext debugContext(di);
   aspen::ops::requireValid(countLimit, "popops::countedForLoop", "the countLimit tensor");
   poplar::Tensor count = graph.addVariable(countLimit.elementType(), {}, {debugContext, "count"});
   graph.setTileMapping(count, 0);

@@ -4,12 +4,21 @@
 // vertices: the result is a view.
 #include "popops/Pad.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "poputil/exceptions.hpp"
 
 #include <functional>
 #include <string>
 #include <utility>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popops::padding::MappingMethod &m) {
+  return poplar::ProfileValue(m == popops::padding::MappingMethod::NONE   ? "NONE"
+                              : m == popops::padding::MappingMethod::ZERO ? "ZERO"
+                                                                          : "EDGE");
+}
+} // namespace poputil
 
 namespace popops {
 
@@ -119,12 +128,14 @@ poplar::Tensor constantPad(poplar::Graph &graph, const poplar::Tensor &t,
                            const std::vector<std::ptrdiff_t> &lower, const std::vector<std::ptrdiff_t> &upper,
                            T val, padding::MappingMethod mapping) {
   const std::string op = "popops::pad";
+  // Poplar's pad takes no DebugContext: its constants are made under one named "pad".
+  aspen::ops::PopopsDebugInfo di(poplar::DebugContext("pad"), DI_ARGS(t, lower, upper, val, mapping), "pad");
   checkAmounts(t, lower, upper, op);
   return padAll(t, lower, upper, [&](const poplar::Tensor &x, std::size_t amount, unsigned d, bool isUpper) {
     const auto shape = slabShape(x, amount, d);
     if (numElementsOf(shape) == 0)
       return x.flatten().slice(0, 0).reshape(shape);
-    poplar::Tensor c = graph.addConstant(x.elementType(), shape, val, "pad");
+    poplar::Tensor c = graph.addConstant(x.elementType(), shape, val, {di});
     if (mapping == padding::MappingMethod::ZERO)
       graph.setTileMapping(c, 0);
     else if (mapping == padding::MappingMethod::EDGE)

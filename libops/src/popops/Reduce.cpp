@@ -11,6 +11,7 @@
 
 #include "ElementWiseInternal.hpp"
 #include "Internal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "popops/Cast.hpp"
 #include "popops/Expr.hpp"
 #include "popops/Fill.hpp"
@@ -23,6 +24,26 @@
 #include <map>
 #include <numeric>
 #include <set>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popops::ReduceParams &p) {
+  poplar::ProfileValue::Map m{{"op", poplar::ProfileValue(popops::toString(p.op))},
+                              {"update", poplar::ProfileValue(p.update)},
+                              {"useScale", poplar::ProfileValue(p.useScale)}};
+  if (p.useScale)
+    m.emplace("scale", toProfileValue(p.scale));
+  return m;
+}
+template <> poplar::ProfileValue toProfileValue(const popops::SingleReduceOp &r) {
+  poplar::ProfileValue::Map m{{"in", toProfileValue(r.in)},
+                              {"dims", toProfileValue(r.dims)},
+                              {"params", toProfileValue(r.params)},
+                              {"debugName", poplar::ProfileValue(r.debugName)}};
+  if (r.useOutType)
+    m.emplace("outType", toProfileValue(r.outType));
+  return m;
+}
+} // namespace poputil
 
 namespace popops {
 
@@ -525,8 +546,10 @@ void executeAll(poplar::program::Sequence &prog, const std::vector<poplar::Compu
 
 poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Type &outType,
                       const std::vector<std::size_t> &dims, ReduceParams params,
-                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                       const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(in, outType, dims, params, options));
+  const poplar::DebugContext debugContext(di);
   std::vector<poplar::ComputeSet> css;
   poplar::Tensor out = reduce(graph, in, outType, dims, params, css, debugContext, options);
   executeAll(prog, css, debugContext);
@@ -535,7 +558,9 @@ poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const popl
 
 poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const std::vector<std::size_t> &dims,
                       ReduceParams params, poplar::program::Sequence &prog,
-                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                      const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(in, dims, params, options));
+  const poplar::DebugContext debugContext(di);
   if (!in.valid())
     throw poputil::poplibs_error(std::string(kOpName) + ": the input tensor is not valid");
   return reduce(graph, in, in.elementType(), dims, params, prog, debugContext, options);
@@ -543,8 +568,10 @@ poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const std:
 
 void reduceWithOutput(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &out,
                       const std::vector<std::size_t> &dims, ReduceParams params,
-                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                       const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(in, out, dims, params, options));
+  const poplar::DebugContext debugContext(di);
   std::vector<poplar::ComputeSet> css;
   reduceWithOutput(graph, in, out, dims, params, css, debugContext, options);
   executeAll(prog, css, debugContext);
@@ -552,8 +579,10 @@ void reduceWithOutput(poplar::Graph &graph, const poplar::Tensor &in, const popl
 
 poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Type &outType,
                       const std::vector<std::size_t> &dims, ReduceParams params,
-                      std::vector<poplar::ComputeSet> &css, const poplar::DebugContext &debugContext,
+                      std::vector<poplar::ComputeSet> &css, const poplar::DebugContext &debugContextIn,
                       const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(in, outType, dims, params, css, options));
+  const poplar::DebugContext debugContext(di);
   if (!in.valid())
     throw poputil::poplibs_error(std::string(kOpName) + ": the input tensor is not valid");
   validate(in, outType, dims, params, kOpName);
@@ -567,7 +596,9 @@ poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const popl
 
 poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const std::vector<std::size_t> &dims,
                       ReduceParams params, std::vector<poplar::ComputeSet> &css,
-                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                      const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(in, dims, params, css, options));
+  const poplar::DebugContext debugContext(di);
   if (!in.valid())
     throw poputil::poplibs_error(std::string(kOpName) + ": the input tensor is not valid");
   return reduce(graph, in, in.elementType(), dims, params, css, debugContext, options);
@@ -575,8 +606,10 @@ poplar::Tensor reduce(poplar::Graph &graph, const poplar::Tensor &in, const std:
 
 void reduceWithOutput(poplar::Graph &graph, const poplar::Tensor &in, const poplar::Tensor &out,
                       const std::vector<std::size_t> &dims, ReduceParams params,
-                      std::vector<poplar::ComputeSet> &css, const poplar::DebugContext &debugContext,
+                      std::vector<poplar::ComputeSet> &css, const poplar::DebugContext &debugContextIn,
                       const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(in, out, dims, params, css, options));
+  const poplar::DebugContext debugContext(di);
   if (!out.valid())
     throw poputil::poplibs_error(std::string(kOpName) + ": the output tensor is not valid");
   reduceImpl(graph, in, out, dims, params, css, debugContext, options);
@@ -588,7 +621,9 @@ namespace popops {
 
 void reduceMany(poplar::Graph &graph, const std::vector<SingleReduceOp> &reductions,
                 std::vector<poplar::Tensor> &outputs, poplar::program::Sequence &prog,
-                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(reductions, outputs, options));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::reduceMany";
   const bool create = outputs.empty();
   if (!create && outputs.size() != reductions.size())

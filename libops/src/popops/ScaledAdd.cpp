@@ -4,8 +4,16 @@
 #include "popops/ScaledAdd.hpp"
 
 #include "Internal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "popops/Cast.hpp"
 #include "poputil/OptionParsing.hpp"
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popops::ScaledAddSpecialisation &s) {
+  return poplar::ProfileValue(s == popops::ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY ? "X_MINUS_AX_PLUS_BY"
+                                                                                       : "DEFAULT");
+}
+} // namespace poputil
 
 namespace popops {
 
@@ -104,46 +112,58 @@ poplar::Tensor constantScale(poplar::Graph &graph, const poplar::Tensor &A, cons
 } // namespace
 
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor B, float scaleB,
-                 poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                 poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                  const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A, B, scaleB, options));
+  const poplar::DebugContext debugContext(di);
   scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B,
                 constantScale(graph, A, B, scaleB, "scaleB"), Mode::AxPlusBy, prog, debugContext, options,
                 "popops::scaledAddTo");
 }
 
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor B, poplar::Tensor scaleB,
-                 poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                 poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                  const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A, B, scaleB, options));
+  const poplar::DebugContext debugContext(di);
   scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B, scaleB, Mode::AxPlusBy, prog,
                 debugContext, options, "popops::scaledAddTo");
 }
 
 void scaledSubtractFrom(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor B, float scaleB,
-                        poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                        poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                         const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A, B, scaleB, options));
+  const poplar::DebugContext debugContext(di);
   scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B,
                 constantScale(graph, A, B, scaleB, "scaleB"), Mode::AxMinusBy, prog, debugContext, options,
                 "popops::scaledSubtractFrom");
 }
 
 void scaledSubtractFrom(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor B, poplar::Tensor scaleB,
-                        poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                        poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                         const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A, B, scaleB, options));
+  const poplar::DebugContext debugContext(di);
   scaledAddImpl(graph, A, constantScale(graph, A, B, 1.0f, "scaleA"), B, scaleB, Mode::AxMinusBy, prog,
                 debugContext, options, "popops::scaledSubtractFrom");
 }
 
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, poplar::Tensor B,
                  poplar::Tensor scaleB, poplar::program::Sequence &prog,
-                 const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                 const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A, scaleA, B, scaleB, options));
+  const poplar::DebugContext debugContext(di);
   scaledAddImpl(graph, A, scaleA, B, scaleB, Mode::AxPlusBy, prog, debugContext, options,
                 "popops::scaledAddTo");
 }
 
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, poplar::Tensor B,
                  poplar::Tensor scaleB, poplar::program::Sequence &prog,
-                 const ScaledAddSpecialisation speciality, const poplar::DebugContext &debugContext,
+                 const ScaledAddSpecialisation speciality, const poplar::DebugContext &debugContextIn,
                  const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A, scaleA, B, scaleB, speciality, options));
+  const poplar::DebugContext debugContext(di);
   scaledAddImpl(graph, A, scaleA, B, scaleB,
                 speciality == ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY ? Mode::XMinusAxPlusBy
                                                                           : Mode::AxPlusBy,
@@ -151,8 +171,10 @@ void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, 
 }
 
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::Tensor B, float scaleB,
-                 poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                 poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                  const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A, scaleA, B, scaleB, options));
+  const poplar::DebugContext debugContext(di);
   scaledAddImpl(graph, A, constantScale(graph, A, B, scaleA, "scaleA"), B,
                 constantScale(graph, A, B, scaleB, "scaleB"), Mode::AxPlusBy, prog, debugContext, options,
                 "popops::scaledAddTo");
@@ -160,7 +182,9 @@ void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::T
 
 void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::Tensor B, float scaleB,
                  poplar::program::Sequence &prog, const ScaledAddSpecialisation speciality,
-                 const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                 const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A, scaleA, B, scaleB, speciality, options));
+  const poplar::DebugContext debugContext(di);
   scaledAddImpl(
       graph, A, constantScale(graph, A, B, scaleA, "scaleA"), B, constantScale(graph, A, B, scaleB, "scaleB"),
       speciality == ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY ? Mode::XMinusAxPlusBy : Mode::AxPlusBy, prog,
@@ -169,14 +193,18 @@ void scaledAddTo(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::T
 
 void scaledSubtractFrom(poplar::Graph &graph, poplar::Tensor A, poplar::Tensor scaleA, poplar::Tensor B,
                         poplar::Tensor scaleB, poplar::program::Sequence &prog,
-                        const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+                        const poplar::DebugContext &debugContextIn, const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A, scaleA, B, scaleB, options));
+  const poplar::DebugContext debugContext(di);
   scaledAddImpl(graph, A, scaleA, B, scaleB, Mode::AxMinusBy, prog, debugContext, options,
                 "popops::scaledSubtractFrom");
 }
 
 void scaledSubtractFrom(poplar::Graph &graph, poplar::Tensor A, float scaleA, poplar::Tensor B, float scaleB,
-                        poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                        poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn,
                         const poplar::OptionFlags &options) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(A, scaleA, B, scaleB, options));
+  const poplar::DebugContext debugContext(di);
   scaledAddImpl(graph, A, constantScale(graph, A, B, scaleA, "scaleA"), B,
                 constantScale(graph, A, B, scaleB, "scaleB"), Mode::AxMinusBy, prog, debugContext, options,
                 "popops::scaledSubtractFrom");

@@ -5,6 +5,7 @@
 // in-order definition.
 #include "popops/Scatter.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "popops/DynamicSlice.hpp"
 #include "popops/Loop.hpp"
@@ -136,7 +137,11 @@ void scatter(poplar::Graph &graph, const poplar::Tensor &operand, const poplar::
              const poplar::Tensor &updates, std::size_t indexVectorDim,
              std::vector<unsigned> updateWindowDims, std::vector<std::size_t> insertWindowDims,
              std::vector<unsigned> scatterDimsToOperandDims, poplar::program::Sequence &prog,
-             const poplar::DebugContext &debugContext) {
+             const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn,
+                                 DI_ARGS(operand, indices, updates, indexVectorDim, updateWindowDims,
+                                         insertWindowDims, scatterDimsToOperandDims));
+  const poplar::DebugContext debugContext(di);
   scatterImpl(graph, operand, indices, updates, indexVectorDim, std::move(updateWindowDims),
               std::move(insertWindowDims), std::move(scatterDimsToOperandDims), nullptr, prog, debugContext);
 }
@@ -145,7 +150,11 @@ void scatter(poplar::Graph &graph, const poplar::Tensor &operand, const poplar::
              const poplar::Tensor &updates, std::size_t indexVectorDim,
              std::vector<unsigned> updateWindowDims, std::vector<std::size_t> insertWindowDims,
              std::vector<unsigned> scatterDimsToOperandDims, UpdateComputationFunc &updateComputation,
-             poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+             poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn,
+                                 DI_ARGS(operand, indices, updates, indexVectorDim, updateWindowDims,
+                                         insertWindowDims, scatterDimsToOperandDims));
+  const poplar::DebugContext debugContext(di);
   scatterImpl(graph, operand, indices, updates, indexVectorDim, std::move(updateWindowDims),
               std::move(insertWindowDims), std::move(scatterDimsToOperandDims), &updateComputation, prog,
               debugContext);

@@ -5,6 +5,7 @@
 #include "popops/Sort.hpp"
 
 #include "Internal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "poputil/Util.hpp"
 
 #include <cmath>
@@ -38,7 +39,9 @@ std::uint64_t sortCycles(std::size_t rows, std::size_t len) {
 } // namespace
 
 void sortInPlace(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim, poplar::program::Sequence &prog,
-                 const poplar::DebugContext &debugContext) {
+                 const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, dim));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::sortInPlace";
   checkDim(t, dim, op);
   const poplar::Tensor rows = rowsOf(t, dim);
@@ -60,7 +63,9 @@ void sortInPlace(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim, po
 }
 
 poplar::Tensor sort(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim,
-                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, dim));
+  const poplar::DebugContext debugContext(di);
   if (!t.valid() || dim >= t.rank())
     throw poputil::poplibs_error("popops::sort: dimension " + std::to_string(dim) + " is out of range for " +
                                  aspen::ops::describe(t));
@@ -70,7 +75,9 @@ poplar::Tensor sort(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim,
 }
 
 void sortKeyValueInPlace(poplar::Graph &graph, const poplar::Tensor &k, const poplar::Tensor &v, unsigned dim,
-                         poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+                         poplar::program::Sequence &prog, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(k, v, dim));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::sortKeyValueInPlace";
   checkDim(k, dim, op);
   checkDim(v, dim, op);
@@ -100,7 +107,9 @@ void sortKeyValueInPlace(poplar::Graph &graph, const poplar::Tensor &k, const po
 
 poplar::Tensor sortKeyValue(poplar::Graph &graph, const poplar::Tensor &k, const poplar::Tensor &v,
                             unsigned dim, poplar::program::Sequence &prog,
-                            const poplar::DebugContext &debugContext) {
+                            const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(k, v, dim));
+  const poplar::DebugContext debugContext(di);
   if (!k.valid() || !v.valid() || k.shape() != v.shape())
     throw poputil::poplibs_error("popops::sortKeyValue: keys " + aspen::ops::describe(k) + " and values " +
                                  aspen::ops::describe(v) + " must have the same shape");

@@ -3,12 +3,22 @@
 // starts on one tile is handled by one popops::TopK vertex there (values and
 // UNSIGNED_INT indices); topKKeyValue gathers the values with popops::PermuteRows.
 #include "popops/TopK.hpp"
+#include <sstream>
 
 #include "Internal.hpp"
+#include "common/OpDebugInfo.hpp"
 #include "poputil/TileMapping.hpp"
 
 #include <cmath>
 #include <ostream>
+
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popops::TopKParams &p) {
+  std::ostringstream os;
+  os << p;
+  return poplar::ProfileValue(os.str());
+}
+} // namespace poputil
 
 namespace popops {
 
@@ -86,7 +96,9 @@ std::vector<std::size_t> resultShape(const poplar::Tensor &t, unsigned k) {
 
 poplar::Tensor createTopKInput(poplar::Graph &graph, const poplar::Type &type,
                                const std::vector<std::size_t> &shape, const TopKParams &params,
-                               const poplar::DebugContext &debugContext) {
+                               const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(type, shape, params));
+  const poplar::DebugContext debugContext(di);
   (void)params;
   poplar::Tensor t = graph.addVariable(type, shape, {debugContext, "topKInput"});
   // Whole rows per tile: the grain is the innermost dimension.
@@ -96,14 +108,18 @@ poplar::Tensor createTopKInput(poplar::Graph &graph, const poplar::Type &type,
 }
 
 poplar::Tensor topK(poplar::Graph &graph, poplar::program::Sequence &prog, const poplar::Tensor &t,
-                    const TopKParams &params, const poplar::DebugContext &debugContext) {
+                    const TopKParams &params, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, params));
+  const poplar::DebugContext debugContext(di);
   const TopKResult r = topKRows(graph, prog, t, params, debugContext, "popops::topK");
   return r.values.reshape(resultShape(t, params.k));
 }
 
 std::pair<poplar::Tensor, poplar::Tensor>
 topKWithPermutation(poplar::Graph &graph, poplar::program::Sequence &prog, const poplar::Tensor &t,
-                    const TopKParams &params, const poplar::DebugContext &debugContext) {
+                    const TopKParams &params, const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t, params));
+  const poplar::DebugContext debugContext(di);
   const TopKResult r = topKRows(graph, prog, t, params, debugContext, "popops::topKWithPermutation");
   const auto shape = resultShape(t, params.k);
   return {r.values.reshape(shape), r.indices.reshape(shape)};
@@ -112,7 +128,9 @@ topKWithPermutation(poplar::Graph &graph, poplar::program::Sequence &prog, const
 std::pair<poplar::Tensor, poplar::Tensor> topKKeyValue(poplar::Graph &graph, poplar::program::Sequence &prog,
                                                        const poplar::Tensor &keys,
                                                        const poplar::Tensor &values, const TopKParams &params,
-                                                       const poplar::DebugContext &debugContext) {
+                                                       const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(keys, values, params));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "popops::topKKeyValue";
   if (!values.valid() || keys.shape() != values.shape())
     throw poputil::poplibs_error(op + ": keys " + aspen::ops::describe(keys) + " and values " +

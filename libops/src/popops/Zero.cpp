@@ -2,6 +2,7 @@
 // popops::zero: a fill with 0 (the popops::Fill<T> vertices).
 #include "popops/Zero.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "popops/Fill.hpp"
 
 namespace popops {
@@ -21,7 +22,9 @@ void zero(poplar::Graph &graph, const poplar::Tensor &t,
 }
 
 void zero(poplar::Graph &graph, const poplar::Tensor &t, poplar::program::Sequence &prog,
-          const poplar::DebugContext &debugContext) {
+          const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PopopsDebugInfo di(debugContextIn, DI_ARGS(t));
+  const poplar::DebugContext debugContext(di);
   fill(graph, t, prog, 0, {debugContext, "zero"});
 }
 

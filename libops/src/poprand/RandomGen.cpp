@@ -11,6 +11,7 @@
 #include <poprand/RandomGen.hpp>
 #include <poprand/codelets.hpp>
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
 #include <poplar/Target.hpp>
@@ -173,7 +174,10 @@ Tensor generate(Graph &graph, const char *opBase, const Tensor *seed, uint32_t s
 
 Tensor uniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
                const Type &outType, double minVal, double maxVal, program::Sequence &prog,
-               const DebugContext &debugContext) {
+               const DebugContext &debugContextIn) {
+  aspen::ops::PoprandDebugInfo di(debugContextIn,
+                                  DI_ARGS(seed, seedModifier, reference, outType, minVal, maxVal));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("poprand::uniform", debugContext);
   checkOutType(op, outType, true);
   if (!(maxVal >= minVal))
@@ -185,7 +189,10 @@ Tensor uniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Te
 
 Tensor logUniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
                   const Type &outType, double minVal, double maxVal, program::Sequence &prog, double base,
-                  const DebugContext &debugContext) {
+                  const DebugContext &debugContextIn) {
+  aspen::ops::PoprandDebugInfo di(debugContextIn,
+                                  DI_ARGS(seed, seedModifier, reference, outType, minVal, maxVal, base));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("poprand::logUniform", debugContext);
   checkOutType(op, outType, true);
   if (!(minVal >= 1.0))
@@ -203,7 +210,9 @@ Tensor logUniform(Graph &graph, const Tensor *seed, uint32_t seedModifier, const
 
 Tensor bernoulli(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
                  const Type &outType, double prob, program::Sequence &prog,
-                 const DebugContext &debugContext) {
+                 const DebugContext &debugContextIn) {
+  aspen::ops::PoprandDebugInfo di(debugContextIn, DI_ARGS(seed, seedModifier, reference, outType, prob));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("poprand::bernoulli", debugContext);
   checkOutType(op, outType, true);
   if (!(prob >= 0.0 && prob <= 1.0))
@@ -214,7 +223,10 @@ Tensor bernoulli(Graph &graph, const Tensor *seed, uint32_t seedModifier, const 
 
 Tensor normal(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
               const Type &outType, double mean, double stdDev, program::Sequence &prog,
-              const DebugContext &debugContext) {
+              const DebugContext &debugContextIn) {
+  aspen::ops::PoprandDebugInfo di(debugContextIn,
+                                  DI_ARGS(seed, seedModifier, reference, outType, mean, stdDev));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("poprand::normal", debugContext);
   checkOutType(op, outType, false);
   if (!(stdDev >= 0.0))
@@ -225,7 +237,10 @@ Tensor normal(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Ten
 
 Tensor truncatedNormal(Graph &graph, const Tensor *seed, uint32_t seedModifier, const Tensor &reference,
                        const Type &outType, double mean, double stdDev, double alpha, program::Sequence &prog,
-                       const DebugContext &debugContext) {
+                       const DebugContext &debugContextIn) {
+  aspen::ops::PoprandDebugInfo di(debugContextIn,
+                                  DI_ARGS(seed, seedModifier, reference, outType, mean, stdDev, alpha));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("poprand::truncatedNormal", debugContext);
   checkOutType(op, outType, false);
   if (!(stdDev >= 0.0))
@@ -238,7 +253,10 @@ Tensor truncatedNormal(Graph &graph, const Tensor *seed, uint32_t seedModifier, 
 
 Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, const Tensor &input,
                const Tensor &reference, double keepProbability, double scale, bool outputClonesRef,
-               program::Sequence &prog, const DebugContext &debugContext) {
+               program::Sequence &prog, const DebugContext &debugContextIn) {
+  aspen::ops::PoprandDebugInfo di(
+      debugContextIn, DI_ARGS(seed, seedModifier, input, reference, keepProbability, scale, outputClonesRef));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("poprand::dropout", debugContext);
   aspen::ops::requireValid(input, op, "the input");
   aspen::ops::requireValid(reference, op, "the reference");
@@ -278,13 +296,18 @@ Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, co
 
 Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, const Tensor &input,
                const Tensor &reference, double keepProbability, double scale, program::Sequence &prog,
-               const DebugContext &debugContext) {
+               const DebugContext &debugContextIn) {
+  aspen::ops::PoprandDebugInfo di(debugContextIn,
+                                  DI_ARGS(seed, seedModifier, input, reference, keepProbability, scale));
+  const poplar::DebugContext debugContext(di);
   return dropout(graph, seed, seedModifier, input, reference, keepProbability, scale, true, prog,
                  debugContext);
 }
 
 void setSeed(Graph &graph, const Tensor &masterSeed, uint32_t seedModifier, program::Sequence &prog,
-             const DebugContext &debugContext) {
+             const DebugContext &debugContextIn) {
+  aspen::ops::PoprandDebugInfo di(debugContextIn, DI_ARGS(masterSeed, seedModifier));
+  const poplar::DebugContext debugContext(di);
   const std::string op = aspen::ops::opNameWithContext("poprand::setSeed", debugContext);
   const Tensor state = graphRandom(graph).first;
   const Tensor seed = seedWords(op, &masterSeed, state);

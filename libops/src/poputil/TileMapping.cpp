@@ -2,6 +2,7 @@
 // Linear tile mappings and mapping queries, built on the public Graph API only.
 #include "poputil/TileMapping.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "poputil/Util.hpp"
 #include "poputil/exceptions.hpp"
@@ -143,7 +144,9 @@ unsigned getTileImbalance(const poplar::Graph &graph, const poplar::Tensor &t, u
 }
 
 poplar::Tensor cloneToIpu(poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIPU,
-                          const poplar::DebugContext &debugContext, poplar::TensorCloneMethod method) {
+                          const poplar::DebugContext &debugContextIn, poplar::TensorCloneMethod method) {
+  aspen::ops::PoputilDebugInfo di(debugContextIn, DI_ARGS(t, dstIPU, method));
+  const poplar::DebugContext debugContext(di);
   const auto &target = graph.getTarget();
   if (dstIPU >= target.getNumIPUs())
     throw poplibs_error("poputil::cloneToIpu: IPU " + std::to_string(dstIPU) +
@@ -162,8 +165,10 @@ poplar::Tensor cloneToIpu(poplar::Graph &graph, const poplar::Tensor &t, unsigne
 }
 
 poplar::Tensor copyToIpu(poplar::Graph &masterGraph, const poplar::Tensor &t, poplar::program::Sequence &prog,
-                         unsigned dstIPU, const poplar::DebugContext &debugContext,
+                         unsigned dstIPU, const poplar::DebugContext &debugContextIn,
                          poplar::TensorCloneMethod method) {
+  aspen::ops::PoputilDebugInfo di(debugContextIn, DI_ARGS(t, dstIPU, method));
+  const poplar::DebugContext debugContext(di);
   poplar::Tensor clone = cloneToIpu(masterGraph, t, dstIPU, debugContext, method);
   prog.add(poplar::program::Copy(t, clone, false, {debugContext, "copyToIpu"}));
   return clone;
@@ -171,7 +176,9 @@ poplar::Tensor copyToIpu(poplar::Graph &masterGraph, const poplar::Tensor &t, po
 
 poplar::Tensor createIpuCopy(poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIpu,
                              poplar::Tensor &copySrc, poplar::Tensor &copyDst,
-                             const poplar::DebugContext &debugContext, poplar::TensorCloneMethod method) {
+                             const poplar::DebugContext &debugContextIn, poplar::TensorCloneMethod method) {
+  aspen::ops::PoputilDebugInfo di(debugContextIn, DI_ARGS(t, dstIpu, copySrc, copyDst, method));
+  const poplar::DebugContext debugContext(di);
   poplar::Tensor clone = cloneToIpu(graph, t, dstIpu, debugContext, method);
   copySrc = t;
   copyDst = clone;
@@ -188,7 +195,9 @@ bool dimIsSplitOverIPUs(const poplar::Graph &graph, const poplar::Tensor &t, uns
 
 poplar::Tensor createBroadcastOperand(poplar::Graph &graph, const poplar::Tensor &fullTensor,
                                       const poplar::Type &type, unsigned dim, bool ditherMapping,
-                                      const poplar::DebugContext &debugContext) {
+                                      const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PoputilDebugInfo di(debugContextIn, DI_ARGS(fullTensor, type, dim, ditherMapping));
+  const poplar::DebugContext debugContext(di);
   if (dim >= fullTensor.rank())
     throw poplibs_error("poputil::createBroadcastOperand: dimension " + std::to_string(dim) +
                         " out of range for " + aspen::ops::describe(fullTensor));

@@ -2,6 +2,7 @@
 // Region partitioning and small tensor utilities.
 #include "poputil/Util.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "poputil/exceptions.hpp"
 
@@ -149,7 +150,9 @@ std::size_t intervalSequenceNumElements(const std::vector<std::vector<poplar::In
 }
 
 poplar::Tensor duplicate(poplar::Graph &graph, const poplar::Tensor &in, poplar::program::Sequence &p,
-                         const poplar::DebugContext &debugContext, poplar::TensorCloneMethod method) {
+                         const poplar::DebugContext &debugContextIn, poplar::TensorCloneMethod method) {
+  aspen::ops::PoputilDebugInfo di(debugContextIn, DI_ARGS(in, method));
+  const poplar::DebugContext debugContext(di);
   aspen::ops::requireValid(in, "poputil::duplicate", "the tensor");
   poplar::Tensor out = graph.clone(in, {debugContext, "duplicate"}, method);
   p.add(poplar::program::Copy(in, out, false, {debugContext, "duplicate"}));
@@ -157,7 +160,9 @@ poplar::Tensor duplicate(poplar::Graph &graph, const poplar::Tensor &in, poplar:
 }
 
 poplar::Tensor cloneN(poplar::Graph &graph, const poplar::Tensor &t, unsigned N,
-                      const poplar::DebugContext &debugContext, poplar::TensorCloneMethod method) {
+                      const poplar::DebugContext &debugContextIn, poplar::TensorCloneMethod method) {
+  aspen::ops::PoputilDebugInfo di(debugContextIn, DI_ARGS(t, N, method));
+  const poplar::DebugContext debugContext(di);
   return graph.cloneN(t, N, debugContext, method);
 }
 

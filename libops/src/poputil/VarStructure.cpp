@@ -2,6 +2,7 @@
 // poputil's partition-major variables and iteration over partitions.
 #include "poputil/VarStructure.hpp"
 
+#include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 #include "poputil/exceptions.hpp"
 
@@ -30,7 +31,9 @@ std::pair<std::size_t, std::size_t> partitionBounds(std::size_t n, std::size_t p
 poplar::Tensor createPartitionableTensor(poplar::Graph &graph, const poplar::Type &type,
                                          const std::vector<std::size_t> &shape,
                                          const std::vector<std::size_t> &nPartitions,
-                                         const poplar::DebugContext &debugContext) {
+                                         const poplar::DebugContext &debugContextIn) {
+  aspen::ops::PoputilDebugInfo di(debugContextIn, DI_ARGS(type, shape, nPartitions));
+  const poplar::DebugContext debugContext(di);
   const std::string op = "poputil::createPartitionableTensor";
   if (shape.size() != nPartitions.size())
     throw poputil::poplibs_error(op + ": the shape " + aspen::ops::shapeString(shape) +

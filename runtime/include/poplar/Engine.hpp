@@ -8,6 +8,7 @@
 #include <poplar/Executable.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
+#include <poplar/ProfileValue.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
@@ -160,6 +161,20 @@ public:
   /// `showExecutionSteps` ("true": every executed step with its cycles),
   /// `showVarStorage`.
   void printProfileSummary(std::ostream &out, const OptionFlags &options = {}) const;
+  /// Poplar 1.x: the graph profile as a value ("target", "graph", "memory" with
+  /// "byTile" "total"/"totalIncludingGaps" and "liveness", "computeSets",
+  /// "vertexTypes"), read from the same report as profile.json.
+  /// ```
+  /// poplar::serializeToJSON(out, engine.getGraphProfile());
+  /// ```
+  POPLAR_DEPRECATED("use autoReport's profile.pop and libpva (pva::openReport)")
+  ProfileValue getGraphProfile() const;
+  /// Poplar 1.x: the execution profile as a value: "simulation" with "cycles"
+  /// (all runs since the engine was made or reset) and "steps" (each executed
+  /// step: "type" OnTileExecute/DoExchange/StreamCopy/GlobalExchange/Sync,
+  /// "name", "cycles"), "runs" and "cycles" by category.
+  POPLAR_DEPRECATED("use autoReport's profile.pop and libpva (pva::openReport)")
+  ProfileValue getExecutionProfile() const;
   void enableExecutionProfiling();
   void disableExecutionProfiling();
   void resetExecutionProfile();

@@ -178,6 +178,29 @@ private:
   unsigned number_;
 };
 
+/// The debug information a graph element was made under: one poplar::DebugInfo
+/// (an op of PopLibs, an application layer), a node of the report's tree.
+class DebugContext {
+public:
+  DebugContext(detail::Data d, std::size_t index) : d_(std::move(d)), index_(index) {}
+  /// The DebugInfo's id (poplar::DebugInfo::getId()).
+  std::uint64_t id() const;
+  /// The id of the DebugInfo its DebugContext came from (0: none).
+  std::uint64_t parentId() const;
+  /// That DebugInfo, or null.
+  std::shared_ptr<DebugContext> parent() const;
+  /// "popops", "poplin", "poplibs", "app", ...
+  std::string layer() const;
+  /// The DebugContext's path name.
+  std::string name() const;
+  /// The values set on the DebugInfo as a JSON object ("api", "args", ...).
+  std::string json() const;
+
+private:
+  detail::Data d_;
+  std::size_t index_;
+};
+
 /// A node of the program tree: a control program, a named block, or a step.
 class Program {
 public:
@@ -202,6 +225,9 @@ public:
   std::uint64_t estimatedCycles() const;
   /// Bytes of not-always-live variables live at this step (0 for a Sequence).
   std::uint64_t notAlwaysLiveBytes() const;
+  /// The debug information the step was made under (its program's, else its
+  /// compute set's); empty for a Sequence or a step made under none.
+  std::vector<std::shared_ptr<DebugContext>> debugContexts() const;
   /// A number unique to this program in its report.
   std::size_t _id() const { return index_; }
 
@@ -242,6 +268,8 @@ public:
   /// The control programs the engine runs (Engine::run(i) runs controlPrograms()[i]).
   std::vector<std::shared_ptr<Program>> controlPrograms() const;
   std::vector<LivenessProgramStep> livenessProgramSteps() const;
+  /// Every DebugInfo the report records, by ascending id.
+  std::vector<std::shared_ptr<DebugContext>> debugContexts() const;
   /// Sum over tiles of the peak bytes (including gaps).
   std::uint64_t totalMemory() const;
   bool outOfMemory() const;

@@ -411,6 +411,56 @@
     return el('div', {}, el('h3', { text: 'Host timeline (' + fmt(events.length) + ' trace points; channels: ' + channels.join(', ') + ')' }), canvas, list);
   }
 
+  // ---- debug information (docs/debug-info.md) -------------------------------------
+  /** The DebugInfo records of the report by id, built on first use. */
+  function debugById(m) {
+    if (!m.debugIndex) {
+      m.debugIndex = new Map();
+      const list = m.r.debugContexts;
+      if (isArr(list)) for (const d of list) if (d && Number.isInteger(d.id)) m.debugIndex.set(d.id, d);
+    }
+    return m.debugIndex;
+  }
+
+  /** The op an element was made under and its callers: layer, api, path and arguments. */
+  function debugPanel(m, id, domId) {
+    const box = el('div', { class: 'debug-info', id: domId });
+    const index = debugById(m);
+    if (!id || !index.has(id)) { box.append(el('div', { class: 'muted', text: 'No debug information for this element.' })); return box; }
+    box.append(el('h4', { text: 'Debug information' }));
+    const seen = new Set();
+    for (let d = index.get(id); d && !seen.has(d.id); d = index.get(d.parent)) {
+      seen.add(d.id);
+      const v = d.values || {};
+      const entry = el('div', { class: 'debug-context', 'data-debug-id': String(d.id) });
+      entry.append(el('div', { class: 'debug-head', text: '[' + (d.layer || '?') + '] ' + (v.api !== undefined ? v.api : '(no api)') + (d.path ? '  \u2014 ' + d.path : '') + '  (id ' + d.id + ')' }));
+      for (const key of ['args', 'outputs', 'output']) {
+        if (v[key] === undefined) continue;
+        entry.append(el('div', { class: 'muted', text: key }), el('pre', { class: 'debug-' + key, text: JSON.stringify(v[key], null, 1) }));
+      }
+      const rest = Object.keys(v).filter((k2) => !['api', 'args', 'outputs', 'output'].includes(k2));
+      if (rest.length) entry.append(el('pre', { class: 'debug-values', text: JSON.stringify(Object.fromEntries(rest.map((k2) => [k2, v[k2]])), null, 1) }));
+      box.append(entry);
+    }
+    return box;
+  }
+
+  function viewComputeSets(models) {
+    const root = el('div', { class: 'columns' });
+    models.forEach((m, k) => {
+      const out = el('div', { class: 'panel', id: 'cs-details' + (k ? '-b' : '') }, el('span', { class: 'muted', text: 'Click a compute set for the op that made it and its arguments.' }));
+      const rows = (m.r.computeSets || []).map((c, i) => Object.assign({ index: i }, c));
+      const pick = (c) => out.replaceChildren(el('h3', { text: 'Compute set ' + c.index + ' ' + (c.name || '') }),
+        el('div', { text: fmt(c.vertices || 0) + ' vertices on ' + fmt(c.tiles || 0) + ' tiles, ' + fmt(c.computeCycles || 0) + ' compute cycles' }),
+        debugPanel(m, c.debugId, 'cs-debug' + (k ? '-b' : '')));
+      root.append(el('div', { class: 'column' }, el('h2', { text: 'Compute sets' + (models.length > 1 ? ' \u2014 ' + m.file : '') }), out,
+        table('cs-table' + (k ? '-b' : ''), [{ title: 'name', get: (c) => c.name || '' }, { title: 'index', get: (c) => c.index, num: true },
+          { title: 'vertices', get: (c) => c.vertices || 0, num: true }, { title: 'tiles', get: (c) => c.tiles || 0, num: true },
+          { title: 'compute cycles', get: (c) => c.computeCycles || 0, num: true }], rows, { sortCol: 4, onRow: pick })));
+    });
+    return root;
+  }
+
   function viewTrace(models) {
     const root = el('div', { class: 'columns' });
     models.forEach((m, k) => {
@@ -445,6 +495,8 @@
           parts.push(el('div', { text: (ex.tileComputeCycles ? 'Compute' : 'Exchange') + ' cycles per tile (' + ex.tiles.length + ' tiles, max ' + fmt(max) + '):' }),
             heatmap(m, values, max, () => {}, 'step-tiles' + (k ? '-b' : '')));
         }
+        const cs = step.computeSet !== undefined && m.r.computeSets ? m.r.computeSets[step.computeSet] : null;
+        parts.push(debugPanel(m, step.debugId || (cs && cs.debugId), 'step-debug' + (k ? '-b' : '')));
         out.replaceChildren(...parts);
       };
       const segmentsOf = (i) => {
@@ -490,14 +542,18 @@
     return roots;
   }
 
-  function renderNode(n) {
-    if (!n.children) return el('div', { class: 'leaf', text: n.name + ' \u2014 ' + fmt(n.cycles) + ' cycles (step ' + n.step + ')' });
+  function renderNode(n, onPick) {
+    if (!n.children) {
+      const leaf = el('div', { class: 'leaf', 'data-step': String(n.step), text: n.name + ' \u2014 ' + fmt(n.cycles) + ' cycles (step ' + n.step + ')' });
+      if (onPick) { leaf.style.cursor = 'pointer'; leaf.addEventListener('click', () => onPick(n)); }
+      return leaf;
+    }
     const d = el('details', {}, el('summary', { text: n.name + ' \u2014 ' + fmt(n.cycles) + ' cycles, ' + fmt(n.steps) + ' steps' }));
     let filled = false;
     d.addEventListener('toggle', () => {
       if (filled || !d.open) return;
       filled = true;
-      const kids = n.children.slice(0, 1000).map(renderNode);
+      const kids = n.children.slice(0, 1000).map((c) => renderNode(c, onPick));
       d.append(...kids);
       if (n.children.length > 1000) d.append(el('div', { class: 'leaf muted', text: '\u2026 ' + (n.children.length - 1000) + ' more' }));
     });
@@ -506,10 +562,17 @@
 
   function viewPrograms(models) {
     const root = el('div', { class: 'columns' });
-    for (const m of models) {
+    models.forEach((m, k) => {
       const basis = m.execution ? 'executed cycles' : 'estimated cycles per execution';
-      root.append(el('div', { class: 'column tree', id: 'program-tree' }, el('h2', { text: 'Programs (' + basis + ')' }), ...programTree(m).map(renderNode)));
-    }
+      const out = el('div', { class: 'panel', id: 'program-details' + (k ? '-b' : '') }, el('span', { class: 'muted', text: 'Click a step for the op that made it and its arguments.' }));
+      const pick = (n) => {
+        const step = m.steps[n.step] || {};
+        const cs = step.computeSet !== undefined && m.r.computeSets ? m.r.computeSets[step.computeSet] : null;
+        out.replaceChildren(el('h3', { text: 'Step ' + n.step + ' (' + (step.kind || '') + ' ' + (step.name || '') + ')' }),
+          debugPanel(m, step.debugId || (cs && cs.debugId), 'program-debug' + (k ? '-b' : '')));
+      };
+      root.append(el('div', { class: 'column tree', id: 'program-tree' }, el('h2', { text: 'Programs (' + basis + ')' }), out, ...programTree(m).map((n) => renderNode(n, pick))));
+    });
     return root;
   }
 
@@ -562,7 +625,7 @@
     if (!models.length || models.length !== (data.reports || []).length) { $('#view').replaceChildren(); return; }
     $('#subtitle').textContent = models.map((m) => m.file).join('  vs  ');
     const views = [['Summary', viewSummary], ['Memory', viewMemory], ['Liveness', viewLiveness], ['Execution trace', viewTrace],
-      ['Programs', viewPrograms], ['Vertex types', viewVertices], ['Variables', viewVariables]];
+      ['Programs', viewPrograms], ['Compute sets', viewComputeSets], ['Vertex types', viewVertices], ['Variables', viewVariables]];
     const nav = $('#tabs');
     const show = (i) => {
       nav.querySelectorAll('button').forEach((b, j) => b.classList.toggle('active', i === j));

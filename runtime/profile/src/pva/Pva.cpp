@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace pva {
 
@@ -42,6 +43,8 @@ struct ReportData {
   std::vector<std::int64_t> runProgram;
   // Per executed step: (tiles, cycles) from execution.steps.
   std::vector<const json *> executedStep;
+  // debugContexts: index by id.
+  std::map<std::uint64_t, std::size_t> debugIndex;
 
   const json &at(const char *a) const {
     auto it = report.find(a);
@@ -90,8 +93,19 @@ Program::Type typeOf(const std::string &kind) {
   return Program::Type::Other;
 }
 
+const json &debugList(const detail::ReportData &d) {
+  auto it = d.report.find("debugContexts");
+  return it != d.report.end() && it->is_array() ? *it : d.empty;
+}
+
 void build(detail::ReportData &d) {
   const json &r = d.report;
+  {
+    const json &list = debugList(d);
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (list[i].is_object() && list[i].contains("id") && list[i]["id"].is_number_unsigned())
+        d.debugIndex.emplace(list[i]["id"].get<std::uint64_t>(), i);
+  }
   const json steps = r.value("steps", json::array());
   const json programs = r.value("programs", json::array());
   d.stepNode.assign(steps.size(), ~std::size_t(0));
@@ -181,6 +195,11 @@ void build(detail::ReportData &d) {
 
 std::shared_ptr<Program> node(const detail::Data &d, std::size_t i) {
   return std::make_shared<Program>(d, i);
+}
+
+std::shared_ptr<DebugContext> debugContextOf(const detail::Data &d, std::uint64_t id) {
+  auto it = d->debugIndex.find(id);
+  return id == 0 || it == d->debugIndex.end() ? nullptr : std::make_shared<DebugContext>(d, it->second);
 }
 
 } // namespace
@@ -311,6 +330,57 @@ std::uint64_t Program::notAlwaysLiveBytes() const {
   const std::int64_t s = d_->nodes[index_].step;
   const json steps = d_->report.value("steps", json::array());
   return s >= 0 && std::size_t(s) < steps.size() ? steps[s].value("notAlwaysLiveBytes", std::uint64_t(0)) : 0;
+}
+
+std::vector<std::shared_ptr<DebugContext>> Program::debugContexts() const {
+  std::vector<std::shared_ptr<DebugContext>> out;
+  const std::int64_t s = d_->nodes[index_].step;
+  const auto steps = d_->report.find("steps");
+  if (s < 0 || steps == d_->report.end() || !steps->is_array() || std::size_t(s) >= steps->size())
+    return out;
+  const json &step = (*steps)[std::size_t(s)];
+  std::uint64_t id = num(step, "debugId");
+  const auto css = d_->report.find("computeSets");
+  if (id == 0 && css != d_->report.end() && css->is_array()) {
+    const std::uint64_t c = num(step, "computeSet", ~std::uint64_t(0));
+    if (c < css->size() && (*css)[c].is_object())
+      id = num((*css)[c], "debugId");
+  }
+  if (auto dc = debugContextOf(d_, id))
+    out.push_back(std::move(dc));
+  return out;
+}
+
+std::vector<std::shared_ptr<DebugContext>> Compilation::debugContexts() const {
+  std::vector<std::shared_ptr<DebugContext>> out;
+  for (const auto &kv : d_->debugIndex)
+    out.push_back(std::make_shared<DebugContext>(d_, kv.second));
+  return out;
+}
+
+std::uint64_t DebugContext::id() const {
+  return num(debugList(*d_)[index_], "id");
+}
+std::uint64_t DebugContext::parentId() const {
+  return num(debugList(*d_)[index_], "parent");
+}
+std::shared_ptr<DebugContext> DebugContext::parent() const {
+  return debugContextOf(d_, parentId());
+}
+std::string DebugContext::layer() const {
+  const auto &entry = debugList(*d_)[index_];
+  auto it = entry.find("layer");
+  return it != entry.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+std::string DebugContext::name() const {
+  const auto &entry = debugList(*d_)[index_];
+  auto it = entry.find("path");
+  return it != entry.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+std::string DebugContext::json() const {
+  const auto &entry = debugList(*d_)[index_];
+  auto it = entry.find("values");
+  return it != entry.end() ? it->dump() : "{}";
 }
 
 std::shared_ptr<Program> LivenessProgramStep::program() const {
