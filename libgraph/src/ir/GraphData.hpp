@@ -34,6 +34,9 @@ struct Variable {
   std::string name;
   std::vector<std::size_t> shape;    // as created, for messages and profiles
   std::vector<TileInterval> mapping; // sorted by begin, disjoint; gaps = unmapped
+  /// QUARTER variables: the scalar QUARTER_METADATA tensor their elements carry
+  /// (invalid: none). See docs/fp8.md.
+  poplar::Tensor metadata;
 };
 
 // ---- vertex types (filled by the codelet loader) ---------------------------

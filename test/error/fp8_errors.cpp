@@ -1,0 +1,122 @@
+// Copyright (c) Aspen contributors.
+// Bad input for fp8 (issue 15 item 8): each is a poplar_error naming the tensor
+// (or value) at fault. See docs/fp8.md.
+#include "ErrorCheck.hpp"
+
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poplar/MetadataCreation.hpp>
+#include <poplar/Quarter.hpp>
+#include <poplar/TypeConversion.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+using namespace poplar;
+using aspen::test::requireError;
+using Format = QuarterMetadata::Format;
+
+namespace {
+Graph makeGraph() {
+  static IPUModel model;
+  model.tilesPerIPU = 4;
+  static Device device = model.createDevice();
+  return Graph(device.getTarget());
+}
+} // namespace
+
+TEST_CASE("fp8 error: a QUARTER constant without metadata", "[fp8][error]") {
+  Graph graph = makeGraph();
+  requireError<tensor_creation_error>(
+      [&] {
+        graph.addConstant<float>(QUARTER, {2}, {1.0f, 2.0f}, "qconst");
+      },
+      {"qconst", "quarter", "without metadata"});
+}
+
+TEST_CASE("fp8 error: a metadata tensor of the wrong type or shape", "[fp8][error]") {
+  Graph graph = makeGraph();
+  Tensor notMetadata = graph.addVariable(UNSIGNED_CHAR, {}, "bytes");
+  requireError<type_error>([&] { graph.addVariable(QUARTER, notMetadata, {4}, "q1"); },
+                           {"q1", "bytes", "unsigned char", "not quarter_metadata"});
+  Tensor twoMetadata = graph.addVariable(QUARTER_METADATA, {2}, "mdPair");
+  requireError<tensor_creation_error>([&] { graph.addVariable(QUARTER, twoMetadata, {4}, "q2"); },
+                                      {"q2", "mdPair", "2 elements"});
+  Tensor md = createVariableMetadataTensor(graph, Format::F143, 0, "md");
+  requireError<type_error>([&] { graph.addVariable(FLOAT, md, {4}, "f"); }, {"'f'", "float", "takes none"});
+  requireError<tensor_creation_error>([&] { graph.addVariable(QUARTER, Tensor(), {4}, "q3"); },
+                                      {"q3", "not valid"});
+  Tensor t = graph.addVariable(FLOAT, {4}, "src");
+  requireError<type_error>([&] { graph.clone(QUARTER, notMetadata, t, "qclone"); }, {"qclone", "bytes"});
+  Graph other = makeGraph();
+  Tensor otherMd = createVariableMetadataTensor(other, Format::F143, 0, "otherMd");
+  requireError<tensor_creation_error>([&] { graph.addVariable(QUARTER, otherMd, {4}, "q4"); },
+                                      {"q4", "otherMd", "different graph"});
+}
+
+TEST_CASE("fp8 error: a constant whose metadata is not known when the graph is built", "[fp8][error]") {
+  Graph graph = makeGraph();
+  Tensor md = graph.addVariable(QUARTER_METADATA, {}, "runtimeMd");
+  requireError<tensor_creation_error>(
+      [&] {
+        graph.addConstant<float>(QUARTER, md, {2}, {1.0f, 2.0f}, "qc");
+      },
+      {"qc", "runtimeMd", "not known"});
+}
+
+TEST_CASE("fp8 error: invalid format values and scales", "[fp8][error]") {
+  requireError<poplar_error>([] { QuarterMetadata md(static_cast<std::uint8_t>(0x40)); }, {"0x40", "format"});
+  requireError<poplar_error>([] { QuarterMetadata md(static_cast<std::uint8_t>(0xc5)); }, {"0xc5", "format"});
+  requireError<poplar_error>([] { QuarterMetadata md(Format::F143, 32); }, {"scale 32", "-32..31"});
+  requireError<poplar_error>([] { QuarterMetadata md(Format::F152, -33); }, {"scale -33"});
+  requireError<poplar_error>([] { QuarterMetadata md(static_cast<Format>(7), 0); }, {"invalid format"});
+  Graph graph = makeGraph();
+  requireError<poplar_error>([&] { createConstantMetadataTensor(graph, Format::F143, 40); },
+                             {"createConstantMetadataTensor", "scale 40"});
+  requireError<poplar_error>([&] { createVariableMetadataTensor(graph, Format::F152, -40); },
+                             {"createVariableMetadataTensor", "scale -40"});
+}
+
+TEST_CASE("fp8 error: host conversion with metadata of a type other than quarter", "[fp8][error]") {
+  std::vector<float> xs = {1.0f};
+  std::vector<float> out(1);
+  unsigned char byte = 0;
+  requireError<type_error>([&] { convertToDeviceType(HALF, QuarterMetadata(), xs, &byte); },
+                           {"convertToDeviceType", "half"});
+  requireError<type_error>([&] { convertFromDeviceType(FLOAT, QuarterMetadata(), &byte, out); },
+                           {"convertFromDeviceType", "float"});
+  requireError<type_error>([&] { convertToDeviceType(QUARTER, xs, &byte); }, {"quarter"});
+}
+
+TEST_CASE("fp8 error: metadata reads and writes of tensors without metadata, an invalid metadata value",
+          "[fp8][error]") {
+  static IPUModel model;
+  model.tilesPerIPU = 4;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  Tensor f = graph.addVariable(FLOAT, {2}, "plain");
+  graph.setTileMapping(f, 0);
+  graph.createHostWrite("plainW", f);
+  graph.createHostRead("plainR", f);
+  Tensor md = createVariableMetadataTensor(graph, Format::F143, 0, "md");
+  Tensor q = graph.addVariable(QUARTER, md, {2}, "q");
+  graph.setTileMapping(q, 1);
+  graph.createHostRead("qR", q);
+  Tensor mdBytes = md.reinterpret(UNSIGNED_CHAR);
+  graph.createHostWrite("mdW", mdBytes);
+  Engine engine(graph, program::Sequence());
+  engine.load(device);
+  std::vector<float> fs(2);
+  std::vector<unsigned char> qs(2);
+  QuarterMetadata got;
+  requireError<poplar_error>(
+      [&] { engine.writeTensor("plainW", QuarterMetadata(), fs.data(), fs.data() + 2); },
+      {"plainW", "no metadata"});
+  requireError<poplar_error>([&] { engine.readTensor("plainR", got, fs.data(), fs.data() + 2); },
+                             {"plainR", "no metadata"});
+  const unsigned char bad = 0x7f; // format bits 01: invalid
+  engine.writeTensor("mdW", &bad, &bad + 1);
+  requireError<poplar_error>([&] { engine.readTensor("qR", got, qs.data(), qs.data() + 2); },
+                             {"qR", "0x7f", "format"});
+}
