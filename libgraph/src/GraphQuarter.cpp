@@ -37,7 +37,7 @@ void attachQuarterMetadata(poplar::Graph &graph, GraphData &data, VarId var, con
   if (!data.variables[var].type.requiresMetadata())
     return;
   if (metadata) {
-    data.variables[var].metadata = metadata->reshape({});
+    data.quarterMetadata[var] = metadata->reshape({});
     return;
   }
   const std::string name = data.variables[var].name + "/metadata";
@@ -45,7 +45,7 @@ void attachQuarterMetadata(poplar::Graph &graph, GraphData &data, VarId var, con
   graph.setTileMapping(md, 0);
   const VarId mdVar = md.getImpl().segments->front().var;
   data.initialValues[mdVar] = {poplar::QuarterMetadata().getBinary()};
-  data.variables[var].metadata = md;
+  data.quarterMetadata[var] = md;
 }
 
 poplar::QuarterMetadata knownQuarterMetadata(const GraphData &data, const poplar::Tensor &metadata,
@@ -79,7 +79,7 @@ bool Tensor::hasMetadata() const {
   if (!graph)
     return false;
   for (const auto &s : *getImpl().segments)
-    if (!graph->variables[s.var].metadata.valid())
+    if (!graph->metadataOf(s.var))
       return false;
   return true;
 }
@@ -95,10 +95,11 @@ Tensor Tensor::getMetadata() const {
     throw poplar_error("getMetadata: the graph of tensor " + shortString() + " no longer exists");
   const Tensor *found = nullptr;
   for (const auto &s : *getImpl().segments) {
-    const Tensor &md = graph->variables[s.var].metadata;
-    if (!md.valid())
+    const Tensor *mdp = graph->metadataOf(s.var);
+    if (!mdp)
       throw poplar_error("getMetadata: tensor " + shortString() + " has elements of variable " +
                          graph->describeVariable(s.var) + ", which has no metadata");
+    const Tensor &md = *mdp;
     if (found && !(md.getImpl().segments->front().var == found->getImpl().segments->front().var &&
                    md.getImpl().segments->front().start == found->getImpl().segments->front().start))
       throw poplar_error("getMetadata: tensor " + shortString() +

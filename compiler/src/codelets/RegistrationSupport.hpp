@@ -43,7 +43,7 @@ ASPEN_ELEMENT_TYPE(half, 13)
 ASPEN_ELEMENT_TYPE(float, 14)
 ASPEN_ELEMENT_TYPE(double, 15)
 ASPEN_ELEMENT_TYPE(poplar::quarter, 16)
-ASPEN_ELEMENT_TYPE(poplar::QuarterMetadata, 17)
+ASPEN_ELEMENT_TYPE(poplar::MetadataType, 17)
 #undef ASPEN_ELEMENT_TYPE
 // An enum state member holds its underlying integer type.
 template <class T> struct ElementTypeId<T, typename std::enable_if<std::is_enum<T>::value>::type> {
@@ -135,7 +135,8 @@ template <class Edge, poplar::VectorLayout L> struct EdgeListTraits {
   static constexpr std::uint8_t layout = Inner::layout;
   static constexpr std::uint8_t outerLayout = layoutOf(L);
   static constexpr std::uint32_t minAlign = Inner::minAlign;
-  static constexpr bool supported = Inner::supported;
+  // Lists of quarter edges: their entries would need the metadata too (docs/fp8.md).
+  static constexpr bool supported = Inner::supported && Inner::elementType != 16;
 };
 template <class T, poplar::VectorLayout L, unsigned A, bool I>
 struct FieldTraits<poplar::Vector<T, L, A, I>> : VectorTraits<T, L> {

@@ -119,6 +119,18 @@ void checkEdge(const ir::GraphData &g, std::uint32_t v, const ir::FieldInfo &f, 
                                                 std::string(f.elementType.toString()) +
                                                 " but is connected to tensor " + t.shortString()});
   }
+  if (f.elementType == poplar::QUARTER && view.elementType == poplar::QUARTER && !t.hasMetadata()) {
+    out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) + ": the field holds quarter but tensor " +
+                                                t.shortString() +
+                                                " has no metadata (a quarter tensor needs a QUARTER_METADATA "
+                                                "tensor: Graph::addVariable(QUARTER, metadata, shape))"});
+  } else if (f.elementType == poplar::QUARTER && view.elementType == poplar::QUARTER) {
+    try {
+      (void)t.getMetadata();
+    } catch (const poplar::poplar_error &e) {
+      out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) + ": " + e.what()});
+    }
+  }
   if (scalarEdge && view.numElements() != 1) {
     out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) +
                                                 ": a scalar edge needs a tensor of 1 element "

@@ -168,7 +168,7 @@ public:
                      std::initializer_list<T> values, const DebugContext &debugContext = {"<const>"}) {
     return addConstant<T>(type, metadata, shape, ArrayRef<T>(values), debugContext);
   }
-  template <typename T, typename std::enable_if<!std::is_pointer<T>::value, int>::type = 0>
+  template <typename T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
   Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape, T value,
                      const DebugContext &debugContext = {"<const>"}) {
     return addConstantWithMetadata(type, metadata, shape, equivalent_device_type<T>().value, &value, 1, true,

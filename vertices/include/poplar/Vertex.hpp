@@ -134,6 +134,57 @@ class Output<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<T, L> {};
 template <typename T, VectorLayout L, unsigned A, bool I>
 class InOut<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<T, L> {};
 
+// fp8: an edge of quarter elements also points at its tensor's metadata (one
+// QUARTER_METADATA element), which `getMetadata()` returns; the pointer is the
+// field's last 8 bytes (docs/internals.md, ASPEN_FIELD_QUARTER_* in CodeletAbi.h).
+namespace aspen_detail {
+template <typename T> struct QuarterScalarEdge {
+  T *aspenPtr_;
+  const MetadataType *aspenMetadata_;
+
+  MetadataType getMetadata() const { return *aspenMetadata_; }
+};
+template <typename T, VectorLayout L> struct QuarterSpanStorage : SpanStorage<T, L> {
+  const MetadataType *aspenMetadata_;
+
+  MetadataType getMetadata() const { return *aspenMetadata_; }
+  const QuarterSpanStorage *operator->() const { return this; }
+};
+} // namespace aspen_detail
+
+template <> class Input<quarter> : public aspen_detail::QuarterScalarEdge<const quarter> {
+public:
+  operator const quarter &() const { return *aspenPtr_; }
+  const quarter &operator*() const { return *aspenPtr_; }
+  const quarter *operator->() const { return aspenPtr_; }
+};
+template <> class Output<quarter> : public aspen_detail::QuarterScalarEdge<quarter> {
+public:
+  operator quarter &() const { return *aspenPtr_; }
+  quarter &operator*() const { return *aspenPtr_; }
+  quarter *operator->() const { return aspenPtr_; }
+  const Output &operator=(const quarter &value) const {
+    *aspenPtr_ = value;
+    return *this;
+  }
+};
+template <> class InOut<quarter> : public aspen_detail::QuarterScalarEdge<quarter> {
+public:
+  operator quarter &() const { return *aspenPtr_; }
+  quarter &operator*() const { return *aspenPtr_; }
+  quarter *operator->() const { return aspenPtr_; }
+  const InOut &operator=(const quarter &value) const {
+    *aspenPtr_ = value;
+    return *this;
+  }
+};
+template <VectorLayout L, unsigned A, bool I>
+class Input<Vector<quarter, L, A, I>> : public aspen_detail::QuarterSpanStorage<const quarter, L> {};
+template <VectorLayout L, unsigned A, bool I>
+class Output<Vector<quarter, L, A, I>> : public aspen_detail::QuarterSpanStorage<quarter, L> {};
+template <VectorLayout L, unsigned A, bool I>
+class InOut<Vector<quarter, L, A, I>> : public aspen_detail::QuarterSpanStorage<quarter, L> {};
+
 /// A list of regions (each a pointer and a size): `in.size()` regions, region
 /// `in[i]` has `in[i].size()` elements.
 template <typename T, VectorListLayout L, unsigned A, bool I>

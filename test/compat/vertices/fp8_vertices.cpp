@@ -1,0 +1,32 @@
+// Copyright (c) Aspen contributors.
+// A codelet written as fp8 codelets are (issue 15 item 5): `quarter` through
+// Vertex.hpp, the metadata of quarter edges through getMetadata(), unpacked with
+// unpackMetadata, values made with toQuarter.
+#include <poplar/Vertex.hpp>
+
+using namespace poplar;
+
+// out[i] = in[i] * factor, re-encoded with out's metadata; also reports the
+// unpacked metadata of both edges.
+class QuarterScale : public Vertex {
+public:
+  Input<Vector<quarter>> in;
+  Output<Vector<quarter, VectorLayout::ONE_PTR>> out;
+  Input<quarter> first;
+  Output<Vector<int, VectorLayout::ONE_PTR>> info; // {in fmt, in scale, out fmt, out scale, first bits}
+  float factor;
+
+  bool compute() {
+    const quarter_metadata inMd = unpackMetadata(in.getMetadata());
+    const quarter_metadata outMd = unpackMetadata(out.getMetadata());
+    for (unsigned i = 0; i < in.size(); ++i)
+      out[i] = toQuarter(toFloat(in[i], inMd) * factor, outMd);
+    info[0] = inMd.fmt == quarter_metadata::f143 ? 143 : 152;
+    info[1] = inMd.scale;
+    info[2] = outMd.fmt == quarter_metadata::f143 ? 143 : 152;
+    info[3] = outMd.scale;
+    const quarter q = first;
+    info[4] = q.value;
+    return unpackMetadata(first.getMetadata()).scale == inMd.scale;
+  }
+};
