@@ -12,8 +12,8 @@
 
 #include <poplar/HalfFloat.hpp>
 
-#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 /// The unpacked metadata of a quarter tensor: its format and scale. A quarter
 /// with bits b stands for decode(fmt, b) * 2^scale.
@@ -63,54 +63,89 @@ inline MetadataType packMetadata(quarter_metadata md) {
 }
 
 namespace aspen_detail {
-inline void quarterFormatBits(const quarter_metadata &md, int &mantissaBits, int &bias, int &exponentBits) {
+struct QuarterFormatBits {
+  int mantissaBits, bias, maxField;
+};
+inline QuarterFormatBits quarterFormatBits(const quarter_metadata &md) {
+  QuarterFormatBits f;
   const bool f143 = md.fmt == quarter_metadata::f143;
-  mantissaBits = f143 ? 3 : 2;
-  bias = f143 ? 8 : 16;
-  exponentBits = f143 ? 4 : 5;
+  f.mantissaBits = f143 ? 3 : 2;
+  f.bias = f143 ? 8 : 16;
+  f.maxField = f143 ? 15 : 31;
+  return f;
+}
+inline int highestBit(std::uint64_t v) {
+  int p = -1;
+  while (v) {
+    v >>= 1;
+    ++p;
+  }
+  return p;
 }
 } // namespace aspen_detail
+
+// The conversions work on the bit patterns with integers only (no <cmath>), so
+// they are exact and the same on every host.
 
 /// `x * 2^-scale` rounded to the nearest quarter (ties to even). NaN, infinities and
 /// magnitudes beyond the format's largest value give NaN (0x80); zero gives 0x00.
 inline quarter toQuarter(float x, quarter_metadata md) {
   quarter q;
   q.value = 0x80;
-  if (std::isnan(x))
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const std::uint32_t sign = bits >> 31;
+  const int exp = static_cast<int>((bits >> 23) & 0xff);
+  const std::uint32_t man = bits & 0x7fffffu;
+  if (exp == 0xff) // NaN or infinity
     return q;
-  int m, bias, e;
-  aspen_detail::quarterFormatBits(md, m, bias, e);
-  const int maxField = (1 << e) - 1;
-  const int minNormalExp = 1 - bias;
-  const double maxValue = std::ldexp(2.0 - std::ldexp(1.0, -m), maxField - bias);
-  const double a = std::ldexp(std::fabs(static_cast<double>(x)), -md.scale);
-  if (std::isinf(a))
-    return q;
-  if (a == 0) {
+  if (exp == 0 && man == 0) {
     q.value = 0x00;
     return q;
   }
-  int k;
-  (void)std::frexp(a, &k);
-  const int exponent = k - 1 > minNormalExp ? k - 1 : minNormalExp;
-  const double units = std::nearbyint(std::ldexp(a, m - exponent));
-  const double rounded = std::ldexp(units, exponent - m);
-  if (rounded > maxValue)
-    return q;
-  if (rounded == 0) {
-    q.value = 0x00;
-    return q;
-  }
-  (void)std::frexp(rounded, &k);
-  unsigned field, mantissa;
-  if (k - 1 < minNormalExp) {
-    field = 0;
-    mantissa = static_cast<unsigned>(std::ldexp(rounded, m - minNormalExp));
+  // x = sig * 2^e2 exactly; the stored value is x * 2^-scale.
+  const std::uint64_t sig = exp == 0 ? man : (man | 0x800000u);
+  const int e2 = (exp == 0 ? -149 : exp - 150) - md.scale;
+  const aspen_detail::QuarterFormatBits f = aspen_detail::quarterFormatBits(md);
+  const int m = f.mantissaBits;
+  const int maxExp = f.maxField - f.bias, minNormalExp = 1 - f.bias;
+  int expo = aspen_detail::highestBit(sig) + e2; // floor(log2 |value|)
+  if (expo > maxExp + 1)
+    return q; // overflow
+  if (expo < minNormalExp)
+    expo = minNormalExp;
+  const int shift = expo - m - e2; // value / 2^(expo - m) = sig / 2^shift
+  std::uint64_t units;
+  if (shift <= 0) {
+    units = sig << -shift;
+  } else if (shift > 40) {
+    units = 0;
   } else {
-    field = static_cast<unsigned>(k - 1 + bias);
-    mantissa = static_cast<unsigned>(std::ldexp(rounded, m - (k - 1))) - (1u << m);
+    units = sig >> shift;
+    const std::uint64_t rem = sig & ((std::uint64_t(1) << shift) - 1);
+    const std::uint64_t halfUnit = std::uint64_t(1) << (shift - 1);
+    if (rem > halfUnit || (rem == halfUnit && (units & 1)))
+      ++units;
   }
-  q.value = static_cast<std::uint8_t>((std::signbit(x) ? 0x80 : 0x00) | (field << m) | mantissa);
+  if (units == (std::uint64_t(2) << m)) { // rounded up into the next binade
+    units >>= 1;
+    ++expo;
+  }
+  if (expo > maxExp)
+    return q; // overflow (NaN on overflow)
+  if (units == 0) {
+    q.value = 0x00; // 0x80 is NaN: a zero result is +0
+    return q;
+  }
+  unsigned field, mantissa;
+  if (units >= (std::uint64_t(1) << m)) {
+    field = static_cast<unsigned>(expo + f.bias);
+    mantissa = static_cast<unsigned>(units - (std::uint64_t(1) << m));
+  } else { // subnormal (expo == minNormalExp)
+    field = 0;
+    mantissa = static_cast<unsigned>(units);
+  }
+  q.value = static_cast<std::uint8_t>((sign << 7) | (field << m) | mantissa);
   return q;
 }
 inline quarter toQuarter(half x, quarter_metadata md) {
@@ -119,16 +154,31 @@ inline quarter toQuarter(half x, quarter_metadata md) {
 
 /// The value of `q`: decode(bits) * 2^scale, exact in float; 0x80 gives NaN.
 inline float toFloat(quarter q, quarter_metadata md) {
-  if (q.value == 0x80)
-    return std::nanf("");
-  int m, bias, e;
-  aspen_detail::quarterFormatBits(md, m, bias, e);
-  const unsigned field = (q.value & 0x7fu) >> m;
-  const unsigned mantissa = q.value & ((1u << m) - 1);
-  const double magnitude = field == 0 ? std::ldexp(static_cast<double>(mantissa), 1 - bias - m + md.scale)
-                                      : std::ldexp(static_cast<double>(mantissa + (1u << m)),
-                                                   static_cast<int>(field) - bias - m + md.scale);
-  return static_cast<float>((q.value & 0x80) ? -magnitude : magnitude);
+  std::uint32_t bits;
+  if (q.value == 0x80) {
+    bits = 0x7fc00000u;
+  } else {
+    const aspen_detail::QuarterFormatBits f = aspen_detail::quarterFormatBits(md);
+    const int m = f.mantissaBits;
+    const unsigned field = (q.value & 0x7fu) >> m;
+    unsigned mant = q.value & ((1u << m) - 1);
+    int expo; // value = 1.mant * 2^expo (normalised), times 2^scale
+    if (field != 0) {
+      expo = static_cast<int>(field) - f.bias;
+    } else if (mant == 0) {
+      expo = 0;
+    } else {
+      const int p = aspen_detail::highestBit(mant);
+      expo = 1 - f.bias - m + p;
+      mant = (mant - (1u << p)) << (m - p);
+    }
+    bits = static_cast<std::uint32_t>(q.value & 0x80) << 24;
+    if (field != 0 || mant != 0 || (q.value & 0x7f) != 0)
+      bits |= (static_cast<std::uint32_t>(expo + md.scale + 127) << 23) | (mant << (23 - m));
+  }
+  float out;
+  std::memcpy(&out, &bits, sizeof out);
+  return out;
 }
 /// The value of `q` rounded to half (to nearest even; beyond half's range: infinity).
 inline half toHalf(quarter q, quarter_metadata md) {
