@@ -276,5 +276,16 @@ static_assert(offsetof(Vector<unsigned>, aspenSize_) == ASPEN_FIELD_SIZE_OFFSET,
 static_assert(ASPEN_FIELD_SIZE_OFFSET + sizeof(std::uint32_t) == ASPEN_FIELD_SIZED_BYTES, "sized field");
 static_assert(sizeof(Input<Vector<float>>) == ASPEN_FIELD_DESCRIPTOR_BYTES, "a descriptor is a vector edge");
 static_assert(sizeof(float *) == ASPEN_FIELD_SCALAR_ENTRY_BYTES, "pointer table entry");
+// fp8: quarter edges end with the pointer to their metadata (docs/fp8.md).
+static_assert(sizeof(quarter) == 1 && sizeof(MetadataType) == 1, "one byte each");
+static_assert(sizeof(Input<quarter>) == ASPEN_FIELD_QUARTER_SCALAR_BYTES, "quarter scalar edge");
+static_assert(sizeof(InOut<quarter>) == ASPEN_FIELD_QUARTER_SCALAR_BYTES, "quarter scalar edge");
+static_assert(sizeof(Input<Vector<quarter>>) == ASPEN_FIELD_QUARTER_VECTOR_BYTES, "quarter vector edge");
+static_assert(sizeof(Output<Vector<quarter, VectorLayout::ONE_PTR>>) == ASPEN_FIELD_QUARTER_VECTOR_BYTES,
+              "quarter vector edge");
+static_assert(offsetof(Input<quarter>, aspenMetadata_) ==
+                  ASPEN_FIELD_QUARTER_SCALAR_BYTES - ASPEN_FIELD_METADATA_POINTER_BYTES,
+              "metadata pointer last");
+static_assert(offsetof(Input<Vector<quarter>>, aspenSize_) == ASPEN_FIELD_SIZE_OFFSET, "count after pointer");
 
 } // namespace

@@ -144,11 +144,23 @@ template <typename T> struct QuarterScalarEdge {
 
   MetadataType getMetadata() const { return *aspenMetadata_; }
 };
-template <typename T, VectorLayout L> struct QuarterSpanStorage : SpanStorage<T, L> {
+/// SpanStorage's layout and interface, then the metadata pointer (standard layout).
+template <typename T, VectorLayout L> struct QuarterSpanStorage {
+  T *aspenPtr_;
+  std::uint32_t aspenSize_;
   const MetadataType *aspenMetadata_;
 
-  MetadataType getMetadata() const { return *aspenMetadata_; }
+  T &operator[](std::size_t i) const { return aspenPtr_[i]; }
+  T *data() const { return aspenPtr_; }
+  std::size_t size() const {
+    static_assert(hasSize(L), "size() needs VectorLayout::SPAN or SHORT_SPAN; this layout stores no size");
+    return aspenSize_;
+  }
+  bool empty() const { return size() == 0; }
+  T *begin() const { return aspenPtr_; }
+  T *end() const { return aspenPtr_ + size(); }
   const QuarterSpanStorage *operator->() const { return this; }
+  MetadataType getMetadata() const { return *aspenMetadata_; }
 };
 } // namespace aspen_detail
 
