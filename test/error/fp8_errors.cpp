@@ -8,9 +8,15 @@
 #include <poplar/MetadataCreation.hpp>
 #include <poplar/Quarter.hpp>
 #include <poplar/TypeConversion.hpp>
+#include <popops/Cast.hpp>
+#include <popops/codelets.hpp>
+#include <poputil/exceptions.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <sstream>
+#include <string>
 #include <vector>
 
 using namespace poplar;
@@ -119,4 +125,63 @@ TEST_CASE("fp8 error: metadata reads and writes of tensors without metadata, an 
   engine.writeTensor("mdW", &bad, &bad + 1);
   requireError<poplar_error>([&] { engine.readTensor("qR", got, qs.data(), qs.data() + 2); },
                              {"qR", "0x7f", "format"});
+}
+
+TEST_CASE("fp8 error: popops::cast to QUARTER without metadata, or metadata for another type",
+          "[fp8][error]") {
+  Graph graph = makeGraph();
+  popops::addCodelets(graph);
+  Tensor x = graph.addVariable(FLOAT, {4}, "x");
+  graph.setTileMapping(x, 0);
+  program::Sequence prog;
+  requireError<poputil::poplibs_error>([&] { popops::cast(graph, x, QUARTER, prog, "toQ"); },
+                                       {"popops::cast", "'x'", "quarter", "needs metadata"});
+  Tensor md = createVariableMetadataTensor(graph, Format::F143, 0, "md");
+  requireError<poputil::poplibs_error>([&] { popops::cast(graph, x, HALF, md, prog, "toH"); },
+                                       {"popops::cast", "half", "takes none"});
+  Tensor notMd = graph.addVariable(UNSIGNED_CHAR, {}, "bytes");
+  requireError<poputil::poplibs_error>([&] { popops::cast(graph, x, QUARTER, notMd, prog, "toQ2"); },
+                                       {"popops::cast", "'bytes'", "quarter_metadata"});
+}
+
+TEST_CASE("fp8 error: a quarter edge connected to a tensor without metadata", "[fp8][error]") {
+  static IPUModel model;
+  model.tilesPerIPU = 4;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  const char *root = std::getenv("ASPEN_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  graph.addCodelets(std::string(root) + "/test/compat/vertices/fp8_vertices.cpp");
+  // Bytes viewed as quarter: no variable of it carries metadata.
+  Tensor raw = graph.addVariable(UNSIGNED_CHAR, {3}, "rawBytes").reinterpret(QUARTER);
+  CHECK(!raw.hasMetadata());
+  requireError<poplar_error>([&] { raw.getMetadata(); }, {"getMetadata", "rawBytes", "no metadata"});
+  Tensor out = graph.addVariable(QUARTER, {3}, "out");
+  Tensor info = graph.addVariable(INT, {5}, "info");
+  graph.setTileMapping(raw, 0);
+  graph.setTileMapping(out, 0);
+  graph.setTileMapping(info, 0);
+  ComputeSet cs = graph.addComputeSet("cs");
+  VertexRef v = graph.addVertex(cs, "QuarterScale");
+  graph.connect(v["in"], raw);
+  graph.connect(v["out"], out);
+  graph.connect(v["first"], out[0]);
+  graph.connect(v["info"], info);
+  graph.setInitialValue(v["factor"], 1.0f);
+  graph.setTileMapping(v, 0);
+  requireError<graph_connection_error>([&] { Engine engine(graph, program::Execute(cs)); },
+                                       {"QuarterScale", "in", "rawBytes", "no metadata"});
+}
+
+TEST_CASE("fp8 error: a codelet with a list of quarter edges is rejected", "[fp8][error]") {
+  Graph graph = makeGraph();
+  std::stringstream src;
+  src << "#include <poplar/Vertex.hpp>\n"
+         "using namespace poplar;\n"
+         "class QuarterList : public Vertex {\n"
+         "public:\n"
+         "  Vector<Input<Vector<quarter>>> in;\n"
+         "  void compute() {}\n"
+         "};\n";
+  requireError<poplar_error>([&] { graph.addCodelets(src); }, {"QuarterList", "in"});
 }
