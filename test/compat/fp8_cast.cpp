@@ -245,3 +245,50 @@ TEST_CASE("fp8 compat: a codelet reads its quarter edges' metadata", "[fp8][comp
     CHECK(static_cast<unsigned>(outBytes[i]) == aspen::test::quarterNearest(x, aspen::test::f152(), 1));
   }
 }
+
+TEST_CASE("fp8 compat: metadata whose scale is a tensor read at run time", "[fp8][compat]") {
+  // As PopART's fp8 ops do: the scale is an INT tensor, the metadata made by a program.
+  Device device = makeDevice();
+  Graph graph(device.getTarget());
+  popops::addCodelets(graph);
+  Tensor scale = graph.addVariable(INT, {}, "scale");
+  graph.setTileMapping(scale, 2);
+  graph.createHostWrite("scale", scale);
+  Sequence prog;
+  Tensor md = createVariableMetadataTensor(graph, Format::F152, scale, prog, "md");
+  CHECK(md.elementType() == QUARTER_METADATA);
+  const std::vector<float> values = {1.0f, 6.0f, -0.75f, 1000.0f, 70000.0f};
+  Tensor x = graph.addConstant<float>(FLOAT, {values.size()}, values, "x");
+  graph.setTileMapping(x, 1);
+  Tensor q = popops::cast(graph, x, QUARTER, md, prog, "q");
+  graph.createHostRead("q", q);
+  // setMetadataTensor into an existing metadata tensor (F143 here).
+  Tensor md3 = graph.addVariable(QUARTER_METADATA, {}, "md3");
+  graph.setTileMapping(md3, 3);
+  setMetadataTensor(graph, Format::F143, scale, md3, prog);
+  Tensor q3 = graph.addVariable(QUARTER, md3, {values.size()}, "q3");
+  graph.setTileMapping(q3, 3);
+  popops::castWithOutput(graph, x, q3, prog);
+  graph.createHostRead("q3", q3);
+  Engine engine(graph, prog);
+  engine.load(device);
+  for (int s : {-40, -3, 0, 5, 31}) {
+    engine.writeTensor("scale", &s, &s + 1);
+    engine.run(0);
+    const std::size_t n = values.size();
+    std::vector<std::uint8_t> bytes(n), bytes3(n);
+    QuarterMetadata got, got3;
+    engine.readTensor("q", got, bytes.data(), bytes.data() + n);
+    engine.readTensor("q3", got3, bytes3.data(), bytes3.data() + n);
+    const int clamped = s < -32 ? -32 : s;
+    CHECK(got == QuarterMetadata(Format::F152, static_cast<std::int8_t>(clamped)));
+    CHECK(got3 == QuarterMetadata(Format::F143, static_cast<std::int8_t>(clamped)));
+    for (std::size_t i = 0; i < n; ++i) {
+      INFO("scale " << s << " x = " << values[i]);
+      CHECK(static_cast<unsigned>(bytes[i]) ==
+            aspen::test::quarterNearest(values[i], aspen::test::f152(), clamped));
+      CHECK(static_cast<unsigned>(bytes3[i]) ==
+            aspen::test::quarterNearest(values[i], aspen::test::f143(), clamped));
+    }
+  }
+}

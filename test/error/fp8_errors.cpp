@@ -185,3 +185,18 @@ TEST_CASE("fp8 error: a codelet with a list of quarter edges is rejected", "[fp8
          "};\n";
   requireError<poplar_error>([&] { graph.addCodelets(src); }, {"QuarterList", "in"});
 }
+
+TEST_CASE("fp8 error: metadata from a scale tensor of the wrong type", "[fp8][error]") {
+  Graph graph = makeGraph();
+  Tensor fscale = graph.addVariable(FLOAT, {}, "floatScale");
+  Tensor iscale = graph.addVariable(INT, {2}, "twoScales");
+  program::Sequence prog;
+  requireError<poplar_error>([&] { createVariableMetadataTensor(graph, Format::F143, fscale, prog); },
+                             {"floatScale", "int"});
+  requireError<poplar_error>([&] { createVariableMetadataTensor(graph, Format::F143, iscale, prog); },
+                             {"twoScales", "one element"});
+  Tensor s = graph.addVariable(INT, {}, "s");
+  Tensor notMd = graph.addVariable(FLOAT, {}, "notMetadata");
+  requireError<poplar_error>([&] { setMetadataTensor(graph, Format::F152, s, notMd, prog); },
+                             {"notMetadata", "quarter_metadata"});
+}

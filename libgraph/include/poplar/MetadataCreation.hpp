@@ -22,6 +22,19 @@ Tensor createConstantMetadataTensor(Graph &graph, QuarterMetadata::Format fp8For
 Tensor createVariableMetadataTensor(Graph &graph, QuarterMetadata::Format fp8Format, int fp8Scale,
                                     const DebugContext &debugContext = {});
 
+/// A scalar QUARTER_METADATA variable written by `prog` from `fp8Format` and the
+/// scale held by `fp8Scale` (a one-element INT tensor, read when `prog` runs; a scale
+/// outside -32..31 saturates to that range), mapped to the graph's first tile.
+/// Example: `auto md = createVariableMetadataTensor(graph, QuarterMetadata::Format::F143, scale, prog);`
+Tensor createVariableMetadataTensor(Graph &graph, QuarterMetadata::Format fp8Format, const Tensor &fp8Scale,
+                                    program::Sequence &prog, const DebugContext &debugContext = {});
+
+/// Adds to `prog` the writing of `fp8Format` and the scale held by `fp8Scale` (as
+/// above) into the existing QUARTER_METADATA tensor `metadataOut`.
+void setMetadataTensor(Graph &graph, QuarterMetadata::Format fp8Format, const Tensor &fp8Scale,
+                       const Tensor &metadataOut, program::Sequence &prog,
+                       const DebugContext &debugContext = {});
+
 } // namespace poplar
 
 #endif
