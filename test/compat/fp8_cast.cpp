@@ -5,6 +5,7 @@
 // and a codelet reading its edges' metadata. Results are checked against the
 // independent reference in support/QuarterReference.hpp.
 #include "QuarterReference.hpp"
+#include "TestDevice.hpp"
 
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
@@ -108,43 +109,44 @@ TEST_CASE("fp8 compat: float -> quarter -> float with popops::cast, both formats
 TEST_CASE("fp8 compat: a quarter input whose metadata is written at run time, cast to half and float",
           "[fp8][compat]") {
   // As PopLibs' own tests do: a QUARTER variable without explicit metadata, its
-  // bytes and metadata written by Engine::writeTensor.
-  Device device = makeDevice();
-  const QuarterMetadata written(Format::F152, -7);
-  Graph graph(device.getTarget());
-  popops::addCodelets(graph);
-  Tensor in = graph.addVariable(QUARTER, {256}, "in");
-  REQUIRE(in.hasMetadata());
-  poputil::mapTensorLinearly(graph, in);
-  graph.createHostWrite("in", in);
-  Sequence prog;
-  Tensor asHalf = popops::cast(graph, in, HALF, prog);
-  Tensor asFloat = popops::cast(graph, in, FLOAT, prog);
-  graph.createHostRead("half", asHalf);
-  graph.createHostRead("float", asFloat);
-  Engine engine(graph, prog);
-  engine.load(device);
-  std::vector<std::uint8_t> bytes(256);
-  for (unsigned i = 0; i < 256; ++i)
-    bytes[i] = static_cast<std::uint8_t>(i);
-  engine.writeTensor("in", written, bytes.data(), bytes.data() + 256);
-  engine.run(0);
-  std::vector<std::uint16_t> halves(256);
-  std::vector<float> floats(256), halfAsFloat(256);
-  engine.readTensor("half", halves.data(), halves.data() + 256);
-  engine.readTensor("float", floats.data(), floats.data() + 256);
-  convertFromDeviceType(HALF, halves.data(), halfAsFloat);
-  for (unsigned b = 0; b < 256; ++b) {
-    INFO("bits " << b);
-    const double ref = aspen::test::quarterValue(static_cast<std::uint8_t>(b), aspen::test::f152(), -7);
-    if (std::isnan(ref)) {
-      CHECK(std::isnan(floats[b]));
-      CHECK(std::isnan(halfAsFloat[b]));
-    } else {
-      CHECK(floats[b] == static_cast<float>(ref));
-      CHECK(halfAsFloat[b] == static_cast<float>(ref)); // F152 at scale -7 is exact in half
+  // bytes and metadata written by Engine::writeTensor. On every target (a few tiles,
+  // the full IPU, an executable saved and reloaded).
+  aspen::test::forEachTarget([](aspen::test::TestDevice &dev) {
+    const QuarterMetadata written(Format::F152, -7);
+    Graph graph(dev.getTarget());
+    popops::addCodelets(graph);
+    Tensor in = graph.addVariable(QUARTER, {256}, "in");
+    REQUIRE(in.hasMetadata());
+    poputil::mapTensorLinearly(graph, in);
+    graph.createHostWrite("in", in);
+    Sequence prog;
+    Tensor asHalf = popops::cast(graph, in, HALF, prog);
+    Tensor asFloat = popops::cast(graph, in, FLOAT, prog);
+    graph.createHostRead("half", asHalf);
+    graph.createHostRead("float", asFloat);
+    auto engine = dev.createEngine(graph, {prog});
+    std::vector<std::uint8_t> bytes(256);
+    for (unsigned i = 0; i < 256; ++i)
+      bytes[i] = static_cast<std::uint8_t>(i);
+    engine->writeTensor("in", written, bytes.data(), bytes.data() + 256);
+    engine->run(0);
+    std::vector<std::uint16_t> halves(256);
+    std::vector<float> floats(256), halfAsFloat(256);
+    engine->readTensor("half", halves.data(), halves.data() + 256);
+    engine->readTensor("float", floats.data(), floats.data() + 256);
+    convertFromDeviceType(HALF, halves.data(), halfAsFloat);
+    for (unsigned b = 0; b < 256; ++b) {
+      INFO("bits " << b);
+      const double ref = aspen::test::quarterValue(static_cast<std::uint8_t>(b), aspen::test::f152(), -7);
+      if (std::isnan(ref)) {
+        CHECK(std::isnan(floats[b]));
+        CHECK(std::isnan(halfAsFloat[b]));
+      } else {
+        CHECK(floats[b] == static_cast<float>(ref));
+        CHECK(halfAsFloat[b] == static_cast<float>(ref)); // F152 at scale -7 is exact in half
+      }
     }
-  }
+  });
 }
 
 TEST_CASE("fp8 compat: half -> quarter, quarter -> quarter between metadata, clone and constants",
