@@ -15,6 +15,7 @@
 #include <popops/Cast.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
+#include <poputil/Util.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -292,5 +293,50 @@ TEST_CASE("fp8 compat: metadata whose scale is a tensor read at run time", "[fp8
       CHECK(static_cast<unsigned>(bytes3[i]) ==
             aspen::test::quarterNearest(values[i], aspen::test::f143(), clamped));
     }
+  }
+}
+
+TEST_CASE("fp8 compat: metadata set by copying a metadata tensor, poputil's names, char casts",
+          "[fp8][compat]") {
+  using namespace poputil; // PopLibs tests use both namespaces: unqualified calls are not ambiguous
+  Device device = makeDevice();
+  Graph graph(device.getTarget());
+  popops::addCodelets(graph);
+  const std::vector<float> values = {0.5f, 3.0f, -7.0f, 100.0f};
+  const std::size_t n = values.size();
+  Tensor q = graph.addVariable(QUARTER, {n}, "q"); // its own metadata: F143 scale 0
+  graph.setTileMapping(q, 1);
+  Tensor x = graph.addConstant<float>(FLOAT, {n}, values, "x");
+  graph.setTileMapping(x, 1);
+  Sequence prog;
+  // As PopLibs' tests do: set a tensor's metadata with a Copy from a constant one.
+  Tensor md = createConstantMetadataTensor(graph, Format::F152, 1);
+  Tensor md2 = poputil::createVariableMetadataTensor(graph, Format::F143, -1);
+  prog.add(Copy(md, q.getMetadata()));
+  popops::castWithOutput(graph, x, q, prog);
+  graph.createHostRead("q", q);
+  // char -> quarter -> char, as PopLibs' cast tests do.
+  const std::vector<char> chars = {0, 1, 2, 5, 9, -3};
+  Tensor c = graph.addConstant<char>(CHAR, {chars.size()}, chars, "c");
+  graph.setTileMapping(c, 2);
+  Tensor cq = popops::cast(graph, c, QUARTER, md2, prog, "charToQuarter");
+  Tensor cBack = popops::cast(graph, cq, CHAR, prog, "quarterToChar");
+  graph.createHostRead("cBack", cBack);
+  Engine engine(graph, prog);
+  engine.load(device);
+  engine.run(0);
+  std::vector<std::uint8_t> bytes(n);
+  QuarterMetadata got;
+  engine.readTensor("q", got, bytes.data(), bytes.data() + n);
+  CHECK(got == QuarterMetadata(Format::F152, 1));
+  for (std::size_t i = 0; i < n; ++i)
+    CHECK(static_cast<unsigned>(bytes[i]) == aspen::test::quarterNearest(values[i], aspen::test::f152(), 1));
+  std::vector<char> back(chars.size());
+  engine.readTensor("cBack", back.data(), back.data() + back.size());
+  for (std::size_t i = 0; i < chars.size(); ++i) {
+    // Small integers are exact in F143 at scale -1 (up to 240 * 2^-1 = 120).
+    const double v = aspen::test::quarterValue(aspen::test::quarterNearest(chars[i], aspen::test::f143(), -1),
+                                               aspen::test::f143(), -1);
+    CHECK(back[i] == static_cast<char>(v));
   }
 }

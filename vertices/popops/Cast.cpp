@@ -5,6 +5,7 @@
 #include <poplar/QuarterFloat.hpp>
 #include <poplar/Vertex.hpp>
 
+#include <limits>
 #include <type_traits>
 
 #include "VertexUtil.hpp"
@@ -26,7 +27,25 @@ template <> struct Convert<bool, bool> {
 };
 
 // fp8: conversions that need the metadata of the quarter side(s) (docs/fp8.md).
-template <typename To, typename From> struct QuarterConvert;
+// Integers go through float (exact for every quarter value; for 8-bit integers too);
+// quarter to an integer truncates and saturates, NaN gives 0.
+template <typename To, typename From> struct QuarterConvert {
+  static quarter apply(From x, quarter_metadata, quarter_metadata out) {
+    return toQuarter(static_cast<float>(x), out);
+  }
+};
+template <typename To> struct QuarterConvert<To, quarter> {
+  static To apply(quarter x, quarter_metadata in, quarter_metadata) {
+    const float f = toFloat(x, in);
+    if (f != f)
+      return To(0);
+    if (f <= static_cast<float>(std::numeric_limits<To>::lowest()))
+      return std::numeric_limits<To>::lowest();
+    if (f >= static_cast<float>(std::numeric_limits<To>::max()))
+      return std::numeric_limits<To>::max();
+    return static_cast<To>(f);
+  }
+};
 template <> struct QuarterConvert<float, quarter> {
   static float apply(quarter x, quarter_metadata in, quarter_metadata) { return toFloat(x, in); }
 };
@@ -80,6 +99,14 @@ template class Cast1D<quarter, half>;
 template class Cast1D<float, quarter>;
 template class Cast1D<half, quarter>;
 template class Cast1D<quarter, quarter>;
+#define POPOPS_CAST_QUARTER_INT(N)                                                                           \
+  template class Cast1D<quarter, N>;                                                                         \
+  template class Cast1D<N, quarter>;
+POPOPS_CAST_QUARTER_INT(char)
+POPOPS_CAST_QUARTER_INT(signed char)
+POPOPS_CAST_QUARTER_INT(unsigned char)
+POPOPS_CAST_QUARTER_INT(int)
+POPOPS_CAST_QUARTER_INT(unsigned int)
 
 #define POPOPS_CAST_FROM(IN)                                                                                 \
   template class Cast1D<IN, float>;                                                                          \
