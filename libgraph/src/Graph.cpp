@@ -733,14 +733,14 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &debug
   getTarget();
   Tensor c = cloneVariable(data_, type, t, std::nullopt, debugContext);
   // A quarter clone of a quarter tensor carries the same metadata; else its own.
-  const Tensor metadata = type.requiresMetadata() && t.hasMetadata() ? t.getMetadata() : Tensor();
+  const Tensor metadata = type.requiresMetadata() ? aspen::ir::uniqueMetadataOf(t) : Tensor();
   aspen::ir::attachQuarterMetadata(*this, *data_, static_cast<VarId>(data_->variables.size() - 1),
                                    metadata.valid() ? &metadata : nullptr);
   return c;
 }
 
-Tensor Graph::clone(const Type &type, const Tensor &metadata, const Tensor &t, const DebugContext &debugContext,
-                    TensorCloneMethod) {
+Tensor Graph::clone(const Type &type, const Tensor &metadata, const Tensor &t,
+                    const DebugContext &debugContext, TensorCloneMethod) {
   getTarget();
   aspen::ir::checkQuarterMetadata(*data_, type, metadata, debugContext.getPathName());
   Tensor c = cloneVariable(data_, type, t, std::nullopt, debugContext);
@@ -753,7 +753,7 @@ Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &debugCo
   getTarget();
   requireTensorOf<tensor_creation_error>(data_.get(), t, "cloneN");
   Tensor c = cloneVariable(data_, t.elementType(), t, N, debugContext);
-  const Tensor metadata = t.hasMetadata() ? t.getMetadata() : Tensor();
+  const Tensor metadata = aspen::ir::uniqueMetadataOf(t);
   aspen::ir::attachQuarterMetadata(*this, *data_, static_cast<VarId>(data_->variables.size() - 1),
                                    metadata.valid() ? &metadata : nullptr);
   return c;
@@ -986,9 +986,11 @@ void createHostHandle(GraphData &data, StringRef handle, const Tensor &t, bool i
       throw graph_object_creation_error(std::string(what) + ": handle '" + handle.str() +
                                         "' already exists (for tensor " + h.tensor.shortString() + ")");
   data.hostHandles.push_back(aspen::ir::HostHandle{handle.str(), t, isWrite});
-  if (t.hasMetadata()) // Engine::writeTensor/readTensor with a QuarterMetadata (docs/fp8.md)
+  // Engine::writeTensor/readTensor with a QuarterMetadata (docs/fp8.md).
+  const Tensor metadata = aspen::ir::uniqueMetadataOf(t);
+  if (metadata.valid())
     data.hostHandles.push_back(
-        aspen::ir::HostHandle{aspen::ir::metadataHandleName(handle.str()), t.getMetadata(), isWrite});
+        aspen::ir::HostHandle{aspen::ir::metadataHandleName(handle.str()), metadata, isWrite});
 }
 } // namespace
 

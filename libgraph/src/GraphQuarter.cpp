@@ -67,6 +67,16 @@ poplar::QuarterMetadata knownQuarterMetadata(const GraphData &data, const poplar
   }
 }
 
+poplar::Tensor uniqueMetadataOf(const poplar::Tensor &t) {
+  if (!t.hasMetadata())
+    return poplar::Tensor();
+  try {
+    return t.getMetadata();
+  } catch (const poplar::poplar_error &) {
+    return poplar::Tensor(); // elements with different metadata
+  }
+}
+
 } // namespace aspen::ir
 
 namespace poplar {
@@ -77,7 +87,7 @@ bool Tensor::hasMetadata() const {
   if (!valid() || !elementType().requiresMetadata())
     return false;
   const auto graph = getImpl().graph.lock();
-  if (!graph)
+  if (!graph || getImpl().segments->empty()) // an empty view names no variable
     return false;
   for (const auto &s : *getImpl().segments)
     if (!graph->metadataOf(s.var))

@@ -200,3 +200,32 @@ TEST_CASE("fp8 error: metadata from a scale tensor of the wrong type", "[fp8][er
   requireError<poplar_error>([&] { setMetadataTensor(graph, Format::F152, s, notMd, prog); },
                              {"notMetadata", "quarter_metadata"});
 }
+
+TEST_CASE("fp8 error: a view of quarter tensors with different metadata", "[fp8][error]") {
+  Graph graph = makeGraph();
+  Tensor a =
+      graph.addVariable(QUARTER, createVariableMetadataTensor(graph, Format::F143, 0, "mdA"), {2}, "qa");
+  Tensor b =
+      graph.addVariable(QUARTER, createVariableMetadataTensor(graph, Format::F152, 0, "mdB"), {2}, "qb");
+  Tensor both = concat(a, b);
+  CHECK(both.hasMetadata());
+  requireError<poplar_error>([&] { both.getMetadata(); },
+                             {"getMetadata", "different metadata", "mdA", "mdB"});
+  // A clone of it gets metadata of its own; a host handle of it has no metadata handle.
+  Tensor c = graph.clone(both, "c");
+  CHECK(c.hasMetadata());
+  CHECK(c.getMetadata().getVarRegions()[0].var != a.getMetadata().getVarRegions()[0].var);
+  graph.createHostRead("both", both);
+}
+
+TEST_CASE("fp8 error: a quarter constant whose metadata holds an invalid format", "[fp8][error]") {
+  Graph graph = makeGraph();
+  Tensor badMd =
+      graph.addConstant<unsigned char>(UNSIGNED_CHAR, {}, 0x45, "badMd").reinterpret(QUARTER_METADATA);
+  graph.setTileMapping(badMd, 0);
+  requireError<tensor_creation_error>(
+      [&] {
+        graph.addConstant<float>(QUARTER, badMd, {2}, {1.0f, 2.0f}, "qc");
+      },
+      {"qc", "badMd", "0x45", "format"});
+}

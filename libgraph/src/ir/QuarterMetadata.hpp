@@ -26,6 +26,10 @@ void attachQuarterMetadata(poplar::Graph &graph, GraphData &data, VarId var, con
 poplar::QuarterMetadata knownQuarterMetadata(const GraphData &data, const poplar::Tensor &metadata,
                                              const std::string &name);
 
+/// `t.getMetadata()` when `t` has one metadata tensor; an invalid tensor when it
+/// has none or its elements carry different ones (never throws).
+poplar::Tensor uniqueMetadataOf(const poplar::Tensor &t);
+
 /// The hidden host handle that createHostWrite/createHostRead of a tensor with
 /// metadata add for its metadata tensor (Engine::writeTensor/readTensor with a
 /// QuarterMetadata use it).
