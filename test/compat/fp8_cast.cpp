@@ -340,3 +340,42 @@ TEST_CASE("fp8 compat: metadata set by copying a metadata tensor, poputil's name
     CHECK(back[i] == static_cast<char>(v));
   }
 }
+
+TEST_CASE("fp8 compat: a codelet with a list of quarter edges sharing one metadata",
+          "[fp8][compat][codelet]") {
+  Device device = makeDevice();
+  Graph graph(device.getTarget());
+  const char *root = std::getenv("ASPEN_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  graph.addCodelets(std::string(root) + "/test/compat/vertices/fp8_vertices.cpp");
+  const QuarterMetadata md(Format::F152, 2);
+  Tensor mdT = createVariableMetadataTensor(graph, md.getFormat(), md.getScale(), "md");
+  Tensor m = graph.addVariable(QUARTER, mdT, {3, 4}, "m");
+  poputil::mapTensorLinearly(graph, m);
+  Tensor sums = graph.addVariable(FLOAT, {3}, "sums");
+  graph.setTileMapping(sums, 2);
+  ComputeSet cs = graph.addComputeSet("rows");
+  VertexRef v = graph.addVertex(cs, "QuarterRowSums");
+  graph.connect(v["in"], std::vector<Tensor>{m[0], m[1], m[2]});
+  graph.connect(v["firsts"], std::vector<Tensor>{m[0][0], m[1][0], m[2][0]});
+  graph.connect(v["sums"], sums);
+  graph.setInitialValue(v["rowLength"], 4u);
+  graph.setTileMapping(v, 2);
+  graph.createHostWrite("m", m);
+  graph.createHostRead("sums", sums);
+  Engine engine(graph, Execute(cs));
+  engine.load(device);
+  const std::vector<float> values = {4, 8, -12, 16, 0.5f, 1, 2, 3, 100, 200, -300, 4};
+  std::vector<std::uint8_t> bytes(values.size());
+  convertToDeviceType(QUARTER, md, values, bytes.data());
+  engine.writeTensor("m", bytes.data(), bytes.data() + bytes.size());
+  engine.run(0);
+  std::vector<float> got(3);
+  engine.readTensor("sums", got.data(), got.data() + 3);
+  for (unsigned r = 0; r < 3; ++r) {
+    double expected = 0;
+    for (unsigned i = 0; i < 4; ++i)
+      expected += aspen::test::quarterValue(bytes[r * 4 + i], aspen::test::f152(), 2);
+    CHECK(got[r] == Approx(expected));
+  }
+}

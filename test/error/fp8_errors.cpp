@@ -173,17 +173,29 @@ TEST_CASE("fp8 error: a quarter edge connected to a tensor without metadata", "[
                                        {"QuarterScale", "in", "rawBytes", "no metadata"});
 }
 
-TEST_CASE("fp8 error: a codelet with a list of quarter edges is rejected", "[fp8][error]") {
-  Graph graph = makeGraph();
-  std::stringstream src;
-  src << "#include <poplar/Vertex.hpp>\n"
-         "using namespace poplar;\n"
-         "class QuarterList : public Vertex {\n"
-         "public:\n"
-         "  Vector<Input<Vector<quarter>>> in;\n"
-         "  void compute() {}\n"
-         "};\n";
-  requireError<poplar_error>([&] { graph.addCodelets(src); }, {"QuarterList", "in"});
+TEST_CASE("fp8 error: a list of quarter edges whose tensors carry different metadata", "[fp8][error]") {
+  static IPUModel model;
+  model.tilesPerIPU = 4;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  const char *root = std::getenv("ASPEN_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  graph.addCodelets(std::string(root) + "/test/compat/vertices/fp8_vertices.cpp");
+  Tensor a = graph.addVariable(QUARTER, {4}, "rowA"); // each with metadata of its own
+  Tensor b = graph.addVariable(QUARTER, {4}, "rowB");
+  Tensor sums = graph.addVariable(FLOAT, {2}, "sums");
+  graph.setTileMapping(a, 0);
+  graph.setTileMapping(b, 0);
+  graph.setTileMapping(sums, 0);
+  ComputeSet cs = graph.addComputeSet("rows");
+  VertexRef v = graph.addVertex(cs, "QuarterRowSums");
+  graph.connect(v["in"], std::vector<Tensor>{a, b});
+  graph.connect(v["firsts"], std::vector<Tensor>{a[0], a[1]});
+  graph.connect(v["sums"], sums);
+  graph.setInitialValue(v["rowLength"], 4u);
+  graph.setTileMapping(v, 0);
+  requireError<graph_connection_error>([&] { Engine engine(graph, program::Execute(cs)); },
+                                       {"QuarterRowSums", "in", "one metadata", "rowA", "rowB"});
 }
 
 TEST_CASE("fp8 error: metadata from a scale tensor of the wrong type", "[fp8][error]") {

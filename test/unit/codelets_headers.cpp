@@ -290,6 +290,15 @@ static_assert(offsetof(Input<quarter>, aspenMetadata_) ==
                   ASPEN_FIELD_QUARTER_SCALAR_BYTES - ASPEN_FIELD_METADATA_POINTER_BYTES,
               "metadata pointer last");
 static_assert(offsetof(Input<Vector<quarter>>, aspenSize_) == ASPEN_FIELD_SIZE_OFFSET, "count after pointer");
+static_assert(sizeof(Vector<Input<Vector<quarter, VectorLayout::ONE_PTR>>, VectorLayout::ONE_PTR>) ==
+                  ASPEN_FIELD_QUARTER_VECTOR_BYTES,
+              "list of quarter vector edges: one metadata pointer");
+static_assert(sizeof(Vector<Input<quarter>>) == ASPEN_FIELD_QUARTER_VECTOR_BYTES, "list of quarter edges");
+static_assert(sizeof(Input<VectorList<quarter, VectorListLayout::DELTANELEMENTS>>) ==
+                  ASPEN_FIELD_QUARTER_VECTOR_BYTES,
+              "quarter vector list");
+static_assert(sizeof(Vector<Input<Vector<quarter>>>{}[0]) == ASPEN_FIELD_DESCRIPTOR_BYTES,
+              "entries stay ordinary descriptors");
 
 } // namespace
 

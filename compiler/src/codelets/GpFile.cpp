@@ -99,7 +99,7 @@ bool isPowerOfTwo(std::uint64_t x) {
 /// The size a field of this kind and shape has in the vertex ABI, 0 if any.
 std::uint64_t abiFieldSize(const ir::FieldInfo &f) {
   const bool quarterEdge = f.kind != ir::FieldKind::State && f.elementType == poplar::QUARTER;
-  if (quarterEdge && f.shape == ir::FieldShape::Vector)
+  if (quarterEdge && f.shape != ir::FieldShape::Scalar)
     return ASPEN_FIELD_QUARTER_VECTOR_BYTES; // {pointer, 32-bit size, metadata pointer}
   if (f.shape != ir::FieldShape::Scalar)
     return 16; // {pointer, 32-bit size}

@@ -135,8 +135,7 @@ template <class Edge, poplar::VectorLayout L> struct EdgeListTraits {
   static constexpr std::uint8_t layout = Inner::layout;
   static constexpr std::uint8_t outerLayout = layoutOf(L);
   static constexpr std::uint32_t minAlign = Inner::minAlign;
-  // Lists of quarter edges: their entries would need the metadata too (docs/fp8.md).
-  static constexpr bool supported = Inner::supported && Inner::elementType != 16;
+  static constexpr bool supported = Inner::supported;
 };
 template <class T, poplar::VectorLayout L, unsigned A, bool I>
 struct FieldTraits<poplar::Vector<T, L, A, I>> : VectorTraits<T, L> {

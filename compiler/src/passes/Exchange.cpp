@@ -280,6 +280,9 @@ public:
             putU32(out_.pool, tableImage + e * entry + ASPEN_FIELD_SIZE_OFFSET,
                    static_cast<std::uint32_t>(t.numElements()));
         }
+        // fp8: the list's one metadata pointer (validation made the entries agree).
+        if (f.elementType == poplar::QUARTER && f.size >= ASPEN_FIELD_QUARTER_VECTOR_BYTES)
+          planQuarterMetadata(f, val.edges[0], obj, tile, v, pv.edgeBytes);
         break;
       }
       }

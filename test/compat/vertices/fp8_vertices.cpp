@@ -30,3 +30,23 @@ public:
     return unpackMetadata(first.getMetadata()).scale == inMd.scale;
   }
 };
+
+// A list of quarter edges with one metadata, as PopLibs' convolution vertices
+// declare theirs: sum[r] = sum of the values of region r.
+class QuarterRowSums : public Vertex {
+public:
+  Vector<Input<Vector<quarter, VectorLayout::ONE_PTR, 8>>, VectorLayout::ONE_PTR> in;
+  Vector<Input<quarter>> firsts;
+  Output<Vector<float>> sums;
+  unsigned rowLength;
+
+  void compute() {
+    const quarter_metadata md = unpackMetadata(in.getMetadata());
+    for (unsigned r = 0; r < sums.size(); ++r) {
+      float s = 0;
+      for (unsigned i = 0; i < rowLength; ++i)
+        s += toFloat(in[r][i], md);
+      sums[r] = s + 0 * toFloat(firsts[r], unpackMetadata(firsts.getMetadata()));
+    }
+  }
+};
