@@ -211,7 +211,7 @@ namespace aspen_fp8 {
 class SetMetadata : public poplar::Vertex {
 public:
   poplar::Input<int> scale;
-  poplar::Output<poplar::MetadataType> out;
+  poplar::Output<MetadataType> out; // the metadata as unsigned char
   unsigned format; // 0: F143, 1: F152
   void compute() {
     int s = scale;
@@ -253,7 +253,7 @@ void setMetadataTensor(Graph &graph, QuarterMetadata::Format fp8Format, const Te
   ComputeSet cs = graph.addComputeSet({debugContext, "setMetadata"});
   VertexRef v = graph.addVertex(cs, kSetMetadataVertex);
   graph.connect(v["scale"], fp8Scale.reshape({}));
-  graph.connect(v["out"], metadataOut.reshape({}));
+  graph.connect(v["out"], metadataOut.reshape({}).reinterpret(UNSIGNED_CHAR));
   graph.setInitialValue(v["format"], fp8Format == QuarterMetadata::Format::F152 ? 1u : 0u);
   graph.setTileMapping(v, tile);
   graph.setPerfEstimate(v, 20);

@@ -20,20 +20,19 @@ QuarterMetadata::QuarterMetadata(Format format, std::int8_t scale) : format_(for
 }
 
 QuarterMetadata::QuarterMetadata(std::uint8_t binary) {
-  const unsigned format = binary >> 6;
-  if (format != 0 && format != 2) {
+  if (binary & 0x40) {
     std::ostringstream os;
     os << "QuarterMetadata: binary 0x" << std::hex << static_cast<unsigned>(binary)
-       << " has an invalid format field (bits 6-7 must be 00 for F143 or 10 for F152)";
+       << " has an invalid format field (bit 6 must be 0; bit 7 is 1 for F143, 0 for F152)";
     throw poplar_error(os.str());
   }
-  format_ = format == 0 ? Format::F143 : Format::F152;
+  format_ = (binary & 0x80) ? Format::F143 : Format::F152;
   // Bits 0-5: two's complement.
   scale_ = static_cast<std::int8_t>((binary & 0x20) ? static_cast<int>(binary & 0x3f) - 64 : (binary & 0x3f));
 }
 
 std::uint8_t QuarterMetadata::getBinary() const {
-  return static_cast<std::uint8_t>((format_ == Format::F152 ? 0x80 : 0x00) |
+  return static_cast<std::uint8_t>((format_ == Format::F143 ? 0x80 : 0x00) |
                                    (static_cast<unsigned>(scale_) & 0x3f));
 }
 

@@ -278,7 +278,7 @@ static_assert(ASPEN_FIELD_SIZE_OFFSET + sizeof(std::uint32_t) == ASPEN_FIELD_SIZ
 static_assert(sizeof(Input<Vector<float>>) == ASPEN_FIELD_DESCRIPTOR_BYTES, "a descriptor is a vector edge");
 static_assert(sizeof(float *) == ASPEN_FIELD_SCALAR_ENTRY_BYTES, "pointer table entry");
 // fp8: the host class and the codelet types live side by side in one translation unit.
-static_assert(!std::is_same<poplar::QuarterMetadata, poplar::MetadataType>::value, "distinct types");
+static_assert(!std::is_same<poplar::QuarterMetadata, MetadataType>::value, "distinct types");
 // fp8: quarter edges end with the pointer to their metadata (docs/fp8.md).
 static_assert(sizeof(quarter) == 1 && sizeof(MetadataType) == 1, "one byte each");
 static_assert(sizeof(Input<quarter>) == ASPEN_FIELD_QUARTER_SCALAR_BYTES, "quarter scalar edge");
@@ -309,6 +309,6 @@ TEST_CASE("fp8: codelet-side packing agrees with the host QuarterMetadata binary
       const quarter_metadata md = poplar::unpackMetadata(host.getBinary());
       CHECK(md.scale == s);
       CHECK((md.fmt == quarter_metadata::f143) == (f == poplar::QuarterMetadata::Format::F143));
-      CHECK(poplar::packMetadata(md).value == host.getBinary());
+      CHECK(poplar::packMetadata(md) == host.getBinary());
     }
 }

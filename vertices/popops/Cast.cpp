@@ -81,9 +81,9 @@ public:
     if constexpr (quarterIn || quarterOut) {
       quarter_metadata inMd{}, outMd{};
       if constexpr (quarterIn)
-        inMd = unpackMetadata(src.getMetadata());
+        inMd = unpackMetadata(*src.getMetadata());
       if constexpr (quarterOut)
-        outMd = unpackMetadata(dst.getMetadata());
+        outMd = unpackMetadata(*dst.getMetadata());
       for (unsigned i = begin; i < end; ++i)
         out[i] = QuarterConvert<OutType, InType>::apply(in[i], inMd, outMd);
     } else {

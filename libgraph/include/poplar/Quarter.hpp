@@ -29,7 +29,7 @@ class QuarterMetadata {
 public:
   enum class Format { F143, F152 };
 
-  /// F143 with scale 0 (binary 0).
+  /// F143 with scale 0 (binary 0x80).
   QuarterMetadata() : format_(Format::F143), scale_(0) {}
   /// Throws poplar_error when `scale` is outside -32..31 (a 6-bit field).
   QuarterMetadata(Format format, std::int8_t scale);
@@ -39,8 +39,8 @@ public:
 
   Format getFormat() const { return format_; }
   std::int8_t getScale() const { return scale_; }
-  /// The device representation: bits 0-5 the scale (two's complement), bits
-  /// 6-7 the format (00 F143, 10 F152; 01 and 11 are invalid).
+  /// The device representation: bits 0-5 the scale (two's complement), bit 7
+  /// the format (1 F143, 0 F152, as PopLibs' codelets read it), bit 6 zero.
   std::uint8_t getBinary() const;
   /// "F143 scale -2".
   std::string toString() const;

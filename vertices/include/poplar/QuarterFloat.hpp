@@ -1,7 +1,7 @@
 // Copyright (c) Aspen contributors. Poplar-compatible codelet header.
 // fp8 on the vertex side (docs/fp8.md): `quarter` (one 8-bit float, stored as
-// its bit pattern), `poplar::MetadataType` (one QUARTER_METADATA element, what
-// a quarter edge's getMetadata() returns), `quarter_metadata` (its unpacked
+// its bit pattern), `MetadataType` (one QUARTER_METADATA element; a quarter
+// edge's getMetadata() points at it), `quarter_metadata` (its unpacked
 // form, as Graphcore's ipudef.h spells it), `unpackMetadata`, and conversions
 // `toQuarter` / `toFloat` / `toHalf` that round exactly as Aspen's host
 // conversion does (to nearest even, NaN on overflow, 0x80 is NaN).
@@ -14,6 +14,11 @@
 
 #include <cstdint>
 #include <cstring>
+
+/// One QUARTER_METADATA element as a tensor holds it: bits 0-5 the scale (two's
+/// complement), bit 7 the format (1 F143, 0 F152). What a quarter edge's
+/// getMetadata() points at.
+typedef unsigned char MetadataType;
 
 /// The unpacked metadata of a quarter tensor: its format and scale. A quarter
 /// with bits b stands for decode(fmt, b) * 2^scale.
@@ -35,31 +40,20 @@ namespace poplar {
 
 using ::quarter;
 
-/// One QUARTER_METADATA element as a tensor holds it: bits 0-5 the scale (two's
-/// complement), bits 6-7 the format (00 F143, 10 F152).
-struct MetadataType {
-  std::uint8_t value;
-};
-
-/// The format and scale packed in `md`. An invalid format field reads as F152.
+/// The format and scale packed in `md` (PopLibs' codelets unpack the pointer that
+/// getMetadata() returns with their own `unpackMetadata(const MetadataType *)`, so
+/// Aspen's takes the value).
 inline quarter_metadata unpackMetadata(MetadataType md) {
   quarter_metadata out;
-  out.fmt = (md.value & 0x80) ? quarter_metadata::f152 : quarter_metadata::f143;
-  const int scale = md.value & 0x3f;
+  out.fmt = (md & 0x80) ? quarter_metadata::f143 : quarter_metadata::f152;
+  const int scale = md & 0x3f;
   out.scale = static_cast<signed char>(scale >= 32 ? scale - 64 : scale);
   return out;
 }
-inline quarter_metadata unpackMetadata(std::uint8_t binary) {
-  MetadataType md;
-  md.value = binary;
-  return unpackMetadata(md);
-}
 /// The packed form of `md` (the inverse of unpackMetadata).
 inline MetadataType packMetadata(quarter_metadata md) {
-  MetadataType out;
-  out.value = static_cast<std::uint8_t>((md.fmt == quarter_metadata::f152 ? 0x80 : 0x00) |
-                                        (static_cast<unsigned>(md.scale) & 0x3f));
-  return out;
+  return static_cast<MetadataType>((md.fmt == quarter_metadata::f143 ? 0x80 : 0x00) |
+                                   (static_cast<unsigned>(md.scale) & 0x3f));
 }
 
 namespace aspen_detail {

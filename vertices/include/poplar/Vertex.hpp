@@ -142,7 +142,7 @@ template <typename T> struct QuarterScalarEdge {
   T *aspenPtr_;
   const MetadataType *aspenMetadata_;
 
-  MetadataType getMetadata() const { return *aspenMetadata_; }
+  const MetadataType *getMetadata() const { return aspenMetadata_; }
 };
 /// SpanStorage's layout and interface, then the metadata pointer (standard layout).
 template <typename T, VectorLayout L> struct QuarterSpanStorage {
@@ -160,7 +160,7 @@ template <typename T, VectorLayout L> struct QuarterSpanStorage {
   T *begin() const { return aspenPtr_; }
   T *end() const { return aspenPtr_ + size(); }
   const QuarterSpanStorage *operator->() const { return this; }
-  MetadataType getMetadata() const { return *aspenMetadata_; }
+  const MetadataType *getMetadata() const { return aspenMetadata_; }
 };
 /// A list of quarter edges: the list's entries (descriptors, or edge pointers),
 /// then its one metadata pointer, shared by every tensor of the list.
@@ -179,7 +179,7 @@ template <typename Entry, VectorLayout L> struct QuarterEdgeList {
   Entry *begin() const { return aspenPtr_; }
   Entry *end() const { return aspenPtr_ + size(); }
   const QuarterEdgeList *operator->() const { return this; }
-  MetadataType getMetadata() const { return *aspenMetadata_; }
+  const MetadataType *getMetadata() const { return aspenMetadata_; }
 };
 /// An entry of a list of scalar quarter edges: the pointer to the element.
 template <typename T> struct QuarterEdgeRef {
