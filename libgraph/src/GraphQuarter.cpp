@@ -138,6 +138,11 @@ Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std
   return addVariableImpl(type, &metadata, shape, mappingMethod, debugContext);
 }
 
+Tensor Graph::addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                          VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
+  return addVariableImpl(type, metadata, shape, mappingMethod, debugContext);
+}
+
 Tensor Graph::addConstantWithMetadata(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
                                       const Type &hostType, const void *values, std::size_t count, bool splat,
                                       const DebugContext &dc) {

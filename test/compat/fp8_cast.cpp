@@ -160,6 +160,13 @@ TEST_CASE("fp8 compat: half -> quarter, quarter -> quarter between metadata, clo
   const std::vector<float> values = {0.0f, 1.0f, -3.0f, 100.0f, 0.3f, 448.0f, 480.0f, 1000.0f};
   // A QUARTER constant encoded with mdA at graph-construction time.
   Tensor c = graph.addConstant<float>(QUARTER, mdA, {values.size()}, values, "c");
+  // The pointer forms PopLibs' tests use (`&metadata`), with and without a mapping method.
+  Tensor viaPointer = graph.addVariable(QUARTER, &mdB, {4}, "viaPointer");
+  Tensor linear = graph.addVariable(QUARTER, &mdB, {64}, VariableMappingMethod::LINEAR, "linear");
+  CHECK(viaPointer.getMetadata().getVarRegions()[0].var == mdB.getVarRegions()[0].var);
+  CHECK(linear.getMetadata().getVarRegions()[0].var == mdB.getVarRegions()[0].var);
+  CHECK(graph.getTileMapping(linear, false).size() == 4);
+  graph.setTileMapping(viaPointer, 0);
   graph.setTileMapping(c, 1);
   REQUIRE(c.hasMetadata());
   // Clones keep the metadata of a quarter tensor.

@@ -149,6 +149,8 @@ public:
                      const DebugContext &debugContext = {});
   Tensor addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
                      VariableMappingMethod mappingMethod, const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                     VariableMappingMethod mappingMethod, const DebugContext &debugContext = {});
   /// A QUARTER constant from host values, encoded with the value of `metadata`
   /// (which must be known when the graph is built: a constant or a tensor with an
   /// initial value, as createConstantMetadataTensor/createVariableMetadataTensor give).
