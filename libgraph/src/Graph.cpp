@@ -6,6 +6,7 @@
 #include "poplar/Graph.hpp"
 
 #include "ir/GraphData.hpp"
+#include "ir/QuarterMetadata.hpp"
 #include "ir/TensorAlgebra.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
@@ -529,11 +530,19 @@ Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, const D
 
 Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, VariableMappingMethod mappingMethod,
                           const DebugContext &debugContext) {
+  return addVariableImpl(type, nullptr, shape, mappingMethod, debugContext);
+}
+
+Tensor Graph::addVariableImpl(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                              VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
   getTarget();
+  if (metadata)
+    aspen::ir::checkQuarterMetadata(*data_, type, *metadata, debugContext.getPathName());
   const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
   data_->variables[var].debugId = data_->noteDebugContext(debugContext);
   if (mappingMethod == VariableMappingMethod::LINEAR)
     mapVariableLinearly(*this, *data_, var, 0, 0);
+  aspen::ir::attachQuarterMetadata(*this, *data_, var, metadata);
   return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
 }
 
@@ -549,6 +558,7 @@ Tensor Graph::addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> 
   const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
   data_->variables[var].debugId = data_->noteDebugContext(debugContext);
   mapVariableLinearly(*this, *data_, var, minElementsPerTile, grainSize);
+  aspen::ir::attachQuarterMetadata(*this, *data_, var, nullptr);
   return aspen::ir::makeVariableTensor(data_, var, type, shape.vec());
 }
 
@@ -560,6 +570,9 @@ Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape,
   const std::string &name = dc.getPathName();
   if (!type.valid())
     throw type_error("Cannot create constant '" + name + "': invalid element type");
+  if (type.requiresMetadata())
+    throw tensor_creation_error("Cannot create constant '" + name + "' of type " + type.toString().str() +
+                                " without metadata: use addConstant(type, metadata, shape, values)");
   const std::uint64_t n = shapeProduct(shape, type, name);
   if (count == ~std::size_t(0))
     count = n; // pointer form: the shape says how many values there are
@@ -719,14 +732,32 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &debug
   // Every clone method gives a new variable in t's row-major order: Aspen lays
   // out each tile's elements in variable order, so there is no other order to keep.
   getTarget();
-  return cloneVariable(data_, type, t, std::nullopt, debugContext);
+  Tensor c = cloneVariable(data_, type, t, std::nullopt, debugContext);
+  // A quarter clone of a quarter tensor carries the same metadata; else its own.
+  const Tensor metadata = type.requiresMetadata() ? aspen::ir::uniqueMetadataOf(t) : Tensor();
+  aspen::ir::attachQuarterMetadata(*this, *data_, static_cast<VarId>(data_->variables.size() - 1),
+                                   metadata.valid() ? &metadata : nullptr);
+  return c;
+}
+
+Tensor Graph::clone(const Type &type, const Tensor &metadata, const Tensor &t,
+                    const DebugContext &debugContext, TensorCloneMethod) {
+  getTarget();
+  aspen::ir::checkQuarterMetadata(*data_, type, metadata, debugContext.getPathName());
+  Tensor c = cloneVariable(data_, type, t, std::nullopt, debugContext);
+  aspen::ir::attachQuarterMetadata(*this, *data_, static_cast<VarId>(data_->variables.size() - 1), &metadata);
+  return c;
 }
 
 Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext, TensorCloneMethod,
                      TensorCloneDuplicationMethod) {
   getTarget();
   requireTensorOf<tensor_creation_error>(data_.get(), t, "cloneN");
-  return cloneVariable(data_, t.elementType(), t, N, debugContext);
+  Tensor c = cloneVariable(data_, t.elementType(), t, N, debugContext);
+  const Tensor metadata = aspen::ir::uniqueMetadataOf(t);
+  aspen::ir::attachQuarterMetadata(*this, *data_, static_cast<VarId>(data_->variables.size() - 1),
+                                   metadata.valid() ? &metadata : nullptr);
+  return c;
 }
 
 // ---- tile mapping --------------------------------------------------------------------
@@ -956,6 +987,11 @@ void createHostHandle(GraphData &data, StringRef handle, const Tensor &t, bool i
       throw graph_object_creation_error(std::string(what) + ": handle '" + handle.str() +
                                         "' already exists (for tensor " + h.tensor.shortString() + ")");
   data.hostHandles.push_back(aspen::ir::HostHandle{handle.str(), t, isWrite});
+  // Engine::writeTensor/readTensor with a QuarterMetadata (docs/fp8.md).
+  const Tensor metadata = aspen::ir::uniqueMetadataOf(t);
+  if (metadata.valid())
+    data.hostHandles.push_back(
+        aspen::ir::HostHandle{aspen::ir::metadataHandleName(handle.str()), metadata, isWrite});
 }
 } // namespace
 

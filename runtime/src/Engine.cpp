@@ -5,6 +5,7 @@
 #include "EngineImpl.hpp"
 #include "ProfileReport.hpp"
 #include "ir/ProgramNode.hpp"
+#include "ir/QuarterMetadata.hpp"
 #include "poplar/Device.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
@@ -330,6 +331,33 @@ void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
 }
 void Engine::readTensor(StringRef handle, void *buf) {
   live(impl_).readTensor(handle.str(), buf, nullptr, false);
+}
+
+void Engine::writeTensor(StringRef handle, const QuarterMetadata &metadata, const void *buf, const void *bufEnd) {
+  EngineImpl &impl = live(impl_);
+  const std::string mdHandle = aspen::ir::metadataHandleName(handle.str());
+  if (!impl.writeHandles_.count(mdHandle))
+    throw poplar_error("writeTensor('" + handle.str() + "', metadata): the tensor of handle '" + handle.str() +
+                       "' has no metadata (only quarter tensors do)");
+  impl.writeTensor(handle.str(), buf, bufEnd, true);
+  const std::uint8_t binary = metadata.getBinary();
+  impl.writeTensor(mdHandle, &binary, &binary + 1, true);
+}
+
+void Engine::readTensor(StringRef handle, QuarterMetadata &metadata, void *buf, void *bufEnd) {
+  EngineImpl &impl = live(impl_);
+  const std::string mdHandle = aspen::ir::metadataHandleName(handle.str());
+  if (!impl.readHandles_.count(mdHandle))
+    throw poplar_error("readTensor('" + handle.str() + "', metadata): the tensor of handle '" + handle.str() +
+                       "' has no metadata (only quarter tensors do)");
+  impl.readTensor(handle.str(), buf, bufEnd, true);
+  std::uint8_t binary = 0;
+  impl.readTensor(mdHandle, &binary, &binary + 1, true);
+  try {
+    metadata = QuarterMetadata(binary);
+  } catch (const poplar_error &e) {
+    throw poplar_error("readTensor('" + handle.str() + "', metadata): the metadata tensor holds " + e.what());
+  }
 }
 
 void Engine::connectStream(StringRef handle, void *p) {

@@ -7,6 +7,7 @@
 
 #include <ipudef.h>
 #include <poplar/HalfFloat.hpp>
+#include <poplar/Quarter.hpp> // the host header too: no clash with QuarterFloat.hpp (docs/fp8.md)
 #include <poplar/TileConstants.hpp>
 #include <poplar/Vertex.hpp>
 
@@ -276,5 +277,38 @@ static_assert(offsetof(Vector<unsigned>, aspenSize_) == ASPEN_FIELD_SIZE_OFFSET,
 static_assert(ASPEN_FIELD_SIZE_OFFSET + sizeof(std::uint32_t) == ASPEN_FIELD_SIZED_BYTES, "sized field");
 static_assert(sizeof(Input<Vector<float>>) == ASPEN_FIELD_DESCRIPTOR_BYTES, "a descriptor is a vector edge");
 static_assert(sizeof(float *) == ASPEN_FIELD_SCALAR_ENTRY_BYTES, "pointer table entry");
+// fp8: the host class and the codelet types live side by side in one translation unit.
+static_assert(!std::is_same<poplar::QuarterMetadata, MetadataType>::value, "distinct types");
+// fp8: quarter edges end with the pointer to their metadata (docs/fp8.md).
+static_assert(sizeof(quarter) == 1 && sizeof(MetadataType) == 1, "one byte each");
+static_assert(sizeof(Input<quarter>) == ASPEN_FIELD_QUARTER_SCALAR_BYTES, "quarter scalar edge");
+static_assert(sizeof(InOut<quarter>) == ASPEN_FIELD_QUARTER_SCALAR_BYTES, "quarter scalar edge");
+static_assert(sizeof(Input<Vector<quarter>>) == ASPEN_FIELD_QUARTER_VECTOR_BYTES, "quarter vector edge");
+static_assert(sizeof(Output<Vector<quarter, VectorLayout::ONE_PTR>>) == ASPEN_FIELD_QUARTER_VECTOR_BYTES,
+              "quarter vector edge");
+static_assert(offsetof(Input<quarter>, aspenMetadata_) ==
+                  ASPEN_FIELD_QUARTER_SCALAR_BYTES - ASPEN_FIELD_METADATA_POINTER_BYTES,
+              "metadata pointer last");
+static_assert(offsetof(Input<Vector<quarter>>, aspenSize_) == ASPEN_FIELD_SIZE_OFFSET, "count after pointer");
+static_assert(sizeof(Vector<Input<Vector<quarter, VectorLayout::ONE_PTR>>, VectorLayout::ONE_PTR>) ==
+                  ASPEN_FIELD_QUARTER_VECTOR_BYTES,
+              "list of quarter vector edges: one metadata pointer");
+static_assert(sizeof(Vector<Input<quarter>>) == ASPEN_FIELD_QUARTER_VECTOR_BYTES, "list of quarter edges");
+static_assert(sizeof(Input<VectorList<quarter, VectorListLayout::DELTANELEMENTS>>) ==
+                  ASPEN_FIELD_QUARTER_VECTOR_BYTES,
+              "quarter vector list");
+static_assert(sizeof(Vector<Input<Vector<quarter>>>{}[0]) == ASPEN_FIELD_DESCRIPTOR_BYTES,
+              "entries stay ordinary descriptors");
 
 } // namespace
+
+TEST_CASE("fp8: codelet-side packing agrees with the host QuarterMetadata binary", "[codelets][fp8]") {
+  for (auto f : {poplar::QuarterMetadata::Format::F143, poplar::QuarterMetadata::Format::F152})
+    for (int s = -32; s <= 31; ++s) {
+      const poplar::QuarterMetadata host(f, static_cast<std::int8_t>(s));
+      const quarter_metadata md = poplar::unpackMetadata(host.getBinary());
+      CHECK(md.scale == s);
+      CHECK((md.fmt == quarter_metadata::f143) == (f == poplar::QuarterMetadata::Format::F143));
+      CHECK(poplar::packMetadata(md) == host.getBinary());
+    }
+}

@@ -2,7 +2,11 @@
 // popops::Cast1D<In, Out>: dst = convert(src) over a 1-D region. float -> half
 // rounds to nearest even (the half class's conversion); to bool is `x != 0`.
 #include <poplar/HalfFloat.hpp>
+#include <poplar/QuarterFloat.hpp>
 #include <poplar/Vertex.hpp>
+
+#include <limits>
+#include <type_traits>
 
 #include "VertexUtil.hpp"
 
@@ -21,6 +25,45 @@ template <typename From> struct Convert<bool, From> {
 template <> struct Convert<bool, bool> {
   static bool apply(bool x) { return x; }
 };
+
+// fp8: conversions that need the metadata of the quarter side(s) (docs/fp8.md).
+// Integers go through float (exact for every quarter value; for 8-bit integers too);
+// quarter to an integer truncates and saturates, NaN gives 0.
+template <typename To, typename From> struct QuarterConvert {
+  static quarter apply(From x, quarter_metadata, quarter_metadata out) {
+    return toQuarter(static_cast<float>(x), out);
+  }
+};
+template <typename To> struct QuarterConvert<To, quarter> {
+  static To apply(quarter x, quarter_metadata in, quarter_metadata) {
+    const float f = toFloat(x, in);
+    if (f != f)
+      return To(0);
+    if (f <= static_cast<float>(std::numeric_limits<To>::lowest()))
+      return std::numeric_limits<To>::lowest();
+    if (f >= static_cast<float>(std::numeric_limits<To>::max()))
+      return std::numeric_limits<To>::max();
+    return static_cast<To>(f);
+  }
+};
+template <> struct QuarterConvert<float, quarter> {
+  static float apply(quarter x, quarter_metadata in, quarter_metadata) { return toFloat(x, in); }
+};
+template <> struct QuarterConvert<half, quarter> {
+  static half apply(quarter x, quarter_metadata in, quarter_metadata) { return toHalf(x, in); }
+};
+template <> struct QuarterConvert<quarter, float> {
+  static quarter apply(float x, quarter_metadata, quarter_metadata out) { return toQuarter(x, out); }
+};
+template <> struct QuarterConvert<quarter, half> {
+  static quarter apply(half x, quarter_metadata, quarter_metadata out) { return toQuarter(x, out); }
+};
+// Through float, which holds every quarter value of every scale exactly.
+template <> struct QuarterConvert<quarter, quarter> {
+  static quarter apply(quarter x, quarter_metadata in, quarter_metadata out) {
+    return toQuarter(toFloat(x, in), out);
+  }
+};
 } // namespace
 
 template <typename InType, typename OutType> class Cast1D : public MultiVertex {
@@ -33,10 +76,37 @@ public:
     vertexutil::workerRange(dst.size(), wid, numWorkers(), begin, end);
     const InType *in = &src[0];
     OutType *out = &dst[0];
-    for (unsigned i = begin; i < end; ++i)
-      out[i] = Convert<OutType, InType>::apply(in[i]);
+    constexpr bool quarterIn = std::is_same<InType, quarter>::value;
+    constexpr bool quarterOut = std::is_same<OutType, quarter>::value;
+    if constexpr (quarterIn || quarterOut) {
+      quarter_metadata inMd{}, outMd{};
+      if constexpr (quarterIn)
+        inMd = unpackMetadata(*src.getMetadata());
+      if constexpr (quarterOut)
+        outMd = unpackMetadata(*dst.getMetadata());
+      for (unsigned i = begin; i < end; ++i)
+        out[i] = QuarterConvert<OutType, InType>::apply(in[i], inMd, outMd);
+    } else {
+      for (unsigned i = begin; i < end; ++i)
+        out[i] = Convert<OutType, InType>::apply(in[i]);
+    }
   }
 };
+
+// fp8 casts (docs/fp8.md).
+template class Cast1D<quarter, float>;
+template class Cast1D<quarter, half>;
+template class Cast1D<float, quarter>;
+template class Cast1D<half, quarter>;
+template class Cast1D<quarter, quarter>;
+#define POPOPS_CAST_QUARTER_INT(N)                                                                           \
+  template class Cast1D<quarter, N>;                                                                         \
+  template class Cast1D<N, quarter>;
+POPOPS_CAST_QUARTER_INT(char)
+POPOPS_CAST_QUARTER_INT(signed char)
+POPOPS_CAST_QUARTER_INT(unsigned char)
+POPOPS_CAST_QUARTER_INT(int)
+POPOPS_CAST_QUARTER_INT(unsigned int)
 
 #define POPOPS_CAST_FROM(IN)                                                                                 \
   template class Cast1D<IN, float>;                                                                          \

@@ -44,6 +44,14 @@ extern "C" {
 #define ASPEN_FIELD_VECTOR_BYTES 16u      /* Input<Vector<T>>, Vector<T>, Vector<Input<...>> */
 #define ASPEN_FIELD_DESCRIPTOR_BYTES 16u  /* one entry of a list of vector edges */
 #define ASPEN_FIELD_SCALAR_ENTRY_BYTES 8u /* one entry of a list of scalar edges */
+/* fp8: a field of quarter edges (Input<quarter>, Input<Vector<quarter>>, lists of them,
+ * Input<VectorList<quarter>>, also Output/InOut) ends with a pointer to its tensor's
+ * metadata (one QUARTER_METADATA byte), at offset size - ASPEN_FIELD_METADATA_POINTER_BYTES.
+ * The entries of a list are the ordinary descriptors or pointers: a list has one metadata,
+ * shared by all its tensors. */
+#define ASPEN_FIELD_METADATA_POINTER_BYTES 8u
+#define ASPEN_FIELD_QUARTER_SCALAR_BYTES 16u /* Input<quarter>: {ptr, metadata ptr} */
+#define ASPEN_FIELD_QUARTER_VECTOR_BYTES 24u /* Input<Vector<quarter>>, lists: {ptr, size, metadata ptr} */
 
 /* AspenFieldEntry::elementType is a poplar::Type::Id value (0 = not a known
  * element type, e.g. a struct-valued state member). AspenFieldEntry::layout and

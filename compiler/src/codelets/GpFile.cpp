@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 #include "codelets/GpFile.hpp"
 
+#include "codelets/CodeletAbi.h"
 #include "codelets/ContentHash.hpp"
 #include "codelets/EmbeddedFiles.hpp"
 #include "poplar/exceptions.hpp"
@@ -97,8 +98,13 @@ bool isPowerOfTwo(std::uint64_t x) {
 
 /// The size a field of this kind and shape has in the vertex ABI, 0 if any.
 std::uint64_t abiFieldSize(const ir::FieldInfo &f) {
+  const bool quarterEdge = f.kind != ir::FieldKind::State && f.elementType == poplar::QUARTER;
+  if (quarterEdge && f.shape != ir::FieldShape::Scalar)
+    return ASPEN_FIELD_QUARTER_VECTOR_BYTES; // {pointer, 32-bit size, metadata pointer}
   if (f.shape != ir::FieldShape::Scalar)
     return 16; // {pointer, 32-bit size}
+  if (quarterEdge)
+    return ASPEN_FIELD_QUARTER_SCALAR_BYTES; // {pointer, metadata pointer}
   if (f.kind != ir::FieldKind::State)
     return 8; // a pointer
   return f.elementType.valid() ? f.elementType.size() : 0;

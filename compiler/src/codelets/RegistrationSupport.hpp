@@ -43,7 +43,6 @@ ASPEN_ELEMENT_TYPE(half, 13)
 ASPEN_ELEMENT_TYPE(float, 14)
 ASPEN_ELEMENT_TYPE(double, 15)
 ASPEN_ELEMENT_TYPE(poplar::quarter, 16)
-ASPEN_ELEMENT_TYPE(poplar::QuarterMetadata, 17)
 #undef ASPEN_ELEMENT_TYPE
 // An enum state member holds its underlying integer type.
 template <class T> struct ElementTypeId<T, typename std::enable_if<std::is_enum<T>::value>::type> {

@@ -263,6 +263,8 @@ public:
         const poplar::Tensor &t = val.edges.at(0);
         const Loc data = planEdge(f, t.getImpl(), tile, v, pv.edgeBytes);
         relocate(field, data);
+        if (f.elementType == poplar::QUARTER && f.size >= ASPEN_FIELD_QUARTER_SCALAR_BYTES)
+          planQuarterMetadata(f, t, obj, tile, v, pv.edgeBytes);
         if (f.shape == ir::FieldShape::Vector && hasSize)
           putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET,
                  static_cast<std::uint32_t>(t.numElements()));
@@ -288,6 +290,9 @@ public:
             putU32(out_.pool, tableImage + e * entry + ASPEN_FIELD_SIZE_OFFSET,
                    static_cast<std::uint32_t>(t.numElements()));
         }
+        // fp8: the list's one metadata pointer (validation made the entries agree).
+        if (f.elementType == poplar::QUARTER && f.size >= ASPEN_FIELD_QUARTER_VECTOR_BYTES)
+          planQuarterMetadata(f, val.edges[0], obj, tile, v, pv.edgeBytes);
         break;
       }
       }
@@ -343,6 +348,21 @@ private:
       std::memcpy(out_.pool.data() + at, val.stateBytes.data(),
                   std::min<std::size_t>(bytes, val.stateBytes.size()));
     relocate(Loc{obj, f.offset}, Loc{data, 0});
+  }
+
+  /// fp8: the metadata of a quarter edge, read through the pointer in the field's
+  /// last bytes (CodeletAbi.h, docs/fp8.md). Validation made sure it exists.
+  void planQuarterMetadata(const ir::FieldInfo &f, const poplar::Tensor &t, std::uint32_t obj,
+                           std::uint32_t tile, std::uint32_t v, std::uint64_t &edgeBytes) {
+    ASPEN_ASSERT(t.hasMetadata(), "a quarter edge without metadata after validation");
+    ir::FieldInfo md = f;
+    md.kind = ir::FieldKind::Input;
+    md.shape = ir::FieldShape::Scalar;
+    md.elementType = poplar::QUARTER_METADATA;
+    md.minAlign = 1;
+    const poplar::Tensor metadata = t.getMetadata();
+    relocate(Loc{obj, f.offset + f.size - ASPEN_FIELD_METADATA_POINTER_BYTES},
+             planEdge(md, metadata.getImpl(), tile, v, edgeBytes));
   }
 
   /// Where the vertex finds an edge's data: the variable itself or an edge buffer.

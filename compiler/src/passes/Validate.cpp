@@ -119,6 +119,18 @@ void checkEdge(const ir::GraphData &g, std::uint32_t v, const ir::FieldInfo &f, 
                                                 std::string(f.elementType.toString()) +
                                                 " but is connected to tensor " + t.shortString()});
   }
+  if (f.elementType == poplar::QUARTER && view.elementType == poplar::QUARTER && !t.hasMetadata()) {
+    out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) +
+                                                ": the field holds quarter but tensor " + t.shortString() +
+                                                " has no metadata (a quarter tensor needs a QUARTER_METADATA "
+                                                "tensor: Graph::addVariable(QUARTER, metadata, shape))"});
+  } else if (f.elementType == poplar::QUARTER && view.elementType == poplar::QUARTER) {
+    try {
+      (void)t.getMetadata();
+    } catch (const poplar::poplar_error &e) {
+      out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) + ": " + e.what()});
+    }
+  }
   if (scalarEdge && view.numElements() != 1) {
     out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) +
                                                 ": a scalar edge needs a tensor of 1 element "
@@ -208,6 +220,25 @@ void checkVertex(const ir::GraphData &g, std::uint32_t v, Problems &out) {
       for (std::size_t e = 0; e < val.edges.size(); ++e)
         checkEdge(g, v, f, val.edges[e], f.name + "[" + std::to_string(e) + "]",
                   f.shape == ir::FieldShape::VectorOfScalarEdges, out);
+      // fp8: a list of quarter edges has one metadata pointer (docs/fp8.md).
+      if (f.elementType == poplar::QUARTER)
+        for (std::size_t e = 1; e < val.edges.size(); ++e) {
+          const poplar::Tensor &a = val.edges[0], &b = val.edges[e];
+          if (!a.valid() || !b.valid() || !a.hasMetadata() || !b.hasMetadata())
+            continue; // reported above
+          try {
+            const auto ra = a.getMetadata().getVarRegions(), rb = b.getMetadata().getVarRegions();
+            if (ra.empty() || rb.empty() || ra[0].var != rb[0].var ||
+                ra[0].interval.begin() != rb[0].interval.begin())
+              out.push_back(
+                  {ProblemKind::Connection,
+                   where(g, v, f.name) + ": a list of quarter edges shares one metadata, but tensor " +
+                       a.shortString() + " carries " + a.getMetadata().shortString() + " and tensor " +
+                       b.shortString() + " carries " + b.getMetadata().shortString()});
+          } catch (const poplar::poplar_error &) {
+            // reported by checkEdge
+          }
+        }
       break;
     }
     }

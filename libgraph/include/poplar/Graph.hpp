@@ -10,6 +10,7 @@
 #include <poplar/OptionFlags.hpp>
 #include <poplar/PerfEstimateFunc.hpp>
 #include <poplar/Program.hpp>
+#include <poplar/Quarter.hpp>
 #include <poplar/SerializationFormat.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/Target.hpp>
@@ -145,6 +146,50 @@ public:
   cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext = {},
          TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
          TensorCloneDuplicationMethod dupMethod = TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION);
+
+  // --- fp8 (QUARTER) tensors with metadata (docs/fp8.md) -------------------
+  /// A variable whose elements carry `metadata`, a scalar QUARTER_METADATA
+  /// tensor (poplar/MetadataCreation.hpp makes one). `type` must require
+  /// metadata (QUARTER). `addVariable(QUARTER, shape)` without metadata makes
+  /// one for the tensor (F143, scale 0 until written).
+  /// Example: `auto md = createVariableMetadataTensor(graph, QuarterMetadata::Format::F143, 0);
+  ///           auto q = graph.addVariable(QUARTER, md, {16}, "q");`
+  Tensor addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                     const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                     const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                     VariableMappingMethod mappingMethod, const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                     VariableMappingMethod mappingMethod, const DebugContext &debugContext = {});
+  /// A QUARTER constant from host values, encoded with the value of `metadata`
+  /// (which must be known when the graph is built: a constant or a tensor with an
+  /// initial value, as createConstantMetadataTensor/createVariableMetadataTensor give).
+  template <typename T>
+  Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape, ArrayRef<T> values,
+                     const DebugContext &debugContext = {"<const>"}) {
+    return addConstantWithMetadata(type, metadata, shape, equivalent_device_type<T>().value, values.data(),
+                                   values.size(), false, debugContext);
+  }
+  template <typename T>
+  Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                     const std::vector<T> &values, const DebugContext &debugContext = {"<const>"}) {
+    return addConstant<T>(type, metadata, shape, ArrayRef<T>(values), debugContext);
+  }
+  template <typename T>
+  Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                     std::initializer_list<T> values, const DebugContext &debugContext = {"<const>"}) {
+    return addConstant<T>(type, metadata, shape, ArrayRef<T>(values), debugContext);
+  }
+  template <typename T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
+  Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape, T value,
+                     const DebugContext &debugContext = {"<const>"}) {
+    return addConstantWithMetadata(type, metadata, shape, equivalent_device_type<T>().value, &value, 1, true,
+                                   debugContext);
+  }
+  /// A new variable of `type` shaped and mapped like `t`, whose elements carry `metadata`.
+  Tensor clone(const Type &type, const Tensor &metadata, const Tensor &t, const DebugContext &debugContext = {},
+               TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
 
   /// Contents of a variable when the executable is loaded.
   template <typename T> void setInitialValue(const Tensor &t, T value) {
@@ -318,6 +363,11 @@ private:
                              const void *values, std::size_t count, bool splat, const DebugContext &dc);
   void setInitialValueFromHost(const Tensor &t, const Type &hostType, const void *values, std::size_t count,
                                bool splat);
+  Tensor addVariableImpl(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                         VariableMappingMethod mappingMethod, const DebugContext &debugContext);
+  Tensor addConstantWithMetadata(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                                 const Type &hostType, const void *values, std::size_t count, bool splat,
+                                 const DebugContext &dc);
   void setFieldInitialValue(const FieldRef &field, const Type &hostType, const void *values,
                             std::size_t count, bool scalar);
   void connectScalarValue(FieldRef field, const Type &hostType, const void *value);

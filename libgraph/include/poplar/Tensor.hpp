@@ -100,6 +100,15 @@ public:
     return getConstantValueAs(equivalent_device_type<T>().value, val);
   }
 
+  // --- fp8 metadata (docs/fp8.md) ------------------------------------------
+  /// True when the tensor's elements carry metadata: a QUARTER tensor whose
+  /// variables have a QUARTER_METADATA tensor (always, for tensors the graph made).
+  bool hasMetadata() const;
+  /// The scalar QUARTER_METADATA tensor that holds this tensor's format and scale.
+  /// Throws poplar_error naming the tensor when it has none, or when its
+  /// elements come from variables with different metadata tensors.
+  Tensor getMetadata() const;
+
   // --- views ---------------------------------------------------------------
   /// Index the first dimension; a rank-1 tensor gives a scalar (shape `{}`).
   Tensor operator[](std::size_t i) const;

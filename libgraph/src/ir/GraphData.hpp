@@ -181,6 +181,14 @@ struct GraphData {
   /// Constants made by `Graph::connect(FieldRef, T)` for a vertex not yet
   /// mapped: they go to the vertex's tile when it is mapped.
   std::unordered_map<std::uint32_t, std::vector<VarId>> vertexScalarConstants;
+  /// fp8: the scalar QUARTER_METADATA tensor the elements of each QUARTER variable
+  /// carry (docs/fp8.md). A QUARTER variable not listed has no metadata.
+  std::unordered_map<VarId, poplar::Tensor> quarterMetadata;
+  /// The metadata of variable `v`, or null.
+  const poplar::Tensor *metadataOf(VarId v) const {
+    const auto it = quarterMetadata.find(v);
+    return it == quarterMetadata.end() ? nullptr : &it->second;
+  }
   /// The variable holding the simulated hardware random seeds (poplar/RandomSeed.hpp), once made.
   std::int64_t hwSeedsVariable = -1;
 

@@ -31,6 +31,24 @@ void cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst, poplar::
 poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType,
                     poplar::ComputeSet cs, const poplar::DebugContext &debugContext = {});
 
+/// fp8: casts `src` (FLOAT, HALF or QUARTER) to a new QUARTER tensor whose
+/// elements carry `metadata` (a scalar QUARTER_METADATA tensor; its value may be
+/// set at run time). Each value x becomes the quarter nearest `x * 2^-scale`
+/// (ties to even; NaN, infinities and overflow give NaN). `dstType` must be QUARTER.
+/// Casting from QUARTER uses the source's own metadata (the overloads without one).
+/// Example:
+/// \code
+///   auto md = poplar::createVariableMetadataTensor(graph, poplar::QuarterMetadata::Format::F143, -2);
+///   auto q = popops::cast(graph, x, poplar::QUARTER, md, prog);
+///   auto back = popops::cast(graph, q, poplar::FLOAT, prog);
+/// \endcode
+poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
+                    const poplar::Tensor &metadata, poplar::program::Sequence &prog,
+                    const poplar::DebugContext &debugContext = {});
+poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType,
+                    const poplar::Tensor &metadata, poplar::ComputeSet cs,
+                    const poplar::DebugContext &debugContext = {});
+
 } // namespace popops
 
 #endif

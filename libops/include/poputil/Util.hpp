@@ -5,6 +5,7 @@
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/Interval.hpp>
+#include <poplar/MetadataCreation.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
@@ -112,6 +113,13 @@ typedef std::pair<unsigned, unsigned> GroupingInfo;
 /// Example: a {4, 16} tensor whose tiles each hold whole groups of 8 consecutive elements of
 /// dimension 1 gives `{{1, 8}}`.
 std::vector<GroupingInfo> detectDimGroupings(const poplar::Graph &graph, const poplar::Tensor &t);
+
+/// fp8: PopLibs code calls the metadata-creation functions as poputil's too; they are
+/// poplar's (poplar/MetadataCreation.hpp, docs/fp8.md), so an unqualified call with both
+/// namespaces in use is not ambiguous.
+/// Example: `auto md = poputil::createConstantMetadataTensor(graph, QuarterMetadata::Format::F143, 0);`
+using poplar::createConstantMetadataTensor;
+using poplar::createVariableMetadataTensor;
 
 } // namespace poputil
 

@@ -13,6 +13,10 @@ namespace {
 
 poplar::Tensor createCastOutput(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
                                 const poplar::DebugContext &dc) {
+  if (dstType.requiresMetadata())
+    throw poputil::poplibs_error("popops::cast: casting " + aspen::ops::describe(src) + " to " +
+                                 dstType.toString().str() +
+                                 " needs metadata: use cast(graph, src, QUARTER, metadata, ...)");
   return aspen::ops::createOutputLike(graph, dstType, src.shape(), {src}, {dc, "cast"});
 }
 
@@ -69,7 +73,8 @@ poplar::program::Program cast(poplar::Graph &graph, poplar::Tensor src, poplar::
   if (src.shape() != dst.shape())
     throw poputil::poplibs_error("popops::cast: source " + aspen::ops::describe(src) + " and destination " +
                                  aspen::ops::describe(dst) + " have different shapes");
-  if (src.elementType() == dst.elementType())
+  // Quarter to quarter converts between the two tensors' metadata: never a plain copy.
+  if (src.elementType() == dst.elementType() && !src.elementType().requiresMetadata())
     return poplar::program::Copy(src, dst, false, {debugContext, "cast"});
   poplar::ComputeSet cs = graph.addComputeSet({debugContext, "cast"});
   cast(graph, src, dst, cs);
@@ -83,6 +88,40 @@ poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const popla
   aspen::ops::requireValid(src, "popops::cast", "the source");
   poplar::Tensor dst = createCastOutput(graph, src, dstType, debugContext);
   prog.add(cast(graph, src, dst, debugContext));
+  return dst;
+}
+
+namespace {
+poplar::Tensor createQuarterOutput(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const poplar::Type &dstType, const poplar::Tensor &metadata,
+                                   const poplar::DebugContext &dc) {
+  aspen::ops::requireValid(src, "popops::cast", "the source");
+  if (!dstType.requiresMetadata())
+    throw poputil::poplibs_error("popops::cast: a metadata tensor was given but the destination type " +
+                                 dstType.toString().str() + " takes none (only quarter does)");
+  if (!metadata.valid() || metadata.elementType() != poplar::QUARTER_METADATA || metadata.numElements() != 1)
+    throw poputil::poplibs_error(
+        "popops::cast: the metadata tensor " +
+        (metadata.valid() ? aspen::ops::describe(metadata) : std::string("<invalid>")) +
+        " must be one element of type quarter_metadata");
+  poplar::Tensor dst = graph.clone(dstType, metadata, src, {dc, "cast"});
+  return dst;
+}
+} // namespace
+
+poplar::Tensor cast(poplar::Graph &graph, const poplar::Tensor &src, const poplar::Type &dstType,
+                    const poplar::Tensor &metadata, poplar::program::Sequence &prog,
+                    const poplar::DebugContext &debugContext) {
+  poplar::Tensor dst = createQuarterOutput(graph, src, dstType, metadata, debugContext);
+  prog.add(cast(graph, src, dst, debugContext));
+  return dst;
+}
+
+poplar::Tensor cast(poplar::Graph &graph, poplar::Tensor src, const poplar::Type &dstType,
+                    const poplar::Tensor &metadata, poplar::ComputeSet cs,
+                    const poplar::DebugContext &debugContext) {
+  poplar::Tensor dst = createQuarterOutput(graph, src, dstType, metadata, debugContext);
+  cast(graph, src, dst, cs);
   return dst;
 }
 

@@ -10,6 +10,7 @@
 #include <poplar/OptionFlags.hpp>
 #include <poplar/ProfileValue.hpp>
 #include <poplar/Program.hpp>
+#include <poplar/Quarter.hpp>
 #include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/exceptions.hpp>
@@ -110,6 +111,11 @@ public:
   template <class T> void readTensor(StringRef handle, std::vector<T> &buf) {
     readTensor(handle, static_cast<void *>(buf.data()), static_cast<void *>(buf.data() + buf.size()));
   }
+  /// fp8: writes the QUARTER tensor of `handle` and its metadata tensor (which
+  /// then holds `metadata`). poplar_error when the handle's tensor has no metadata.
+  void writeTensor(StringRef handle, const QuarterMetadata &metadata, const void *buf, const void *bufEnd);
+  /// fp8: reads the QUARTER tensor of `handle` and the value of its metadata tensor.
+  void readTensor(StringRef handle, QuarterMetadata &metadata, void *buf, void *bufEnd);
 
   /// Connects stream `handle` to a fixed buffer of the stream's size, used by
   /// every copy (of every replica of a replicated graph).

@@ -134,6 +134,120 @@ class Output<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<T, L> {};
 template <typename T, VectorLayout L, unsigned A, bool I>
 class InOut<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<T, L> {};
 
+// fp8: an edge of quarter elements also points at its tensor's metadata (one
+// QUARTER_METADATA element), which `getMetadata()` returns; the pointer is the
+// field's last 8 bytes (docs/internals.md, ASPEN_FIELD_QUARTER_* in CodeletAbi.h).
+namespace aspen_detail {
+template <typename T> struct QuarterScalarEdge {
+  T *aspenPtr_;
+  const MetadataType *aspenMetadata_;
+
+  const MetadataType *getMetadata() const { return aspenMetadata_; }
+};
+/// SpanStorage's layout and interface, then the metadata pointer (standard layout).
+template <typename T, VectorLayout L> struct QuarterSpanStorage {
+  T *aspenPtr_;
+  std::uint32_t aspenSize_;
+  const MetadataType *aspenMetadata_;
+
+  T &operator[](std::size_t i) const { return aspenPtr_[i]; }
+  T *data() const { return aspenPtr_; }
+  std::size_t size() const {
+    static_assert(hasSize(L), "size() needs VectorLayout::SPAN or SHORT_SPAN; this layout stores no size");
+    return aspenSize_;
+  }
+  bool empty() const { return size() == 0; }
+  T *begin() const { return aspenPtr_; }
+  T *end() const { return aspenPtr_ + size(); }
+  const QuarterSpanStorage *operator->() const { return this; }
+  const MetadataType *getMetadata() const { return aspenMetadata_; }
+};
+/// A list of quarter edges: the list's entries (descriptors, or edge pointers),
+/// then its one metadata pointer, shared by every tensor of the list.
+template <typename Entry, VectorLayout L> struct QuarterEdgeList {
+  Entry *aspenPtr_;
+  std::uint32_t aspenSize_;
+  const MetadataType *aspenMetadata_;
+
+  Entry &operator[](std::size_t i) const { return aspenPtr_[i]; }
+  Entry *data() const { return aspenPtr_; }
+  std::size_t size() const {
+    static_assert(hasSize(L), "size() needs VectorLayout::SPAN or SHORT_SPAN; this layout stores no size");
+    return aspenSize_;
+  }
+  bool empty() const { return size() == 0; }
+  Entry *begin() const { return aspenPtr_; }
+  Entry *end() const { return aspenPtr_ + size(); }
+  const QuarterEdgeList *operator->() const { return this; }
+  const MetadataType *getMetadata() const { return aspenMetadata_; }
+};
+/// An entry of a list of scalar quarter edges: the pointer to the element.
+template <typename T> struct QuarterEdgeRef {
+  T *aspenPtr_;
+  operator T &() const { return *aspenPtr_; }
+  T &operator*() const { return *aspenPtr_; }
+  T *operator->() const { return aspenPtr_; }
+  const QuarterEdgeRef &operator=(const quarter &value) const {
+    *aspenPtr_ = value;
+    return *this;
+  }
+};
+} // namespace aspen_detail
+
+template <> class Input<quarter> : public aspen_detail::QuarterScalarEdge<const quarter> {
+public:
+  operator const quarter &() const { return *aspenPtr_; }
+  const quarter &operator*() const { return *aspenPtr_; }
+  const quarter *operator->() const { return aspenPtr_; }
+};
+template <> class Output<quarter> : public aspen_detail::QuarterScalarEdge<quarter> {
+public:
+  operator quarter &() const { return *aspenPtr_; }
+  quarter &operator*() const { return *aspenPtr_; }
+  quarter *operator->() const { return aspenPtr_; }
+  const Output &operator=(const quarter &value) const {
+    *aspenPtr_ = value;
+    return *this;
+  }
+};
+template <> class InOut<quarter> : public aspen_detail::QuarterScalarEdge<quarter> {
+public:
+  operator quarter &() const { return *aspenPtr_; }
+  quarter &operator*() const { return *aspenPtr_; }
+  quarter *operator->() const { return aspenPtr_; }
+  const InOut &operator=(const quarter &value) const {
+    *aspenPtr_ = value;
+    return *this;
+  }
+};
+template <VectorLayout L, unsigned A, bool I>
+class Input<Vector<quarter, L, A, I>> : public aspen_detail::QuarterSpanStorage<const quarter, L> {};
+template <VectorLayout L, unsigned A, bool I>
+class Output<Vector<quarter, L, A, I>> : public aspen_detail::QuarterSpanStorage<quarter, L> {};
+template <VectorLayout L, unsigned A, bool I>
+class InOut<Vector<quarter, L, A, I>> : public aspen_detail::QuarterSpanStorage<quarter, L> {};
+
+// Lists of quarter edges (PopLibs' `Vector<Input<Vector<quarter, ...>>, ONE_PTR> in;`
+// with `in.getMetadata()`).
+template <VectorLayout L2, unsigned A2, bool I2, VectorLayout L, unsigned A, bool I>
+class Vector<Input<Vector<quarter, L2, A2, I2>>, L, A, I>
+    : public aspen_detail::QuarterEdgeList<const aspen_detail::SpanStorage<const quarter, L2>, L> {};
+template <VectorLayout L2, unsigned A2, bool I2, VectorLayout L, unsigned A, bool I>
+class Vector<Output<Vector<quarter, L2, A2, I2>>, L, A, I>
+    : public aspen_detail::QuarterEdgeList<const aspen_detail::SpanStorage<quarter, L2>, L> {};
+template <VectorLayout L2, unsigned A2, bool I2, VectorLayout L, unsigned A, bool I>
+class Vector<InOut<Vector<quarter, L2, A2, I2>>, L, A, I>
+    : public aspen_detail::QuarterEdgeList<const aspen_detail::SpanStorage<quarter, L2>, L> {};
+template <VectorLayout L, unsigned A, bool I>
+class Vector<Input<quarter>, L, A, I>
+    : public aspen_detail::QuarterEdgeList<const aspen_detail::QuarterEdgeRef<const quarter>, L> {};
+template <VectorLayout L, unsigned A, bool I>
+class Vector<Output<quarter>, L, A, I>
+    : public aspen_detail::QuarterEdgeList<const aspen_detail::QuarterEdgeRef<quarter>, L> {};
+template <VectorLayout L, unsigned A, bool I>
+class Vector<InOut<quarter>, L, A, I>
+    : public aspen_detail::QuarterEdgeList<const aspen_detail::QuarterEdgeRef<quarter>, L> {};
+
 /// A list of regions (each a pointer and a size): `in.size()` regions, region
 /// `in[i]` has `in[i].size()` elements.
 template <typename T, VectorListLayout L, unsigned A, bool I>
@@ -148,6 +262,19 @@ template <typename T, VectorListLayout L, unsigned A, bool I>
 class InOut<VectorList<T, L, A, I>>
     : public aspen_detail::SpanStorage<const aspen_detail::SpanStorage<T, VectorLayout::SPAN>,
                                        VectorLayout::SPAN> {};
+
+template <VectorListLayout L, unsigned A, bool I>
+class Input<VectorList<quarter, L, A, I>>
+    : public aspen_detail::QuarterEdgeList<const aspen_detail::SpanStorage<const quarter, VectorLayout::SPAN>,
+                                           VectorLayout::SPAN> {};
+template <VectorListLayout L, unsigned A, bool I>
+class Output<VectorList<quarter, L, A, I>>
+    : public aspen_detail::QuarterEdgeList<const aspen_detail::SpanStorage<quarter, VectorLayout::SPAN>,
+                                           VectorLayout::SPAN> {};
+template <VectorListLayout L, unsigned A, bool I>
+class InOut<VectorList<quarter, L, A, I>>
+    : public aspen_detail::QuarterEdgeList<const aspen_detail::SpanStorage<quarter, VectorLayout::SPAN>,
+                                           VectorLayout::SPAN> {};
 
 } // namespace poplar
 

@@ -1,0 +1,275 @@
+// Copyright (c) Aspen contributors.
+// fp8 (QUARTER) tensors with metadata: checking and attaching metadata,
+// Tensor::hasMetadata/getMetadata, QUARTER constants, poplar/MetadataCreation.hpp.
+// The rules are in docs/fp8.md.
+#include "ir/QuarterMetadata.hpp"
+#include "ir/TensorAlgebra.hpp"
+#include "poplar/MetadataCreation.hpp"
+#include "poplar/exceptions.hpp"
+#include "util/HostConvert.hpp"
+#include "util/QuarterConvert.hpp"
+
+#include <cstring>
+#include <sstream>
+
+namespace aspen::ir {
+
+void checkQuarterMetadata(const GraphData &data, const poplar::Type &type, const poplar::Tensor &metadata,
+                          const std::string &name) {
+  const std::string what = "Cannot create '" + name + "'";
+  if (!type.requiresMetadata())
+    throw poplar::type_error(what + ": a metadata tensor was given but type " + type.toString().str() +
+                             " takes none (only quarter does)");
+  if (!metadata.valid())
+    throw poplar::tensor_creation_error(what + ": its metadata tensor is not valid (default-constructed)");
+  if (metadata.getImpl().graph.lock().get() != &data)
+    throw poplar::tensor_creation_error(what + ": its metadata tensor " + metadata.shortString() +
+                                        " belongs to a different graph");
+  if (metadata.elementType() != poplar::QUARTER_METADATA)
+    throw poplar::type_error(what + ": its metadata tensor " + metadata.shortString() + " is of type " +
+                             metadata.elementType().toString().str() + ", not quarter_metadata");
+  if (metadata.numElements() != 1)
+    throw poplar::tensor_creation_error(what + ": its metadata tensor " + metadata.shortString() + " has " +
+                                        std::to_string(metadata.numElements()) +
+                                        " elements; a metadata tensor has exactly one");
+}
+
+void attachQuarterMetadata(poplar::Graph &graph, GraphData &data, VarId var, const poplar::Tensor *metadata) {
+  if (!data.variables[var].type.requiresMetadata())
+    return;
+  if (metadata) {
+    data.quarterMetadata[var] = metadata->reshape({});
+    return;
+  }
+  const std::string name = data.variables[var].name + "/metadata";
+  poplar::Tensor md = graph.addVariable(poplar::QUARTER_METADATA, {}, name);
+  graph.setTileMapping(md, 0);
+  const VarId mdVar = md.getImpl().segments->front().var;
+  data.initialValues[mdVar] = {poplar::QuarterMetadata().getBinary()};
+  data.quarterMetadata[var] = md;
+}
+
+poplar::QuarterMetadata knownQuarterMetadata(const GraphData &data, const poplar::Tensor &metadata,
+                                             const std::string &name) {
+  const Segment &s = metadata.getImpl().segments->front();
+  const auto it = data.initialValues.find(s.var);
+  if (it == data.initialValues.end())
+    throw poplar::tensor_creation_error("Cannot create constant '" + name +
+                                        "': the value of its metadata tensor " + metadata.shortString() +
+                                        " is not known while the graph is built (use a constant or a tensor "
+                                        "from createVariableMetadataTensor)");
+  const std::uint8_t binary = it->second.at(static_cast<std::size_t>(s.start));
+  try {
+    return poplar::QuarterMetadata(binary);
+  } catch (const poplar::poplar_error &e) {
+    throw poplar::tensor_creation_error("Cannot create constant '" + name + "': metadata tensor " +
+                                        metadata.shortString() + ": " + e.what());
+  }
+}
+
+poplar::Tensor uniqueMetadataOf(const poplar::Tensor &t) {
+  if (!t.hasMetadata())
+    return poplar::Tensor();
+  try {
+    return t.getMetadata();
+  } catch (const poplar::poplar_error &) {
+    return poplar::Tensor(); // elements with different metadata
+  }
+}
+
+} // namespace aspen::ir
+
+namespace poplar {
+
+using aspen::ir::GraphData;
+
+bool Tensor::hasMetadata() const {
+  if (!valid() || !elementType().requiresMetadata())
+    return false;
+  const auto graph = getImpl().graph.lock();
+  if (!graph || getImpl().segments->empty()) // an empty view names no variable
+    return false;
+  for (const auto &s : *getImpl().segments)
+    if (!graph->metadataOf(s.var))
+      return false;
+  return true;
+}
+
+Tensor Tensor::getMetadata() const {
+  if (!valid())
+    throw poplar_error("getMetadata: the tensor is not valid (default-constructed)");
+  if (!elementType().requiresMetadata())
+    throw poplar_error("getMetadata: tensor " + shortString() + " is of type " +
+                       elementType().toString().str() + ", which has no metadata (only quarter tensors do)");
+  const auto graph = getImpl().graph.lock();
+  if (!graph)
+    throw poplar_error("getMetadata: the graph of tensor " + shortString() + " no longer exists");
+  const Tensor *found = nullptr;
+  for (const auto &s : *getImpl().segments) {
+    const Tensor *mdp = graph->metadataOf(s.var);
+    if (!mdp)
+      throw poplar_error("getMetadata: tensor " + shortString() + " has elements of variable " +
+                         graph->describeVariable(s.var) + ", which has no metadata");
+    const Tensor &md = *mdp;
+    if (found && !(md.getImpl().segments->front().var == found->getImpl().segments->front().var &&
+                   md.getImpl().segments->front().start == found->getImpl().segments->front().start))
+      throw poplar_error("getMetadata: tensor " + shortString() +
+                         " has elements carrying different metadata tensors (" + found->shortString() +
+                         " and " + md.shortString() + ")");
+    found = &md;
+  }
+  if (!found) // an empty tensor: its variable (if any) is not listed in segments
+    throw poplar_error("getMetadata: tensor " + shortString() + " has no elements and no metadata");
+  return *found;
+}
+
+Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                          const DebugContext &debugContext) {
+  return addVariableImpl(type, &metadata, shape, VariableMappingMethod::NONE, debugContext);
+}
+
+Tensor Graph::addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                          const DebugContext &debugContext) {
+  return addVariableImpl(type, metadata, shape, VariableMappingMethod::NONE, debugContext);
+}
+
+Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                          VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
+  return addVariableImpl(type, &metadata, shape, mappingMethod, debugContext);
+}
+
+Tensor Graph::addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                          VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
+  return addVariableImpl(type, metadata, shape, mappingMethod, debugContext);
+}
+
+Tensor Graph::addConstantWithMetadata(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                                      const Type &hostType, const void *values, std::size_t count, bool splat,
+                                      const DebugContext &dc) {
+  getTarget();
+  const std::string &name = dc.getPathName();
+  aspen::ir::checkQuarterMetadata(*data_, type, metadata, name);
+  const QuarterMetadata md = aspen::ir::knownQuarterMetadata(*data_, metadata, name);
+  if (!splat && values == nullptr && count > 0)
+    throw tensor_creation_error("Constant '" + name + "': no values given (null pointer)");
+  const std::size_t hostSize = hostType == HALF ? 2 : hostType.size();
+  std::vector<std::uint8_t> bytes(splat ? 1 : count);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    double x;
+    aspen::util::convertHostToDevice(hostType, static_cast<const char *>(values) + i * hostSize, DOUBLE, &x,
+                                     1);
+    bytes[i] = aspen::util::encodeQuarter(x, md);
+  }
+  // The bytes as an UNSIGNED_CHAR constant (checks shape and count), then retyped.
+  Tensor t = splat ? addConstantFromHost(UNSIGNED_CHAR, shape, UNSIGNED_CHAR, bytes.data(), 1, true, dc)
+                   : addConstantFromHost(UNSIGNED_CHAR, shape, UNSIGNED_CHAR, bytes.data(), count, false, dc);
+  const aspen::ir::VarId var = static_cast<aspen::ir::VarId>(data_->variables.size() - 1);
+  data_->variables[var].type = type;
+  aspen::ir::attachQuarterMetadata(*this, *data_, var, &metadata);
+  return aspen::ir::makeVariableTensor(data_, var, type, t.shape());
+}
+
+namespace {
+
+std::uint8_t metadataBinary(const char *what, QuarterMetadata::Format fp8Format, int fp8Scale) {
+  if (fp8Scale < -32 || fp8Scale > 31)
+    throw poplar_error(std::string(what) + ": scale " + std::to_string(fp8Scale) +
+                       " is outside the range -32..31 of the metadata's 6-bit scale");
+  return QuarterMetadata(fp8Format, static_cast<std::int8_t>(fp8Scale)).getBinary();
+}
+
+/// A scalar QUARTER_METADATA variable on the graph's first tile holding `binary`.
+Tensor metadataTensor(Graph &graph, std::uint8_t binary, bool constant, const DebugContext &debugContext) {
+  DebugContext dc = debugContext.getPathName().empty() ? DebugContext("metadata") : debugContext;
+  // QUARTER_METADATA has no host conversion: make the byte as UNSIGNED_CHAR and retype it.
+  Tensor t = constant ? graph.addConstant<unsigned char>(UNSIGNED_CHAR, {}, binary, dc)
+                      : graph.addVariable(UNSIGNED_CHAR, {}, dc);
+  graph.setTileMapping(t, 0);
+  const std::shared_ptr<GraphData> data = t.getImpl().graph.lock();
+  const aspen::ir::VarId var = t.getImpl().segments->front().var;
+  data->variables[var].type = QUARTER_METADATA;
+  data->initialValues[var] = {binary};
+  return aspen::ir::makeVariableTensor(data, var, QUARTER_METADATA, {});
+}
+
+} // namespace
+
+Tensor createConstantMetadataTensor(Graph &graph, QuarterMetadata::Format fp8Format, int fp8Scale,
+                                    const DebugContext &debugContext) {
+  return metadataTensor(graph, metadataBinary("createConstantMetadataTensor", fp8Format, fp8Scale), true,
+                        debugContext);
+}
+
+Tensor createVariableMetadataTensor(Graph &graph, QuarterMetadata::Format fp8Format, int fp8Scale,
+                                    const DebugContext &debugContext) {
+  return metadataTensor(graph, metadataBinary("createVariableMetadataTensor", fp8Format, fp8Scale), false,
+                        debugContext);
+}
+
+namespace {
+
+// The vertex behind the metadata-creation overloads that read the scale at run
+// time. Compiled once by addCodelets (and then taken from the codelet cache).
+const char *const kSetMetadataVertex = "aspen_fp8::SetMetadata";
+const char *const kSetMetadataSource = R"(#include <poplar/Vertex.hpp>
+namespace aspen_fp8 {
+class SetMetadata : public poplar::Vertex {
+public:
+  poplar::Input<int> scale;
+  poplar::Output<MetadataType> out; // the metadata as unsigned char
+  unsigned format; // 0: F143, 1: F152
+  void compute() {
+    int s = scale;
+    s = s < -32 ? -32 : (s > 31 ? 31 : s);
+    quarter_metadata md;
+    md.fmt = format ? quarter_metadata::f152 : quarter_metadata::f143;
+    md.scale = static_cast<signed char>(s);
+    *out = poplar::packMetadata(md);
+  }
+};
+} // namespace aspen_fp8
+)";
+
+} // namespace
+
+void setMetadataTensor(Graph &graph, QuarterMetadata::Format fp8Format, const Tensor &fp8Scale,
+                       const Tensor &metadataOut, program::Sequence &prog, const DebugContext &debugContext) {
+  if (!fp8Scale.valid() || fp8Scale.elementType() != INT || fp8Scale.numElements() != 1)
+    throw poplar_error("setMetadataTensor: the scale tensor " +
+                       (fp8Scale.valid() ? fp8Scale.shortString() : std::string("<invalid>")) +
+                       " must be one element of type int");
+  if (!metadataOut.valid() || metadataOut.elementType() != QUARTER_METADATA || metadataOut.numElements() != 1)
+    throw poplar_error("setMetadataTensor: the metadata tensor " +
+                       (metadataOut.valid() ? metadataOut.shortString() : std::string("<invalid>")) +
+                       " must be one element of type quarter_metadata");
+  if (fp8Format != QuarterMetadata::Format::F143 && fp8Format != QuarterMetadata::Format::F152)
+    throw poplar_error("setMetadataTensor: invalid format " + std::to_string(static_cast<int>(fp8Format)));
+  if (!graph.hasCodelet(kSetMetadataVertex)) {
+    std::stringstream source(kSetMetadataSource);
+    graph.addCodelets(source);
+  }
+  unsigned tile = 0;
+  const auto mapping = graph.getTileMapping(metadataOut, false);
+  for (unsigned t = 0; t < mapping.size(); ++t)
+    if (!mapping[t].empty()) {
+      tile = t;
+      break;
+    }
+  ComputeSet cs = graph.addComputeSet({debugContext, "setMetadata"});
+  VertexRef v = graph.addVertex(cs, kSetMetadataVertex);
+  graph.connect(v["scale"], fp8Scale.reshape({}));
+  graph.connect(v["out"], metadataOut.reshape({}).reinterpret(UNSIGNED_CHAR));
+  graph.setInitialValue(v["format"], fp8Format == QuarterMetadata::Format::F152 ? 1u : 0u);
+  graph.setTileMapping(v, tile);
+  graph.setPerfEstimate(v, 20);
+  prog.add(program::Execute(cs, {debugContext, "setMetadata"}));
+}
+
+Tensor createVariableMetadataTensor(Graph &graph, QuarterMetadata::Format fp8Format, const Tensor &fp8Scale,
+                                    program::Sequence &prog, const DebugContext &debugContext) {
+  Tensor md = metadataTensor(graph, QuarterMetadata(fp8Format, 0).getBinary(), false, debugContext);
+  setMetadataTensor(graph, fp8Format, fp8Scale, md, prog, debugContext);
+  return md;
+}
+
+} // namespace poplar
