@@ -26,6 +26,7 @@
 #include <map>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace aspen::cache {
 namespace fs = std::filesystem;
@@ -53,8 +54,53 @@ void hashView(KeyHash &h, const poplar::Tensor &t) {
   }
 }
 
+/// Debug ids are numbered process-wide, so the same graph built twice in one process has the
+/// same ids shifted by how many DebugInfos came before. The key hashes ids relative to `base`
+/// (the smallest id the graph and its programs use), so both builds share a cache entry.
+struct DebugIdBase {
+  poplar::DebugId base = 0;
+  poplar::DebugId operator()(poplar::DebugId id) const { return id == 0 ? 0 : id - base + 1; }
+  /// debugContextsJson(records) with every "id" and "parent" rebased.
+  std::string json(const std::vector<std::shared_ptr<const ir::DebugRecord>> &records) const {
+    nlohmann::json j = ir::debugContextsJson(records);
+    for (auto &e : j) {
+      e["id"] = (*this)(e["id"].get<poplar::DebugId>());
+      e["parent"] = (*this)(e["parent"].get<poplar::DebugId>());
+    }
+    return j.dump();
+  }
+};
+
+DebugIdBase debugIdBaseOf(const ir::GraphData &g, const std::vector<const ir::ProgramNode *> &programs) {
+  poplar::DebugId base = ~poplar::DebugId(0);
+  auto see = [&](poplar::DebugId id) {
+    if (id != 0)
+      base = std::min(base, id);
+  };
+  for (const auto &kv : g.debugRecords)
+    see(kv.first);
+  // Program trees may nest thousands deep: an explicit stack, not recursion.
+  std::vector<const ir::ProgramNode *> stack(programs.begin(), programs.end());
+  for (const auto &f : g.functions)
+    stack.push_back(f.get());
+  std::unordered_set<const ir::ProgramNode *> seen;
+  while (!stack.empty()) {
+    const ir::ProgramNode *n = stack.back();
+    stack.pop_back();
+    if (!n || !seen.insert(n).second)
+      continue;
+    see(n->debugId);
+    if (n->debugInfo)
+      see(n->debugInfo->id);
+    for (const auto &c : n->children)
+      stack.push_back(c.get());
+  }
+  return DebugIdBase{base == ~poplar::DebugId(0) ? 0 : base};
+}
+
 class ProgramHasher {
 public:
+  explicit ProgramHasher(DebugIdBase ids) : ids_(ids) {}
   std::pair<std::uint64_t, std::uint64_t> hash(const ir::ProgramNode *node) {
     if (!node)
       return {0, 0};
@@ -69,9 +115,9 @@ public:
     KeyHash h;
     h.value(node->kind).string(node->debugName).value<std::uint64_t>(node->children.size());
     // The profile carries the debug information (ids, op arguments): part of the key.
-    h.value(node->debugId);
+    h.value(ids_(node->debugId));
     if (node->debugInfo)
-      h.string(ir::debugContextsJson({node->debugInfo}).dump());
+      h.string(ids_.json({node->debugInfo}));
     for (const auto &c : children)
       h.digestValue(c);
     hashView(h, node->src);
@@ -96,6 +142,7 @@ public:
   }
 
 private:
+  DebugIdBase ids_;
   std::unordered_map<const ir::ProgramNode *, std::pair<std::uint64_t, std::uint64_t>> memo_;
 };
 
@@ -225,6 +272,7 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
   for (std::uint32_t v : g.replicationIndexVars)
     h.value(v);
   h.value(options.allowOutOfMemory);
+  const DebugIdBase ids = debugIdBaseOf(g, programs);
 
   hashInChunks(h, g.variables.size(), [&](KeyHash &k, std::size_t i) {
     const ir::Variable &v = g.variables[i];
@@ -232,7 +280,7 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
         .value(v.numElements)
         .value(v.isConstant)
         .string(v.name)
-        .value(v.debugId)
+        .value(ids(v.debugId))
         .value<std::uint64_t>(v.shape.size());
     for (std::size_t d : v.shape)
       k.value<std::uint64_t>(d);
@@ -276,7 +324,7 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
 
   h.value<std::uint64_t>(g.computeSets.size());
   for (const ir::ComputeSetRecord &cs : g.computeSets) {
-    h.string(cs.name).value(cs.debugId).value<std::uint64_t>(cs.vertices.size());
+    h.string(cs.name).value(ids(cs.debugId)).value<std::uint64_t>(cs.vertices.size());
     h.update(cs.vertices.data(), cs.vertices.size() * sizeof(std::uint32_t));
   }
   hashInChunks(h, g.vertices.size(), [&](KeyHash &k, std::size_t i) {
@@ -296,7 +344,7 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
     std::vector<std::shared_ptr<const ir::DebugRecord>> records;
     for (const auto &kv : g.debugRecords)
       records.push_back(kv.second);
-    h.string(ir::debugContextsJson(records).dump());
+    h.string(ids.json(records));
   }
   h.value<std::uint64_t>(g.hostHandles.size());
   for (const ir::HostHandle &hh : g.hostHandles) {
@@ -310,7 +358,7 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
   for (const ir::RemoteBufferRecord &r : g.remoteBuffers)
     h.string(r.handle).value(r.type.id()).value(r.numElements).value(r.repeats);
 
-  ProgramHasher ph;
+  ProgramHasher ph(ids);
   h.value<std::uint64_t>(g.functions.size());
   for (const auto &f : g.functions)
     h.digestValue(ph.hash(f.get()));

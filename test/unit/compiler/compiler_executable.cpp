@@ -6,7 +6,11 @@
 #include "cache/CompileCache.hpp"
 #include "exe/Hash.hpp"
 #include "exe/Serialize.hpp"
+#include "poplar/DebugContext.hpp"
 #include "poplar/Executable.hpp"
+#include "poplar/Graph.hpp"
+#include "poplar/ProfileValue.hpp"
+#include "poplar/Program.hpp"
 #include "poplar/exceptions.hpp"
 
 #include <catch2/catch.hpp>
@@ -218,6 +222,26 @@ TEST_CASE("Compile cache: keys, hits, misses, corrupt entries and eviction", "[c
   CHECK_FALSE(fs::exists(cache::entryPath(config, keyB)));
   CHECK(fs::exists(cache::entryPath(config, keyC)));
   fs::remove_all(dir);
+}
+
+TEST_CASE("Compile cache: one key for the same graph built twice in one process", "[compiler][cache]") {
+  // Debug ids count up process-wide: the second build's ids are all larger. The key must not
+  // see that shift, but must see a different recorded argument.
+  auto build = [](int argument, const std::string &name) {
+    poplar::Graph graph(poplar::Target::createIPUTarget(1, 4, "ipu2"));
+    poplar::DebugInfo op(poplar::DebugContext(name), "mylib");
+    op.setValue("argument", poplar::ProfileValue(argument));
+    poplar::DebugNameAndId under(op);
+    poplar::Tensor x = graph.addVariable(poplar::FLOAT, {16}, {under, "x"});
+    graph.setTileMapping(x, 0);
+    poplar::program::Sequence seq({poplar::program::WriteUndef(x, {under, "undef"})}, {under, "seq"});
+    return cache::computeCacheKey(graph.getImpl(), {seq.getImpl().get()}, {});
+  };
+  const std::string first = build(7, "op");
+  poplar::DebugInfo unrelated(poplar::DebugContext("between"), "mylib"); // shifts later ids further
+  CHECK(build(7, "op") == first);
+  CHECK(build(8, "op") != first);
+  CHECK(build(7, "other") != first);
 }
 
 TEST_CASE("Compile cache: configuration from the environment", "[compiler][cache]") {
