@@ -21,7 +21,9 @@ void validateExecutable(const exe::ExecutableData &exe) {
 }
 
 void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool poison) {
-  memory.clear();
+  // An executable compiled in this process writes each tile only below its
+  // tileBytesUsed (the allocator's peak); one read from a file is not trusted to.
+  memory.prepare(exe.provenance == exe::Provenance::Compiled ? &exe.tileBytesUsed : nullptr);
   if (poison)
     memory.poison(exe.tileBytesUsed);
   // Most of the time goes in first-touch page faults: spread blobs, then
