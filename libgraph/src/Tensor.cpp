@@ -78,8 +78,8 @@ std::vector<std::int64_t> rowMajorStrides(const std::vector<std::size_t> &shape)
 }
 
 /// The source's own axes: identity map.
-std::vector<Axis> identityAxes(const TensorView &v) {
-  std::vector<Axis> axes(v.shape.size());
+aspen::ir::Axes identityAxes(const TensorView &v) {
+  aspen::ir::Axes axes(v.shape.size());
   std::int64_t s = 1;
   for (std::size_t i = axes.size(); i-- > 0;) {
     axes[i] = Axis{v.shape[i], s};
@@ -101,9 +101,9 @@ Tensor derive(const TensorView &src, std::vector<std::size_t> shape, SegmentList
   return derive(src, std::move(shape), std::move(segments), src.elementType);
 }
 
-Tensor affineView(const TensorView &src, std::int64_t base, const std::vector<Axis> &axes,
+Tensor affineView(const TensorView &src, std::int64_t base, const aspen::ir::Axes &axes,
                   std::vector<std::size_t> shape) {
-  return derive(src, std::move(shape), aspen::ir::gatherSegments(src.segments, base, axes));
+  return derive(src, std::move(shape), aspen::ir::gatherSegments(src, base, axes));
 }
 
 void checkDimension(const TensorView &v, unsigned dimension, const std::string &operation) {
@@ -152,7 +152,7 @@ std::vector<unsigned> partialPermutation(const TensorView &v, ArrayRef<unsigned>
 
 Tensor shuffle(const TensorView &v, const std::vector<unsigned> &permutation) {
   const auto strides = rowMajorStrides(v.shape);
-  std::vector<Axis> axes(permutation.size());
+  aspen::ir::Axes axes(permutation.size());
   std::vector<std::size_t> shape(permutation.size());
   for (std::size_t i = 0; i < permutation.size(); ++i) {
     shape[i] = v.shape[permutation[i]];
@@ -419,6 +419,8 @@ Tensor Tensor::index(ArrayRef<std::size_t> indices) const {
 
 Tensor Tensor::flatten() const {
   const TensorView &v = checkedView(impl_, "flatten()");
+  if (v.shape.size() == 1)
+    return *this; // views are immutable: share it
   return derive(v, {v.numElements()}, v.segments);
 }
 

@@ -133,12 +133,27 @@ void SegmentGatherer::pick(std::uint64_t first, std::uint64_t count, std::int64_
   }
 }
 
-std::shared_ptr<const std::vector<Segment>>
-gatherSegments(const std::shared_ptr<const std::vector<Segment>> &source, std::int64_t base,
-               const std::vector<Axis> &axes) {
+const SegmentGatherer &gathererOf(const TensorView &view, std::optional<SegmentGatherer> &local) {
+  // A short list is indexed faster than a cache is consulted.
+  constexpr std::size_t kCacheFrom = 16;
+  if (view.segments->size() < kCacheFrom)
+    return local.emplace(*view.segments);
+  std::call_once(view.gathererBuilt,
+                 [&] { view.gatherer = std::make_shared<const SegmentGatherer>(*view.segments); });
+  return *view.gatherer;
+}
+
+namespace {
+
+/// `gatherer()` gives the source's SegmentGatherer (asked only for a source of
+/// several segments).
+template <class GetGatherer>
+std::shared_ptr<const std::vector<Segment>> gather(const std::shared_ptr<const std::vector<Segment>> &source,
+                                                   std::uint64_t sourceElements, std::int64_t base,
+                                                   const Axes &axes, GetGatherer &&gatherer) {
   // Drop unit axes and fuse neighbours that walk the source as one axis, so that
   // the innermost axis (one pick per outer index) is as long as possible.
-  std::vector<Axis> dims;
+  Axes dims;
   for (const Axis &a : axes) {
     if (a.size == 0)
       return std::make_shared<const std::vector<Segment>>();
@@ -152,17 +167,33 @@ gatherSegments(const std::shared_ptr<const std::vector<Segment>> &source, std::i
     dims.push_back(a);
   }
   const Axis inner = dims.empty() ? Axis{1, 1} : dims.back();
-  if (dims.size() <= 1 && base == 0 && inner.stride == 1 && inner.size == sumCounts(*source))
+  if (dims.size() <= 1 && base == 0 && inner.stride == 1 && inner.size == sourceElements)
     return source;
 
-  SegmentGatherer gatherer(*source);
   SegmentBuilder out;
   const std::size_t numOuter = dims.empty() ? 0 : dims.size() - 1;
-  std::vector<std::uint64_t> index(numOuter, 0);
+  // One source segment (a variable, or a run of one): its positions are affine,
+  // so every pick is one segment and no gatherer is needed.
+  const Segment *single = source->size() == 1 ? &source->front() : nullptr;
+  const SegmentGatherer *from = nullptr;
+  if (!single) {
+    from = gatherer();
+    ASPEN_ASSERT(from != nullptr, "a view of several segments has no gatherer");
+  }
+  boost::container::small_vector<std::uint64_t, 6> index(numOuter, 0);
   std::int64_t pos = base;
   for (;;) {
     ASPEN_ASSERT(pos >= 0, "a view picks a negative position");
-    gatherer.pick(static_cast<std::uint64_t>(pos), inner.size, inner.stride, out);
+    if (single) {
+      const std::int64_t last = pos + static_cast<std::int64_t>(inner.size - 1) * inner.stride;
+      ASPEN_ASSERT(static_cast<std::uint64_t>(pos) < single->count && last >= 0 &&
+                       static_cast<std::uint64_t>(last) < single->count,
+                   "a view picks a position outside its source");
+      out.append(single->var, single->start + pos * single->stride, inner.stride * single->stride,
+                 inner.size);
+    } else {
+      from->pick(static_cast<std::uint64_t>(pos), inner.size, inner.stride, out);
+    }
     bool done = true;
     for (std::size_t k = numOuter; k-- > 0;) {
       pos += dims[k].stride;
@@ -177,6 +208,23 @@ gatherSegments(const std::shared_ptr<const std::vector<Segment>> &source, std::i
       break;
   }
   return std::make_shared<const std::vector<Segment>>(out.take());
+}
+
+} // namespace
+
+std::shared_ptr<const std::vector<Segment>>
+gatherSegments(const std::shared_ptr<const std::vector<Segment>> &source, std::int64_t base,
+               const Axes &axes) {
+  std::optional<SegmentGatherer> local;
+  return gather(source, sumCounts(*source), base, axes, [&] { return &local.emplace(*source); });
+}
+
+std::shared_ptr<const std::vector<Segment>> gatherSegments(const TensorView &view, std::int64_t base,
+                                                           const Axes &axes) {
+  if (view.segments->size() == 1) // the common case: no gatherer to build
+    return gather(view.segments, view.numElements(), base, axes, [] { return nullptr; });
+  std::optional<SegmentGatherer> local;
+  return gather(view.segments, view.numElements(), base, axes, [&] { return &gathererOf(view, local); });
 }
 
 // ---- construction --------------------------------------------------------------

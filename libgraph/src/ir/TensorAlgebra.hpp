@@ -12,6 +12,8 @@
 #include "ir/TensorView.hpp"
 #include "poplar/Tensor.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -106,6 +108,7 @@ public:
     for (const Segment &s : segments)
       append(s);
   }
+  void reserve(std::size_t n) { segments_.reserve(n); }
   std::vector<Segment> take() { return std::move(segments_); }
 
 private:
@@ -117,6 +120,8 @@ struct Axis {
   std::uint64_t size;
   std::int64_t stride; // in source positions; 0 repeats, negative reverses
 };
+/// The axes of a view operation (held inline up to rank 6: no allocation).
+using Axes = boost::container::small_vector<Axis, 6>;
 
 /// Reads elements of a source segment list by flattened position. Consecutive
 /// source segments that form a regular 2-D block (same variable, count and stride,
@@ -136,15 +141,24 @@ private:
     VarId var;
     std::int64_t start, stride, rowDelta;
   };
-  std::vector<Block> blocks_;
+  boost::container::small_vector<Block, 4> blocks_; // inline for short sources
   std::uint64_t total_ = 0;
 };
+
+/// The view's SegmentGatherer: built once per view and kept with it when the view
+/// has many segments (so that slicing a scattered view many times costs
+/// O(log segments) a slice, not O(segments)); built in `local` otherwise.
+const SegmentGatherer &gathererOf(const TensorView &view, std::optional<SegmentGatherer> &local);
 
 /// The segments of the view of `source` given by the affine map
 /// `position(i_0..i_{n-1}) = base + sum(i_k * axes[k].stride)`, row-major over `axes`.
 /// Returns `source` itself when the map is the identity.
 std::shared_ptr<const std::vector<Segment>>
 gatherSegments(const std::shared_ptr<const std::vector<Segment>> &source, std::int64_t base,
-               const std::vector<Axis> &axes);
+               const Axes &axes);
+
+/// As above, for the segments of `view` (using its cached gatherer, see gathererOf).
+std::shared_ptr<const std::vector<Segment>> gatherSegments(const TensorView &view, std::int64_t base,
+                                                           const Axes &axes);
 
 } // namespace aspen::ir

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct Segment {
   std::uint64_t count;
 };
 
+class SegmentGatherer;
+
 /// What a poplar::Tensor points at: a shape, an element type and the segments
 /// that list its elements in row-major order. Views are immutable and shared.
 ///
@@ -35,6 +38,10 @@ struct TensorView {
   poplar::Type elementType;
   std::vector<std::size_t> shape;
   std::shared_ptr<const std::vector<Segment>> segments;
+  /// The index that finds a position among many segments (a SegmentGatherer,
+  /// see TensorAlgebra.hpp gathererOf), built on first use.
+  mutable std::once_flag gathererBuilt;
+  mutable std::shared_ptr<const SegmentGatherer> gatherer;
 
   std::size_t numElements() const;
   /// A short description used in error messages: `'name' {2,3} float`.
