@@ -21,7 +21,7 @@ using aspen::ir::TensorView;
 
 namespace {
 
-using SegmentList = std::shared_ptr<const std::vector<Segment>>;
+using aspen::ir::SegmentList;
 
 const TensorView &checkedView(const std::shared_ptr<const TensorView> &impl, const char *operation) {
   if (!impl)
@@ -636,7 +636,7 @@ Tensor Tensor::reinterpret(const Type &type) const {
     builder.append(run.var, static_cast<std::int64_t>(run.byteBegin / newSize), 1, run.bytes / newSize);
     streamOffset += run.bytes;
   }
-  return derive(v, std::move(shape), std::make_shared<const std::vector<Segment>>(builder.take()), type);
+  return derive(v, std::move(shape), builder.list(), type);
 }
 
 // ---- free functions -----------------------------------------------------------------
@@ -693,7 +693,7 @@ Tensor concat(ArrayRef<Tensor> ts, unsigned dimension) {
         if (slabs[i] > 0)
           gatherers[i].pick(o * slabs[i], slabs[i], 1, builder);
   }
-  return derive(first, std::move(shape), std::make_shared<const std::vector<Segment>>(builder.take()));
+  return derive(first, std::move(shape), builder.list());
 }
 
 Tensor concat(const Tensor &first, const Tensor &second, unsigned dimension) {
@@ -715,7 +715,7 @@ bool operator==(const Tensor &a, const Tensor &b) {
   const TensorView &x = a.getImpl(), &y = b.getImpl();
   if (x.shape != y.shape || x.elementType != y.elementType || !sameGraph(x, y))
     return false;
-  return x.segments == y.segments || aspen::ir::sameElements(*x.segments, *y.segments);
+  return x.segments == y.segments || aspen::ir::sameElements(x.segments, y.segments);
 }
 
 bool operator!=(const Tensor &a, const Tensor &b) {

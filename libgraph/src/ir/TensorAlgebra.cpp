@@ -19,7 +19,7 @@ std::uint64_t product(const std::vector<std::size_t> &shape) {
   return n;
 }
 
-std::uint64_t sumCounts(const std::vector<Segment> &segments) {
+std::uint64_t sumCounts(std::span<const Segment> segments) {
   std::uint64_t n = 0;
   for (const Segment &s : segments)
     n += s.count;
@@ -62,7 +62,7 @@ void SegmentBuilder::append(const Segment &in) {
 
 // ---- SegmentGatherer -------------------------------------------------------------
 
-SegmentGatherer::SegmentGatherer(const std::vector<Segment> &source) {
+SegmentGatherer::SegmentGatherer(std::span<const Segment> source) {
   std::uint64_t pos = 0;
   for (const Segment &s : source) {
     ASPEN_ASSERT(s.count > 0, "a tensor view holds an empty segment");
@@ -133,30 +133,24 @@ void SegmentGatherer::pick(std::uint64_t first, std::uint64_t count, std::int64_
   }
 }
 
-const SegmentGatherer &gathererOf(const TensorView &view, std::optional<SegmentGatherer> &local) {
-  // A short list is indexed faster than a cache is consulted.
-  constexpr std::size_t kCacheFrom = 16;
-  if (view.segments->size() < kCacheFrom)
-    return local.emplace(*view.segments);
-  std::call_once(view.gathererBuilt,
-                 [&] { view.gatherer = std::make_shared<const SegmentGatherer>(*view.segments); });
-  return *view.gatherer;
+const SegmentGatherer *SegmentList::gatherer() const {
+  if (!shared_ || size_ < kGathererFrom)
+    return nullptr;
+  std::call_once(shared_->gathererBuilt,
+                 [&] { shared_->gatherer = std::make_shared<const SegmentGatherer>(shared_->segments); });
+  return shared_->gatherer.get();
 }
 
 namespace {
 
-/// `gatherer()` gives the source's SegmentGatherer (asked only for a source of
-/// several segments).
-template <class GetGatherer>
-std::shared_ptr<const std::vector<Segment>> gather(const std::shared_ptr<const std::vector<Segment>> &source,
-                                                   std::uint64_t sourceElements, std::int64_t base,
-                                                   const Axes &axes, GetGatherer &&gatherer) {
+SegmentList gather(const SegmentList &source, std::uint64_t sourceElements, std::int64_t base,
+                   const Axes &axes) {
   // Drop unit axes and fuse neighbours that walk the source as one axis, so that
   // the innermost axis (one pick per outer index) is as long as possible.
   Axes dims;
   for (const Axis &a : axes) {
     if (a.size == 0)
-      return std::make_shared<const std::vector<Segment>>();
+      return SegmentList();
     if (a.size == 1)
       continue;
     if (!dims.empty() && dims.back().stride == a.stride * static_cast<std::int64_t>(a.size)) {
@@ -174,11 +168,13 @@ std::shared_ptr<const std::vector<Segment>> gather(const std::shared_ptr<const s
   const std::size_t numOuter = dims.empty() ? 0 : dims.size() - 1;
   // One source segment (a variable, or a run of one): its positions are affine,
   // so every pick is one segment and no gatherer is needed.
-  const Segment *single = source->size() == 1 ? &source->front() : nullptr;
+  const Segment *single = source.size() == 1 ? &source.front() : nullptr;
+  std::optional<SegmentGatherer> local;
   const SegmentGatherer *from = nullptr;
   if (!single) {
-    from = gatherer();
-    ASPEN_ASSERT(from != nullptr, "a view of several segments has no gatherer");
+    from = source.gatherer(); // kept with a long list
+    if (!from)
+      from = &local.emplace(source);
   }
   boost::container::small_vector<std::uint64_t, 6> index(numOuter, 0);
   std::int64_t pos = base;
@@ -207,24 +203,17 @@ std::shared_ptr<const std::vector<Segment>> gather(const std::shared_ptr<const s
     if (done)
       break;
   }
-  return std::make_shared<const std::vector<Segment>>(out.take());
+  return out.list();
 }
 
 } // namespace
 
-std::shared_ptr<const std::vector<Segment>>
-gatherSegments(const std::shared_ptr<const std::vector<Segment>> &source, std::int64_t base,
-               const Axes &axes) {
-  std::optional<SegmentGatherer> local;
-  return gather(source, sumCounts(*source), base, axes, [&] { return &local.emplace(*source); });
+SegmentList gatherSegments(const SegmentList &source, std::int64_t base, const Axes &axes) {
+  return gather(source, sumCounts(source), base, axes);
 }
 
-std::shared_ptr<const std::vector<Segment>> gatherSegments(const TensorView &view, std::int64_t base,
-                                                           const Axes &axes) {
-  if (view.segments->size() == 1) // the common case: no gatherer to build
-    return gather(view.segments, view.numElements(), base, axes, [] { return nullptr; });
-  std::optional<SegmentGatherer> local;
-  return gather(view.segments, view.numElements(), base, axes, [&] { return &gathererOf(view, local); });
+SegmentList gatherSegments(const TensorView &view, std::int64_t base, const Axes &axes) {
+  return gather(view.segments, view.numElements(), base, axes);
 }
 
 // ---- construction --------------------------------------------------------------
@@ -236,24 +225,23 @@ poplar::Tensor makeVariableTensor(const std::shared_ptr<GraphData> &graph, VarId
   view->elementType = type;
   const std::uint64_t n = product(shape);
   view->shape = std::move(shape);
-  std::vector<Segment> segments;
-  if (n > 0)
-    segments.push_back(Segment{var, 0, 1, n});
-  view->segments = std::make_shared<const std::vector<Segment>>(std::move(segments));
+  if (n > 0) {
+    const Segment all{var, 0, 1, n};
+    view->segments = SegmentList(&all, &all + 1);
+  }
   return poplar::Tensor(std::move(view));
 }
 
 poplar::Tensor makeTensor(std::weak_ptr<GraphData> graph, poplar::Type type, std::vector<std::size_t> shape,
-                          const std::vector<Segment> &segments) {
+                          std::span<const Segment> segments) {
   SegmentBuilder builder;
   builder.appendAll(segments);
   auto view = std::make_shared<TensorView>();
   view->graph = std::move(graph);
   view->elementType = type;
   view->shape = std::move(shape);
-  view->segments = std::make_shared<const std::vector<Segment>>(builder.take());
-  ASPEN_ASSERT(sumCounts(*view->segments) == product(view->shape),
-               "segments do not match the tensor's shape");
+  view->segments = builder.list();
+  ASPEN_ASSERT(sumCounts(view->segments) == product(view->shape), "segments do not match the tensor's shape");
   return poplar::Tensor(std::move(view));
 }
 
@@ -340,10 +328,10 @@ std::vector<VarRegion> toVariableRegions(const TensorView &view, std::size_t lim
 }
 
 std::uint64_t numSegments(const TensorView &view) {
-  return view.segments ? view.segments->size() : 0;
+  return view.segments.size();
 }
 
-bool sameElements(const std::vector<Segment> &a, const std::vector<Segment> &b) {
+bool sameElements(std::span<const Segment> a, std::span<const Segment> b) {
   std::size_t i = 0, j = 0;
   std::uint64_t offA = 0, offB = 0;
   while (i < a.size() && j < b.size()) {
