@@ -13,7 +13,6 @@
 #include <mutex>
 #include <string>
 #include <sys/mman.h>
-#include <unistd.h>
 #include <vector>
 
 namespace aspen::rt {
@@ -29,11 +28,6 @@ std::uint8_t *reserve(std::size_t bytes) {
     throw poplar::system_runtime_error("Cannot reserve " + std::to_string(bytes) +
                                        " bytes of simulated tile memory: " + std::strerror(errno));
   return static_cast<std::uint8_t *>(p);
-}
-
-std::size_t pageSize() {
-  static const std::size_t size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  return size;
 }
 
 /// Reservations given back by TileMemory, for the next one of the same size.
@@ -111,10 +105,9 @@ void TileMemory::prepare(const std::vector<std::uint64_t> *tileBytes) {
     unbounded_ = true;
     return;
   }
-  const std::uint64_t page = pageSize();
   extent_.resize(numTiles_);
   for (unsigned t = 0; t < numTiles_; ++t)
-    extent_[t] = std::min(bytesPerTile_, ((*tileBytes)[t] + page - 1) / page * page);
+    extent_[t] = std::min(bytesPerTile_, (*tileBytes)[t]);
 }
 
 void TileMemory::zeroExtents() {

@@ -56,7 +56,7 @@ private:
   std::uint64_t bytesPerTile_;
   std::size_t mappedBytes_;
   std::uint8_t *base_;
-  /// Per tile, the bytes [0, extent) that may be non-zero (page multiples);
+  /// Per tile, the bytes [0, extent) that may be non-zero;
   /// meaningful unless `unbounded_`.
   std::vector<std::uint64_t> extent_;
   /// Written by a user without a trusted extent: cleared by dropping every page, never pooled.
