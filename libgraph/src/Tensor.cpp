@@ -88,7 +88,7 @@ aspen::ir::Axes identityAxes(const TensorView &v) {
   return axes;
 }
 
-Tensor derive(const TensorView &src, std::vector<std::size_t> shape, SegmentList segments, Type type) {
+Tensor derive(const TensorView &src, aspen::ir::Shape shape, SegmentList segments, Type type) {
   auto view = std::make_shared<TensorView>();
   view->graph = src.graph;
   view->elementType = type;
@@ -97,12 +97,12 @@ Tensor derive(const TensorView &src, std::vector<std::size_t> shape, SegmentList
   return Tensor(std::move(view));
 }
 
-Tensor derive(const TensorView &src, std::vector<std::size_t> shape, SegmentList segments) {
+Tensor derive(const TensorView &src, aspen::ir::Shape shape, SegmentList segments) {
   return derive(src, std::move(shape), std::move(segments), src.elementType);
 }
 
 Tensor affineView(const TensorView &src, std::int64_t base, const aspen::ir::Axes &axes,
-                  std::vector<std::size_t> shape) {
+                  aspen::ir::Shape shape) {
   return derive(src, std::move(shape), aspen::ir::gatherSegments(src, base, axes));
 }
 
@@ -326,7 +326,7 @@ Tensor Tensor::operator[](std::size_t i) const {
   auto axes = identityAxes(v);
   const std::int64_t base = static_cast<std::int64_t>(i) * axes[0].stride;
   axes.erase(axes.begin());
-  return affineView(v, base, axes, std::vector<std::size_t>(v.shape.begin() + 1, v.shape.end()));
+  return affineView(v, base, axes, aspen::ir::Shape(v.shape.begin() + 1, v.shape.end()));
 }
 
 Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned dimension) const {
@@ -414,7 +414,7 @@ Tensor Tensor::index(ArrayRef<std::size_t> indices) const {
   axes.erase(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(indices.size()));
   return affineView(
       v, base, axes,
-      std::vector<std::size_t>(v.shape.begin() + static_cast<std::ptrdiff_t>(indices.size()), v.shape.end()));
+      aspen::ir::Shape(v.shape.begin() + static_cast<std::ptrdiff_t>(indices.size()), v.shape.end()));
 }
 
 Tensor Tensor::flatten() const {

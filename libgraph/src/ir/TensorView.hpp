@@ -4,7 +4,9 @@
 
 #include "poplar/Type.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +28,104 @@ struct Segment {
 };
 
 class SegmentGatherer;
+
+/// A view's shape: its dimensions, up to rank 3 held inline (most views then
+/// allocate nothing for their shape). Converts to and from std::vector.
+class Shape {
+public:
+  Shape() = default;
+  Shape(std::initializer_list<std::size_t> dims) { assign(dims.begin(), dims.end()); }
+  Shape(const std::vector<std::size_t> &dims) { assign(dims.data(), dims.data() + dims.size()); }
+  Shape(const std::size_t *begin, const std::size_t *end) { assign(begin, end); }
+  template <class It> Shape(It begin, It end) {
+    for (; begin != end; ++begin)
+      push_back(*begin);
+  }
+  Shape(const Shape &o) { assign(o.begin(), o.end()); }
+  Shape(Shape &&o) noexcept { take(o); }
+  Shape &operator=(const Shape &o) {
+    if (this != &o)
+      assign(o.begin(), o.end());
+    return *this;
+  }
+  Shape &operator=(Shape &&o) noexcept {
+    if (this != &o) {
+      release();
+      take(o);
+    }
+    return *this;
+  }
+  ~Shape() { release(); }
+  operator std::vector<std::size_t>() const { return std::vector<std::size_t>(begin(), end()); }
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const std::size_t *data() const { return data_; }
+  std::size_t *data() { return data_; }
+  const std::size_t *begin() const { return data_; }
+  const std::size_t *end() const { return data_ + size_; }
+  std::size_t *begin() { return data_; }
+  std::size_t *end() { return data_ + size_; }
+  std::size_t &operator[](std::size_t i) { return data_[i]; }
+  std::size_t operator[](std::size_t i) const { return data_[i]; }
+  std::size_t &front() { return data_[0]; }
+  std::size_t front() const { return data_[0]; }
+  std::size_t &back() { return data_[size_ - 1]; }
+  std::size_t back() const { return data_[size_ - 1]; }
+  void push_back(std::size_t d) {
+    reserve(size_ + 1);
+    data_[size_++] = d;
+  }
+  void reserve(std::size_t n) {
+    if (n <= capacity_)
+      return;
+    const std::size_t capacity = std::max(n, std::size_t(2) * capacity_);
+    auto *heap = new std::size_t[capacity];
+    std::copy(begin(), end(), heap);
+    release();
+    data_ = heap;
+    capacity_ = static_cast<std::uint32_t>(capacity);
+  }
+  bool operator==(const Shape &o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
+  bool operator!=(const Shape &o) const { return !(*this == o); }
+  bool operator==(const std::vector<std::size_t> &o) const {
+    return std::equal(begin(), end(), o.begin(), o.end());
+  }
+  bool operator!=(const std::vector<std::size_t> &o) const { return !(*this == o); }
+
+private:
+  static constexpr std::size_t kInline = 3;
+  void assign(const std::size_t *b, const std::size_t *e) {
+    size_ = 0;
+    reserve(static_cast<std::size_t>(e - b));
+    std::copy(b, e, data_);
+    size_ = static_cast<std::uint32_t>(e - b);
+  }
+  void release() {
+    if (data_ != inline_)
+      delete[] data_;
+    data_ = inline_;
+    capacity_ = kInline;
+  }
+  void take(Shape &o) {
+    size_ = o.size_;
+    if (o.data_ == o.inline_) {
+      std::copy(o.inline_, o.inline_ + o.size_, inline_);
+      data_ = inline_;
+      capacity_ = kInline;
+    } else {
+      data_ = o.data_;
+      capacity_ = o.capacity_;
+      o.data_ = o.inline_;
+      o.capacity_ = kInline;
+    }
+    o.size_ = 0;
+  }
+  std::size_t *data_ = inline_;
+  std::uint32_t size_ = 0;
+  std::uint32_t capacity_ = kInline;
+  std::size_t inline_[kInline];
+};
 
 /// A view's segments: immutable and cheap to copy. One segment (a variable, or
 /// a run of one: most views) is held inline, so making such a view allocates
@@ -92,7 +192,7 @@ private:
 struct TensorView {
   std::weak_ptr<struct GraphData> graph; // for debug names in error messages
   poplar::Type elementType;
-  std::vector<std::size_t> shape;
+  Shape shape;
   SegmentList segments;
 
   std::size_t numElements() const;
