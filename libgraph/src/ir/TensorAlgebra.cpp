@@ -143,6 +143,31 @@ const SegmentGatherer *SegmentList::gatherer() const {
 
 namespace {
 
+/// Calls `pick(position, count, stride)` for each run of the innermost of `dims`
+/// (the outer ones walked row-major from `base`).
+template <class Pick> void walk(const Axes &dims, std::int64_t base, Pick &&pick) {
+  const Axis inner = dims.empty() ? Axis{1, 1} : dims.back();
+  const std::size_t numOuter = dims.empty() ? 0 : dims.size() - 1;
+  boost::container::small_vector<std::uint64_t, 6> index(numOuter, 0);
+  std::int64_t pos = base;
+  for (;;) {
+    ASPEN_ASSERT(pos >= 0, "a view picks a negative position");
+    pick(pos, inner.size, inner.stride);
+    bool done = true;
+    for (std::size_t k = numOuter; k-- > 0;) {
+      pos += dims[k].stride;
+      if (++index[k] < dims[k].size) {
+        done = false;
+        break;
+      }
+      pos -= dims[k].stride * static_cast<std::int64_t>(dims[k].size);
+      index[k] = 0;
+    }
+    if (done)
+      break;
+  }
+}
+
 SegmentList gather(const SegmentList &source, std::uint64_t sourceElements, std::int64_t base,
                    const Axes &axes) {
   // Drop unit axes and fuse neighbours that walk the source as one axis, so that
@@ -165,44 +190,28 @@ SegmentList gather(const SegmentList &source, std::uint64_t sourceElements, std:
     return source;
 
   SegmentBuilder out;
-  const std::size_t numOuter = dims.empty() ? 0 : dims.size() - 1;
-  // One source segment (a variable, or a run of one): its positions are affine,
-  // so every pick is one segment and no gatherer is needed.
-  const Segment *single = source.size() == 1 ? &source.front() : nullptr;
-  std::optional<SegmentGatherer> local;
-  const SegmentGatherer *from = nullptr;
-  if (!single) {
-    from = source.gatherer(); // kept with a long list
-    if (!from)
-      from = &local.emplace(source);
-  }
-  boost::container::small_vector<std::uint64_t, 6> index(numOuter, 0);
-  std::int64_t pos = base;
-  for (;;) {
-    ASPEN_ASSERT(pos >= 0, "a view picks a negative position");
-    if (single) {
-      const std::int64_t last = pos + static_cast<std::int64_t>(inner.size - 1) * inner.stride;
-      ASPEN_ASSERT(static_cast<std::uint64_t>(pos) < single->count && last >= 0 &&
-                       static_cast<std::uint64_t>(last) < single->count,
+  if (source.size() == 1) {
+    // One source segment (a variable, or a run of one): its positions are affine,
+    // so every pick is one segment and no gatherer is needed.
+    const Segment &single = source.front();
+    walk(dims, base, [&](std::int64_t pos, std::uint64_t count, std::int64_t stride) {
+      const std::int64_t last = pos + static_cast<std::int64_t>(count - 1) * stride;
+      ASPEN_ASSERT(static_cast<std::uint64_t>(pos) < single.count && last >= 0 &&
+                       static_cast<std::uint64_t>(last) < single.count,
                    "a view picks a position outside its source");
-      out.append(single->var, single->start + pos * single->stride, inner.stride * single->stride,
-                 inner.size);
-    } else {
-      from->pick(static_cast<std::uint64_t>(pos), inner.size, inner.stride, out);
-    }
-    bool done = true;
-    for (std::size_t k = numOuter; k-- > 0;) {
-      pos += dims[k].stride;
-      if (++index[k] < dims[k].size) {
-        done = false;
-        break;
-      }
-      pos -= dims[k].stride * static_cast<std::int64_t>(dims[k].size);
-      index[k] = 0;
-    }
-    if (done)
-      break;
+      out.append(single.var, single.start + pos * single.stride, stride * single.stride, count);
+    });
+    return out.list();
   }
+  auto pickFrom = [&](const SegmentGatherer &from) {
+    walk(dims, base, [&](std::int64_t pos, std::uint64_t count, std::int64_t stride) {
+      from.pick(static_cast<std::uint64_t>(pos), count, stride, out);
+    });
+  };
+  if (const SegmentGatherer *kept = source.gatherer()) // kept with a long list
+    pickFrom(*kept);
+  else
+    pickFrom(SegmentGatherer(source));
   return out.list();
 }
 
