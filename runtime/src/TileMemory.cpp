@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <sys/mman.h>
@@ -65,9 +66,8 @@ TileMemory::TileMemory(unsigned numTiles, std::uint64_t bytesPerTile)
         break;
       }
   }
-  if (base_)
-    zeroExtents(); // a reused reservation: zero what its last user wrote
-  else
+  // A reused reservation keeps its last user's extents: prepare() zeroes them.
+  if (!base_)
     base_ = reserve(mappedBytes_);
 }
 
@@ -90,7 +90,8 @@ TileMemory::~TileMemory() {
   ::munmap(base_, mappedBytes_);
 }
 
-void TileMemory::prepare(const std::vector<std::uint64_t> *tileBytes) {
+void TileMemory::prepare(const std::vector<std::uint64_t> *tileBytes,
+                         const std::function<void(unsigned tile)> &writeTile) {
   if (unbounded_) {
     // MADV_DONTNEED on a private anonymous mapping drops the pages: they read as
     // zero again and cost nothing until touched.
@@ -98,9 +99,21 @@ void TileMemory::prepare(const std::vector<std::uint64_t> *tileBytes) {
       std::memset(base_, 0, mappedBytes_);
     unbounded_ = false;
     extent_.clear();
-  } else {
-    zeroExtents();
   }
+  // Zero what the last user wrote in place (a 4 KiB memset costs a fraction of
+  // the page fault that dropping the page would cost when it is written again),
+  // and write the tile while its lines are in cache; tiles in parallel.
+  if (!extent_.empty() || writeTile)
+    tbb::parallel_for(tbb::blocked_range<unsigned>(0, numTiles_, 32),
+                      [&](const tbb::blocked_range<unsigned> &r) {
+                        for (unsigned t = r.begin(); t != r.end(); ++t) {
+                          if (t < extent_.size() && extent_[t])
+                            std::memset(at(t, 0), 0, extent_[t]);
+                          if (writeTile)
+                            writeTile(t);
+                        }
+                      });
+  extent_.clear();
   if (!tileBytes || tileBytes->size() != numTiles_) {
     unbounded_ = true;
     return;
@@ -108,18 +121,6 @@ void TileMemory::prepare(const std::vector<std::uint64_t> *tileBytes) {
   extent_.resize(numTiles_);
   for (unsigned t = 0; t < numTiles_; ++t)
     extent_[t] = std::min(bytesPerTile_, (*tileBytes)[t]);
-}
-
-void TileMemory::zeroExtents() {
-  // In place and in parallel: a 4 KiB memset costs a fraction of the page fault
-  // that dropping the page would cost when it is written again.
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, extent_.size(), 64),
-                    [&](const tbb::blocked_range<std::size_t> &range) {
-                      for (std::size_t t = range.begin(); t != range.end(); ++t)
-                        if (extent_[t])
-                          std::memset(at(static_cast<std::uint32_t>(t), 0), 0, extent_[t]);
-                    });
-  extent_.clear();
 }
 
 void TileMemory::poison(const std::vector<std::uint64_t> &tileBytes) {

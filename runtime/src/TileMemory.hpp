@@ -10,11 +10,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace aspen::rt {
 
-/// `numTiles * bytesPerTile` bytes of zeroed memory (see `prepare`). Tile `t`'s byte `a` is at
+/// `numTiles * bytesPerTile` bytes of memory, all zero once `prepare` has run
+/// (before that, a reused reservation may hold its last user's data). Tile `t`'s byte `a` is at
 /// `base() + t * bytesPerTile + a`, so vertex fields can hold plain host pointers.
 class TileMemory {
 public:
@@ -43,7 +45,10 @@ public:
   /// anywhere (`tileBytes` null: one read from a file, whose extents are not
   /// trusted). Zeroing costs the bytes earlier users may have written, and
   /// memory with a bounded user goes back to the pool when it is destroyed.
-  void prepare(const std::vector<std::uint64_t> *tileBytes);
+  /// `writeTile(t)`, when given, is called for every tile t after it is zeroed
+  /// (in parallel over tiles; it must write only tile t).
+  void prepare(const std::vector<std::uint64_t> *tileBytes,
+               const std::function<void(unsigned tile)> &writeTile = {});
   /// Fills bytes [0, tileBytes[t]) of every tile t with kPoisonByte (clamped to the
   /// tile): the engine option aspen.poisonUninitialisedMemory, so that a read of a
   /// tensor before any write shows as NaN / -1 instead of a plausible 0.
@@ -61,8 +66,6 @@ private:
   std::vector<std::uint64_t> extent_;
   /// Written by a user without a trusted extent: cleared by dropping every page, never pooled.
   bool unbounded_ = false;
-
-  void zeroExtents();
 };
 
 } // namespace aspen::rt
