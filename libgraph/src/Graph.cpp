@@ -313,7 +313,7 @@ std::vector<TileRun> tileRunsOfView(const GraphData &data, const TensorView &vie
 
 /// The segments of `view` covering flattened positions `[begin, end)`.
 /// `segmentStarts[i]` is the position of segment i.
-std::vector<Segment> segmentsInRange(const std::vector<Segment> &segments,
+std::vector<Segment> segmentsInRange(std::span<const Segment> segments,
                                      const std::vector<std::uint64_t> &segmentStarts, std::uint64_t begin,
                                      std::uint64_t end) {
   std::vector<Segment> out;
@@ -333,7 +333,7 @@ std::vector<Segment> segmentsInRange(const std::vector<Segment> &segments,
   return out;
 }
 
-std::vector<std::uint64_t> segmentStartPositions(const std::vector<Segment> &segments) {
+std::vector<std::uint64_t> segmentStartPositions(std::span<const Segment> segments) {
   std::vector<std::uint64_t> starts(segments.size());
   std::uint64_t pos = 0;
   for (std::size_t i = 0; i < segments.size(); ++i) {
@@ -352,7 +352,7 @@ std::vector<VarRegion> regionsOfSegments(const TensorView &view, std::vector<Seg
   for (const auto &s : segments)
     n += s.count;
   piece.shape = {static_cast<std::size_t>(n)};
-  piece.segments = std::make_shared<const std::vector<Segment>>(std::move(segments));
+  piece.segments = aspen::ir::SegmentList(std::move(segments));
   return aspen::ir::toVariableRegions(piece);
 }
 

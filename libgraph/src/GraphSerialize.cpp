@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <ostream>
+#include <span>
 #include <unordered_map>
 
 namespace poplar {
@@ -52,7 +53,7 @@ json tensorJson(const Tensor &t) {
   return {{"type", t.elementType().toString().str()}, {"shape", t.shape()}, {"regions", std::move(regions)}};
 }
 
-std::string hex(const std::vector<std::uint8_t> &bytes) {
+std::string hex(std::span<const std::uint8_t> bytes) {
   static const char digits[] = "0123456789abcdef";
   std::string out;
   out.reserve(bytes.size() * 2);
@@ -195,7 +196,7 @@ json graphJson(const Graph &graph, ArrayRef<program::Program> progs) {
       json field = {{"kind", kindName(type.fields[f].kind)}};
       if (type.fields[f].kind == aspen::ir::FieldKind::State) {
         field["count"] = value.stateCount;
-        field["bytes"] = hex(value.stateBytes);
+        field["bytes"] = hex({value.stateBytes.data(), value.stateBytes.size()});
       } else {
         json edges = json::array();
         for (const Tensor &e : value.edges)

@@ -359,7 +359,7 @@ void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
                     info.layout);
     edges.push_back(scalar ? tensors[i] : tensors[i].flatten());
   }
-  f.value.edges = std::move(edges);
+  f.value.edges.assign(std::make_move_iterator(edges.begin()), std::make_move_iterator(edges.end()));
   f.value.declaredSize = tensors.size();
   f.value.set = true;
 }
@@ -509,7 +509,7 @@ void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, co
   if (n && !values)
     throw graph_connection_error("setInitialValue: no values given for " + f.describe(field) +
                                  " (null pointer)");
-  std::vector<std::uint8_t> bytes(n * info.elementType.size());
+  decltype(f.value.stateBytes) bytes(n * info.elementType.size(), 0);
   if (n)
     aspen::util::convertHostToDevice(hostType, values, info.elementType, bytes.data(), n);
   f.value.stateBytes = std::move(bytes);

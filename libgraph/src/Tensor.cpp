@@ -21,7 +21,7 @@ using aspen::ir::TensorView;
 
 namespace {
 
-using SegmentList = std::shared_ptr<const std::vector<Segment>>;
+using aspen::ir::SegmentList;
 
 const TensorView &checkedView(const std::shared_ptr<const TensorView> &impl, const char *operation) {
   if (!impl)
@@ -78,8 +78,8 @@ std::vector<std::int64_t> rowMajorStrides(const std::vector<std::size_t> &shape)
 }
 
 /// The source's own axes: identity map.
-std::vector<Axis> identityAxes(const TensorView &v) {
-  std::vector<Axis> axes(v.shape.size());
+aspen::ir::Axes identityAxes(const TensorView &v) {
+  aspen::ir::Axes axes(v.shape.size());
   std::int64_t s = 1;
   for (std::size_t i = axes.size(); i-- > 0;) {
     axes[i] = Axis{v.shape[i], s};
@@ -88,7 +88,7 @@ std::vector<Axis> identityAxes(const TensorView &v) {
   return axes;
 }
 
-Tensor derive(const TensorView &src, std::vector<std::size_t> shape, SegmentList segments, Type type) {
+Tensor derive(const TensorView &src, aspen::ir::Shape shape, SegmentList segments, Type type) {
   auto view = std::make_shared<TensorView>();
   view->graph = src.graph;
   view->elementType = type;
@@ -97,13 +97,13 @@ Tensor derive(const TensorView &src, std::vector<std::size_t> shape, SegmentList
   return Tensor(std::move(view));
 }
 
-Tensor derive(const TensorView &src, std::vector<std::size_t> shape, SegmentList segments) {
+Tensor derive(const TensorView &src, aspen::ir::Shape shape, SegmentList segments) {
   return derive(src, std::move(shape), std::move(segments), src.elementType);
 }
 
-Tensor affineView(const TensorView &src, std::int64_t base, const std::vector<Axis> &axes,
-                  std::vector<std::size_t> shape) {
-  return derive(src, std::move(shape), aspen::ir::gatherSegments(src.segments, base, axes));
+Tensor affineView(const TensorView &src, std::int64_t base, const aspen::ir::Axes &axes,
+                  aspen::ir::Shape shape) {
+  return derive(src, std::move(shape), aspen::ir::gatherSegments(src, base, axes));
 }
 
 void checkDimension(const TensorView &v, unsigned dimension, const std::string &operation) {
@@ -152,7 +152,7 @@ std::vector<unsigned> partialPermutation(const TensorView &v, ArrayRef<unsigned>
 
 Tensor shuffle(const TensorView &v, const std::vector<unsigned> &permutation) {
   const auto strides = rowMajorStrides(v.shape);
-  std::vector<Axis> axes(permutation.size());
+  aspen::ir::Axes axes(permutation.size());
   std::vector<std::size_t> shape(permutation.size());
   for (std::size_t i = 0; i < permutation.size(); ++i) {
     shape[i] = v.shape[permutation[i]];
@@ -326,7 +326,7 @@ Tensor Tensor::operator[](std::size_t i) const {
   auto axes = identityAxes(v);
   const std::int64_t base = static_cast<std::int64_t>(i) * axes[0].stride;
   axes.erase(axes.begin());
-  return affineView(v, base, axes, std::vector<std::size_t>(v.shape.begin() + 1, v.shape.end()));
+  return affineView(v, base, axes, aspen::ir::Shape(v.shape.begin() + 1, v.shape.end()));
 }
 
 Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned dimension) const {
@@ -414,11 +414,13 @@ Tensor Tensor::index(ArrayRef<std::size_t> indices) const {
   axes.erase(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(indices.size()));
   return affineView(
       v, base, axes,
-      std::vector<std::size_t>(v.shape.begin() + static_cast<std::ptrdiff_t>(indices.size()), v.shape.end()));
+      aspen::ir::Shape(v.shape.begin() + static_cast<std::ptrdiff_t>(indices.size()), v.shape.end()));
 }
 
 Tensor Tensor::flatten() const {
   const TensorView &v = checkedView(impl_, "flatten()");
+  if (v.shape.size() == 1)
+    return *this; // views are immutable: share it
   return derive(v, {v.numElements()}, v.segments);
 }
 
@@ -634,7 +636,7 @@ Tensor Tensor::reinterpret(const Type &type) const {
     builder.append(run.var, static_cast<std::int64_t>(run.byteBegin / newSize), 1, run.bytes / newSize);
     streamOffset += run.bytes;
   }
-  return derive(v, std::move(shape), std::make_shared<const std::vector<Segment>>(builder.take()), type);
+  return derive(v, std::move(shape), builder.list(), type);
 }
 
 // ---- free functions -----------------------------------------------------------------
@@ -691,7 +693,7 @@ Tensor concat(ArrayRef<Tensor> ts, unsigned dimension) {
         if (slabs[i] > 0)
           gatherers[i].pick(o * slabs[i], slabs[i], 1, builder);
   }
-  return derive(first, std::move(shape), std::make_shared<const std::vector<Segment>>(builder.take()));
+  return derive(first, std::move(shape), builder.list());
 }
 
 Tensor concat(const Tensor &first, const Tensor &second, unsigned dimension) {
@@ -713,7 +715,7 @@ bool operator==(const Tensor &a, const Tensor &b) {
   const TensorView &x = a.getImpl(), &y = b.getImpl();
   if (x.shape != y.shape || x.elementType != y.elementType || !sameGraph(x, y))
     return false;
-  return x.segments == y.segments || aspen::ir::sameElements(*x.segments, *y.segments);
+  return x.segments == y.segments || aspen::ir::sameElements(x.segments, y.segments);
 }
 
 bool operator!=(const Tensor &a, const Tensor &b) {

@@ -8,6 +8,7 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -21,21 +22,48 @@ void validateExecutable(const exe::ExecutableData &exe) {
 }
 
 void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool poison) {
-  memory.clear();
+  // Blobs grouped by tile (as the compiler emits them) are written tile by
+  // tile right after the tile is zeroed, while its lines are in cache.
+  const std::uint32_t numTiles = memory.numTiles();
+  std::vector<std::size_t> tileBlobs;
+  bool grouped = !poison;
+  for (std::size_t i = 1; grouped && i < exe.blobs.size(); ++i)
+    grouped = exe.blobs[i - 1].where.tile <= exe.blobs[i].where.tile;
+  if (grouped) {
+    tileBlobs.assign(std::size_t(numTiles) + 1, exe.blobs.size());
+    for (std::size_t i = exe.blobs.size(); i-- > 0;)
+      if (exe.blobs[i].where.tile < numTiles)
+        tileBlobs[exe.blobs[i].where.tile] = i;
+    for (std::uint32_t t = numTiles; t-- > 0;)
+      tileBlobs[t] = std::min(tileBlobs[t], tileBlobs[t + 1]);
+  }
+  auto writeBlob = [&](const exe::MemoryBlob &blob) {
+    if (!blob.bytes.empty())
+      std::memcpy(memory.at(blob.where), blob.bytes.data(), blob.bytes.size());
+  };
+  // An executable compiled in this process writes each tile only below its
+  // tileBytesUsed (the allocator's peak); one read from a file is not trusted to.
+  const std::vector<std::uint64_t> *extents =
+      exe.provenance == exe::Provenance::Compiled ? &exe.tileBytesUsed : nullptr;
+  if (grouped)
+    memory.prepare(extents, [&](unsigned t) {
+      for (std::size_t i = tileBlobs[t]; i < tileBlobs[t + 1]; ++i)
+        writeBlob(exe.blobs[i]);
+    });
+  else
+    memory.prepare(extents);
   if (poison)
     memory.poison(exe.tileBytesUsed);
-  // Most of the time goes in first-touch page faults: spread blobs, then
-  // relocations (which write into blobs), over the threads. Blobs do not
-  // overlap (and any two writes, even of a crafted file, stay in tile memory).
+  // Otherwise (and under poison, which comes first): blobs, then relocations
+  // (which write into blobs), spread over the threads. Blobs do not overlap (and
+  // any two writes, even of a crafted file, stay in tile memory).
   const std::size_t grain = 256;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, exe.blobs.size(), grain),
-                    [&](const tbb::blocked_range<std::size_t> &range) {
-                      for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                        const exe::MemoryBlob &blob = exe.blobs[i];
-                        if (!blob.bytes.empty())
-                          std::memcpy(memory.at(blob.where), blob.bytes.data(), blob.bytes.size());
-                      }
-                    });
+  if (!grouped)
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, exe.blobs.size(), grain),
+                      [&](const tbb::blocked_range<std::size_t> &range) {
+                        for (std::size_t i = range.begin(); i != range.end(); ++i)
+                          writeBlob(exe.blobs[i]);
+                      });
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, exe.relocations.size(), grain * 16),
                     [&](const tbb::blocked_range<std::size_t> &range) {
                       for (std::size_t i = range.begin(); i != range.end(); ++i) {

@@ -4,15 +4,22 @@
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <sys/mman.h>
+#include <vector>
 
 namespace aspen::rt {
 
 namespace {
+
 std::uint8_t *reserve(std::size_t bytes) {
   // MAP_NORESERVE: a full 1,472-tile device is ~940 MB of address space, but a
   // program touches only the pages it uses.
@@ -23,22 +30,97 @@ std::uint8_t *reserve(std::size_t bytes) {
                                        " bytes of simulated tile memory: " + std::strerror(errno));
   return static_cast<std::uint8_t *>(p);
 }
+
+/// Reservations given back by TileMemory, for the next one of the same size.
+/// At most kMaxPooled of them, holding at most kMaxPooledResident bytes of pages.
+struct Pool {
+  static constexpr std::size_t kMaxPooled = 2;
+  static constexpr std::size_t kMaxPooledResident = std::size_t(256) << 20;
+  struct Entry {
+    std::uint8_t *base;
+    std::size_t bytes, resident;
+    std::vector<std::uint64_t> extent; // what its last user may have written
+  };
+  std::mutex mutex;
+  std::vector<Entry> entries;
+};
+
+Pool &pool() {
+  static Pool *p = new Pool; // never destroyed: engines may outlive static destructors
+  return *p;
+}
+
 } // namespace
 
 TileMemory::TileMemory(unsigned numTiles, std::uint64_t bytesPerTile)
     : numTiles_(numTiles), bytesPerTile_(bytesPerTile),
-      mappedBytes_(std::max<std::size_t>(1, std::size_t(numTiles) * bytesPerTile)),
-      base_(reserve(mappedBytes_)) {}
+      mappedBytes_(std::max<std::size_t>(1, std::size_t(numTiles) * bytesPerTile)), base_(nullptr) {
+  Pool &p = pool();
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    for (auto it = p.entries.begin(); it != p.entries.end(); ++it)
+      if (it->bytes == mappedBytes_) {
+        base_ = it->base;
+        extent_ = std::move(it->extent);
+        p.entries.erase(it);
+        break;
+      }
+  }
+  // A reused reservation keeps its last user's extents: prepare() zeroes them.
+  if (!base_)
+    base_ = reserve(mappedBytes_);
+}
 
 TileMemory::~TileMemory() {
+  // Keep the reservation (and its pages) for the next engine when the pool has room.
+  if (!unbounded_) {
+    std::size_t resident = 0;
+    for (std::uint64_t e : extent_)
+      resident += e;
+    Pool &p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    std::size_t pooledResident = resident;
+    for (const Pool::Entry &e : p.entries)
+      pooledResident += e.resident;
+    if (p.entries.size() < Pool::kMaxPooled && pooledResident <= Pool::kMaxPooledResident) {
+      p.entries.push_back(Pool::Entry{base_, mappedBytes_, resident, std::move(extent_)});
+      return;
+    }
+  }
   ::munmap(base_, mappedBytes_);
 }
 
-void TileMemory::clear() {
-  // MADV_DONTNEED on a private anonymous mapping drops the pages: they read as
-  // zero again and cost nothing until touched.
-  if (::madvise(base_, mappedBytes_, MADV_DONTNEED) != 0)
-    std::memset(base_, 0, mappedBytes_);
+void TileMemory::prepare(const std::vector<std::uint64_t> *tileBytes,
+                         const std::function<void(unsigned tile)> &writeTile) {
+  if (unbounded_) {
+    // MADV_DONTNEED on a private anonymous mapping drops the pages: they read as
+    // zero again and cost nothing until touched.
+    if (::madvise(base_, mappedBytes_, MADV_DONTNEED) != 0)
+      std::memset(base_, 0, mappedBytes_);
+    unbounded_ = false;
+    extent_.clear();
+  }
+  // Zero what the last user wrote in place (a 4 KiB memset costs a fraction of
+  // the page fault that dropping the page would cost when it is written again),
+  // and write the tile while its lines are in cache; tiles in parallel.
+  if (!extent_.empty() || writeTile)
+    tbb::parallel_for(tbb::blocked_range<unsigned>(0, numTiles_, 32),
+                      [&](const tbb::blocked_range<unsigned> &r) {
+                        for (unsigned t = r.begin(); t != r.end(); ++t) {
+                          if (t < extent_.size() && extent_[t])
+                            std::memset(at(t, 0), 0, extent_[t]);
+                          if (writeTile)
+                            writeTile(t);
+                        }
+                      });
+  extent_.clear();
+  if (!tileBytes || tileBytes->size() != numTiles_) {
+    unbounded_ = true;
+    return;
+  }
+  extent_.resize(numTiles_);
+  for (unsigned t = 0; t < numTiles_; ++t)
+    extent_[t] = std::min(bytesPerTile_, (*tileBytes)[t]);
 }
 
 void TileMemory::poison(const std::vector<std::uint64_t> &tileBytes) {

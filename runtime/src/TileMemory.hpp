@@ -1,17 +1,22 @@
 // Copyright (c) Aspen contributors.
 // The simulated device's SRAM: one address-space reservation holding every
-// tile's memory back to back, its pages touched only when used.
+// tile's memory back to back, its pages touched only when used. Released
+// reservations are kept for reuse (a few, bounded in resident bytes), so that a
+// process loading engine after engine zeroes the pages it used instead of
+// faulting fresh ones in: a page fault costs several times a 4 KiB memset.
 #pragma once
 
 #include "exe/ExecutableData.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace aspen::rt {
 
-/// `numTiles * bytesPerTile` bytes of zeroed memory. Tile `t`'s byte `a` is at
+/// `numTiles * bytesPerTile` bytes of memory, all zero once `prepare` has run
+/// (before that, a reused reservation may hold its last user's data). Tile `t`'s byte `a` is at
 /// `base() + t * bytesPerTile + a`, so vertex fields can hold plain host pointers.
 class TileMemory {
 public:
@@ -35,8 +40,15 @@ public:
   bool contains(exe::TileAddr where, std::uint64_t bytes) const {
     return where.tile < numTiles_ && std::uint64_t(where.addr) + bytes <= bytesPerTile_;
   }
-  /// Zeroes everything and returns the pages to the system.
-  void clear();
+  /// Zeroes everything, for a user that writes only bytes [0, tileBytes[t]) of
+  /// each tile t (an executable compiled in this process: its tileBytesUsed), or
+  /// anywhere (`tileBytes` null: one read from a file, whose extents are not
+  /// trusted). Zeroing costs the bytes earlier users may have written, and
+  /// memory with a bounded user goes back to the pool when it is destroyed.
+  /// `writeTile(t)`, when given, is called for every tile t after it is zeroed
+  /// (in parallel over tiles; it must write only tile t).
+  void prepare(const std::vector<std::uint64_t> *tileBytes,
+               const std::function<void(unsigned tile)> &writeTile = {});
   /// Fills bytes [0, tileBytes[t]) of every tile t with kPoisonByte (clamped to the
   /// tile): the engine option aspen.poisonUninitialisedMemory, so that a read of a
   /// tensor before any write shows as NaN / -1 instead of a plausible 0.
@@ -49,6 +61,11 @@ private:
   std::uint64_t bytesPerTile_;
   std::size_t mappedBytes_;
   std::uint8_t *base_;
+  /// Per tile, the bytes [0, extent) that may be non-zero;
+  /// meaningful unless `unbounded_`.
+  std::vector<std::uint64_t> extent_;
+  /// Written by a user without a trusted extent: cleared by dropping every page, never pooled.
+  bool unbounded_ = false;
 };
 
 } // namespace aspen::rt

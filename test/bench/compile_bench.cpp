@@ -123,8 +123,8 @@ int main(int argc, char **argv) {
   Device device = model.createDevice();
   std::printf("compile_bench: %u tiles, %u hardware threads\n", device.getTarget().getNumTiles(),
               std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
-  std::printf("%10s %10s %10s %10s %10s %14s %14s\n", "vertices", "build s", "compile s", "exe MiB",
-              "us/vertex", "peak RSS MiB", "compile +MiB");
+  std::printf("%10s %10s %10s %8s %10s %10s %14s %14s\n", "vertices", "build s", "compile s", "build/c",
+              "exe MiB", "us/vertex", "peak RSS MiB", "compile +MiB");
   std::vector<double> compileSeconds(sizes.size());
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     Graph graph(device.getTarget());
@@ -147,8 +147,8 @@ int main(int argc, char **argv) {
     std::stringstream bytes;
     exe.serialize(bytes);
     // Sizes run in increasing order, so the peak so far is this compile's peak.
-    std::printf("%10zu %10.3f %10.3f %10.1f %10.2f %14.0f %14.0f\n", sizes[i], build, compileSeconds[i],
-                static_cast<double>(bytes.str().size()) / (1 << 20),
+    std::printf("%10zu %10.3f %10.3f %8.2f %10.1f %10.2f %14.0f %14.0f\n", sizes[i], build, compileSeconds[i],
+                build / compileSeconds[i], static_cast<double>(bytes.str().size()) / (1 << 20),
                 compileSeconds[i] * 1e6 / double(sizes[i]), compilePeak, compilePeak - rssBefore);
     std::fflush(stdout);
 

@@ -97,6 +97,22 @@ int main() {
   timeView("concat of two column halves (dim 1)",
            [&] { return concat(m.slice(0, 2048, 1), m.slice(2048, 4096, 1), 1); });
   timeView("reinterpret(HALF)", [&] { return m.reinterpret(HALF); });
+  {
+    // 4096 pieces of 8 elements at irregular offsets: a scattered view, sliced
+    // per "tile" (each slice was O(segments) before its index was kept).
+    std::vector<Tensor> pieces;
+    const Tensor flat = m.flatten();
+    for (std::size_t i = 0; i < 4096; ++i) {
+      const std::size_t at = (i * 7919 * 8 + (i % 7)) % (4096ull * 4096 - 8);
+      pieces.push_back(flat.slice(at, at + 8));
+    }
+    const Tensor scattered = concat(pieces);
+    std::size_t k = 0;
+    timeView("slice(8k, 8k+8) of a view of 4096 segments", [&] {
+      k = (k + 1) % 4096;
+      return scattered.slice(k * 8, k * 8 + 8);
+    });
+  }
   timeQuery("isContiguous() of the transpose", [&] { return t.isContiguous(); });
   timeQuery("containsAliases() of the transpose", [&] { return t.containsAliases(); });
   timeQuery("transpose().transpose() == m", [&] { return t.transpose() == m; });

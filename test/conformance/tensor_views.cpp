@@ -518,6 +518,63 @@ TEST_CASE("tensor: slice in every form", "[tensor][conformance]") {
   CHECK(m.slice({0, 1}, {2, 3}).shape() == Shape({2, 2}));
 }
 
+TEST_CASE("tensor: slices of a scattered view match the reference and reuse the view's index",
+          "[tensor][conformance]") {
+  // Many segments (pieces of two variables, some reversed or strided), so that
+  // slicing goes through the index kept with the view (built once, not per slice).
+  Fixture f;
+  auto [a, ra] = f.var("a", {400});
+  auto [b, rb] = f.var("b", {400});
+  std::vector<Tensor> pieces;
+  std::vector<Ref> refs;
+  for (std::size_t i = 0; i < 60; ++i) {
+    const std::size_t at = (i * 37) % 390;
+    if (i % 3 == 0) {
+      pieces.push_back(a.slice(at, at + 5));
+      refs.push_back(refSliceDim(ra, at, at + 5, 0));
+    } else if (i % 3 == 1) {
+      pieces.push_back(b.slice(at, at + 4).reverse(0));
+      refs.push_back(refReverse(refSliceDim(rb, at, at + 4, 0), 0));
+    } else {
+      pieces.push_back(a.slice(at, at + 9).subSample(2, 0));
+      refs.push_back(refSubSample(refSliceDim(ra, at, at + 9, 0), 2, 0));
+    }
+  }
+  const Tensor t = concat(pieces);
+  const Ref r = refConcat(refs, 0);
+  checkMatches(t, r, *f.graph);
+  REQUIRE(aspen::ir::numSegments(t.getImpl()) >= 40);
+  const std::size_t n = t.numElements();
+  for (std::size_t begin = 0; begin <= n; begin += 7)
+    for (std::size_t end = begin; end <= n; end += 5) {
+      INFO("slice(" << begin << ", " << end << ")");
+      checkMatches(t.slice(begin, end), refSliceDim(r, begin, end, 0), *f.graph);
+    }
+  for (std::size_t i = 0; i < n; i += 3)
+    checkMatches(t[i], refIndex(r, {i}), *f.graph);
+  // The index was built by the first slice and is the one every later slice
+  // uses, also through views that share the list.
+  const auto *index = t.getImpl().segments.builtGatherer();
+  REQUIRE(index != nullptr);
+  (void)t.slice(1, n - 1);
+  (void)t.reshape({n / 10, 10})[2];
+  REQUIRE(t.getImpl().segments.builtGatherer() == index);
+
+  // The same in two dimensions: rows, columns and the transpose.
+  REQUIRE(n % 10 == 0);
+  const Tensor m = t.reshape({n / 10, 10});
+  const Ref rm = refWithShape(r, {n / 10, 10});
+  const Tensor mt = m.dimShuffle({1, 0});
+  const Ref rmt = refShuffle(rm, {1, 0});
+  for (std::size_t begin = 0; begin <= 10; begin += 3)
+    for (std::size_t end = begin; end <= 10; end += 2) {
+      checkMatches(m.slice(begin, end, 1), refSliceDim(rm, begin, end, 1), *f.graph);
+      checkMatches(mt.slice(begin, end, 0), refSliceDim(rmt, begin, end, 0), *f.graph);
+    }
+  for (std::size_t row = 0; row < n / 10; ++row)
+    checkMatches(m[row], refIndex(rm, {row}), *f.graph);
+}
+
 TEST_CASE("tensor: slices", "[tensor][conformance]") {
   Fixture f;
   auto sources = sourcesOfShape(f, {4, 6});

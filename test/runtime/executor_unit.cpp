@@ -215,15 +215,46 @@ void endProgram(exe::ExecutableData &e) {
 
 TEST_CASE("Tile memory is zeroed, addressed per tile and cleared", "[runtime][memory]") {
   rt::TileMemory memory(3, 1000);
+  memory.prepare(nullptr);
   REQUIRE(memory.at(2, 10) == memory.base() + 2010);
   REQUIRE(memory.contains({2, 990}, 10));
   REQUIRE_FALSE(memory.contains({2, 991}, 10));
   REQUIRE_FALSE(memory.contains({3, 0}, 1));
   for (unsigned t = 0; t < 3; ++t)
     REQUIRE(*memory.at(t, 999) == 0);
+  // Bounded users (executables compiled in this process) write below their extents.
+  const std::vector<std::uint64_t> used{16, 16, 16};
+  memory.prepare(&used);
   *memory.at(1, 5) = 42;
-  memory.clear();
+  memory.prepare(&used);
   REQUIRE(*memory.at(1, 5) == 0);
+  // Each tile is written after it is zeroed.
+  *memory.at(1, 5) = 42;
+  memory.prepare(&used, [&](unsigned t) { *memory.at(t, 3) = static_cast<std::uint8_t>(10 + t); });
+  for (unsigned t = 0; t < 3; ++t)
+    REQUIRE(*memory.at(t, 3) == 10 + t);
+  REQUIRE(*memory.at(1, 5) == 0);
+  // An unbounded user (an executable read from a file) may write anywhere.
+  memory.prepare(nullptr);
+  *memory.at(2, 990) = 7;
+  *memory.at(0, 0) = 1;
+  memory.prepare(&used);
+  REQUIRE(*memory.at(2, 990) == 0);
+  REQUIRE(*memory.at(0, 0) == 0);
+}
+
+TEST_CASE("Reused tile memory reads as zero", "[runtime][memory]") {
+  // Released memory goes to a pool and comes back zeroed over what its user wrote.
+  const std::vector<std::uint64_t> used{5000, 0, 70000, 1};
+  for (int round = 0; round < 4; ++round) {
+    rt::TileMemory memory(4, 80000);
+    memory.prepare(round % 2 ? nullptr : &used);
+    for (unsigned t = 0; t < 4; ++t)
+      for (std::uint32_t a = 0; a < 80000; a += 997)
+        REQUIRE(*memory.at(t, a) == 0);
+    for (unsigned t = 0; t < 4; ++t)
+      std::memset(memory.at(t, 0), 0xab, round % 2 ? 80000 : used[t]);
+  }
 }
 
 TEST_CASE("Loading writes blobs and relocations", "[runtime][loader]") {

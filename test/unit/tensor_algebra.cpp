@@ -159,8 +159,7 @@ TEST_CASE("algebra: segment builder merges strided runs", "[tensor][unit]") {
 
 TEST_CASE("algebra: gatherSegments walks a transposed block down its columns", "[tensor][unit]") {
   // The source is a 3x4 block of rows of stride 3 (the transpose of a 4x3 variable).
-  auto source = std::make_shared<const std::vector<Segment>>(
-      std::vector<Segment>{{0, 0, 3, 4}, {0, 1, 3, 4}, {0, 2, 3, 4}});
+  const aspen::ir::SegmentList source(std::vector<Segment>{{0, 0, 3, 4}, {0, 1, 3, 4}, {0, 2, 3, 4}});
   // positions 0, 4, 8: down the first column -> elements 0, 1, 2
   auto column = gatherSegments(source, 0, {{3, 4}});
   REQUIRE(column->size() == 1);
@@ -232,7 +231,7 @@ TEST_CASE("algebra: aliasing, intersection and equality of random segment lists 
     const auto ea = elements(a), eb = elements(b);
     const Tensor ta = makeTensor(f.graph, FLOAT, {ea.size()}, a);
     const Tensor tb = makeTensor(f.graph, FLOAT, {eb.size()}, b);
-    REQUIRE(elements(*ta.getImpl().segments) == ea); // merging keeps the elements
+    REQUIRE(elements(ta.getImpl().segments.vec()) == ea); // merging keeps the elements
     std::set<std::pair<VarId, std::int64_t>> sa(ea.begin(), ea.end()), sb(eb.begin(), eb.end());
     bool shared = false;
     for (const auto &e : sa)

@@ -11,6 +11,8 @@
 #include "poplar/Tensor.hpp"
 #include "poplar/Type.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -103,13 +105,15 @@ struct CodeletLibrary {
 
 // ---- vertices and compute sets ---------------------------------------------
 
-/// The value of one field of one vertex.
+/// The value of one field of one vertex. An edge of a Scalar/Vector field and a
+/// scalar state value are held inline (a graph has millions of them).
 struct FieldValue {
   bool set = false;
-  std::vector<poplar::Tensor> edges;          // Scalar/Vector: 1 entry; VectorOf*: one per element
+  boost::container::small_vector<poplar::Tensor, 1>
+      edges;                                  // Scalar/Vector: 1 entry; VectorOf*: one per element
   std::size_t declaredSize = ~std::size_t(0); // setFieldSize
-  std::vector<std::uint8_t> stateBytes;       // State fields: raw device bytes
-  std::size_t stateCount = 0;                 // State fields: element count
+  boost::container::small_vector<std::uint8_t, 8> stateBytes; // State fields: raw device bytes
+  std::size_t stateCount = 0;                                 // State fields: element count
 };
 
 struct Vertex {

@@ -19,7 +19,7 @@ std::uint64_t product(const std::vector<std::size_t> &shape) {
   return n;
 }
 
-std::uint64_t sumCounts(const std::vector<Segment> &segments) {
+std::uint64_t sumCounts(std::span<const Segment> segments) {
   std::uint64_t n = 0;
   for (const Segment &s : segments)
     n += s.count;
@@ -62,7 +62,7 @@ void SegmentBuilder::append(const Segment &in) {
 
 // ---- SegmentGatherer -------------------------------------------------------------
 
-SegmentGatherer::SegmentGatherer(const std::vector<Segment> &source) {
+SegmentGatherer::SegmentGatherer(std::span<const Segment> source) {
   std::uint64_t pos = 0;
   for (const Segment &s : source) {
     ASPEN_ASSERT(s.count > 0, "a tensor view holds an empty segment");
@@ -133,36 +133,26 @@ void SegmentGatherer::pick(std::uint64_t first, std::uint64_t count, std::int64_
   }
 }
 
-std::shared_ptr<const std::vector<Segment>>
-gatherSegments(const std::shared_ptr<const std::vector<Segment>> &source, std::int64_t base,
-               const std::vector<Axis> &axes) {
-  // Drop unit axes and fuse neighbours that walk the source as one axis, so that
-  // the innermost axis (one pick per outer index) is as long as possible.
-  std::vector<Axis> dims;
-  for (const Axis &a : axes) {
-    if (a.size == 0)
-      return std::make_shared<const std::vector<Segment>>();
-    if (a.size == 1)
-      continue;
-    if (!dims.empty() && dims.back().stride == a.stride * static_cast<std::int64_t>(a.size)) {
-      dims.back().size *= a.size;
-      dims.back().stride = a.stride;
-      continue;
-    }
-    dims.push_back(a);
-  }
-  const Axis inner = dims.empty() ? Axis{1, 1} : dims.back();
-  if (dims.size() <= 1 && base == 0 && inner.stride == 1 && inner.size == sumCounts(*source))
-    return source;
+const SegmentGatherer *SegmentList::gatherer() const {
+  if (!shared_ || size_ < kGathererFrom)
+    return nullptr;
+  std::call_once(shared_->gathererBuilt,
+                 [&] { shared_->gatherer = std::make_shared<const SegmentGatherer>(shared_->segments); });
+  return shared_->gatherer.get();
+}
 
-  SegmentGatherer gatherer(*source);
-  SegmentBuilder out;
+namespace {
+
+/// Calls `pick(position, count, stride)` for each run of the innermost of `dims`
+/// (the outer ones walked row-major from `base`).
+template <class Pick> void walk(const Axes &dims, std::int64_t base, Pick &&pick) {
+  const Axis inner = dims.empty() ? Axis{1, 1} : dims.back();
   const std::size_t numOuter = dims.empty() ? 0 : dims.size() - 1;
-  std::vector<std::uint64_t> index(numOuter, 0);
+  boost::container::small_vector<std::uint64_t, 6> index(numOuter, 0);
   std::int64_t pos = base;
   for (;;) {
     ASPEN_ASSERT(pos >= 0, "a view picks a negative position");
-    gatherer.pick(static_cast<std::uint64_t>(pos), inner.size, inner.stride, out);
+    pick(pos, inner.size, inner.stride);
     bool done = true;
     for (std::size_t k = numOuter; k-- > 0;) {
       pos += dims[k].stride;
@@ -176,7 +166,63 @@ gatherSegments(const std::shared_ptr<const std::vector<Segment>> &source, std::i
     if (done)
       break;
   }
-  return std::make_shared<const std::vector<Segment>>(out.take());
+}
+
+SegmentList gather(const SegmentList &source, std::uint64_t sourceElements, std::int64_t base,
+                   const Axes &axes) {
+  // Drop unit axes and fuse neighbours that walk the source as one axis, so that
+  // the innermost axis (one pick per outer index) is as long as possible.
+  Axes dims;
+  for (const Axis &a : axes) {
+    if (a.size == 0)
+      return SegmentList();
+    if (a.size == 1)
+      continue;
+    if (!dims.empty() && dims.back().stride == a.stride * static_cast<std::int64_t>(a.size)) {
+      dims.back().size *= a.size;
+      dims.back().stride = a.stride;
+      continue;
+    }
+    dims.push_back(a);
+  }
+  const Axis inner = dims.empty() ? Axis{1, 1} : dims.back();
+  if (dims.size() <= 1 && base == 0 && inner.stride == 1 && inner.size == sourceElements)
+    return source;
+
+  SegmentBuilder out;
+  if (source.size() == 1) {
+    // One source segment (a variable, or a run of one): its positions are affine,
+    // so every pick is one segment and no gatherer is needed.
+    const Segment &single = source.front();
+    walk(dims, base, [&](std::int64_t pos, std::uint64_t count, std::int64_t stride) {
+      const std::int64_t last = pos + static_cast<std::int64_t>(count - 1) * stride;
+      ASPEN_ASSERT(static_cast<std::uint64_t>(pos) < single.count && last >= 0 &&
+                       static_cast<std::uint64_t>(last) < single.count,
+                   "a view picks a position outside its source");
+      out.append(single.var, single.start + pos * single.stride, stride * single.stride, count);
+    });
+    return out.list();
+  }
+  auto pickFrom = [&](const SegmentGatherer &from) {
+    walk(dims, base, [&](std::int64_t pos, std::uint64_t count, std::int64_t stride) {
+      from.pick(static_cast<std::uint64_t>(pos), count, stride, out);
+    });
+  };
+  if (const SegmentGatherer *kept = source.gatherer()) // kept with a long list
+    pickFrom(*kept);
+  else
+    pickFrom(SegmentGatherer(source));
+  return out.list();
+}
+
+} // namespace
+
+SegmentList gatherSegments(const SegmentList &source, std::int64_t base, const Axes &axes) {
+  return gather(source, sumCounts(source), base, axes);
+}
+
+SegmentList gatherSegments(const TensorView &view, std::int64_t base, const Axes &axes) {
+  return gather(view.segments, view.numElements(), base, axes);
 }
 
 // ---- construction --------------------------------------------------------------
@@ -188,24 +234,23 @@ poplar::Tensor makeVariableTensor(const std::shared_ptr<GraphData> &graph, VarId
   view->elementType = type;
   const std::uint64_t n = product(shape);
   view->shape = std::move(shape);
-  std::vector<Segment> segments;
-  if (n > 0)
-    segments.push_back(Segment{var, 0, 1, n});
-  view->segments = std::make_shared<const std::vector<Segment>>(std::move(segments));
+  if (n > 0) {
+    const Segment all{var, 0, 1, n};
+    view->segments = SegmentList(&all, &all + 1);
+  }
   return poplar::Tensor(std::move(view));
 }
 
 poplar::Tensor makeTensor(std::weak_ptr<GraphData> graph, poplar::Type type, std::vector<std::size_t> shape,
-                          const std::vector<Segment> &segments) {
+                          std::span<const Segment> segments) {
   SegmentBuilder builder;
   builder.appendAll(segments);
   auto view = std::make_shared<TensorView>();
   view->graph = std::move(graph);
   view->elementType = type;
   view->shape = std::move(shape);
-  view->segments = std::make_shared<const std::vector<Segment>>(builder.take());
-  ASPEN_ASSERT(sumCounts(*view->segments) == product(view->shape),
-               "segments do not match the tensor's shape");
+  view->segments = builder.list();
+  ASPEN_ASSERT(sumCounts(view->segments) == product(view->shape), "segments do not match the tensor's shape");
   return poplar::Tensor(std::move(view));
 }
 
@@ -292,10 +337,10 @@ std::vector<VarRegion> toVariableRegions(const TensorView &view, std::size_t lim
 }
 
 std::uint64_t numSegments(const TensorView &view) {
-  return view.segments ? view.segments->size() : 0;
+  return view.segments.size();
 }
 
-bool sameElements(const std::vector<Segment> &a, const std::vector<Segment> &b) {
+bool sameElements(std::span<const Segment> a, std::span<const Segment> b) {
   std::size_t i = 0, j = 0;
   std::uint64_t offA = 0, offB = 0;
   while (i < a.size() && j < b.size()) {

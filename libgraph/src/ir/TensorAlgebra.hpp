@@ -12,9 +12,12 @@
 #include "ir/TensorView.hpp"
 #include "poplar/Tensor.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,7 +34,7 @@ poplar::Tensor makeVariableTensor(const std::shared_ptr<GraphData> &graph, VarId
 /// A tensor of `type` and `shape` made of `segments` (their total count must equal
 /// the product of `shape`). Adjacent compatible segments are merged.
 poplar::Tensor makeTensor(std::weak_ptr<GraphData> graph, poplar::Type type, std::vector<std::size_t> shape,
-                          const std::vector<Segment> &segments);
+                          std::span<const Segment> segments);
 
 /// A run `[begin, end)` of the elements of variable `var`, in units of the
 /// variable's own element type.
@@ -68,7 +71,7 @@ bool viewsIntersect(const TensorView &a, const TensorView &b);
 
 /// True when both segment lists name the same variable elements in the same order
 /// (whatever the segmentation).
-bool sameElements(const std::vector<Segment> &a, const std::vector<Segment> &b);
+bool sameElements(std::span<const Segment> a, std::span<const Segment> b);
 
 /// Size in bytes of one element of variable `var` (the view's element size when the
 /// graph is gone or does not know the variable).
@@ -102,14 +105,25 @@ public:
   void append(VarId var, std::int64_t start, std::int64_t stride, std::uint64_t count) {
     append(Segment{var, start, stride, count});
   }
-  void appendAll(const std::vector<Segment> &segments) {
+  void appendAll(std::span<const Segment> segments) {
     for (const Segment &s : segments)
       append(s);
   }
-  std::vector<Segment> take() { return std::move(segments_); }
+  void reserve(std::size_t n) { segments_.reserve(n); }
+  std::vector<Segment> take() {
+    std::vector<Segment> out(segments_.begin(), segments_.end());
+    segments_.clear();
+    return out;
+  }
+  /// The segments as a view's list (no allocation for one segment).
+  SegmentList list() {
+    SegmentList out(segments_.data(), segments_.data() + segments_.size());
+    segments_.clear();
+    return out;
+  }
 
 private:
-  std::vector<Segment> segments_;
+  boost::container::small_vector<Segment, 1> segments_;
 };
 
 /// One axis of an affine map into a source's flattened index space.
@@ -117,6 +131,8 @@ struct Axis {
   std::uint64_t size;
   std::int64_t stride; // in source positions; 0 repeats, negative reverses
 };
+/// The axes of a view operation (held inline up to rank 6: no allocation).
+using Axes = boost::container::small_vector<Axis, 6>;
 
 /// Reads elements of a source segment list by flattened position. Consecutive
 /// source segments that form a regular 2-D block (same variable, count and stride,
@@ -124,7 +140,7 @@ struct Axis {
 /// block, so a pick that walks down a column of such a block is one output segment.
 class SegmentGatherer {
 public:
-  explicit SegmentGatherer(const std::vector<Segment> &source);
+  explicit SegmentGatherer(std::span<const Segment> source);
   /// Appends source positions `first, first + stride, ...` (`count` of them) to `out`.
   void pick(std::uint64_t first, std::uint64_t count, std::int64_t stride, SegmentBuilder &out) const;
   std::uint64_t numElements() const { return total_; }
@@ -136,15 +152,16 @@ private:
     VarId var;
     std::int64_t start, stride, rowDelta;
   };
-  std::vector<Block> blocks_;
+  boost::container::small_vector<Block, 4> blocks_; // inline for short sources
   std::uint64_t total_ = 0;
 };
 
 /// The segments of the view of `source` given by the affine map
 /// `position(i_0..i_{n-1}) = base + sum(i_k * axes[k].stride)`, row-major over `axes`.
 /// Returns `source` itself when the map is the identity.
-std::shared_ptr<const std::vector<Segment>>
-gatherSegments(const std::shared_ptr<const std::vector<Segment>> &source, std::int64_t base,
-               const std::vector<Axis> &axes);
+SegmentList gatherSegments(const SegmentList &source, std::int64_t base, const Axes &axes);
+
+/// As above, for the segments of `view` (whose element count is known).
+SegmentList gatherSegments(const TensorView &view, std::int64_t base, const Axes &axes);
 
 } // namespace aspen::ir

@@ -5,6 +5,40 @@
 
 namespace aspen::ir {
 
+SegmentList::SegmentList(std::vector<Segment> segments) : size_(segments.size()) {
+  if (size_ == 1)
+    one_ = segments.front();
+  else if (size_ > 1) {
+    auto shared = std::make_shared<Shared>();
+    shared->segments = std::move(segments);
+    shared_ = std::move(shared);
+  }
+}
+
+SegmentList::SegmentList(const Segment *begin, const Segment *end)
+    : size_(static_cast<std::size_t>(end - begin)) {
+  if (size_ == 1)
+    one_ = *begin;
+  else if (size_ > 1) {
+    auto shared = std::make_shared<Shared>();
+    shared->segments.assign(begin, end);
+    shared_ = std::move(shared);
+  }
+}
+
+SegmentList::SegmentList(const std::shared_ptr<const std::vector<Segment>> &segments)
+    : SegmentList(segments ? segments->data() : nullptr,
+                  segments ? segments->data() + segments->size() : nullptr) {}
+
+bool SegmentList::operator==(const SegmentList &other) const {
+  if (shared_ || other.shared_)
+    return shared_ == other.shared_;
+  if (size_ != other.size_)
+    return false;
+  return size_ == 0 || (one_.var == other.one_.var && one_.start == other.one_.start &&
+                        one_.stride == other.one_.stride && one_.count == other.one_.count);
+}
+
 std::size_t TensorView::numElements() const {
   std::size_t n = 1;
   for (std::size_t d : shape)

@@ -4,8 +4,11 @@
 
 #include "poplar/Type.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -24,6 +27,162 @@ struct Segment {
   std::uint64_t count;
 };
 
+class SegmentGatherer;
+
+/// A view's shape: its dimensions, up to rank 3 held inline (most views then
+/// allocate nothing for their shape). Converts to and from std::vector.
+class Shape {
+public:
+  Shape() = default;
+  Shape(std::initializer_list<std::size_t> dims) { assign(dims.begin(), dims.end()); }
+  Shape(const std::vector<std::size_t> &dims) { assign(dims.data(), dims.data() + dims.size()); }
+  Shape(const std::size_t *begin, const std::size_t *end) { assign(begin, end); }
+  template <class It> Shape(It begin, It end) {
+    for (; begin != end; ++begin)
+      push_back(*begin);
+  }
+  Shape(const Shape &o) { assign(o.begin(), o.end()); }
+  Shape(Shape &&o) noexcept { take(o); }
+  Shape &operator=(const Shape &o) {
+    if (this != &o)
+      assign(o.begin(), o.end());
+    return *this;
+  }
+  Shape &operator=(Shape &&o) noexcept {
+    if (this != &o) {
+      release();
+      take(o);
+    }
+    return *this;
+  }
+  ~Shape() { release(); }
+  operator std::vector<std::size_t>() const { return std::vector<std::size_t>(begin(), end()); }
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const std::size_t *data() const { return data_; }
+  std::size_t *data() { return data_; }
+  const std::size_t *begin() const { return data_; }
+  const std::size_t *end() const { return data_ + size_; }
+  std::size_t *begin() { return data_; }
+  std::size_t *end() { return data_ + size_; }
+  std::size_t &operator[](std::size_t i) { return data_[i]; }
+  std::size_t operator[](std::size_t i) const { return data_[i]; }
+  std::size_t &front() { return data_[0]; }
+  std::size_t front() const { return data_[0]; }
+  std::size_t &back() { return data_[size_ - 1]; }
+  std::size_t back() const { return data_[size_ - 1]; }
+  void push_back(std::size_t d) {
+    reserve(size_ + 1);
+    data_[size_++] = d;
+  }
+  void reserve(std::size_t n) {
+    if (n <= capacity_)
+      return;
+    const std::size_t capacity = std::max(n, std::size_t(2) * capacity_);
+    auto *heap = new std::size_t[capacity];
+    std::copy(begin(), end(), heap);
+    release();
+    data_ = heap;
+    capacity_ = static_cast<std::uint32_t>(capacity);
+  }
+  bool operator==(const Shape &o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
+  bool operator!=(const Shape &o) const { return !(*this == o); }
+  bool operator==(const std::vector<std::size_t> &o) const {
+    return std::equal(begin(), end(), o.begin(), o.end());
+  }
+  bool operator!=(const std::vector<std::size_t> &o) const { return !(*this == o); }
+
+private:
+  static constexpr std::size_t kInline = 3;
+  void assign(const std::size_t *b, const std::size_t *e) {
+    size_ = 0;
+    reserve(static_cast<std::size_t>(e - b));
+    std::copy(b, e, data_);
+    size_ = static_cast<std::uint32_t>(e - b);
+  }
+  void release() {
+    if (data_ != inline_)
+      delete[] data_;
+    data_ = inline_;
+    capacity_ = kInline;
+  }
+  void take(Shape &o) {
+    size_ = o.size_;
+    if (o.data_ == o.inline_) {
+      std::copy(o.inline_, o.inline_ + o.size_, inline_);
+      data_ = inline_;
+      capacity_ = kInline;
+    } else {
+      data_ = o.data_;
+      capacity_ = o.capacity_;
+      o.data_ = o.inline_;
+      o.capacity_ = kInline;
+    }
+    o.size_ = 0;
+  }
+  std::size_t *data_ = inline_;
+  std::uint32_t size_ = 0;
+  std::uint32_t capacity_ = kInline;
+  std::size_t inline_[kInline];
+};
+
+/// A view's segments: immutable and cheap to copy. One segment (a variable, or
+/// a run of one: most views) is held inline, so making such a view allocates
+/// nothing for its segments; a longer list lives on the heap, shared by every
+/// view that has it (flatten, reshape, ... copy the handle, never the list),
+/// together with the index that finds positions in it (see gatherer()).
+///
+/// It reads as a container of Segment. `*list` and `list->` give the list
+/// itself, so code written when views held a `shared_ptr<const vector<Segment>>`
+/// reads unchanged.
+class SegmentList {
+public:
+  SegmentList() = default;
+  explicit SegmentList(std::vector<Segment> segments);
+  SegmentList(const Segment *begin, const Segment *end);
+  /// From a shared list (copied unless it has one segment).
+  SegmentList(const std::shared_ptr<const std::vector<Segment>> &segments);
+
+  const Segment *begin() const { return shared_ ? shared_->segments.data() : &one_; }
+  const Segment *end() const { return begin() + size_; }
+  const Segment *data() const { return begin(); }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Segment &front() const { return *begin(); }
+  const Segment &back() const { return end()[-1]; }
+  const Segment &operator[](std::size_t i) const { return begin()[i]; }
+  std::vector<Segment> vec() const { return std::vector<Segment>(begin(), end()); }
+
+  const SegmentList &operator*() const { return *this; }
+  const SegmentList *operator->() const { return this; }
+  explicit operator bool() const { return !empty(); }
+  /// The same storage (one shared list, or the same inline segment): the views
+  /// list the same elements in the same segments without comparing them.
+  bool operator==(const SegmentList &other) const;
+  bool operator!=(const SegmentList &other) const { return !(*this == other); }
+
+  /// The SegmentGatherer of a list of many segments, built on first use and kept
+  /// with the list (slicing a scattered view many times then costs O(log
+  /// segments) a slice, not O(segments)); null for a short list, whose gatherer
+  /// is cheaper to build than to look up. Thread-safe.
+  const SegmentGatherer *gatherer() const;
+  /// The gatherer built so far (null if none), for tests.
+  const SegmentGatherer *builtGatherer() const { return shared_ ? shared_->gatherer.get() : nullptr; }
+  /// Lists of at least this many segments keep a gatherer.
+  static constexpr std::size_t kGathererFrom = 16;
+
+private:
+  struct Shared {
+    std::vector<Segment> segments;
+    mutable std::once_flag gathererBuilt;
+    mutable std::shared_ptr<const SegmentGatherer> gatherer;
+  };
+  Segment one_{0, 0, 1, 0};
+  std::size_t size_ = 0;
+  std::shared_ptr<const Shared> shared_;
+};
+
 /// What a poplar::Tensor points at: a shape, an element type and the segments
 /// that list its elements in row-major order. Views are immutable and shared.
 ///
@@ -33,8 +192,8 @@ struct Segment {
 struct TensorView {
   std::weak_ptr<struct GraphData> graph; // for debug names in error messages
   poplar::Type elementType;
-  std::vector<std::size_t> shape;
-  std::shared_ptr<const std::vector<Segment>> segments;
+  Shape shape;
+  SegmentList segments;
 
   std::size_t numElements() const;
   /// A short description used in error messages: `'name' {2,3} float`.

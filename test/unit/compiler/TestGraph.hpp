@@ -170,7 +170,7 @@ public:
   void connectList(std::uint32_t v, const std::string &field, std::vector<poplar::Tensor> ts) {
     auto &f = fieldOf(v, field);
     f.set = true;
-    f.edges = std::move(ts);
+    f.edges.assign(ts.begin(), ts.end());
   }
   template <class T> void setState(std::uint32_t v, const std::string &field, std::vector<T> values) {
     auto &f = fieldOf(v, field);
