@@ -10,6 +10,7 @@
 
 #include "poputil/DebugInfo.hpp"
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,12 @@ ASPEN_OPS_DEBUG_INFO(PopnnDebugInfo, "popnn");
 ASPEN_OPS_DEBUG_INFO(PoputilDebugInfo, "poputil");
 ASPEN_OPS_DEBUG_INFO(PoprandDebugInfo, "poprand");
 ASPEN_OPS_DEBUG_INFO(GclDebugInfo, "gcl");
+
+/// An argument recorded as the text its operator<< prints (plans, parameters, enums).
+template <class T> poplar::ProfileValue streamedProfileValue(const T &value) {
+  std::ostringstream os;
+  os << value;
+  return poplar::ProfileValue(os.str());
+}
 
 } // namespace aspen::ops

@@ -14,9 +14,7 @@
 
 namespace poputil {
 template <> poplar::ProfileValue toProfileValue(const gcl::CollectiveOperator &op) {
-  std::ostringstream os;
-  os << op;
-  return poplar::ProfileValue(os.str());
+  return aspen::ops::streamedProfileValue(op);
 }
 template <> poplar::ProfileValue toProfileValue(const gcl::CommGroup &g) {
   static const char *const types[] = {"ALL", "CONSECUTIVE", "ORTHOGONAL"};

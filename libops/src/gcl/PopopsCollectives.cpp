@@ -14,9 +14,7 @@
 
 namespace poputil {
 template <> poplar::ProfileValue toProfileValue(const popops::CollectiveOperator &op) {
-  std::ostringstream os;
-  os << op;
-  return poplar::ProfileValue(os.str());
+  return aspen::ops::streamedProfileValue(op);
 }
 } // namespace poputil
 

@@ -27,9 +27,7 @@
 
 namespace poputil {
 template <> poplar::ProfileValue toProfileValue(const poplin::ConvParams &p) {
-  std::ostringstream os;
-  os << p;
-  return poplar::ProfileValue(os.str());
+  return aspen::ops::streamedProfileValue(p);
 }
 } // namespace poputil
 

@@ -19,9 +19,7 @@
 
 namespace poputil {
 template <> poplar::ProfileValue toProfileValue(const popnn::pooling::PoolParams &p) {
-  std::ostringstream os;
-  os << p;
-  return poplar::ProfileValue(os.str());
+  return aspen::ops::streamedProfileValue(p);
 }
 } // namespace poputil
 

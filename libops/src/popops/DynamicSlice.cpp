@@ -25,9 +25,7 @@
 
 namespace poputil {
 template <> poplar::ProfileValue toProfileValue(const popops::SlicePlan &p) {
-  std::ostringstream os;
-  os << p;
-  return poplar::ProfileValue(os.str());
+  return aspen::ops::streamedProfileValue(p);
 }
 } // namespace poputil
 

@@ -21,9 +21,7 @@
 
 namespace poputil {
 template <> poplar::ProfileValue toProfileValue(const popops::expr::Expr &e) {
-  std::ostringstream os;
-  os << e;
-  return poplar::ProfileValue(os.str());
+  return aspen::ops::streamedProfileValue(e);
 }
 template <> poplar::ProfileValue toProfileValue(const popops::expr::Any &e) {
   std::ostringstream os;

@@ -14,9 +14,7 @@
 
 namespace poputil {
 template <> poplar::ProfileValue toProfileValue(const popops::TopKParams &p) {
-  std::ostringstream os;
-  os << p;
-  return poplar::ProfileValue(os.str());
+  return aspen::ops::streamedProfileValue(p);
 }
 } // namespace poputil
 

@@ -162,25 +162,9 @@ template <typename T, VectorLayout L> struct QuarterSpanStorage {
   const QuarterSpanStorage *operator->() const { return this; }
   const MetadataType *getMetadata() const { return aspenMetadata_; }
 };
-/// A list of quarter edges: the list's entries (descriptors, or edge pointers),
-/// then its one metadata pointer, shared by every tensor of the list.
-template <typename Entry, VectorLayout L> struct QuarterEdgeList {
-  Entry *aspenPtr_;
-  std::uint32_t aspenSize_;
-  const MetadataType *aspenMetadata_;
-
-  Entry &operator[](std::size_t i) const { return aspenPtr_[i]; }
-  Entry *data() const { return aspenPtr_; }
-  std::size_t size() const {
-    static_assert(hasSize(L), "size() needs VectorLayout::SPAN or SHORT_SPAN; this layout stores no size");
-    return aspenSize_;
-  }
-  bool empty() const { return size() == 0; }
-  Entry *begin() const { return aspenPtr_; }
-  Entry *end() const { return aspenPtr_ + size(); }
-  const QuarterEdgeList *operator->() const { return this; }
-  const MetadataType *getMetadata() const { return aspenMetadata_; }
-};
+/// A list of quarter edges has the same layout: the list's entries (descriptors,
+/// or edge pointers), then its one metadata pointer, shared by every tensor of the list.
+template <typename Entry, VectorLayout L> using QuarterEdgeList = QuarterSpanStorage<Entry, L>;
 /// An entry of a list of scalar quarter edges: the pointer to the element.
 template <typename T> struct QuarterEdgeRef {
   T *aspenPtr_;
