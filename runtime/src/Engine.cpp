@@ -333,12 +333,13 @@ void Engine::readTensor(StringRef handle, void *buf) {
   live(impl_).readTensor(handle.str(), buf, nullptr, false);
 }
 
-void Engine::writeTensor(StringRef handle, const QuarterMetadata &metadata, const void *buf, const void *bufEnd) {
+void Engine::writeTensor(StringRef handle, const QuarterMetadata &metadata, const void *buf,
+                         const void *bufEnd) {
   EngineImpl &impl = live(impl_);
   const std::string mdHandle = aspen::ir::metadataHandleName(handle.str());
   if (!impl.writeHandles_.count(mdHandle))
-    throw poplar_error("writeTensor('" + handle.str() + "', metadata): the tensor of handle '" + handle.str() +
-                       "' has no metadata (only quarter tensors do)");
+    throw poplar_error("writeTensor('" + handle.str() + "', metadata): the tensor of handle '" +
+                       handle.str() + "' has no metadata (only quarter tensors do)");
   impl.writeTensor(handle.str(), buf, bufEnd, true);
   const std::uint8_t binary = metadata.getBinary();
   impl.writeTensor(mdHandle, &binary, &binary + 1, true);

@@ -166,8 +166,8 @@ public:
   /// (which must be known when the graph is built: a constant or a tensor with an
   /// initial value, as createConstantMetadataTensor/createVariableMetadataTensor give).
   template <typename T>
-  Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape, ArrayRef<T> values,
-                     const DebugContext &debugContext = {"<const>"}) {
+  Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                     ArrayRef<T> values, const DebugContext &debugContext = {"<const>"}) {
     return addConstantWithMetadata(type, metadata, shape, equivalent_device_type<T>().value, values.data(),
                                    values.size(), false, debugContext);
   }
@@ -188,7 +188,8 @@ public:
                                    debugContext);
   }
   /// A new variable of `type` shaped and mapped like `t`, whose elements carry `metadata`.
-  Tensor clone(const Type &type, const Tensor &metadata, const Tensor &t, const DebugContext &debugContext = {},
+  Tensor clone(const Type &type, const Tensor &metadata, const Tensor &t,
+               const DebugContext &debugContext = {},
                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
 
   /// Contents of a variable when the executable is loaded.
