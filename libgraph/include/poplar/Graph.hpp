@@ -166,8 +166,8 @@ public:
   /// (which must be known when the graph is built: a constant or a tensor with an
   /// initial value, as createConstantMetadataTensor/createVariableMetadataTensor give).
   template <typename T>
-  Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape, ArrayRef<T> values,
-                     const DebugContext &debugContext = {"<const>"}) {
+  Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                     ArrayRef<T> values, const DebugContext &debugContext = {"<const>"}) {
     return addConstantWithMetadata(type, metadata, shape, equivalent_device_type<T>().value, values.data(),
                                    values.size(), false, debugContext);
   }
@@ -188,7 +188,8 @@ public:
                                    debugContext);
   }
   /// A new variable of `type` shaped and mapped like `t`, whose elements carry `metadata`.
-  Tensor clone(const Type &type, const Tensor &metadata, const Tensor &t, const DebugContext &debugContext = {},
+  Tensor clone(const Type &type, const Tensor &metadata, const Tensor &t,
+               const DebugContext &debugContext = {},
                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
 
   /// Contents of a variable when the executable is loaded.
@@ -252,7 +253,7 @@ public:
   ComputeSet addComputeSet(const DebugContext &debugContext = {});
   /// One connection for `addVertex`: `{"field", tensor}` or `{"field", {t0, t1}}`.
   struct ConnectionDesc {
-    ConnectionDesc(StringRef field, const Tensor &t) : field(field.str()), tensors(1, t), isVector(false) {}
+    ConnectionDesc(StringRef field, const Tensor &t) : field(field.str()), isVector(false), tensor(t) {}
     ConnectionDesc(StringRef field, ArrayRef<Tensor> ts)
         : field(field.str()), tensors(ts.vec()), isVector(true) {}
     template <class T>
@@ -268,12 +269,16 @@ public:
       std::memcpy(valueBytes, &value, sizeof(T));
     }
     std::string field;
+    /// The tensors of the list form (`isVector`). Aspen: empty for
+    /// `{"field", tensor}`, whose tensor is `tensor` (no allocation a connection).
     std::vector<Tensor> tensors;
     bool isVector;
     /// Aspen: the host type of a scalar value (invalid for tensor connections).
     Type valueType;
     /// Aspen: the host bytes of a scalar value.
     unsigned char valueBytes[8] = {};
+    /// Aspen: the tensor of `{"field", tensor}` (invalid for the other forms).
+    Tensor tensor;
   };
   VertexRef addVertex(ComputeSet cs, StringRef vertexType);
   VertexRef addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections);
