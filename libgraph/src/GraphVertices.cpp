@@ -229,7 +229,7 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<Connect
     else if (c.isVector)
       connect(v[c.field], ArrayRef<Tensor>(c.tensors));
     else
-      connect(v[c.field], c.tensors.front());
+      connect(v[c.field], c.tensor);
   }
   return v;
 }
@@ -244,7 +244,7 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
       throw graph_connection_error("Cannot connect to " + f.describe(field) +
                                    ": the field is not a vector of edges, so it has no elements to index");
     const std::size_t i = field.getIndex();
-    if (f.value.declaredSize != ~std::size_t(0) && i >= f.value.declaredSize)
+    if (f.value.declaredSize != FieldValue::kNoDeclaredSize && i >= f.value.declaredSize)
       throw graph_connection_error("Cannot connect to " + f.describe(field) + ": the field's size is " +
                                    std::to_string(f.value.declaredSize) + " (Graph::setFieldSize)");
     if (i >= maxFieldEntries(*data_, info.outerLayout))
@@ -360,7 +360,7 @@ void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
     edges.push_back(scalar ? tensors[i] : tensors[i].flatten());
   }
   f.value.edges.assign(std::make_move_iterator(edges.begin()), std::make_move_iterator(edges.end()));
-  f.value.declaredSize = tensors.size();
+  f.value.declaredSize = static_cast<std::uint32_t>(tensors.size()); // <= maxSizeForLayout
   f.value.set = true;
 }
 
@@ -375,7 +375,7 @@ void Graph::setFieldSize(FieldRef field, std::size_t size) {
       throw graph_connection_error("setFieldSize(" + std::to_string(size) + "): " + f.describe(field) +
                                    " allows at most " +
                                    std::to_string(maxFieldEntries(*data_, info.outerLayout)));
-    f.value.declaredSize = size;
+    f.value.declaredSize = static_cast<std::uint32_t>(size); // <= maxFieldEntries
     f.value.edges.resize(size);
     return;
   }
@@ -383,9 +383,9 @@ void Graph::setFieldSize(FieldRef field, std::size_t size) {
     if (size > maxFieldEntries(*data_, info.layout))
       throw graph_connection_error("setFieldSize(" + std::to_string(size) + "): " + f.describe(field) +
                                    " allows at most " + std::to_string(maxFieldEntries(*data_, info.layout)));
-    f.value.declaredSize = size;
+    f.value.declaredSize = static_cast<std::uint32_t>(size); // <= maxFieldEntries
     f.value.stateBytes.resize(size * info.elementType.size(), 0);
-    f.value.stateCount = size;
+    f.value.stateCount = static_cast<std::uint32_t>(size) & FieldValue::kMaxStateCount;
     return;
   }
   throw graph_connection_error("setFieldSize: " + f.describe(field) +
@@ -403,7 +403,7 @@ std::size_t Graph::getFieldSize(FieldRef field) const {
     return f.value.edges[field.getIndex()].numElements();
   }
   if (isEdgeList(info))
-    return f.value.declaredSize != ~std::size_t(0) ? f.value.declaredSize : f.value.edges.size();
+    return f.value.declaredSize != FieldValue::kNoDeclaredSize ? f.value.declaredSize : f.value.edges.size();
   if (info.kind == FieldKind::State)
     return info.shape == FieldShape::Vector ? f.value.stateCount : 1;
   if (info.shape == FieldShape::Scalar)
@@ -500,12 +500,16 @@ void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, co
   if (info.shape == FieldShape::Scalar && !(scalar || count == 1))
     throw graph_connection_error("setInitialValue: " + f.describe(field) + " holds one value, but " +
                                  std::to_string(count) + " values were given");
-  if (info.shape == FieldShape::Vector && f.value.declaredSize != ~std::size_t(0) &&
+  if (info.shape == FieldShape::Vector && f.value.declaredSize != FieldValue::kNoDeclaredSize &&
       count != f.value.declaredSize)
     throw graph_connection_error("setInitialValue: " + f.describe(field) + " has size " +
                                  std::to_string(f.value.declaredSize) + " (Graph::setFieldSize), but " +
                                  std::to_string(count) + " values were given");
   const std::size_t n = info.shape == FieldShape::Scalar ? 1 : count;
+  if (n > FieldValue::kMaxStateCount)
+    throw graph_connection_error("setInitialValue: " + std::to_string(n) + " values for " +
+                                 f.describe(field) + " are more than a field can hold (" +
+                                 std::to_string(FieldValue::kMaxStateCount) + ")");
   if (n && !values)
     throw graph_connection_error("setInitialValue: no values given for " + f.describe(field) +
                                  " (null pointer)");
@@ -513,7 +517,7 @@ void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, co
   if (n)
     aspen::util::convertHostToDevice(hostType, values, info.elementType, bytes.data(), n);
   f.value.stateBytes = std::move(bytes);
-  f.value.stateCount = n;
+  f.value.stateCount = static_cast<std::uint32_t>(n) & FieldValue::kMaxStateCount;
   f.value.set = true;
 }
 

@@ -68,7 +68,7 @@ std::size_t FieldData::size() const {
     return value.edges.empty() || !value.edges.front().valid() ? 0 : value.edges.front().numElements();
   case FieldShape::VectorOfEdges:
   case FieldShape::VectorOfScalarEdges:
-    return value.declaredSize != ~std::size_t(0) ? value.declaredSize : value.edges.size();
+    return value.declaredSize != FieldValue::kNoDeclaredSize ? value.declaredSize : value.edges.size();
   }
   return 0;
 }

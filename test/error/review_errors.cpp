@@ -280,6 +280,13 @@ TEST_CASE("review: field sizes and indices beyond what a tile can hold", "[error
   requireError<graph_connection_error>(
       [&] { g.setInitialValue(v["offsets"], ArrayRef<unsigned>(static_cast<const unsigned *>(nullptr), 3)); },
       {"'offsets'", "null pointer"});
+  // A state field counts its values in 31 bits: more is rejected before anything is read.
+  requireError<graph_connection_error>(
+      [&] {
+        g.setInitialValue(v["offsets"],
+                          ArrayRef<unsigned>(static_cast<const unsigned *>(nullptr), std::size_t(1) << 31));
+      },
+      {"'offsets'", "more than a field can hold"});
   // Sizes that fit still work.
   g.setFieldSize(v["rows"], 2);
   g.connect(v["rows"][1], row);

@@ -333,7 +333,7 @@ private:
     // A state array (`Vector<T>`): its own object, pointed at by the field.
     const std::size_t es = f.elementType.valid() ? f.elementType.size() : 1;
     std::size_t count = val.set ? val.stateCount : 0;
-    if (!val.set && val.declaredSize != ~std::size_t(0))
+    if (!val.set && val.declaredSize != ir::FieldValue::kNoDeclaredSize)
       count = val.declaredSize;
     if (hasSize)
       putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET, static_cast<std::uint32_t>(count));

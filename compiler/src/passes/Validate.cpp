@@ -207,7 +207,7 @@ void checkVertex(const ir::GraphData &g, std::uint32_t v, Problems &out) {
       break;
     case ir::FieldShape::VectorOfEdges:
     case ir::FieldShape::VectorOfScalarEdges: {
-      const bool declared = val.declaredSize != ~std::size_t(0);
+      const bool declared = val.declaredSize != ir::FieldValue::kNoDeclaredSize;
       if (!val.set && !declared) {
         out.push_back({ProblemKind::Connection, where(g, v, f.name) + ": not connected"});
         break;

@@ -107,14 +107,23 @@ struct CodeletLibrary {
 
 /// The value of one field of one vertex. An edge of a Scalar/Vector field and a
 /// scalar state value are held inline (a graph has millions of them).
+/// 80 bytes (three a vertex of most codelets): sizes are 32-bit (a field's
+/// entries are bounded by its 32-bit layout count and by a tile's bytes) and
+/// `set` shares a word with `stateCount`.
 struct FieldValue {
-  bool set = false;
+  /// declaredSize when setFieldSize was not called (no field can have this many entries).
+  static constexpr std::uint32_t kNoDeclaredSize = ~std::uint32_t(0);
+  /// The most state values a field can hold (stateCount has 31 bits).
+  static constexpr std::uint32_t kMaxStateCount = (std::uint32_t(1) << 31) - 1;
+
   boost::container::small_vector<poplar::Tensor, 1>
-      edges;                                  // Scalar/Vector: 1 entry; VectorOf*: one per element
-  std::size_t declaredSize = ~std::size_t(0); // setFieldSize
+      edges; // Scalar/Vector: 1 entry; VectorOf*: one per element
   boost::container::small_vector<std::uint8_t, 8> stateBytes; // State fields: raw device bytes
-  std::size_t stateCount = 0;                                 // State fields: element count
+  std::uint32_t declaredSize = kNoDeclaredSize;               // setFieldSize
+  std::uint32_t stateCount : 31 = 0;                          // State fields: element count
+  bool set : 1 = false;
 };
+static_assert(sizeof(FieldValue) <= 80, "FieldValue is held three times a vertex: keep it small");
 
 struct Vertex {
   std::uint32_t type; // index into GraphData::vertexTypes

@@ -134,7 +134,7 @@ void SegmentGatherer::pick(std::uint64_t first, std::uint64_t count, std::int64_
 }
 
 const SegmentGatherer *SegmentList::gatherer() const {
-  if (!shared_ || size_ < kGathererFrom)
+  if (!isShared() || size_ < kGathererFrom)
     return nullptr;
   std::call_once(shared_->gathererBuilt,
                  [&] { shared_->gatherer = std::make_shared<const SegmentGatherer>(shared_->segments); });

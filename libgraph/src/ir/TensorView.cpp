@@ -9,9 +9,9 @@ SegmentList::SegmentList(std::vector<Segment> segments) : size_(segments.size())
   if (size_ == 1)
     one_ = segments.front();
   else if (size_ > 1) {
-    auto shared = std::make_shared<Shared>();
+    auto *shared = new Shared;
     shared->segments = std::move(segments);
-    shared_ = std::move(shared);
+    adopt(shared);
   }
 }
 
@@ -20,9 +20,9 @@ SegmentList::SegmentList(const Segment *begin, const Segment *end)
   if (size_ == 1)
     one_ = *begin;
   else if (size_ > 1) {
-    auto shared = std::make_shared<Shared>();
+    auto *shared = new Shared;
     shared->segments.assign(begin, end);
-    shared_ = std::move(shared);
+    adopt(shared);
   }
 }
 
@@ -31,8 +31,8 @@ SegmentList::SegmentList(const std::shared_ptr<const std::vector<Segment>> &segm
                   segments ? segments->data() + segments->size() : nullptr) {}
 
 bool SegmentList::operator==(const SegmentList &other) const {
-  if (shared_ || other.shared_)
-    return shared_ == other.shared_;
+  if (isShared() || other.isShared())
+    return isShared() && other.isShared() && shared_ == other.shared_;
   if (size_ != other.size_)
     return false;
   return size_ == 0 || (one_.var == other.one_.var && one_.start == other.one_.start &&

@@ -5,6 +5,7 @@
 #include "poplar/Type.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -140,11 +141,38 @@ class SegmentList {
 public:
   SegmentList() = default;
   explicit SegmentList(std::vector<Segment> segments);
+  SegmentList(const SegmentList &other) noexcept : size_(other.size_) {
+    if (isShared()) {
+      shared_ = other.shared_;
+      shared_->refs.fetch_add(1, std::memory_order_relaxed);
+    } else
+      one_ = other.one_;
+  }
+  SegmentList(SegmentList &&other) noexcept : size_(other.size_) {
+    if (isShared()) {
+      shared_ = other.shared_;
+      other.size_ = 0;
+      other.one_ = Segment{0, 0, 1, 0};
+    } else
+      one_ = other.one_;
+  }
+  SegmentList &operator=(const SegmentList &other) noexcept {
+    SegmentList copy(other);
+    return *this = std::move(copy);
+  }
+  SegmentList &operator=(SegmentList &&other) noexcept {
+    if (this != &other) {
+      release();
+      new (this) SegmentList(std::move(other));
+    }
+    return *this;
+  }
+  ~SegmentList() { release(); }
   SegmentList(const Segment *begin, const Segment *end);
   /// From a shared list (copied unless it has one segment).
   SegmentList(const std::shared_ptr<const std::vector<Segment>> &segments);
 
-  const Segment *begin() const { return shared_ ? shared_->segments.data() : &one_; }
+  const Segment *begin() const { return isShared() ? shared_->segments.data() : &one_; }
   const Segment *end() const { return begin() + size_; }
   const Segment *data() const { return begin(); }
   std::size_t size() const { return size_; }
@@ -168,20 +196,33 @@ public:
   /// is cheaper to build than to look up. Thread-safe.
   const SegmentGatherer *gatherer() const;
   /// The gatherer built so far (null if none), for tests.
-  const SegmentGatherer *builtGatherer() const { return shared_ ? shared_->gatherer.get() : nullptr; }
+  const SegmentGatherer *builtGatherer() const { return isShared() ? shared_->gatherer.get() : nullptr; }
   /// Lists of at least this many segments keep a gatherer.
   static constexpr std::size_t kGathererFrom = 16;
 
 private:
+  /// A list of two or more segments, counted by the lists that hold it.
   struct Shared {
     std::vector<Segment> segments;
+    mutable std::atomic<std::size_t> refs{1};
     mutable std::once_flag gathererBuilt;
     mutable std::shared_ptr<const SegmentGatherer> gatherer;
   };
-  Segment one_{0, 0, 1, 0};
+  /// Two or more segments live in `shared_`; zero or one in `one_`.
+  bool isShared() const { return size_ > 1; }
+  void release() noexcept {
+    if (isShared() && shared_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      delete shared_;
+  }
+  void adopt(Shared *shared) { shared_ = shared; } // size_ is already > 1
+  // 40 bytes (a view holds one): the inline segment or the shared list.
+  union {
+    Segment one_{0, 0, 1, 0};
+    const Shared *shared_;
+  };
   std::size_t size_ = 0;
-  std::shared_ptr<const Shared> shared_;
 };
+static_assert(sizeof(SegmentList) == 40, "SegmentList: one segment or a pointer, and a count");
 
 /// What a poplar::Tensor points at: a shape, an element type and the segments
 /// that list its elements in row-major order. Views are immutable and shared.
