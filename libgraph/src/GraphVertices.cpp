@@ -228,8 +228,12 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<Connect
       connectScalarValue(v[c.field], c.valueType, c.valueBytes);
     else if (c.isVector)
       connect(v[c.field], ArrayRef<Tensor>(c.tensors));
+    else if (c.tensors.size() == 1)
+      connect(v[c.field], c.tensors.front());
     else
-      connect(v[c.field], c.tensor);
+      throw graph_connection_error("addVertex(" + vertexType.str() + "): the connection of field '" +
+                                   c.field + "' is not a list but holds " + std::to_string(c.tensors.size()) +
+                                   " tensors");
   }
   return v;
 }

@@ -301,3 +301,16 @@ TEST_CASE("a scalar constant with no integer equivalent for an integer tensor", 
       },
       {"inf", "no equivalent of type unsigned int"});
 }
+
+TEST_CASE("a single-tensor connection whose tensors a program emptied", "[graph][error]") {
+  Fixture f;
+  Tensor out = f.var(FLOAT, {4}, "out");
+  ComputeSet cs = f.graph.addComputeSet("fill");
+  // ConnectionDesc's members are public, as in Poplar: a program can edit them.
+  Graph::ConnectionDesc desc{"out", out};
+  REQUIRE(desc.tensors.size() == 1);
+  desc.tensors.clear();
+  aspen::test::requireError<graph_connection_error>(
+      [&] { f.graph.addVertex(cs, "popops::Fill<float>", {desc}); },
+      {"popops::Fill<float>", "field 'out'", "0 tensors"});
+}

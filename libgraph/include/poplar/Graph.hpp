@@ -253,7 +253,7 @@ public:
   ComputeSet addComputeSet(const DebugContext &debugContext = {});
   /// One connection for `addVertex`: `{"field", tensor}` or `{"field", {t0, t1}}`.
   struct ConnectionDesc {
-    ConnectionDesc(StringRef field, const Tensor &t) : field(field.str()), isVector(false), tensor(t) {}
+    ConnectionDesc(StringRef field, const Tensor &t) : field(field.str()), tensors(1, t), isVector(false) {}
     ConnectionDesc(StringRef field, ArrayRef<Tensor> ts)
         : field(field.str()), tensors(ts.vec()), isVector(true) {}
     template <class T>
@@ -269,16 +269,13 @@ public:
       std::memcpy(valueBytes, &value, sizeof(T));
     }
     std::string field;
-    /// The tensors of the list form (`isVector`). Aspen: empty for
-    /// `{"field", tensor}`, whose tensor is `tensor` (no allocation a connection).
+    /// As Poplar: the one tensor of `{"field", tensor}`, or the list (`isVector`).
     std::vector<Tensor> tensors;
     bool isVector;
     /// Aspen: the host type of a scalar value (invalid for tensor connections).
     Type valueType;
     /// Aspen: the host bytes of a scalar value.
     unsigned char valueBytes[8] = {};
-    /// Aspen: the tensor of `{"field", tensor}` (invalid for the other forms).
-    Tensor tensor;
   };
   VertexRef addVertex(ComputeSet cs, StringRef vertexType);
   VertexRef addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections);
