@@ -470,30 +470,37 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   return dw.reshape(shape).dimRoll(static_cast<unsigned>(2 + p.getNumFieldDims()), 2);
 }
 
-void convolutionWeightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &weights,
-                             const Tensor &activations, ConvParams params, const Tensor &scale,
-                             program::Sequence &prog, const DebugContext &debugContextIn,
-                             const OptionFlags &options, PlanningCache *cache) {
+namespace {
+// The two public overloads differ only in the scale: a tensor or a float.
+template <class Scale>
+void weightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &weights, const Tensor &activations,
+                  ConvParams params, const Scale &scale, program::Sequence &prog,
+                  const DebugContext &debugContextIn, const OptionFlags &options, PlanningCache *cache,
+                  const std::string &api) {
   aspen::ops::PoplinDebugInfo di(debugContextIn,
-                                 DI_ARGS(zDeltas, weights, activations, params, scale, options));
+                                 DI_ARGS(zDeltas, weights, activations, params, scale, options), api);
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::convolutionWeightUpdate";
   requireTensor(weights, weightsShape(checked(params, op), false), params.inputType, op, "the weights");
   Tensor dw = calculateWeightDeltas(graph, zDeltas, activations, params, prog, debugContext, options, cache);
   popops::scaledAddTo(graph, weights, dw, scale, prog, {debugContext, "convolutionWeightUpdate"});
 }
+} // namespace
+
+void convolutionWeightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &weights,
+                             const Tensor &activations, ConvParams params, const Tensor &scale,
+                             program::Sequence &prog, const DebugContext &debugContext,
+                             const OptionFlags &options, PlanningCache *cache) {
+  weightUpdate(graph, zDeltas, weights, activations, std::move(params), scale, prog, debugContext, options,
+               cache, __func__);
+}
 
 void convolutionWeightUpdate(Graph &graph, const Tensor &zDeltas, const Tensor &weights,
                              const Tensor &activations, ConvParams params, float scale,
-                             program::Sequence &prog, const DebugContext &debugContextIn,
+                             program::Sequence &prog, const DebugContext &debugContext,
                              const OptionFlags &options, PlanningCache *cache) {
-  aspen::ops::PoplinDebugInfo di(debugContextIn,
-                                 DI_ARGS(zDeltas, weights, activations, params, scale, options));
-  const poplar::DebugContext debugContext(di);
-  const std::string op = "poplin::convolutionWeightUpdate";
-  requireTensor(weights, weightsShape(checked(params, op), false), params.inputType, op, "the weights");
-  Tensor dw = calculateWeightDeltas(graph, zDeltas, activations, params, prog, debugContext, options, cache);
-  popops::scaledAddTo(graph, weights, dw, scale, prog, {debugContext, "convolutionWeightUpdate"});
+  weightUpdate(graph, zDeltas, weights, activations, std::move(params), scale, prog, debugContext, options,
+               cache, __func__);
 }
 
 namespace {
