@@ -1231,8 +1231,9 @@ void Graph::outputVertexGraph(std::ostream &os, ArrayRef<program::Program> progs
         os << "    " << fieldName << ":";
         if (!value.set)
           os << " (not set)";
-        for (const auto &edge : value.edges)
-          os << " " << edge.shortString();
+        for (const auto &edge : value.edges())
+          os << " "
+             << (edge.connected() ? aspen::ir::edgeTensor(data, edge).shortString() : "(not connected)");
         if (value.stateCount)
           os << " " << value.stateCount << " state value(s)";
         os << "\n";

@@ -196,11 +196,11 @@ json graphJson(const Graph &graph, ArrayRef<program::Program> progs) {
       json field = {{"kind", kindName(type.fields[f].kind)}};
       if (type.fields[f].kind == aspen::ir::FieldKind::State) {
         field["count"] = value.stateCount;
-        field["bytes"] = hex({value.stateBytes.data(), value.stateBytes.size()});
+        field["bytes"] = hex({value.stateBytes().data(), value.stateBytes().size()});
       } else {
         json edges = json::array();
-        for (const Tensor &e : value.edges)
-          edges.push_back(tensorJson(e));
+        for (const aspen::ir::Edge &e : value.edges())
+          edges.push_back(e.connected() ? tensorJson(aspen::ir::edgeTensor(data, e)) : tensorJson(Tensor()));
         field["edges"] = std::move(edges);
       }
       fields[type.fields[f].name] = std::move(field);
@@ -208,8 +208,8 @@ json graphJson(const Graph &graph, ArrayRef<program::Program> progs) {
     json vertex = {
         {"id", i}, {"type", type.name}, {"computeSet", v.computeSet}, {"fields", std::move(fields)}};
     vertex["tile"] = v.tile < 0 ? json() : json(v.tile);
-    if (v.hasPerfEstimate)
-      vertex["cycles"] = v.cycles;
+    if (const auto *estimate = data.estimateOf(static_cast<std::uint32_t>(i)))
+      vertex["cycles"] = estimate->cycles;
     vertices.push_back(std::move(vertex));
   }
   doc["vertices"] = std::move(vertices);

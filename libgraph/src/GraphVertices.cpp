@@ -10,6 +10,8 @@
 #include "util/HostConvert.hpp"
 #include "util/Log.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <cfloat>
 #include <cstdint>
@@ -211,12 +213,7 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
     data_->lastAddedVertexType = typeId;
   }
   const VertexTypeInfo &type = data_->vertexTypes[typeId];
-  aspen::ir::Vertex v;
-  v.type = typeId;
-  v.computeSet = cs.getId();
-  v.fields.resize(type.fields.size());
-  const auto id = static_cast<unsigned>(data_->vertices.size());
-  data_->vertices.push_back(std::move(v));
+  const std::uint32_t id = data_->vertices.add(typeId, cs.getId(), type.fields.size());
   data_->computeSets[cs.getId()].vertices.push_back(id);
   return VertexRef(this, id);
 }
@@ -257,20 +254,18 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
                                    std::to_string(maxFieldEntries(*data_, info.outerLayout)) + " edges");
     const bool scalar = info.shape == FieldShape::VectorOfScalarEdges;
     checkEdgeTensor(*data_, f, field, tensor, scalar, info.layout);
-    if (f.value.edges.size() <= i)
-      f.value.edges.resize(i + 1);
-    f.value.edges[i] = scalar ? tensor : tensor.flatten();
+    f.value.setListEdge(i, aspen::ir::Edge::of(tensor));
     f.value.set = true;
     return;
   }
   switch (info.shape) {
   case FieldShape::Scalar:
     checkEdgeTensor(*data_, f, field, tensor, true, info.layout);
-    f.value.edges.assign(1, tensor);
+    f.value.setEdge(aspen::ir::Edge::of(tensor));
     break;
   case FieldShape::Vector:
     checkEdgeTensor(*data_, f, field, tensor, false, info.layout);
-    f.value.edges.assign(1, tensor.flatten());
+    f.value.setEdge(aspen::ir::Edge::of(tensor));
     break;
   case FieldShape::VectorOfEdges: {
     // A tensor of rank >= 2 gives one edge per row.
@@ -356,14 +351,14 @@ void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
     throw graph_connection_error("Cannot connect " + std::to_string(tensors.size()) + " tensors to " +
                                  f.describe(field) + ": its layout allows at most " +
                                  std::to_string(maxSizeForLayout(info.outerLayout)));
-  std::vector<Tensor> edges;
+  std::vector<aspen::ir::Edge> edges;
   edges.reserve(tensors.size());
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     checkEdgeTensor(*data_, f, FieldRef(field.getVertex(), field.getName(), i), tensors[i], scalar,
                     info.layout);
-    edges.push_back(scalar ? tensors[i] : tensors[i].flatten());
+    edges.push_back(aspen::ir::Edge::of(tensors[i]));
   }
-  f.value.edges.assign(std::make_move_iterator(edges.begin()), std::make_move_iterator(edges.end()));
+  f.value.setEdgeList(std::move(edges));
   f.value.declaredSize = static_cast<std::uint32_t>(tensors.size()); // <= maxSizeForLayout
   f.value.set = true;
 }
@@ -380,7 +375,7 @@ void Graph::setFieldSize(FieldRef field, std::size_t size) {
                                    " allows at most " +
                                    std::to_string(maxFieldEntries(*data_, info.outerLayout)));
     f.value.declaredSize = static_cast<std::uint32_t>(size); // <= maxFieldEntries
-    f.value.edges.resize(size);
+    f.value.resizeEdgeList(size);
     return;
   }
   if (info.kind == FieldKind::State && info.shape == FieldShape::Vector) {
@@ -388,7 +383,7 @@ void Graph::setFieldSize(FieldRef field, std::size_t size) {
       throw graph_connection_error("setFieldSize(" + std::to_string(size) + "): " + f.describe(field) +
                                    " allows at most " + std::to_string(maxFieldEntries(*data_, info.layout)));
     f.value.declaredSize = static_cast<std::uint32_t>(size); // <= maxFieldEntries
-    f.value.stateBytes.resize(size * info.elementType.size(), 0);
+    f.value.resizeStateBytes(size * info.elementType.size());
     f.value.stateCount = static_cast<std::uint32_t>(size) & FieldValue::kMaxStateCount;
     return;
   }
@@ -401,20 +396,21 @@ std::size_t Graph::getFieldSize(FieldRef field) const {
   FieldAccess f = accessField(*data_, field, "getFieldSize");
   const FieldInfo &info = f.info;
   if (field.isIndexed()) {
-    if (!isEdgeList(info) || field.getIndex() >= f.value.edges.size() ||
-        !f.value.edges[field.getIndex()].valid())
+    const auto edges = f.value.edges();
+    if (!isEdgeList(info) || field.getIndex() >= edges.size() || !edges[field.getIndex()].connected())
       throw graph_connection_error("getFieldSize: " + f.describe(field) + " is not connected");
-    return f.value.edges[field.getIndex()].numElements();
+    return edges[field.getIndex()].numElements();
   }
   if (isEdgeList(info))
-    return f.value.declaredSize != FieldValue::kNoDeclaredSize ? f.value.declaredSize : f.value.edges.size();
+    return f.value.declaredSize != FieldValue::kNoDeclaredSize ? f.value.declaredSize
+                                                               : f.value.edges().size();
   if (info.kind == FieldKind::State)
     return info.shape == FieldShape::Vector ? f.value.stateCount : 1;
   if (info.shape == FieldShape::Scalar)
     return 1;
-  if (f.value.edges.empty() || !f.value.edges.front().valid())
+  if (f.value.edges().empty())
     throw graph_connection_error("getFieldSize: " + f.describe(field) + " is not connected");
-  return f.value.edges.front().numElements();
+  return f.value.edges().front().numElements();
 }
 
 unsigned Graph::getMaxFieldDim(StringRef vertexType, StringRef fieldName, unsigned dimIndex) const {
@@ -517,10 +513,11 @@ void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, co
   if (n && !values)
     throw graph_connection_error("setInitialValue: no values given for " + f.describe(field) +
                                  " (null pointer)");
-  decltype(f.value.stateBytes) bytes(n * info.elementType.size(), 0);
+  // Most state values are one scalar: convert on the stack.
+  boost::container::small_vector<std::uint8_t, 16> bytes(n * info.elementType.size(), 0);
   if (n)
     aspen::util::convertHostToDevice(hostType, values, info.elementType, bytes.data(), n);
-  f.value.stateBytes = std::move(bytes);
+  f.value.setStateBytes({bytes.data(), bytes.size()});
   f.value.stateCount = static_cast<std::uint32_t>(n) & FieldValue::kMaxStateCount;
   f.value.set = true;
 }
@@ -552,10 +549,8 @@ aspen::ir::Vertex &vertexOf(GraphData &data, const VertexRef &v, const char *ope
 
 void Graph::setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops) {
   getTarget();
-  aspen::ir::Vertex &vertex = vertexOf(*data_, v, "setPerfEstimate");
-  vertex.hasPerfEstimate = true;
-  vertex.cycles = cycles;
-  vertex.flops = flops;
+  vertexOf(*data_, v, "setPerfEstimate");
+  data_->vertexEstimates[v.getId()] = VertexPerfEstimate(cycles, flops);
 }
 
 void Graph::setPerfEstimate(const VertexRef &v, const VertexPerfEstimate &estimate) {

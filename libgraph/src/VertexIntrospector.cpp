@@ -65,10 +65,10 @@ std::size_t FieldData::size() const {
   case FieldShape::Vector:
     if (info.kind == aspen::ir::FieldKind::State)
       return value.stateCount;
-    return value.edges.empty() || !value.edges.front().valid() ? 0 : value.edges.front().numElements();
+    return value.edges().empty() ? 0 : value.edges().front().numElements();
   case FieldShape::VectorOfEdges:
   case FieldShape::VectorOfScalarEdges:
-    return value.declaredSize != FieldValue::kNoDeclaredSize ? value.declaredSize : value.edges.size();
+    return value.declaredSize != FieldValue::kNoDeclaredSize ? value.declaredSize : value.edges().size();
   }
   return 0;
 }
@@ -79,9 +79,10 @@ FieldData FieldData::operator[](std::size_t i) const {
 
 std::size_t FieldData::getSizeAtIndex(std::size_t i) const {
   const FieldValue &value = valueOf(graph_, vertex_, field_);
-  if (i >= value.edges.size() || !value.edges[i].valid())
+  const auto edges = value.edges();
+  if (i >= edges.size() || !edges[i].connected())
     return 0;
-  return value.edges[i].numElements();
+  return edges[i].numElements();
 }
 
 layout::Vector FieldData::getProfilerVectorLayout(std::size_t nestingLevel) const {
@@ -127,9 +128,10 @@ void FieldData::readInitialBytes(void *dst, std::size_t bytes, std::size_t index
   std::memset(dst, 0, bytes);
   const std::size_t elementSize = info.elementType.valid() ? info.elementType.size() : 0;
   const std::size_t offset = index * elementSize;
-  if (elementSize == 0 || offset + elementSize > value.stateBytes.size())
+  const auto state = value.stateBytes();
+  if (elementSize == 0 || offset + elementSize > state.size())
     return;
-  std::memcpy(dst, value.stateBytes.data() + offset, bytes < elementSize ? bytes : elementSize);
+  std::memcpy(dst, state.data() + offset, bytes < elementSize ? bytes : elementSize);
 }
 
 std::size_t FieldData::stateCount() const {

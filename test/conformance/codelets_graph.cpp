@@ -48,10 +48,18 @@ std::string tempDir() {
 
 const aspen::ir::FieldValue &fieldValue(const Graph &g, VertexRef v, const std::string &field) {
   const auto &data = g.getImpl();
-  const auto &vertex = data.vertices.at(v.getId());
+  REQUIRE(v.getId() < data.vertices.size());
+  const auto &vertex = data.vertices[v.getId()];
   const int i = data.vertexTypes[vertex.type].fieldIndex(field);
   REQUIRE(i >= 0);
   return vertex.fields[static_cast<std::size_t>(i)];
+}
+
+/// Edge `e` of the field, as a tensor (the graph holds edges as segments).
+Tensor edgeOf(const Graph &g, VertexRef v, const std::string &field, std::size_t e) {
+  const auto edges = fieldValue(g, v, field).edges();
+  REQUIRE(e < edges.size());
+  return aspen::ir::edgeTensor(g.getImpl(), edges[e]);
 }
 
 // ---- addCodelets -----------------------------------------------------------------------
@@ -153,8 +161,8 @@ TEST_CASE("codelets_graph: addVertex and connect every kind of edge", "[codelets
   g.connect(v["acc"], acc.slice(3, 4));
   REQUIRE(g.getImpl().computeSets.at(cs.getId()).vertices == std::vector<std::uint32_t>{v.getId()});
   REQUIRE(g.getImpl().vertices[v.getId()].tile == -1);
-  REQUIRE(fieldValue(g, v, "a").edges.at(0) == a);
-  REQUIRE(fieldValue(g, v, "out").edges.at(0) == outs[1][2]);
+  REQUIRE(edgeOf(g, v, "a", 0) == a);
+  REQUIRE(edgeOf(g, v, "out", 0) == outs[1][2]);
   REQUIRE(fieldValue(g, v, "acc").set);
   REQUIRE(g.getFieldSize(v["a"]) == 1);
 
@@ -162,7 +170,7 @@ TEST_CASE("codelets_graph: addVertex and connect every kind of edge", "[codelets
   VertexRef sum = g.addVertex(cs, "SuperSum");
   g.connect(sum["in"], outs);
   g.connect(sum["out"], a);
-  REQUIRE(fieldValue(g, sum, "in").edges.at(0) == outs.flatten());
+  REQUIRE(edgeOf(g, sum, "in", 0) == outs.flatten());
   REQUIRE(g.getFieldSize(sum["in"]) == 6);
 
   // Lists of edges: from a vector of tensors, element by element, or from a 2-D tensor.
@@ -176,7 +184,7 @@ TEST_CASE("codelets_graph: addVertex and connect every kind of edge", "[codelets
   g.setFieldSize(lists["outRows"], 2);
   g.connect(lists["outRows"][0], outRows[0]);
   g.connect(lists["outRows"][1], outRows[1]);
-  REQUIRE(fieldValue(g, lists, "outRows").edges.at(1) == outRows[1]);
+  REQUIRE(edgeOf(g, lists, "outRows", 1) == outRows[1]);
   g.connect(lists["scalars"], std::vector<Tensor>{scalars[2], scalars[0]});
   REQUIRE(g.getFieldSize(lists["scalars"]) == 2);
   g.connect(lists["counters"], g.addVariable(INT, {5}, "counters")); // one edge per element
@@ -185,7 +193,7 @@ TEST_CASE("codelets_graph: addVertex and connect every kind of edge", "[codelets
   REQUIRE(g.getFieldSize(lists["lists"]) == 3);
   REQUIRE(g.getFieldSize(lists["lists"][2]) == 2);
   VertexRef more = g.addVertex(cs, "EdgeLists", {{"rows", std::vector<Tensor>{rows[1], rows[0]}}});
-  REQUIRE(fieldValue(g, more, "rows").edges.at(0) == rows[1]);
+  REQUIRE(edgeOf(g, more, "rows", 0) == rows[1]);
 
   // Vertex names built with poputil::templateVertex.
   const std::string name = poputil::templateVertex("ns::Param", FLOAT, 3, true, "corpus::Op::ADD");
@@ -219,7 +227,7 @@ TEST_CASE("codelets_graph: setInitialValue on state fields converts host values"
   REQUIRE(vi.getFieldInfo("flag").getInitialValue<bool>(t));
   REQUIRE(vi.getFieldInfo("h").getInitialValue<std::uint16_t>(t) == 0x3400);
   REQUIRE(vi.getFieldInfo("k").getInitialValue<long long>(t) == (1LL << 40));
-  REQUIRE(fieldValue(g, v, "c").stateBytes.size() == 4);
+  REQUIRE(fieldValue(g, v, "c").stateBytes().size() == 4);
   REQUIRE(vi.getVertexTypeName() == "StateFields");
 
   // A state vector can be sized first, then filled.
@@ -244,10 +252,11 @@ TEST_CASE("codelets_graph: perf estimates, estimators and the introspector", "[c
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   g.setCycleEstimate(c, 300); // Poplar 1.x, deprecated: kept working
 #pragma GCC diagnostic pop
-  const auto &vs = g.getImpl().vertices;
-  REQUIRE((vs[a.getId()].hasPerfEstimate && vs[a.getId()].cycles == 100 && vs[a.getId()].flops == 7));
-  REQUIRE((vs[b.getId()].cycles == 200 && vs[b.getId()].flops == 9));
-  REQUIRE((vs[c.getId()].cycles == 300 && vs[c.getId()].flops == 0));
+  const auto &data = g.getImpl();
+  REQUIRE((data.estimateOf(a.getId()) && data.estimateOf(a.getId())->cycles == 100 &&
+           data.estimateOf(a.getId())->flops == 7));
+  REQUIRE((data.estimateOf(b.getId())->cycles == 200 && data.estimateOf(b.getId())->flops == 9));
+  REQUIRE((data.estimateOf(c.getId())->cycles == 300 && data.estimateOf(c.getId())->flops == 0));
 
   g.registerPerfEstimator("EdgeLists", [](const VertexIntrospector &v, const Target &) {
     const FieldData rows = v.getFieldInfo("rows");

@@ -280,7 +280,7 @@ TEST_CASE("review: field sizes and indices beyond what a tile can hold", "[error
   requireError<graph_connection_error>(
       [&] { g.setInitialValue(v["offsets"], ArrayRef<unsigned>(static_cast<const unsigned *>(nullptr), 3)); },
       {"'offsets'", "null pointer"});
-  // A state field counts its values in 31 bits: more is rejected before anything is read.
+  // A state field counts its values in 30 bits: more is rejected before anything is read.
   requireError<graph_connection_error>(
       [&] {
         g.setInitialValue(v["offsets"],

@@ -37,6 +37,13 @@ constexpr const char *kSuffix = ".aspenexe";
 
 using KeyHash = exe::Hash128;
 
+void hashEdge(KeyHash &h, const ir::Edge &e) {
+  h.value<std::uint8_t>(e.connected()).value(e.elementType.id()).value(e.count).value(e.scalarShape);
+  h.value<std::uint64_t>(e.segments.size());
+  for (const ir::Segment &s : e.segments)
+    h.value(s.var).value(s.start).value(s.stride).value(s.count);
+}
+
 void hashView(KeyHash &h, const poplar::Tensor &t) {
   if (!t.valid()) {
     h.value<std::uint8_t>(0);
@@ -329,16 +336,24 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
   }
   hashInChunks(h, g.vertices.size(), [&](KeyHash &k, std::size_t i) {
     const ir::Vertex &v = g.vertices[i];
-    k.value(v.type).value(v.computeSet).value(v.tile).value(v.hasPerfEstimate).value(v.cycles).value(v.flops);
+    k.value(v.type).value(v.computeSet).value(v.tile);
     k.value<std::uint64_t>(v.fields.size());
     for (const ir::FieldValue &f : v.fields) {
       k.value(f.set).value<std::uint64_t>(f.declaredSize).value<std::uint64_t>(f.stateCount);
-      k.value<std::uint64_t>(f.stateBytes.size()).update(f.stateBytes.data(), f.stateBytes.size());
-      k.value<std::uint64_t>(f.edges.size());
-      for (const poplar::Tensor &t : f.edges)
-        hashView(k, t);
+      k.value<std::uint64_t>(f.stateBytes().size()).update(f.stateBytes().data(), f.stateBytes().size());
+      k.value<std::uint64_t>(f.edges().size());
+      for (const ir::Edge &e : f.edges())
+        hashEdge(k, e);
     }
   });
+  // Graph::setPerfEstimate, in vertex order.
+  std::vector<std::pair<std::uint32_t, poplar::VertexPerfEstimate>> estimates(g.vertexEstimates.begin(),
+                                                                              g.vertexEstimates.end());
+  std::sort(estimates.begin(), estimates.end(),
+            [](const auto &a, const auto &b) { return a.first < b.first; });
+  h.value<std::uint64_t>(estimates.size());
+  for (const auto &[v, e] : estimates)
+    h.value(v).value(e.cycles).value(e.flops);
 
   {
     std::vector<std::shared_ptr<const ir::DebugRecord>> records;

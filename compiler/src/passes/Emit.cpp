@@ -330,7 +330,7 @@ std::string emitProfile(const exe::ExecutableData &x, const ir::GraphData &g, co
     const auto &fields = g.vertexTypes[v.type].fields;
     for (std::size_t f = 0; f < fields.size() && f < v.fields.size(); ++f)
       if (fields[f].kind != ir::FieldKind::State)
-        numEdges += v.fields[f].edges.size();
+        numEdges += v.fields[f].edges().size();
   }
   prof["graph"] = {{"numVertices", g.vertices.size()},
                    {"numEdges", numEdges},

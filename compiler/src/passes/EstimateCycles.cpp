@@ -139,9 +139,8 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*l
     auto &cycles = est.vertexCycles[c];
     cycles.resize(vs.size());
     for (std::size_t i = 0; i < vs.size(); ++i) {
-      const ir::Vertex &vx = g.vertices[vs[i].vertex];
-      if (vx.hasPerfEstimate) {
-        cycles[i] = vx.cycles;
+      if (const poplar::VertexPerfEstimate *set = g.estimateOf(vs[i].vertex)) {
+        cycles[i] = set->cycles;
       } else {
         const std::uint64_t thread = kDefaultVertexCycles + ceilDiv(vs[i].edgeBytes, 4);
         cycles[i] = isMulti(vs[i].vertex)
@@ -157,7 +156,7 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*l
       const auto &vs = plan.computeSets[c].vertices;
       for (std::size_t i = 0; i < vs.size(); ++i) {
         const ir::Vertex &vx = g.vertices[vs[i].vertex];
-        if (vx.hasPerfEstimate || !estimator[vx.type])
+        if (!estimator[vx.type] || g.estimateOf(vs[i].vertex))
           continue;
         const poplar::VertexIntrospector vi(&g, vs[i].vertex);
         est.vertexCycles[c][i] = (*estimator[vx.type])(vi, targetHandle).cycles;

@@ -153,8 +153,10 @@ struct PieceRun {
   std::uint64_t bytes;
 };
 
-void collectPieceRuns(const MemoryObjects &memory, const ir::TensorView &view, std::uint64_t first,
-                      std::uint64_t last, std::vector<PieceRun> &out) {
+/// `View`: an ir::TensorView or an ir::Edge.
+template <class View>
+void collectPieceRuns(const MemoryObjects &memory, const View &view, std::uint64_t first, std::uint64_t last,
+                      std::vector<PieceRun> &out) {
   forEachByteRun(view, first, last, [&](std::uint32_t var, std::uint64_t b, std::uint64_t n) {
     forEachPieceRun(memory, var, b, n, [&](std::uint32_t piece, std::uint64_t off, std::uint64_t len) {
       ASPEN_ASSERT(piece != kNoObject, "a view reaches an unmapped element after validation");
@@ -260,20 +262,21 @@ public:
       switch (f.shape) {
       case ir::FieldShape::Scalar:
       case ir::FieldShape::Vector: {
-        const poplar::Tensor &t = val.edges.at(0);
-        const Loc data = planEdge(f, t.getImpl(), tile, v, pv.edgeBytes);
+        ASPEN_ASSERT(!val.edges().empty(), "an unconnected edge after validation");
+        const ir::Edge &e = val.edges()[0];
+        const Loc data = planEdge(f, e, tile, v, pv.edgeBytes);
         relocate(field, data);
         if (f.elementType == poplar::QUARTER && f.size >= ASPEN_FIELD_QUARTER_SCALAR_BYTES)
-          planQuarterMetadata(f, t, obj, tile, v, pv.edgeBytes);
+          planQuarterMetadata(f, e, obj, tile, v, pv.edgeBytes);
         if (f.shape == ir::FieldShape::Vector && hasSize)
-          putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET,
-                 static_cast<std::uint32_t>(t.numElements()));
+          putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET, e.count);
         break;
       }
       case ir::FieldShape::VectorOfEdges:
       case ir::FieldShape::VectorOfScalarEdges: {
         const bool descs = f.shape == ir::FieldShape::VectorOfEdges;
-        const std::uint32_t n = static_cast<std::uint32_t>(val.edges.size());
+        const auto edges = val.edges();
+        const std::uint32_t n = static_cast<std::uint32_t>(edges.size());
         if (hasSize)
           putU32(out_.pool, image + f.offset + ASPEN_FIELD_SIZE_OFFSET, n);
         if (n == 0)
@@ -283,16 +286,14 @@ public:
         const std::uint64_t tableImage = descs ? newBlob(table, n * entry) : 0;
         relocate(field, Loc{table, 0});
         for (std::uint32_t e = 0; e < n; ++e) {
-          const poplar::Tensor &t = val.edges[e];
-          const Loc data = planEdge(f, t.getImpl(), tile, v, pv.edgeBytes);
+          const Loc data = planEdge(f, edges[e], tile, v, pv.edgeBytes);
           relocate(Loc{table, e * entry}, data);
           if (descs)
-            putU32(out_.pool, tableImage + e * entry + ASPEN_FIELD_SIZE_OFFSET,
-                   static_cast<std::uint32_t>(t.numElements()));
+            putU32(out_.pool, tableImage + e * entry + ASPEN_FIELD_SIZE_OFFSET, edges[e].count);
         }
         // fp8: the list's one metadata pointer (validation made the entries agree).
         if (f.elementType == poplar::QUARTER && f.size >= ASPEN_FIELD_QUARTER_VECTOR_BYTES)
-          planQuarterMetadata(f, val.edges[0], obj, tile, v, pv.edgeBytes);
+          planQuarterMetadata(f, edges[0], obj, tile, v, pv.edgeBytes);
         break;
       }
       }
@@ -325,8 +326,8 @@ private:
                  std::uint32_t tile, std::uint32_t v, bool hasSize) {
     if (f.shape == ir::FieldShape::Scalar) {
       if (val.set) {
-        const std::size_t n = std::min<std::size_t>(val.stateBytes.size(), f.size);
-        std::memcpy(out_.pool.data() + image + f.offset, val.stateBytes.data(), n);
+        const std::size_t n = std::min<std::size_t>(val.stateBytes().size(), f.size);
+        std::memcpy(out_.pool.data() + image + f.offset, val.stateBytes().data(), n);
       }
       return;
     }
@@ -345,15 +346,16 @@ private:
                   MemCategory::VertexFieldData);
     const std::uint64_t at = newBlob(data, bytes);
     if (val.set)
-      std::memcpy(out_.pool.data() + at, val.stateBytes.data(),
-                  std::min<std::size_t>(bytes, val.stateBytes.size()));
+      std::memcpy(out_.pool.data() + at, val.stateBytes().data(),
+                  std::min<std::size_t>(bytes, val.stateBytes().size()));
     relocate(Loc{obj, f.offset}, Loc{data, 0});
   }
 
   /// fp8: the metadata of a quarter edge, read through the pointer in the field's
   /// last bytes (CodeletAbi.h, docs/fp8.md). Validation made sure it exists.
-  void planQuarterMetadata(const ir::FieldInfo &f, const poplar::Tensor &t, std::uint32_t obj,
-                           std::uint32_t tile, std::uint32_t v, std::uint64_t &edgeBytes) {
+  void planQuarterMetadata(const ir::FieldInfo &f, const ir::Edge &e, std::uint32_t obj, std::uint32_t tile,
+                           std::uint32_t v, std::uint64_t &edgeBytes) {
+    const poplar::Tensor t = ir::edgeTensor(g_, e);
     ASPEN_ASSERT(t.hasMetadata(), "a quarter edge without metadata after validation");
     ir::FieldInfo md = f;
     md.kind = ir::FieldKind::Input;
@@ -366,7 +368,8 @@ private:
   }
 
   /// Where the vertex finds an edge's data: the variable itself or an edge buffer.
-  Loc planEdge(const ir::FieldInfo &f, const ir::TensorView &view, std::uint32_t tile, std::uint32_t v,
+  template <class View>
+  Loc planEdge(const ir::FieldInfo &f, const View &view, std::uint32_t tile, std::uint32_t v,
                std::uint64_t &edgeBytes) {
     const std::uint64_t es = view.elementType.size();
     const std::uint64_t bytes = view.numElements() * es;

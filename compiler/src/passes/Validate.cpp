@@ -107,24 +107,27 @@ void checkVariableMapping(const ir::GraphData &g, std::uint32_t v, Problems &out
 
 // ---- vertices ------------------------------------------------------------------
 
-void checkEdge(const ir::GraphData &g, std::uint32_t v, const ir::FieldInfo &f, const poplar::Tensor &t,
+void checkEdge(const ir::GraphData &g, std::uint32_t v, const ir::FieldInfo &f, const ir::Edge &view,
                const std::string &fieldLabel, bool scalarEdge, Problems &out) {
-  if (!t.valid()) {
+  if (!view.connected()) {
     out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) + ": not connected"});
     return;
   }
-  const ir::TensorView &view = t.getImpl();
+  // The edge as a tensor, made only for a message or an fp8 metadata lookup.
+  auto tensor = [&] { return ir::edgeTensor(g, view); };
   if (f.elementType.valid() && view.elementType != f.elementType) {
     out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) + ": the field holds " +
                                                 std::string(f.elementType.toString()) +
-                                                " but is connected to tensor " + t.shortString()});
+                                                " but is connected to tensor " + tensor().shortString()});
   }
-  if (f.elementType == poplar::QUARTER && view.elementType == poplar::QUARTER && !t.hasMetadata()) {
+  const bool quarter = f.elementType == poplar::QUARTER && view.elementType == poplar::QUARTER;
+  const poplar::Tensor t = quarter ? tensor() : poplar::Tensor();
+  if (quarter && !t.hasMetadata()) {
     out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) +
                                                 ": the field holds quarter but tensor " + t.shortString() +
                                                 " has no metadata (a quarter tensor needs a QUARTER_METADATA "
                                                 "tensor: Graph::addVariable(QUARTER, metadata, shape))"});
-  } else if (f.elementType == poplar::QUARTER && view.elementType == poplar::QUARTER) {
+  } else if (quarter) {
     try {
       (void)t.getMetadata();
     } catch (const poplar::poplar_error &e) {
@@ -135,7 +138,7 @@ void checkEdge(const ir::GraphData &g, std::uint32_t v, const ir::FieldInfo &f, 
     out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) +
                                                 ": a scalar edge needs a tensor of 1 element "
                                                 "but is connected to tensor " +
-                                                t.shortString() + " of " +
+                                                tensor().shortString() + " of " +
                                                 std::to_string(view.numElements()) + " elements"});
   }
   if (writes(f.kind)) {
@@ -150,7 +153,7 @@ void checkEdge(const ir::GraphData &g, std::uint32_t v, const ir::FieldInfo &f, 
     if (constant) {
       out.push_back({ProblemKind::Connection, where(g, v, fieldLabel) + ": an " +
                                                   (f.kind == ir::FieldKind::Output ? "Output" : "InOut") +
-                                                  " field cannot write tensor " + t.shortString() +
+                                                  " field cannot write tensor " + tensor().shortString() +
                                                   ", which is (part of) a constant"});
     }
   }
@@ -184,9 +187,9 @@ void checkVertex(const ir::GraphData &g, std::uint32_t v, Problems &out) {
     if (!isEdge(f.kind)) {
       // State: optional (zero when unset); when set, its bytes must match its count.
       if (val.set && f.elementType.valid() &&
-          val.stateBytes.size() != val.stateCount * f.elementType.size()) {
+          val.stateBytes().size() != val.stateCount * f.elementType.size()) {
         out.push_back({ProblemKind::Connection, where(g, v, f.name) + ": holds " +
-                                                    std::to_string(val.stateBytes.size()) + " bytes for " +
+                                                    std::to_string(val.stateBytes().size()) + " bytes for " +
                                                     std::to_string(val.stateCount) + " values of " +
                                                     std::string(f.elementType.toString())});
       }
@@ -199,11 +202,11 @@ void checkVertex(const ir::GraphData &g, std::uint32_t v, Problems &out) {
     switch (f.shape) {
     case ir::FieldShape::Scalar:
     case ir::FieldShape::Vector:
-      if (!val.set || val.edges.empty() || !val.edges[0].valid()) {
+      if (!val.set || val.edges().empty()) {
         out.push_back({ProblemKind::Connection, where(g, v, f.name) + ": not connected"});
         break;
       }
-      checkEdge(g, v, f, val.edges[0], f.name, f.shape == ir::FieldShape::Scalar, out);
+      checkEdge(g, v, f, val.edges()[0], f.name, f.shape == ir::FieldShape::Scalar, out);
       break;
     case ir::FieldShape::VectorOfEdges:
     case ir::FieldShape::VectorOfScalarEdges: {
@@ -212,19 +215,22 @@ void checkVertex(const ir::GraphData &g, std::uint32_t v, Problems &out) {
         out.push_back({ProblemKind::Connection, where(g, v, f.name) + ": not connected"});
         break;
       }
-      if (declared && val.declaredSize != val.edges.size()) {
-        out.push_back({ProblemKind::Connection,
-                       where(g, v, f.name) + ": its size was set to " + std::to_string(val.declaredSize) +
-                           " but " + std::to_string(val.edges.size()) + " tensors are connected"});
+      const auto edges = val.edges();
+      if (declared && val.declaredSize != edges.size()) {
+        out.push_back({ProblemKind::Connection, where(g, v, f.name) + ": its size was set to " +
+                                                    std::to_string(val.declaredSize) + " but " +
+                                                    std::to_string(edges.size()) + " tensors are connected"});
       }
-      for (std::size_t e = 0; e < val.edges.size(); ++e)
-        checkEdge(g, v, f, val.edges[e], f.name + "[" + std::to_string(e) + "]",
+      for (std::size_t e = 0; e < edges.size(); ++e)
+        checkEdge(g, v, f, edges[e], f.name + "[" + std::to_string(e) + "]",
                   f.shape == ir::FieldShape::VectorOfScalarEdges, out);
       // fp8: a list of quarter edges has one metadata pointer (docs/fp8.md).
       if (f.elementType == poplar::QUARTER)
-        for (std::size_t e = 1; e < val.edges.size(); ++e) {
-          const poplar::Tensor &a = val.edges[0], &b = val.edges[e];
-          if (!a.valid() || !b.valid() || !a.hasMetadata() || !b.hasMetadata())
+        for (std::size_t e = 1; e < edges.size(); ++e) {
+          if (!edges[0].connected() || !edges[e].connected())
+            continue; // reported above
+          const poplar::Tensor a = ir::edgeTensor(g, edges[0]), b = ir::edgeTensor(g, edges[e]);
+          if (!a.hasMetadata() || !b.hasMetadata())
             continue; // reported above
           try {
             const auto ra = a.getMetadata().getVarRegions(), rb = b.getMetadata().getVarRegions();
@@ -253,11 +259,11 @@ void collectWrites(const ir::GraphData &g, std::uint32_t v, std::vector<WriteRun
   for (std::size_t fi = 0; fi < type.fields.size() && fi < vx.fields.size(); ++fi) {
     if (!writes(type.fields[fi].kind))
       continue;
-    const auto &edges = vx.fields[fi].edges;
+    const auto edges = vx.fields[fi].edges();
     for (std::size_t e = 0; e < edges.size(); ++e) {
-      if (!edges[e].valid())
+      if (!edges[e].connected())
         continue;
-      forEachByteRun(edges[e].getImpl(), [&](std::uint32_t var, std::uint64_t b, std::uint64_t n) {
+      forEachByteRun(edges[e], [&](std::uint32_t var, std::uint64_t b, std::uint64_t n) {
         out.push_back({var, b, b + n, v, static_cast<std::uint32_t>(fi), static_cast<std::uint32_t>(e)});
         return true;
       });
@@ -274,8 +280,8 @@ std::string fieldLabel(const ir::GraphData &g, const WriteRun &w) {
   return s;
 }
 
-const poplar::Tensor &writeTensor(const ir::GraphData &g, const WriteRun &w) {
-  return g.vertices[w.vertex].fields[w.field].edges[w.edge];
+poplar::Tensor writeTensor(const ir::GraphData &g, const WriteRun &w) {
+  return ir::edgeTensor(g, g.vertices[w.vertex].fields[w.field].edges()[w.edge]);
 }
 
 /// No two vertices of one compute set may write one element, and no edge may

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ir/TensorView.hpp"
+#include "ir/Vertices.hpp"
 #include "passes/PassData.hpp"
 
 #include <algorithm>
@@ -14,9 +15,10 @@ namespace aspen::compiler {
 
 /// Calls `f(var, byteBegin, bytes)` for each maximal run of consecutive bytes
 /// of one variable among the view's elements [first, last), in row-major
-/// order. Returns false as soon as `f` does.
-template <class F>
-bool forEachByteRun(const ir::TensorView &view, std::uint64_t first, std::uint64_t last, F &&f) {
+/// order. Returns false as soon as `f` does. `View` is an ir::TensorView or an
+/// ir::Edge (anything with `segments` and `elementType`).
+template <class View, class F>
+bool forEachByteRun(const View &view, std::uint64_t first, std::uint64_t last, F &&f) {
   const std::uint64_t elemBytes = view.elementType.size();
   if (!view.segments || first >= last)
     return true;
@@ -66,7 +68,7 @@ bool forEachByteRun(const ir::TensorView &view, std::uint64_t first, std::uint64
 }
 
 /// All elements of the view.
-template <class F> bool forEachByteRun(const ir::TensorView &view, F &&f) {
+template <class View, class F> bool forEachByteRun(const View &view, F &&f) {
   return forEachByteRun(view, 0, view.numElements(), std::forward<F>(f));
 }
 

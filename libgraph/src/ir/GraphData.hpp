@@ -6,12 +6,11 @@
 #include "ir/ProgramNode.hpp"
 #include "ir/TargetData.hpp"
 #include "ir/TensorView.hpp"
+#include "ir/Vertices.hpp"
 #include "poplar/GraphElements.hpp"
 #include "poplar/PerfEstimateFunc.hpp"
 #include "poplar/Tensor.hpp"
 #include "poplar/Type.hpp"
-
-#include <boost/container/small_vector.hpp>
 
 #include <cstdint>
 #include <map>
@@ -105,36 +104,6 @@ struct CodeletLibrary {
 
 // ---- vertices and compute sets ---------------------------------------------
 
-/// The value of one field of one vertex. An edge of a Scalar/Vector field and a
-/// scalar state value are held inline (a graph has millions of them).
-/// 80 bytes (three a vertex of most codelets): sizes are 32-bit (a field's
-/// entries are bounded by its 32-bit layout count and by a tile's bytes) and
-/// `set` shares a word with `stateCount`.
-struct FieldValue {
-  /// declaredSize when setFieldSize was not called (no field can have this many entries).
-  static constexpr std::uint32_t kNoDeclaredSize = ~std::uint32_t(0);
-  /// The most state values a field can hold (stateCount has 31 bits).
-  static constexpr std::uint32_t kMaxStateCount = (std::uint32_t(1) << 31) - 1;
-
-  boost::container::small_vector<poplar::Tensor, 1>
-      edges; // Scalar/Vector: 1 entry; VectorOf*: one per element
-  boost::container::small_vector<std::uint8_t, 8> stateBytes; // State fields: raw device bytes
-  std::uint32_t declaredSize = kNoDeclaredSize;               // setFieldSize
-  std::uint32_t stateCount : 31 = 0;                          // State fields: element count
-  bool set : 1 = false;
-};
-static_assert(sizeof(FieldValue) <= 80, "FieldValue is held three times a vertex: keep it small");
-
-struct Vertex {
-  std::uint32_t type; // index into GraphData::vertexTypes
-  std::uint32_t computeSet;
-  std::int64_t tile = -1;         // absolute; -1 = unmapped
-  std::vector<FieldValue> fields; // parallel to VertexTypeInfo::fields
-  bool hasPerfEstimate = false;
-  std::uint64_t cycles = 0;
-  std::uint64_t flops = 0;
-};
-
 struct ComputeSetRecord {
   std::string name;
   std::vector<std::uint32_t> vertices;
@@ -164,8 +133,9 @@ struct RemoteBufferRecord {
   std::uint64_t repeats;
 };
 
-/// Everything a Graph (and its virtual graphs) records.
-struct GraphData {
+/// Everything a Graph (and its virtual graphs) records. Owned by a shared_ptr
+/// (views name it weakly; edgeTensor makes views of it).
+struct GraphData : std::enable_shared_from_this<GraphData> {
   TargetData target; // one replica's target (the whole device has replicationFactor times its IPUs)
   unsigned replicationFactor = 1;
   /// Constants made by addReplicationIndexConstant: each replica's copy holds
@@ -184,7 +154,16 @@ struct GraphData {
   std::map<std::string, poplar::PerfEstimateFunc> perfEstimators;
 
   std::vector<ComputeSetRecord> computeSets;
-  std::vector<Vertex> vertices;
+  VertexTable vertices;
+  /// Graph::setPerfEstimate, by vertex id (most vertices have none).
+  std::unordered_map<std::uint32_t, poplar::VertexPerfEstimate> vertexEstimates;
+  /// The estimate set for vertex `v`, or null.
+  const poplar::VertexPerfEstimate *estimateOf(std::uint32_t v) const {
+    if (vertexEstimates.empty())
+      return nullptr;
+    const auto it = vertexEstimates.find(v);
+    return it == vertexEstimates.end() ? nullptr : &it->second;
+  }
 
   std::vector<HostHandle> hostHandles;
   std::vector<StreamRecord> streams;

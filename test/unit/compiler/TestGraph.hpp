@@ -17,6 +17,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
 #include <utility>
@@ -150,13 +151,8 @@ public:
   /// A vertex with edge fields connected to single tensors.
   std::uint32_t vertex(std::uint32_t cs, std::uint32_t type, std::int64_t tile,
                        std::vector<std::pair<std::string, poplar::Tensor>> edges = {}) {
-    ir::Vertex v;
-    v.type = type;
-    v.computeSet = cs;
-    v.tile = tile;
-    v.fields.resize(g->vertexTypes[type].fields.size());
-    g->vertices.push_back(std::move(v));
-    const auto id = static_cast<std::uint32_t>(g->vertices.size() - 1);
+    const std::uint32_t id = g->vertices.add(type, cs, g->vertexTypes[type].fields.size());
+    g->vertices[id].tile = tile;
     g->computeSets[cs].vertices.push_back(id);
     for (auto &[field, t] : edges)
       connect(id, field, t);
@@ -165,28 +161,42 @@ public:
   void connect(std::uint32_t v, const std::string &field, const poplar::Tensor &t) {
     auto &f = fieldOf(v, field);
     f.set = true;
-    f.edges = {t};
+    if (isList(v, field))
+      f.setEdgeList({edgeOf(t)});
+    else
+      f.setEdge(edgeOf(t));
   }
   void connectList(std::uint32_t v, const std::string &field, std::vector<poplar::Tensor> ts) {
     auto &f = fieldOf(v, field);
     f.set = true;
-    f.edges.assign(ts.begin(), ts.end());
+    std::vector<ir::Edge> edges;
+    for (const poplar::Tensor &t : ts)
+      edges.push_back(edgeOf(t));
+    f.setEdgeList(std::move(edges));
   }
   template <class T> void setState(std::uint32_t v, const std::string &field, std::vector<T> values) {
     auto &f = fieldOf(v, field);
     f.set = true;
-    f.stateCount = values.size();
-    f.stateBytes.resize(values.size() * sizeof(T));
-    std::memcpy(f.stateBytes.data(), values.data(), f.stateBytes.size());
+    f.stateCount = static_cast<std::uint32_t>(values.size());
+    std::vector<std::uint8_t> bytes(values.size() * sizeof(T));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    f.setStateBytes(bytes);
   }
   void setCycles(std::uint32_t v, std::uint64_t cycles) {
-    g->vertices[v].hasPerfEstimate = true;
-    g->vertices[v].cycles = cycles;
+    g->vertexEstimates[v] = poplar::VertexPerfEstimate(cycles);
   }
   ir::FieldValue &fieldOf(std::uint32_t v, const std::string &field) {
     const int i = g->vertexTypes[g->vertices[v].type].fieldIndex(field);
-    return g->vertices[v].fields.at(static_cast<std::size_t>(i));
+    if (i < 0 || static_cast<std::size_t>(i) >= g->vertices[v].fields.size())
+      throw std::out_of_range("TestGraph: no field '" + field + "'");
+    return g->vertices[v].fields[static_cast<std::size_t>(i)];
   }
+  bool isList(std::uint32_t v, const std::string &field) const {
+    const auto &type = g->vertexTypes[g->vertices[v].type];
+    const auto shape = type.fields[static_cast<std::size_t>(type.fieldIndex(field))].shape;
+    return shape == ir::FieldShape::VectorOfEdges || shape == ir::FieldShape::VectorOfScalarEdges;
+  }
+  static ir::Edge edgeOf(const poplar::Tensor &t) { return t.valid() ? ir::Edge::of(t) : ir::Edge(); }
 
   // ---- programs ----------------------------------------------------------------------
   static std::shared_ptr<ir::ProgramNode> node(ir::ProgramKind kind, std::string name = {}) {

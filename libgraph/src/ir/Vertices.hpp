@@ -1,0 +1,185 @@
+// Copyright (c) Aspen contributors.
+// How a graph holds its vertices: a table that never moves what it holds, each
+// vertex's field values in one run of a graph-owned arena, and each connected
+// tensor held inline as the segments the compiler reads.
+//
+// A graph has millions of vertices and is built one addVertex at a time, so
+// what a vertex costs in bytes is what building it costs (first-touch page
+// faults dominated when a vertex held a heap vector of fields and each field a
+// heap tensor view). A vertex here is 32 bytes and a field 64, with no
+// allocation of their own.
+#pragma once
+
+#include "ir/TensorView.hpp"
+#include "poplar/Type.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace poplar {
+class Tensor;
+}
+
+namespace aspen::ir {
+
+struct GraphData;
+
+/// A tensor connected to a vertex field (or to one element of a list field),
+/// as the compiler reads it: element type, element count and the segments that
+/// list its elements in order. A vector field's tensor is held flattened.
+struct Edge {
+  SegmentList segments;
+  std::uint32_t count = 0;  // elements (a field's layout counts them in 32 bits)
+  poplar::Type elementType; // invalid: not connected
+  bool scalarShape = false; // connected as a rank-0 tensor (for messages)
+
+  bool connected() const { return elementType.valid(); }
+  std::uint64_t numElements() const { return count; }
+  /// The edge of `t`, which must be valid with fewer than 2^32 elements
+  /// (Graph::connect checks both before it gets here).
+  static Edge of(const poplar::Tensor &t);
+};
+static_assert(sizeof(Edge) == 48, "an Edge is held inline in every field: keep it small");
+
+/// A tensor for messages and for the fp8 metadata lookups: `e` as a view of
+/// `graph`'s variables (rank 0 or 1).
+poplar::Tensor edgeTensor(const GraphData &graph, const Edge &e);
+
+/// The value of one field of one vertex: its edges (edge fields) or its initial
+/// bytes (state fields). A scalar or vector edge and up to 47 bytes of state
+/// are held inline; a list of edges and longer state live in `extra_`.
+class FieldValue {
+public:
+  /// declaredSize when setFieldSize was not called (no field can have this many entries).
+  static constexpr std::uint32_t kNoDeclaredSize = ~std::uint32_t(0);
+  /// The most state values a field can hold (stateCount has 30 bits).
+  static constexpr std::uint32_t kMaxStateCount = (std::uint32_t(1) << 30) - 1;
+
+  FieldValue() noexcept : edge_() {}
+  FieldValue(const FieldValue &) = delete;
+  FieldValue &operator=(const FieldValue &) = delete;
+  ~FieldValue();
+
+  // ---- edges -----------------------------------------------------------------------
+  /// A scalar or vector field's one edge (none until connected), or a list
+  /// field's entries (an entry never connected is not `connected()`).
+  std::span<const Edge> edges() const;
+  /// Connects a scalar or vector field.
+  void setEdge(Edge e);
+  /// Connects entry `i` of a list field, growing the list to hold it.
+  void setListEdge(std::size_t i, Edge e);
+  /// Connects a list field to exactly `edges`.
+  void setEdgeList(std::vector<Edge> edges);
+  /// Makes a list field `n` entries long (new entries unconnected).
+  void resizeEdgeList(std::size_t n);
+
+  // ---- state -----------------------------------------------------------------------
+  /// A state field's initial device bytes (empty until set).
+  std::span<const std::uint8_t> stateBytes() const;
+  void setStateBytes(std::span<const std::uint8_t> bytes);
+  /// Makes the state bytes `n` long, zero-filling new bytes.
+  void resizeStateBytes(std::size_t n);
+
+  std::uint32_t declaredSize = kNoDeclaredSize; // setFieldSize
+  std::uint32_t stateCount : 30 = 0;            // State fields: element count
+  bool set : 1 = false;
+
+private:
+  struct Extra {
+    std::vector<Edge> list;          // a list field's edges (extra_ of an edge field = a list)
+    std::vector<std::uint8_t> state; // state longer than the inline bytes
+  };
+  struct InlineState {
+    std::uint8_t size;
+    std::uint8_t bytes[sizeof(Edge) - 1];
+  };
+  void becomeState();
+  Extra &extra();
+
+  bool holdsState_ : 1 = false; // which member of the union is live
+  union {
+    Edge edge_;
+    InlineState state_;
+  };
+  std::unique_ptr<Extra> extra_;
+};
+static_assert(sizeof(FieldValue) == 64, "a FieldValue is held for every field of every vertex");
+
+struct Vertex {
+  std::uint32_t type = 0; // index into GraphData::vertexTypes
+  std::uint32_t computeSet = 0;
+  std::int64_t tile = -1;       // absolute; -1 = unmapped
+  std::span<FieldValue> fields; // parallel to VertexTypeInfo::fields (in the table's arena)
+};
+static_assert(sizeof(Vertex) == 32, "a Vertex is held for every vertex");
+
+/// The vertices of a graph, by id. Appending never moves a vertex or a field
+/// (fixed-size chunks), so a graph of a million vertices is written once.
+class VertexTable {
+public:
+  VertexTable() = default;
+  VertexTable(const VertexTable &) = delete;
+  VertexTable &operator=(const VertexTable &) = delete;
+  ~VertexTable();
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Vertex &operator[](std::size_t i) { return chunks_[i >> kChunkShift][i & kChunkMask]; }
+  const Vertex &operator[](std::size_t i) const { return chunks_[i >> kChunkShift][i & kChunkMask]; }
+  Vertex &back() { return (*this)[size_ - 1]; }
+
+  /// Appends a vertex of `type` in `computeSet` with `numFields` unset fields;
+  /// returns its id.
+  std::uint32_t add(std::uint32_t type, std::uint32_t computeSet, std::size_t numFields);
+
+  template <class Table, class Value> class Iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Vertex;
+    using difference_type = std::ptrdiff_t;
+    using pointer = Value *;
+    using reference = Value &;
+    Iterator(Table *table, std::size_t i) : table_(table), i_(i) {}
+    reference operator*() const { return (*table_)[i_]; }
+    pointer operator->() const { return &(*table_)[i_]; }
+    Iterator &operator++() {
+      ++i_;
+      return *this;
+    }
+    Iterator operator++(int) { return Iterator(table_, i_++); }
+    bool operator==(const Iterator &o) const { return i_ == o.i_; }
+    bool operator!=(const Iterator &o) const { return i_ != o.i_; }
+
+  private:
+    Table *table_;
+    std::size_t i_;
+  };
+  using iterator = Iterator<VertexTable, Vertex>;
+  using const_iterator = Iterator<const VertexTable, const Vertex>;
+  iterator begin() { return {this, 0}; }
+  iterator end() { return {this, size_}; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size_}; }
+
+private:
+  static constexpr unsigned kChunkShift = 12; // 4,096 vertices (128 KiB) a chunk
+  static constexpr std::size_t kChunkMask = (std::size_t(1) << kChunkShift) - 1;
+  /// Field values are carved from chunks of at least this many (512 KiB).
+  static constexpr std::size_t kFieldsPerChunk = 8192;
+  struct FieldChunk {
+    FieldValue *values;
+    std::size_t used;
+    std::size_t capacity;
+  };
+  std::span<FieldValue> newFields(std::size_t n);
+
+  std::vector<std::unique_ptr<Vertex[]>> chunks_;
+  std::vector<FieldChunk> fieldChunks_;
+  std::size_t size_ = 0;
+};
+
+} // namespace aspen::ir
