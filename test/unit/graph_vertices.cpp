@@ -71,7 +71,7 @@ TEST_CASE("graph_vertices: the table keeps vertices and their fields in place as
 }
 
 TEST_CASE("graph_vertices: state bytes inline and out of line", "[graph]") {
-  for (std::size_t size : {0u, 1u, 4u, 46u, 47u, 48u, 200u}) {
+  for (std::size_t size : {0u, 1u, 4u, 15u, 16u, 17u, 48u, 200u}) {
     FieldValue f;
     const auto bytes = bytesOf(size);
     f.setStateBytes(bytes);

@@ -37,74 +37,118 @@ poplar::Tensor edgeTensor(const GraphData &graph, const Edge &e) {
 
 // ---- field values ----------------------------------------------------------------------
 
-FieldValue::~FieldValue() {
-  if (!holdsState_)
-    edge_.~Edge();
+void FieldValue::release() {
+  switch (holds_) {
+  case Holds::Edge:
+  case Holds::EdgeList:
+  case Holds::State:
+    delete extra_;
+    break;
+  default:
+    break;
+  }
+  holds_ = Holds::Nothing;
 }
 
-std::span<const Edge> FieldValue::edges() const {
-  if (holdsState_)
-    return {};
-  if (extra_)
-    return extra_->list;
-  return edge_.connected() ? std::span<const Edge>(&edge_, 1) : std::span<const Edge>();
-}
-
-void FieldValue::setEdge(Edge e) {
-  ASPEN_ASSERT(!holdsState_ && !extra_, "a scalar or vector edge set on a state or list field");
-  edge_ = std::move(e);
-}
-
-FieldValue::Extra &FieldValue::extra() {
-  if (!extra_)
-    extra_ = std::make_unique<Extra>();
+FieldValue::Extra &FieldValue::extraFor(Holds holds) {
+  const bool hasExtra = holds_ == Holds::Edge || holds_ == Holds::EdgeList || holds_ == Holds::State;
+  if (!hasExtra) {
+    auto *extra = new Extra;
+    release();
+    extra_ = extra;
+  }
+  holds_ = holds;
   return *extra_;
 }
 
+EdgeRange FieldValue::edges() const {
+  switch (holds_) {
+  case Holds::PackedEdge:
+  case Holds::Edge:
+    return {this, 1};
+  case Holds::EdgeList:
+    return {this, extra_->list.size()};
+  default:
+    return {this, 0};
+  }
+}
+
+Edge FieldValue::edgeAt(std::size_t i) const {
+  switch (holds_) {
+  case Holds::PackedEdge: {
+    Edge e;
+    if (packed_.count) {
+      const Segment one{packed_.var, packed_.start, 1, packed_.count};
+      e.segments = SegmentList(&one, &one + 1);
+    }
+    e.count = packed_.count;
+    e.elementType = elementType_;
+    e.scalarShape = scalarShape_;
+    return e;
+  }
+  case Holds::Edge:
+    return extra_->edge;
+  case Holds::EdgeList:
+    return extra_->list[i];
+  default:
+    ASPEN_ASSERT(false, "edge read from a field with none");
+    return {};
+  }
+}
+
+void FieldValue::setEdge(const Edge &e) {
+  ASPEN_ASSERT(e.connected(), "an unconnected edge set");
+  const bool packs =
+      e.segments.empty() ||
+      (e.segments.size() == 1 && (e.segments[0].stride == 1 || e.count == 1) && e.segments[0].start >= 0);
+  if (!packs) {
+    extraFor(Holds::Edge).edge = e;
+    return;
+  }
+  release();
+  holds_ = Holds::PackedEdge;
+  packed_.var = e.segments.empty() ? 0 : e.segments[0].var;
+  packed_.count = e.count;
+  packed_.start = e.segments.empty() ? 0 : e.segments[0].start;
+  elementType_ = e.elementType;
+  scalarShape_ = e.scalarShape;
+}
+
 void FieldValue::setListEdge(std::size_t i, Edge e) {
-  ASPEN_ASSERT(!holdsState_, "an edge set on a state field");
-  auto &list = extra().list;
+  auto &list = extraFor(Holds::EdgeList).list;
   if (list.size() <= i)
     list.resize(i + 1);
   list[i] = std::move(e);
 }
 
 void FieldValue::setEdgeList(std::vector<Edge> edges) {
-  ASPEN_ASSERT(!holdsState_, "edges set on a state field");
-  extra().list = std::move(edges);
+  extraFor(Holds::EdgeList).list = std::move(edges);
 }
 
 void FieldValue::resizeEdgeList(std::size_t n) {
-  ASPEN_ASSERT(!holdsState_, "edges set on a state field");
-  extra().list.resize(n);
-}
-
-void FieldValue::becomeState() {
-  if (holdsState_)
-    return;
-  ASPEN_ASSERT(!edge_.connected() && !extra_, "state set on an edge field");
-  edge_.~Edge();
-  holdsState_ = true;
-  state_.size = 0;
+  extraFor(Holds::EdgeList).list.resize(n);
 }
 
 std::span<const std::uint8_t> FieldValue::stateBytes() const {
-  if (!holdsState_)
-    return {};
-  if (extra_)
+  if (holds_ == Holds::PackedState)
+    return {state_, stateSize_};
+  if (holds_ == Holds::State)
     return extra_->state;
-  return {state_.bytes, state_.size};
+  return {};
 }
 
 void FieldValue::setStateBytes(std::span<const std::uint8_t> bytes) {
-  becomeState();
-  if (bytes.size() <= sizeof(state_.bytes)) {
-    extra_.reset();
-    std::copy(bytes.begin(), bytes.end(), state_.bytes);
-    state_.size = static_cast<std::uint8_t>(bytes.size());
-  } else {
-    extra().state.assign(bytes.begin(), bytes.end());
+  if (bytes.size() > sizeof(state_)) {
+    std::vector<std::uint8_t> copy(bytes.begin(), bytes.end()); // `bytes` may be our own
+    extraFor(Holds::State).state = std::move(copy);
+    return;
   }
+  std::uint8_t copy[sizeof(state_)];
+  std::copy(bytes.begin(), bytes.end(), copy);
+  release();
+  holds_ = Holds::PackedState;
+  std::copy_n(copy, bytes.size(), state_);
+  stateSize_ = static_cast<std::uint8_t>(bytes.size());
 }
 
 void FieldValue::resizeStateBytes(std::size_t n) {

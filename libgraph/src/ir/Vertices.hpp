@@ -1,12 +1,12 @@
 // Copyright (c) Aspen contributors.
 // How a graph holds its vertices: a table that never moves what it holds, each
-// vertex's field values in one run of a graph-owned arena, and each connected
-// tensor held inline as the segments the compiler reads.
+// vertex's field values in one run of a graph-owned arena, and a connected
+// tensor held as the segments the compiler reads (packed when it is one run).
 //
 // A graph has millions of vertices and is built one addVertex at a time, so
 // what a vertex costs in bytes is what building it costs (first-touch page
 // faults dominated when a vertex held a heap vector of fields and each field a
-// heap tensor view). A vertex here is 32 bytes and a field 64, with no
+// heap tensor view). A vertex here is 32 bytes and a field 32, with no
 // allocation of their own.
 #pragma once
 
@@ -49,9 +49,50 @@ static_assert(sizeof(Edge) == 48, "an Edge is held inline in every field: keep i
 /// `graph`'s variables (rank 0 or 1).
 poplar::Tensor edgeTensor(const GraphData &graph, const Edge &e);
 
+class FieldValue;
+
+/// A field's edges, read by value: `size()`, `operator[]`, iteration. (A field
+/// holds its usual one edge packed; an Edge is made when it is read.)
+class EdgeRange {
+public:
+  EdgeRange(const FieldValue *field, std::size_t size) : field_(field), size_(size) {}
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Edge operator[](std::size_t i) const;
+  Edge front() const { return (*this)[0]; }
+
+  class Iterator {
+  public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Edge;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Edge;
+    Iterator(const EdgeRange *range, std::size_t i) : range_(range), i_(i) {}
+    Edge operator*() const { return (*range_)[i_]; }
+    Iterator &operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iterator &o) const { return i_ == o.i_; }
+    bool operator!=(const Iterator &o) const { return i_ != o.i_; }
+
+  private:
+    const EdgeRange *range_;
+    std::size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size_}; }
+
+private:
+  const FieldValue *field_;
+  std::size_t size_;
+};
+
 /// The value of one field of one vertex: its edges (edge fields) or its initial
-/// bytes (state fields). A scalar or vector edge and up to 47 bytes of state
-/// are held inline; a list of edges and longer state live in `extra_`.
+/// bytes (state fields), in 32 bytes. The common cases are held inline: a scalar
+/// or vector edge that is one contiguous run of one variable (or a single
+/// element), and up to 16 bytes of state; anything else lives in `extra_`.
 class FieldValue {
 public:
   /// declaredSize when setFieldSize was not called (no field can have this many entries).
@@ -59,17 +100,17 @@ public:
   /// The most state values a field can hold (stateCount has 30 bits).
   static constexpr std::uint32_t kMaxStateCount = (std::uint32_t(1) << 30) - 1;
 
-  FieldValue() noexcept : edge_() {}
+  FieldValue() noexcept : extra_(nullptr) {}
   FieldValue(const FieldValue &) = delete;
   FieldValue &operator=(const FieldValue &) = delete;
-  ~FieldValue();
+  ~FieldValue() { release(); }
 
   // ---- edges -----------------------------------------------------------------------
   /// A scalar or vector field's one edge (none until connected), or a list
   /// field's entries (an entry never connected is not `connected()`).
-  std::span<const Edge> edges() const;
+  EdgeRange edges() const;
   /// Connects a scalar or vector field.
-  void setEdge(Edge e);
+  void setEdge(const Edge &e);
   /// Connects entry `i` of a list field, growing the list to hold it.
   void setListEdge(std::size_t i, Edge e);
   /// Connects a list field to exactly `edges`.
@@ -89,25 +130,44 @@ public:
   bool set : 1 = false;
 
 private:
+  friend class EdgeRange;
+  enum class Holds : std::uint8_t {
+    Nothing,
+    PackedEdge,  // packed_: one stride-1 segment (or none: an empty tensor)
+    Edge,        // extra_->edge
+    EdgeList,    // extra_->list
+    PackedState, // state_, stateSize_ bytes
+    State,       // extra_->state
+  };
   struct Extra {
-    std::vector<Edge> list;          // a list field's edges (extra_ of an edge field = a list)
-    std::vector<std::uint8_t> state; // state longer than the inline bytes
+    ir::Edge edge;
+    std::vector<ir::Edge> list;
+    std::vector<std::uint8_t> state;
   };
-  struct InlineState {
-    std::uint8_t size;
-    std::uint8_t bytes[sizeof(Edge) - 1];
+  struct PackedEdge {
+    VarId var;
+    std::uint32_t count; // elements (0: an empty tensor, no segment)
+    std::int64_t start;
   };
-  void becomeState();
-  Extra &extra();
+  Edge edgeAt(std::size_t i) const;
+  Extra &extraFor(Holds holds);
+  void release();
 
-  bool holdsState_ : 1 = false; // which member of the union is live
   union {
-    Edge edge_;
-    InlineState state_;
+    PackedEdge packed_;
+    Extra *extra_;
+    std::uint8_t state_[16];
   };
-  std::unique_ptr<Extra> extra_;
+  poplar::Type elementType_; // of a packed edge
+  Holds holds_ = Holds::Nothing;
+  bool scalarShape_ = false;   // of a packed edge
+  std::uint8_t stateSize_ = 0; // of packed state
 };
-static_assert(sizeof(FieldValue) == 64, "a FieldValue is held for every field of every vertex");
+static_assert(sizeof(FieldValue) == 32, "a FieldValue is held for every field of every vertex");
+
+inline Edge EdgeRange::operator[](std::size_t i) const {
+  return field_->edgeAt(i);
+}
 
 struct Vertex {
   std::uint32_t type = 0; // index into GraphData::vertexTypes
