@@ -15,7 +15,10 @@ namespace aspen::ir {
 // ---- edges ---------------------------------------------------------------------------
 
 Edge Edge::of(const poplar::Tensor &t) {
-  const TensorView &view = t.getImpl();
+  return of(t.getImpl());
+}
+
+Edge Edge::of(const TensorView &view) {
   const std::size_t n = view.numElements();
   ASPEN_ASSERT(n <= ~std::uint32_t(0), "an edge of 2^32 or more elements");
   Edge e;
@@ -112,6 +115,26 @@ void FieldValue::setEdge(const Edge &e) {
   packed_.start = e.segments.empty() ? 0 : e.segments[0].start;
   elementType_ = e.elementType;
   scalarShape_ = e.scalarShape;
+}
+
+void FieldValue::setEdge(const TensorView &view) {
+  const SegmentList &segments = view.segments;
+  const bool packs = segments.empty() ||
+                     (segments.size() == 1 && segments[0].stride == 1 && segments[0].start >= 0) ||
+                     (segments.size() == 1 && segments[0].count == 1 && segments[0].start >= 0);
+  if (!packs)
+    return setEdge(Edge::of(view));
+  if (holds_ != Holds::Nothing)
+    release();
+  holds_ = Holds::PackedEdge;
+  if (segments.empty()) {
+    packed_ = {0, 0, 0};
+  } else {
+    ASPEN_ASSERT(segments[0].count <= ~std::uint32_t(0), "an edge of 2^32 or more elements");
+    packed_ = {segments[0].var, static_cast<std::uint32_t>(segments[0].count), segments[0].start};
+  }
+  elementType_ = view.elementType;
+  scalarShape_ = view.shape.empty();
 }
 
 void FieldValue::setListEdge(std::size_t i, Edge e) {

@@ -42,6 +42,7 @@ struct Edge {
   /// The edge of `t`, which must be valid with fewer than 2^32 elements
   /// (Graph::connect checks both before it gets here).
   static Edge of(const poplar::Tensor &t);
+  static Edge of(const TensorView &view);
 };
 static_assert(sizeof(Edge) == 48, "an Edge is held inline in every field: keep it small");
 
@@ -103,7 +104,10 @@ public:
   FieldValue() noexcept : extra_(nullptr) {}
   FieldValue(const FieldValue &) = delete;
   FieldValue &operator=(const FieldValue &) = delete;
-  ~FieldValue() { release(); }
+  ~FieldValue() {
+    if (holds_ != Holds::Nothing)
+      release();
+  }
 
   // ---- edges -----------------------------------------------------------------------
   /// A scalar or vector field's one edge (none until connected), or a list
@@ -111,6 +115,9 @@ public:
   EdgeRange edges() const;
   /// Connects a scalar or vector field.
   void setEdge(const Edge &e);
+  /// Connects a scalar or vector field to `view` (flattened; fewer than 2^32
+  /// elements), packing it without making an Edge when it is one run.
+  void setEdge(const TensorView &view);
   /// Connects entry `i` of a list field, growing the list to hold it.
   void setListEdge(std::size_t i, Edge e);
   /// Connects a list field to exactly `edges`.
