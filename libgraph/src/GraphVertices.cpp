@@ -576,6 +576,8 @@ void Graph::setTileMapping(VertexRef v, unsigned tileNum) {
                                " tiles (0.." + std::to_string(numTiles_ - 1) + ")");
   vertex.tile = toAbsoluteTile(tileNum);
   // Constants connected by value live on their vertex's tile.
+  if (data_->vertexScalarConstants.empty())
+    return;
   auto pending = data_->vertexScalarConstants.find(v.getId());
   if (pending != data_->vertexScalarConstants.end())
     for (VarId var : pending->second)
