@@ -112,11 +112,15 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
     vertexCode_ = loadVertexCode(x, libraries_);
     codeLoaded_ = true;
   }
+  std::uint32_t pageOffset = ~0u; // where fresh tile memory starts in its page, found once
   for (auto &rep : replicas_) {
     Replica &r = *rep;
     r.executor.reset();
-    if (!r.memory)
-      r.memory = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile);
+    if (!r.memory) {
+      if (pageOffset == ~0u)
+        pageOffset = imagePageOffset(x);
+      r.memory = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile, pageOffset);
+    }
     loadMemoryImage(x, *r.memory, options_.poisonUninitialisedMemory);
     writeReplicationIndex(x, transport_->firstLocalReplica() + r.index, *r.memory);
     ExecutionProfile *profile = r.index == 0 ? &profile_ : &r.ownProfile;

@@ -21,6 +21,33 @@ void validateExecutable(const exe::ExecutableData &exe) {
     exe::validateStructure(exe, "the executable");
 }
 
+std::uint32_t imagePageOffset(const exe::ExecutableData &exe) {
+  const std::uint64_t page = TileMemory::pageSize();
+  const unsigned numOffsets = static_cast<unsigned>(page / TileMemory::kBaseAlignment);
+  if (numOffsets < 2 || exe.blobs.empty())
+    return 0;
+  // Pages touched at each offset: a blob's pages, less the one it shares with
+  // the blob before it (blobs come sorted by tile and address; an unsorted
+  // list counts some pages twice, which only makes the choice less good).
+  const int shift = __builtin_ctzll(page);
+  std::vector<std::uint64_t> touched(numOffsets, 0), last(numOffsets, ~std::uint64_t(0));
+  const std::uint64_t bytesPerTile = exe.target.bytesPerTile;
+  for (const exe::MemoryBlob &blob : exe.blobs) {
+    if (blob.bytes.empty())
+      continue;
+    const std::uint64_t begin = std::uint64_t(blob.where.tile) * bytesPerTile + blob.where.addr;
+    const std::uint64_t end = begin + blob.bytes.size() - 1; // last byte
+    for (unsigned k = 0; k < numOffsets; ++k) {
+      const std::uint64_t o = std::uint64_t(k) * TileMemory::kBaseAlignment;
+      const std::uint64_t first = (begin + o) >> shift, final = (end + o) >> shift;
+      touched[k] += final - first + 1 - (first == last[k]);
+      last[k] = final;
+    }
+  }
+  const auto best = std::min_element(touched.begin(), touched.end());
+  return static_cast<std::uint32_t>(best - touched.begin()) * TileMemory::kBaseAlignment;
+}
+
 void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool poison) {
   // Blobs grouped by tile (as the compiler emits them) are written tile by
   // tile right after the tile is zeroed, while its lines are in cache.
