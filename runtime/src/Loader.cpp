@@ -50,7 +50,8 @@ std::uint32_t imagePageOffset(const exe::ExecutableData &exe) {
 
 void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool poison) {
   // Blobs grouped by tile (as the compiler emits them) are written tile by
-  // tile right after the tile is zeroed, while its lines are in cache.
+  // tile right after the tile is zeroed, while its lines are in cache, and so
+  // are relocations grouped by the tile they write.
   const std::uint32_t numTiles = memory.numTiles();
   std::vector<std::size_t> tileBlobs;
   bool grouped = !poison;
@@ -68,6 +69,22 @@ void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool po
     if (!blob.bytes.empty())
       std::memcpy(memory.at(blob.where), blob.bytes.data(), blob.bytes.size());
   };
+  const std::vector<exe::Relocation> &relocations = exe.relocations;
+  auto relocate = [&](const exe::Relocation &r) {
+    const std::uint64_t value = reinterpret_cast<std::uintptr_t>(memory.at(r.target));
+    std::memcpy(memory.at(r.where), &value, sizeof value);
+  };
+  // Tile t applies the relocations from the first one that writes tile t (a
+  // binary search, which assumes the grouping) for as long as they write tile
+  // t, and records where it stopped. The grouping holds if and only if these
+  // runs cover the list end to end; if they do not (an executable from
+  // elsewhere), every relocation is applied again afterwards (a relocation's
+  // value does not depend on memory, so applying one twice is harmless).
+  std::vector<std::size_t> relocationBegin, relocationEnd;
+  if (grouped) {
+    relocationBegin.resize(numTiles);
+    relocationEnd.resize(numTiles);
+  }
   // An executable compiled in this process writes each tile only below its
   // tileBytesUsed (the allocator's peak); one read from a file is not trusted to.
   const std::vector<std::uint64_t> *extents =
@@ -76,9 +93,21 @@ void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool po
     memory.prepare(extents, [&](unsigned t) {
       for (std::size_t i = tileBlobs[t]; i < tileBlobs[t + 1]; ++i)
         writeBlob(exe.blobs[i]);
+      std::size_t i = static_cast<std::size_t>(
+          std::partition_point(relocations.begin(), relocations.end(),
+                               [t](const exe::Relocation &r) { return r.where.tile < t; }) -
+          relocations.begin());
+      relocationBegin[t] = i;
+      for (; i < relocations.size() && relocations[i].where.tile == t; ++i)
+        relocate(relocations[i]);
+      relocationEnd[t] = i;
     });
   else
     memory.prepare(extents);
+  bool relocated =
+      grouped && numTiles > 0 && relocationBegin[0] == 0 && relocationEnd[numTiles - 1] == relocations.size();
+  for (std::uint32_t t = 1; relocated && t < numTiles; ++t)
+    relocated = relocationBegin[t] == relocationEnd[t - 1];
   if (poison)
     memory.poison(exe.tileBytesUsed);
   // Otherwise (and under poison, which comes first): blobs, then relocations
@@ -91,14 +120,12 @@ void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool po
                         for (std::size_t i = range.begin(); i != range.end(); ++i)
                           writeBlob(exe.blobs[i]);
                       });
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, exe.relocations.size(), grain * 16),
-                    [&](const tbb::blocked_range<std::size_t> &range) {
-                      for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                        const exe::Relocation &r = exe.relocations[i];
-                        const std::uint64_t value = reinterpret_cast<std::uintptr_t>(memory.at(r.target));
-                        std::memcpy(memory.at(r.where), &value, sizeof value);
-                      }
-                    });
+  if (!relocated)
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, relocations.size(), grain * 16),
+                      [&](const tbb::blocked_range<std::size_t> &range) {
+                        for (std::size_t i = range.begin(); i != range.end(); ++i)
+                          relocate(relocations[i]);
+                      });
 }
 
 std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLibraries &libraries) {

@@ -352,6 +352,50 @@ TEST_CASE("Loading writes blobs and relocations", "[runtime][loader]") {
   REQUIRE(*m.read<std::uint8_t *>(2, 0) == 3);
 }
 
+TEST_CASE("Relocations load the same grouped by tile or in any order", "[runtime][loader]") {
+  // Blobs on every tile; relocations on tiles 0, 2 and 3 (none on 1).
+  exe::ExecutableData e = smallExecutable();
+  for (std::uint32_t t = 0; t < kTiles; ++t)
+    e.blobs.push_back({{t, 64}, std::vector<std::uint8_t>(512, std::uint8_t(0x10 + t))});
+  for (std::uint32_t t : {0u, 2u, 3u})
+    for (std::uint32_t k = 0; k < 20; ++k)
+      e.relocations.push_back({{t, 64 + 8 * k}, {(t + k) % kTiles, 4 * k}});
+  endProgram(e);
+  // The bytes tile memory must hold, by a plain walk over blobs then relocations.
+  auto expectLoaded = [&](const exe::ExecutableData &x) {
+    Machine m(x);
+    for (std::uint32_t t = 0; t < kTiles; ++t)
+      for (std::uint32_t a = 0; a < kBytesPerTile; ++a) {
+        bool relocated = false;
+        for (const exe::Relocation &r : x.relocations)
+          relocated |= r.where.tile == t && a >= r.where.addr && a < r.where.addr + 8;
+        if (!relocated)
+          REQUIRE(*m.memory.at(t, a) == (a >= 64 && a < 64 + 512 ? 0x10 + t : 0));
+      }
+    for (const exe::Relocation &r : x.relocations)
+      REQUIRE(m.read<std::uint8_t *>(r.where.tile, r.where.addr) == m.memory.at(r.target));
+  };
+  SECTION("grouped by tile") {
+    expectLoaded(e);
+  }
+  SECTION("tiles interleaved") {
+    std::vector<exe::Relocation> byK;
+    for (std::uint32_t k = 0; k < 20; ++k)
+      for (std::uint32_t t = 0; t < 3; ++t)
+        byK.push_back(e.relocations[t * 20 + k]);
+    e.relocations = byK;
+    expectLoaded(e);
+  }
+  SECTION("descending tiles") {
+    std::reverse(e.relocations.begin(), e.relocations.end());
+    expectLoaded(e);
+  }
+  SECTION("one out of place") {
+    std::swap(e.relocations[5], e.relocations[45]);
+    expectLoaded(e);
+  }
+}
+
 TEST_CASE("A corrupt executable is rejected before it runs", "[runtime][loader]") {
   exe::ExecutableData e = smallExecutable();
   endProgram(e);
