@@ -11,6 +11,8 @@
 #include "util/Log.hpp"
 #include "util/Trace.hpp"
 
+#include <oneapi/tbb/parallel_invoke.h>
+
 #include <algorithm>
 #include <cstring>
 #include <iostream>
@@ -121,15 +123,22 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
         pageOffset = imagePageOffset(x);
       r.memory = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile, pageOffset);
     }
-    loadMemoryImage(x, *r.memory, options_.poisonUninitialisedMemory);
-    writeReplicationIndex(x, transport_->firstLocalReplica() + r.index, *r.memory);
     ExecutionProfile *profile = r.index == 0 ? &profile_ : &r.ownProfile;
     if (r.index != 0)
       r.ownProfile.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
-    r.executor =
-        std::make_unique<Executor>(x, *r.memory, vertexCode_,
-                                   HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
-                                               replicationFactor_ > 1 ? &printMutex_ : nullptr});
+    // The executor's plans need tile memory's addresses, not its contents: they
+    // are made while the image is written (which waits on page faults).
+    tbb::parallel_invoke(
+        [&] {
+          loadMemoryImage(x, *r.memory, options_.poisonUninitialisedMemory);
+          writeReplicationIndex(x, transport_->firstLocalReplica() + r.index, *r.memory);
+        },
+        [&] {
+          r.executor =
+              std::make_unique<Executor>(x, *r.memory, vertexCode_,
+                                         HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
+                                                     replicationFactor_ > 1 ? &printMutex_ : nullptr});
+        });
   }
   executor_ = replicas_[0]->executor.get();
   loaded_ = true;
