@@ -92,28 +92,38 @@ Executor::Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vect
 void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
   const std::uint32_t workers = std::max(1u, exe_.target.numWorkerContexts);
   prepared_.resize(exe_.computeSteps.size());
+  // Per vertex type: summed cycles and instances of the step (zeroed again after
+  // each step), and the types the step uses.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> perType(vertexCode.size());
+  std::vector<std::uint32_t> typesUsed;
   for (std::size_t c = 0; c < exe_.computeSteps.size(); ++c) {
     const exe::ComputeStep &cs = exe_.computeSteps[c];
     PreparedComputeStep &p = prepared_[c];
     p.vertices.resize(cs.vertices.size());
-    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> perType;
     std::vector<std::uint64_t> tileWork(cs.tiles.size(), 0);
     for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
+      std::uint8_t *const tile = memory_.at(cs.tiles[k], 0);
+      std::uint64_t work = 0;
       for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
         const exe::VertexInstance &v = cs.vertices[i];
         const VertexCode &code = vertexCode[v.type];
-        p.vertices[i] =
-            PreparedVertex{code.compute, memory_.at(cs.tiles[k], v.state), code.isMultiVertex ? workers : 1u};
-        tileWork[k] += v.cycles + vertexCallWork * p.vertices[i].workers;
+        const std::uint32_t vertexWorkers = code.isMultiVertex ? workers : 1u;
+        p.vertices[i] = PreparedVertex{code.compute, tile + v.state, vertexWorkers};
+        work += v.cycles + vertexCallWork * vertexWorkers;
         auto &t = perType[v.type];
+        if (t.second++ == 0)
+          typesUsed.push_back(v.type);
         t.first += v.cycles;
-        t.second += 1;
       }
+      tileWork[k] = work;
     }
-    for (const auto &[type, cyclesAndCount] : perType) {
-      p.typeCycles.emplace_back(type, cyclesAndCount.first);
-      p.typeInstances.emplace_back(type, cyclesAndCount.second);
+    std::sort(typesUsed.begin(), typesUsed.end());
+    for (std::uint32_t type : typesUsed) {
+      p.typeCycles.emplace_back(type, perType[type].first);
+      p.typeInstances.emplace_back(type, perType[type].second);
+      perType[type] = {0, 0};
     }
+    typesUsed.clear();
     p.chunks = makeChunks(tileWork, inlineComputeWork);
     // An exchange reads variables and writes edge buffers (or the reverse), so it never
     // reads what it writes: guaranteed for an executable compiled in this process;
