@@ -110,10 +110,6 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
   }
   loaded_ = false;
   executor_ = nullptr;
-  if (!codeLoaded_) {
-    vertexCode_ = loadVertexCode(x, libraries_);
-    codeLoaded_ = true;
-  }
   std::uint32_t pageOffset = ~0u; // where fresh tile memory starts in its page, found once
   for (auto &rep : replicas_) {
     Replica &r = *rep;
@@ -126,14 +122,19 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
     ExecutionProfile *profile = r.index == 0 ? &profile_ : &r.ownProfile;
     if (r.index != 0)
       r.ownProfile.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
-    // The executor's plans need tile memory's addresses, not its contents: they
-    // are made while the image is written (which waits on page faults).
+    // Finding the vertex code (the first load of a process opens its libraries)
+    // and the executor's plans (which need tile memory's addresses, not its
+    // contents) are done while the image is written, which waits on page faults.
     tbb::parallel_invoke(
         [&] {
           loadMemoryImage(x, *r.memory, options_.poisonUninitialisedMemory);
           writeReplicationIndex(x, transport_->firstLocalReplica() + r.index, *r.memory);
         },
         [&] {
+          if (!codeLoaded_) {
+            vertexCode_ = loadVertexCode(x, libraries_);
+            codeLoaded_ = true;
+          }
           r.executor =
               std::make_unique<Executor>(x, *r.memory, vertexCode_,
                                          HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
