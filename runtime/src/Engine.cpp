@@ -11,6 +11,8 @@
 #include "util/Log.hpp"
 #include "util/Trace.hpp"
 
+#include <oneapi/tbb/parallel_invoke.h>
+
 #include <algorithm>
 #include <cstring>
 #include <iostream>
@@ -108,24 +110,36 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
   }
   loaded_ = false;
   executor_ = nullptr;
-  if (!codeLoaded_) {
-    vertexCode_ = loadVertexCode(x, libraries_);
-    codeLoaded_ = true;
-  }
+  std::uint32_t pageOffset = ~0u; // where fresh tile memory starts in its page, found once
   for (auto &rep : replicas_) {
     Replica &r = *rep;
     r.executor.reset();
-    if (!r.memory)
-      r.memory = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile);
-    loadMemoryImage(x, *r.memory, options_.poisonUninitialisedMemory);
-    writeReplicationIndex(x, transport_->firstLocalReplica() + r.index, *r.memory);
+    if (!r.memory) {
+      if (pageOffset == ~0u)
+        pageOffset = imagePageOffset(x);
+      r.memory = std::make_unique<TileMemory>(x.target.numTiles(), x.target.bytesPerTile, pageOffset);
+    }
     ExecutionProfile *profile = r.index == 0 ? &profile_ : &r.ownProfile;
     if (r.index != 0)
       r.ownProfile.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
-    r.executor =
-        std::make_unique<Executor>(x, *r.memory, vertexCode_,
-                                   HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
-                                               replicationFactor_ > 1 ? &printMutex_ : nullptr});
+    // Finding the vertex code (the first load of a process opens its libraries)
+    // and the executor's plans (which need tile memory's addresses, not its
+    // contents) are done while the image is written, which waits on page faults.
+    tbb::parallel_invoke(
+        [&] {
+          loadMemoryImage(x, *r.memory, options_.poisonUninitialisedMemory);
+          writeReplicationIndex(x, transport_->firstLocalReplica() + r.index, *r.memory);
+        },
+        [&] {
+          if (!codeLoaded_) {
+            vertexCode_ = loadVertexCode(x, libraries_);
+            codeLoaded_ = true;
+          }
+          r.executor =
+              std::make_unique<Executor>(x, *r.memory, vertexCode_,
+                                         HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
+                                                     replicationFactor_ > 1 ? &printMutex_ : nullptr});
+        });
   }
   executor_ = replicas_[0]->executor.get();
   loaded_ = true;

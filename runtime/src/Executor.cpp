@@ -47,8 +47,11 @@ bool readsWhatItWrites(const exe::CopyPlan &plan, std::uint64_t bytesPerTile) {
     writes.emplace_back(r.dst.tile * bytesPerTile + r.dst.addr,
                         r.dst.tile * bytesPerTile + r.dst.addr + r.bytes);
   }
-  std::sort(reads.begin(), reads.end());
-  std::sort(writes.begin(), writes.end());
+  // Runs come grouped by destination tile, often in address order: no sort then.
+  if (!std::is_sorted(reads.begin(), reads.end()))
+    std::sort(reads.begin(), reads.end());
+  if (!std::is_sorted(writes.begin(), writes.end()))
+    std::sort(writes.begin(), writes.end());
   std::size_t i = 0, j = 0;
   while (i < reads.size() && j < writes.size()) {
     if (reads[i].second <= writes[j].first)
@@ -92,43 +95,60 @@ Executor::Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vect
 void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
   const std::uint32_t workers = std::max(1u, exe_.target.numWorkerContexts);
   prepared_.resize(exe_.computeSteps.size());
+  // An exchange reads variables and writes edge buffers (or the reverse), so it never
+  // reads what it writes: guaranteed for an executable compiled in this process;
+  // analysed (a sort of every run) for one read from a file, which is most of
+  // preparing such an executable: the plans are analysed in parallel.
+  const bool compiled = exe_.provenance == exe::Provenance::Compiled;
+  copyPlans_.resize(exe_.copies.size());
+  const std::size_t numSteps = exe_.computeSteps.size();
+  tbb::parallel_for(std::size_t(0), numSteps + exe_.copies.size(), [&](std::size_t k) {
+    if (k < numSteps) {
+      prepared_[k].exchangeIn = analyse(exe_.computeSteps[k].exchangeIn, !compiled);
+      prepared_[k].exchangeOut = analyse(exe_.computeSteps[k].exchangeOut, !compiled);
+    } else {
+      copyPlans_[k - numSteps] = analyse(exe_.copies[k - numSteps]);
+    }
+  });
+  // Per vertex type: summed cycles and instances of the step (zeroed again after
+  // each step), and the types the step uses.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> perType(vertexCode.size());
+  std::vector<std::uint32_t> typesUsed;
   for (std::size_t c = 0; c < exe_.computeSteps.size(); ++c) {
     const exe::ComputeStep &cs = exe_.computeSteps[c];
     PreparedComputeStep &p = prepared_[c];
     p.vertices.resize(cs.vertices.size());
-    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> perType;
     std::vector<std::uint64_t> tileWork(cs.tiles.size(), 0);
     for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
+      std::uint8_t *const tile = memory_.at(cs.tiles[k], 0);
+      std::uint64_t work = 0;
       for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
         const exe::VertexInstance &v = cs.vertices[i];
         const VertexCode &code = vertexCode[v.type];
-        p.vertices[i] =
-            PreparedVertex{code.compute, memory_.at(cs.tiles[k], v.state), code.isMultiVertex ? workers : 1u};
-        tileWork[k] += v.cycles + vertexCallWork * p.vertices[i].workers;
+        const std::uint32_t vertexWorkers = code.isMultiVertex ? workers : 1u;
+        p.vertices[i] = PreparedVertex{code.compute, tile + v.state, vertexWorkers};
+        work += v.cycles + vertexCallWork * vertexWorkers;
         auto &t = perType[v.type];
+        if (t.second++ == 0)
+          typesUsed.push_back(v.type);
         t.first += v.cycles;
-        t.second += 1;
       }
+      tileWork[k] = work;
     }
-    for (const auto &[type, cyclesAndCount] : perType) {
-      p.typeCycles.emplace_back(type, cyclesAndCount.first);
-      p.typeInstances.emplace_back(type, cyclesAndCount.second);
+    std::sort(typesUsed.begin(), typesUsed.end());
+    for (std::uint32_t type : typesUsed) {
+      p.typeCycles.emplace_back(type, perType[type].first);
+      p.typeInstances.emplace_back(type, perType[type].second);
+      perType[type] = {0, 0};
     }
+    typesUsed.clear();
     p.chunks = makeChunks(tileWork, inlineComputeWork);
-    // An exchange reads variables and writes edge buffers (or the reverse), so it never
-    // reads what it writes: guaranteed for an executable compiled in this process;
-    // analysed (a sort of every run) for one read from a file.
-    const bool compiled = exe_.provenance == exe::Provenance::Compiled;
-    p.exchangeIn = analyse(cs.exchangeIn, !compiled);
-    p.exchangeOut = analyse(cs.exchangeOut, !compiled);
     // A plan that reads what it writes needs every read before any write, so
     // it cannot be split per tile (exchange-in never does; this is a guard).
     p.fused = cs.fuseExchangeIn && !cs.exchangeIn.empty() && !p.exchangeIn.snapshot;
     if (p.fused)
       prepareFused(cs, tileWork, p);
   }
-  for (const exe::CopyPlan &plan : exe_.copies)
-    copyPlans_.push_back(analyse(plan));
 
   // Streams made by poplar::cycleCount / cycleStamp: "<prefix>stamp/<id>",
   // "<prefix>begin/<id>" and "<prefix>end/<id>".

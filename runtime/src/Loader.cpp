@@ -21,9 +21,37 @@ void validateExecutable(const exe::ExecutableData &exe) {
     exe::validateStructure(exe, "the executable");
 }
 
+std::uint32_t imagePageOffset(const exe::ExecutableData &exe) {
+  const std::uint64_t page = TileMemory::pageSize();
+  const unsigned numOffsets = static_cast<unsigned>(page / TileMemory::kBaseAlignment);
+  if (numOffsets < 2 || exe.blobs.empty())
+    return 0;
+  // Pages touched at each offset: a blob's pages, less the one it shares with
+  // the blob before it (blobs come sorted by tile and address; an unsorted
+  // list counts some pages twice, which only makes the choice less good).
+  const int shift = __builtin_ctzll(page);
+  std::vector<std::uint64_t> touched(numOffsets, 0), last(numOffsets, ~std::uint64_t(0));
+  const std::uint64_t bytesPerTile = exe.target.bytesPerTile;
+  for (const exe::MemoryBlob &blob : exe.blobs) {
+    if (blob.bytes.empty())
+      continue;
+    const std::uint64_t begin = std::uint64_t(blob.where.tile) * bytesPerTile + blob.where.addr;
+    const std::uint64_t end = begin + blob.bytes.size() - 1; // last byte
+    for (unsigned k = 0; k < numOffsets; ++k) {
+      const std::uint64_t o = std::uint64_t(k) * TileMemory::kBaseAlignment;
+      const std::uint64_t first = (begin + o) >> shift, final = (end + o) >> shift;
+      touched[k] += final - first + 1 - (first == last[k]);
+      last[k] = final;
+    }
+  }
+  const auto best = std::min_element(touched.begin(), touched.end());
+  return static_cast<std::uint32_t>(best - touched.begin()) * TileMemory::kBaseAlignment;
+}
+
 void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool poison) {
   // Blobs grouped by tile (as the compiler emits them) are written tile by
-  // tile right after the tile is zeroed, while its lines are in cache.
+  // tile right after the tile is zeroed, while its lines are in cache, and so
+  // are relocations grouped by the tile they write.
   const std::uint32_t numTiles = memory.numTiles();
   std::vector<std::size_t> tileBlobs;
   bool grouped = !poison;
@@ -41,6 +69,22 @@ void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool po
     if (!blob.bytes.empty())
       std::memcpy(memory.at(blob.where), blob.bytes.data(), blob.bytes.size());
   };
+  const std::vector<exe::Relocation> &relocations = exe.relocations;
+  auto relocate = [&](const exe::Relocation &r) {
+    const std::uint64_t value = reinterpret_cast<std::uintptr_t>(memory.at(r.target));
+    std::memcpy(memory.at(r.where), &value, sizeof value);
+  };
+  // Tile t applies the relocations from the first one that writes tile t (a
+  // binary search, which assumes the grouping) for as long as they write tile
+  // t, and records where it stopped. The grouping holds if and only if these
+  // runs cover the list end to end; if they do not (an executable from
+  // elsewhere), every relocation is applied again afterwards (a relocation's
+  // value does not depend on memory, so applying one twice is harmless).
+  std::vector<std::size_t> relocationBegin, relocationEnd;
+  if (grouped) {
+    relocationBegin.resize(numTiles);
+    relocationEnd.resize(numTiles);
+  }
   // An executable compiled in this process writes each tile only below its
   // tileBytesUsed (the allocator's peak); one read from a file is not trusted to.
   const std::vector<std::uint64_t> *extents =
@@ -49,9 +93,21 @@ void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool po
     memory.prepare(extents, [&](unsigned t) {
       for (std::size_t i = tileBlobs[t]; i < tileBlobs[t + 1]; ++i)
         writeBlob(exe.blobs[i]);
+      std::size_t i = static_cast<std::size_t>(
+          std::partition_point(relocations.begin(), relocations.end(),
+                               [t](const exe::Relocation &r) { return r.where.tile < t; }) -
+          relocations.begin());
+      relocationBegin[t] = i;
+      for (; i < relocations.size() && relocations[i].where.tile == t; ++i)
+        relocate(relocations[i]);
+      relocationEnd[t] = i;
     });
   else
     memory.prepare(extents);
+  bool relocated =
+      grouped && numTiles > 0 && relocationBegin[0] == 0 && relocationEnd[numTiles - 1] == relocations.size();
+  for (std::uint32_t t = 1; relocated && t < numTiles; ++t)
+    relocated = relocationBegin[t] == relocationEnd[t - 1];
   if (poison)
     memory.poison(exe.tileBytesUsed);
   // Otherwise (and under poison, which comes first): blobs, then relocations
@@ -64,14 +120,12 @@ void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool po
                         for (std::size_t i = range.begin(); i != range.end(); ++i)
                           writeBlob(exe.blobs[i]);
                       });
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, exe.relocations.size(), grain * 16),
-                    [&](const tbb::blocked_range<std::size_t> &range) {
-                      for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                        const exe::Relocation &r = exe.relocations[i];
-                        const std::uint64_t value = reinterpret_cast<std::uintptr_t>(memory.at(r.target));
-                        std::memcpy(memory.at(r.where), &value, sizeof value);
-                      }
-                    });
+  if (!relocated)
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, relocations.size(), grain * 16),
+                      [&](const tbb::blocked_range<std::size_t> &range) {
+                        for (std::size_t i = range.begin(); i != range.end(); ++i)
+                          relocate(relocations[i]);
+                      });
 }
 
 std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLibraries &libraries) {

@@ -21,6 +21,12 @@ namespace aspen::rt {
 /// already validated (deserialised) or compiled in this process.
 void validateExecutable(const exe::ExecutableData &exe);
 
+/// Where in its page tile memory should start for `exe` (a TileMemory
+/// constructor argument): of the offsets allowed, the one at which the blobs
+/// touch the fewest pages, the lowest of those; 0 when no offset touches fewer
+/// pages than 0. Each page touched is a page fault on fresh memory.
+std::uint32_t imagePageOffset(const exe::ExecutableData &exe);
+
 /// Zeroes `memory`, copies every MemoryBlob and applies every Relocation (the
 /// host address of the target, 8 bytes, at `where`).
 void loadMemoryImage(const exe::ExecutableData &exe, TileMemory &memory, bool poison = false);

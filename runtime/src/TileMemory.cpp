@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <vector>
 
 namespace aspen::rt {
@@ -37,7 +38,8 @@ struct Pool {
   static constexpr std::size_t kMaxPooled = 2;
   static constexpr std::size_t kMaxPooledResident = std::size_t(256) << 20;
   struct Entry {
-    std::uint8_t *base;
+    std::uint8_t *map;
+    std::uint32_t offset; // of its base in the first page
     std::size_t bytes, resident;
     std::vector<std::uint64_t> extent; // what its last user may have written
   };
@@ -52,23 +54,39 @@ Pool &pool() {
 
 } // namespace
 
-TileMemory::TileMemory(unsigned numTiles, std::uint64_t bytesPerTile)
+std::uint32_t TileMemory::pageSize() {
+  static const std::uint32_t size = [] {
+    const long s = ::sysconf(_SC_PAGESIZE);
+    // A page size that is not a power of two (none known) gets no offsets.
+    return s >= long(kBaseAlignment) && (s & (s - 1)) == 0 ? static_cast<std::uint32_t>(s) : kBaseAlignment;
+  }();
+  return size;
+}
+
+TileMemory::TileMemory(unsigned numTiles, std::uint64_t bytesPerTile, std::uint32_t pageOffset)
     : numTiles_(numTiles), bytesPerTile_(bytesPerTile),
-      mappedBytes_(std::max<std::size_t>(1, std::size_t(numTiles) * bytesPerTile)), base_(nullptr) {
+      mappedBytes_(std::size_t(numTiles) * bytesPerTile + pageSize()), map_(nullptr), base_(nullptr) {
+  ASPEN_ASSERT(pageOffset % kBaseAlignment == 0 && pageOffset < pageSize(),
+               "a tile memory offset is a multiple of kBaseAlignment within a page");
   Pool &p = pool();
   {
     std::lock_guard<std::mutex> lock(p.mutex);
+    // Any pooled reservation of the size will do; one with the same offset is best.
+    auto found = p.entries.end();
     for (auto it = p.entries.begin(); it != p.entries.end(); ++it)
-      if (it->bytes == mappedBytes_) {
-        base_ = it->base;
-        extent_ = std::move(it->extent);
-        p.entries.erase(it);
-        break;
-      }
+      if (it->bytes == mappedBytes_ && (found == p.entries.end() || it->offset == pageOffset))
+        found = it;
+    if (found != p.entries.end()) {
+      map_ = found->map;
+      pageOffset = found->offset;
+      extent_ = std::move(found->extent);
+      p.entries.erase(found);
+    }
   }
-  // A reused reservation keeps its last user's extents: prepare() zeroes them.
-  if (!base_)
-    base_ = reserve(mappedBytes_);
+  // A reused reservation keeps its last user's offset and extents: prepare() zeroes them.
+  if (!map_)
+    map_ = reserve(mappedBytes_);
+  base_ = map_ + pageOffset;
 }
 
 TileMemory::~TileMemory() {
@@ -83,11 +101,11 @@ TileMemory::~TileMemory() {
     for (const Pool::Entry &e : p.entries)
       pooledResident += e.resident;
     if (p.entries.size() < Pool::kMaxPooled && pooledResident <= Pool::kMaxPooledResident) {
-      p.entries.push_back(Pool::Entry{base_, mappedBytes_, resident, std::move(extent_)});
+      p.entries.push_back(Pool::Entry{map_, pageOffset(), mappedBytes_, resident, std::move(extent_)});
       return;
     }
   }
-  ::munmap(base_, mappedBytes_);
+  ::munmap(map_, mappedBytes_);
 }
 
 void TileMemory::prepare(const std::vector<std::uint64_t> *tileBytes,
@@ -95,8 +113,8 @@ void TileMemory::prepare(const std::vector<std::uint64_t> *tileBytes,
   if (unbounded_) {
     // MADV_DONTNEED on a private anonymous mapping drops the pages: they read as
     // zero again and cost nothing until touched.
-    if (::madvise(base_, mappedBytes_, MADV_DONTNEED) != 0)
-      std::memset(base_, 0, mappedBytes_);
+    if (::madvise(map_, mappedBytes_, MADV_DONTNEED) != 0)
+      std::memset(map_, 0, mappedBytes_);
     unbounded_ = false;
     extent_.clear();
   }

@@ -18,9 +18,21 @@ namespace aspen::rt {
 /// `numTiles * bytesPerTile` bytes of memory, all zero once `prepare` has run
 /// (before that, a reused reservation may hold its last user's data). Tile `t`'s byte `a` is at
 /// `base() + t * bytesPerTile + a`, so vertex fields can hold plain host pointers.
+///
+/// `base()` lies `pageOffset()` bytes into a page, a multiple of kBaseAlignment:
+/// a host address is aligned like its tile address up to kBaseAlignment bytes
+/// (not to a page). The offset is chosen so that the memory image's blobs
+/// straddle as few page boundaries as possible (see `imagePageOffset`): each
+/// page the first load writes costs a page fault.
 class TileMemory {
 public:
-  TileMemory(unsigned numTiles, std::uint64_t bytesPerTile);
+  /// Every alignment a tile address has up to this many bytes, its host address has too.
+  static constexpr std::uint32_t kBaseAlignment = 256;
+
+  /// `pageOffset` (a multiple of kBaseAlignment, less than `pageSize()`) is
+  /// where `base()` lies in its page for a fresh reservation; memory taken from
+  /// the pool keeps the offset it had.
+  TileMemory(unsigned numTiles, std::uint64_t bytesPerTile, std::uint32_t pageOffset = 0);
   ~TileMemory();
   TileMemory(const TileMemory &) = delete;
   TileMemory &operator=(const TileMemory &) = delete;
@@ -28,6 +40,9 @@ public:
   unsigned numTiles() const { return numTiles_; }
   std::uint64_t bytesPerTile() const { return bytesPerTile_; }
   std::uint8_t *base() const { return base_; }
+  std::uint32_t pageOffset() const { return static_cast<std::uint32_t>(base_ - map_); }
+  /// The host's page size (a power of two, at least kBaseAlignment).
+  static std::uint32_t pageSize();
 
   /// The host address of `where` (not range-checked; see `contains`).
   std::uint8_t *at(exe::TileAddr where) const {
@@ -59,8 +74,9 @@ public:
 private:
   unsigned numTiles_;
   std::uint64_t bytesPerTile_;
-  std::size_t mappedBytes_;
-  std::uint8_t *base_;
+  std::size_t mappedBytes_; // numTiles * bytesPerTile, and a page for the offset
+  std::uint8_t *map_;       // the reservation
+  std::uint8_t *base_;      // tile 0's byte 0: map_ + the offset
   /// Per tile, the bytes [0, extent) that may be non-zero;
   /// meaningful unless `unbounded_`.
   std::vector<std::uint64_t> extent_;

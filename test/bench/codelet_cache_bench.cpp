@@ -3,22 +3,21 @@
 // for the first time versus finding it in the codelet cache, directly and through
 // Graph::addCodelets. Target: a cache hit well under 20 ms.
 //   build-*/test/bin/codelets_cache_bench
+#include "BenchSupport.hpp"
 #include "codelets/CodeletCompiler.hpp"
 #include "poplar/Graph.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
 
-namespace {
+using aspen::bench::Clock;
+using aspen::bench::millisecondsSince;
 
-double millisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
+namespace {
 
 TEST_CASE("codelet cache: first compile vs cache hit, 20 vertex types", "[bench]") {
   char t[] = "/tmp/aspen-codelet-bench-XXXXXX";
@@ -37,18 +36,18 @@ TEST_CASE("codelet cache: first compile vs cache hit, 20 vertex types", "[bench]
   }
   const auto flags = aspen::codelets::parseCodeletFlags("-O2");
 
-  auto start = std::chrono::steady_clock::now();
+  auto start = Clock::now();
   const auto first = aspen::codelets::compileCodelets({source}, flags);
   const double compileMs = millisecondsSince(start);
   REQUIRE_FALSE(first.fromCache);
   REQUIRE(first.metadata.vertexTypes.size() == 20);
 
-  start = std::chrono::steady_clock::now();
+  start = Clock::now();
   const auto hit = aspen::codelets::compileCodelets({source}, flags);
   const double hitMs = millisecondsSince(start);
   REQUIRE(hit.fromCache);
 
-  start = std::chrono::steady_clock::now();
+  start = Clock::now();
   poplar::Graph g(poplar::Target::createIPUTarget(1, 4, "ipu2"));
   g.addCodelets(source, poplar::CodeletFileType::Auto, "-O2");
   const double graphHitMs = millisecondsSince(start);

@@ -12,101 +12,23 @@
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
 
-#include <sys/resource.h>
+#include "BenchSupport.hpp"
+
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 using namespace poplar;
 using namespace poplar::program;
-using Clock = std::chrono::steady_clock;
-
-namespace {
-
-const char *kCodelet = R"(
-#include <poplar/Vertex.hpp>
-class BenchScale : public poplar::Vertex {
-public:
-  poplar::Input<poplar::Vector<float>> in;
-  poplar::Output<poplar::Vector<float>> out;
-  float k;
-  bool compute() {
-    for (unsigned i = 0; i < in.size(); ++i)
-      out[i] = in[i] * k;
-    return true;
-  }
-};
-)";
-
-double secondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-/// Resident memory now (VmRSS), MiB.
-double rssMiB() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0)
-      return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-  return 0;
-}
-
-/// Peak resident memory of the process so far, MiB.
-double peakRssMiB() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;
-}
-
-constexpr unsigned kComputeSets = 4;
-constexpr unsigned kElems = 8;
-
-/// Builds the benchmark graph with `numVertices` vertices.
-std::vector<Program> buildGraph(Graph &graph, std::size_t numVertices) {
-  const unsigned tiles = graph.getTarget().getNumTiles();
-  const std::size_t perTileCs = (numVertices + tiles * kComputeSets - 1) / (tiles * kComputeSets);
-  // Per tile: one input and one output variable of perTileCs * kComputeSets * kElems floats.
-  const std::size_t perTile = perTileCs * kComputeSets * kElems;
-  Tensor in = graph.addVariable(FLOAT, {tiles, perTile}, "in");
-  Tensor out = graph.addVariable(FLOAT, {tiles, perTile}, "out");
-  for (unsigned t = 0; t < tiles; ++t) {
-    graph.setTileMapping(in[t], t);
-    graph.setTileMapping(out[t], t);
-  }
-  std::vector<ComputeSet> css;
-  for (unsigned c = 0; c < kComputeSets; ++c)
-    css.push_back(graph.addComputeSet("cs" + std::to_string(c)));
-  std::size_t made = 0;
-  for (std::size_t k = 0; k < perTileCs && made < numVertices; ++k) {
-    for (unsigned c = 0; c < kComputeSets && made < numVertices; ++c) {
-      for (unsigned t = 0; t < tiles && made < numVertices; ++t, ++made) {
-        const std::size_t at = (k * kComputeSets + c) * kElems;
-        const unsigned src = (made % 2) ? (t + 1) % tiles : t;
-        VertexRef v =
-            graph.addVertex(css[c], "BenchScale",
-                            {{"in", in[src].slice(at, at + kElems)}, {"out", out[t].slice(at, at + kElems)}});
-        graph.setInitialValue(v["k"], 0.5f);
-        graph.setTileMapping(v, t);
-      }
-    }
-  }
-  graph.createHostWrite("in", in);
-  graph.createHostRead("out", out);
-  Sequence body;
-  for (ComputeSet cs : css)
-    body.add(Execute(cs));
-  return {Repeat(10, body)};
-}
-
-} // namespace
+using aspen::bench::Clock;
+using aspen::bench::peakRssMiB;
+using aspen::bench::rssMiB;
+using aspen::bench::secondsSince;
 
 int main(int argc, char **argv) {
   std::vector<std::size_t> sizes;
@@ -128,10 +50,10 @@ int main(int argc, char **argv) {
   std::vector<double> compileSeconds(sizes.size());
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     Graph graph(device.getTarget());
-    std::stringstream codelet(kCodelet);
+    std::stringstream codelet(aspen::bench::scaleCodelet());
     graph.addCodelets(codelet);
     auto t0 = Clock::now();
-    const auto programs = buildGraph(graph, sizes[i]);
+    const auto programs = aspen::bench::buildScaleGraph(graph, sizes[i]);
     const double build = secondsSince(t0);
     // The best of three compiles (the machine is shared); peak memory from the first.
     const double rssBefore = rssMiB();

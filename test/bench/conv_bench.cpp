@@ -12,11 +12,12 @@
 #include <poplin/codelets.hpp>
 #include <popops/codelets.hpp>
 
+#include "BenchSupport.hpp"
+
 #include <Eigen/Dense>
 #include <tbb/global_control.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -28,16 +29,9 @@ using namespace poplar;
 namespace {
 
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using Clock = std::chrono::steady_clock;
-
-double seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using aspen::bench::Clock;
+using aspen::bench::median;
+using aspen::bench::secondsSince;
 
 // im2col (rows: (ky, kx, ci); columns: (b, y, x)) and one product: out {Co, B*H*W}.
 void nativeConv(const std::vector<float> &in, const RowMatrix &w, std::size_t B, std::size_t C, std::size_t S,
@@ -94,12 +88,12 @@ int main(int argc, char **argv) {
   graph.createHostWrite("w", w);
   graph.createHostRead("out", out);
   graph.createHostRead("cycles", cycles);
-  const double buildSeconds = seconds(buildStart, Clock::now());
+  const double buildSeconds = secondsSince(buildStart);
 
   const auto compileStart = Clock::now();
   Engine engine(graph, prog);
   engine.load(device);
-  const double compileSeconds = seconds(compileStart, Clock::now());
+  const double compileSeconds = secondsSince(compileStart);
 
   std::mt19937 gen(1);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -115,7 +109,7 @@ int main(int argc, char **argv) {
   for (unsigned r = 0; r < repeats; ++r) {
     const auto t0 = Clock::now();
     engine.run(0);
-    aspenTimes.push_back(seconds(t0, Clock::now()));
+    aspenTimes.push_back(secondsSince(t0));
   }
   std::vector<float> got(out.numElements());
   engine.readTensor("out", got.data(), got.data() + got.size());
@@ -136,7 +130,7 @@ int main(int argc, char **argv) {
   for (unsigned r = 0; r < repeats; ++r) {
     const auto t0 = Clock::now();
     nativeConv(hIn, wm, B, C, S, cols, ref);
-    nativeTimes.push_back(seconds(t0, Clock::now()));
+    nativeTimes.push_back(secondsSince(t0));
   }
   double maxError = 0;
   for (std::size_t b = 0; b < B; ++b)

@@ -16,20 +16,20 @@
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
 
+#include "BenchSupport.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
-namespace {
+using aspen::bench::Clock;
+using aspen::bench::secondsSince;
 
-double seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+namespace {
 
 // The slowest instance's time: what a synchronous step costs.
 double slowest(double mine) {
@@ -47,15 +47,15 @@ int allReduceBench() {
   for (int rep = 0; rep < repetitions; ++rep) {
     std::fill(data.begin(), data.end(), static_cast<float>(popdist::getInstanceIndex() + 1));
     popdist::collectives::synchronize();
-    auto start = std::chrono::steady_clock::now();
+    auto start = Clock::now();
     popdist::collectives::allReduce(data.data(), count, popdist::collectives::ReduceOp::SUM);
-    best_popdist = std::min(best_popdist, slowest(seconds(start)));
+    best_popdist = std::min(best_popdist, slowest(secondsSince(start)));
 
     std::fill(data.begin(), data.end(), static_cast<float>(popdist::getInstanceIndex() + 1));
     popdist::collectives::synchronize();
-    start = std::chrono::steady_clock::now();
+    start = Clock::now();
     MPI_Allreduce(data.data(), out.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    best_mpi = std::min(best_mpi, slowest(seconds(start)));
+    best_mpi = std::min(best_mpi, slowest(secondsSince(start)));
   }
   if (popdist::getInstanceIndex() == 0) {
     const double gb = count * sizeof(float) / 1e9;
@@ -90,13 +90,13 @@ int gclBench() {
   double best_gcl = 1e30, best_mpi = 1e30;
   for (int rep = 0; rep < repetitions; ++rep) {
     popdist::collectives::synchronize();
-    auto start = std::chrono::steady_clock::now();
+    auto start = Clock::now();
     engine.run(0);
-    best_gcl = std::min(best_gcl, slowest(seconds(start)));
+    best_gcl = std::min(best_gcl, slowest(secondsSince(start)));
     popdist::collectives::synchronize();
-    start = std::chrono::steady_clock::now();
+    start = Clock::now();
     MPI_Allreduce(data.data(), out.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    best_mpi = std::min(best_mpi, slowest(seconds(start)));
+    best_mpi = std::min(best_mpi, slowest(secondsSince(start)));
   }
   if (popdist::getInstanceIndex() == 0) {
     std::cout << "gcl::allReduceCrossReplica of 16M floats, " << popdist::getNumTotalReplicas()
@@ -131,9 +131,9 @@ int workBench() {
   std::vector<float> init(n, 1.0f);
   engine.writeTensor("x", init.data(), init.data() + n);
   popdist::collectives::synchronize();
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
   popdist::run(engine, 0);
-  const double time = slowest(seconds(start));
+  const double time = slowest(secondsSince(start));
   if (popdist::getInstanceIndex() == 0) {
     std::cout << "weak scaling: " << popdist::getNumInstances()
               << " instances, same work each: " << time * 1e3 << " ms\n";

@@ -18,10 +18,11 @@
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
 
+#include "BenchSupport.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -31,66 +32,8 @@
 
 using namespace poplar;
 using namespace poplar::program;
-using Clock = std::chrono::steady_clock;
-
-namespace {
-
-const char *kCodelet = R"(
-#include <poplar/Vertex.hpp>
-class BenchScale : public poplar::Vertex {
-public:
-  poplar::Input<poplar::Vector<float>> in;
-  poplar::Output<poplar::Vector<float>> out;
-  float k;
-  bool compute() {
-    for (unsigned i = 0; i < in.size(); ++i)
-      out[i] = in[i] * k;
-    return true;
-  }
-};
-)";
-
-double secondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-constexpr unsigned kComputeSets = 4;
-constexpr unsigned kElems = 8;
-
-std::vector<Program> buildGraph(Graph &graph, std::size_t numVertices) {
-  const unsigned tiles = graph.getTarget().getNumTiles();
-  const std::size_t perTileCs = (numVertices + tiles * kComputeSets - 1) / (tiles * kComputeSets);
-  const std::size_t perTile = perTileCs * kComputeSets * kElems;
-  Tensor in = graph.addVariable(FLOAT, {tiles, perTile}, "in");
-  Tensor out = graph.addVariable(FLOAT, {tiles, perTile}, "out");
-  for (unsigned t = 0; t < tiles; ++t) {
-    graph.setTileMapping(in[t], t);
-    graph.setTileMapping(out[t], t);
-  }
-  std::vector<ComputeSet> css;
-  for (unsigned c = 0; c < kComputeSets; ++c)
-    css.push_back(graph.addComputeSet("cs" + std::to_string(c)));
-  std::size_t made = 0;
-  for (std::size_t k = 0; k < perTileCs && made < numVertices; ++k)
-    for (unsigned c = 0; c < kComputeSets && made < numVertices; ++c)
-      for (unsigned t = 0; t < tiles && made < numVertices; ++t, ++made) {
-        const std::size_t at = (k * kComputeSets + c) * kElems;
-        const unsigned src = (made % 2) ? (t + 1) % tiles : t;
-        VertexRef v =
-            graph.addVertex(css[c], "BenchScale",
-                            {{"in", in[src].slice(at, at + kElems)}, {"out", out[t].slice(at, at + kElems)}});
-        graph.setInitialValue(v["k"], 0.5f);
-        graph.setTileMapping(v, t);
-      }
-  graph.createHostWrite("in", in);
-  graph.createHostRead("out", out);
-  Sequence body;
-  for (ComputeSet cs : css)
-    body.add(Execute(cs));
-  return {Repeat(10, body)};
-}
-
-} // namespace
+using aspen::bench::Clock;
+using aspen::bench::secondsSince;
 
 int main(int argc, char **argv) {
   std::vector<std::size_t> sizes;
@@ -111,10 +54,10 @@ int main(int argc, char **argv) {
               "load ms", "ratio");
   for (std::size_t size : sizes) {
     Graph graph(device.getTarget());
-    std::stringstream codelet(kCodelet);
+    std::stringstream codelet(aspen::bench::scaleCodelet());
     graph.addCodelets(codelet);
     auto t0 = Clock::now();
-    const auto programs = buildGraph(graph, size);
+    const auto programs = aspen::bench::buildScaleGraph(graph, size);
     const double build = secondsSince(t0);
     double compile = 1e30, engine = 1e30, load = 1e30, deser = 1e30, engine2 = 1e30, load2 = 1e30;
     double firstLoad = 0;

@@ -20,11 +20,12 @@
 #include <poplin/MatMul.hpp>
 #include <poplin/codelets.hpp>
 
+#include "BenchSupport.hpp"
+
 #include <Eigen/Dense>
 #include <tbb/global_control.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -35,7 +36,9 @@
 
 using namespace poplar;
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using Clock = std::chrono::steady_clock;
+using aspen::bench::Clock;
+using aspen::bench::median;
+using aspen::bench::secondsSince;
 
 #ifdef ASPEN_BENCH_EIGEN512
 // matmul_bench_eigen512.cpp: the median time of `repeats` Eigen products C = A * B
@@ -45,15 +48,6 @@ extern "C" double aspenBenchEigen512(const float *a, const float *b, float *c, l
 #endif
 
 namespace {
-
-double seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 /// The vector instructions this file (and so its Eigen product) is compiled for.
 #if defined(__AVX512F__)
@@ -108,12 +102,12 @@ AspenRun runAspen(const Type &type, const RowMatrix &a, const RowMatrix &b, unsi
   graph.createHostWrite("b", tb);
   graph.createHostRead("c", tc);
   graph.createHostRead("cycles", cycles);
-  result.buildSeconds = seconds(buildStart, Clock::now());
+  result.buildSeconds = secondsSince(buildStart);
 
   const auto compileStart = Clock::now();
   Engine engine(graph, prog);
   engine.load(device);
-  result.compileSeconds = seconds(compileStart, Clock::now());
+  result.compileSeconds = secondsSince(compileStart);
 
   const Target &target = graph.getTarget();
   result.clock = target.getTileClockFrequency();
@@ -134,7 +128,7 @@ AspenRun runAspen(const Type &type, const RowMatrix &a, const RowMatrix &b, unsi
   for (unsigned r = 0; r < repeats; ++r) {
     const auto t0 = Clock::now();
     engine.run(0);
-    times.push_back(seconds(t0, Clock::now()));
+    times.push_back(secondsSince(t0));
   }
   result.runSeconds = median(times);
   result.c.resize(a.rows(), b.cols());
@@ -173,7 +167,7 @@ int main(int argc, char **argv) {
   for (unsigned r = 0; r < repeats; ++r) {
     const auto t0 = Clock::now();
     reference.noalias() = A * B;
-    eigenTimes.push_back(seconds(t0, Clock::now()));
+    eigenTimes.push_back(secondsSince(t0));
   }
   const double maxError = (aspen.c - reference).cwiseAbs().maxCoeff();
 

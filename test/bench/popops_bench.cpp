@@ -20,36 +20,28 @@
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
 
+#include "BenchSupport.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 using namespace poplar;
 using namespace popops::expr;
+using aspen::bench::bestOf;
+using aspen::bench::Clock;
+using aspen::bench::secondsSince;
 
 namespace {
-
-double bestSeconds(int repeats, const std::function<void()> &f) {
-  double best = 1e30;
-  for (int i = 0; i < repeats; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    const auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-  }
-  return best;
-}
 
 struct Result {
   const char *name;
@@ -99,15 +91,14 @@ int main(int argc, char **argv) {
     b[i] = static_cast<float>((i * 104729) % 997) / 997.0f;
   }
 
-  const auto c0 = std::chrono::steady_clock::now();
+  const auto c0 = Clock::now();
   Engine engine(graph, {addProg, mapProg, reduceProg});
-  const auto c1 = std::chrono::steady_clock::now();
+  const double compileSeconds = secondsSince(c0);
   engine.load(device);
   engine.writeTensor("A", a.data(), a.data() + n);
   engine.writeTensor("B", b.data(), b.data() + n);
   std::printf("popops_bench: %zu floats on %u tiles, %u host threads; graph compiled in %.2f s\n", n,
-              target.getNumTiles(), std::thread::hardware_concurrency(),
-              std::chrono::duration<double>(c1 - c0).count());
+              target.getNumTiles(), std::thread::hardware_concurrency(), compileSeconds);
 
   auto cyclesOf = [&](const char *handle) {
     std::uint32_t words[2];
@@ -119,8 +110,8 @@ int main(int argc, char **argv) {
   std::vector<Result> results;
 
   // --- add ---
-  const double addAspen = bestSeconds(repeats, [&] { engine.run(0); });
-  const double addNative = bestSeconds(repeats, [&] {
+  const double addAspen = bestOf(repeats, [&] { engine.run(0); });
+  const double addNative = bestOf(repeats, [&] {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 16),
                       [&](const tbb::blocked_range<std::size_t> &r) {
                         for (std::size_t i = r.begin(); i < r.end(); ++i)
@@ -131,8 +122,8 @@ int main(int argc, char **argv) {
   results.push_back({"add", addAspen, addNative, cyclesOf("addCycles"), double(n), c == nc});
 
   // --- fused map ---
-  const double mapAspen = bestSeconds(repeats, [&] { engine.run(1); });
-  const double mapNative = bestSeconds(repeats, [&] {
+  const double mapAspen = bestOf(repeats, [&] { engine.run(1); });
+  const double mapNative = bestOf(repeats, [&] {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 16),
                       [&](const tbb::blocked_range<std::size_t> &r) {
                         for (std::size_t i = r.begin(); i < r.end(); ++i)
@@ -146,9 +137,9 @@ int main(int argc, char **argv) {
   results.push_back({"map", mapAspen, mapNative, cyclesOf("mapCycles"), 4.0 * double(n), mapOk});
 
   // --- reduce ---
-  const double reduceAspen = bestSeconds(repeats, [&] { engine.run(2); });
+  const double reduceAspen = bestOf(repeats, [&] { engine.run(2); });
   double nativeSum = 0;
-  const double reduceNative = bestSeconds(repeats, [&] {
+  const double reduceNative = bestOf(repeats, [&] {
     nativeSum = tbb::parallel_reduce(
         tbb::blocked_range<std::size_t>(0, n, 1 << 16), 0.0,
         [&](const tbb::blocked_range<std::size_t> &r, double acc) {

@@ -17,17 +17,16 @@
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
 
+#include "BenchSupport.hpp"
 #include "EngineImpl.hpp"
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <vector>
 
 using namespace poplar;
@@ -35,17 +34,8 @@ using namespace poplar::program;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double bestOf(int trials, const std::function<void()> &f) {
-  double best = 1e30;
-  for (int i = 0; i < trials; ++i) {
-    const auto start = Clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  return best;
-}
+using aspen::bench::bestOf;
+using aspen::bench::Clock;
 
 Device device(unsigned ipus, unsigned tiles) {
   IPUModel model("ipu2");

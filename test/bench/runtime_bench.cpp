@@ -13,14 +13,14 @@
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
 
+#include "BenchSupport.hpp"
+
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,18 +29,10 @@ using namespace poplar::program;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using aspen::bench::bestOf;
+using aspen::bench::Clock;
 
 /// Best of `trials` timings of `f`, in seconds.
-double bestOf(int trials, const std::function<void()> &f) {
-  double best = 1e30;
-  for (int i = 0; i < trials; ++i) {
-    const auto start = Clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  return best;
-}
 
 std::string codeletPath() {
   const char *root = std::getenv("ASPEN_SOURCE_DIR");

@@ -14,7 +14,8 @@
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
 
-#include <chrono>
+#include "BenchSupport.hpp"
+
 #include <cstdio>
 #include <functional>
 #include <numeric>
@@ -22,14 +23,11 @@
 #include <vector>
 
 using namespace poplar;
+using aspen::bench::Clock;
+using aspen::bench::secondsSince;
 using aspen::ir::GraphData;
-using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// Repeats `op` for at least `budget` seconds; prints the mean time and the
 /// segment count of the view it makes.

@@ -12,6 +12,8 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -177,7 +179,8 @@ void finish(exe::ComputeStep &cs) {
 /// A loaded executable with its host side, run through the executor.
 struct Machine {
   explicit Machine(exe::ExecutableData executable)
-      : exe(std::move(executable)), memory(exe.target.numTiles(), exe.target.bytesPerTile),
+      : exe(std::move(executable)),
+        memory(exe.target.numTiles(), exe.target.bytesPerTile, rt::imagePageOffset(exe)),
         streams(exe.streams), remote(exe.remoteBuffers) {
     rt::validateExecutable(exe);
     rt::loadMemoryImage(exe, memory);
@@ -257,6 +260,87 @@ TEST_CASE("Reused tile memory reads as zero", "[runtime][memory]") {
   }
 }
 
+/// Pages of host memory that the blobs of `e` cover when tile memory starts
+/// `offset` bytes into a page (a plain count over every byte's page).
+std::size_t pagesTouched(const exe::ExecutableData &e, std::uint64_t offset) {
+  const std::uint64_t page = rt::TileMemory::pageSize();
+  std::vector<std::uint64_t> pages;
+  for (const exe::MemoryBlob &b : e.blobs)
+    for (std::uint64_t i = 0; i < b.bytes.size(); ++i)
+      pages.push_back((offset + b.where.tile * e.target.bytesPerTile + b.where.addr + i) / page);
+  std::sort(pages.begin(), pages.end());
+  return static_cast<std::size_t>(std::unique(pages.begin(), pages.end()) - pages.begin());
+}
+
+TEST_CASE("Tile memory starts where the image's blobs touch the fewest pages", "[runtime][memory]") {
+  const std::uint32_t page = rt::TileMemory::pageSize();
+  const std::uint32_t step = rt::TileMemory::kBaseAlignment;
+  REQUIRE(page % step == 0);
+  // Three tiles of two pages; on each, a blob of 1,000 bytes across the first
+  // page boundary, and a small one that shares the second page.
+  exe::ExecutableData e = smallExecutable(3, 2 * page);
+  for (std::uint32_t t = 0; t < 3; ++t) {
+    e.blobs.push_back({{t, page - 300}, std::vector<std::uint8_t>(1000, std::uint8_t(t + 1))});
+    e.blobs.push_back({{t, page + 900}, std::vector<std::uint8_t>(8, std::uint8_t(t + 7))});
+  }
+  e.relocations.push_back({{2, page + 900}, {1, page - 300}});
+  const std::uint32_t offset = rt::imagePageOffset(e);
+  REQUIRE(offset % step == 0);
+  REQUIRE(offset < page);
+  // The best offset of all, and the lowest of the best.
+  std::size_t fewest = pagesTouched(e, 0);
+  for (std::uint32_t o = step; o < page; o += step)
+    fewest = std::min(fewest, pagesTouched(e, o));
+  REQUIRE(fewest == 3);
+  REQUIRE(pagesTouched(e, 0) == 6);
+  REQUIRE(pagesTouched(e, offset) == fewest);
+  for (std::uint32_t o = 0; o < offset; o += step)
+    REQUIRE(pagesTouched(e, o) > fewest);
+
+  // The memory keeps its addressing and alignment at that offset, and the image loads.
+  rt::TileMemory memory(3, 2 * page, offset);
+  REQUIRE(memory.pageOffset() == offset);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(memory.base()) % page == offset);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(memory.base()) % step == 0);
+  REQUIRE(memory.at(2, 5) == memory.base() + 2 * 2 * page + 5);
+  rt::loadMemoryImage(e, memory);
+  for (std::uint32_t t = 0; t < 3; ++t) {
+    REQUIRE(*memory.at(t, page - 301) == 0);
+    REQUIRE(*memory.at(t, page - 300) == t + 1);
+    REQUIRE(*memory.at(t, page + 699) == t + 1);
+    REQUIRE(*memory.at(t, page + 700) == 0);
+    REQUIRE(*memory.at(t, 2 * page - 1) == 0);
+  }
+  std::uint8_t *pointer = nullptr;
+  std::memcpy(&pointer, memory.at(2, page + 900), sizeof pointer);
+  REQUIRE(pointer == memory.at(1, page - 300));
+
+  // A blob that fits in a page as it is keeps tile memory page-aligned.
+  exe::ExecutableData aligned = smallExecutable(2, page);
+  aligned.blobs.push_back({{1, 16}, std::vector<std::uint8_t>(100, 1)});
+  REQUIRE(rt::imagePageOffset(aligned) == 0);
+}
+
+TEST_CASE("Pooled tile memory keeps its offset and reads as zero", "[runtime][memory]") {
+  const std::uint32_t page = rt::TileMemory::pageSize();
+  const std::vector<std::uint64_t> used{3 * page, page / 2};
+  std::uint32_t offset = 0;
+  for (int round = 0; round < 3; ++round) {
+    // Released memory comes back from the pool with the offset it had.
+    rt::TileMemory memory(2, 3 * page + 40, round == 0 ? 2 * rt::TileMemory::kBaseAlignment : 0);
+    if (round == 0)
+      offset = memory.pageOffset();
+    REQUIRE(memory.pageOffset() == offset);
+    REQUIRE(reinterpret_cast<std::uintptr_t>(memory.base()) % page == offset);
+    memory.prepare(&used);
+    for (unsigned t = 0; t < 2; ++t)
+      for (std::uint32_t a = 0; a < 3 * page + 40; ++a)
+        REQUIRE(*memory.at(t, a) == 0);
+    for (unsigned t = 0; t < 2; ++t)
+      std::memset(memory.at(t, 0), 0xcd, used[t]);
+  }
+}
+
 TEST_CASE("Loading writes blobs and relocations", "[runtime][loader]") {
   exe::ExecutableData e = smallExecutable();
   e.blobs.push_back({{1, 100}, {1, 2, 3, 4}});
@@ -266,6 +350,50 @@ TEST_CASE("Loading writes blobs and relocations", "[runtime][loader]") {
   REQUIRE(m.read<std::uint32_t>(1, 100) == 0x04030201u);
   REQUIRE(m.read<std::uint8_t *>(2, 0) == m.memory.at(1, 102));
   REQUIRE(*m.read<std::uint8_t *>(2, 0) == 3);
+}
+
+TEST_CASE("Relocations load the same grouped by tile or in any order", "[runtime][loader]") {
+  // Blobs on every tile; relocations on tiles 0, 2 and 3 (none on 1).
+  exe::ExecutableData e = smallExecutable();
+  for (std::uint32_t t = 0; t < kTiles; ++t)
+    e.blobs.push_back({{t, 64}, std::vector<std::uint8_t>(512, std::uint8_t(0x10 + t))});
+  for (std::uint32_t t : {0u, 2u, 3u})
+    for (std::uint32_t k = 0; k < 20; ++k)
+      e.relocations.push_back({{t, 64 + 8 * k}, {(t + k) % kTiles, 4 * k}});
+  endProgram(e);
+  // The bytes tile memory must hold, by a plain walk over blobs then relocations.
+  auto expectLoaded = [&](const exe::ExecutableData &x) {
+    Machine m(x);
+    for (std::uint32_t t = 0; t < kTiles; ++t)
+      for (std::uint32_t a = 0; a < kBytesPerTile; ++a) {
+        bool relocated = false;
+        for (const exe::Relocation &r : x.relocations)
+          relocated |= r.where.tile == t && a >= r.where.addr && a < r.where.addr + 8;
+        if (!relocated)
+          REQUIRE(*m.memory.at(t, a) == (a >= 64 && a < 64 + 512 ? 0x10 + t : 0));
+      }
+    for (const exe::Relocation &r : x.relocations)
+      REQUIRE(m.read<std::uint8_t *>(r.where.tile, r.where.addr) == m.memory.at(r.target));
+  };
+  SECTION("grouped by tile") {
+    expectLoaded(e);
+  }
+  SECTION("tiles interleaved") {
+    std::vector<exe::Relocation> byK;
+    for (std::uint32_t k = 0; k < 20; ++k)
+      for (std::uint32_t t = 0; t < 3; ++t)
+        byK.push_back(e.relocations[t * 20 + k]);
+    e.relocations = byK;
+    expectLoaded(e);
+  }
+  SECTION("descending tiles") {
+    std::reverse(e.relocations.begin(), e.relocations.end());
+    expectLoaded(e);
+  }
+  SECTION("one out of place") {
+    std::swap(e.relocations[5], e.relocations[45]);
+    expectLoaded(e);
+  }
 }
 
 TEST_CASE("A corrupt executable is rejected before it runs", "[runtime][loader]") {

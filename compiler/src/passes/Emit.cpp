@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <utility>
 
 namespace aspen::compiler {
 namespace {
@@ -231,7 +232,8 @@ void emitCopiesAndTransfers(exe::ExecutableData &x, const ExchangePlan &plan, co
 
 /// Phase 6. Contract: the initial tile memory: blobs (vertex objects, state
 /// arrays, descriptors, initial values of variables) sorted by tile then
-/// address, fragments closer than 16 bytes merged; relocations resolved.
+/// address, fragments closer than 16 bytes merged; relocations resolved and
+/// grouped by the tile they write (`where.tile` ascending).
 void emitInitialMemory(exe::ExecutableData &x, const ir::GraphData &g, const ExchangePlan &plan,
                        const Resolver &at) {
   const unsigned numTiles = g.target.numTiles();
@@ -293,9 +295,30 @@ void emitInitialMemory(exe::ExecutableData &x, const ir::GraphData &g, const Exc
   for (auto &blobs : tileBlobs)
     for (auto &b : blobs)
       x.blobs.push_back(std::move(b));
-  x.relocations.resize(plan.relocations.size());
-  tbb::parallel_for(std::size_t(0), plan.relocations.size(), [&](std::size_t i) {
-    x.relocations[i] = exe::Relocation{at(plan.relocations[i].where), at(plan.relocations[i].target)};
+  // Relocations grouped by the tile they write, in plan order within a tile,
+  // so that the loader applies a tile's relocations right after its blobs,
+  // while its lines are in cache (in plan order they jump from tile to tile: a
+  // cache and TLB miss each). A stable counting sort, a few chunks in parallel.
+  const std::size_t numRelocations = plan.relocations.size();
+  const std::size_t numChunks = std::min<std::size_t>(16, (numRelocations + 4095) / 4096);
+  const std::size_t chunk = numChunks ? (numRelocations + numChunks - 1) / numChunks : 0;
+  std::vector<std::size_t> next(numChunks * numTiles, 0); // per chunk and tile: a count, then a position
+  tbb::parallel_for(std::size_t(0), numChunks, [&](std::size_t c) {
+    std::size_t *count = next.data() + c * numTiles;
+    for (std::size_t i = c * chunk, end = std::min(numRelocations, i + chunk); i < end; ++i)
+      ++count[at(plan.relocations[i].where).tile];
+  });
+  std::size_t position = 0;
+  for (unsigned t = 0; t < numTiles; ++t)
+    for (std::size_t c = 0; c < numChunks; ++c)
+      position += std::exchange(next[c * numTiles + t], position);
+  x.relocations.resize(numRelocations);
+  tbb::parallel_for(std::size_t(0), numChunks, [&](std::size_t c) {
+    std::size_t *place = next.data() + c * numTiles;
+    for (std::size_t i = c * chunk, end = std::min(numRelocations, i + chunk); i < end; ++i) {
+      const exe::Relocation r{at(plan.relocations[i].where), at(plan.relocations[i].target)};
+      x.relocations[place[r.where.tile]++] = r;
+    }
   });
 }
 

@@ -642,6 +642,45 @@ TEST_CASE("compile: progress is reported with increasing steps and the output is
   CHECK_FALSE(a->outOfMemory);
 }
 
+TEST_CASE("Emit: relocations are grouped by the tile they write, in plan order within a tile",
+          "[compiler][emit]") {
+  // Vertices added round-robin over tiles: in plan order the relocations jump
+  // from tile to tile.
+  TestGraph tg(8);
+  auto x = tg.var(poplar::FLOAT, {256}, "x", {0, 1, 2, 3, 4, 5, 6, 7});
+  auto y = tg.var(poplar::FLOAT, {256}, "y", {7, 6, 5, 4, 3, 2, 1, 0});
+  const auto type = tg.vertexType("Scale", {test::in("in"), test::out("out")});
+  const auto cs = tg.computeSet("scale");
+  for (unsigned i = 0; i < 32; ++i)
+    tg.vertex(cs, type, (i * 3) % 8, {{"in", x.slice(i * 8, i * 8 + 8)}, {"out", y.slice(i * 8, i * 8 + 8)}});
+  auto prog = TestGraph::exec(cs);
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
+  // The plan's relocations resolved by hand, then stably grouped by tile.
+  auto resolve = [&](Loc l) {
+    return exe::TileAddr{c.plan.memory.objects.at(l.object).tile,
+                         c.allocation.address.at(l.object) + l.offset};
+  };
+  std::vector<exe::Relocation> expected;
+  for (unsigned t = 0; t < 8; ++t)
+    for (const SymRelocation &r : c.plan.relocations)
+      if (resolve(r.where).tile == t)
+        expected.push_back({resolve(r.where), resolve(r.target)});
+  REQUIRE(expected.size() == c.plan.relocations.size());
+  REQUIRE(exe->relocations.size() == expected.size());
+  REQUIRE(expected.size() >= 64);
+  bool planJumps = false;
+  for (std::size_t i = 1; i < c.plan.relocations.size(); ++i)
+    planJumps |= resolve(c.plan.relocations[i].where).tile < resolve(c.plan.relocations[i - 1].where).tile;
+  CHECK(planJumps);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CHECK(exe->relocations[i].where.tile == expected[i].where.tile);
+    CHECK(exe->relocations[i].where.addr == expected[i].where.addr);
+    CHECK(exe->relocations[i].target.tile == expected[i].target.tile);
+    CHECK(exe->relocations[i].target.addr == expected[i].target.addr);
+  }
+}
+
 TEST_CASE("aspen.dumpIR writes a text dump after each pass", "[compiler][dump]") {
   TestGraph tg(2);
   auto x = tg.var(poplar::FLOAT, {16}, "x", {1});
