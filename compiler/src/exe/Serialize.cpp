@@ -13,6 +13,8 @@
 #include <cstring>
 #include <istream>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <type_traits>
 
@@ -951,6 +953,27 @@ std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *p, std:
   return x;
 }
 
+namespace {
+
+/// How many bytes a seekable stream (a file, a string) holds after its read
+/// position; nullopt for one that cannot tell (a pipe). The position is kept.
+std::optional<std::uint64_t> bytesLeft(std::istream &in) {
+  const std::streampos here = in.tellg();
+  if (here == std::streampos(-1))
+    return std::nullopt;
+  in.seekg(0, std::ios::end);
+  const std::streampos end = in.tellg();
+  in.clear();
+  in.seekg(here);
+  if (end == std::streampos(-1) || end < here || !in) {
+    in.clear();
+    return std::nullopt;
+  }
+  return static_cast<std::uint64_t>(end - here);
+}
+
+} // namespace
+
 std::unique_ptr<ExecutableData> deserialize(std::istream &in, bool checkPackageHash,
                                             const std::string &what) {
   std::vector<std::uint8_t> bytes(kHeaderBytes);
@@ -960,6 +983,18 @@ std::unique_ptr<ExecutableData> deserialize(std::istream &in, bool checkPackageH
   if (got == kHeaderBytes && std::memcmp(bytes.data(), kMagic, 8) == 0 &&
       get32(bytes.data() + 8) == kFormatVersion) {
     const std::uint64_t payload = get64(bytes.data() + 16);
+    // A stream that holds the whole payload (files and string streams say how
+    // much they hold): one buffer, one read, no zero-fill. Memory is still what
+    // the stream holds, never what the header claims.
+    const std::optional<std::uint64_t> held = bytesLeft(in);
+    if (held && *held >= payload && payload <= std::numeric_limits<std::size_t>::max() - kHeaderBytes) {
+      const std::size_t total = kHeaderBytes + static_cast<std::size_t>(payload);
+      auto whole = std::make_unique_for_overwrite<std::uint8_t[]>(total);
+      std::memcpy(whole.get(), bytes.data(), kHeaderBytes);
+      in.read(reinterpret_cast<char *>(whole.get() + kHeaderBytes), static_cast<std::streamsize>(payload));
+      const std::size_t read = static_cast<std::size_t>(in.gcount());
+      return deserializeFromBytes(whole.get(), kHeaderBytes + read, checkPackageHash, what);
+    }
     // Memory follows the bytes that actually arrive, never the size the header
     // claims: read in 1 MiB chunks into a buffer that grows geometrically, so a
     // header claiming a terabyte costs what the stream holds.

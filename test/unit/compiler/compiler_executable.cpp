@@ -21,6 +21,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <streambuf>
 #include <thread>
 
 using namespace aspen;
@@ -95,6 +96,17 @@ fs::path freshDir(const std::string &name) {
 
 } // namespace
 
+/// A stream buffer that cannot seek, as a pipe's: tellg() says -1.
+class PipeBuf : public std::streambuf {
+public:
+  explicit PipeBuf(std::string bytes) : bytes_(std::move(bytes)) {
+    setg(bytes_.data(), bytes_.data(), bytes_.data() + bytes_.size());
+  }
+
+private:
+  std::string bytes_;
+};
+
 TEST_CASE("Hash64: one-shot and incremental agree, and inputs are told apart", "[compiler][executable]") {
   std::vector<std::uint8_t> data(1000);
   for (std::size_t i = 0; i < data.size(); ++i)
@@ -143,6 +155,21 @@ TEST_CASE("Serialize: round trip is byte-identical and keeps every table", "[com
   std::stringstream again;
   loaded.serialize(again);
   CHECK(again.str() == ss.str());
+
+  // A seekable stream read from part-way (the executable after other data), and
+  // a stream that cannot seek (as a pipe): both read the same executable.
+  std::stringstream after("header of the user's own file\n" + ss.str());
+  std::string line;
+  std::getline(after, line);
+  std::stringstream fromAfter;
+  poplar::Executable::deserialize(after).serialize(fromAfter);
+  CHECK(fromAfter.str() == ss.str());
+  PipeBuf pipe(ss.str());
+  std::istream pipeStream(&pipe);
+  CHECK(pipeStream.tellg() == std::streampos(-1));
+  std::stringstream fromPipe;
+  poplar::Executable::deserialize(pipeStream).serialize(fromPipe);
+  CHECK(fromPipe.str() == ss.str());
 }
 
 TEST_CASE("Serialize: truncated, corrupt, wrong-version and foreign inputs are refused",
