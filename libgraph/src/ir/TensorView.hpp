@@ -224,6 +224,20 @@ private:
 };
 static_assert(sizeof(SegmentList) == 40, "SegmentList: one segment or a pointer, and a count");
 
+struct GraphData;
+
+/// Names a graph (a GraphData and so every virtual graph of it): a number given
+/// to each GraphData when it is made and never given again in the process (0:
+/// no graph). Views hold it instead of a pointer to their graph, so making,
+/// copying and freeing a view and asking whether two views (or a view and a
+/// graph) belong to one graph cost no atomic operation; the few paths that need
+/// the graph itself (names in messages, fp8 metadata, variable types) find it
+/// with lockGraph(), which tells a graph that is gone by returning null.
+using GraphId = std::uint32_t;
+
+/// The graph `id` names while it lives (null once it is gone, or for 0).
+std::shared_ptr<GraphData> lockGraph(GraphId id);
+
 /// What a poplar::Tensor points at: a shape, an element type and the segments
 /// that list its elements in row-major order. Views are immutable and shared.
 ///
@@ -231,14 +245,23 @@ static_assert(sizeof(SegmentList) == 40, "SegmentList: one segment or a pointer,
 /// Normally that is the variable's own type; after `reinterpret` it differs, and
 /// the byte offset of element k is `(start + k*stride) * elementType.size()`.
 struct TensorView {
-  std::weak_ptr<struct GraphData> graph; // for debug names in error messages
+  GraphId graph = 0; // the graph it belongs to (ids are compared: see GraphId)
   poplar::Type elementType;
   Shape shape;
   SegmentList segments;
 
+  TensorView() = default;
+  TensorView(GraphId graph, poplar::Type elementType, Shape shape, SegmentList segments)
+      : graph(graph), elementType(elementType), shape(std::move(shape)), segments(std::move(segments)) {}
+
   std::size_t numElements() const;
   /// A short description used in error messages: `'name' {2,3} float`.
   std::string describe() const;
+  /// The graph the view belongs to, or null when it is gone.
+  std::shared_ptr<GraphData> lockGraph() const { return ir::lockGraph(graph); }
 };
+// A view and its shared_ptr control block fit a 112-byte heap chunk (a graph
+// holds millions of edge views).
+static_assert(sizeof(TensorView) <= 88, "TensorView: keep a view and its control block in 104 bytes");
 
 } // namespace aspen::ir
