@@ -123,7 +123,7 @@ Tensor runView(const TensorView &src, std::uint64_t first, std::uint64_t count, 
         return derive(src, std::move(shape), segments); // the whole view: share its list
       const Segment run{s.var, s.start + static_cast<std::int64_t>(offset) * s.stride,
                         count == 1 ? 1 : s.stride, count};
-      return derive(src, std::move(shape), SegmentList(&run, &run + 1));
+      return derive(src, std::move(shape), SegmentList(run));
     }
     pos += s.count;
   }
@@ -446,10 +446,13 @@ Tensor Tensor::index(ArrayRef<std::size_t> indices) const {
                         " is out of range for " + about(v) + " in dimension " + std::to_string(d));
     base += static_cast<std::int64_t>(indices[d]) * axes[d].stride;
   }
+  aspen::ir::Shape shape(v.shape.begin() + static_cast<std::ptrdiff_t>(indices.size()), v.shape.end());
+  // An index prefix picks one run of positions: usually a run of one segment.
+  if (Tensor t = runView(v, static_cast<std::uint64_t>(base), product(shape, 0, shape.size()), shape);
+      t.valid())
+    return t;
   axes.erase(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(indices.size()));
-  return affineView(
-      v, base, axes,
-      aspen::ir::Shape(v.shape.begin() + static_cast<std::ptrdiff_t>(indices.size()), v.shape.end()));
+  return affineView(v, base, axes, std::move(shape));
 }
 
 Tensor Tensor::flatten() const {

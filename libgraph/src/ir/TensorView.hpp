@@ -168,7 +168,14 @@ public:
     return *this;
   }
   ~SegmentList() { release(); }
-  SegmentList(const Segment *begin, const Segment *end);
+  SegmentList(const Segment *begin, const Segment *end) : size_(static_cast<std::size_t>(end - begin)) {
+    if (size_ == 1)
+      one_ = *begin;
+    else if (size_ > 1)
+      share(begin, end);
+  }
+  /// One segment (count > 0), held inline.
+  explicit SegmentList(const Segment &one) noexcept : one_(one), size_(1) {}
   /// From a shared list (copied unless it has one segment).
   SegmentList(const std::shared_ptr<const std::vector<Segment>> &segments);
 
@@ -215,6 +222,7 @@ private:
       delete shared_;
   }
   void adopt(Shared *shared) { shared_ = shared; } // size_ is already > 1
+  void share(const Segment *begin, const Segment *end);
   // 40 bytes (a view holds one): the inline segment or the shared list.
   union {
     Segment one_{0, 0, 1, 0};
@@ -251,7 +259,7 @@ struct TensorView {
   SegmentList segments;
 
   TensorView() = default;
-  TensorView(GraphId graph, poplar::Type elementType, Shape shape, SegmentList segments)
+  TensorView(GraphId graph, poplar::Type elementType, Shape &&shape, SegmentList &&segments)
       : graph(graph), elementType(elementType), shape(std::move(shape)), segments(std::move(segments)) {}
 
   std::size_t numElements() const;
