@@ -88,12 +88,18 @@ aspen::ir::Axes identityAxes(const TensorView &v) {
   return axes;
 }
 
-Tensor derive(const TensorView &src, aspen::ir::Shape shape, SegmentList segments, Type type) {
+/// A view of `src`'s graph (the shape and segments are moved into it).
+Tensor derive(const TensorView &src, aspen::ir::Shape &&shape, SegmentList &&segments, Type type) {
   return Tensor(std::make_shared<const TensorView>(src.graph, type, std::move(shape), std::move(segments)));
 }
 
-Tensor derive(const TensorView &src, aspen::ir::Shape shape, SegmentList segments) {
+Tensor derive(const TensorView &src, aspen::ir::Shape &&shape, SegmentList &&segments) {
   return derive(src, std::move(shape), std::move(segments), src.elementType);
+}
+
+/// A view of `src`'s elements in another shape.
+Tensor derive(const TensorView &src, aspen::ir::Shape &&shape, const SegmentList &segments) {
+  return derive(src, std::move(shape), SegmentList(segments));
 }
 
 Tensor affineView(const TensorView &src, std::int64_t base, const aspen::ir::Axes &axes,
@@ -101,33 +107,35 @@ Tensor affineView(const TensorView &src, std::int64_t base, const aspen::ir::Axe
   return derive(src, std::move(shape), aspen::ir::gatherSegments(src, base, axes));
 }
 
-/// The view of `shape` whose elements are source positions `[first, first +
-/// count)` of `src` (row-major), when they lie in one segment of a short list:
-/// one segment, made without the affine machinery (operator[] and slice of a
-/// contiguous block, the views a graph builder makes per vertex). Otherwise an
-/// invalid tensor: the caller takes the general path.
-/// `shape` is moved from only when the result is valid.
-Tensor runView(const TensorView &src, std::uint64_t first, std::uint64_t count, aspen::ir::Shape &shape) {
-  if (count == 0)
-    return derive(src, std::move(shape), SegmentList());
+/// The segments of source positions `[first, first + count)` of `src`
+/// (row-major) when they lie in one segment of a short list: one segment, found
+/// without the affine machinery (operator[], index and slice of a contiguous
+/// block: the views a graph builder makes per vertex). Otherwise false: the
+/// caller takes the general path.
+bool runSegments(const TensorView &src, std::uint64_t first, std::uint64_t count, SegmentList &out) {
+  if (count == 0) {
+    out = SegmentList();
+    return true;
+  }
   const SegmentList &segments = src.segments;
   if (segments.size() >= SegmentList::kGathererFrom) // long lists: the kept gatherer finds it faster
-    return Tensor();
+    return false;
   std::uint64_t pos = 0;
   for (const Segment &s : segments) {
     if (first < pos + s.count) {
       const std::uint64_t offset = first - pos;
       if (offset + count > s.count)
-        return Tensor(); // the run spans segments
+        return false; // the run spans segments
       if (count == s.count && segments.size() == 1)
-        return derive(src, std::move(shape), segments); // the whole view: share its list
-      const Segment run{s.var, s.start + static_cast<std::int64_t>(offset) * s.stride,
-                        count == 1 ? 1 : s.stride, count};
-      return derive(src, std::move(shape), SegmentList(run));
+        out = segments; // the whole view: share its list
+      else
+        out = SegmentList(Segment{s.var, s.start + static_cast<std::int64_t>(offset) * s.stride,
+                                  count == 1 ? 1 : s.stride, count});
+      return true;
     }
     pos += s.count;
   }
-  return Tensor();
+  return false;
 }
 
 void checkDimension(const TensorView &v, unsigned dimension, const std::string &operation) {
@@ -350,8 +358,8 @@ Tensor Tensor::operator[](std::size_t i) const {
   // Row i is one run of positions: usually a run of one segment.
   aspen::ir::Shape shape(v.shape.begin() + 1, v.shape.end());
   const std::uint64_t row = product(shape, 0, shape.size());
-  if (Tensor t = runView(v, i * row, row, shape); t.valid())
-    return t;
+  if (SegmentList run; runSegments(v, i * row, row, run))
+    return derive(v, std::move(shape), std::move(run));
   auto axes = identityAxes(v);
   const std::int64_t base = static_cast<std::int64_t>(i) * axes[0].stride;
   axes.erase(axes.begin());
@@ -372,8 +380,8 @@ Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned dimension) con
   if (product(v.shape, 0, dimension) == 1) {
     // No outer index: the slice is one run of positions, usually of one segment.
     const std::uint64_t inner = product(v.shape, dimension + 1, v.shape.size());
-    if (Tensor t = runView(v, begin * inner, (end - begin) * inner, shape); t.valid())
-      return t;
+    if (SegmentList run; runSegments(v, begin * inner, (end - begin) * inner, run))
+      return derive(v, std::move(shape), std::move(run));
   }
   auto axes = identityAxes(v);
   const std::int64_t base = static_cast<std::int64_t>(begin) * axes[dimension].stride;
@@ -448,9 +456,8 @@ Tensor Tensor::index(ArrayRef<std::size_t> indices) const {
   }
   aspen::ir::Shape shape(v.shape.begin() + static_cast<std::ptrdiff_t>(indices.size()), v.shape.end());
   // An index prefix picks one run of positions: usually a run of one segment.
-  if (Tensor t = runView(v, static_cast<std::uint64_t>(base), product(shape, 0, shape.size()), shape);
-      t.valid())
-    return t;
+  if (SegmentList run; runSegments(v, static_cast<std::uint64_t>(base), product(shape, 0, shape.size()), run))
+    return derive(v, std::move(shape), std::move(run));
   axes.erase(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(indices.size()));
   return affineView(v, base, axes, std::move(shape));
 }
@@ -649,7 +656,7 @@ Tensor Tensor::reinterpret(const Type &type) const {
                                 ", " + std::to_string(oldSize) + " bytes) as " +
                                 std::string(type.toString()) + " (" + std::to_string(newSize) + " bytes)";
   if (oldSize == newSize)
-    return derive(v, v.shape, v.segments, type);
+    return derive(v, aspen::ir::Shape(v.shape), SegmentList(v.segments), type);
   // The innermost dimension is rescaled; the bytes stay where they are.
   auto shape = v.shape;
   if (shape.empty()) {

@@ -97,10 +97,24 @@ public:
 private:
   static constexpr std::size_t kInline = 3;
   void assign(const std::size_t *b, const std::size_t *e) {
+    const auto n = static_cast<std::size_t>(e - b);
     size_ = 0;
-    reserve(static_cast<std::size_t>(e - b));
-    std::copy(b, e, data_);
-    size_ = static_cast<std::uint32_t>(e - b);
+    if (n <= kInline && data_ == inline_)
+      copySmall(b, n, inline_); // most shapes: a few moves, no call
+    else {
+      reserve(n);
+      std::copy(b, e, data_);
+    }
+    size_ = static_cast<std::uint32_t>(n);
+  }
+  static void copySmall(const std::size_t *from, std::size_t n, std::size_t *to) {
+    static_assert(kInline == 3, "copySmall copies up to three dimensions");
+    if (n > 0)
+      to[0] = from[0];
+    if (n > 1)
+      to[1] = from[1];
+    if (n > 2)
+      to[2] = from[2];
   }
   void release() {
     if (data_ != inline_)
@@ -111,7 +125,7 @@ private:
   void take(Shape &o) {
     size_ = o.size_;
     if (o.data_ == o.inline_) {
-      std::copy(o.inline_, o.inline_ + o.size_, inline_);
+      copySmall(o.inline_, o.size_, inline_);
       data_ = inline_;
       capacity_ = kInline;
     } else {
