@@ -107,17 +107,18 @@ Tensor affineView(const TensorView &src, std::int64_t base, const aspen::ir::Axe
   return derive(src, std::move(shape), aspen::ir::gatherSegments(src, base, axes));
 }
 
-/// The segments of source positions `[first, first + count)` of `src`
-/// (row-major) when they lie in one segment of a short list: one segment, found
-/// without the affine machinery (operator[], index and slice of a contiguous
-/// block: the views a graph builder makes per vertex). Otherwise false: the
-/// caller takes the general path.
-bool runSegments(const TensorView &src, std::uint64_t first, std::uint64_t count, SegmentList &out) {
+/// The view of `shape` whose elements are source positions `[first, first +
+/// count)` of `src` (row-major), when they lie in one segment of a short list:
+/// made without the affine machinery (operator[], index and slice of a
+/// contiguous block: the views a graph builder makes per vertex), into `out`.
+/// Otherwise false, `shape` untouched: the caller takes the general path.
+bool runView(const TensorView &src, std::uint64_t first, std::uint64_t count, aspen::ir::Shape &shape,
+             Tensor &out) {
+  const SegmentList &segments = src.segments;
   if (count == 0) {
-    out = SegmentList();
+    out = derive(src, std::move(shape), SegmentList());
     return true;
   }
-  const SegmentList &segments = src.segments;
   if (segments.size() >= SegmentList::kGathererFrom) // long lists: the kept gatherer finds it faster
     return false;
   std::uint64_t pos = 0;
@@ -126,11 +127,16 @@ bool runSegments(const TensorView &src, std::uint64_t first, std::uint64_t count
       const std::uint64_t offset = first - pos;
       if (offset + count > s.count)
         return false; // the run spans segments
-      if (count == s.count && segments.size() == 1)
-        out = segments; // the whole view: share its list
-      else
-        out = SegmentList(Segment{s.var, s.start + static_cast<std::int64_t>(offset) * s.stride,
-                                  count == 1 ? 1 : s.stride, count});
+      if (count == s.count && segments.size() == 1) {
+        out = derive(src, std::move(shape), segments); // the whole view: share its list
+        return true;
+      }
+      // The segment is written in place (a Segment built elsewhere and copied
+      // in costs a stalled store-to-load forward on this hot path).
+      auto view = std::make_shared<TensorView>(src.graph, src.elementType, std::move(shape), SegmentList());
+      view->segments.assignOne(s.var, s.start + static_cast<std::int64_t>(offset) * s.stride,
+                               count == 1 ? 1 : s.stride, count);
+      out = Tensor(std::move(view));
       return true;
     }
     pos += s.count;
@@ -358,8 +364,8 @@ Tensor Tensor::operator[](std::size_t i) const {
   // Row i is one run of positions: usually a run of one segment.
   aspen::ir::Shape shape(v.shape.begin() + 1, v.shape.end());
   const std::uint64_t row = product(shape, 0, shape.size());
-  if (SegmentList run; runSegments(v, i * row, row, run))
-    return derive(v, std::move(shape), std::move(run));
+  if (Tensor t; runView(v, i * row, row, shape, t))
+    return t;
   auto axes = identityAxes(v);
   const std::int64_t base = static_cast<std::int64_t>(i) * axes[0].stride;
   axes.erase(axes.begin());
@@ -380,8 +386,8 @@ Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned dimension) con
   if (product(v.shape, 0, dimension) == 1) {
     // No outer index: the slice is one run of positions, usually of one segment.
     const std::uint64_t inner = product(v.shape, dimension + 1, v.shape.size());
-    if (SegmentList run; runSegments(v, begin * inner, (end - begin) * inner, run))
-      return derive(v, std::move(shape), std::move(run));
+    if (Tensor t; runView(v, begin * inner, (end - begin) * inner, shape, t))
+      return t;
   }
   auto axes = identityAxes(v);
   const std::int64_t base = static_cast<std::int64_t>(begin) * axes[dimension].stride;
@@ -456,8 +462,8 @@ Tensor Tensor::index(ArrayRef<std::size_t> indices) const {
   }
   aspen::ir::Shape shape(v.shape.begin() + static_cast<std::ptrdiff_t>(indices.size()), v.shape.end());
   // An index prefix picks one run of positions: usually a run of one segment.
-  if (SegmentList run; runSegments(v, static_cast<std::uint64_t>(base), product(shape, 0, shape.size()), run))
-    return derive(v, std::move(shape), std::move(run));
+  if (Tensor t; runView(v, static_cast<std::uint64_t>(base), product(shape, 0, shape.size()), shape, t))
+    return t;
   axes.erase(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(indices.size()));
   return affineView(v, base, axes, std::move(shape));
 }

@@ -190,6 +190,15 @@ public:
   }
   /// One segment (count > 0), held inline.
   explicit SegmentList(const Segment &one) noexcept : one_(one), size_(1) {}
+  /// Becomes the one segment {var, start, stride, count} (count > 0), written in place.
+  void assignOne(VarId var, std::int64_t start, std::int64_t stride, std::uint64_t count) noexcept {
+    release();
+    one_.var = var;
+    one_.start = start;
+    one_.stride = stride;
+    one_.count = count;
+    size_ = 1;
+  }
   /// From a shared list (copied unless it has one segment).
   SegmentList(const std::shared_ptr<const std::vector<Segment>> &segments);
 
