@@ -79,7 +79,7 @@ std::vector<std::int64_t> rowMajorStrides(const std::vector<std::size_t> &shape)
 
 /// The source's own axes: identity map.
 aspen::ir::Axes identityAxes(const TensorView &v) {
-  aspen::ir::Axes axes(v.shape.size());
+  aspen::ir::Axes axes(v.shape.size(), boost::container::default_init); // every entry is set below
   std::int64_t s = 1;
   for (std::size_t i = axes.size(); i-- > 0;) {
     axes[i] = Axis{v.shape[i], s};
