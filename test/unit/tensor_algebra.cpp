@@ -304,3 +304,18 @@ TEST_CASE("graph ids: each graph its own, found while it lives, from several thr
   CHECK(distinct.size() == std::size_t(kThreads) * kGraphs);
   CHECK(lockGraph(0) == nullptr);
 }
+
+TEST_CASE("graph ids: a view rebuilt from segments by graph id is of that graph", "[tensor][unit]") {
+  Fixture f;
+  const Tensor t = f.var("w", {6, 4}).slice(1, 3, 0);
+  const TensorView &v = t.getImpl();
+  const Tensor rebuilt =
+      makeTensor(f.graph->id(), v.elementType, {8}, std::span(v.segments.begin(), v.segments.end()));
+  CHECK(rebuilt == t.flatten());
+  CHECK(rebuilt.shortString() == "'w' {8} float");
+  CHECK(rebuilt.getImpl().graph == v.graph);
+  Fixture other;
+  const Tensor foreign =
+      makeTensor(other.graph, v.elementType, {8}, std::span(v.segments.begin(), v.segments.end()));
+  CHECK_FALSE(foreign == t.flatten());
+}

@@ -242,14 +242,19 @@ poplar::Tensor makeVariableTensor(const std::shared_ptr<GraphData> &graph, VarId
 
 poplar::Tensor makeTensor(const std::shared_ptr<GraphData> &graph, poplar::Type type,
                           std::vector<std::size_t> shape, std::span<const Segment> segments) {
-  SegmentBuilder builder;
-  builder.appendAll(segments);
   GraphId id = 0;
   if (graph) {
     graph->identity.publish(graph);
     id = graph->id();
   }
-  auto view = std::make_shared<const TensorView>(id, type, std::move(shape), builder.list());
+  return makeTensor(id, type, std::move(shape), segments);
+}
+
+poplar::Tensor makeTensor(GraphId graph, poplar::Type type, std::vector<std::size_t> shape,
+                          std::span<const Segment> segments) {
+  SegmentBuilder builder;
+  builder.appendAll(segments);
+  auto view = std::make_shared<const TensorView>(graph, type, std::move(shape), builder.list());
   ASPEN_ASSERT(sumCounts(view->segments) == product(view->shape), "segments do not match the tensor's shape");
   return poplar::Tensor(std::move(view));
 }

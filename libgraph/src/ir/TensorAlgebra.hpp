@@ -35,6 +35,10 @@ poplar::Tensor makeVariableTensor(const std::shared_ptr<GraphData> &graph, VarId
 /// the product of `shape`). Adjacent compatible segments are merged.
 poplar::Tensor makeTensor(const std::shared_ptr<GraphData> &graph, poplar::Type type,
                           std::vector<std::size_t> shape, std::span<const Segment> segments);
+/// As above, for the graph `graph` names, which already has views (so lockGraph
+/// finds it): views rebuilt from segments a graph holds need no owning pointer.
+poplar::Tensor makeTensor(GraphId graph, poplar::Type type, std::vector<std::size_t> shape,
+                          std::span<const Segment> segments);
 
 /// A run `[begin, end)` of the elements of variable `var`, in units of the
 /// variable's own element type.
