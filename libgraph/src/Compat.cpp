@@ -350,7 +350,7 @@ bool Tensor::getConstantValueAs(const Type &hostType, void *val) const {
   if (val == nullptr)
     throw poplar_error("getConstantValue(): the output pointer is null");
   const aspen::ir::TensorView &view = getImpl();
-  auto graph = view.graph.lock();
+  auto graph = view.lockGraph();
   if (!graph || numElements() == 0)
     return false;
   const std::size_t elementSize = view.elementType.size();

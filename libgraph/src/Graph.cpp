@@ -38,7 +38,7 @@ namespace {
 template <class E> void requireTensorOf(const GraphData *data, const Tensor &t, const std::string &what) {
   if (!t.valid())
     throw E(what + ": the tensor is not valid (default-constructed)");
-  if (t.getImpl().graph.lock().get() != data)
+  if (t.getImpl().graph != data->id())
     throw E(what + ": tensor " + t.shortString() + " belongs to a different graph");
 }
 
@@ -344,7 +344,8 @@ std::vector<std::uint64_t> segmentStartPositions(std::span<const Segment> segmen
 }
 
 /// The variable regions of `segments` (viewed with `view`'s element type).
-std::vector<VarRegion> regionsOfSegments(const TensorView &view, std::vector<Segment> segments) {
+std::vector<VarRegion> regionsOfSegments(const GraphData &data, const TensorView &view,
+                                         std::vector<Segment> segments) {
   TensorView piece;
   piece.graph = view.graph;
   piece.elementType = view.elementType;
@@ -353,7 +354,7 @@ std::vector<VarRegion> regionsOfSegments(const TensorView &view, std::vector<Seg
     n += s.count;
   piece.shape = {static_cast<std::size_t>(n)};
   piece.segments = aspen::ir::SegmentList(std::move(segments));
-  return aspen::ir::toVariableRegions(piece);
+  return aspen::ir::toVariableRegions(data, piece);
 }
 
 } // namespace
@@ -770,7 +771,7 @@ void Graph::setTileMapping(const Tensor &t, unsigned tileNum) {
                                std::to_string(tileNum) + ": the graph has " + std::to_string(numTiles_) +
                                " tiles (0.." + std::to_string(numTiles_ - 1) + ")");
   const std::uint32_t tile = toAbsoluteTile(tileNum);
-  const auto regions = aspen::ir::toVariableRegions(t.getImpl());
+  const auto regions = aspen::ir::toVariableRegions(*data_, t.getImpl());
   auto &variables = data_->variables;
   if (regions.size() == 1) {
     const VarRegion &r = regions.front();
@@ -818,7 +819,7 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
   std::uint64_t order = 0;
   for (const Piece &piece : pieces) {
     for (const VarRegion &r :
-         regionsOfSegments(view, segmentsInRange(segments, starts, piece.begin, piece.end)))
+         regionsOfSegments(*data_, view, segmentsInRange(segments, starts, piece.begin, piece.end)))
       requests.push_back(MappingRequest{r.var, r.begin, r.end, piece.tile, order++});
   }
   applyMappingRequests(*data_, std::move(requests));

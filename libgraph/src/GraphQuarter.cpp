@@ -21,7 +21,7 @@ void checkQuarterMetadata(const GraphData &data, const poplar::Type &type, const
                              " takes none (only quarter does)");
   if (!metadata.valid())
     throw poplar::tensor_creation_error(what + ": its metadata tensor is not valid (default-constructed)");
-  if (metadata.getImpl().graph.lock().get() != &data)
+  if (metadata.getImpl().graph != data.id())
     throw poplar::tensor_creation_error(what + ": its metadata tensor " + metadata.shortString() +
                                         " belongs to a different graph");
   if (metadata.elementType() != poplar::QUARTER_METADATA)
@@ -85,7 +85,7 @@ using aspen::ir::GraphData;
 bool Tensor::hasMetadata() const {
   if (!valid() || !elementType().requiresMetadata())
     return false;
-  const auto graph = getImpl().graph.lock();
+  const auto graph = getImpl().lockGraph();
   if (!graph || getImpl().segments->empty()) // an empty view names no variable
     return false;
   for (const auto &s : *getImpl().segments)
@@ -100,7 +100,7 @@ Tensor Tensor::getMetadata() const {
   if (!elementType().requiresMetadata())
     throw poplar_error("getMetadata: tensor " + shortString() + " is of type " +
                        elementType().toString().str() + ", which has no metadata (only quarter tensors do)");
-  const auto graph = getImpl().graph.lock();
+  const auto graph = getImpl().lockGraph();
   if (!graph)
     throw poplar_error("getMetadata: the graph of tensor " + shortString() + " no longer exists");
   const Tensor *found = nullptr;
@@ -184,7 +184,7 @@ Tensor metadataTensor(Graph &graph, std::uint8_t binary, bool constant, const De
   Tensor t = constant ? graph.addConstant<unsigned char>(UNSIGNED_CHAR, {}, binary, dc)
                       : graph.addVariable(UNSIGNED_CHAR, {}, dc);
   graph.setTileMapping(t, 0);
-  const std::shared_ptr<GraphData> data = t.getImpl().graph.lock();
+  const std::shared_ptr<GraphData> data = t.getImpl().lockGraph();
   const aspen::ir::VarId var = t.getImpl().segments->front().var;
   data->variables[var].type = QUARTER_METADATA;
   data->initialValues[var] = {binary};

@@ -154,7 +154,7 @@ void checkEdgeTensor(const GraphData &data, const FieldAccess &field, const Fiel
     throw graph_connection_error("Cannot connect an invalid (default-constructed) tensor to " +
                                  field.describe(ref));
   const auto &view = t.getImpl();
-  if (view.graph.lock().get() != &data)
+  if (view.graph != data.id())
     throw graph_connection_error("Cannot connect tensor " + t.shortString() + " to " + field.describe(ref) +
                                  ": the tensor belongs to another graph");
   const FieldInfo &info = field.info;

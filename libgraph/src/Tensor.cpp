@@ -44,7 +44,7 @@ template <class T> std::string listString(ArrayRef<T> values) {
   return s + "}";
 }
 
-std::uint64_t product(const std::vector<std::size_t> &shape, std::size_t begin, std::size_t end) {
+template <class Dims> std::uint64_t product(const Dims &shape, std::size_t begin, std::size_t end) {
   std::uint64_t n = 1;
   for (std::size_t i = begin; i < end; ++i)
     n *= shape[i];
@@ -53,7 +53,7 @@ std::uint64_t product(const std::vector<std::size_t> &shape, std::size_t begin, 
 
 /// Whether two views belong to one graph (also when the graph is gone).
 bool sameGraph(const TensorView &a, const TensorView &b) {
-  return !a.graph.owner_before(b.graph) && !b.graph.owner_before(a.graph);
+  return a.graph == b.graph;
 }
 
 /// The element count of a view of `shape` and `type` made by `operation`;
@@ -79,7 +79,7 @@ std::vector<std::int64_t> rowMajorStrides(const std::vector<std::size_t> &shape)
 
 /// The source's own axes: identity map.
 aspen::ir::Axes identityAxes(const TensorView &v) {
-  aspen::ir::Axes axes(v.shape.size());
+  aspen::ir::Axes axes(v.shape.size(), boost::container::default_init); // every entry is set below
   std::int64_t s = 1;
   for (std::size_t i = axes.size(); i-- > 0;) {
     axes[i] = Axis{v.shape[i], s};
@@ -88,22 +88,60 @@ aspen::ir::Axes identityAxes(const TensorView &v) {
   return axes;
 }
 
-Tensor derive(const TensorView &src, aspen::ir::Shape shape, SegmentList segments, Type type) {
-  auto view = std::make_shared<TensorView>();
-  view->graph = src.graph;
-  view->elementType = type;
-  view->shape = std::move(shape);
-  view->segments = std::move(segments);
-  return Tensor(std::move(view));
+/// A view of `src`'s graph (the shape and segments are moved into it).
+Tensor derive(const TensorView &src, aspen::ir::Shape &&shape, SegmentList &&segments, Type type) {
+  return Tensor(std::make_shared<const TensorView>(src.graph, type, std::move(shape), std::move(segments)));
 }
 
-Tensor derive(const TensorView &src, aspen::ir::Shape shape, SegmentList segments) {
+Tensor derive(const TensorView &src, aspen::ir::Shape &&shape, SegmentList &&segments) {
   return derive(src, std::move(shape), std::move(segments), src.elementType);
+}
+
+/// A view of `src`'s elements in another shape.
+Tensor derive(const TensorView &src, aspen::ir::Shape &&shape, const SegmentList &segments) {
+  return derive(src, std::move(shape), SegmentList(segments));
 }
 
 Tensor affineView(const TensorView &src, std::int64_t base, const aspen::ir::Axes &axes,
                   aspen::ir::Shape shape) {
   return derive(src, std::move(shape), aspen::ir::gatherSegments(src, base, axes));
+}
+
+/// The view of `shape` whose elements are source positions `[first, first +
+/// count)` of `src` (row-major), when they lie in one segment of a short list:
+/// made without the affine machinery (operator[], index and slice of a
+/// contiguous block: the views a graph builder makes per vertex), into `out`.
+/// Otherwise false, `shape` untouched: the caller takes the general path.
+bool runView(const TensorView &src, std::uint64_t first, std::uint64_t count, aspen::ir::Shape &shape,
+             Tensor &out) {
+  const SegmentList &segments = src.segments;
+  if (count == 0) {
+    out = derive(src, std::move(shape), SegmentList());
+    return true;
+  }
+  if (segments.size() >= SegmentList::kGathererFrom) // long lists: the kept gatherer finds it faster
+    return false;
+  std::uint64_t pos = 0;
+  for (const Segment &s : segments) {
+    if (first < pos + s.count) {
+      const std::uint64_t offset = first - pos;
+      if (offset + count > s.count)
+        return false; // the run spans segments
+      if (count == s.count && segments.size() == 1) {
+        out = derive(src, std::move(shape), segments); // the whole view: share its list
+        return true;
+      }
+      // The segment is written in place (a Segment built elsewhere and copied
+      // in costs a stalled store-to-load forward on this hot path).
+      auto view = std::make_shared<TensorView>(src.graph, src.elementType, std::move(shape), SegmentList());
+      view->segments.assignOne(s.var, s.start + static_cast<std::int64_t>(offset) * s.stride,
+                               count == 1 ? 1 : s.stride, count);
+      out = Tensor(std::move(view));
+      return true;
+    }
+    pos += s.count;
+  }
+  return false;
 }
 
 void checkDimension(const TensorView &v, unsigned dimension, const std::string &operation) {
@@ -225,7 +263,7 @@ bool Tensor::containsAliases() const {
 
 bool Tensor::containsConstant() const {
   const TensorView &v = checkedView(impl_, "containsConstant()");
-  auto graph = v.graph.lock();
+  auto graph = v.lockGraph();
   if (!graph)
     return false;
   for (const Segment &s : *v.segments)
@@ -290,7 +328,7 @@ std::string Tensor::getVarStr() const {
     return "<invalid tensor>";
   constexpr std::size_t maxRegions = 16;
   const auto regions = aspen::ir::toVariableRegions(*impl_, maxRegions + 1);
-  auto graph = impl_->graph.lock();
+  auto graph = impl_->lockGraph();
   std::string s;
   for (std::size_t i = 0; i < regions.size() && i < maxRegions; ++i) {
     const auto &r = regions[i];
@@ -323,10 +361,15 @@ Tensor Tensor::operator[](std::size_t i) const {
   if (i >= v.shape[0])
     throw index_error("index " + std::to_string(i) + " is out of range for " + about(v) +
                       " (dimension 0 has size " + std::to_string(v.shape[0]) + ")");
+  // Row i is one run of positions: usually a run of one segment.
+  aspen::ir::Shape shape(v.shape.begin() + 1, v.shape.end());
+  const std::uint64_t row = product(shape, 0, shape.size());
+  if (Tensor t; runView(v, i * row, row, shape, t))
+    return t;
   auto axes = identityAxes(v);
   const std::int64_t base = static_cast<std::int64_t>(i) * axes[0].stride;
   axes.erase(axes.begin());
-  return affineView(v, base, axes, aspen::ir::Shape(v.shape.begin() + 1, v.shape.end()));
+  return affineView(v, base, axes, std::move(shape));
 }
 
 Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned dimension) const {
@@ -338,11 +381,17 @@ Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned dimension) con
   checkDimensionLazily(v, dimension, operation);
   if (begin > end || end > v.shape[dimension])
     throw index_error(operation() + " is out of range for " + about(v));
+  auto shape = v.shape;
+  shape[dimension] = end - begin;
+  if (product(v.shape, 0, dimension) == 1) {
+    // No outer index: the slice is one run of positions, usually of one segment.
+    const std::uint64_t inner = product(v.shape, dimension + 1, v.shape.size());
+    if (Tensor t; runView(v, begin * inner, (end - begin) * inner, shape, t))
+      return t;
+  }
   auto axes = identityAxes(v);
   const std::int64_t base = static_cast<std::int64_t>(begin) * axes[dimension].stride;
   axes[dimension].size = end - begin;
-  auto shape = v.shape;
-  shape[dimension] = end - begin;
   return affineView(v, base, axes, std::move(shape));
 }
 
@@ -411,10 +460,12 @@ Tensor Tensor::index(ArrayRef<std::size_t> indices) const {
                         " is out of range for " + about(v) + " in dimension " + std::to_string(d));
     base += static_cast<std::int64_t>(indices[d]) * axes[d].stride;
   }
+  aspen::ir::Shape shape(v.shape.begin() + static_cast<std::ptrdiff_t>(indices.size()), v.shape.end());
+  // An index prefix picks one run of positions: usually a run of one segment.
+  if (Tensor t; runView(v, static_cast<std::uint64_t>(base), product(shape, 0, shape.size()), shape, t))
+    return t;
   axes.erase(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(indices.size()));
-  return affineView(
-      v, base, axes,
-      aspen::ir::Shape(v.shape.begin() + static_cast<std::ptrdiff_t>(indices.size()), v.shape.end()));
+  return affineView(v, base, axes, std::move(shape));
 }
 
 Tensor Tensor::flatten() const {
@@ -611,7 +662,7 @@ Tensor Tensor::reinterpret(const Type &type) const {
                                 ", " + std::to_string(oldSize) + " bytes) as " +
                                 std::string(type.toString()) + " (" + std::to_string(newSize) + " bytes)";
   if (oldSize == newSize)
-    return derive(v, v.shape, v.segments, type);
+    return derive(v, aspen::ir::Shape(v.shape), SegmentList(v.segments), type);
   // The innermost dimension is rescaled; the bytes stay where they are.
   auto shape = v.shape;
   if (shape.empty()) {

@@ -823,6 +823,82 @@ TEST_CASE("tensor: strings name the variables", "[tensor][conformance]") {
   CHECK(Tensor().shortString() == "<invalid tensor>");
 }
 
+TEST_CASE("tensor: a row or slice inside one segment is that one segment", "[tensor][conformance]") {
+  // operator[] and slice take a direct path when the result is a run of one
+  // segment of the source; the result must be what the general path gives.
+  Fixture f;
+  auto [a, ra] = f.var("a", {2, 4});
+  auto [b, rb] = f.var("b", {3, 4}, FLOAT, true);
+  const Tensor m = concat(a, b, 0); // two segments
+  const Ref rm = refConcat({ra, rb}, 0);
+  for (std::size_t row = 0; row < 5; ++row) {
+    INFO("row " << row);
+    checkMatches(m[row], refIndex(rm, {row}), *f.graph);
+    CHECK(aspen::ir::numSegments(m[row].getImpl()) == 1);
+    checkMatches(m[row].slice(1, 3), refSliceDim(refIndex(rm, {row}), 1, 3, 0), *f.graph);
+  }
+  checkMatches(m.slice(2, 5, 0), refSliceDim(rm, 2, 5, 0), *f.graph); // all of b
+  CHECK(aspen::ir::numSegments(m.slice(2, 5, 0).getImpl()) == 1);
+  checkMatches(m.slice(1, 3, 0), refSliceDim(rm, 1, 3, 0), *f.graph); // across a and b
+  CHECK(aspen::ir::numSegments(m.slice(1, 3, 0).getImpl()) == 2);
+  // A reversed, a strided and a broadcast (stride 0) segment: every element and suffix.
+  const Ref repeated{{5}, std::vector<Elem>(5, ra.elems[6]), FLOAT};
+  for (const auto &[t, r] : std::vector<std::pair<Tensor, Ref>>{
+           {a.flatten().reverse(0), refReverse(refWithShape(ra, {8}), 0)},
+           {a.flatten().subSample(3, 0), refSubSample(refWithShape(ra, {8}), 3, 0)},
+           {a[1].slice(2, 3).broadcast(5, 0), repeated}}) {
+    REQUIRE(aspen::ir::numSegments(t.getImpl()) == 1);
+    for (std::size_t i = 0; i < t.numElements(); ++i) {
+      checkMatches(t[i], refIndex(r, {i}), *f.graph);
+      checkMatches(t.slice(i, t.numElements()), refSliceDim(r, i, t.numElements(), 0), *f.graph);
+    }
+  }
+  const Tensor row = a[1].broadcast(3, 0);
+  CHECK(row[5].getVarStr() == "'a'[5:6)");
+  CHECK(row.slice(4, 8).getVarStr() == "'a'[4:8)");
+  CHECK(row.slice(2, 6).getVarStr() == "'a'[6:8), 'a'[4:6)");
+  // The whole of a one-segment view shares its segments.
+  const Tensor whole = b.flatten().slice(0, 12);
+  CHECK(whole.getImpl().segments == b.getImpl().segments);
+}
+
+TEST_CASE("tensor: views outlive their graph and keep to it", "[tensor][conformance]") {
+  Tensor t, slice, other;
+  {
+    Fixture f, g;
+    auto [v, rv] = f.var("weights", {4, 3});
+    auto [w, rw] = g.var("weights", {4, 3}); // variable 0 of another graph
+    t = v;
+    slice = v.slice(1, 3, 0);
+    other = w;
+    CHECK(t.shortString().find("'weights'") != std::string::npos);
+    CHECK_FALSE(t == other);
+    CHECK_FALSE(t.intersectsWith(other));
+    CHECK_THROWS_AS(concat(t, other), index_error);
+    CHECK(aspen::ir::lockGraph(t.getImpl().graph) == f.graph);
+  }
+  // Both graphs are gone: no view keeps one alive, the views still describe
+  // themselves (by variable number) and still tell their graphs apart.
+  CHECK(aspen::ir::lockGraph(t.getImpl().graph) == nullptr);
+  CHECK(t.shortString() == "variable 0 {4,3} float");
+  CHECK(slice.getVarStr() == "variable 0[3:9)");
+  CHECK(slice.getDebugStr() == "variable 0 {2,3} float = [variable 0[3:9)]");
+  CHECK(t.slice(1, 3, 0) == slice);
+  CHECK(t.intersectsWith(slice));
+  CHECK_FALSE(t == other);
+  CHECK_FALSE(t.intersectsWith(other));
+  CHECK_FALSE(t.containsConstant());
+  CHECK(t.getVarRegions().size() == 1);
+  CHECK_THROWS_AS(concat(t, other), index_error);
+  // A graph made now gets an id of its own, wherever its data lands.
+  Fixture later;
+  auto [u, ru] = later.var("weights", {4, 3});
+  CHECK(u.getImpl().graph != t.getImpl().graph);
+  CHECK(u.getImpl().graph != other.getImpl().graph);
+  CHECK_FALSE(u == t);
+  CHECK(u.shortString() == "'weights' {4,3} float");
+}
+
 // ---- randomised chains of view operations ---------------------------------------------
 
 namespace {

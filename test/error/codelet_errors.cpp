@@ -144,6 +144,23 @@ TEST_CASE("codelet_errors: a field connected to a tensor of another element type
                                        {"'ScalarEdges'", "field 'a'", "anInt", "float", "int"});
 }
 
+TEST_CASE("codelet_errors: a field connected to a tensor of another graph, or of a graph that is gone",
+          "[codelets][error]") {
+  Graph g = corpusGraph();
+  const ComputeSet cs = g.addComputeSet();
+  VertexRef v = g.addVertex(cs, "ScalarEdges");
+  Tensor gone;
+  {
+    Graph other(smallTarget());
+    const Tensor theirs = other.addVariable(FLOAT, {1}, "theirs");
+    requireError<graph_connection_error>([&] { g.connect(v["a"], theirs); },
+                                         {"'theirs'", "field 'a'", "belongs to another graph"});
+    gone = theirs;
+  }
+  requireError<graph_connection_error>([&] { g.connect(v["a"], gone); },
+                                       {"variable 0", "field 'a'", "belongs to another graph"});
+}
+
 TEST_CASE("codelet_errors: setInitialValue on an edge field", "[codelets][error]") {
   Graph g = corpusGraph();
   const ComputeSet cs = g.addComputeSet();

@@ -5,6 +5,8 @@
 #include "ir/GraphData.hpp"
 #include "ir/TensorAlgebra.hpp"
 
+#include <poplar/Graph.hpp>
+#include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/exceptions.hpp>
 
@@ -338,4 +340,29 @@ TEST_CASE("tensor error: messages still work when the graph is gone", "[tensor][
     w = f.var("gone", {4});
   }
   requireError<index_error>([&] { (void)w[9]; }, {"index 9", "variable 0", "{4}"});
+}
+
+TEST_CASE("tensor error: a tensor of another graph, or of a graph that is gone, is rejected",
+          "[tensor][error]") {
+  const Target target = Target::createIPUTarget(1, 4, "ipu2");
+  Graph g(target);
+  Tensor theirs, gone;
+  {
+    Graph other(target);
+    theirs = other.addVariable(FLOAT, {8}, "theirs");
+    // Variable 0 of each graph: only the graphs tell them apart.
+    REQUIRE(g.addVariable(FLOAT, {8}, "mine").getVarRegions()[0].var.getId() ==
+            theirs.getVarRegions()[0].var.getId());
+    requireError<invalid_tile_mapping>([&] { g.setTileMapping(theirs, 0); },
+                                       {"setTileMapping", "'theirs'", "belongs to a different graph"});
+    gone = theirs.slice(2, 6);
+  }
+  // The other graph is gone; its views still describe themselves (by variable
+  // number) and are still not this graph's, also for a graph made after it.
+  Graph later(target);
+  (void)later.addVariable(FLOAT, {8}, "later");
+  for (Graph *graph : {&g, &later})
+    requireError<invalid_tile_mapping>(
+        [&] { graph->setTileMapping(gone, 0); },
+        {"setTileMapping", "variable 0", "{4}", "belongs to a different graph"});
 }

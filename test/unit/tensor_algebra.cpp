@@ -10,6 +10,7 @@
 
 #include <random>
 #include <set>
+#include <thread>
 
 using namespace poplar;
 using namespace aspen::ir;
@@ -264,4 +265,57 @@ TEST_CASE("algebra: region lists can stop early", "[tensor][unit]") {
   CHECK(text.size() < 1000);
   CHECK(text.find("'big'[4096:4097)") != std::string::npos);
   CHECK(text.find(", ...") != std::string::npos);
+}
+
+TEST_CASE("graph ids: each graph its own, found while it lives, from several threads", "[tensor][unit]") {
+  // Graphs made, used and dropped on four threads at once: every graph gets an
+  // id no other graph had, lockGraph finds exactly that graph while it lives
+  // and nothing once it is gone, and toVariableRegions with the graph given
+  // agrees with the look-up.
+  constexpr int kThreads = 4, kGraphs = 200;
+  std::vector<std::vector<GraphId>> ids(kThreads);
+  std::vector<int> failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kGraphs; ++i) {
+        Tensor view;
+        {
+          Fixture f;
+          view = f.var("v", {4, 2}, i % 2 ? FLOAT : HALF)[1];
+          const GraphId id = view.getImpl().graph;
+          ids[t].push_back(id);
+          if (id == 0 || id != f.graph->id() || lockGraph(id) != f.graph ||
+              toVariableRegions(*f.graph, view.getImpl()) != toVariableRegions(view.getImpl()))
+            ++failures[t];
+        }
+        if (lockGraph(view.getImpl().graph) != nullptr ||
+            view.shortString() != "variable 0 {2} " + std::string(view.elementType().toString()))
+          ++failures[t];
+      }
+    });
+  for (auto &thread : threads)
+    thread.join();
+  std::set<GraphId> distinct;
+  for (int t = 0; t < kThreads; ++t) {
+    CHECK(failures[t] == 0);
+    distinct.insert(ids[t].begin(), ids[t].end());
+  }
+  CHECK(distinct.size() == std::size_t(kThreads) * kGraphs);
+  CHECK(lockGraph(0) == nullptr);
+}
+
+TEST_CASE("graph ids: a view rebuilt from segments by graph id is of that graph", "[tensor][unit]") {
+  Fixture f;
+  const Tensor t = f.var("w", {6, 4}).slice(1, 3, 0);
+  const TensorView &v = t.getImpl();
+  const Tensor rebuilt =
+      makeTensor(f.graph->id(), v.elementType, {8}, std::span(v.segments.begin(), v.segments.end()));
+  CHECK(rebuilt == t.flatten());
+  CHECK(rebuilt.shortString() == "'w' {8} float");
+  CHECK(rebuilt.getImpl().graph == v.graph);
+  Fixture other;
+  const Tensor foreign =
+      makeTensor(other.graph, v.elementType, {8}, std::span(v.segments.begin(), v.segments.end()));
+  CHECK_FALSE(foreign == t.flatten());
 }

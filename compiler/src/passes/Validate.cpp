@@ -477,7 +477,7 @@ private:
   bool usesOwnTensors(const ir::ProgramNode *node, const std::string &what) {
     bool own = true;
     for (const poplar::Tensor *t : {&node->src, &node->dst, &node->predicate, &node->offset}) {
-      if (t->valid() && t->getImpl().graph.lock().get() != &g_) {
+      if (t->valid() && t->getImpl().graph != g_.id()) {
         problem(what + " uses tensor " + t->shortString() + ", which belongs to another graph");
         own = false;
       }

@@ -12,6 +12,7 @@
 #include "poplar/Tensor.hpp"
 #include "poplar/Type.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -133,9 +134,35 @@ struct RemoteBufferRecord {
   std::uint64_t repeats;
 };
 
-/// Everything a Graph (and its virtual graphs) records. Owned by a shared_ptr
-/// (views name it weakly; edgeTensor makes views of it).
-struct GraphData : std::enable_shared_from_this<GraphData> {
+/// A GraphData's GraphId (see TensorView.hpp) and its entry in the registry
+/// that lockGraph() reads. A copy is another graph: it gets an id of its own.
+class GraphIdentity {
+public:
+  GraphIdentity();
+  GraphIdentity(const GraphIdentity &) : GraphIdentity() {}
+  GraphIdentity &operator=(const GraphIdentity &) { return *this; }
+  ~GraphIdentity();
+  GraphId id() const { return id_; }
+  /// Makes lockGraph(id()) find `graph`, whose identity this is, while it
+  /// lives. Takes a lock the first time only: every view is made by a call
+  /// that publishes its graph (makeVariableTensor, makeTensor).
+  void publish(const std::shared_ptr<GraphData> &graph) {
+    if (!published_.load(std::memory_order_acquire))
+      publishSlow(graph);
+  }
+
+private:
+  void publishSlow(const std::shared_ptr<GraphData> &graph);
+  GraphId id_;
+  std::atomic<bool> published_{false};
+};
+
+/// Everything a Graph (and its virtual graphs) records.
+struct GraphData {
+  /// The id its views hold (compared for "same graph" checks).
+  GraphIdentity identity;
+  GraphId id() const { return identity.id(); }
+
   TargetData target; // one replica's target (the whole device has replicationFactor times its IPUs)
   unsigned replicationFactor = 1;
   /// Constants made by addReplicationIndexConstant: each replica's copy holds

@@ -229,27 +229,32 @@ SegmentList gatherSegments(const TensorView &view, std::int64_t base, const Axes
 
 poplar::Tensor makeVariableTensor(const std::shared_ptr<GraphData> &graph, VarId var, poplar::Type type,
                                   std::vector<std::size_t> shape) {
-  auto view = std::make_shared<TensorView>();
-  view->graph = graph;
-  view->elementType = type;
+  graph->identity.publish(graph);
   const std::uint64_t n = product(shape);
-  view->shape = std::move(shape);
+  SegmentList segments;
   if (n > 0) {
     const Segment all{var, 0, 1, n};
-    view->segments = SegmentList(&all, &all + 1);
+    segments = SegmentList(&all, &all + 1);
   }
-  return poplar::Tensor(std::move(view));
+  return poplar::Tensor(
+      std::make_shared<const TensorView>(graph->id(), type, std::move(shape), std::move(segments)));
 }
 
-poplar::Tensor makeTensor(std::weak_ptr<GraphData> graph, poplar::Type type, std::vector<std::size_t> shape,
+poplar::Tensor makeTensor(const std::shared_ptr<GraphData> &graph, poplar::Type type,
+                          std::vector<std::size_t> shape, std::span<const Segment> segments) {
+  GraphId id = 0;
+  if (graph) {
+    graph->identity.publish(graph);
+    id = graph->id();
+  }
+  return makeTensor(id, type, std::move(shape), segments);
+}
+
+poplar::Tensor makeTensor(GraphId graph, poplar::Type type, std::vector<std::size_t> shape,
                           std::span<const Segment> segments) {
   SegmentBuilder builder;
   builder.appendAll(segments);
-  auto view = std::make_shared<TensorView>();
-  view->graph = std::move(graph);
-  view->elementType = type;
-  view->shape = std::move(shape);
-  view->segments = builder.list();
+  auto view = std::make_shared<const TensorView>(graph, type, std::move(shape), builder.list());
   ASPEN_ASSERT(sumCounts(view->segments) == product(view->shape), "segments do not match the tensor's shape");
   return poplar::Tensor(std::move(view));
 }
@@ -257,7 +262,7 @@ poplar::Tensor makeTensor(std::weak_ptr<GraphData> graph, poplar::Type type, std
 // ---- reading views back --------------------------------------------------------
 
 std::size_t variableElementSize(const TensorView &view, VarId var) {
-  if (auto graph = view.graph.lock())
+  if (auto graph = view.lockGraph())
     if (var < graph->variables.size() && graph->variables[var].type.valid())
       return graph->variables[var].type.size();
   return view.elementType.size();
@@ -299,11 +304,14 @@ std::vector<ByteRun> toByteRuns(const TensorView &view, std::size_t limit) {
   return out;
 }
 
-std::vector<VarRegion> toVariableRegions(const TensorView &view, std::size_t limit) {
+namespace {
+
+/// toVariableRegions of a view of `graph` (null: the graph is gone).
+std::vector<VarRegion> toVariableRegionsOf(const GraphData *graph, const TensorView &view,
+                                           std::size_t limit) {
   // Through byte runs, so that a reinterpreted view that covers a variable element
   // in consecutive pieces yields that element once.
   std::vector<VarRegion> out;
-  auto graph = view.graph.lock();
   const std::uint64_t viewSize = view.elementType.size();
   auto addRegion = [&](const ByteRun &run) {
     std::uint64_t varSize = viewSize;
@@ -334,6 +342,18 @@ std::vector<VarRegion> toVariableRegions(const TensorView &view, std::size_t lim
   if (out.size() > limit)
     out.resize(limit);
   return out;
+}
+
+} // namespace
+
+std::vector<VarRegion> toVariableRegions(const TensorView &view, std::size_t limit) {
+  const auto graph = view.lockGraph();
+  return toVariableRegionsOf(graph.get(), view, limit);
+}
+
+std::vector<VarRegion> toVariableRegions(const GraphData &graph, const TensorView &view, std::size_t limit) {
+  ASPEN_ASSERT(view.graph == graph.id(), "variable regions of a view of another graph");
+  return toVariableRegionsOf(&graph, view, limit);
 }
 
 std::uint64_t numSegments(const TensorView &view) {
@@ -597,7 +617,7 @@ std::string tensorName(const TensorView &view) {
   }
   if (vars.empty())
     return "<empty>";
-  auto graph = view.graph.lock();
+  auto graph = view.lockGraph();
   std::string s;
   for (std::size_t i = 0; i < vars.size(); ++i) {
     if (i)

@@ -33,7 +33,11 @@ poplar::Tensor makeVariableTensor(const std::shared_ptr<GraphData> &graph, VarId
 
 /// A tensor of `type` and `shape` made of `segments` (their total count must equal
 /// the product of `shape`). Adjacent compatible segments are merged.
-poplar::Tensor makeTensor(std::weak_ptr<GraphData> graph, poplar::Type type, std::vector<std::size_t> shape,
+poplar::Tensor makeTensor(const std::shared_ptr<GraphData> &graph, poplar::Type type,
+                          std::vector<std::size_t> shape, std::span<const Segment> segments);
+/// As above, for the graph `graph` names, which already has views (so lockGraph
+/// finds it): views rebuilt from segments a graph holds need no owning pointer.
+poplar::Tensor makeTensor(GraphId graph, poplar::Type type, std::vector<std::size_t> shape,
                           std::span<const Segment> segments);
 
 /// A run `[begin, end)` of the elements of variable `var`, in units of the
@@ -49,6 +53,9 @@ struct VarRegion {
 /// A segment with stride 1 is one region; other strides give one region per element.
 /// At most `limit` regions are returned (the first ones).
 std::vector<VarRegion> toVariableRegions(const TensorView &view, std::size_t limit = SIZE_MAX);
+/// As above, for a view of `graph`, which the caller holds (no look-up of the graph).
+std::vector<VarRegion> toVariableRegions(const GraphData &graph, const TensorView &view,
+                                         std::size_t limit = SIZE_MAX);
 
 /// A run of `bytes` bytes of variable `var` starting at byte `byteBegin`.
 struct ByteRun {

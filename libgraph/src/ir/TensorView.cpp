@@ -15,15 +15,10 @@ SegmentList::SegmentList(std::vector<Segment> segments) : size_(segments.size())
   }
 }
 
-SegmentList::SegmentList(const Segment *begin, const Segment *end)
-    : size_(static_cast<std::size_t>(end - begin)) {
-  if (size_ == 1)
-    one_ = *begin;
-  else if (size_ > 1) {
-    auto *shared = new Shared;
-    shared->segments.assign(begin, end);
-    adopt(shared);
-  }
+void SegmentList::share(const Segment *begin, const Segment *end) {
+  auto *shared = new Shared;
+  shared->segments.assign(begin, end);
+  adopt(shared);
 }
 
 SegmentList::SegmentList(const std::shared_ptr<const std::vector<Segment>> &segments)

@@ -97,10 +97,24 @@ public:
 private:
   static constexpr std::size_t kInline = 3;
   void assign(const std::size_t *b, const std::size_t *e) {
+    const auto n = static_cast<std::size_t>(e - b);
     size_ = 0;
-    reserve(static_cast<std::size_t>(e - b));
-    std::copy(b, e, data_);
-    size_ = static_cast<std::uint32_t>(e - b);
+    if (n <= kInline && data_ == inline_)
+      copySmall(b, n, inline_); // most shapes: a few moves, no call
+    else {
+      reserve(n);
+      std::copy(b, e, data_);
+    }
+    size_ = static_cast<std::uint32_t>(n);
+  }
+  static void copySmall(const std::size_t *from, std::size_t n, std::size_t *to) {
+    static_assert(kInline == 3, "copySmall copies up to three dimensions");
+    if (n > 0)
+      to[0] = from[0];
+    if (n > 1)
+      to[1] = from[1];
+    if (n > 2)
+      to[2] = from[2];
   }
   void release() {
     if (data_ != inline_)
@@ -111,7 +125,7 @@ private:
   void take(Shape &o) {
     size_ = o.size_;
     if (o.data_ == o.inline_) {
-      std::copy(o.inline_, o.inline_ + o.size_, inline_);
+      copySmall(o.inline_, o.size_, inline_);
       data_ = inline_;
       capacity_ = kInline;
     } else {
@@ -168,7 +182,23 @@ public:
     return *this;
   }
   ~SegmentList() { release(); }
-  SegmentList(const Segment *begin, const Segment *end);
+  SegmentList(const Segment *begin, const Segment *end) : size_(static_cast<std::size_t>(end - begin)) {
+    if (size_ == 1)
+      one_ = *begin;
+    else if (size_ > 1)
+      share(begin, end);
+  }
+  /// One segment (count > 0), held inline.
+  explicit SegmentList(const Segment &one) noexcept : one_(one), size_(1) {}
+  /// Becomes the one segment {var, start, stride, count} (count > 0), written in place.
+  void assignOne(VarId var, std::int64_t start, std::int64_t stride, std::uint64_t count) noexcept {
+    release();
+    one_.var = var;
+    one_.start = start;
+    one_.stride = stride;
+    one_.count = count;
+    size_ = 1;
+  }
   /// From a shared list (copied unless it has one segment).
   SegmentList(const std::shared_ptr<const std::vector<Segment>> &segments);
 
@@ -215,6 +245,7 @@ private:
       delete shared_;
   }
   void adopt(Shared *shared) { shared_ = shared; } // size_ is already > 1
+  void share(const Segment *begin, const Segment *end);
   // 40 bytes (a view holds one): the inline segment or the shared list.
   union {
     Segment one_{0, 0, 1, 0};
@@ -224,6 +255,20 @@ private:
 };
 static_assert(sizeof(SegmentList) == 40, "SegmentList: one segment or a pointer, and a count");
 
+struct GraphData;
+
+/// Names a graph (a GraphData and so every virtual graph of it): a number given
+/// to each GraphData when it is made and never given again in the process (0:
+/// no graph). Views hold it instead of a pointer to their graph, so making,
+/// copying and freeing a view and asking whether two views (or a view and a
+/// graph) belong to one graph cost no atomic operation; the few paths that need
+/// the graph itself (names in messages, fp8 metadata, variable types) find it
+/// with lockGraph(), which tells a graph that is gone by returning null.
+using GraphId = std::uint32_t;
+
+/// The graph `id` names while it lives (null once it is gone, or for 0).
+std::shared_ptr<GraphData> lockGraph(GraphId id);
+
 /// What a poplar::Tensor points at: a shape, an element type and the segments
 /// that list its elements in row-major order. Views are immutable and shared.
 ///
@@ -231,14 +276,23 @@ static_assert(sizeof(SegmentList) == 40, "SegmentList: one segment or a pointer,
 /// Normally that is the variable's own type; after `reinterpret` it differs, and
 /// the byte offset of element k is `(start + k*stride) * elementType.size()`.
 struct TensorView {
-  std::weak_ptr<struct GraphData> graph; // for debug names in error messages
+  GraphId graph = 0; // the graph it belongs to (ids are compared: see GraphId)
   poplar::Type elementType;
   Shape shape;
   SegmentList segments;
 
+  TensorView() = default;
+  TensorView(GraphId graph, poplar::Type elementType, Shape &&shape, SegmentList &&segments)
+      : graph(graph), elementType(elementType), shape(std::move(shape)), segments(std::move(segments)) {}
+
   std::size_t numElements() const;
   /// A short description used in error messages: `'name' {2,3} float`.
   std::string describe() const;
+  /// The graph the view belongs to, or null when it is gone.
+  std::shared_ptr<GraphData> lockGraph() const { return ir::lockGraph(graph); }
 };
+// A view and its shared_ptr control block fit a 112-byte heap chunk (a graph
+// holds millions of edge views).
+static_assert(sizeof(TensorView) <= 88, "TensorView: keep a view and its control block in 104 bytes");
 
 } // namespace aspen::ir

@@ -33,8 +33,7 @@ poplar::Tensor edgeTensor(const GraphData &graph, const Edge &e) {
   std::vector<std::size_t> shape;
   if (!e.scalarShape)
     shape.push_back(e.count);
-  std::weak_ptr<GraphData> owner = std::const_pointer_cast<GraphData>(graph.weak_from_this().lock());
-  return makeTensor(std::move(owner), e.elementType, std::move(shape),
+  return makeTensor(graph.id(), e.elementType, std::move(shape),
                     std::span(e.segments.begin(), e.segments.end()));
 }
 
