@@ -550,7 +550,7 @@ aspen::ir::Vertex &vertexOf(GraphData &data, const VertexRef &v, const char *ope
 void Graph::setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops) {
   getTarget();
   vertexOf(*data_, v, "setPerfEstimate");
-  data_->vertexEstimates[v.getId()] = VertexPerfEstimate(cycles, flops);
+  data_->vertices.setEstimate(v.getId(), VertexPerfEstimate(cycles, flops));
 }
 
 void Graph::setPerfEstimate(const VertexRef &v, const VertexPerfEstimate &estimate) {

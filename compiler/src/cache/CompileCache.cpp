@@ -337,6 +337,10 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
   hashInChunks(h, g.vertices.size(), [&](KeyHash &k, std::size_t i) {
     const ir::Vertex &v = g.vertices[i];
     k.value(v.type).value(v.computeSet).value(v.tile);
+    const poplar::VertexPerfEstimate *estimate = g.estimateOf(static_cast<std::uint32_t>(i));
+    k.value<std::uint8_t>(estimate != nullptr);
+    if (estimate)
+      k.value(estimate->cycles).value(estimate->flops);
     k.value<std::uint64_t>(v.fields.size());
     for (const ir::FieldValue &f : v.fields) {
       k.value(f.set).value<std::uint64_t>(f.declaredSize).value<std::uint64_t>(f.stateCount);
@@ -346,14 +350,6 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
         hashEdge(k, e);
     }
   });
-  // Graph::setPerfEstimate, in vertex order.
-  std::vector<std::pair<std::uint32_t, poplar::VertexPerfEstimate>> estimates(g.vertexEstimates.begin(),
-                                                                              g.vertexEstimates.end());
-  std::sort(estimates.begin(), estimates.end(),
-            [](const auto &a, const auto &b) { return a.first < b.first; });
-  h.value<std::uint64_t>(estimates.size());
-  for (const auto &[v, e] : estimates)
-    h.value(v).value(e.cycles).value(e.flops);
 
   {
     std::vector<std::shared_ptr<const ir::DebugRecord>> records;

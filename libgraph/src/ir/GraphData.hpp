@@ -182,15 +182,8 @@ struct GraphData {
 
   std::vector<ComputeSetRecord> computeSets;
   VertexTable vertices;
-  /// Graph::setPerfEstimate, by vertex id (most vertices have none).
-  std::unordered_map<std::uint32_t, poplar::VertexPerfEstimate> vertexEstimates;
-  /// The estimate set for vertex `v`, or null.
-  const poplar::VertexPerfEstimate *estimateOf(std::uint32_t v) const {
-    if (vertexEstimates.empty())
-      return nullptr;
-    const auto it = vertexEstimates.find(v);
-    return it == vertexEstimates.end() ? nullptr : &it->second;
-  }
+  /// The estimate Graph::setPerfEstimate set for vertex `v`, or null.
+  const poplar::VertexPerfEstimate *estimateOf(std::uint32_t v) const { return vertices.estimateOf(v); }
 
   std::vector<HostHandle> hostHandles;
   std::vector<StreamRecord> streams;

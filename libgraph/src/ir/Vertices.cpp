@@ -207,6 +207,16 @@ std::span<FieldValue> VertexTable::newFields(std::size_t n) {
   return {first, n};
 }
 
+void VertexTable::setEstimate(std::size_t v, const poplar::VertexPerfEstimate &estimate) {
+  ASPEN_ASSERT(v < size_, "an estimate for a vertex that does not exist");
+  const std::size_t chunk = v >> kChunkShift;
+  if (estimates_.size() <= chunk)
+    estimates_.resize(chunk + 1);
+  if (!estimates_[chunk])
+    estimates_[chunk] = std::make_unique<Estimate[]>(kChunkMask + 1);
+  estimates_[chunk][v & kChunkMask] = {estimate, true};
+}
+
 std::uint32_t VertexTable::add(std::uint32_t type, std::uint32_t computeSet, std::size_t numFields) {
   if ((size_ & kChunkMask) == 0 && (size_ >> kChunkShift) == chunks_.size())
     chunks_.push_back(std::make_unique_for_overwrite<Vertex[]>(kChunkMask + 1));

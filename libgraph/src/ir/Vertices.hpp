@@ -11,6 +11,7 @@
 #pragma once
 
 #include "ir/TensorView.hpp"
+#include "poplar/PerfEstimateFunc.hpp"
 #include "poplar/Type.hpp"
 
 #include <cstddef>
@@ -203,6 +204,17 @@ public:
   /// returns its id.
   std::uint32_t add(std::uint32_t type, std::uint32_t computeSet, std::size_t numFields);
 
+  /// Graph::setPerfEstimate's value for vertex `v`, or null. (PopLibs sets one
+  /// for nearly every vertex it makes; a graph of custom vertices for none.)
+  const poplar::VertexPerfEstimate *estimateOf(std::size_t v) const {
+    const std::size_t chunk = v >> kChunkShift;
+    if (chunk >= estimates_.size() || !estimates_[chunk])
+      return nullptr;
+    const Estimate &e = estimates_[chunk][v & kChunkMask];
+    return e.set ? &e.value : nullptr;
+  }
+  void setEstimate(std::size_t v, const poplar::VertexPerfEstimate &estimate);
+
   template <class Table, class Value> class Iterator {
   public:
     using iterator_category = std::forward_iterator_tag;
@@ -244,7 +256,13 @@ private:
   };
   std::span<FieldValue> newFields(std::size_t n);
 
+  struct Estimate {
+    poplar::VertexPerfEstimate value;
+    bool set = false;
+  };
   std::vector<std::unique_ptr<Vertex[]>> chunks_;
+  /// Parallel to chunks_; a chunk's estimates are made when one of its vertices gets one.
+  std::vector<std::unique_ptr<Estimate[]>> estimates_;
   std::vector<FieldChunk> fieldChunks_;
   std::size_t size_ = 0;
 };

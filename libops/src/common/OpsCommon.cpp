@@ -131,10 +131,10 @@ std::vector<TileWork> splitByTile(const poplar::Graph &graph, const poplar::Tens
   }
   maxVerticesPerTile = std::max(1u, maxVerticesPerTile);
   for (unsigned tile = 0; tile < mapping.size(); ++tile) {
-    auto regions = mapping[tile];
-    poputil::mergeAdjacentRegions(regions);
-    if (regions.empty())
+    if (mapping[tile].empty()) // most tiles hold none of a tensor: no copy, no call
       continue;
+    auto regions = std::move(mapping[tile]);
+    poputil::mergeAdjacentRegions(regions);
     if (regions.size() <= maxVerticesPerTile) {
       for (const auto &r : regions)
         work.push_back({tile, {r}});

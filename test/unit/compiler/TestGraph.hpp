@@ -183,7 +183,7 @@ public:
     f.setStateBytes(bytes);
   }
   void setCycles(std::uint32_t v, std::uint64_t cycles) {
-    g->vertexEstimates[v] = poplar::VertexPerfEstimate(cycles);
+    g->vertices.setEstimate(v, poplar::VertexPerfEstimate(cycles));
   }
   ir::FieldValue &fieldOf(std::uint32_t v, const std::string &field) {
     const int i = g->vertexTypes[g->vertices[v].type].fieldIndex(field);
