@@ -1,0 +1,100 @@
+// Copyright (c) Aspen contributors.
+// The PopLibs functions added for Poplar 3.x programs (popnn/InstanceNorm.hpp, ...) reject wrong
+// ranks, types and mismatched shapes with poputil::poplibs_error (poplar::invalid_option for
+// options) naming the op and the tensor at fault.
+#include <popnn/InstanceNorm.hpp>
+#include <poputil/exceptions.hpp>
+
+#include <poplar/Target.hpp>
+#include <poplar/exceptions.hpp>
+
+#include "ErrorCheck.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace poplar;
+using aspen::test::requireError;
+
+namespace {
+struct Fixture {
+  Graph graph{Target::createIPUTarget(1, 4, "ipu2")};
+  program::Sequence prog;
+  Tensor var(const Type &t, std::vector<std::size_t> shape, const std::string &name) {
+    Tensor v = graph.addVariable(t, shape, name);
+    graph.setTileMapping(v, 0);
+    return v;
+  }
+};
+} // namespace
+
+TEST_CASE("popnn::in names the op and the tensor at fault", "[popnn][error]") {
+  Fixture f;
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::in::instanceNormStatistics(f.graph, f.var(FLOAT, {8}, "acts"), 1e-5f, f.prog, false, false);
+      },
+      {"popnn::in::instanceNormStatistics", "'acts'", "{N, C, ...}"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::in::instanceNormStatistics(f.graph, f.var(INT, {2, 3, 4}, "acts"), 1e-5f, f.prog, false,
+                                          false);
+      },
+      {"popnn::in::instanceNormStatistics", "'acts'", "float or half"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor acts = f.var(FLOAT, {2, 3, 4}, "acts");
+        // per-channel statistics ({C}) where instance norm has one per (n, c) ({N * C})
+        popnn::in::instanceNormWhiten(f.graph, acts, f.var(FLOAT, {3}, "mean"), f.var(FLOAT, {6}, "isd"),
+                                      f.prog);
+      },
+      {"popnn::in::instanceNormWhiten", "mean", "'mean'", "6 elements"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor acts = f.var(FLOAT, {2, 3, 4}, "acts");
+        popnn::in::instanceNormalise(f.graph, acts, f.var(FLOAT, {4}, "gamma"), f.var(FLOAT, {3}, "beta"),
+                                     f.var(FLOAT, {6}, "mean"), f.var(FLOAT, {6}, "isd"), f.prog);
+      },
+      {"popnn::in::instanceNormalise", "gamma", "'gamma'", "3 elements"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor acts = f.var(FLOAT, {2, 3, 4}, "acts");
+        popnn::in::instanceNormParamGradients(f.graph, acts, f.var(FLOAT, {2, 3, 5}, "gradsIn"), f.prog);
+      },
+      {"popnn::in::instanceNormParamGradients", "gradsIn", "'gradsIn'"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor acts = f.var(FLOAT, {2, 3, 4}, "acts");
+        popnn::in::instanceNormGradients(f.graph, acts, f.var(FLOAT, {2, 3, 4}, "gradsIn"),
+                                         f.var(FLOAT, {6}, "mean"), f.var(FLOAT, {2}, "isd"),
+                                         f.var(FLOAT, {3}, "gamma"), f.prog);
+      },
+      {"popnn::in::instanceNormGradients", "inverse standard deviation", "'isd'"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor white = f.var(FLOAT, {2, 3, 4}, "whitened");
+        popnn::in::instanceNormGradients(f.graph, white, f.var(FLOAT, {2, 3, 4}, "gradsIn"),
+                                         f.var(FLOAT, {6}, "isd"), f.var(FLOAT, {2}, "gamma"), f.prog);
+      },
+      {"popnn::in::instanceNormGradients", "gamma", "'gamma'"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor gamma = f.var(FLOAT, {3}, "gamma"), beta = f.var(FLOAT, {3}, "beta");
+        popnn::in::instanceNormParamUpdate(f.graph, f.var(FLOAT, {4}, "gammaDelta"),
+                                           f.var(FLOAT, {3}, "betaDelta"), 0.1f, gamma, beta, f.prog);
+      },
+      {"popnn::in::instanceNormParamUpdate", "gammaDelta", "'gammaDelta'"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor gamma = f.var(FLOAT, {3}, "gamma"), beta = f.var(FLOAT, {3}, "beta");
+        popnn::in::instanceNormParamUpdate(f.graph, f.var(FLOAT, {3}, "gammaDelta"),
+                                           f.var(FLOAT, {3}, "betaDelta"), f.var(FLOAT, {2}, "scale"), gamma,
+                                           beta, f.prog);
+      },
+      {"popnn::in::instanceNormParamUpdate", "scale", "'scale'"});
+  requireError<poplar::invalid_option>(
+      [&] {
+        popnn::in::instanceNormStatistics(f.graph, f.var(FLOAT, {2, 4, 3}, "acts"), 1e-5f, f.prog, false,
+                                          false, FLOAT, {}, {{"groupNormStridedChannelGrouping", "maybe"}});
+      },
+      {"popnn::in::instanceNormStatistics", "groupNormStridedChannelGrouping"});
+}
