@@ -108,3 +108,5 @@ aspen_add_test(poplibs_compat_instance_norm LABEL conformance SOURCES compat/pop
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)
 aspen_add_test(poplibs_added_errors LABEL error SOURCES error/poplibs_added_errors.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)
+aspen_add_test(poplibs_compat_fully_connected LABEL conformance SOURCES compat/poplibs_fully_connected.cpp
+  LIBS Aspen::popops Aspen::poplin)

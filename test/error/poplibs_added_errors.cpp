@@ -2,6 +2,7 @@
 // The PopLibs functions added for Poplar 3.x programs (popnn/InstanceNorm.hpp, ...) reject wrong
 // ranks, types and mismatched shapes with poputil::poplibs_error (poplar::invalid_option for
 // options) naming the op and the tensor at fault.
+#include <poplin/Convolution.hpp>
 #include <popnn/InstanceNorm.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -97,4 +98,35 @@ TEST_CASE("popnn::in names the op and the tensor at fault", "[popnn][error]") {
                                           false, FLOAT, {}, {{"groupNormStridedChannelGrouping", "maybe"}});
       },
       {"popnn::in::instanceNormStatistics", "groupNormStridedChannelGrouping"});
+}
+
+TEST_CASE("poplin::fullyConnectedWeightTranspose names the parameter or tensor at fault", "[poplin][error]") {
+  Fixture f;
+  const poplin::ConvParams bwd(FLOAT, 3, {1}, {1}, 4, 5, 2);
+  requireError<poputil::poplibs_error>(
+      [&] {
+        const poplin::ConvParams twoD(FLOAT, 3, {1, 1}, {1, 1}, 4, 5, 2);
+        poplin::fullyConnectedWeightTranspose(f.graph, f.var(FLOAT, {2, 5, 4, 1, 1}, "weights"), twoD, f.prog,
+                                              {}, {});
+      },
+      {"poplin::fullyConnectedWeightTranspose", "params", "2 field dimensions"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        // already in the backward layout {G, Co, Ci, k} rather than the forward one {G, Ci, Co, k}
+        poplin::fullyConnectedWeightTranspose(f.graph, f.var(FLOAT, {2, 5, 4, 1}, "weights"), bwd, f.prog, {},
+                                              {});
+      },
+      {"poplin::fullyConnectedWeightTranspose", "'weights'", "{2,4,5,1}"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        poplin::fullyConnectedWeightTranspose(f.graph, f.var(HALF, {2, 4, 5, 1}, "weights"), bwd, f.prog, {},
+                                              {});
+      },
+      {"poplin::fullyConnectedWeightTranspose", "'weights'", "element type"});
+  requireError<poplar::invalid_option>(
+      [&] {
+        poplin::fullyConnectedWeightTranspose(f.graph, f.var(FLOAT, {2, 4, 5, 1}, "weights"), bwd, f.prog, {},
+                                              {{"pass", "SIDEWAYS"}});
+      },
+      {"pass"});
 }
