@@ -110,3 +110,5 @@ aspen_add_test(poplibs_added_errors LABEL error SOURCES error/poplibs_added_erro
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)
 aspen_add_test(poplibs_compat_fully_connected LABEL conformance SOURCES compat/poplibs_fully_connected.cpp
   LIBS Aspen::popops Aspen::poplin)
+aspen_add_test(poplibs_compat_multiconv LABEL conformance SOURCES compat/poplibs_multiconv.cpp
+  LIBS Aspen::popops Aspen::poplin)

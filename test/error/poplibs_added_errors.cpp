@@ -3,7 +3,10 @@
 // ranks, types and mismatched shapes with poputil::poplibs_error (poplar::invalid_option for
 // options) naming the op and the tensor at fault.
 #include <poplin/Convolution.hpp>
+#include <poplin/MultiConvolution.hpp>
+#include <poplin/codelets.hpp>
 #include <popnn/InstanceNorm.hpp>
+#include <popops/codelets.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <poplar/Target.hpp>
@@ -129,4 +132,43 @@ TEST_CASE("poplin::fullyConnectedWeightTranspose names the parameter or tensor a
                                               {{"pass", "SIDEWAYS"}});
       },
       {"pass"});
+}
+
+TEST_CASE("poplin::multiconv names the op, the convolution and the argument at fault", "[poplin][error]") {
+  Fixture f;
+  const poplin::ConvParams p0(FLOAT, 2, {5}, {3}, 3, 4, 1), p1(FLOAT, 2, {6}, {2}, 2, 3, 1);
+  const std::vector<poplin::multiconv::CreateTensorArgs> create{{p0, {}, "a"}, {p1, {}, "b"}};
+  requireError<poputil::poplibs_error>(
+      [&] { poplin::multiconv::createWeights(f.graph, create, 2); },
+      {"poplin::multiconv::createWeights", "weightsIndex 2", "2 convolutions"});
+  requireError<poputil::poplibs_error>([&] { poplin::multiconv::createInput(f.graph, create, 5); },
+                                       {"poplin::multiconv::createInput", "inputIndex 5"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        // the second convolution's weights are those of the first (the first is built)
+        popops::addCodelets(f.graph);
+        poplin::addCodelets(f.graph);
+        std::vector<poplin::multiconv::ConvolutionArgs> args{
+            {f.var(FLOAT, {2, 3, 5}, "in0"), f.var(FLOAT, {1, 4, 3, 3}, "w0"), p0, {}},
+            {f.var(FLOAT, {2, 2, 6}, "in1"), f.var(FLOAT, {1, 4, 3, 3}, "w1"), p1, {}}};
+        poplin::multiconv::convolution(f.graph, args, false, f.prog);
+      },
+      {"poplin::multiconv::convolution", "convolution 1", "'w1'"});
+  requireError<poplar::invalid_option>(
+      [&] {
+        poplin::multiconv::createInput(f.graph, create, 0, {{"planType", "diagonal"}});
+      },
+      {"poplin::multiconv::createInput", "planType"});
+  requireError<poplar::invalid_option>(
+      [&] {
+        poplin::multiconv::convolution(f.graph, {}, false, f.prog, {}, {{"cycleBackOff", "2"}});
+      },
+      {"poplin::multiconv::convolution", "cycleBackOff"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        std::vector<poplin::multiconv::ConvolutionArgs> args{
+            {Tensor(), f.var(FLOAT, {1, 3, 4, 3}, "bwd0"), p0, {}}};
+        poplin::multiconv::weightsTransposeChansFlipXY(f.graph, args, {}, f.prog, {}, {}, nullptr);
+      },
+      {"poplin::multiconv::weightsTransposeChansFlipXY", "weightsIn", "1 convolutions"});
 }
