@@ -112,3 +112,5 @@ aspen_add_test(poplibs_compat_fully_connected LABEL conformance SOURCES compat/p
   LIBS Aspen::popops Aspen::poplin)
 aspen_add_test(poplibs_compat_multiconv LABEL conformance SOURCES compat/poplibs_multiconv.cpp
   LIBS Aspen::popops Aspen::poplin)
+aspen_add_test(poplibs_compat_debuginfo LABEL conformance SOURCES compat/poplibs_debuginfo.cpp
+  LIBS Aspen::popops Aspen::poplin Aspen::popnn nlohmann_json::nlohmann_json)
