@@ -101,3 +101,16 @@ if(TARGET profiling_matmul AND TARGET aspen-vision)
     ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")
 endif()
 aspen_add_test(compat_libapi_errors LABEL error SOURCES error/libapi_errors.cpp LIBS Aspen::poputil)
+
+# (5) PopLibs functions Poplar 3.x programs call that Aspen lacked (docs/poplibs-coverage.md):
+# client-style programs checked against host references, and their errors.
+aspen_add_test(poplibs_compat_instance_norm LABEL conformance SOURCES compat/poplibs_instance_norm.cpp
+  LIBS Aspen::popops Aspen::poplin Aspen::popnn)
+aspen_add_test(poplibs_added_errors LABEL error SOURCES error/poplibs_added_errors.cpp
+  LIBS Aspen::popops Aspen::poplin Aspen::popnn)
+aspen_add_test(poplibs_compat_fully_connected LABEL conformance SOURCES compat/poplibs_fully_connected.cpp
+  LIBS Aspen::popops Aspen::poplin)
+aspen_add_test(poplibs_compat_multiconv LABEL conformance SOURCES compat/poplibs_multiconv.cpp
+  LIBS Aspen::popops Aspen::poplin)
+aspen_add_test(poplibs_compat_debuginfo LABEL conformance SOURCES compat/poplibs_debuginfo.cpp
+  LIBS Aspen::popops Aspen::poplin Aspen::popnn nlohmann_json::nlohmann_json)

@@ -132,6 +132,19 @@ void reportPlanInfo(std::ostream &out, const poplar::Graph &graph, const ConvPar
 /// Throws poplar::invalid_option for an unknown key or bad value.
 void convolutionValidateOptions(const poplar::OptionFlags &options);
 
+/// The forward weights of a fully-connected layer expressed as a 1-d convolution,
+/// `weights` {G, Co, Ci, kernel}, arranged for its backward pass `params` (the forward
+/// parameters with the input and output channels swapped): a new tensor {G, Ci, Co, kernel}
+/// laid out as createWeights() lays out weights for `params`, holding `weights` with its
+/// channel dimensions swapped. Options are the convolution's (typically
+/// `pass` = FC_TRAINING_BWD).
+/// \throws poputil::poplibs_error when `params` is not 1-d or `weights` does not fit it.
+poplar::Tensor fullyConnectedWeightTranspose(poplar::Graph &graph, poplar::Tensor weights,
+                                             const ConvParams &params, poplar::program::Sequence &prog,
+                                             const poplar::DebugContext &debugContext,
+                                             const poplar::OptionFlags &options,
+                                             PlanningCache *cache = nullptr);
+
 } // namespace poplin
 
 #endif

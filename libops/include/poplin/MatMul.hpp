@@ -219,6 +219,19 @@ poplar::Tensor transposeGroupedMatrix(const poplar::Tensor &A);
 /// unknown key or a bad value.
 void matmulValidateOptions(const poplar::OptionFlags &options);
 
+/// The parameters of a matrix multiplication `C = A * B` (as PopLibs describes one for
+/// planning, e.g. poplin::fc::getMatMulPrePlanParameters): operand and result types and the
+/// shapes of `A` and `B` ({m, k} and {k, n}, or grouped {G, m, k} and {G, k, n}).
+struct MatMulParams {
+  poplar::Type inputType;
+  poplar::Type outputType;
+  std::vector<std::size_t> aShape;
+  std::vector<std::size_t> bShape;
+
+  /// Orders by inputType, outputType, aShape, then bShape.
+  friend bool operator<(const MatMulParams &a, const MatMulParams &b);
+};
+
 } // namespace poplin
 
 #endif

@@ -575,4 +575,28 @@ void convolutionValidateOptions(const OptionFlags &options) {
   (void)matMulOptions(options, "poplin::convolutionValidateOptions");
 }
 
+// The backward pass of a fully-connected layer convolves the output gradients with the forward
+// weights' channels swapped. PopLibs rearranges them with transpose vertices when its plans
+// differ; here the weights are copied into a tensor laid out for the backward convolution.
+Tensor fullyConnectedWeightTranspose(Graph &graph, Tensor weights, const ConvParams &params,
+                                     program::Sequence &prog, const DebugContext &debugContextIn,
+                                     const OptionFlags &options,
+                                     PlanningCache *cache) {
+  aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(weights, params, options));
+  const poplar::DebugContext debugContext(di);
+  const std::string op = "poplin::fullyConnectedWeightTranspose";
+  const ConvParams p = checked(params, op);
+  (void)matMulOptions(options, op);
+  if (p.getNumFieldDims() != 1)
+    throw poputil::poplibs_error(op + ": params has " + std::to_string(p.getNumFieldDims()) +
+                                 " field dimensions; a fully-connected layer is a 1-d convolution");
+  // The forward weights {G, Co, Ci, k} of the forward parameters (params with the channels
+  // swapped) are the backward weights transposed.
+  requireTensor(weights, weightsShape(p, true), p.inputType, op, "weights");
+  Tensor out = createWeights(graph, p, {debugContext, "transposed"}, options, cache);
+  prog.add(program::Copy(weights.dimShufflePartial({1}, {2}), out, false, {debugContext, "transpose"}));
+  di.addOutput(out);
+  return out;
+}
+
 } // namespace poplin

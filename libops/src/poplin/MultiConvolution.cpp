@@ -1,0 +1,221 @@
+// Copyright (c) Aspen contributors.
+// poplin::multiconv: each convolution of the set is planned and run as Aspen's single
+// convolution with its own options (see poplin/MultiConvolution.hpp); the multi-convolution
+// options are checked. Errors from one convolution name the multi-convolution op and the index
+// of the convolution at fault.
+#include "poplin/MultiConvolution.hpp"
+
+#include "common/OpDebugInfo.hpp"
+#include "common/OpsCommon.hpp"
+
+#include <poplar/exceptions.hpp>
+#include <poputil/OptionParsing.hpp>
+#include <poputil/exceptions.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
+
+using namespace poplar;
+
+namespace poplin::multiconv {
+
+namespace {
+
+const char *const kLib = "poplin::multiconv::";
+
+// Checks the multi-convolution options (PopLibs' keys; none changes the result here).
+void checkOptions(const OptionFlags &options, const std::string &op) {
+  enum class PlanType { SERIAL, PARALLEL };
+  PlanType planType = PlanType::PARALLEL;
+  unsigned perConvReservedTiles = 50;
+  double cycleBackOff = 0.1;
+  poplibs::OptionSpec spec{
+      {"planType", poplibs::OptionHandler::createWithEnum(
+                       planType, std::map<std::string, PlanType>{{"serial", PlanType::SERIAL},
+                                                                 {"parallel", PlanType::PARALLEL}})},
+      {"perConvReservedTiles", poplibs::OptionHandler::createWithUnsignedInt(perConvReservedTiles)},
+      {"cycleBackOff", poplibs::OptionHandler::createWithDouble(cycleBackOff)}};
+  aspen::ops::parseOptions(spec, options, op);
+  if (!(cycleBackOff >= 0.0 && cycleBackOff <= 1.0))
+    throw poplar::invalid_option(op + ": option cycleBackOff (" + std::to_string(cycleBackOff) +
+                                 ") must be between 0 and 1");
+}
+
+// Runs `f` for convolution `index`, prefixing any error with the op and the index.
+template <class F> auto forConvolution(const std::string &op, std::size_t index, F &&f) -> decltype(f()) {
+  const std::string where = op + ": convolution " + std::to_string(index) + ": ";
+  try {
+    return f();
+  } catch (const poplar::invalid_option &e) {
+    throw poplar::invalid_option(where + e.what());
+  } catch (const poputil::poplibs_error &e) {
+    throw poputil::poplibs_error(where + e.what());
+  }
+}
+
+const CreateTensorArgs &pick(const std::vector<CreateTensorArgs> &args, unsigned index, const char *role,
+                             const std::string &op) {
+  if (index >= args.size())
+    throw poputil::poplibs_error(op + ": " + role + " " + std::to_string(index) + " is not an index of the " +
+                                 std::to_string(args.size()) + " convolutions in args");
+  return args[index];
+}
+
+poplar::ProfileValue paramsList(std::size_t n, const std::function<const ConvParams &(std::size_t)> &params) {
+  poplar::ProfileValue::Vector v;
+  for (std::size_t i = 0; i < n; ++i)
+    v.push_back(aspen::ops::streamedProfileValue(params(i)));
+  return poplar::ProfileValue(std::move(v));
+}
+
+} // namespace
+
+Tensor createWeights(Graph &graph, const std::vector<CreateTensorArgs> &args, unsigned weightsIndex,
+                     const OptionFlags &options, PlanningCache *cache) {
+  const std::string op = std::string(kLib) + "createWeights";
+  aspen::ops::PoplinDebugInfo di(
+      {}, {{"params",
+            paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
+           {"weightsIndex", poputil::toProfileValue(weightsIndex)},
+           {"options", poputil::toProfileValue(options)}});
+  checkOptions(options, op);
+  const CreateTensorArgs &a = pick(args, weightsIndex, "weightsIndex", op);
+  Tensor w = forConvolution(op, weightsIndex, [&] {
+    return poplin::createWeights(graph, a.params, {poplar::DebugContext(di), a.name}, a.options, cache);
+  });
+  di.addOutput(w);
+  return w;
+}
+
+Tensor createInput(Graph &graph, const std::vector<CreateTensorArgs> &args, unsigned inputIndex,
+                   const OptionFlags &options, PlanningCache *cache) {
+  const std::string op = std::string(kLib) + "createInput";
+  aspen::ops::PoplinDebugInfo di(
+      {}, {{"params",
+            paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
+           {"inputIndex", poputil::toProfileValue(inputIndex)},
+           {"options", poputil::toProfileValue(options)}});
+  checkOptions(options, op);
+  const CreateTensorArgs &a = pick(args, inputIndex, "inputIndex", op);
+  Tensor in = forConvolution(op, inputIndex, [&] {
+    return poplin::createInput(graph, a.params, {poplar::DebugContext(di), a.name}, a.options, cache);
+  });
+  di.addOutput(in);
+  return in;
+}
+
+void weightsTransposeChansFlipXY(Graph &graph, std::vector<ConvolutionArgs> &args,
+                                 const std::vector<Tensor> &weightsIn, program::Sequence &prog,
+                                 const OptionFlags &options, const DebugContext &debugContextIn,
+                                 PlanningCache *cache) {
+  const std::string op = std::string(kLib) + "weightsTransposeChansFlipXY";
+  aspen::ops::PoplinDebugInfo di(
+      debugContextIn,
+      {{"params",
+        paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
+       {"options", poputil::toProfileValue(options)}});
+  const poplar::DebugContext debugContext(di);
+  (void)cache;
+  checkOptions(options, op);
+  if (weightsIn.size() != args.size())
+    throw poputil::poplibs_error(op + ": weightsIn has " + std::to_string(weightsIn.size()) +
+                                 " tensors for the " + std::to_string(args.size()) + " convolutions in args");
+  for (std::size_t i = 0; i < args.size(); ++i)
+    forConvolution(op, i, [&] {
+      poplin::weightsTransposeChansFlipXY(graph, weightsIn[i], args[i].weights, prog,
+                                          {debugContext, "conv" + std::to_string(i)});
+    });
+}
+
+std::vector<Tensor> convolution(Graph &graph, const std::vector<ConvolutionArgs> &args,
+                                bool transposeAndFlipWeights, program::Sequence &prog,
+                                const DebugContext &debugContextIn, const OptionFlags &options,
+                                PlanningCache *cache) {
+  const std::string op = std::string(kLib) + "convolution";
+  aspen::ops::PoplinDebugInfo di(
+      debugContextIn,
+      {{"params",
+        paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
+       {"transposeAndFlipWeights", poputil::toProfileValue(transposeAndFlipWeights)},
+       {"options", poputil::toProfileValue(options)}});
+  const poplar::DebugContext debugContext(di);
+  checkOptions(options, op);
+  std::vector<Tensor> outs;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const ConvolutionArgs &a = args[i];
+    outs.push_back(forConvolution(op, i, [&] {
+      return poplin::convolution(graph, a.inputs, a.weights, a.params, transposeAndFlipWeights, prog,
+                                 {debugContext, "conv" + std::to_string(i)}, a.options, cache);
+    }));
+  }
+  for (const Tensor &t : outs)
+    di.addOutput(t);
+  return outs;
+}
+
+std::vector<Tensor> calculateWeightDeltas(Graph &graph, const std::vector<CalculateWeightDeltasArgs> &args,
+                                          program::Sequence &prog, const DebugContext &debugContextIn,
+                                          const OptionFlags &options, PlanningCache *cache) {
+  const std::string op = std::string(kLib) + "calculateWeightDeltas";
+  aspen::ops::PoplinDebugInfo di(
+      debugContextIn,
+      {{"params",
+        paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
+       {"options", poputil::toProfileValue(options)}});
+  const poplar::DebugContext debugContext(di);
+  checkOptions(options, op);
+  std::vector<Tensor> outs;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const CalculateWeightDeltasArgs &a = args[i];
+    outs.push_back(forConvolution(op, i, [&] {
+      return poplin::calculateWeightDeltas(graph, a.zDeltas, a.activations, a.params, prog,
+                                           {debugContext, "conv" + std::to_string(i)}, a.options, cache);
+    }));
+  }
+  for (const Tensor &t : outs)
+    di.addOutput(t);
+  return outs;
+}
+
+void convolutionWeightUpdate(Graph &graph, const std::vector<ConvWeightUpdateArgs> &args,
+                             program::Sequence &prog, const DebugContext &debugContextIn,
+                             const OptionFlags &options, PlanningCache *cache) {
+  const std::string op = std::string(kLib) + "convolutionWeightUpdate";
+  aspen::ops::PoplinDebugInfo di(
+      debugContextIn,
+      {{"params",
+        paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
+       {"options", poputil::toProfileValue(options)}});
+  const poplar::DebugContext debugContext(di);
+  checkOptions(options, op);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const ConvWeightUpdateArgs &a = args[i];
+    forConvolution(op, i, [&] {
+      poplin::convolutionWeightUpdate(graph, a.zDeltas, a.weights, a.activations, a.params, a.scale, prog,
+                                      {debugContext, "conv" + std::to_string(i)}, a.options, cache);
+    });
+  }
+}
+
+void convolutionWeightUpdate(Graph &graph, const std::vector<ConvWeightUpdateArgsScalar> &args,
+                             program::Sequence &prog, const DebugContext &debugContextIn,
+                             const OptionFlags &options, PlanningCache *cache) {
+  const std::string op = std::string(kLib) + "convolutionWeightUpdate";
+  aspen::ops::PoplinDebugInfo di(
+      debugContextIn,
+      {{"params",
+        paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
+       {"options", poputil::toProfileValue(options)}});
+  const poplar::DebugContext debugContext(di);
+  checkOptions(options, op);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const ConvWeightUpdateArgsScalar &a = args[i];
+    forConvolution(op, i, [&] {
+      poplin::convolutionWeightUpdate(graph, a.zDeltas, a.weights, a.activations, a.params, a.scale, prog,
+                                      {debugContext, "conv" + std::to_string(i)}, a.options, cache);
+    });
+  }
+}
+
+} // namespace poplin::multiconv
