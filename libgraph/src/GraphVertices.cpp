@@ -261,11 +261,11 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
   switch (info.shape) {
   case FieldShape::Scalar:
     checkEdgeTensor(*data_, f, field, tensor, true, info.layout);
-    f.value.setEdge(tensor.getImpl());
+    f.value.setEdge(tensor.getImpl(), false);
     break;
   case FieldShape::Vector:
     checkEdgeTensor(*data_, f, field, tensor, false, info.layout);
-    f.value.setEdge(tensor.getImpl());
+    f.value.setEdge(tensor.getImpl(), true);
     break;
   case FieldShape::VectorOfEdges: {
     // A tensor of rank >= 2 gives one edge per row.

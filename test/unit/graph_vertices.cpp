@@ -105,6 +105,14 @@ TEST_CASE("graph_vertices: edges and lists of edges", "[graph]") {
   single.setEdge(Edge::of(x[3][4]));
   REQUIRE(edgeTensor(*graph, single.edges()[0]).rank() == 0);
   REQUIRE(edgeTensor(*graph, single.edges()[0]) == x[3][4]);
+  // Connected through Graph::connect's path: a vector field's edge is rank 1 even
+  // for a scalar tensor (it was held flattened); a scalar field's keeps rank 0.
+  single.setEdge(x[3][4].getImpl(), true);
+  REQUIRE(edgeTensor(*graph, single.edges()[0]) == x[3][4].flatten());
+  single.setEdge(x[3][4].getImpl(), false);
+  REQUIRE(edgeTensor(*graph, single.edges()[0]) == x[3][4]);
+  single.setEdge(x.transpose()[2].getImpl(), true); // strided: held out of line
+  REQUIRE(edgeTensor(*graph, single.edges()[0]) == x.transpose()[2]);
 
   FieldValue list;
   list.setListEdge(3, Edge::of(x.transpose()[1])); // a strided column, entries 0..2 unconnected

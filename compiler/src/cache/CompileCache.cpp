@@ -295,6 +295,16 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
     for (const ir::TileInterval &t : v.mapping)
       k.value(t.begin).value(t.end).value(t.tile);
   });
+  // fp8: which metadata tensor each quarter variable carries (edges read it).
+  std::vector<ir::VarId> quarters;
+  for (const auto &kv : g.quarterMetadata)
+    quarters.push_back(kv.first);
+  std::sort(quarters.begin(), quarters.end());
+  h.value<std::uint64_t>(quarters.size());
+  for (ir::VarId v : quarters) {
+    h.value(v);
+    hashView(h, g.quarterMetadata.at(v));
+  }
   std::vector<ir::VarId> initialised;
   for (const auto &kv : g.initialValues)
     initialised.push_back(kv.first);

@@ -956,19 +956,24 @@ std::unique_ptr<ExecutableData> deserializeFromBytes(const std::uint8_t *p, std:
 namespace {
 
 /// How many bytes a seekable stream (a file, a string) holds after its read
-/// position; nullopt for one that cannot tell (a pipe). The position is kept.
-std::optional<std::uint64_t> bytesLeft(std::istream &in) {
+/// position; nullopt for one that cannot tell (a pipe). The position is kept: a
+/// stream that seeks to its end but not back is reported (`what`), never read
+/// from the wrong place.
+std::optional<std::uint64_t> bytesLeft(std::istream &in, const std::string &what) {
   const std::streampos here = in.tellg();
-  if (here == std::streampos(-1))
-    return std::nullopt;
-  in.seekg(0, std::ios::end);
-  const std::streampos end = in.tellg();
-  in.clear();
-  in.seekg(here);
-  if (end == std::streampos(-1) || end < here || !in) {
-    in.clear();
+  if (here == std::streampos(-1)) {
+    in.clear(in.rdstate() & ~std::ios::failbit);
     return std::nullopt;
   }
+  in.seekg(0, std::ios::end);
+  const std::streampos end = in.fail() ? std::streampos(-1) : in.tellg();
+  in.clear(in.rdstate() & ~std::ios::failbit);
+  in.seekg(here);
+  if (in.fail())
+    fail(what, "could not be read: its stream did not return to position " +
+                   std::to_string(static_cast<long long>(here)) + " after measuring its size");
+  if (end == std::streampos(-1) || end < here)
+    return std::nullopt;
   return static_cast<std::uint64_t>(end - here);
 }
 
@@ -986,7 +991,7 @@ std::unique_ptr<ExecutableData> deserialize(std::istream &in, bool checkPackageH
     // A stream that holds the whole payload (files and string streams say how
     // much they hold): one buffer, one read, no zero-fill. Memory is still what
     // the stream holds, never what the header claims.
-    const std::optional<std::uint64_t> held = bytesLeft(in);
+    const std::optional<std::uint64_t> held = bytesLeft(in, what);
     if (held && *held >= payload && payload <= std::numeric_limits<std::size_t>::max() - kHeaderBytes) {
       const std::size_t total = kHeaderBytes + static_cast<std::size_t>(payload);
       auto whole = std::make_unique_for_overwrite<std::uint8_t[]>(total);

@@ -30,6 +30,9 @@ Edge Edge::of(const TensorView &view) {
 }
 
 poplar::Tensor edgeTensor(const GraphData &graph, const Edge &e) {
+  // Views made by id find their graph only once it is published (every view a
+  // graph's API makes publishes it; fp8 metadata lookups need it).
+  ASPEN_ASSERT(lockGraph(graph.id()) != nullptr, "edgeTensor of a graph no view has named");
   std::vector<std::size_t> shape;
   if (!e.scalarShape)
     shape.push_back(e.count);
@@ -116,13 +119,16 @@ void FieldValue::setEdge(const Edge &e) {
   scalarShape_ = e.scalarShape;
 }
 
-void FieldValue::setEdge(const TensorView &view) {
+void FieldValue::setEdge(const TensorView &view, bool vectorField) {
   const SegmentList &segments = view.segments;
   const bool packs = segments.empty() ||
                      (segments.size() == 1 && segments[0].stride == 1 && segments[0].start >= 0) ||
                      (segments.size() == 1 && segments[0].count == 1 && segments[0].start >= 0);
-  if (!packs)
-    return setEdge(Edge::of(view));
+  if (!packs) {
+    Edge e = Edge::of(view);
+    e.scalarShape = e.scalarShape && !vectorField;
+    return setEdge(e);
+  }
   if (holds_ != Holds::Nothing)
     release();
   holds_ = Holds::PackedEdge;
@@ -133,7 +139,7 @@ void FieldValue::setEdge(const TensorView &view) {
     packed_ = {segments[0].var, static_cast<std::uint32_t>(segments[0].count), segments[0].start};
   }
   elementType_ = view.elementType;
-  scalarShape_ = view.shape.empty();
+  scalarShape_ = view.shape.empty() && !vectorField;
 }
 
 void FieldValue::setListEdge(std::size_t i, Edge e) {

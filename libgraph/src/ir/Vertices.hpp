@@ -117,8 +117,9 @@ public:
   /// Connects a scalar or vector field.
   void setEdge(const Edge &e);
   /// Connects a scalar or vector field to `view` (flattened; fewer than 2^32
-  /// elements), packing it without making an Edge when it is one run.
-  void setEdge(const TensorView &view);
+  /// elements), packing it without making an Edge when it is one run. A vector
+  /// field's edge is rank 1 whatever `view`'s rank (`vectorField`).
+  void setEdge(const TensorView &view, bool vectorField);
   /// Connects entry `i` of a list field, growing the list to hold it.
   void setListEdge(std::size_t i, Edge e);
   /// Connects a list field to exactly `edges`.

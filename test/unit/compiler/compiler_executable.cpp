@@ -271,6 +271,25 @@ TEST_CASE("Compile cache: one key for the same graph built twice in one process"
   CHECK(build(7, "other") != first);
 }
 
+TEST_CASE("Compile cache: the key tells apart which fp8 metadata a quarter tensor carries",
+          "[compiler][cache]") {
+  // Two graphs that differ only in the metadata their quarter variable carries: a
+  // vertex reading the variable reads that metadata, so they must not share an entry.
+  auto build = [](unsigned which) {
+    poplar::Graph graph(poplar::Target::createIPUTarget(1, 4, "ipu2"));
+    poplar::Tensor m0 = graph.addVariable(poplar::QUARTER_METADATA, {}, "m");
+    poplar::Tensor m1 = graph.addVariable(poplar::QUARTER_METADATA, {}, "m");
+    graph.setTileMapping(m0, 0);
+    graph.setTileMapping(m1, 0);
+    poplar::Tensor q = graph.addVariable(poplar::QUARTER, which == 0 ? m0 : m1, {4}, "q");
+    graph.setTileMapping(q, 0);
+    poplar::program::Sequence seq({poplar::program::WriteUndef(q)});
+    return cache::computeCacheKey(graph.getImpl(), {seq.getImpl().get()}, {});
+  };
+  CHECK(build(0) == build(0));
+  CHECK(build(0) != build(1));
+}
+
 TEST_CASE("Compile cache: configuration from the environment", "[compiler][cache]") {
   ScopedEnv dir("ASPEN_CACHE_DIR", "/tmp/aspen-cache-env-test");
   ScopedEnv max("ASPEN_COMPILE_CACHE_MAX_BYTES", "12345");
