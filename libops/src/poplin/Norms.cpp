@@ -226,6 +226,41 @@ void paramUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta
   popops::scaledAddTo(graph, beta, betaDelta, scale, prog, {dc, "beta"});
 }
 
+std::pair<Tensor, Tensor> normaliseLayer(Graph &graph, const Tensor &acts, const Tensor &gamma,
+                                         const Tensor &beta, const Tensor &mean, const Tensor &invStdDev,
+                                         const NormView &v, program::Sequence &prog, const DebugContext &dc,
+                                         const std::string &name, const std::string &op) {
+  const Tensor whitened = whiten(graph, acts, mean, invStdDev, v, prog, {dc, name}, op);
+  const Tensor out = scaleShift(graph, whitened, gamma, beta, prog, {dc, name}, op);
+  return {out, whitened};
+}
+
+std::pair<Tensor, Tensor> paramGradientsOfActs(Graph &graph, const Tensor &acts, const Tensor &gradsIn,
+                                               const Tensor &mean, const Tensor &invStdDev, const NormView &v,
+                                               const Type &partialsType, program::Sequence &prog,
+                                               const DebugContext &dc, const std::string &name,
+                                               const std::string &op) {
+  const Tensor whitened = whiten(graph, acts, mean, invStdDev, v, prog, {dc, name}, op);
+  return paramGradients(graph, whitened, gradsIn, partialsType, prog, {dc, name}, op);
+}
+
+Tensor gradientsOfActs(Graph &graph, const Tensor &acts, const Tensor &gradsIn, const Tensor &mean,
+                       const Tensor &invStdDev, const Tensor &gamma, const NormView &v,
+                       const Type &partialsType, program::Sequence &prog, const DebugContext &dc,
+                       const std::string &name, const std::string &op) {
+  const Tensor whitened = whiten(graph, acts, mean, invStdDev, v, prog, {dc, name}, op);
+  return gradients(graph, whitened, gradsIn, invStdDev, gamma, v, partialsType, prog, {dc, name}, op);
+}
+
+void paramUpdateByConstant(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale,
+                           const Tensor &gamma, const Tensor &beta, program::Sequence &prog,
+                           const DebugContext &dc, const std::string &name, const std::string &op) {
+  aspen::ops::requireValid(gamma, op, "gamma");
+  Tensor s = graph.addConstant(FLOAT, {}, scale, {dc, "scale"});
+  graph.setTileMapping(s, 0);
+  paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog, {dc, name}, op);
+}
+
 } // namespace aspen::norms
 
 namespace poplin {

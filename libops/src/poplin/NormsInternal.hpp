@@ -63,6 +63,40 @@ void paramUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta, const p
                  const poplar::Tensor &scale, const poplar::Tensor &gamma, const poplar::Tensor &beta,
                  poplar::program::Sequence &prog, const poplar::DebugContext &dc, const std::string &op);
 
+// ---- the layer ops of a norm family ------------------------------------------------------
+// Batch, group, layer and instance norm (popnn::bn/gn/ln/in) differ only in their view of the
+// activations; these are the bodies their public ops share. `dc` is the public op's debug
+// context, `name` its own name ("groupNormalise", for its steps) and `op` its full name for
+// messages ("popnn::gn::groupNormalise").
+
+/// (normalised, whitened): whiten, then scale and shift per channel.
+std::pair<poplar::Tensor, poplar::Tensor>
+normaliseLayer(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &gamma,
+               const poplar::Tensor &beta, const poplar::Tensor &mean, const poplar::Tensor &invStdDev,
+               const NormView &v, poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+               const std::string &name, const std::string &op);
+
+/// (gammaDelta, betaDelta) from the activations and their statistics.
+std::pair<poplar::Tensor, poplar::Tensor>
+paramGradientsOfActs(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &gradsIn,
+                     const poplar::Tensor &mean, const poplar::Tensor &invStdDev, const NormView &v,
+                     const poplar::Type &partialsType, poplar::program::Sequence &prog,
+                     const poplar::DebugContext &dc, const std::string &name, const std::string &op);
+
+/// The gradient with respect to the activations, from the activations and their statistics.
+poplar::Tensor gradientsOfActs(poplar::Graph &graph, const poplar::Tensor &acts,
+                               const poplar::Tensor &gradsIn, const poplar::Tensor &mean,
+                               const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+                               const NormView &v, const poplar::Type &partialsType,
+                               poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                               const std::string &name, const std::string &op);
+
+/// gamma += scale * gammaDelta; beta += scale * betaDelta, `scale` a constant.
+void paramUpdateByConstant(poplar::Graph &graph, const poplar::Tensor &gammaDelta,
+                           const poplar::Tensor &betaDelta, float scale, const poplar::Tensor &gamma,
+                           const poplar::Tensor &beta, poplar::program::Sequence &prog,
+                           const poplar::DebugContext &dc, const std::string &name, const std::string &op);
+
 /// The batch-norm view: the activations, statistics over every dimension but 1.
 NormView channelView(const poplar::Tensor &acts);
 

@@ -74,11 +74,9 @@ std::pair<Tensor, Tensor> instanceNormalise(Graph &graph, const Tensor &acts, co
   aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gamma, beta, mean, invStdDev, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "instanceNormalise";
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
-                                               {debugContext, "instanceNormalise"}, op);
-  const Tensor out =
-      aspen::norms::scaleShift(graph, whitened, gamma, beta, prog, {debugContext, "instanceNormalise"}, op);
-  std::pair<Tensor, Tensor> outs{out, whitened};
+  const auto outs =
+      aspen::norms::normaliseLayer(graph, acts, gamma, beta, mean, invStdDev, viewOf(acts, options, op), prog,
+                                   debugContext, "instanceNormalise", op);
   addOutputs(di, "normActs", "whitenedActs", outs);
   return outs;
 }
@@ -91,10 +89,9 @@ std::pair<Tensor, Tensor> instanceNormParamGradients(Graph &graph, const Tensor 
   aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gradsIn, mean, iStdDev, partialsType, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "instanceNormParamGradients";
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, options, op), prog,
-                                               {debugContext, "instanceNormParamGradients"}, op);
-  auto outs = aspen::norms::paramGradients(graph, whitened, gradsIn, partialsType, prog,
-                                           {debugContext, "instanceNormParamGradients"}, op);
+  auto outs =
+      aspen::norms::paramGradientsOfActs(graph, acts, gradsIn, mean, iStdDev, viewOf(acts, options, op),
+                                         partialsType, prog, debugContext, "instanceNormParamGradients", op);
   addOutputs(di, "gammaDelta", "betaDelta", outs);
   return outs;
 }
@@ -122,11 +119,9 @@ Tensor instanceNormGradients(Graph &graph, const Tensor &acts, const Tensor &gra
                                 DI_ARGS(acts, gradsIn, mean, invStdDev, gamma, partialsType, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "instanceNormGradients";
-  const auto v = viewOf(acts, options, op);
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, v, prog,
-                                               {debugContext, "instanceNormGradients"}, op);
-  Tensor out = aspen::norms::gradients(graph, whitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
-                                       {debugContext, "instanceNormGradients"}, op);
+  Tensor out =
+      aspen::norms::gradientsOfActs(graph, acts, gradsIn, mean, invStdDev, gamma, viewOf(acts, options, op),
+                                    partialsType, prog, debugContext, "instanceNormGradients", op);
   di.addOutput(out);
   return out;
 }
@@ -153,11 +148,8 @@ void instanceNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tenso
   const poplar::DebugContext debugContext(di);
   (void)options;
   const std::string op = std::string(kLib) + "instanceNormParamUpdate";
-  aspen::ops::requireValid(gamma, op, "gamma");
-  Tensor s = graph.addConstant(FLOAT, {}, scale, {debugContext, "scale"});
-  graph.setTileMapping(s, 0);
-  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog,
-                            {debugContext, "instanceNormParamUpdate"}, op);
+  aspen::norms::paramUpdateByConstant(graph, gammaDelta, betaDelta, scale, gamma, beta, prog, debugContext,
+                                      "instanceNormParamUpdate", op);
 }
 
 void instanceNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,

@@ -60,11 +60,8 @@ std::pair<Tensor, Tensor> batchNormalise(Graph &graph, const Tensor &acts, const
   aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gamma, beta, mean, invStdDev, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "batchNormalise";
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
-                                               {debugContext, "batchNormalise"}, op);
-  const Tensor out =
-      aspen::norms::scaleShift(graph, whitened, gamma, beta, prog, {debugContext, "batchNormalise"}, op);
-  return {out, whitened};
+  return aspen::norms::normaliseLayer(graph, acts, gamma, beta, mean, invStdDev, viewOf(acts, options, op),
+                                      prog, debugContext, "batchNormalise", op);
 }
 
 std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn,
@@ -75,10 +72,8 @@ std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &ac
   aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gradsIn, mean, iStdDev, partialsType, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "batchNormParamGradients";
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, options, op), prog,
-                                               {debugContext, "batchNormParamGradients"}, op);
-  return aspen::norms::paramGradients(graph, whitened, gradsIn, partialsType, prog,
-                                      {debugContext, "batchNormParamGradients"}, op);
+  return aspen::norms::paramGradientsOfActs(graph, acts, gradsIn, mean, iStdDev, viewOf(acts, options, op),
+                                            partialsType, prog, debugContext, "batchNormParamGradients", op);
 }
 
 std::pair<Tensor, Tensor> batchNormParamGradients(Graph &graph, const Tensor &actsWhitened,
@@ -102,11 +97,9 @@ Tensor batchNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsI
                                 DI_ARGS(acts, gradsIn, mean, invStdDev, gamma, partialsType, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "batchNormGradients";
-  const auto v = viewOf(acts, options, op);
-  const Tensor whitened =
-      aspen::norms::whiten(graph, acts, mean, invStdDev, v, prog, {debugContext, "batchNormGradients"}, op);
-  return aspen::norms::gradients(graph, whitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
-                                 {debugContext, "batchNormGradients"}, op);
+  return aspen::norms::gradientsOfActs(graph, acts, gradsIn, mean, invStdDev, gamma,
+                                       viewOf(acts, options, op), partialsType, prog, debugContext,
+                                       "batchNormGradients", op);
 }
 
 Tensor batchNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
@@ -129,11 +122,8 @@ void batchNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &
   const poplar::DebugContext debugContext(di);
   (void)options;
   const std::string op = std::string(kLib) + "batchNormParamUpdate";
-  aspen::ops::requireValid(gamma, op, "gamma");
-  Tensor s = graph.addConstant(FLOAT, {}, scale, {debugContext, "scale"});
-  graph.setTileMapping(s, 0);
-  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog,
-                            {debugContext, "batchNormParamUpdate"}, op);
+  aspen::norms::paramUpdateByConstant(graph, gammaDelta, betaDelta, scale, gamma, beta, prog, debugContext,
+                                      "batchNormParamUpdate", op);
 }
 
 void batchNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,
@@ -215,12 +205,9 @@ std::pair<Tensor, Tensor> groupNormalise(Graph &graph, const Tensor &acts, const
   aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gamma, beta, mean, invStdDev, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "groupNormalise";
-  const Tensor whitened =
-      aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, groupsOf(acts, mean), options, op),
-                           prog, {debugContext, "groupNormalise"}, op);
-  const Tensor out =
-      aspen::norms::scaleShift(graph, whitened, gamma, beta, prog, {debugContext, "groupNormalise"}, op);
-  return {out, whitened};
+  return aspen::norms::normaliseLayer(graph, acts, gamma, beta, mean, invStdDev,
+                                      viewOf(acts, groupsOf(acts, mean), options, op), prog, debugContext,
+                                      "groupNormalise", op);
 }
 
 std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn,
@@ -231,11 +218,9 @@ std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &ac
   aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gradsIn, mean, iStdDev, partialsType, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "groupNormParamGradients";
-  const Tensor whitened =
-      aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, groupsOf(acts, mean), options, op), prog,
-                           {debugContext, "groupNormParamGradients"}, op);
-  return aspen::norms::paramGradients(graph, whitened, gradsIn, partialsType, prog,
-                                      {debugContext, "groupNormParamGradients"}, op);
+  return aspen::norms::paramGradientsOfActs(graph, acts, gradsIn, mean, iStdDev,
+                                            viewOf(acts, groupsOf(acts, mean), options, op), partialsType,
+                                            prog, debugContext, "groupNormParamGradients", op);
 }
 
 std::pair<Tensor, Tensor> groupNormParamGradients(Graph &graph, const Tensor &actsWhitened,
@@ -259,11 +244,9 @@ Tensor groupNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsI
                                 DI_ARGS(acts, gradsIn, mean, invStdDev, gamma, partialsType, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "groupNormGradients";
-  const auto v = viewOf(acts, groupsOf(acts, mean), options, op);
-  const Tensor whitened =
-      aspen::norms::whiten(graph, acts, mean, invStdDev, v, prog, {debugContext, "groupNormGradients"}, op);
-  return aspen::norms::gradients(graph, whitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
-                                 {debugContext, "groupNormGradients"}, op);
+  return aspen::norms::gradientsOfActs(graph, acts, gradsIn, mean, invStdDev, gamma,
+                                       viewOf(acts, groupsOf(acts, mean), options, op), partialsType, prog,
+                                       debugContext, "groupNormGradients", op);
 }
 
 Tensor groupNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
@@ -286,11 +269,8 @@ void groupNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &
   const poplar::DebugContext debugContext(di);
   (void)options;
   const std::string op = std::string(kLib) + "groupNormParamUpdate";
-  aspen::ops::requireValid(gamma, op, "gamma");
-  Tensor s = graph.addConstant(FLOAT, {}, scale, {debugContext, "scale"});
-  graph.setTileMapping(s, 0);
-  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog,
-                            {debugContext, "groupNormParamUpdate"}, op);
+  aspen::norms::paramUpdateByConstant(graph, gammaDelta, betaDelta, scale, gamma, beta, prog, debugContext,
+                                      "groupNormParamUpdate", op);
 }
 
 void groupNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,
@@ -347,11 +327,8 @@ std::pair<Tensor, Tensor> layerNormalise(Graph &graph, const Tensor &acts, const
   aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gamma, beta, mean, invStdDev, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "layerNormalise";
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, invStdDev, viewOf(acts, options, op), prog,
-                                               {debugContext, "layerNormalise"}, op);
-  const Tensor out =
-      aspen::norms::scaleShift(graph, whitened, gamma, beta, prog, {debugContext, "layerNormalise"}, op);
-  return {out, whitened};
+  return aspen::norms::normaliseLayer(graph, acts, gamma, beta, mean, invStdDev, viewOf(acts, options, op),
+                                      prog, debugContext, "layerNormalise", op);
 }
 
 std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &acts, const Tensor &gradsIn,
@@ -362,10 +339,8 @@ std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &ac
   aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(acts, gradsIn, mean, iStdDev, partialsType, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "layerNormParamGradients";
-  const Tensor whitened = aspen::norms::whiten(graph, acts, mean, iStdDev, viewOf(acts, options, op), prog,
-                                               {debugContext, "layerNormParamGradients"}, op);
-  return aspen::norms::paramGradients(graph, whitened, gradsIn, partialsType, prog,
-                                      {debugContext, "layerNormParamGradients"}, op);
+  return aspen::norms::paramGradientsOfActs(graph, acts, gradsIn, mean, iStdDev, viewOf(acts, options, op),
+                                            partialsType, prog, debugContext, "layerNormParamGradients", op);
 }
 
 std::pair<Tensor, Tensor> layerNormParamGradients(Graph &graph, const Tensor &actsWhitened,
@@ -389,11 +364,9 @@ Tensor layerNormGradients(Graph &graph, const Tensor &acts, const Tensor &gradsI
                                 DI_ARGS(acts, gradsIn, mean, invStdDev, gamma, partialsType, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = std::string(kLib) + "layerNormGradients";
-  const auto v = viewOf(acts, options, op);
-  const Tensor whitened =
-      aspen::norms::whiten(graph, acts, mean, invStdDev, v, prog, {debugContext, "layerNormGradients"}, op);
-  return aspen::norms::gradients(graph, whitened, gradsIn, invStdDev, gamma, v, partialsType, prog,
-                                 {debugContext, "layerNormGradients"}, op);
+  return aspen::norms::gradientsOfActs(graph, acts, gradsIn, mean, invStdDev, gamma,
+                                       viewOf(acts, options, op), partialsType, prog, debugContext,
+                                       "layerNormGradients", op);
 }
 
 Tensor layerNormGradients(Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn,
@@ -416,11 +389,8 @@ void layerNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &
   const poplar::DebugContext debugContext(di);
   (void)options;
   const std::string op = std::string(kLib) + "layerNormParamUpdate";
-  aspen::ops::requireValid(gamma, op, "gamma");
-  Tensor s = graph.addConstant(FLOAT, {}, scale, {debugContext, "scale"});
-  graph.setTileMapping(s, 0);
-  aspen::norms::paramUpdate(graph, gammaDelta, betaDelta, s, gamma, beta, prog,
-                            {debugContext, "layerNormParamUpdate"}, op);
+  aspen::norms::paramUpdateByConstant(graph, gammaDelta, betaDelta, scale, gamma, beta, prog, debugContext,
+                                      "layerNormParamUpdate", op);
 }
 
 void layerNormParamUpdate(Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,
