@@ -178,9 +178,12 @@ std::vector<Tensor> calculateWeightDeltas(Graph &graph, const std::vector<Calcul
   return outs;
 }
 
-void convolutionWeightUpdate(Graph &graph, const std::vector<ConvWeightUpdateArgs> &args,
-                             program::Sequence &prog, const DebugContext &debugContextIn,
-                             const OptionFlags &options, PlanningCache *cache) {
+namespace {
+
+// Both weight-update forms (tensor and float scale): one convolution after another.
+template <class Args>
+void weightUpdateEach(Graph &graph, const std::vector<Args> &args, program::Sequence &prog,
+                      const DebugContext &debugContextIn, const OptionFlags &options, PlanningCache *cache) {
   const std::string op = std::string(kLib) + "convolutionWeightUpdate";
   aspen::ops::PoplinDebugInfo di(
       debugContextIn,
@@ -190,7 +193,7 @@ void convolutionWeightUpdate(Graph &graph, const std::vector<ConvWeightUpdateArg
   const poplar::DebugContext debugContext(di);
   checkOptions(options, op);
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const ConvWeightUpdateArgs &a = args[i];
+    const Args &a = args[i];
     forConvolution(op, i, [&] {
       poplin::convolutionWeightUpdate(graph, a.zDeltas, a.weights, a.activations, a.params, a.scale, prog,
                                       {debugContext, "conv" + std::to_string(i)}, a.options, cache);
@@ -198,24 +201,18 @@ void convolutionWeightUpdate(Graph &graph, const std::vector<ConvWeightUpdateArg
   }
 }
 
+} // namespace
+
+void convolutionWeightUpdate(Graph &graph, const std::vector<ConvWeightUpdateArgs> &args,
+                             program::Sequence &prog, const DebugContext &debugContextIn,
+                             const OptionFlags &options, PlanningCache *cache) {
+  weightUpdateEach(graph, args, prog, debugContextIn, options, cache);
+}
+
 void convolutionWeightUpdate(Graph &graph, const std::vector<ConvWeightUpdateArgsScalar> &args,
                              program::Sequence &prog, const DebugContext &debugContextIn,
                              const OptionFlags &options, PlanningCache *cache) {
-  const std::string op = std::string(kLib) + "convolutionWeightUpdate";
-  aspen::ops::PoplinDebugInfo di(
-      debugContextIn,
-      {{"params",
-        paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
-       {"options", poputil::toProfileValue(options)}});
-  const poplar::DebugContext debugContext(di);
-  checkOptions(options, op);
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const ConvWeightUpdateArgsScalar &a = args[i];
-    forConvolution(op, i, [&] {
-      poplin::convolutionWeightUpdate(graph, a.zDeltas, a.weights, a.activations, a.params, a.scale, prog,
-                                      {debugContext, "conv" + std::to_string(i)}, a.options, cache);
-    });
-  }
+  weightUpdateEach(graph, args, prog, debugContextIn, options, cache);
 }
 
 } // namespace poplin::multiconv
