@@ -114,6 +114,9 @@ public:
   /// A scalar or vector field's one edge (none until connected), or a list
   /// field's entries (an entry never connected is not `connected()`).
   EdgeRange edges() const;
+  /// Reads edge `i` without making an Edge (hot loops over every field):
+  /// calls `f(elementType, count, scalarShape, std::span<const Segment>)`.
+  template <class F> void visitEdge(std::size_t i, F &&f) const;
   /// Connects a scalar or vector field.
   void setEdge(const Edge &e);
   /// Connects a scalar or vector field to `view` (flattened; fewer than 2^32
@@ -176,6 +179,26 @@ static_assert(sizeof(FieldValue) == 32, "a FieldValue is held for every field of
 
 inline Edge EdgeRange::operator[](std::size_t i) const {
   return field_->edgeAt(i);
+}
+
+template <class F> void FieldValue::visitEdge(std::size_t i, F &&f) const {
+  auto visit = [&](const Edge &e) {
+    f(e.elementType, e.count, e.scalarShape, std::span<const Segment>(e.segments.begin(), e.segments.end()));
+  };
+  switch (holds_) {
+  case Holds::PackedEdge: {
+    const Segment one{packed_.var, packed_.start, 1, packed_.count};
+    f(elementType_, packed_.count, scalarShape_,
+      packed_.count ? std::span<const Segment>(&one, 1) : std::span<const Segment>());
+    return;
+  }
+  case Holds::Edge:
+    return visit(extra_->edge);
+  case Holds::EdgeList:
+    return visit(extra_->list[i]);
+  default:
+    return;
+  }
 }
 
 struct Vertex {
