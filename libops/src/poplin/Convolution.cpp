@@ -580,8 +580,7 @@ void convolutionValidateOptions(const OptionFlags &options) {
 // differ; here the weights are copied into a tensor laid out for the backward convolution.
 Tensor fullyConnectedWeightTranspose(Graph &graph, Tensor weights, const ConvParams &params,
                                      program::Sequence &prog, const DebugContext &debugContextIn,
-                                     const OptionFlags &options,
-                                     PlanningCache *cache) {
+                                     const OptionFlags &options, PlanningCache *cache) {
   aspen::ops::PoplinDebugInfo di(debugContextIn, DI_ARGS(weights, params, options));
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::fullyConnectedWeightTranspose";
