@@ -573,15 +573,16 @@ void reportPlanInfo(std::ostream &out, const Graph &graph, const ConvParams &par
 }
 
 std::vector<preplanning::PlanRequest> preplanning::convolutionRequests(const Target &target,
-                                                                      const ConvParams &params,
-                                                                      const OptionFlags &options,
-                                                                      const std::string &op) {
+                                                                       const ConvParams &params,
+                                                                       const OptionFlags &options,
+                                                                       const std::string &op) {
   const ConvParams p = checked(params, op);
   const OptionFlags mm = matMulOptions(options, op);
   // The forward product (convolution, createWeights, createConvOutput) and the layout of
   // createInput, with the shapes those ops compute.
   const auto [a, b] = matShapes(p);
-  const std::vector<std::size_t> inA{p.numConvGroups, p.outputChannelsPerConvGroup, p.inputChannelsPerConvGroup};
+  const std::vector<std::size_t> inA{p.numConvGroups, p.outputChannelsPerConvGroup,
+                                     p.inputChannelsPerConvGroup};
   const std::vector<std::size_t> inB{p.numConvGroups, p.inputChannelsPerConvGroup,
                                      p.batchSize * product(p.inputFieldShape)};
   return {matMulRequest(&target, {p.inputType, p.outputType, a, b}, mm, op),
