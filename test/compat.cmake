@@ -114,3 +114,9 @@ aspen_add_test(poplibs_compat_multiconv LABEL conformance SOURCES compat/poplibs
   LIBS Aspen::popops Aspen::poplin)
 aspen_add_test(poplibs_compat_debuginfo LABEL conformance SOURCES compat/poplibs_debuginfo.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn nlohmann_json::nlohmann_json)
+
+# (6) PopLibs 3.x pre-planning (poplin/ConvPreplan.hpp; docs/poplibs-coverage.md): a client that
+# pre-plans matMuls and a convolution, then builds and runs them; and its errors.
+aspen_add_test(preplan_compat_client LABEL conformance SOURCES compat/preplan_client.cpp
+  LIBS Aspen::popops Aspen::poplin)
+aspen_add_test(preplan_errors LABEL error SOURCES error/preplan_errors.cpp LIBS Aspen::poplin)

@@ -16,6 +16,7 @@
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -131,6 +132,21 @@ void reportPlanInfo(std::ostream &out, const poplar::Graph &graph, const ConvPar
 
 /// Throws poplar::invalid_option for an unknown key or bad value.
 void convolutionValidateOptions(const poplar::OptionFlags &options);
+
+// poplin::ConvPlanParams (target, parameters, options) is declared in poplin/MatMul.hpp,
+// which this header includes.
+
+/// \deprecated Use poplin::preplan (poplin/ConvPreplan.hpp): same as
+/// `preplan(convs, {}, cache)`. Validates each convolution as building it would and
+/// records the plans of its forward product; see poplin/MatMul.hpp ("Pre-planning").
+///
+/// \param convs A set of (target, parameters, options) tuples.
+/// \param cache The planning cache to update.
+void preplanConvolutions(const std::set<ConvPlanParams> &convs, PlanningCache &cache);
+
+/// \deprecated Use poplin::preplan. As above; `graph` is not used (each entry names its
+/// target), as in PopLibs.
+void preplanConvolutions(poplar::Graph &graph, const std::set<ConvPlanParams> &convs, PlanningCache &cache);
 
 /// The forward weights of a fully-connected layer expressed as a 1-d convolution,
 /// `weights` {G, Co, Ci, kernel}, arranged for its backward pass `params` (the forward

@@ -10,10 +10,14 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
+#include <poplin/ConvParams.hpp>
 
 #include <cstddef>
 #include <iosfwd>
 #include <memory>
+#include <set>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace poplin {
@@ -231,6 +235,61 @@ struct MatMulParams {
   /// Orders by inputType, outputType, aShape, then bShape.
   friend bool operator<(const MatMulParams &a, const MatMulParams &b);
 };
+
+// --- Pre-planning (PopLibs 3.x) -------------------------------------------------
+//
+// Aspen plans a multiplication or convolution when the op is built; planning is
+// deterministic and cheap (no search over thousands of candidates as in PopLibs).
+// Pre-planning therefore does two things:
+//  * it validates every parameter set as building the op would: bad shapes or
+//    types throw poputil::poplibs_error naming the function, the entry and what
+//    is wrong, bad options throw poplar::invalid_option; a set with a bad entry
+//    leaves the cache unchanged;
+//  * it records in the PlanningCache the plans the ops built later with the same
+//    target, parameters, options and cache will look up, so they are not planned
+//    again (PlanningCache::size() counts them).
+// It does not change any plan: ops built afterwards with the cache give exactly
+// the tensors, mappings and results they give without pre-planning. See
+// poplin/ConvPreplan.hpp for poplin::preplan and docs/poplibs-coverage.md.
+
+/// The parameters to pre-plan one matrix multiplication: the target the graph
+/// will be built for, the multiplication (grouped shapes {G, m, k} and {G, k, n},
+/// as PopLibs requires; an ungrouped matMul of {m, k} x {k, n} is G = 1) and its
+/// options (see matMul). The pointers must stay valid during the call.
+using MatMulPlanParams = std::tuple<const poplar::Target *, const MatMulParams, const poplar::OptionFlags *>;
+
+/// The parameters to pre-plan one convolution: target, parameters and options
+/// (see poplin::createWeights). Also visible from poplin/Convolution.hpp.
+using ConvPlanParams = std::tuple<const poplar::Target *, const ConvParams, const poplar::OptionFlags *>;
+
+/// The convolution options made from each matrix-multiply options pointer by
+/// matMulGetConvPlanParams.
+using MatMulToConvOptions = std::unordered_map<const poplar::OptionFlags *, poplar::OptionFlags>;
+
+/// The convolutions PopLibs expresses these multiplications as: {G, m, k} x
+/// {G, k, n} is a 1-d convolution with batch m, field {1}, kernel {1}, k input
+/// and n output channels per group and G groups. The options of each
+/// multiplication are converted once per distinct pointer into
+/// `matmulToConvOpts` (partialsType, availableMemoryProportion and the
+/// reduction flags carried over; fullyConnectedPass X becomes pass FC_X, NONE
+/// becomes NONE_MATMUL), and the returned entries point into that map.
+/// Aspen's matMul does not plan through these convolutions; this conversion is
+/// for clients that use it.
+///
+/// Example: `poplin::MatMulToConvOptions o; auto convs = poplin::matMulGetConvPlanParams(mms, o);`
+///
+/// \param matmuls          The multiplications (shapes must be grouped, rank 3).
+/// \param matmulToConvOpts Receives the converted options.
+/// \returns The corresponding convolution parameter sets.
+std::set<ConvPlanParams> matMulGetConvPlanParams(const std::set<MatMulPlanParams> &matmuls,
+                                                 MatMulToConvOptions &matmulToConvOpts);
+
+/// \deprecated Use poplin::preplan (poplin/ConvPreplan.hpp): same as
+/// `preplan({}, matmuls, cache.getImpl())`.
+///
+/// \param matmuls The multiplications to validate and plan.
+/// \param cache   The planning cache to update.
+void preplanMatMuls(const std::set<MatMulPlanParams> &matmuls, matmul::PlanningCache &cache);
 
 } // namespace poplin
 

@@ -8,6 +8,7 @@
 #include "poplin/Convolution.hpp"
 
 #include "ConvInternal.hpp"
+#include "Preplan.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
@@ -569,6 +570,23 @@ void reportPlanInfo(std::ostream &out, const Graph &graph, const ConvParams &par
   out << "poplin::convolution as a grouped matrix product (rows: output channels; columns: batch x output "
          "field; reduction: kernel positions x input channels)\n";
   matMulGroupedReportPlan(out, graph, p.inputType, p.outputType, a, b, mm, cache);
+}
+
+std::vector<preplanning::PlanRequest> preplanning::convolutionRequests(const Target &target,
+                                                                       const ConvParams &params,
+                                                                       const OptionFlags &options,
+                                                                       const std::string &op) {
+  const ConvParams p = checked(params, op);
+  const OptionFlags mm = matMulOptions(options, op);
+  // The forward product (convolution, createWeights, createConvOutput) and the layout of
+  // createInput, with the shapes those ops compute.
+  const auto [a, b] = matShapes(p);
+  const std::vector<std::size_t> inA{p.numConvGroups, p.outputChannelsPerConvGroup,
+                                     p.inputChannelsPerConvGroup};
+  const std::vector<std::size_t> inB{p.numConvGroups, p.inputChannelsPerConvGroup,
+                                     p.batchSize * product(p.inputFieldShape)};
+  return {matMulRequest(&target, {p.inputType, p.outputType, a, b}, mm, op),
+          matMulRequest(&target, {p.inputType, p.outputType, inA, inB}, mm, op)};
 }
 
 void convolutionValidateOptions(const OptionFlags &options) {

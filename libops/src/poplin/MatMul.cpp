@@ -6,6 +6,7 @@
 #include <poplin/MatMul.hpp>
 
 #include "MatMulPlan.hpp"
+#include "Preplan.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
@@ -121,21 +122,26 @@ std::string cacheKey(const Target &target, const MatMulProblem &p, const MatMulO
   return key.str();
 }
 
-MatMulPlan getPlan(const Graph &graph, MatMulProblem &p, const MatMulOptions &options, PlanningCache *cache) {
+MatMulPlan getPlan(const Target &target, MatMulProblem &p, const MatMulOptions &options,
+                   PlanningCache *cache) {
   p.partialsType = options.partialsType;
   if (!cache)
-    return planning::planMatMul(graph.getTarget(), p, options);
-  const std::string key = cacheKey(graph.getTarget(), p, options);
+    return planning::planMatMul(target, p, options);
+  const std::string key = cacheKey(target, p, options);
   {
     std::lock_guard<std::mutex> lock(cache->impl->mutex);
     auto it = cache->impl->plans.find(key);
     if (it != cache->impl->plans.end())
       return it->second;
   }
-  MatMulPlan plan = planning::planMatMul(graph.getTarget(), p, options);
+  MatMulPlan plan = planning::planMatMul(target, p, options);
   std::lock_guard<std::mutex> lock(cache->impl->mutex);
   cache->impl->plans.emplace(key, plan);
   return plan;
+}
+
+MatMulPlan getPlan(const Graph &graph, MatMulProblem &p, const MatMulOptions &options, PlanningCache *cache) {
+  return getPlan(graph.getTarget(), p, options, cache);
 }
 
 /// Half-open ranges of one block along one dimension.
@@ -475,6 +481,32 @@ Tensor createOperand(Graph &graph, const char *opBase, Operand which, const Type
 }
 
 } // namespace
+
+// --- pre-planning (Preplan.hpp) -------------------------------------------------
+
+namespace preplanning {
+
+PlanRequest matMulRequest(const Target *target, const MatMulParams &params, const OptionFlags &options,
+                          const std::string &op) {
+  PlanRequest r;
+  r.target = target;
+  r.problem = problemFromShapes(op, params.inputType, params.outputType, params.aShape, params.bShape, true);
+  const MatMulProblem &p = r.problem;
+  if (p.k == 0 && p.groups * p.m * p.n != 0)
+    fail(op, "the inner dimension of A " + shapeString(params.aShape) + " * B " + shapeString(params.bShape) +
+                 " is 0");
+  r.options = planning::parseMatMulOptions(options, op);
+  return r;
+}
+
+void record(const PlanRequest &request, PlanningCache &cache) {
+  MatMulProblem p = request.problem;
+  if (p.groups * p.m * p.n * p.k == 0)
+    return;
+  (void)getPlan(*request.target, p, request.options, &cache);
+}
+
+} // namespace preplanning
 
 // --- public API ---------------------------------------------------------------
 
