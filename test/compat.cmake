@@ -12,6 +12,7 @@
 #    poplar::Device; Target.hpp and Engine.hpp give poplar/exceptions.hpp;
 #  - popops/ElementWise.hpp and popops/Expr.hpp give <cassert> and poplar::TypeTraits, as
 #    PopLibs' do.
+#  - poplin/MatMul.hpp gives poplin/Convolution.hpp (PopLibs' MatMul.hpp includes it).
 # The units are built with the project (a header that stops providing something breaks the
 # build); the test names each failing header.
 set(_compat_device_headers poplar/Engine.hpp poplar/Graph.hpp poplar/DeviceManager.hpp poplar/IPUModel.hpp
@@ -52,6 +53,13 @@ foreach(_header IN LISTS ASPEN_PUBLIC_HOST_HEADERS)
   if(_header IN_LIST _compat_exception_headers)
     string(APPEND _body
       "const char *useException(const poplar::invalid_option &e) { return e.what(); }\n")
+  endif()
+  if(_header STREQUAL "poplin/MatMul.hpp")
+    string(APPEND _body
+      "poplar::Tensor useConvolution(poplar::Graph &g, const poplin::ConvParams &p) {\n"
+      "  poplin::PlanningCache cache;\n"
+      "  return poplin::createWeights(g, p, {}, {}, &cache);\n"
+      "}\n")
   endif()
   if(_header IN_LIST _compat_expr_headers)
     string(APPEND _body

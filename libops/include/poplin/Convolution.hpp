@@ -9,13 +9,14 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplin/ConvParams.hpp>
-#include <poplin/MatMul.hpp>
 #include <poputil/exceptions.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -31,6 +32,31 @@
 // poplar::invalid_option.
 
 namespace poplin {
+
+class PlanningCacheImpl;
+
+/// Remembers the plans the convolution and matrix-multiply planner has made, so
+/// that an operation of the same shapes, types and options is planned once.
+/// Pass a pointer to one cache to every call that should share plans.
+///
+/// Example: `poplin::PlanningCache cache; matMul(g, a, b, seq, "mm", {}, &cache);`
+class PlanningCache {
+public:
+  PlanningCache();
+  ~PlanningCache();
+  PlanningCache(const PlanningCache &) = delete;
+  PlanningCache &operator=(const PlanningCache &) = delete;
+  /// Number of plans held.
+  std::size_t size() const;
+
+  /// Internal: the cached plans. Not part of PopLibs' API.
+  std::unique_ptr<PlanningCacheImpl> impl;
+};
+
+/// The parameters to pre-plan one convolution: target, parameters and options
+/// (see poplin::createWeights). (PopLibs declares it here;
+/// poplin/MatMul.hpp, which includes this header, uses it.)
+using ConvPlanParams = std::tuple<const poplar::Target *, const ConvParams, const poplar::OptionFlags *>;
 
 /// Multiply-accumulate counts (×2) of the passes of a convolution.
 std::uint64_t getFwdFlops(const ConvParams &params);
@@ -132,9 +158,6 @@ void reportPlanInfo(std::ostream &out, const poplar::Graph &graph, const ConvPar
 
 /// Throws poplar::invalid_option for an unknown key or bad value.
 void convolutionValidateOptions(const poplar::OptionFlags &options);
-
-// poplin::ConvPlanParams (target, parameters, options) is declared in poplin/MatMul.hpp,
-// which this header includes.
 
 /// \deprecated Use poplin::preplan (poplin/ConvPreplan.hpp): same as
 /// `preplan(convs, {}, cache)`. Validates each convolution as building it would and

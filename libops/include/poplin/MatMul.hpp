@@ -11,6 +11,7 @@
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
 #include <poplin/ConvParams.hpp>
+#include <poplin/Convolution.hpp>
 
 #include <cstddef>
 #include <iosfwd>
@@ -21,26 +22,6 @@
 #include <vector>
 
 namespace poplin {
-
-class PlanningCacheImpl;
-
-/// Remembers the plans the matrix-multiply planner has made, so that a
-/// multiplication of the same shapes, types and options is planned once.
-/// Pass a pointer to one cache to every call that should share plans.
-///
-/// Example: `poplin::PlanningCache cache; matMul(g, a, b, seq, "mm", {}, &cache);`
-class PlanningCache {
-public:
-  PlanningCache();
-  ~PlanningCache();
-  PlanningCache(const PlanningCache &) = delete;
-  PlanningCache &operator=(const PlanningCache &) = delete;
-  /// Number of plans held.
-  std::size_t size() const;
-
-  /// Internal: the cached plans. Not part of PopLibs' API.
-  std::unique_ptr<PlanningCacheImpl> impl;
-};
 
 namespace matmul {
 /// \deprecated PopLibs' older spelling; use poplin::PlanningCache.
@@ -257,10 +238,6 @@ struct MatMulParams {
 /// as PopLibs requires; an ungrouped matMul of {m, k} x {k, n} is G = 1) and its
 /// options (see matMul). The pointers must stay valid during the call.
 using MatMulPlanParams = std::tuple<const poplar::Target *, const MatMulParams, const poplar::OptionFlags *>;
-
-/// The parameters to pre-plan one convolution: target, parameters and options
-/// (see poplin::createWeights). Also visible from poplin/Convolution.hpp.
-using ConvPlanParams = std::tuple<const poplar::Target *, const ConvParams, const poplar::OptionFlags *>;
 
 /// The convolution options made from each matrix-multiply options pointer by
 /// matMulGetConvPlanParams.
