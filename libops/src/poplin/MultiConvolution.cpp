@@ -71,38 +71,41 @@ poplar::ProfileValue paramsList(std::size_t n, const std::function<const ConvPar
 
 } // namespace
 
-Tensor createWeights(Graph &graph, const std::vector<CreateTensorArgs> &args, unsigned weightsIndex,
-                     const OptionFlags &options, PlanningCache *cache) {
-  const std::string op = std::string(kLib) + "createWeights";
+namespace {
+
+// createWeights and createInput: the tensor of convolution `index`, made by `create`.
+template <class Create>
+Tensor createFor(const std::vector<CreateTensorArgs> &args, unsigned index, const char *indexName,
+                 const char *opName, const OptionFlags &options, Create &&create) {
+  const std::string op = std::string(kLib) + opName;
   aspen::ops::PoplinDebugInfo di(
       {}, {{"params",
             paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
-           {"weightsIndex", poputil::toProfileValue(weightsIndex)},
+           {indexName, poputil::toProfileValue(index)},
            {"options", poputil::toProfileValue(options)}});
   checkOptions(options, op);
-  const CreateTensorArgs &a = pick(args, weightsIndex, "weightsIndex", op);
-  Tensor w = forConvolution(op, weightsIndex, [&] {
-    return poplin::createWeights(graph, a.params, {poplar::DebugContext(di), a.name}, a.options, cache);
-  });
-  di.addOutput(w);
-  return w;
+  const CreateTensorArgs &a = pick(args, index, indexName, op);
+  Tensor t = forConvolution(op, index, [&] { return create(a, poplar::DebugContext(di)); });
+  di.addOutput(t);
+  return t;
+}
+
+} // namespace
+
+Tensor createWeights(Graph &graph, const std::vector<CreateTensorArgs> &args, unsigned weightsIndex,
+                     const OptionFlags &options, PlanningCache *cache) {
+  return createFor(args, weightsIndex, "weightsIndex", "createWeights", options,
+                   [&](const CreateTensorArgs &a, const poplar::DebugContext &dc) {
+                     return poplin::createWeights(graph, a.params, {dc, a.name}, a.options, cache);
+                   });
 }
 
 Tensor createInput(Graph &graph, const std::vector<CreateTensorArgs> &args, unsigned inputIndex,
                    const OptionFlags &options, PlanningCache *cache) {
-  const std::string op = std::string(kLib) + "createInput";
-  aspen::ops::PoplinDebugInfo di(
-      {}, {{"params",
-            paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
-           {"inputIndex", poputil::toProfileValue(inputIndex)},
-           {"options", poputil::toProfileValue(options)}});
-  checkOptions(options, op);
-  const CreateTensorArgs &a = pick(args, inputIndex, "inputIndex", op);
-  Tensor in = forConvolution(op, inputIndex, [&] {
-    return poplin::createInput(graph, a.params, {poplar::DebugContext(di), a.name}, a.options, cache);
-  });
-  di.addOutput(in);
-  return in;
+  return createFor(args, inputIndex, "inputIndex", "createInput", options,
+                   [&](const CreateTensorArgs &a, const poplar::DebugContext &dc) {
+                     return poplin::createInput(graph, a.params, {dc, a.name}, a.options, cache);
+                   });
 }
 
 void weightsTransposeChansFlipXY(Graph &graph, std::vector<ConvolutionArgs> &args,
