@@ -128,3 +128,6 @@ aspen_add_test(poplibs_compat_debuginfo LABEL conformance SOURCES compat/poplibs
 aspen_add_test(preplan_compat_client LABEL conformance SOURCES compat/preplan_client.cpp
   LIBS Aspen::popops Aspen::poplin)
 aspen_add_test(preplan_errors LABEL error SOURCES error/preplan_errors.cpp LIBS Aspen::poplin)
+
+# (7) popops/NaN.hpp: hasNaN and hasNaNOrInf against std::isnan / std::isfinite, and their errors.
+aspen_add_test(popops_compat_nan LABEL conformance SOURCES compat/popops_nan.cpp LIBS Aspen::popops)

@@ -6,6 +6,7 @@
 #include <popops/ElementWise.hpp>
 #include <popops/Encoding.hpp>
 #include <popops/Fill.hpp>
+#include <popops/NaN.hpp>
 #include <popops/Pad.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
@@ -313,4 +314,15 @@ TEST_CASE("a single-tensor connection whose tensors a program emptied", "[graph]
   aspen::test::requireError<graph_connection_error>(
       [&] { f.graph.addVertex(cs, "popops::Fill<float>", {desc}); },
       {"popops::Fill<float>", "field 'out'", "0 tensors"});
+}
+
+TEST_CASE("hasNaN and hasNaNOrInf of a tensor that is not float or half, or not valid", "[popops][error]") {
+  Fixture f;
+  Tensor counts = f.var(INT, {4}, "counts");
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::hasNaNOrInf(f.graph, counts, f.prog); },
+                                                    {"popops::hasNaNOrInf", "'counts'", "float or half"});
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::hasNaN(f.graph, counts, f.prog); },
+                                                    {"popops::hasNaN", "'counts'", "float or half"});
+  aspen::test::requireError<poputil::poplibs_error>([&] { popops::hasNaN(f.graph, Tensor(), f.prog); },
+                                                    {"popops::hasNaN", "src"});
 }
