@@ -131,3 +131,6 @@ aspen_add_test(preplan_errors LABEL error SOURCES error/preplan_errors.cpp LIBS 
 
 # (7) popops/NaN.hpp: hasNaN and hasNaNOrInf against std::isnan / std::isfinite, and their errors.
 aspen_add_test(popops_compat_nan LABEL conformance SOURCES compat/popops_nan.cpp LIBS Aspen::popops)
+# popops/SelectScalarFromRows.hpp and popops/UpdateScalarInRows.hpp against a host loop.
+aspen_add_test(popops_compat_scalar_in_rows LABEL conformance SOURCES compat/popops_scalar_in_rows.cpp
+  LIBS Aspen::popops)

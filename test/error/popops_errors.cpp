@@ -10,8 +10,10 @@
 #include <popops/Pad.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
+#include <popops/SelectScalarFromRows.hpp>
 #include <popops/Sort.hpp>
 #include <popops/TopK.hpp>
+#include <popops/UpdateScalarInRows.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/Broadcast.hpp>
 #include <poputil/TileMapping.hpp>
@@ -325,4 +327,26 @@ TEST_CASE("hasNaN and hasNaNOrInf of a tensor that is not float or half, or not 
                                                     {"popops::hasNaN", "'counts'", "float or half"});
   aspen::test::requireError<poputil::poplibs_error>([&] { popops::hasNaN(f.graph, Tensor(), f.prog); },
                                                     {"popops::hasNaN", "src"});
+}
+
+TEST_CASE("selectScalarFromRows and updateScalarInRows with mismatched or mistyped tensors",
+          "[popops][error]") {
+  Fixture f;
+  Tensor logits = f.var(FLOAT, {4, 6}, "logits");
+  Tensor labels = f.var(UNSIGNED_INT, {4}, "labels");
+  Tensor shortLabels = f.var(UNSIGNED_INT, {3}, "shortLabels");
+  Tensor intLabels = f.var(INT, {4}, "intLabels");
+  Tensor flat = f.var(FLOAT, {24}, "flat");
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::selectScalarFromRows(f.graph, logits, shortLabels, f.prog); },
+      {"popops::selectScalarFromRows", "'shortLabels'", "3 entries", "'logits'", "4 rows"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::updateScalarInRows(f.graph, logits, intLabels, f.prog); },
+      {"popops::updateScalarInRows", "'intLabels'", "unsigned int"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::selectScalarFromRows(f.graph, flat, labels, f.prog); },
+      {"popops::selectScalarFromRows", "'flat'", "2-D float or half"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::updateScalarInRows(f.graph, Tensor(), labels, f.prog); },
+      {"popops::updateScalarInRows", "params"});
 }
