@@ -134,3 +134,6 @@ aspen_add_test(popops_compat_nan LABEL conformance SOURCES compat/popops_nan.cpp
 # popops/SelectScalarFromRows.hpp and popops/UpdateScalarInRows.hpp against a host loop.
 aspen_add_test(popops_compat_scalar_in_rows LABEL conformance SOURCES compat/popops_scalar_in_rows.cpp
   LIBS Aspen::popops)
+# popops/NormaliseImage.hpp against a host loop, for unsigned char, half and float images.
+aspen_add_test(popops_compat_normalise_image LABEL conformance SOURCES compat/popops_normalise_image.cpp
+  LIBS Aspen::popops)

@@ -7,6 +7,7 @@
 #include <popops/Encoding.hpp>
 #include <popops/Fill.hpp>
 #include <popops/NaN.hpp>
+#include <popops/NormaliseImage.hpp>
 #include <popops/Pad.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
@@ -349,4 +350,27 @@ TEST_CASE("selectScalarFromRows and updateScalarInRows with mismatched or mistyp
   aspen::test::requireError<poputil::poplibs_error>(
       [&] { popops::updateScalarInRows(f.graph, Tensor(), labels, f.prog); },
       {"popops::updateScalarInRows", "params"});
+}
+
+TEST_CASE("normaliseImage and its input with the wrong channels or types", "[popops][error]") {
+  Fixture f;
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::createNormaliseImageInput(f.graph, FLOAT, {4, 4}, "img");
+      },
+      {"popops::createNormaliseImageInput", "{4,4}", "3 channels"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] {
+        popops::createNormaliseImageInput(f.graph, INT, {4, 3}, "img");
+      },
+      {"popops::createNormaliseImageInput", "unsigned char, half or float", "int"});
+  Tensor pixels = f.var(UNSIGNED_CHAR, {2, 3}, "pixels");
+  Tensor halfOffsets = f.var(HALF, {3}, "halfOffsets"), floatScales = f.var(FLOAT, {3}, "floatScales");
+  Tensor wide = f.var(FLOAT, {2, 4}, "wide");
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::normaliseImage(f.graph, f.prog, pixels, 1.0f, halfOffsets, floatScales); },
+      {"popops::normaliseImage", "scales", "'floatScales'", "{3} half"});
+  aspen::test::requireError<poputil::poplibs_error>(
+      [&] { popops::normaliseImage(f.graph, f.prog, wide, 1.0f, floatScales, floatScales); },
+      {"popops::normaliseImage", "'wide'", "3 channels"});
 }
