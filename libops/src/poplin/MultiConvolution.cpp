@@ -12,7 +12,6 @@
 #include <poputil/OptionParsing.hpp>
 #include <poputil/exceptions.hpp>
 
-#include <functional>
 #include <map>
 #include <string>
 
@@ -62,10 +61,11 @@ const CreateTensorArgs &pick(const std::vector<CreateTensorArgs> &args, unsigned
   return args[index];
 }
 
-poplar::ProfileValue paramsList(std::size_t n, const std::function<const ConvParams &(std::size_t)> &params) {
+/// The convolutions' parameters, for the debug information (every args struct has `params`).
+template <class Args> poplar::ProfileValue paramsOf(const std::vector<Args> &args) {
   poplar::ProfileValue::Vector v;
-  for (std::size_t i = 0; i < n; ++i)
-    v.push_back(aspen::ops::streamedProfileValue(params(i)));
+  for (const Args &a : args)
+    v.push_back(aspen::ops::streamedProfileValue(a.params));
   return poplar::ProfileValue(std::move(v));
 }
 
@@ -78,11 +78,9 @@ template <class Create>
 Tensor createFor(const std::vector<CreateTensorArgs> &args, unsigned index, const char *indexName,
                  const char *opName, const OptionFlags &options, Create &&create) {
   const std::string op = std::string(kLib) + opName;
-  aspen::ops::PoplinDebugInfo di(
-      {}, {{"params",
-            paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
-           {indexName, poputil::toProfileValue(index)},
-           {"options", poputil::toProfileValue(options)}});
+  aspen::ops::PoplinDebugInfo di({}, {{"params", paramsOf(args)},
+                                      {indexName, poputil::toProfileValue(index)},
+                                      {"options", poputil::toProfileValue(options)}});
   checkOptions(options, op);
   const CreateTensorArgs &a = pick(args, index, indexName, op);
   Tensor t = forConvolution(op, index, [&] { return create(a, poplar::DebugContext(di)); });
@@ -113,11 +111,8 @@ void weightsTransposeChansFlipXY(Graph &graph, std::vector<ConvolutionArgs> &arg
                                  const OptionFlags &options, const DebugContext &debugContextIn,
                                  PlanningCache *cache) {
   const std::string op = std::string(kLib) + "weightsTransposeChansFlipXY";
-  aspen::ops::PoplinDebugInfo di(
-      debugContextIn,
-      {{"params",
-        paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
-       {"options", poputil::toProfileValue(options)}});
+  aspen::ops::PoplinDebugInfo di(debugContextIn,
+                                 {{"params", paramsOf(args)}, {"options", poputil::toProfileValue(options)}});
   const poplar::DebugContext debugContext(di);
   (void)cache;
   checkOptions(options, op);
@@ -137,11 +132,9 @@ std::vector<Tensor> convolution(Graph &graph, const std::vector<ConvolutionArgs>
                                 PlanningCache *cache) {
   const std::string op = std::string(kLib) + "convolution";
   aspen::ops::PoplinDebugInfo di(
-      debugContextIn,
-      {{"params",
-        paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
-       {"transposeAndFlipWeights", poputil::toProfileValue(transposeAndFlipWeights)},
-       {"options", poputil::toProfileValue(options)}});
+      debugContextIn, {{"params", paramsOf(args)},
+                       {"transposeAndFlipWeights", poputil::toProfileValue(transposeAndFlipWeights)},
+                       {"options", poputil::toProfileValue(options)}});
   const poplar::DebugContext debugContext(di);
   checkOptions(options, op);
   std::vector<Tensor> outs;
@@ -161,11 +154,8 @@ std::vector<Tensor> calculateWeightDeltas(Graph &graph, const std::vector<Calcul
                                           program::Sequence &prog, const DebugContext &debugContextIn,
                                           const OptionFlags &options, PlanningCache *cache) {
   const std::string op = std::string(kLib) + "calculateWeightDeltas";
-  aspen::ops::PoplinDebugInfo di(
-      debugContextIn,
-      {{"params",
-        paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
-       {"options", poputil::toProfileValue(options)}});
+  aspen::ops::PoplinDebugInfo di(debugContextIn,
+                                 {{"params", paramsOf(args)}, {"options", poputil::toProfileValue(options)}});
   const poplar::DebugContext debugContext(di);
   checkOptions(options, op);
   std::vector<Tensor> outs;
@@ -188,11 +178,8 @@ template <class Args>
 void weightUpdateEach(Graph &graph, const std::vector<Args> &args, program::Sequence &prog,
                       const DebugContext &debugContextIn, const OptionFlags &options, PlanningCache *cache) {
   const std::string op = std::string(kLib) + "convolutionWeightUpdate";
-  aspen::ops::PoplinDebugInfo di(
-      debugContextIn,
-      {{"params",
-        paramsList(args.size(), [&](std::size_t i) -> const ConvParams & { return args[i].params; })},
-       {"options", poputil::toProfileValue(options)}});
+  aspen::ops::PoplinDebugInfo di(debugContextIn,
+                                 {{"params", paramsOf(args)}, {"options", poputil::toProfileValue(options)}});
   const poplar::DebugContext debugContext(di);
   checkOptions(options, op);
   for (std::size_t i = 0; i < args.size(); ++i) {
