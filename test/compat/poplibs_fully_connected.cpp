@@ -16,6 +16,8 @@
 #include <poplin/codelets.hpp>
 #include <popops/codelets.hpp>
 
+#include "OpsTestUtil.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -28,12 +30,7 @@ using namespace poplar::program;
 
 namespace {
 
-std::vector<float> pattern(std::size_t n, float a, float b) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i)
-    v[i] = std::sin(a * float(i) + b);
-  return v;
-}
+using aspen::test::sinePattern;
 
 } // namespace
 
@@ -94,8 +91,8 @@ TEST_CASE("poplin::fc::getMatMulPrePlanParameters describes the passes a client 
       graph.createHostWrite("a" + n, a);
       graph.createHostWrite("b" + n, b);
       graph.createHostRead("c" + n, c);
-      hostA.push_back(pattern(a.numElements(), 0.37f, float(p)));
-      hostB.push_back(pattern(b.numElements(), 0.53f, 0.5f * float(p)));
+      hostA.push_back(sinePattern(a.numElements(), 0.37f, float(p)));
+      hostB.push_back(sinePattern(b.numElements(), 0.53f, 0.5f * float(p)));
     }
     Engine engine(graph, prog);
     engine.load(device);
@@ -157,9 +154,9 @@ TEST_CASE("poplin::fullyConnectedWeightTranspose arranges a layer's weights for 
   graph.createHostRead("wT", wT);
   graph.createHostRead("gradIn", gradIn);
 
-  const auto hA = pattern(acts.numElements(), 0.41f, 0.1f);
-  const auto hW = pattern(weights.numElements(), 0.77f, 0.3f);
-  const auto hD = pattern(deltas.numElements(), 0.29f, 0.7f);
+  const auto hA = sinePattern(acts.numElements(), 0.41f, 0.1f);
+  const auto hW = sinePattern(weights.numElements(), 0.77f, 0.3f);
+  const auto hD = sinePattern(deltas.numElements(), 0.29f, 0.7f);
   Engine engine(graph, prog);
   engine.load(device);
   engine.writeTensor("acts", hA.data(), hA.data() + hA.size());

@@ -12,6 +12,8 @@
 #include <poplin/codelets.hpp>
 #include <popops/codelets.hpp>
 
+#include "OpsTestUtil.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -77,12 +79,7 @@ struct HostConv {
   }
 };
 
-std::vector<float> pattern(std::size_t n, float a, float b) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i)
-    v[i] = std::sin(a * float(i) + b);
-  return v;
-}
+using aspen::test::sinePattern;
 
 } // namespace
 
@@ -171,9 +168,9 @@ TEST_CASE("poplin::multiconv: two convolutions at once, forward and training pas
 
   std::vector<std::vector<float>> hIn, hW, hDz;
   for (unsigned i = 0; i < 2; ++i) {
-    hIn.push_back(pattern(ins[i].numElements(), 0.31f + 0.1f * float(i), 0.2f));
-    hW.push_back(pattern(ws[i].numElements(), 0.71f, 0.4f * float(i)));
-    hDz.push_back(pattern(outs[i].numElements(), 0.23f, 1.0f + float(i)));
+    hIn.push_back(sinePattern(ins[i].numElements(), 0.31f + 0.1f * float(i), 0.2f));
+    hW.push_back(sinePattern(ws[i].numElements(), 0.71f, 0.4f * float(i)));
+    hDz.push_back(sinePattern(outs[i].numElements(), 0.23f, 1.0f + float(i)));
   }
   Engine engine(graph, prog);
   engine.load(device);

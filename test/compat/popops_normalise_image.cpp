@@ -10,6 +10,8 @@
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
 
+#include "OpsTestUtil.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -21,30 +23,6 @@ using namespace poplar;
 namespace {
 
 constexpr std::size_t kPixels = 10; // {2, 5} pixels of 3 channels
-
-std::vector<float> asFloats(Engine &engine, const Target &target, const char *handle, const Type &type,
-                            std::size_t n) {
-  std::vector<float> out(n);
-  if (type == HALF) {
-    std::vector<std::uint16_t> halves(n);
-    engine.readTensor(handle, halves.data(), halves.data() + n);
-    copyDeviceHalfToFloat(target, halves.data(), out.data(), n);
-  } else {
-    engine.readTensor(handle, out.data(), out.data() + n);
-  }
-  return out;
-}
-
-void writeFloats(Engine &engine, const Target &target, const char *handle, const Type &type,
-                 const std::vector<float> &values) {
-  if (type == HALF) {
-    std::vector<std::uint16_t> halves(values.size());
-    copyFloatToDeviceHalf(target, values.data(), halves.data(), halves.size());
-    engine.writeTensor(handle, halves.data(), halves.data() + halves.size());
-  } else {
-    engine.writeTensor(handle, values.data(), values.data() + values.size());
-  }
-}
 
 } // namespace
 
@@ -83,12 +61,12 @@ TEST_CASE("popops::normaliseImage normalises three channels and pads a fourth", 
       std::vector<std::uint8_t> bytes(pixels.begin(), pixels.end());
       engine.writeTensor("image", bytes.data(), bytes.data() + bytes.size());
     } else {
-      writeFloats(engine, target, "image", type, pixels);
+      aspen::test::writeFloats(engine, "image", type, target, pixels);
     }
-    writeFloats(engine, target, "offsets", outType, offsets);
-    writeFloats(engine, target, "scales", outType, scales);
+    aspen::test::writeFloats(engine, "offsets", outType, target, offsets);
+    aspen::test::writeFloats(engine, "scales", outType, target, scales);
     engine.run(0);
-    const std::vector<float> got = asFloats(engine, target, "out", outType, kPixels * 4);
+    const std::vector<float> got = aspen::test::readFloats(engine, "out", outType, target, kPixels * 4);
     // Half rounds each operand and result to 11 significant bits: allow a few of its ulps.
     const double tolerance = outType == HALF ? 3e-3 : 1e-6;
     for (std::size_t p = 0; p < kPixels; ++p) {

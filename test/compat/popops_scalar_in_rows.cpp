@@ -12,6 +12,8 @@
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
 
+#include "OpsTestUtil.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -33,30 +35,6 @@ std::vector<float> paramsValues() {
 std::vector<unsigned> indexValues() {
   // In range, first and last column, masked, just out of range, far out of range.
   return {0, 12, 5, MASKED_LABEL_CODE, 13, 7, 1000, 3, MASKED_LABEL_CODE};
-}
-
-void write(Engine &engine, const Target &target, const char *handle, const Type &type,
-           const std::vector<float> &values) {
-  if (type == HALF) {
-    std::vector<std::uint16_t> halves(values.size());
-    copyFloatToDeviceHalf(target, values.data(), halves.data(), halves.size());
-    engine.writeTensor(handle, halves.data(), halves.data() + halves.size());
-  } else {
-    engine.writeTensor(handle, values.data(), values.data() + values.size());
-  }
-}
-
-std::vector<float> read(Engine &engine, const Target &target, const char *handle, const Type &type,
-                        std::size_t n) {
-  std::vector<float> out(n);
-  if (type == HALF) {
-    std::vector<std::uint16_t> halves(n);
-    engine.readTensor(handle, halves.data(), halves.data() + n);
-    copyDeviceHalfToFloat(target, halves.data(), out.data(), n);
-  } else {
-    engine.readTensor(handle, out.data(), out.data() + n);
-  }
-  return out;
 }
 
 bool same(float got, float expected) {
@@ -109,11 +87,11 @@ TEST_CASE("popops::selectScalarFromRows and updateScalarInRows match a host loop
     graph.createHostRead("picked", picked);
     Engine engine(graph, prog);
     engine.load(device);
-    write(engine, target, "p", type, params);
+    aspen::test::writeFloats(engine, "p", type, target, params);
     engine.writeTensor("idx", indices.data(), indices.data() + indices.size());
     engine.run(0);
-    const std::vector<float> gotPicked = read(engine, target, "picked", type, kRows);
-    const std::vector<float> gotUpdated = read(engine, target, "p", type, kRows * kCols);
+    const std::vector<float> gotPicked = aspen::test::readFloats(engine, "picked", type, target, kRows);
+    const std::vector<float> gotUpdated = aspen::test::readFloats(engine, "p", type, target, kRows * kCols);
     for (std::size_t r = 0; r < kRows; ++r) {
       INFO("row " << r << ", index " << indices[r]);
       CHECK(same(gotPicked[r], selected[r]));

@@ -20,6 +20,8 @@
 #include <poplin/codelets.hpp>
 #include <popops/codelets.hpp>
 
+#include "OpsTestUtil.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -34,12 +36,7 @@ using namespace poplar::program;
 
 namespace {
 
-std::vector<float> pattern(std::size_t n, float a, float b) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i)
-    v[i] = std::sin(a * float(i) + b);
-  return v;
-}
+using aspen::test::sinePattern;
 
 // C[g] = A[g] * B[g] with A {G, m, k}, B {G, k, n}, row-major.
 std::vector<double> hostMatMul(const std::vector<float> &a, const std::vector<float> &b, std::size_t G,
@@ -148,7 +145,7 @@ TEST_CASE("poplin::preplan plans matMuls and a convolution that the client then 
   float phase = 0.1f;
   for (const auto &kv : inputs) {
     graph.createHostWrite(kv.first, kv.second);
-    host.push_back(pattern(kv.second.numElements(), 0.41f, phase));
+    host.push_back(sinePattern(kv.second.numElements(), 0.41f, phase));
     phase += 0.7f;
   }
   graph.createHostRead("c", c);
@@ -317,7 +314,7 @@ TEST_CASE("PopLibs' older pre-planning entry points and matMulGetConvPlanParams"
     graph.createHostWrite("A", A);
     graph.createHostWrite("B", B);
     graph.createHostRead("out", out);
-    const std::vector<float> hostA = pattern(30, 0.3f, 0.2f), hostB = pattern(40, 0.7f, 1.1f);
+    const std::vector<float> hostA = sinePattern(30, 0.3f, 0.2f), hostB = sinePattern(40, 0.7f, 1.1f);
     Engine engine(graph, prog);
     engine.load(model.device);
     engine.writeTensor("A", hostA.data(), hostA.data() + hostA.size());

@@ -30,6 +30,14 @@ inline std::vector<float> inputs(std::size_t n, float lo, float hi, unsigned see
   return v;
 }
 
+/// A smooth deterministic pattern in [-1, 1]: element i is sin(a * i + b).
+inline std::vector<float> sinePattern(std::size_t n, float a, float b) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = std::sin(a * float(i) + b);
+  return v;
+}
+
 /// `x` rounded to the nearest half (ties to even), as the device stores it.
 inline float roundToHalf(const poplar::Target &target, float x) {
   std::uint16_t h;
