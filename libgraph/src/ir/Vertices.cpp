@@ -101,34 +101,12 @@ Edge FieldValue::edgeAt(std::size_t i) const {
   }
 }
 
-void FieldValue::setEdge(const Edge &e) {
-  ASPEN_ASSERT(e.connected(), "an unconnected edge set");
+bool FieldValue::tryPack(const SegmentList &segments, poplar::Type elementType, bool scalarShape) {
   const bool packs =
-      e.segments.empty() ||
-      (e.segments.size() == 1 && (e.segments[0].stride == 1 || e.count == 1) && e.segments[0].start >= 0);
-  if (!packs) {
-    extraFor(Holds::Edge).edge = e;
-    return;
-  }
-  release();
-  holds_ = Holds::PackedEdge;
-  packed_.var = e.segments.empty() ? 0 : e.segments[0].var;
-  packed_.count = e.count;
-  packed_.start = e.segments.empty() ? 0 : e.segments[0].start;
-  elementType_ = e.elementType;
-  scalarShape_ = e.scalarShape;
-}
-
-void FieldValue::setEdge(const TensorView &view, bool vectorField) {
-  const SegmentList &segments = view.segments;
-  const bool packs = segments.empty() ||
-                     (segments.size() == 1 && segments[0].stride == 1 && segments[0].start >= 0) ||
-                     (segments.size() == 1 && segments[0].count == 1 && segments[0].start >= 0);
-  if (!packs) {
-    Edge e = Edge::of(view);
-    e.scalarShape = e.scalarShape && !vectorField;
-    return setEdge(e);
-  }
+      segments.empty() ||
+      (segments.size() == 1 && (segments[0].stride == 1 || segments[0].count == 1) && segments[0].start >= 0);
+  if (!packs)
+    return false;
   if (holds_ != Holds::Nothing)
     release();
   holds_ = Holds::PackedEdge;
@@ -138,8 +116,24 @@ void FieldValue::setEdge(const TensorView &view, bool vectorField) {
     ASPEN_ASSERT(segments[0].count <= ~std::uint32_t(0), "an edge of 2^32 or more elements");
     packed_ = {segments[0].var, static_cast<std::uint32_t>(segments[0].count), segments[0].start};
   }
-  elementType_ = view.elementType;
-  scalarShape_ = view.shape.empty() && !vectorField;
+  elementType_ = elementType;
+  scalarShape_ = scalarShape;
+  return true;
+}
+
+void FieldValue::setEdge(const Edge &e) {
+  ASPEN_ASSERT(e.connected(), "an unconnected edge set");
+  if (!tryPack(e.segments, e.elementType, e.scalarShape))
+    extraFor(Holds::Edge).edge = e;
+}
+
+void FieldValue::setEdge(const TensorView &view, bool vectorField) {
+  const bool scalarShape = view.shape.empty() && !vectorField;
+  if (tryPack(view.segments, view.elementType, scalarShape))
+    return;
+  Edge e = Edge::of(view);
+  e.scalarShape = scalarShape;
+  extraFor(Holds::Edge).edge = std::move(e);
 }
 
 void FieldValue::setListEdge(std::size_t i, Edge e) {

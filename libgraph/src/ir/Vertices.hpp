@@ -162,6 +162,9 @@ private:
     std::int64_t start;
   };
   Edge edgeAt(std::size_t i) const;
+  /// Holds a one-run edge (one segment read in order, or a single element, or
+  /// none) packed; false, changing nothing, for any other.
+  bool tryPack(const SegmentList &segments, poplar::Type elementType, bool scalarShape);
   Extra &extraFor(Holds holds);
   void release();
 
