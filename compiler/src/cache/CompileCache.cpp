@@ -38,46 +38,13 @@ constexpr const char *kSuffix = ".aspenexe";
 
 using KeyHash = exe::Hash128;
 
-/// The bytes of one item (a vertex and its fields) gathered on the stack and
-/// given to the hash in blocks: a call into the hash per value cost more than
-/// the hashing itself.
-class Record {
-public:
-  explicit Record(KeyHash &h) : h_(h) {}
-  Record(const Record &) = delete;
-  Record &operator=(const Record &) = delete;
-  ~Record() { h_.update(buf_, n_); }
-  template <class T> Record &put(const T &v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    if (n_ + sizeof v > sizeof buf_)
-      spill();
-    std::memcpy(buf_ + n_, &v, sizeof v);
-    n_ += sizeof v;
-    return *this;
-  }
-  Record &bytes(const void *p, std::size_t n) {
-    spill();
-    h_.update(p, n);
-    return *this;
-  }
-
-private:
-  void spill() {
-    h_.update(buf_, n_);
-    n_ = 0;
-  }
-  KeyHash &h_;
-  std::size_t n_ = 0;
-  std::uint8_t buf_[256];
-};
-
-void hashEdge(Record &r, const ir::FieldValue &f, std::size_t i) {
+void hashEdge(KeyHash &h, const ir::FieldValue &f, std::size_t i) {
   f.visitEdge(i, [&](poplar::Type type, std::uint32_t count, bool scalarShape,
                      std::span<const ir::Segment> segments) {
-    r.put<std::uint8_t>(type.valid()).put(type.id()).put(count).put(scalarShape);
-    r.put<std::uint64_t>(segments.size());
+    h.value<std::uint8_t>(type.valid()).value(type.id()).value(count).value(scalarShape);
+    h.value<std::uint64_t>(segments.size());
     for (const ir::Segment &s : segments)
-      r.put(s.var).put(s.start).put(s.stride).put(s.count);
+      h.value(s.var).value(s.start).value(s.stride).value(s.count);
   });
 }
 
@@ -383,23 +350,22 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
   }
   hashInChunks(h, g.vertices.size(), [&](KeyHash &k, std::size_t i) {
     const ir::Vertex &v = g.vertices[i];
-    Record r(k);
-    r.put(v.type).put(v.computeSet).put(v.tile);
+    k.value(v.type).value(v.computeSet).value(v.tile);
     const poplar::VertexPerfEstimate *estimate = g.estimateOf(static_cast<std::uint32_t>(i));
-    r.put<std::uint8_t>(estimate != nullptr);
+    k.value<std::uint8_t>(estimate != nullptr);
     if (estimate)
-      r.put(estimate->cycles).put(estimate->flops);
-    r.put<std::uint64_t>(v.fields.size());
+      k.value(estimate->cycles).value(estimate->flops);
+    k.value<std::uint64_t>(v.fields.size());
     for (const ir::FieldValue &f : v.fields) {
       const auto state = f.stateBytes();
-      r.put(f.set).put(f.declaredSize).put<std::uint32_t>(f.stateCount);
-      r.put<std::uint64_t>(state.size());
+      k.value(f.set).value(f.declaredSize).value<std::uint32_t>(f.stateCount);
+      k.value<std::uint64_t>(state.size());
       if (!state.empty())
-        r.bytes(state.data(), state.size());
+        k.update(state.data(), state.size());
       const std::size_t numEdges = f.edges().size();
-      r.put<std::uint64_t>(numEdges);
+      k.value<std::uint64_t>(numEdges);
       for (std::size_t e = 0; e < numEdges; ++e)
-        hashEdge(r, f, e);
+        hashEdge(k, f, e);
     }
   });
 

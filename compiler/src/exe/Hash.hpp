@@ -135,21 +135,23 @@ public:
   Hash128 &update(const void *p, std::size_t n) {
     if (n == 0)
       return *this; // `p` may be null
-    if (used_ + n > kBlock) {
-      flush();
-      if (n > kBlock) {
-        a_.update(p, n);
-        b_.update(p, n);
-        return *this;
-      }
-    }
+    if (used_ + n > kBlock)
+      return updateBlock(p, n);
     std::memcpy(buf_ + used_, p, n);
     used_ += n;
     return *this;
   }
+  /// A small value: a copy into the buffer, inlined (callers hash millions of
+  /// them, e.g. a graph's vertices for a cache key); the hashing runs per block.
   template <class T> Hash128 &value(const T &v) {
     static_assert(std::is_trivially_copyable_v<T>);
-    return update(&v, sizeof v);
+    static_assert(sizeof v <= 64, "value() is for small values; use update()");
+    const std::size_t used = used_; // one load: the byte copy below may alias used_
+    if (used + sizeof v > kBlock) [[unlikely]]
+      return updateBlock(&v, sizeof v);
+    std::memcpy(buf_ + used, &v, sizeof v);
+    used_ = used + sizeof v;
+    return *this;
   }
   /// Length-prefixed, so that ("ab", "c") and ("a", "bc") differ.
   Hash128 &string(std::string_view s) {
@@ -171,6 +173,18 @@ public:
 
 private:
   static constexpr std::size_t kBlock = 512;
+  /// The buffer is full: hash it, then `p` (buffered when it is small).
+  [[gnu::noinline]] Hash128 &updateBlock(const void *p, std::size_t n) {
+    flush();
+    if (n > kBlock) {
+      a_.update(p, n);
+      b_.update(p, n);
+      return *this;
+    }
+    std::memcpy(buf_, p, n);
+    used_ = n;
+    return *this;
+  }
   void flush() {
     a_.update(buf_, used_);
     b_.update(buf_, used_);
