@@ -86,6 +86,8 @@ aspen_add_test(compat_api LABEL conformance
           compat/api_scalar_connect.cpp compat/api_overloads.cpp compat/api_debuginfo.cpp
   LIBS nlohmann_json::nlohmann_json)
 aspen_add_test(compat_errors LABEL error SOURCES error/compat_errors.cpp)
+aspen_add_test(compat_supervisor_vertex LABEL conformance SOURCES compat/supervisor_vertex.cpp)
+add_dependencies(compat_supervisor_vertex popc)
 
 # (3) CMake and link lines as Poplar users write them, and popc --version.
 add_test(NAME compat_cmake_packages

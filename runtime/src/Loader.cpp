@@ -143,8 +143,9 @@ std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLib
     if (!entry || !entry->compute)
       throw poplar::graph_object_load_error("Vertex type '" + type.name + "' is not in its vertex library (" +
                                             library->path() + ")");
-    code[t] =
-        VertexCode{entry->compute, (entry->flags & (ASPEN_VERTEX_MULTI | ASPEN_VERTEX_SUPERVISOR)) != 0};
+    // Only a MultiVertex runs compute(workerId) per worker; a SupervisorVertex runs once, as a
+    // Vertex does (emission records it so), so the supervisor flag is not compared here.
+    code[t] = VertexCode{entry->compute, (entry->flags & ASPEN_VERTEX_MULTI) != 0};
     if (code[t].isMultiVertex != type.isMultiVertex)
       throw poplar::graph_object_load_error("Vertex type '" + type.name +
                                             "' is a MultiVertex in one of its library and the executable "
