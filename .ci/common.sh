@@ -15,7 +15,7 @@ ASPEN_DEBIAN_PACKAGES=(
   chromium chromium-driver python3-selenium
   clang clang-format libclang-rt-14-dev
 )
-# What .ci/fuzz needs beyond those (docs/fuzzing.md); the sanitizer runtimes are above, for .ci/test.
+# What .ci/fuzz needs beyond those (docs/fuzzing.md); the sanitizer runtimes are above, for .ci/run.
 ASPEN_FUZZ_DEBIAN_PACKAGES=(clang-14 libclang-rt-14-dev)
 
 # Installs the packages that are not installed yet; does no network access when none is missing.
