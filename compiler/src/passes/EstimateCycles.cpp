@@ -9,6 +9,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace aspen::compiler {
 namespace {
@@ -25,7 +26,9 @@ std::uint64_t syncCost(const ir::TargetData &t) {
 /// each remote byte once however many runs copy it there (the exchange
 /// delivers a region to a tile once; further copies of it on that tile are
 /// local memcpys), so cross-tile bytes are counted per (destination tile,
-/// source byte), duplicates as local copies.
+/// source byte), duplicates as local copies. A tile sends each byte once
+/// however many tiles receive it: the exchange is a broadcast medium, every
+/// receiver listening to the sender's bus in the same cycles.
 std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
                              const std::vector<SymCopyRun> &runs) {
   if (runs.empty())
@@ -40,6 +43,12 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
     }
   };
   std::vector<Remote> remote;
+  struct Sent {
+    std::uint32_t object;
+    std::uint64_t begin, end;
+    bool operator<(const Sent &o) const { return object != o.object ? object < o.object : begin < o.begin; }
+  };
+  std::vector<Sent> sentRanges;
   // Bytes leaving and entering each IPU go over IPU-Links (docs/cost-model.md).
   std::vector<std::uint64_t> ipuOut(t.numIPUs, 0), ipuIn(t.numIPUs, 0);
   const unsigned tilesPerIPU = std::max(1u, t.tilesPerIPU);
@@ -66,7 +75,7 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
       all += remote[i].end - remote[i].begin;
     }
     const std::uint32_t from = objects[first.object].tile;
-    sent[from] += e - b;
+    sentRanges.push_back({first.object, b, e});
     received[first.to] += e - b;
     local[first.to] += all - (e - b);
     if (from / tilesPerIPU != first.to / tilesPerIPU && from / tilesPerIPU < t.numIPUs &&
@@ -75,6 +84,15 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
       ipuIn[first.to / tilesPerIPU] += e - b;
       crossIpu = true;
     }
+  }
+  // Each sender's bytes once, whatever the number of receivers (overlapping ranges merged).
+  std::sort(sentRanges.begin(), sentRanges.end());
+  for (std::size_t i = 0; i < sentRanges.size();) {
+    const std::uint32_t object = sentRanges[i].object;
+    std::uint64_t b = sentRanges[i].begin, e = sentRanges[i].end;
+    for (++i; i < sentRanges.size() && sentRanges[i].object == object && sentRanges[i].begin <= e; ++i)
+      e = std::max(e, sentRanges[i].end);
+    sent[objects[object].tile] += e - b;
   }
   std::uint64_t worst = 0;
   for (unsigned tile = 0; tile < numTiles; ++tile) {
@@ -94,16 +112,25 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
   return crossTile ? worst + t.exchangeOverheadCycles + syncCost(t) : worst;
 }
 
-/// A host transfer: the host is the far end of an exchange.
+/// A host transfer: the host is the far end of an exchange. Each tile moves its bytes at the
+/// exchange's rate, and all of an IPU's bytes share its host link, which also costs a round trip.
 std::uint64_t hostTransferCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
                                  const PlannedTransfer &tr) {
   if (tr.runs.empty())
     return 0;
-  std::vector<std::uint64_t> perTile(t.numTiles(), 0);
-  for (const SymHostRun &r : tr.runs)
-    perTile[objects[r.device.object].tile] += r.bytes;
-  const std::uint64_t worst = *std::max_element(perTile.begin(), perTile.end());
-  return ceilDiv(worst, t.exchangeBytesPerCycle) + t.exchangeOverheadCycles + syncCost(t);
+  std::vector<std::uint64_t> perTile(t.numTiles(), 0), perIpu(std::max(1u, t.numIPUs), 0);
+  const unsigned tilesPerIPU = std::max(1u, t.tilesPerIPU);
+  for (const SymHostRun &r : tr.runs) {
+    const std::uint32_t tile = objects[r.device.object].tile;
+    perTile[tile] += r.bytes;
+    perIpu[std::min<std::size_t>(tile / tilesPerIPU, perIpu.size() - 1)] += r.bytes;
+  }
+  const std::uint64_t worstTile = *std::max_element(perTile.begin(), perTile.end());
+  const std::uint64_t worstIpu = *std::max_element(perIpu.begin(), perIpu.end());
+  const double linkPerCycle = std::max(1e-9, t.hostLinkBytesPerCycle());
+  const auto link = static_cast<std::uint64_t>(std::ceil(double(worstIpu) / linkPerCycle));
+  return std::max(ceilDiv(worstTile, t.exchangeBytesPerCycle), link) + t.hostLinkLatencyCycles +
+         t.exchangeOverheadCycles + syncCost(t);
 }
 
 } // namespace

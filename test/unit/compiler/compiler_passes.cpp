@@ -311,6 +311,33 @@ TEST_CASE("Exchange: Copy programs are grouped by destination tile with contiguo
         64 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
 }
 
+TEST_CASE("Exchange: a region sent from one tile to many is sent once (the exchange broadcasts)",
+          "[compiler][exchange]") {
+  TestGraph tg(4);
+  auto x = tg.var(poplar::FLOAT, {16}, "x", {0});
+  auto y = tg.var(poplar::FLOAT, {3, 16}, "y", {1, 2, 3});
+  // x to each of tiles 1, 2 and 3: every receiver takes 64 bytes; the sender sends them once.
+  auto prog = TestGraph::seq({TestGraph::copy(poplar::concat({x, x, x}).reshape({3, 16}), y)});
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
+  REQUIRE(exe->copies.size() == 1);
+  CHECK(exe->copies[0].tiles == std::vector<std::uint32_t>{1, 2, 3});
+  const auto &t = tg.g->target;
+  CHECK(exe->copies[0].cycles ==
+        64 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
+  // Different halves of x to different tiles: the sender sends each half once, 64 bytes in all.
+  TestGraph tg2(4);
+  auto x2 = tg2.var(poplar::FLOAT, {16}, "x", {0});
+  auto z = tg2.var(poplar::FLOAT, {32}, "z", {1, 2});
+  auto prog2 = TestGraph::seq({TestGraph::copy(poplar::concat({x2.slice(0, 8), x2, x2.slice(8, 16)}), z)});
+  const Compiled c2 = runPasses(*tg2.g, {prog2.get()});
+  auto exe2 = emitExecutable(*tg2.g, c2.lowered, c2.plan, c2.liveness, c2.allocation, c2.cycles);
+  REQUIRE(exe2->copies.size() == 1);
+  const auto &t2 = tg2.g->target;
+  CHECK(exe2->copies[0].cycles ==
+        64 / t2.exchangeBytesPerCycle + t2.exchangeOverheadCycles + t2.syncCycles + t2.minIPUSyncDelay);
+}
+
 // ---- Shared edge buffers: each remote region received once per compute set and tile ---
 
 namespace {
