@@ -585,6 +585,41 @@ TEST_CASE("printProfileSummary reports Target, Graph, Memory Usage and Execution
   REQUIRE(engine.getImpl().profile_.computeCycles == 3 * 600);
 }
 
+TEST_CASE("Host transfers are priced over the IPU's host link (docs/cost-model.md)",
+          "[conformance][cycles]") {
+  IPUModel model; // ipu2: 1,472 tiles at 1.33 GHz, host link 32 GB/s each way
+  Device device = model.createDevice();
+  Graph g(device.getTarget());
+  const std::size_t perTile = 1024; // floats: 4 KiB a tile, 6 MB in all
+  const std::size_t n = perTile * g.getTarget().getNumTiles();
+  Tensor x = g.addVariable(FLOAT, {n}, "x");
+  for (unsigned tile = 0; tile < g.getTarget().getNumTiles(); ++tile)
+    g.setTileMapping(x.slice(tile * perTile, (tile + 1) * perTile), tile);
+  Tensor y = g.addVariable(FLOAT, {4}, "y");
+  g.setTileMapping(y, 0);
+  DataStream in = g.addHostToDeviceFIFO("in", FLOAT, n);
+  DataStream small = g.addHostToDeviceFIFO("small", FLOAT, 4);
+  Engine engine(g, {Copy(in, x), Copy(small, y)});
+  std::vector<float> host(n, 1.5f), hostSmall(4, 2.0f);
+  engine.connectStream("in", host.data());
+  engine.connectStream("small", hostSmall.data());
+  engine.load(device);
+  engine.run(0);
+  // Link-bound: 6,029,312 bytes at 32e9 / 1.33e9 bytes a cycle, where each tile alone needs
+  // only 4,096 / 4 = 1,024 cycles.
+  const double linkBytesPerCycle = 32e9 / 1.33e9;
+  const auto linkCycles = static_cast<std::uint64_t>(double(n * 4) / linkBytesPerCycle);
+  const std::uint64_t first = engine.getImpl().profile_.hostExchangeCycles;
+  REQUIRE(first >= linkCycles);
+  REQUIRE(first < linkCycles + 5000);
+  engine.resetExecutionProfile();
+  engine.run(1);
+  // 16 bytes: the link's round trip (about 1 us) dominates.
+  const std::uint64_t tiny = engine.getImpl().profile_.hostExchangeCycles;
+  REQUIRE(tiny >= 1330);
+  REQUIRE(tiny < 2000);
+}
+
 TEST_CASE("autoReport writes profile.json; POPLAR_ENGINE_OPTIONS is merged and wins (Engine options)",
           "[conformance][profile]") {
   TestGraph t;

@@ -195,6 +195,8 @@ json targetToJson(const ir::TargetData &t) {
           {"ipuLinkBandwidth", t.ipuLinkBandwidth},
           {"ipuLinkLatencyCycles", t.ipuLinkLatencyCycles},
           {"ipuLinksPerRing", t.ipuLinksPerRing},
+          {"hostLinkBandwidth", t.hostLinkBandwidth},
+          {"hostLinkLatencyCycles", t.hostLinkLatencyCycles},
           {"globalExchangeConstraints", constraints}};
 }
 
@@ -417,6 +419,11 @@ ir::TargetData targetFromJson(const json &j) {
       else
         read(j, key, t.ipuLinksPerRing);
     }
+  // Host-link parameters; absent in older files (their defaults then).
+  if (j.contains("hostLinkBandwidth"))
+    read(j, "hostLinkBandwidth", t.hostLinkBandwidth);
+  if (j.contains("hostLinkLatencyCycles"))
+    read(j, "hostLinkLatencyCycles", t.hostLinkLatencyCycles);
   for (const json &c : arrayMember(j, "globalExchangeConstraints")) {
     ir::GlobalExchangeConstraintData d;
     read(c, "bandwidth", d.bandwidth);

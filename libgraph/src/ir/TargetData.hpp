@@ -54,6 +54,11 @@ struct TargetData {
   unsigned ipuLinksPerRing = 2;        // links a ring hop uses (GCL's bidirectional ring pair)
   /// IPU-Link bytes per tile-clock cycle of one ring hop.
   double ipuLinkBytesPerCycle() const { return ipuLinkBandwidth * ipuLinksPerRing / tileClockFrequency; }
+  // The host link of each IPU (docs/cost-model.md, "Host transfers").
+  double hostLinkBandwidth = 32e9;       // bytes/s in one direction: PCIe Gen4 x16 (64 GB/s both ways)
+  unsigned hostLinkLatencyCycles = 1330; // a transfer's round trip, ~1 us (an assumption; tunable)
+  /// Host-link bytes per tile-clock cycle of one IPU.
+  double hostLinkBytesPerCycle() const { return hostLinkBandwidth / tileClockFrequency; }
 
   unsigned numTiles() const { return numIPUs * tilesPerIPU; }
 };
