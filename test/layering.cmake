@@ -21,3 +21,9 @@ foreach(_probe IN ITEMS graph:compiler:exe/ExecutableData.hpp compiler:runtime:T
   set_tests_properties(layering_includes_${_from}_${_to} PROPERTIES LABELS unit TIMEOUT 60
     PASS_REGULAR_EXPRESSION "${_header_re}: No such file|'${_header_re}' file not found")
 endforeach()
+
+# Public headers too: every module sees every include/, so a lower module's #include of a higher
+# module's public header (libgraph including runtime/include/...) is caught by reading the sources.
+add_test(NAME layering_public_includes
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/layering/check_includes.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(layering_public_includes PROPERTIES LABELS unit TIMEOUT 60)
