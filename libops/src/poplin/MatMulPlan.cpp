@@ -17,16 +17,19 @@ namespace {
 /// Cycles of the sync and fixed exchange overhead of one superstep
 /// (docs/cost-model.md: syncCycles + exchangeOverheadCycles).
 constexpr std::uint64_t kSuperstepCycles = 50;
-/// Fixed cycles of a MatMulBlock vertex (supervisor start, AMP weight loads).
-constexpr std::uint64_t kBlockVertexOverhead = 40;
+/// Fixed cycles of a MatMulBlock vertex: the supervisor's start, worker launch and the AMP
+/// pipeline's fill and drain. Calibrated on hardware: an [N,16]x[16,16] half product with half
+/// partials on one Bow tile takes 338 + 4N cycles for N = 16..2,048 (graphcore-research/
+/// tessellate-ipu, notebook "IPU Peak Flops"; docs/fidelity.md), of which one weight load (below)
+/// is 32.
+constexpr std::uint64_t kBlockVertexOverhead = 306;
+/// Bytes a cycle the AMP's weight registers load (ld128: reference/ipu_hardware.md section 3).
+constexpr std::uint64_t kAmpWeightLoadBytesPerCycle = 16;
 /// Fixed thread cycles of each worker of a reduce vertex.
 constexpr std::uint64_t kReduceWorkerOverhead = 20;
 
 std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) {
   return b == 0 ? 0 : (a + b - 1) / b;
-}
-std::uint64_t roundUp(std::uint64_t a, std::uint64_t grain) {
-  return ceilDiv(a, grain) * grain;
 }
 
 /// The numbers of pieces a dimension of `size` can be split into without
@@ -45,6 +48,11 @@ std::vector<unsigned> candidateSplits(std::size_t size, unsigned maxSplit) {
 
 /// Output columns the AMP computes together: a partly used group costs a whole one.
 unsigned ampColumnGrain(const poplar::Type &inputType) {
+  return inputType == poplar::HALF ? 16 : 8;
+}
+/// Inner (depth) elements of one AMP weight block: 64 bits of input per conv unit and cycle, four
+/// cycles a row (16 halves or 8 floats).
+unsigned ampDepthGrain(const poplar::Type &inputType) {
   return inputType == poplar::HALF ? 16 : 8;
 }
 
@@ -153,9 +161,17 @@ unsigned ampMacsPerCycle(const poplar::Target &target, const poplar::Type &input
 std::uint64_t estimateBlockCycles(const poplar::Target &target, const poplar::Type &inputType,
                                   const poplar::Type &partialsType, std::size_t rows, std::size_t depth,
                                   std::size_t cols) {
-  const std::uint64_t macs = std::uint64_t(rows) * depth * roundUp(cols, ampColumnGrain(inputType));
-  const std::uint64_t writeBack = ceilDiv(std::uint64_t(rows) * cols, target.getVectorWidth(poplar::FLOAT));
-  return kBlockVertexOverhead + ceilDiv(macs, ampMacsPerCycle(target, inputType, partialsType)) + writeBack;
+  // The AMP holds one weight block (depthGrain x colGrain) at a time and streams every row of the
+  // input through it; results leave through the pipeline as rows go in, so there is no separate
+  // write-back. A partly used block costs a whole one.
+  const std::uint64_t depthGrain = ampDepthGrain(inputType), colGrain = ampColumnGrain(inputType);
+  const std::uint64_t passes = ceilDiv(std::max<std::size_t>(depth, 1), depthGrain) *
+                               ceilDiv(std::max<std::size_t>(cols, 1), colGrain);
+  const std::uint64_t weightLoad =
+      ceilDiv(depthGrain * colGrain * inputType.size(), kAmpWeightLoadBytesPerCycle);
+  const std::uint64_t cyclesPerRow =
+      ceilDiv(depthGrain * colGrain, ampMacsPerCycle(target, inputType, partialsType));
+  return kBlockVertexOverhead + passes * (weightLoad + std::uint64_t(rows) * cyclesPerRow);
 }
 
 std::uint64_t estimateReduceCycles(const poplar::Target &target, const poplar::Type &partialsType,

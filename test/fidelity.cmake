@@ -1,0 +1,4 @@
+# Fidelity (docs/fidelity.md): Aspen's simulated cycles against published measurements of real
+# IPUs, each file citing its source and stating its tolerance.
+aspen_add_test(fidelity_amp_matmul_block LABEL fidelity SOURCES fidelity/amp_matmul_block.cpp
+  LIBS Aspen::poplin Aspen::popops nlohmann_json::nlohmann_json)
