@@ -352,3 +352,56 @@ TEST_CASE("poplin_matmul: the planner uses the tiles and honours availableMemory
   CHECK(tight.str().find("over budget") != std::string::npos);
   CHECK(loose.str().find("over budget") == std::string::npos);
 }
+
+TEST_CASE("poplin_matmul: a product too large for one superstep runs in serial passes", "[poplin]") {
+  // 128 x 128 x 128 floats on 4 tiles of 128 KiB with availableMemoryProportion 0.4 (52 KB):
+  // every one-pass split needs at least 64 KB of operand copies and partials on a tile; two
+  // passes over the columns need 48 KB.
+  poplar::IPUModel model("ipu2");
+  model.tilesPerIPU = 4;
+  model.memoryBytesPerTile = 128 * 1024;
+  poplar::Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  poplin::addCodelets(graph);
+  const Target &target = graph.getTarget();
+  const std::size_t m = 128, k = 128, n = 128;
+  const OptionFlags options{{"availableMemoryProportion", "0.4"}};
+  std::ostringstream plan;
+  poplin::matMulReportPlan(plan, graph, FLOAT, FLOAT, {m, k}, {k, n}, options);
+  INFO(plan.str());
+  std::smatch passes;
+  const std::string description = plan.str();
+  REQUIRE(std::regex_search(description, passes, std::regex("in ([0-9]+) serial passes over columns")));
+  REQUIRE(std::stoul(passes[1]) > 1);
+  REQUIRE(plan.str().find("over budget") == std::string::npos);
+  program::Sequence prog;
+  Tensor A = poplin::createMatMulInputLHS(graph, FLOAT, {m, k}, {k, n}, "A", options);
+  Tensor B = poplin::createMatMulInputRHS(graph, FLOAT, {m, k}, {k, n}, "B", options);
+  Tensor C = poplin::matMul(graph, A, B, prog, FLOAT, "serial", options);
+  graph.createHostWrite("A", A);
+  graph.createHostWrite("B", B);
+  graph.createHostRead("C", C);
+  const RowMatrix a = randomMatrix(m, k, 21, FLOAT, target), b = randomMatrix(k, n, 22, FLOAT, target);
+  poplar::Engine engine(graph, prog);
+  engine.load(device);
+  aspen::test::writeFloats(engine, "A", FLOAT, target, toVector(a));
+  aspen::test::writeFloats(engine, "B", FLOAT, target, toVector(b));
+  engine.run(0);
+  checkClose(aspen::test::readFloats(engine, "C", FLOAT, target, m * n), a * b, absOf(a) * absOf(b), FLOAT, k,
+             0, "serial passes");
+}
+
+TEST_CASE("poplin_matmul: products PopLibs plans on ipu1 plan within its memory", "[poplin]") {
+  // fp32 1536^3 and 2048^3 and half 2048^3 on a GC2 (1,216 tiles of 256 KiB): one pass needs
+  // more than a tile's memory; serial passes fit under the budget.
+  Graph graph(Target::createIPUTarget(1, "ipu1"));
+  for (const auto &c : {std::make_pair(FLOAT, std::size_t(1536)), std::make_pair(FLOAT, std::size_t(2048)),
+                        std::make_pair(HALF, std::size_t(2048))}) {
+    const std::size_t n = c.second;
+    std::ostringstream plan;
+    poplin::matMulReportPlan(plan, graph, c.first, c.first, {n, n}, {n, n}, {});
+    INFO(plan.str());
+    CHECK(plan.str().find("over budget") == std::string::npos);
+    CHECK(plan.str().find("serial passes") != std::string::npos);
+  }
+}

@@ -245,6 +245,14 @@ BlockedTensor createBlocked(Graph &graph, const Type &type, std::size_t groups, 
 /// each block's elements shared out over the depthSplit tiles that reduce them.
 Tensor createOutput(Graph &graph, const Type &type, const MatMulProblem &p, const MatMulPlan &plan,
                     const DebugContext &dc) {
+  if (plan.serialSplit > 1) { // each pass's columns laid out and mapped as that pass produces them
+    std::vector<Tensor> passes;
+    for (unsigned c = 0; c < plan.serialSplit; ++c)
+      if (planning::serialColumns(p, plan, c).count != 0)
+        passes.push_back(
+            createOutput(graph, type, planning::passProblem(p, plan, c), planning::passPlan(p, plan, c), dc));
+    return concat(passes, 2);
+  }
   const BlockedTensor out = createBlocked(graph, type, p.groups, p.m, p.n, plan.rowBlock, plan.rowSplit,
                                           plan.colBlock, plan.colSplit, dc);
   TileToTensorMapping mapping(graph.getTarget().getNumTiles());
@@ -263,6 +271,10 @@ Tensor createOutput(Graph &graph, const Type &type, const MatMulProblem &p, cons
 
 /// Builds the multiplication of A3 {G,m,k} by B3 {G,k,n} into out3 {G,m,n};
 /// with `accScale` (one element) the product scaled by it is added to out3.
+void buildPass(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor &out3, const Tensor *accScale,
+               const MatMulProblem &p, const MatMulPlan &plan, program::Sequence &prog,
+               const DebugContext &dc);
+
 void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor &out3, const Tensor *accScale,
                  MatMulProblem p, program::Sequence &prog, const DebugContext &dc,
                  const OptionFlags &optionFlags, PlanningCache *cache) {
@@ -271,6 +283,21 @@ void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor 
   if (p.groups * p.m * p.n == 0)
     return;
   const MatMulPlan plan = getPlan(graph, p, options, cache);
+  // Serial passes run one after another, each over its columns of B and the result.
+  for (unsigned c = 0; c < plan.serialSplit; ++c) {
+    const planning::ColumnRange cols = planning::serialColumns(p, plan, c);
+    if (cols.count == 0)
+      continue;
+    const std::size_t end = cols.first + cols.count;
+    buildPass(graph, A3, B3.slice(cols.first, end, 2), out3.slice(cols.first, end, 2), accScale,
+              planning::passProblem(p, plan, c), planning::passPlan(p, plan, c), prog, dc);
+  }
+}
+
+/// One superstep of block products (and one of reductions): `plan` has one pass.
+void buildPass(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor &out3, const Tensor *accScale,
+               const MatMulProblem &p, const MatMulPlan &plan, program::Sequence &prog,
+               const DebugContext &dc) {
   const Target &target = graph.getTarget();
   const bool reduces = plan.reduces(p);
   const Type blockOutType = reduces ? p.partialsType : p.outputType;
@@ -427,6 +454,46 @@ Tensor scaleConstant(Graph &graph, float k, const DebugContext &dc) {
   return t;
 }
 
+/// A new LHS ({G, m, k}) or RHS ({G, k, n}) operand mapped where the plan uses it. Block
+/// (g, i, d) of A is used by the colSplit tiles (g, i, *, d): it is shared out between them (and
+/// likewise block (g, d, j) of B among (g, *, j, d)). With serial passes, A is used the same way
+/// by every pass and B's columns are laid out pass by pass.
+Tensor createInputOperand(Graph &graph, bool lhs, const Type &type, const MatMulProblem &p,
+                          const MatMulPlan &plan, const DebugContext &dc) {
+  if (plan.serialSplit > 1) {
+    if (lhs)
+      return createInputOperand(graph, lhs, type, planning::passProblem(p, plan, 0),
+                                planning::passPlan(p, plan, 0), dc);
+    std::vector<Tensor> passes;
+    for (unsigned c = 0; c < plan.serialSplit; ++c)
+      if (planning::serialColumns(p, plan, c).count != 0)
+        passes.push_back(createInputOperand(graph, lhs, type, planning::passProblem(p, plan, c),
+                                            planning::passPlan(p, plan, c), dc));
+    return concat(passes, 2);
+  }
+  const BlockedTensor blocked = lhs ? createBlocked(graph, type, p.groups, p.m, p.k, plan.rowBlock,
+                                                    plan.rowSplit, plan.depthBlock, plan.depthSplit, dc)
+                                    : createBlocked(graph, type, p.groups, p.k, p.n, plan.depthBlock,
+                                                    plan.depthSplit, plan.colBlock, plan.colSplit, dc);
+  TileToTensorMapping mapping(graph.getTarget().getNumTiles());
+  const unsigned outer = lhs ? plan.rowSplit : plan.colSplit;
+  const unsigned users = lhs ? plan.colSplit : plan.rowSplit;
+  for (std::size_t g = 0; g < p.groups; ++g) {
+    const unsigned gi = unsigned(g / plan.groupBlock);
+    for (unsigned o = 0; o < outer; ++o)
+      for (unsigned d = 0; d < plan.depthSplit; ++d) {
+        const std::size_t elements = blocked.block(g, lhs ? o : d, lhs ? d : o).numElements();
+        for (unsigned u = 0; u < users; ++u) {
+          const Interval part = blocked.piece(g, lhs ? o : d, lhs ? d : o, pieceRange(u, users, elements));
+          if (part.size() != 0)
+            mapping[lhs ? plan.tileOf(gi, o, u, d) : plan.tileOf(gi, u, o, d)].push_back(part);
+        }
+      }
+  }
+  graph.setTileMapping(blocked.flat, mapping);
+  return blocked.view;
+}
+
 enum class Operand { LHS, RHS, Output };
 
 /// A new tensor for one operand of the planned multiplication, mapped where
@@ -451,31 +518,7 @@ Tensor createOperand(Graph &graph, const char *opBase, Operand which, const Type
   } else if (which == Operand::Output) {
     t3 = createOutput(graph, type, p, getPlan(graph, p, parsed, cache), dc);
   } else {
-    // Block (g, i, d) of A is used by the colSplit tiles (g, i, *, d): share it
-    // out between them (and likewise block (g, d, j) of B among (g, *, j, d)).
-    const MatMulPlan plan = getPlan(graph, p, parsed, cache);
-    const bool lhs = which == Operand::LHS;
-    const BlockedTensor blocked = lhs ? createBlocked(graph, type, p.groups, p.m, p.k, plan.rowBlock,
-                                                      plan.rowSplit, plan.depthBlock, plan.depthSplit, dc)
-                                      : createBlocked(graph, type, p.groups, p.k, p.n, plan.depthBlock,
-                                                      plan.depthSplit, plan.colBlock, plan.colSplit, dc);
-    TileToTensorMapping mapping(graph.getTarget().getNumTiles());
-    const unsigned outer = lhs ? plan.rowSplit : plan.colSplit;
-    const unsigned users = lhs ? plan.colSplit : plan.rowSplit;
-    for (std::size_t g = 0; g < p.groups; ++g) {
-      const unsigned gi = unsigned(g / plan.groupBlock);
-      for (unsigned o = 0; o < outer; ++o)
-        for (unsigned d = 0; d < plan.depthSplit; ++d) {
-          const std::size_t elements = blocked.block(g, lhs ? o : d, lhs ? d : o).numElements();
-          for (unsigned u = 0; u < users; ++u) {
-            const Interval part = blocked.piece(g, lhs ? o : d, lhs ? d : o, pieceRange(u, users, elements));
-            if (part.size() != 0)
-              mapping[lhs ? plan.tileOf(gi, o, u, d) : plan.tileOf(gi, u, o, d)].push_back(part);
-          }
-        }
-    }
-    graph.setTileMapping(blocked.flat, mapping);
-    t3 = blocked.view;
+    t3 = createInputOperand(graph, which == Operand::LHS, type, p, getPlan(graph, p, parsed, cache), dc);
   }
   return grouped ? t3 : t3[0];
 }

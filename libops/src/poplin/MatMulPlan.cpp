@@ -182,7 +182,29 @@ std::uint64_t estimateReduceCycles(const poplar::Target &target, const poplar::T
   return workers * (kReduceWorkerOverhead + ceilDiv(perWorker * numPartials, vector));
 }
 
-MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options) {
+ColumnRange serialColumns(const MatMulProblem &p, const MatMulPlan &plan, unsigned c) {
+  const std::size_t passes = std::max(1u, plan.serialSplit);
+  const std::size_t first = p.n * c / passes, end = p.n * (c + 1) / passes;
+  return {first, end - first};
+}
+
+MatMulProblem passProblem(const MatMulProblem &p, const MatMulPlan &plan, unsigned c) {
+  MatMulProblem pass = p;
+  pass.n = serialColumns(p, plan, c).count;
+  return pass;
+}
+
+MatMulPlan passPlan(const MatMulProblem &p, const MatMulPlan &plan, unsigned c) {
+  MatMulPlan pass = plan;
+  pass.serialSplit = 1;
+  pass.colBlock = ceilDiv(std::max<std::size_t>(serialColumns(p, plan, c).count, 1), plan.colSplit);
+  return pass;
+}
+
+namespace {
+
+/// The cheapest one-pass plan (or, when none fits, the one needing least memory).
+MatMulPlan planOnePass(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options) {
   const unsigned numTiles = std::max(1u, target.getNumTiles());
   MatMulPlan best;
   bool haveBest = false;
@@ -211,6 +233,45 @@ MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &p, cons
   return best;
 }
 
+/// The most serial passes tried before giving up on fitting (each repeats A's exchange).
+constexpr unsigned kMaxSerialSplit = 64;
+
+} // namespace
+
+MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options) {
+  MatMulPlan best = planOnePass(target, p, options);
+  if (best.cost.fitsTempBudget)
+    return best;
+  // Too large for one superstep: the fewest serial passes over the result's columns that fit.
+  // Every pass holds its operand copies and partials only while it runs, but the result of
+  // all passes stays.
+  const double budget = options.availableMemoryProportion * double(target.getBytesPerTile());
+  std::size_t lastWidth = p.n;
+  for (unsigned s = 2; s <= std::min<std::size_t>(p.n, kMaxSerialSplit); ++s) {
+    MatMulProblem widest = p;
+    widest.n = ceilDiv(p.n, s);
+    if (widest.n == lastWidth)
+      continue; // the same passes as fewer of them
+    lastWidth = widest.n;
+    MatMulPlan plan = planOnePass(target, widest, options);
+    plan.serialSplit = s;
+    const MatMulCost pass = plan.cost;
+    const std::uint64_t passOutputBytes = pass.totalBytesPerTile - pass.tempBytesPerTile;
+    plan.cost.computeCycles = s * pass.computeCycles;
+    plan.cost.exchangeCycles = s * pass.exchangeCycles;
+    plan.cost.reduceCycles = s * pass.reduceCycles;
+    plan.cost.totalCycles = s * pass.totalCycles;
+    plan.cost.totalBytesPerTile = pass.tempBytesPerTile + s * passOutputBytes;
+    plan.cost.fitsTempBudget = double(plan.cost.tempBytesPerTile) <= budget &&
+                               plan.cost.totalBytesPerTile <= target.getBytesPerTile();
+    if (plan.cost.fitsTempBudget)
+      return plan;
+    if (plan.cost.totalBytesPerTile < best.cost.totalBytesPerTile)
+      best = plan;
+  }
+  return best;
+}
+
 void describePlan(std::ostream &os, const poplar::Target &target, const MatMulProblem &p,
                   const MatMulOptions &options, const MatMulPlan &plan) {
   os << "poplin::matMul plan: " << p.groups << " x {" << p.m << "," << p.k << "} * {" << p.k << "," << p.n
@@ -218,7 +279,10 @@ void describePlan(std::ostream &os, const poplar::Target &target, const MatMulPr
      << (p.accumulate ? ", accumulating" : "") << "\n"
      << "  split: groups " << plan.groupSplit << " (block " << plan.groupBlock << "), rows " << plan.rowSplit
      << " (block " << plan.rowBlock << "), columns " << plan.colSplit << " (block " << plan.colBlock
-     << "), inner " << plan.depthSplit << " (block " << plan.depthBlock << ")\n"
+     << "), inner " << plan.depthSplit << " (block " << plan.depthBlock << ")"
+     << (plan.serialSplit > 1 ? ", in " + std::to_string(plan.serialSplit) + " serial passes over columns"
+                              : "")
+     << "\n"
      << "  tiles used: " << plan.tilesUsed() << " of " << target.getNumTiles() << "\n"
      << "  estimated cycles: compute " << plan.cost.computeCycles << ", exchange " << plan.cost.exchangeCycles
      << ", reduction " << plan.cost.reduceCycles << ", total " << plan.cost.totalCycles << "\n"

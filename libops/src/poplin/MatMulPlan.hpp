@@ -52,9 +52,15 @@ struct MatMulCost {
 /// A split of the problem over tiles. The block (g, i, j, d) — groups
 /// [g*groupBlock, ...), rows [i*rowBlock, ...), columns [j*colBlock, ...),
 /// inner [d*depthBlock, ...) — is computed on tile tileOf(g, i, j, d).
+///
+/// A product too large to fit in one superstep is computed in `serialSplit`
+/// passes, one after another: pass c computes columns serialRange(c) of the
+/// result with the splits above (colBlock is that of the widest pass), so each
+/// pass needs only its share of operand copies and partial sums.
 struct MatMulPlan {
   unsigned groupSplit = 1, rowSplit = 1, colSplit = 1, depthSplit = 1;
   std::size_t groupBlock = 0, rowBlock = 0, colBlock = 0, depthBlock = 0;
+  unsigned serialSplit = 1;
   MatMulCost cost;
 
   unsigned tilesUsed() const { return groupSplit * rowSplit * colSplit * depthSplit; }
@@ -65,8 +71,19 @@ struct MatMulPlan {
   bool reduces(const MatMulProblem &p) const { return depthSplit > 1 || p.accumulate; }
 };
 
+/// Columns [first, first + count) of the result that serial pass `c` of `serialSplit` computes.
+struct ColumnRange {
+  std::size_t first = 0, count = 0;
+};
+ColumnRange serialColumns(const MatMulProblem &problem, const MatMulPlan &plan, unsigned c);
+
+/// The problem and the one-pass plan of serial pass `c` of `plan`.
+MatMulProblem passProblem(const MatMulProblem &problem, const MatMulPlan &plan, unsigned c);
+MatMulPlan passPlan(const MatMulProblem &problem, const MatMulPlan &plan, unsigned c);
+
 /// The cheapest plan for `problem` on `target` within the memory budget (or,
-/// when none fits, the one needing least memory).
+/// when none fits, the one needing least memory). One pass when that fits;
+/// otherwise the fewest serial passes over the result's columns that fit.
 MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &problem,
                       const MatMulOptions &options);
 
