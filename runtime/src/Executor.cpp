@@ -143,6 +143,12 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     }
     typesUsed.clear();
     p.chunks = makeChunks(tileWork, inlineComputeWork);
+    if (host_.codeletData && !host_.codeletData->empty()) {
+      std::vector<std::uint32_t> typeImage(vertexCode.size());
+      for (std::size_t t = 0; t < vertexCode.size(); ++t)
+        typeImage[t] = vertexCode[t].dataImage;
+      p.dataSwaps = planStepSwaps(exe_, cs, typeImage, *host_.codeletData, memory_);
+    }
     // A plan that reads what it writes needs every read before any write, so
     // it cannot be split per tile (exchange-in never does; this is a guard).
     p.fused = cs.fuseExchangeIn && !cs.exchangeIn.empty() && !p.exchangeIn.snapshot;
@@ -492,7 +498,7 @@ void Executor::execute(const exe::Step &step) {
   std::atomic<std::size_t> firstFailure{none};
   const PreparedVertex *vertices = p.vertices.data();
   const std::uint32_t *tileBegin = cs.tileBegin.data();
-  auto runTile = [&](std::size_t k) {
+  auto runVertices = [&](std::size_t k) {
     for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
       const PreparedVertex &v = vertices[i];
       int ok = 1;
@@ -506,26 +512,44 @@ void Executor::execute(const exe::Step &step) {
       }
     }
   };
-  if (p.fused) {
-    // Each tile's inputs arrive just before its vertices use them (still in cache).
-    const exe::CopyRun *runs = cs.exchangeIn.runs.data();
-    const std::uint32_t *runBegin = cs.exchangeIn.tileBegin.data();
-    const FusedTile *fusedTiles = p.fusedTiles.data();
-    TileMemory &memory = memory_;
-    runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
-      for (std::size_t j = jBegin; j < jEnd; ++j) {
-        const FusedTile &f = fusedTiles[j];
-        if (f.exchangeIn != noTile)
-          for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
-            std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
-        if (f.compute != noTile)
-          runTile(f.compute);
-      }
-    });
+  // Runs `runTile(k, held)` for every tile k of the step, chunk by chunk; `held`
+  // lives for a chunk (the codelet data its tiles swapped in, TileData.hpp).
+  auto runTiles = [&](const auto &runTile) {
+    if (p.fused) {
+      // Each tile's inputs arrive just before its vertices use them (still in cache).
+      const exe::CopyRun *runs = cs.exchangeIn.runs.data();
+      const std::uint32_t *runBegin = cs.exchangeIn.tileBegin.data();
+      const FusedTile *fusedTiles = p.fusedTiles.data();
+      TileMemory &memory = memory_;
+      runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
+        TileDataHolder held;
+        for (std::size_t j = jBegin; j < jEnd; ++j) {
+          const FusedTile &f = fusedTiles[j];
+          if (f.exchangeIn != noTile)
+            for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
+              std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
+          if (f.compute != noTile)
+            runTile(f.compute, held);
+        }
+      });
+    } else {
+      runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
+        TileDataHolder held;
+        for (std::size_t k = kBegin; k < kEnd; ++k)
+          runTile(k, held);
+      });
+    }
+  };
+  if (p.dataSwaps.empty()) {
+    runTiles([&](std::size_t k, TileDataHolder &) { runVertices(k); });
   } else {
-    runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
-      for (std::size_t k = kBegin; k < kEnd; ++k)
-        runTile(k);
+    // Tiles whose vertices have codelet data of their own (globals, statics) run
+    // them with their copies swapped in (TileData.hpp).
+    const std::uint32_t *swapBegin = p.dataSwaps.begin.data();
+    const TileDataSwap *swaps = p.dataSwaps.swaps.data();
+    runTiles([&](std::size_t k, TileDataHolder &held) {
+      held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
+      runVertices(k);
     });
   }
 

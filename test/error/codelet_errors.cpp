@@ -191,3 +191,12 @@ TEST_CASE("codelet_errors: a tensor connected to a state field, a vertex mapped 
 }
 
 } // namespace
+
+TEST_CASE("codelet_errors: a stripped library, whose variables cannot be told apart", "[codelets][error]") {
+  // Without a symbol table Aspen cannot find which writable bytes are the
+  // codelets' own variables, each tile's to own (docs/tile-model.md).
+  Graph g(smallTarget());
+  requireError<graph_object_creation_error>(
+      [&] { g.addCodelets(corpusFile("FieldKinds.cpp"), CodeletFileType::Auto, corpusFlags() + " -Wl,-s"); },
+      {"FieldKinds.cpp", "no symbol table", "stripped"});
+}

@@ -234,7 +234,7 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
   for (std::uint32_t k = tileBegin[worst]; k < tileBegin[worst + 1]; ++k) {
     const std::uint32_t obj = order[k];
     const MemObject &o = plan.memory.objects[obj];
-    if (!isLive(obj))
+    if (!isLive(obj) || o.category == MemCategory::CodeletData)
       continue;
     if (obj < numPieces) {
       varBytes[o.owner] += o.size;
