@@ -200,3 +200,34 @@ TEST_CASE("A reloaded executable from disk starts every tile's codelet data afre
   engine.run(0);
   CHECK(read<unsigned>(engine, "total", p.tiles)[0] == 4u);
 }
+
+TEST_CASE("Each replica's tiles own their codelet data", "[tile-state]") {
+  constexpr unsigned R = 2, tiles = 4;
+  IPUModel model("ipu2");
+  model.numIPUs = R;
+  model.tilesPerIPU = tiles;
+  Device d = model.createDevice();
+  Graph g(d.getTarget(), replication_factor(R));
+  g.addCodelets(kLibrary);
+  Tensor index = g.addReplicationIndexConstant();
+  g.setTileMapping(index, 0);
+  Tensor total = g.addVariable(UNSIGNED_INT, {tiles}, "total");
+  Tensor atLoad = g.addVariable(INT, {tiles}, "atLoad");
+  ComputeSet add = g.addComputeSet("add"), readCs = g.addComputeSet("read");
+  for (unsigned t = 0; t < tiles; ++t) {
+    g.setTileMapping(total[t], t);
+    g.setTileMapping(atLoad[t], t);
+    g.setTileMapping(g.addVertex(add, "AddToTotal", {{"x", index}}), t); // adds the replica's index
+    g.setTileMapping(g.addVertex(readCs, "ReadTotal", {{"total", total[t]}, {"atLoadValue", atLoad[t]}}), t);
+  }
+  g.createHostRead("total", total);
+  Engine engine(g, Sequence{Repeat(3, Execute(add)), Execute(readCs)});
+  engine.load(d);
+  for (unsigned run = 1; run <= 2; ++run) {
+    engine.run(0);
+    std::vector<unsigned> expected;
+    for (unsigned r = 0; r < R; ++r)
+      expected.insert(expected.end(), tiles, 3 * r * run);
+    CHECK(read<unsigned>(engine, "total", R * tiles) == expected);
+  }
+}
