@@ -498,7 +498,7 @@ void Executor::execute(const exe::Step &step) {
   std::atomic<std::size_t> firstFailure{none};
   const PreparedVertex *vertices = p.vertices.data();
   const std::uint32_t *tileBegin = cs.tileBegin.data();
-  auto runVertices = [&](std::size_t k) {
+  auto runTile = [&](std::size_t k) {
     for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
       const PreparedVertex &v = vertices[i];
       int ok = 1;
@@ -512,44 +512,47 @@ void Executor::execute(const exe::Step &step) {
       }
     }
   };
-  // Runs `runTile(k, held)` for every tile k of the step, chunk by chunk; `held`
-  // lives for a chunk (the codelet data its tiles swapped in, TileData.hpp).
-  auto runTiles = [&](const auto &runTile) {
-    if (p.fused) {
-      // Each tile's inputs arrive just before its vertices use them (still in cache).
-      const exe::CopyRun *runs = cs.exchangeIn.runs.data();
-      const std::uint32_t *runBegin = cs.exchangeIn.tileBegin.data();
-      const FusedTile *fusedTiles = p.fusedTiles.data();
-      TileMemory &memory = memory_;
-      runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
-        TileDataHolder held;
+  // A tile whose vertices have codelet data of their own (globals, statics) runs
+  // them with its copies swapped in, under the libraries' locks (TileData.hpp);
+  // `held` keeps them across consecutive such tiles of a chunk. A step without
+  // such tiles takes the plain loop: one branch per chunk.
+  const std::uint32_t *swapBegin = p.dataSwaps.empty() ? nullptr : p.dataSwaps.begin.data();
+  const TileDataSwap *swaps = p.dataSwaps.swaps.data();
+  auto runTiles = [&](auto &&forEachTile) {
+    if (!swapBegin) {
+      forEachTile([&](std::size_t k) { runTile(k); });
+      return;
+    }
+    TileDataHolder held;
+    forEachTile([&](std::size_t k) {
+      held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
+      runTile(k);
+    });
+  };
+  if (p.fused) {
+    // Each tile's inputs arrive just before its vertices use them (still in cache).
+    const exe::CopyRun *runs = cs.exchangeIn.runs.data();
+    const std::uint32_t *runBegin = cs.exchangeIn.tileBegin.data();
+    const FusedTile *fusedTiles = p.fusedTiles.data();
+    TileMemory &memory = memory_;
+    runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
+      runTiles([&](const auto &run) {
         for (std::size_t j = jBegin; j < jEnd; ++j) {
           const FusedTile &f = fusedTiles[j];
           if (f.exchangeIn != noTile)
             for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
               std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
           if (f.compute != noTile)
-            runTile(f.compute, held);
+            run(f.compute);
         }
       });
-    } else {
-      runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
-        TileDataHolder held;
-        for (std::size_t k = kBegin; k < kEnd; ++k)
-          runTile(k, held);
-      });
-    }
-  };
-  if (p.dataSwaps.empty()) {
-    runTiles([&](std::size_t k, TileDataHolder &) { runVertices(k); });
+    });
   } else {
-    // Tiles whose vertices have codelet data of their own (globals, statics) run
-    // them with their copies swapped in (TileData.hpp).
-    const std::uint32_t *swapBegin = p.dataSwaps.begin.data();
-    const TileDataSwap *swaps = p.dataSwaps.swaps.data();
-    runTiles([&](std::size_t k, TileDataHolder &held) {
-      held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
-      runVertices(k);
+    runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
+      runTiles([&](const auto &run) {
+        for (std::size_t k = kBegin; k < kEnd; ++k)
+          run(k);
+      });
     });
   }
 

@@ -85,7 +85,10 @@ public:
   TileDataHolder() = default;
   TileDataHolder(const TileDataHolder &) = delete;
   TileDataHolder &operator=(const TileDataHolder &) = delete;
-  ~TileDataHolder() { release(); }
+  ~TileDataHolder() {
+    if (begin_)
+      release();
+  }
   /// Swaps in `[begin, end)` (a tile's list from StepSwaps) for the tile about to run.
   void moveTo(const TileDataSwap *begin, const TileDataSwap *end);
   void release();
