@@ -18,6 +18,7 @@
 #include <oneapi/tbb/global_control.h>
 
 #include <memory>
+#include <sstream>
 #include <vector>
 
 using namespace poplar;
@@ -170,6 +171,11 @@ TEST_CASE("A tile's codelet data is part of its memory; a stateless library rese
     CHECK(x.codeletData[0].regions.size() == p.tiles);
     const auto perTile = memoryByCategory(exe)["codeletData"].get<std::vector<std::uint64_t>>();
     CHECK(perTile == std::vector<std::uint64_t>(p.tiles, bytes));
+    // The summary's memory by data type shows them.
+    Engine engine(std::move(exe));
+    std::ostringstream summary;
+    engine.printProfileSummary(summary);
+    CHECK_THAT(summary.str(), Catch::Contains("Codelet Data"));
   }
   SECTION("stateless library") {
     runtime_test::TestGraph t(4);
