@@ -14,7 +14,8 @@ set_target_properties(runtime_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_
 target_link_libraries(runtime_bench PRIVATE aspen_settings Aspen::poplar TBB::tbb)
 target_include_directories(runtime_bench PRIVATE ${PROJECT_SOURCE_DIR}/libgraph/src
   ${PROJECT_SOURCE_DIR}/compiler/src ${PROJECT_SOURCE_DIR}/runtime/src)
-target_compile_definitions(runtime_bench PRIVATE ASPEN_RUNTIME_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+target_compile_definitions(runtime_bench PRIVATE ASPEN_RUNTIME_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+  ASPEN_TILE_STATE_GP="${CMAKE_BINARY_DIR}/test/tile-state.gp")
 
 # The public runtime headers as a C++11 program sees them (its own target:
 # aspen_settings would raise the language level to C++20).
@@ -26,3 +27,14 @@ target_compile_options(runtime_unit_headers_cxx11 PRIVATE -Wall -Wextra -Werror)
 target_link_libraries(runtime_unit_headers_cxx11 PRIVATE aspen_test_main Aspen::poplar)
 add_test(NAME runtime_unit_headers_cxx11 COMMAND runtime_unit_headers_cxx11)
 set_tests_properties(runtime_unit_headers_cxx11 PROPERTIES LABELS unit TIMEOUT 60)
+
+# Each tile's own copy of its codelets' globals and statics (docs/tile-model.md): a library
+# of C++ and C codelets with global state, built by popc.
+aspen_add_codelets(runtime_tile_state_gp OUTPUT ${CMAKE_BINARY_DIR}/test/tile-state.gp
+  SOURCES runtime/tile_state_codelets.cpp runtime/tile_state_c.c FLAGS -O2)
+aspen_add_test(runtime_conformance_tile_state LABEL conformance SOURCES runtime/tile_state.cpp
+  LIBS TBB::tbb nlohmann_json::nlohmann_json)
+add_dependencies(runtime_conformance_tile_state runtime_tile_state_gp)
+add_dependencies(runtime_bench runtime_tile_state_gp)
+target_compile_definitions(runtime_conformance_tile_state PRIVATE
+  ASPEN_RUNTIME_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ASPEN_TILE_STATE_GP="${CMAKE_BINARY_DIR}/test/tile-state.gp")

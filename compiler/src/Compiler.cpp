@@ -7,6 +7,7 @@
 #include "LoweredVarDump.hpp"
 #include "cache/CompileCache.hpp"
 #include "passes/Allocate.hpp"
+#include "passes/CodeletData.hpp"
 #include "passes/DumpIR.hpp"
 #include "passes/Emit.hpp"
 #include "passes/EstimateCycles.hpp"
@@ -83,7 +84,11 @@ std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
   dump.graph(graph);
   LoweredProgram lowered = pass("lower", [&] { return lowerPrograms(graph, programs); });
   dump.lowered(lowered);
-  ExchangePlan plan = pass("exchange", [&] { return planExchange(graph, lowered); });
+  ExchangePlan plan = pass("exchange", [&] {
+    ExchangePlan p = planExchange(graph, lowered);
+    planCodeletData(graph, p); // each tile's copy of its codelets' globals and statics
+    return p;
+  });
   dump.exchange(graph, plan);
   LivenessResult liveness = pass("liveness", [&] { return analyseLiveness(graph, lowered, plan); });
   dump.liveness(graph, liveness);

@@ -133,13 +133,19 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
         [&] {
           if (!codeLoaded_) {
             vertexCode_ = loadVertexCode(x, libraries_);
+            std::vector<std::uint32_t> typeImage;
+            codeletData_ = resolveCodeletData(x, libraries_, typeImage);
+            for (std::size_t t = 0; t < vertexCode_.size(); ++t)
+              vertexCode_[t].dataImage = typeImage[t];
             codeLoaded_ = true;
           }
-          r.executor =
-              std::make_unique<Executor>(x, *r.memory, vertexCode_,
-                                         HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
-                                                     replicationFactor_ > 1 ? &printMutex_ : nullptr});
+          r.executor = std::make_unique<Executor>(
+              x, *r.memory, vertexCode_,
+              HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
+                          replicationFactor_ > 1 ? &printMutex_ : nullptr, &codeletData_});
         });
+    // Each tile's copy of its codelets' data starts as loading the library left it.
+    writeCodeletData(x, codeletData_, *r.memory);
   }
   executor_ = replicas_[0]->executor.get();
   loaded_ = true;

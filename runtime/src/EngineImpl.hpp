@@ -54,6 +54,7 @@ public:
   bool validated_ = false;
   bool codeLoaded_ = false;
   std::vector<VertexCode> vertexCode_;
+  std::vector<CodeletImage> codeletData_; // libraries' per-tile data (TileData.hpp)
   VertexLibraries libraries_;
   std::vector<std::unique_ptr<Replica>> replicas_; // streams and remote buffers exist before load
   std::unique_ptr<CollectiveTransport> transport_;

@@ -143,6 +143,12 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     }
     typesUsed.clear();
     p.chunks = makeChunks(tileWork, inlineComputeWork);
+    if (host_.codeletData && !host_.codeletData->empty()) {
+      std::vector<std::uint32_t> typeImage(vertexCode.size());
+      for (std::size_t t = 0; t < vertexCode.size(); ++t)
+        typeImage[t] = vertexCode[t].dataImage;
+      p.dataSwaps = planStepSwaps(exe_, cs, typeImage, *host_.codeletData, memory_);
+    }
     // A plan that reads what it writes needs every read before any write, so
     // it cannot be split per tile (exchange-in never does; this is a guard).
     p.fused = cs.fuseExchangeIn && !cs.exchangeIn.empty() && !p.exchangeIn.snapshot;
@@ -506,6 +512,23 @@ void Executor::execute(const exe::Step &step) {
       }
     }
   };
+  // A tile whose vertices have codelet data of their own (globals, statics) runs
+  // them with its copies swapped in, under the libraries' locks (TileData.hpp);
+  // `held` keeps them across consecutive such tiles of a chunk. A step without
+  // such tiles takes the plain loop: one branch per chunk.
+  const std::uint32_t *swapBegin = p.dataSwaps.empty() ? nullptr : p.dataSwaps.begin.data();
+  const TileDataSwap *swaps = p.dataSwaps.swaps.data();
+  auto runTiles = [&](auto &&forEachTile) {
+    if (!swapBegin) {
+      forEachTile([&](std::size_t k) { runTile(k); });
+      return;
+    }
+    TileDataHolder held;
+    forEachTile([&](std::size_t k) {
+      held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
+      runTile(k);
+    });
+  };
   if (p.fused) {
     // Each tile's inputs arrive just before its vertices use them (still in cache).
     const exe::CopyRun *runs = cs.exchangeIn.runs.data();
@@ -513,19 +536,23 @@ void Executor::execute(const exe::Step &step) {
     const FusedTile *fusedTiles = p.fusedTiles.data();
     TileMemory &memory = memory_;
     runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
-      for (std::size_t j = jBegin; j < jEnd; ++j) {
-        const FusedTile &f = fusedTiles[j];
-        if (f.exchangeIn != noTile)
-          for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
-            std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
-        if (f.compute != noTile)
-          runTile(f.compute);
-      }
+      runTiles([&](const auto &run) {
+        for (std::size_t j = jBegin; j < jEnd; ++j) {
+          const FusedTile &f = fusedTiles[j];
+          if (f.exchangeIn != noTile)
+            for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
+              std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
+          if (f.compute != noTile)
+            run(f.compute);
+        }
+      });
     });
   } else {
     runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
-      for (std::size_t k = kBegin; k < kEnd; ++k)
-        runTile(k);
+      runTiles([&](const auto &run) {
+        for (std::size_t k = kBegin; k < kEnd; ++k)
+          run(k);
+      });
     });
   }
 

@@ -6,6 +6,7 @@
 
 #include "ExecutionProfile.hpp"
 #include "HostStreams.hpp"
+#include "TileData.hpp"
 #include "TileMemory.hpp"
 #include "exe/ExecutableData.hpp"
 
@@ -24,6 +25,7 @@ using ComputeFn = int (*)(void *vertex, unsigned workerId);
 struct VertexCode {
   ComputeFn compute = nullptr;
   bool isMultiVertex = false;
+  std::uint32_t dataImage = ~0u; // its library's per-tile data: index into HostContext::codeletData
 };
 
 /// Host-side state the executor uses but does not own (it outlives a load).
@@ -32,7 +34,8 @@ struct HostContext {
   RemoteBuffers *remoteBuffers = nullptr;
   std::ostream *printStream = nullptr;
   ExecutionProfile *profile = nullptr;
-  std::mutex *printMutex = nullptr; // replicas print to one stream
+  std::mutex *printMutex = nullptr;                       // replicas print to one stream
+  const std::vector<CodeletImage> *codeletData = nullptr; // libraries' per-tile data (TileData.hpp)
 };
 
 /// Tile-index boundaries of the chunks a phase runs as parallel tasks, cut so
@@ -122,6 +125,7 @@ private:
     TileChunks fusedChunks;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCycles;    // (vertex type, summed estimate)
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeInstances; // (vertex type, count)
+    StepSwaps dataSwaps; // tiles' own copies of their codelets' data (empty: none needed)
   };
   /// The role a reserved stream (poplar::cycleCount/cycleStamp) plays.
   enum class CycleStream : std::uint8_t { None, Stamp, CountBegin, CountEnd };

@@ -7,7 +7,9 @@
 
 #include "codelets/CodeletCompiler.hpp"
 #include "poplar/Graph.hpp"
+#include "poplar/Program.hpp"
 #include "poplar/exceptions.hpp"
+#include <poplar/Executable.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -16,6 +18,7 @@
 #include <fstream>
 #include <functional>
 #include <initializer_list>
+#include <sstream>
 #include <unistd.h>
 
 using namespace poplar;
@@ -191,3 +194,35 @@ TEST_CASE("codelet_errors: a tensor connected to a state field, a vertex mapped 
 }
 
 } // namespace
+
+TEST_CASE("codelet_errors: a stripped library, whose variables cannot be told apart", "[codelets][error]") {
+  // Without a symbol table Aspen cannot find which writable bytes are the
+  // codelets' own variables, each tile's to own (docs/tile-model.md).
+  Graph g(smallTarget());
+  requireError<graph_object_creation_error>(
+      [&] { g.addCodelets(corpusFile("FieldKinds.cpp"), CodeletFileType::Auto, corpusFlags() + " -Wl,-s"); },
+      {"FieldKinds.cpp", "no symbol table", "stripped"});
+}
+
+TEST_CASE("codelet_errors: codelets whose variables do not fit in a tile", "[codelets][error]") {
+  // Each tile that runs them holds a copy of their globals and statics
+  // (docs/tile-model.md): out of memory names them.
+  Graph g(smallTarget());
+  std::stringstream source;
+  source << "#include <poplar/Vertex.hpp>\n"
+            "static char big[700000];\n"
+            "class UsesBig : public poplar::Vertex {\n"
+            "public:\n"
+            "  poplar::Output<int> out;\n"
+            "  void compute() { *out = ++big[0]; }\n"
+            "};\n";
+  g.addCodelets(source);
+  Tensor out = g.addVariable(INT, {}, "out");
+  g.setTileMapping(out, 2);
+  ComputeSet cs = g.addComputeSet("big");
+  g.setTileMapping(g.addVertex(cs, "UsesBig", {{"out", out}}), 2);
+  requireError<graph_memory_allocation_error>([&] { compileGraph(g, {program::Execute(cs)}); },
+                                              {"Out of memory on tile 2", "codeletData",
+                                               "Global and static variables of codelets on tile 2",
+                                               "codelets from '<stringstream>': 700"});
+}

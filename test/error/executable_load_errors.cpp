@@ -5,6 +5,7 @@
 // foreign exception or allocated gigabytes; each must now be refused with a
 // graph_object_load_error naming the field at fault.
 #include "../runtime/RuntimeTestSupport.hpp"
+#include "ErrorCheck.hpp"
 #include "ExeCraft.hpp"
 
 #include "exe/ExecutableData.hpp"
@@ -386,4 +387,74 @@ TEST_CASE("exe_load: a print's shape is bounded (rank, rows of an empty tensor)"
     transfer["runs"] = {0, 0};
   });
   CHECK_THAT(loadError(empty), Contains("prints[0].shape has more rows than elements"));
+}
+
+TEST_CASE("exe_load: each tile's copy of a library's data is bounded and must match the library",
+          "[error][executable]") {
+  // docs/tile-model.md: codeletData names a library, a size and each tile's copy.
+  auto withData = [](nlohmann::json entry) {
+    return crafted([&](ExeParts &p) { p.meta["codeletData"] = nlohmann::json::array({entry}); });
+  };
+  CHECK_THAT(loadError(withData({{"library", 5}, {"bytes", 8}, {"regions", {1, 64}}})),
+             Contains("codeletData[0].library 5 is out of range"));
+  CHECK_THAT(loadError(withData({{"library", 0}, {"bytes", 8}, {"regions", {1, 0xfffffff0u}}})),
+             Contains("codeletData[0].regions[0]") && Contains("outside tile memory"));
+  CHECK_THAT(loadError(withData({{"library", 0}, {"bytes", 8}, {"regions", {2, 64, 1, 64}}})),
+             Contains("codeletData[0].regions") && Contains("ascending tile order"));
+  CHECK_THAT(loadError(withData({{"library", 0}, {"bytes", 0}, {"regions", {1, 64}}})),
+             Contains("codeletData[0].bytes") && Contains("is 0"));
+  CHECK_THAT(loadError(withData({{"library", 0}, {"bytes", 8}, {"regions", nlohmann::json::array({1})}})),
+             Contains("codeletData[0]") && Contains("(tile, address) pairs"));
+
+  // Well formed, but the library (runtime_codelets.cpp) has no data of its own.
+  const auto bytes = withData({{"library", 0}, {"bytes", 16}, {"regions", {1, 64}}});
+  std::stringstream in(std::string(bytes.begin(), bytes.end()));
+  Engine engine(Executable::deserialize(in));
+  Device device = runtime_test::makeDevice();
+  aspen::test::requireError<graph_object_load_error>([&] { engine.load(device); },
+                                                     {"has 0 bytes of per-tile data", "reserves 16"});
+}
+
+TEST_CASE("exe_load: a library with data of its own needs a copy on every tile that runs it",
+          "[error][executable]") {
+  auto compiled = [] {
+    Device device = runtime_test::makeDevice();
+    Graph g(device.getTarget());
+    g.addCodelets(ASPEN_TILE_STATE_GP);
+    Tensor counts = g.addVariable(UNSIGNED_INT, {2}, "counts");
+    ComputeSet cs = g.addComputeSet("count");
+    for (unsigned t = 0; t < 2; ++t) {
+      g.setTileMapping(counts[t], t);
+      g.setTileMapping(g.addVertex(cs, "StaticCounter", {{"out", counts[t]}}), t);
+    }
+    std::stringstream out;
+    compileGraph(g, {Execute(cs)}).serialize(out);
+    const std::string s = out.str();
+    return ExeParts::split(std::vector<std::uint8_t>(s.begin(), s.end()));
+  };
+  auto loadMessage = [](ExeParts parts) {
+    const std::vector<std::uint8_t> bytes = parts.join();
+    std::stringstream in(std::string(bytes.begin(), bytes.end()));
+    Engine engine(Executable::deserialize(in));
+    Device device = runtime_test::makeDevice();
+    try {
+      engine.load(device);
+    } catch (const graph_object_load_error &e) {
+      return std::string(e.what());
+    }
+    return std::string("<loaded>");
+  };
+  ExeParts parts = compiled();
+  REQUIRE(parts.meta["codeletData"].size() == 1);
+  CHECK(loadMessage(parts) == "<loaded>");
+  ExeParts none = parts;
+  none.meta["codeletData"] = nlohmann::json::array();
+  CHECK_THAT(loadMessage(none), Contains("vertex type 'StaticCounter'") &&
+                                    Contains("global or static variables") &&
+                                    Contains("reserves no per-tile copy"));
+  ExeParts oneTile = parts;
+  auto &regions = oneTile.meta["codeletData"][0]["regions"];
+  regions = nlohmann::json::array({regions[0], regions[1]}); // tile 0's copy only
+  CHECK_THAT(loadMessage(oneTile), Contains("tile 1 runs vertices of library 0") &&
+                                       Contains("compute set 'count'") && Contains("holds no copy"));
 }

@@ -75,8 +75,10 @@ inline Isa detectIsa() {
   return best;
 }
 
+// Per host thread, not a tile's data: a static here would be a per-tile variable
+// (docs/tile-model.md), and every matmul vertex would pay to swap it in.
 inline Isa hostIsa() {
-  static const Isa isa = detectIsa();
+  static thread_local const Isa isa = detectIsa();
   return isa;
 }
 

@@ -145,7 +145,9 @@ std::vector<std::string> fixedArgs(bool userGaveStd, bool clang) {
     args.push_back("-fno-gnu-unique");
     args.push_back("-fpermissive");
   }
-  for (const char *a : {"-Wno-attributes", "-Wl,-z,defs", "-D__POPC__"})
+  // relro + now: the GOT is read-only once loaded, so a library's writable
+  // memory is its data alone (what each tile gets a copy of, CodeletData.hpp).
+  for (const char *a : {"-Wno-attributes", "-Wl,-z,defs", "-Wl,-z,relro", "-Wl,-z,now", "-D__POPC__"})
     args.push_back(a);
   args.push_back("-isystem");
   args.push_back(embeddedIncludeDir());

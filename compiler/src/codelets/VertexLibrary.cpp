@@ -7,8 +7,10 @@
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
 
+#include <atomic>
 #include <cstring>
 #include <dlfcn.h>
+#include <link.h>
 #include <memory>
 #include <mutex>
 #include <sys/mman.h>
@@ -69,6 +71,8 @@ const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, co
                                             "': no writable place for its shared object");
     path = "/proc/self/fd/" + std::to_string(fd); // the descriptor stays open: dlopen needs the file
   }
+  // Which of its writable bytes each tile owns, known before it is opened.
+  DataLayout layout = analyseWritableData(bytes, size, name);
   ::dlerror();
   void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -76,7 +80,29 @@ const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, co
     throw poplar::graph_object_load_error("Cannot load vertex library '" + name +
                                           "': " + (err ? err : "dlopen failed"));
   }
-  auto lib = std::make_unique<LoadedVertexLibrary>(handle, soHash, path);
+  std::unique_ptr<TileData> data;
+  if (layout.stateful()) {
+    // A tile's first copy: the bytes as loading left them, after the library's
+    // constructors ran and before any vertex of it runs.
+    static std::atomic<std::uint64_t> nextOrder{0};
+    link_map *map = nullptr;
+    if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map)
+      throw poplar::graph_object_load_error("Cannot load vertex library '" + name +
+                                            "': its load address is unknown");
+    data = std::make_unique<TileData>();
+    data->layout = std::move(layout);
+    data->base = reinterpret_cast<std::uint8_t *>(map->l_addr);
+    data->initial.assign(data->layout.bytes, 0);
+    data->copyOut(data->initial.data());
+    data->order = nextOrder++;
+    std::string symbols;
+    for (const std::string &s : data->layout.symbols)
+      symbols += (symbols.empty() ? "" : ", ") + s;
+    ASPEN_LOG(Debug, "vertex library " << name << " has " << data->layout.bytes
+                                       << " bytes of per-tile data in " << data->layout.pieces.size()
+                                       << " pieces (" << symbols << ")");
+  }
+  auto lib = std::make_unique<LoadedVertexLibrary>(handle, soHash, path, std::move(data));
   const LoadedVertexLibrary &ref = *lib;
   r.bySharedObject.emplace(soHash, std::move(lib));
   ASPEN_LOG(Debug,
@@ -86,8 +112,9 @@ const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, co
 
 } // namespace
 
-LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectHash, std::string path)
-    : handle_(handle), hash_(std::move(sharedObjectHash)), path_(std::move(path)) {
+LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectHash, std::string path,
+                                         std::unique_ptr<TileData> data)
+    : handle_(handle), hash_(std::move(sharedObjectHash)), path_(std::move(path)), data_(std::move(data)) {
   using EntriesFn = const AspenVertexEntry *(*)(unsigned *);
   using VersionFn = uint32_t (*)();
   auto entries = reinterpret_cast<EntriesFn>(::dlsym(handle_, "aspen_codelet_entries"));
@@ -126,6 +153,19 @@ LoadedVertexLibrary::LoadedVertexLibrary(const std::vector<const LoadedVertexLib
 const AspenVertexEntry *LoadedVertexLibrary::find(std::string_view name) const {
   auto it = byName_.find(name);
   return it == byName_.end() ? nullptr : it->second;
+}
+
+std::vector<const LoadedVertexLibrary *> LoadedVertexLibrary::sharedObjects() const {
+  if (parts_.empty())
+    return {this};
+  return parts_;
+}
+
+const LoadedVertexLibrary *LoadedVertexLibrary::partOf(const AspenVertexEntry *e) const {
+  for (const LoadedVertexLibrary *part : sharedObjects())
+    if (part->find(e->name) == e)
+      return part;
+  return nullptr;
 }
 
 void LoadedVertexLibrary::setPrintSink(AspenPrintSink sink, void *context) const {

@@ -10,10 +10,14 @@
 #pragma once
 
 #include "codelets/CodeletAbi.h"
+#include "codelets/CodeletData.hpp"
 #include "ir/GraphData.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,9 +25,33 @@
 
 namespace aspen::codelets {
 
+/// A loaded shared object's per-tile data (CodeletData.hpp): where its pieces
+/// are in the process, and a tile's first copy. The runtime gives a tile's
+/// vertices their own copy by swapping it in under `mutex` (docs/tile-model.md).
+struct TileData {
+  DataLayout layout;
+  std::uint8_t *base = nullptr;      // load base: a piece is at base + address
+  std::vector<std::uint8_t> initial; // a tile's copy as loading left it (constructors ran)
+  std::uint64_t order = 0;           // locks are taken in this order (unique in the process)
+  std::mutex mutex;                  // held while some tile's copy is in the object's memory
+
+  /// Puts a tile's copy (layout.bytes bytes) into the object's memory.
+  void copyIn(const std::uint8_t *copy) const {
+    for (const DataPiece &p : layout.pieces)
+      std::memcpy(base + p.address, copy + p.offset, p.size);
+  }
+  /// Takes the object's memory back into a tile's copy.
+  void copyOut(std::uint8_t *copy) const {
+    for (const DataPiece &p : layout.pieces)
+      std::memcpy(copy + p.offset, base + p.address, p.size);
+  }
+};
+
 class LoadedVertexLibrary {
 public:
-  LoadedVertexLibrary(void *handle, std::string sharedObjectHash, std::string path);
+  /// `data`: its per-tile data, null when it has none.
+  LoadedVertexLibrary(void *handle, std::string sharedObjectHash, std::string path,
+                      std::unique_ptr<TileData> data = nullptr);
   /// A library of several shared objects (a .gp that popc linked from others).
   LoadedVertexLibrary(const std::vector<const LoadedVertexLibrary *> &parts, std::string hash);
   LoadedVertexLibrary(const LoadedVertexLibrary &) = delete;
@@ -39,6 +67,12 @@ public:
   const std::string &path() const { return path_; }
   /// The vertex types as the graph records them (offsets from the compiler).
   std::vector<ir::VertexTypeInfo> describe() const;
+  /// The shared objects it consists of, in .gp part order (itself unless linked).
+  std::vector<const LoadedVertexLibrary *> sharedObjects() const;
+  /// Its per-tile data: null when it has none (and for a linked library: see its parts).
+  TileData *tileData() const { return data_.get(); }
+  /// The shared object (a part) that holds vertex type entry `e`, or null.
+  const LoadedVertexLibrary *partOf(const AspenVertexEntry *e) const;
 
 private:
   void *handle_ = nullptr;
@@ -49,6 +83,7 @@ private:
   void (*setSink_)(AspenPrintSink, void *) = nullptr;
   std::vector<const LoadedVertexLibrary *> parts_; // a linked library: setPrintSink reaches each
   std::unordered_map<std::string_view, const AspenVertexEntry *> byName_;
+  std::unique_ptr<TileData> data_;
 };
 
 /// Loads the library in a .gp file's bytes (`gpHash` = contentHash of the bytes,

@@ -252,6 +252,15 @@ struct CodeletLibraryBlob {
   std::vector<std::uint8_t> bytes; // the .gp file
 };
 
+/// A codelet library's writable data (globals, statics; codelets/CodeletData.hpp):
+/// each tile that runs one of its vertex types holds its own copy, written at
+/// load from the library as loading it leaves it (docs/tile-model.md).
+struct CodeletDataImage {
+  std::uint32_t library = 0;     // index into codeletLibraries (at most one image per library)
+  std::uint32_t bytes = 0;       // size of a tile's copy
+  std::vector<TileAddr> regions; // each tile's copy, ascending tile, one per tile that runs its code
+};
+
 /// How far the runtime may trust an executable's structure. Never serialised:
 /// a deserialised executable always starts as `Unchecked`.
 enum class Provenance : std::uint8_t {
@@ -288,8 +297,9 @@ struct ExecutableData {
   std::vector<Relocation> relocations;
   std::vector<VertexTypeEntry> vertexTypes;
   std::vector<CodeletLibraryBlob> codeletLibraries;
-  std::vector<std::uint64_t> tileBytesUsed; // peak bytes per tile
-  bool outOfMemory = false;                 // compiled with debug.allowOutOfMemory and does not fit
+  std::vector<CodeletDataImage> codeletData; // libraries with per-tile data
+  std::vector<std::uint64_t> tileBytesUsed;  // peak bytes per tile
+  bool outOfMemory = false;                  // compiled with debug.allowOutOfMemory and does not fit
   std::string outOfMemoryMessage;
   std::string profileJson; // graph/memory profile (docs/profile-format.md)
 };

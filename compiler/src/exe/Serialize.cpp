@@ -587,6 +587,17 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
   for (const VertexTypeEntry &t : x.vertexTypes)
     types.push_back({{"name", t.name}, {"library", t.library}, {"isMultiVertex", t.isMultiVertex}});
   m["vertexTypes"] = std::move(types);
+  json data = json::array();
+  for (const CodeletDataImage &d : x.codeletData) {
+    std::vector<std::uint32_t> regions;
+    regions.reserve(d.regions.size() * 2);
+    for (const TileAddr &a : d.regions) {
+      regions.push_back(a.tile);
+      regions.push_back(a.addr);
+    }
+    data.push_back({{"library", d.library}, {"bytes", d.bytes}, {"regions", std::move(regions)}});
+  }
+  m["codeletData"] = std::move(data);
   m["tileBytesUsed"] = w.u64s(x.tileBytesUsed);
   m["outOfMemory"] = x.outOfMemory;
   m["outOfMemoryMessage"] = x.outOfMemoryMessage;
@@ -767,6 +778,21 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
     read(t, "library", e.library);
     read(t, "isMultiVertex", e.isMultiVertex);
     x.vertexTypes.push_back(std::move(e));
+  }
+  const json &data = arrayMember(m, "codeletData");
+  x.codeletData.reserve(data.size());
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    r.at("codeletData", i);
+    CodeletDataImage d;
+    std::vector<std::uint32_t> regions;
+    read(data[i], "library", d.library);
+    read(data[i], "bytes", d.bytes);
+    readArray(data[i], "regions", regions);
+    if (regions.size() % 2 != 0)
+      throw FieldError{"field 'regions' does not hold (tile, address) pairs"};
+    for (std::size_t k = 0; k < regions.size(); k += 2)
+      d.regions.push_back({regions[k], regions[k + 1]});
+    x.codeletData.push_back(std::move(d));
   }
   r.at("tileBytesUsed");
   x.tileBytesUsed = r.u64s(member(m, "tileBytesUsed"));

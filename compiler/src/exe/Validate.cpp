@@ -121,6 +121,24 @@ public:
       if (x_.vertexTypes[t].library >= x_.codeletLibraries.size())
         index("vertexTypes[" + std::to_string(t) + "] ('" + x_.vertexTypes[t].name + "').library",
               x_.vertexTypes[t].library, x_.codeletLibraries.size(), "codeletLibraries");
+    std::vector<bool> hasData(x_.codeletLibraries.size(), false);
+    for (std::size_t d = 0; d < x_.codeletData.size(); ++d) {
+      const CodeletDataImage &img = x_.codeletData[d];
+      const std::string field = indexed("codeletData", d);
+      if (img.library >= x_.codeletLibraries.size())
+        index(field + ".library", img.library, x_.codeletLibraries.size(), "codeletLibraries");
+      if (hasData[img.library])
+        fail(field + ".library", "names a library that another codeletData entry also names");
+      hasData[img.library] = true;
+      if (img.bytes == 0)
+        fail(field + ".bytes", "is 0");
+      for (std::size_t k = 0; k < img.regions.size(); ++k) {
+        if (!inside(img.regions[k], img.bytes))
+          outside(field + ".regions[" + std::to_string(k) + "]", img.regions[k], img.bytes);
+        if (k > 0 && img.regions[k].tile <= img.regions[k - 1].tile)
+          fail(field + ".regions", "are not in ascending tile order");
+      }
+    }
     if (!x_.tileBytesUsed.empty() && x_.tileBytesUsed.size() != numTiles_)
       fail("tileBytesUsed", "has " + std::to_string(x_.tileBytesUsed.size()) + " entries for " +
                                 std::to_string(numTiles_) + " tiles");

@@ -231,11 +231,16 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
   // Largest variables and vertex types on that tile.
   std::unordered_map<std::uint32_t, std::uint64_t> varBytes;
   std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> typeBytes; // type -> (bytes, vertices)
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> libraryBytes;          // (bytes, library)
   for (std::uint32_t k = tileBegin[worst]; k < tileBegin[worst + 1]; ++k) {
     const std::uint32_t obj = order[k];
     const MemObject &o = plan.memory.objects[obj];
     if (!isLive(obj))
       continue;
+    if (o.category == MemCategory::CodeletData) {
+      libraryBytes.push_back({o.size, o.owner});
+      continue;
+    }
     if (obj < numPieces) {
       varBytes[o.owner] += o.size;
     } else {
@@ -270,6 +275,15 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
       const std::uint64_t n = typeBytes[types[i].second].second;
       msg << "\n    " << g.vertexTypes[types[i].second].name << ": " << n
           << (n == 1 ? " vertex, " : " vertices, ") << types[i].first << " bytes";
+    }
+  }
+  if (!libraryBytes.empty()) {
+    // A tile's copy of its codelets' globals and statics (docs/tile-model.md).
+    std::sort(libraryBytes.rbegin(), libraryBytes.rend());
+    msg << "\n  Global and static variables of codelets on tile " << worst << ":";
+    for (const auto &[bytes, lib] : libraryBytes) {
+      const ir::CodeletLibrary &l = g.codeletLibraries[lib];
+      msg << "\n    codelets from '" << (l.origin.empty() ? l.path : l.origin) << "': " << bytes << " bytes";
     }
   }
   msg << "\n  To fit: map fewer or smaller tensors and vertices to tile " << worst

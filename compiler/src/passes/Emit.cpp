@@ -160,6 +160,27 @@ std::vector<std::uint32_t> emitVertexTypes(exe::ExecutableData &x, const ir::Gra
   return typeIndex;
 }
 
+/// Each tile's copy of a library's data (planCodeletData), under the library's
+/// index in the executable.
+void emitCodeletData(exe::ExecutableData &x, const ir::GraphData &g, const ExchangePlan &plan,
+                     const AllocationResult &alloc, const std::vector<std::uint32_t> &typeIndex) {
+  if (plan.codeletData.empty())
+    return;
+  std::vector<std::uint32_t> libIndex(g.codeletLibraries.size(), ~0u);
+  for (std::size_t t = 0; t < g.vertexTypes.size(); ++t)
+    if (typeIndex[t] != ~0u)
+      libIndex[g.vertexTypes[t].library] = x.vertexTypes[typeIndex[t]].library;
+  for (const ExchangePlan::CodeletData &d : plan.codeletData) {
+    ASPEN_ASSERT(libIndex[d.library] != ~0u, "per-tile data of a library no vertex uses");
+    exe::CodeletDataImage image;
+    image.library = libIndex[d.library];
+    image.bytes = d.bytes;
+    for (const auto &[tile, object] : d.copies)
+      image.regions.push_back({tile, alloc.address[object]});
+    x.codeletData.push_back(std::move(image));
+  }
+}
+
 /// Phase 4. Contract: one compute step per planned compute set: exchange-in
 /// and exchange-out as copy plans (makeCopyPlan), vertex instances grouped by
 /// tile (CSR: `tiles`, `tileBegin`) with their state addresses and cycles.
@@ -467,6 +488,7 @@ std::unique_ptr<exe::ExecutableData> emitExecutable(const ir::GraphData &g, cons
   emitSteps(x, lp, plan, est, at);
   const std::vector<std::uint32_t> typeIndex = emitVertexTypes(x, g, plan);
   emitComputeSteps(x, g, plan, alloc, est, at, typeIndex);
+  emitCodeletData(x, g, plan, alloc, typeIndex);
   emitCopiesAndTransfers(x, plan, est, at);
   emitInitialMemory(x, g, plan, at);
   x.profileJson = emitProfile(x, g, lp, plan, live, alloc, est);

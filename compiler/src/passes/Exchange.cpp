@@ -30,6 +30,8 @@ const char *categoryName(MemCategory c) {
     return "descriptors";
   case MemCategory::EdgeBuffer:
     return "edgeBuffers";
+  case MemCategory::CodeletData:
+    return "codeletData";
   case MemCategory::Count:
     break;
   }

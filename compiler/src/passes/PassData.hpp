@@ -31,6 +31,7 @@ enum class MemCategory : std::uint8_t {
   VertexFieldData, // state arrays (`Vector<T>` state fields)
   Descriptor,      // descriptor and pointer arrays of 2-D edge fields
   EdgeBuffer,      // exchange buffers of edges whose data is not on the vertex's tile
+  CodeletData,     // a tile's copy of a codelet library's globals and statics (owner: graph library)
   Count,
 };
 const char *categoryName(MemCategory c);
@@ -179,6 +180,13 @@ struct ExchangePlan {
   std::vector<VarAccess> stepAccesses;
   // Variables that must keep their value for the whole program (host handles).
   std::vector<std::uint32_t> hostVisibleVars;
+  /// Libraries with per-tile data (planCodeletData): each tile that runs their code holds a copy.
+  struct CodeletData {
+    std::uint32_t library = 0; // graph library
+    std::uint32_t bytes = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> copies; // (tile, memory object), ascending tile
+  };
+  std::vector<CodeletData> codeletData;
 };
 
 // ---- Liveness ----------------------------------------------------------------

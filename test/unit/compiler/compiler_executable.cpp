@@ -186,10 +186,14 @@ TEST_CASE("Serialize: truncated, corrupt, wrong-version and foreign inputs are r
   corrupt[corrupt.size() / 2] ^= 0x40;
   CHECK_THAT(loadError(corrupt), Catch::Contains("checksum mismatch"));
 
-  auto wrongVersion = bytes;
-  wrongVersion[8] = 3;
-  CHECK_THAT(loadError(wrongVersion), Catch::Contains("format version 3, this Aspen reads " +
-                                                      std::to_string(aspen::exe::kFormatVersion)));
+  // A newer version, and the one before this (version 2 had no per-tile codelet data).
+  for (std::uint8_t version : {std::uint8_t(aspen::exe::kFormatVersion + 1), std::uint8_t(2)}) {
+    auto wrongVersion = bytes;
+    wrongVersion[8] = version;
+    CHECK_THAT(loadError(wrongVersion),
+               Catch::Contains("format version " + std::to_string(version) + ", this Aspen reads " +
+                               std::to_string(aspen::exe::kFormatVersion)));
+  }
 
   const std::string text = "#include <poplar/Graph.hpp>\nint main() {}\n";
   CHECK_THAT(loadError({text.begin(), text.end()}), Catch::Contains("not an Aspen executable"));
