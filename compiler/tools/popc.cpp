@@ -104,7 +104,7 @@ bool writeDepfile(const std::string &depfile, const std::string &output,
   for (const std::string &h : aspen::codelets::localIncludes(sources, includeDirs))
     text += " \\\n  " + escapeForMake(h);
   text += "\n";
-  return aspen::codelets::writeFileAtomic(depfile, text.data(), text.size());
+  return aspen::codelets::writeFileAtomic(depfile, text.data(), text.size(), true);
 }
 
 } // namespace
@@ -199,7 +199,7 @@ int main(int argc, char **argv) {
       std::cerr << "popc: " << output << ": "
                 << aspen::codelets::decodeGp(bytes.data(), bytes.size(), output).metadata.vertexTypes.size()
                 << " vertex types\n";
-    if (!aspen::codelets::writeFileAtomic(output, bytes.data(), bytes.size())) {
+    if (!aspen::codelets::writeFileAtomic(output, bytes.data(), bytes.size(), true)) {
       std::cerr << "popc: error: cannot write '" << output << "': " << std::strerror(errno) << "\n";
       return 1;
     }

@@ -200,6 +200,8 @@ std::string metadataToJson(const LibraryMetadata &metadata) {
   }
   if (!metadata.vertexCounts.empty())
     doc["vertexCounts"] = metadata.vertexCounts;
+  if (!metadata.cacheKey.empty())
+    doc["cacheKey"] = metadata.cacheKey;
   if (!metadata.aliases.empty())
     doc["aliases"] = metadata.aliases;
   return doc.dump();
@@ -261,6 +263,8 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
     m.sharedObjectHash = stringField(doc, "sharedObjectHash", fileName, "the metadata");
     m.sources = stringList(doc, "sources", fileName);
     m.targets = stringList(doc, "targets", fileName);
+    if (doc.contains("cacheKey"))
+      m.cacheKey = stringField(doc, "cacheKey", fileName, "the metadata");
     m.compilerOutput = doc.contains("compilerOutput")
                            ? stringField(doc, "compilerOutput", fileName, "the metadata")
                            : std::string();
