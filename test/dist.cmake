@@ -61,6 +61,12 @@ aspen_add_dist_test(dist_data_parallel ${CMAKE_CURRENT_SOURCE_DIR}/distributed/d
   $<TARGET_FILE:poprun> $<TARGET_FILE:dist_data_parallel_instances>)
 set_tests_properties(dist_data_parallel PROPERTIES PASS_REGULAR_EXPRESSION "PASSED: 1x4, 2x2 and 4x1")
 
+# Arguments mpirun would read as syntax (':' and '-np') reach the program unchanged (issue 25).
+aspen_add_dist_test(dist_poprun_arguments ${CMAKE_CURRENT_SOURCE_DIR}/distributed/poprun_arguments.sh
+  $<TARGET_FILE:poprun>)
+set_tests_properties(dist_poprun_arguments PROPERTIES LABELS "distributed;error"
+  PASS_REGULAR_EXPRESSION "PASSED: both instances got every argument as given")
+
 # Errors: replicas that do not divide over the instances; no mpirun; a bad environment; an
 # instance that dies while the others wait for it.
 aspen_add_dist_test(dist_error_uneven_replicas $<TARGET_FILE:poprun> --num-instances 3 --num-replicas 4
