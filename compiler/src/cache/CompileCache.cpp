@@ -77,14 +77,17 @@ void hashView(KeyHash &h, const poplar::Tensor &t) {
 struct DebugIdBase {
   poplar::DebugId base = 0;
   poplar::DebugId operator()(poplar::DebugId id) const { return id == 0 ? 0 : id - base + 1; }
-  /// debugContextsJson(records) with every "id" and "parent" rebased.
+  /// debugContextsJson(records) with every "id" and "parent" rebased, as CBOR bytes.
   std::string json(const std::vector<std::shared_ptr<const ir::DebugRecord>> &records) const {
     nlohmann::json j = ir::debugContextsJson(records);
     for (auto &e : j) {
       e["id"] = (*this)(e["id"].get<poplar::DebugId>());
       e["parent"] = (*this)(e["parent"].get<poplar::DebugId>());
     }
-    return j.dump();
+    // CBOR, not JSON text: names are bytes, and text would have to replace (and so merge)
+    // those that are not UTF-8.
+    const std::vector<std::uint8_t> bytes = nlohmann::json::to_cbor(j);
+    return std::string(bytes.begin(), bytes.end());
   }
 };
 

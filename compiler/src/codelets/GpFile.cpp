@@ -204,7 +204,7 @@ std::string metadataToJson(const LibraryMetadata &metadata) {
     doc["cacheKey"] = metadata.cacheKey;
   if (!metadata.aliases.empty())
     doc["aliases"] = metadata.aliases;
-  return doc.dump();
+  return doc.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 namespace {
@@ -215,7 +215,8 @@ std::uint64_t unsignedField(const Json &object, const char *key, std::uint64_t l
                             const std::string &fileName, const std::string &where) {
   const Json &value = object.at(key);
   if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<std::int64_t>() >= 0))
-    fail(fileName, where + ": \"" + key + "\" is not an unsigned integer (" + value.dump() + ")");
+    fail(fileName, where + ": \"" + key + "\" is not an unsigned integer (" +
+                       value.dump(-1, ' ', false, Json::error_handler_t::replace) + ")");
   const std::uint64_t n = value.get<std::uint64_t>();
   if (n > limit)
     fail(fileName,
