@@ -4,3 +4,9 @@ aspen_add_test(cache_trust LABEL error SOURCES error/cache_trust.cpp)
 # absurd or deeply nested reports).
 aspen_add_test(foreign_exceptions LABEL error SOURCES error/foreign_exceptions.cpp
   LIBS Aspen::pva nlohmann_json::nlohmann_json)
+# Item 5: popc removes its work directories when a compile fails and on SIGTERM/SIGINT.
+add_test(NAME popc_workdirs
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/error/popc_workdirs.sh $<TARGET_FILE:popc>
+          ${CMAKE_CURRENT_BINARY_DIR}/popc_workdirs)
+set_tests_properties(popc_workdirs PROPERTIES LABELS error TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "PASSED: no work directory left behind")

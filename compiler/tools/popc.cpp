@@ -11,6 +11,7 @@
 #include "poplar/exceptions.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -107,9 +108,22 @@ bool writeDepfile(const std::string &depfile, const std::string &output,
   return aspen::codelets::writeFileAtomic(depfile, text.data(), text.size(), true);
 }
 
+/// SIGINT/SIGTERM: remove the compile's work directories, then die of the signal as before.
+void removeWorkAndDie(int sig) {
+  aspen::codelets::removeRegisteredWorkDirs();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction action {};
+    action.sa_handler = removeWorkAndDie;
+    ::sigemptyset(&action.sa_mask);
+    ::sigaction(sig, &action, nullptr);
+  }
   std::vector<std::string> flags, sources, libraries;
   std::string output, depfile;
   bool verbose = false;

@@ -14,6 +14,7 @@
 #include <clang-c/Index.h>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <dirent.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include <set>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace aspen::codelets {
@@ -271,6 +273,72 @@ LeftoverSweep removeDeadWriterLeftovers(const std::string &dir, long minAgeSecon
   scan(dir + "/src", false);
   scan(dir + "/tmp", true);
   return out;
+}
+
+namespace {
+
+constexpr std::size_t kWorkDirSlots = 64;
+constexpr std::size_t kWorkDirPathMax = 4096;
+char workDirPaths[kWorkDirSlots][kWorkDirPathMax];
+// 0 free, 1 being written, 2 ready (a handler reads only ready slots).
+std::atomic<int> workDirState[kWorkDirSlots];
+
+} // namespace
+
+void registerWorkDir(const std::string &dir) {
+  if (dir.size() >= kWorkDirPathMax)
+    return;
+  for (std::size_t i = 0; i < kWorkDirSlots; ++i) {
+    int expected = 0;
+    if (workDirState[i].compare_exchange_strong(expected, 1)) {
+      std::memcpy(workDirPaths[i], dir.c_str(), dir.size() + 1);
+      workDirState[i].store(2);
+      return;
+    }
+  }
+}
+
+void unregisterWorkDir(const std::string &dir) {
+  for (std::size_t i = 0; i < kWorkDirSlots; ++i) {
+    int expected = 2;
+    if (std::strcmp(workDirPaths[i], dir.c_str()) == 0 &&
+        workDirState[i].compare_exchange_strong(expected, 1)) {
+      workDirPaths[i][0] = '\0';
+      workDirState[i].store(0);
+      return;
+    }
+  }
+}
+
+void removeRegisteredWorkDirs() noexcept {
+  for (std::size_t i = 0; i < kWorkDirSlots; ++i) {
+    if (workDirState[i].load() != 2)
+      continue;
+    const int fd = ::open(workDirPaths[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      alignas(8) char buffer[8192];
+      for (;;) {
+        const long n = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+        if (n <= 0)
+          break;
+        for (long at = 0; at < n;) {
+          struct Entry {
+            std::uint64_t ino;
+            std::int64_t off;
+            unsigned short reclen;
+            unsigned char type;
+            char name[1];
+          };
+          const auto *e = reinterpret_cast<const Entry *>(buffer + at);
+          if (!(e->name[0] == '.' && (e->name[1] == '\0' || (e->name[1] == '.' && e->name[2] == '\0'))))
+            ::unlinkat(fd, e->name, 0);
+          at += e->reclen;
+        }
+      }
+      ::close(fd);
+    }
+    ::rmdir(workDirPaths[i]);
+  }
 }
 
 bool writeFileAtomic(const std::string &path, const void *data, std::size_t size, bool userFile) {

@@ -42,6 +42,15 @@ struct LeftoverSweep {
 /// runs it once per process with one hour.
 LeftoverSweep removeDeadWriterLeftovers(const std::string &dir, long minAgeSeconds);
 
+/// Work directories of compiles in progress, for a signal handler to remove (popc's SIGINT
+/// and SIGTERM handlers: a killed compile leaves nothing behind). At most 64 at once; more
+/// are simply not registered (the dead-writer sweep removes them later).
+void registerWorkDir(const std::string &dir);
+void unregisterWorkDir(const std::string &dir);
+/// Async-signal-safe (system calls only, no allocation or lock): removes every registered
+/// work directory and the files in it.
+void removeRegisteredWorkDirs() noexcept;
+
 /// Creates `dir` and its parents (mode 0700) and checks it as a cache directory
 /// (cache::prepareDirectory); false if that failed.
 bool makeDirectories(const std::string &dir);

@@ -403,9 +403,14 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     clangArgs.erase(clangArgs.begin());
 
   const std::string workDir = makeWorkDir(codeletWorkRoot());
+  // Removed however the compile ends: an exception here, or (in popc) SIGINT or SIGTERM.
+  registerWorkDir(workDir);
   struct Cleanup {
     std::string dir;
-    ~Cleanup() { removeDirectory(dir); }
+    ~Cleanup() {
+      unregisterWorkDir(dir);
+      removeDirectory(dir);
+    }
   } cleanup{workDir};
 
   std::map<std::string, std::string> fieldTypeSpelling; // "vertex\nfield" -> C++ type
