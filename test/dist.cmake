@@ -11,7 +11,8 @@ if(NOT TARGET popdist OR NOT MPIEXEC_EXECUTABLE)
 endif()
 
 set(_dist_bin ${CMAKE_BINARY_DIR}/test/bin)
-foreach(_program popdist_instances popdist_engine instance_dies bad_environment gcl_instances data_parallel_instances)
+foreach(_program popdist_instances popdist_engine instance_dies bad_environment gcl_instances data_parallel_instances
+    collective_faults)
   add_executable(dist_${_program} distributed/${_program}.cpp)
   set_target_properties(dist_${_program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${_dist_bin})
   target_link_libraries(dist_${_program} PRIVATE aspen_settings Aspen::popdist Aspen::popops Aspen::poplin Aspen::gcl)
@@ -60,6 +61,19 @@ set_tests_properties(dist_gcl_1x4 dist_gcl_2x2 dist_gcl_4x1 PROPERTIES PASS_REGU
 aspen_add_dist_test(dist_data_parallel ${CMAKE_CURRENT_SOURCE_DIR}/distributed/data_parallel.sh
   $<TARGET_FILE:poprun> $<TARGET_FILE:dist_data_parallel_instances>)
 set_tests_properties(dist_data_parallel PROPERTIES PASS_REGULAR_EXPRESSION "PASSED: 1x4, 2x2 and 4x1")
+
+# Arguments mpirun would read as syntax (':' and '-np') reach the program unchanged (issue 25).
+aspen_add_dist_test(dist_poprun_arguments ${CMAKE_CURRENT_SOURCE_DIR}/distributed/poprun_arguments.sh
+  $<TARGET_FILE:poprun>)
+set_tests_properties(dist_poprun_arguments PROPERTIES LABELS "distributed;error"
+  PASS_REGULAR_EXPRESSION "PASSED: both instances got every argument as given")
+
+# Instances that call different collectives, or one that ends while another waits: every
+# instance fails within seconds naming both sides (issue 25).
+aspen_add_dist_test(dist_error_collective_faults ${CMAKE_CURRENT_SOURCE_DIR}/distributed/collective_faults.sh
+  $<TARGET_FILE:poprun> $<TARGET_FILE:dist_collective_faults>)
+set_tests_properties(dist_error_collective_faults PROPERTIES LABELS "distributed;error"
+  PASS_REGULAR_EXPRESSION "PASSED: every instance failed within seconds naming both sides")
 
 # Errors: replicas that do not divide over the instances; no mpirun; a bad environment; an
 # instance that dies while the others wait for it.

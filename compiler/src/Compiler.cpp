@@ -17,6 +17,7 @@
 #include "passes/Validate.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
+#include "util/OnlyPoplarErrors.hpp"
 #include "util/TerminalProgress.hpp"
 #include "util/Trace.hpp"
 
@@ -184,10 +185,12 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> programs,
       !file.empty())
     aspen::compiler::writeSerializedGraph(file, graph, programs);
   const std::size_t depth = aspen::compiler::programNestingDepth(graph.getImpl(), programRoots);
-  if (depth <= kDeepProgramLevels)
-    return compileChecked(graph, programRoots, options, progress);
-  return runOnLargeStack(kDeepProgramStackBase + depth * kStackBytesPerLevel, depth,
-                         [&] { return compileChecked(graph, programRoots, options, progress); });
+  return aspen::onlyPoplarErrors("compileGraph", [&] {
+    if (depth <= kDeepProgramLevels)
+      return compileChecked(graph, programRoots, options, progress);
+    return runOnLargeStack(kDeepProgramStackBase + depth * kStackBytesPerLevel, depth,
+                           [&] { return compileChecked(graph, programRoots, options, progress); });
+  });
 }
 
 namespace {

@@ -47,7 +47,7 @@ void writeLoweredVarDump(const std::string &path, bool makeDirectory, const ir::
     std::filesystem::create_directories(parent, ec);
   }
   std::ofstream out(path, std::ios::trunc);
-  out << doc.dump(1) << "\n";
+  out << doc.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
   if (!out)
     throw poplar::poplar_error("debug.loweredVarDumpFile: cannot write '" + path + "'");
 }

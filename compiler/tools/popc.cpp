@@ -11,6 +11,7 @@
 #include "poplar/exceptions.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -104,12 +105,25 @@ bool writeDepfile(const std::string &depfile, const std::string &output,
   for (const std::string &h : aspen::codelets::localIncludes(sources, includeDirs))
     text += " \\\n  " + escapeForMake(h);
   text += "\n";
-  return aspen::codelets::writeFileAtomic(depfile, text.data(), text.size());
+  return aspen::codelets::writeFileAtomic(depfile, text.data(), text.size(), true);
+}
+
+/// SIGINT/SIGTERM: remove the compile's work directories, then die of the signal as before.
+void removeWorkAndDie(int sig) {
+  aspen::codelets::removeRegisteredWorkDirs();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction action {};
+    action.sa_handler = removeWorkAndDie;
+    ::sigemptyset(&action.sa_mask);
+    ::sigaction(sig, &action, nullptr);
+  }
   std::vector<std::string> flags, sources, libraries;
   std::string output, depfile;
   bool verbose = false;
@@ -199,7 +213,7 @@ int main(int argc, char **argv) {
       std::cerr << "popc: " << output << ": "
                 << aspen::codelets::decodeGp(bytes.data(), bytes.size(), output).metadata.vertexTypes.size()
                 << " vertex types\n";
-    if (!aspen::codelets::writeFileAtomic(output, bytes.data(), bytes.size())) {
+    if (!aspen::codelets::writeFileAtomic(output, bytes.data(), bytes.size(), true)) {
       std::cerr << "popc: error: cannot write '" << output << "': " << std::strerror(errno) << "\n";
       return 1;
     }

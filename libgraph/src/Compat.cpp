@@ -188,7 +188,7 @@ bool ProfileValue::operator==(const ProfileValue &o) const {
 }
 
 void serializeToJSON(std::ostream &out, const ProfileValue &value, bool prettyPrint) {
-  out << toJson(value).dump(prettyPrint ? 2 : -1);
+  out << toJson(value).dump(prettyPrint ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 std::ostream &operator<<(std::ostream &os, const ProfileValue &value) {
   serializeToJSON(os, value, false);
@@ -327,7 +327,7 @@ void DebugInfo::closeStreamer() {
     const std::vector<std::uint8_t> bytes = nlohmann::json::to_cbor(doc);
     out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   } else {
-    out << doc.dump(2) << "\n";
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   if (!out)
     throw poplar_error("DebugInfo::closeStreamer: cannot write the debug information file '" + s.fileName +

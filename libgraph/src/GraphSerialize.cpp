@@ -260,7 +260,7 @@ void Graph::serialize(std::ostream &out, ArrayRef<program::Program> progs, Seria
   const json doc = graphJson(*this, progs);
   switch (format) {
   case SerializationFormat::JSON:
-    out << doc.dump(1) << "\n";
+    out << doc.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
     break;
   case SerializationFormat::Binary: {
     const std::vector<std::uint8_t> body = json::to_cbor(doc);

@@ -9,6 +9,7 @@
 #include "poplar/Device.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
+#include "util/OnlyPoplarErrors.hpp"
 #include "util/Trace.hpp"
 
 #include <oneapi/tbb/parallel_invoke.h>
@@ -284,12 +285,14 @@ EngineImpl &live(const std::unique_ptr<EngineImpl> &impl) {
 
 Engine::Engine(const Graph &graph, ArrayRef<program::Program> programs, const OptionFlags &options,
                ProgressFunc progressCallBack, const DebugContext &debugContext) {
-  auto parsed = parseEngineOptions(options);
-  Executable exe = [&] {
-    pvti::Tracepoint trace(aspen::traceChannel(), "Engine: compile");
-    return compileGraph(graph, programs, parsed.all, std::move(progressCallBack), debugContext);
-  }();
-  impl_ = std::make_unique<EngineImpl>(std::move(exe), std::move(parsed));
+  aspen::onlyPoplarErrors("Engine", [&] {
+    auto parsed = parseEngineOptions(options);
+    Executable exe = [&] {
+      pvti::Tracepoint trace(aspen::traceChannel(), "Engine: compile");
+      return compileGraph(graph, programs, parsed.all, std::move(progressCallBack), debugContext);
+    }();
+    impl_ = std::make_unique<EngineImpl>(std::move(exe), std::move(parsed));
+  });
 }
 
 Engine::Engine(const Graph &graph, const program::Program &program, const OptionFlags &options,
@@ -299,12 +302,14 @@ Engine::Engine(const Graph &graph, const program::Program &program, const Option
 
 Engine::Engine(Graph &&graph, ArrayRef<program::Program> programs, const OptionFlags &options,
                ProgressFunc progressCallBack, const DebugContext &debugContext) {
-  auto parsed = parseEngineOptions(options);
-  Executable exe = [&] {
-    pvti::Tracepoint trace(aspen::traceChannel(), "Engine: compile");
-    return compileGraph(std::move(graph), programs, parsed.all, std::move(progressCallBack), debugContext);
-  }();
-  impl_ = std::make_unique<EngineImpl>(std::move(exe), std::move(parsed));
+  aspen::onlyPoplarErrors("Engine", [&] {
+    auto parsed = parseEngineOptions(options);
+    Executable exe = [&] {
+      pvti::Tracepoint trace(aspen::traceChannel(), "Engine: compile");
+      return compileGraph(std::move(graph), programs, parsed.all, std::move(progressCallBack), debugContext);
+    }();
+    impl_ = std::make_unique<EngineImpl>(std::move(exe), std::move(parsed));
+  });
 }
 
 Engine::Engine(Graph &&graph, const program::Program &program, const OptionFlags &options,
@@ -317,7 +322,9 @@ Engine::Engine(Executable &&executable, const OptionFlags &options) {
     throw poplar_error("Engine: the Executable was moved from (an Executable can make one Engine)");
   // Before anything sizes host buffers from it (a no-op unless it was built by hand).
   aspen::rt::validateExecutable(executable.getImpl());
-  impl_ = std::make_unique<EngineImpl>(std::move(executable), parseEngineOptions(options));
+  aspen::onlyPoplarErrors("Engine", [&] {
+    impl_ = std::make_unique<EngineImpl>(std::move(executable), parseEngineOptions(options));
+  });
 }
 
 Engine::Engine(Engine &&other) noexcept = default;

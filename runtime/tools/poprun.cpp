@@ -256,6 +256,36 @@ void printTopology(const Options &options) {
   std::cout << std::right << std::flush;
 }
 
+constexpr const char *kExec = "--aspen-exec";
+constexpr const char *kExecQuiet = "--aspen-exec-quiet";
+
+/// "x" then the bytes in hex: a word made of [0-9a-fx] only, never empty.
+std::string encodeWord(const std::string &word) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "x";
+  for (unsigned char c : word) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+std::optional<std::string> decodeWord(const char *word) {
+  auto nibble = [](char c) -> int {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  if (word[0] != 'x')
+    return std::nullopt;
+  std::string out;
+  for (const char *p = word + 1; *p; p += 2) {
+    const int hi = nibble(p[0]), lo = p[1] ? nibble(p[1]) : -1;
+    if (hi < 0 || lo < 0)
+      return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
 // The mpirun command line: global options, then one application context per instance (so each
 // gets its own replica offset and host), separated by ':'.
 std::vector<std::string> buildCommand(const Options &options, const std::string &mpirun,
@@ -267,9 +297,9 @@ std::vector<std::string> buildCommand(const Options &options, const std::string 
     cmd.push_back("--oversubscribe"); // one machine: instances may outnumber its cores
   }
   // Variables every instance inherits from this shell: where the SDK and its caches are.
-  for (const char *name :
-       {"PATH", "LD_LIBRARY_PATH", "ASPEN_CACHE_DIR", "ASPEN_COMPILE_CACHE", "POPLAR_LOG_LEVEL",
-        "ASPEN_LOG_LEVEL", "POPLAR_ENGINE_OPTIONS", "ASPEN_DIST_TIMEOUT", "ASPEN_CXX"}) {
+  for (const char *name : {"PATH", "LD_LIBRARY_PATH", "ASPEN_CACHE_DIR", "ASPEN_COMPILE_CACHE",
+                           "POPLAR_LOG_LEVEL", "ASPEN_LOG_LEVEL", "POPLAR_ENGINE_OPTIONS",
+                           "ASPEN_DIST_TIMEOUT", "ASPEN_CXX", "ASPEN_CACHE_TRUSTED_GROUP"}) {
     if (std::getenv(name) != nullptr) {
       cmd.push_back("-x");
       cmd.push_back(name);
@@ -296,11 +326,14 @@ std::vector<std::string> buildCommand(const Options &options, const std::string 
       cmd.push_back(name + "=" + std::to_string(value));
     }
     cmd.insert(cmd.end(), options.mpiLocalArgs.begin(), options.mpiLocalArgs.end());
-    if (options.onlyOutputFrom && *options.onlyOutputFrom != instance) {
-      // poprun itself, as a trampoline that silences the instance and then becomes the program.
-      cmd.insert(cmd.end(), {self, "--aspen-quiet-exec"});
-    }
-    cmd.insert(cmd.end(), options.program.begin(), options.program.end());
+    // poprun itself, as a trampoline that becomes the program (silencing the instance first
+    // when asked). mpirun reads its command line as syntax (a word ':' starts another
+    // application, a leading '-' an option): the program and its arguments reach the
+    // trampoline hex-encoded, so no word of theirs is ever seen by mpirun.
+    const bool quiet = options.onlyOutputFrom && *options.onlyOutputFrom != instance;
+    cmd.insert(cmd.end(), {self, quiet ? kExecQuiet : kExec});
+    for (const std::string &word : options.program)
+      cmd.push_back(encodeWord(word));
   }
   return cmd;
 }
@@ -329,12 +362,28 @@ std::string quoted(const std::vector<std::string> &words) {
 } // namespace
 
 int main(int argc, char **argv) {
-  // Trampoline: poprun --aspen-quiet-exec program args — an instance whose output is suppressed.
-  if (argc >= 3 && std::strcmp(argv[1], "--aspen-quiet-exec") == 0) {
-    if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) {
+  // Trampoline: poprun --aspen-exec[-quiet] <encoded program> <encoded args>... — an instance
+  // (whose output is suppressed when quiet) becomes the program.
+  if (argc >= 3 && (std::strcmp(argv[1], kExec) == 0 || std::strcmp(argv[1], kExecQuiet) == 0)) {
+    std::vector<std::string> words;
+    for (int i = 2; i < argc; ++i) {
+      auto word = decodeWord(argv[i]);
+      if (!word) {
+        std::cerr << "poprun: malformed program word '" << argv[i] << "' (an internal error)\n";
+        return 127;
+      }
+      words.push_back(std::move(*word));
+    }
+    if (std::strcmp(argv[1], kExecQuiet) == 0 &&
+        (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr))) {
       return 127;
     }
-    execvp(argv[2], argv + 2);
+    std::vector<char *> args;
+    for (std::string &w : words)
+      args.push_back(w.data());
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::cerr << "poprun: cannot start '" << words[0] << "': " << std::strerror(errno) << "\n";
     return 127;
   }
   Options options;
@@ -359,6 +408,7 @@ int main(int argc, char **argv) {
     printTopology(options);
   const auto cmd = buildCommand(options, *mpirun, selfPath);
   if (options.verbosity > 0)
-    std::cerr << "poprun: running " << quoted(cmd) << "\n";
+    std::cerr << "poprun: running " << quoted(cmd) << "\n"
+              << "poprun: each instance runs " << quoted(options.program) << "\n";
   execOrDie(cmd);
 }

@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "cache/CompileCache.hpp"
 
+#include "cache/CacheFiles.hpp"
+
 #include "exe/BuildInfo.hpp"
 #include "exe/Hash.hpp"
 #include "exe/Serialize.hpp"
@@ -25,6 +27,7 @@
 #include <fstream>
 #include <map>
 #include <span>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
@@ -35,6 +38,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char *kSuffix = ".aspenexe";
+/// An entry starts with this line and its key's line, then the executable: an entry copied
+/// under another key is told apart from the graph's own (docs/caches.md).
+constexpr std::string_view kEntryMagic = "aspen-compile-cache-entry 1\n";
 
 using KeyHash = exe::Hash128;
 
@@ -71,14 +77,17 @@ void hashView(KeyHash &h, const poplar::Tensor &t) {
 struct DebugIdBase {
   poplar::DebugId base = 0;
   poplar::DebugId operator()(poplar::DebugId id) const { return id == 0 ? 0 : id - base + 1; }
-  /// debugContextsJson(records) with every "id" and "parent" rebased.
+  /// debugContextsJson(records) with every "id" and "parent" rebased, as CBOR bytes.
   std::string json(const std::vector<std::shared_ptr<const ir::DebugRecord>> &records) const {
     nlohmann::json j = ir::debugContextsJson(records);
     for (auto &e : j) {
       e["id"] = (*this)(e["id"].get<poplar::DebugId>());
       e["parent"] = (*this)(e["parent"].get<poplar::DebugId>());
     }
-    return j.dump();
+    // CBOR, not JSON text: names are bytes, and text would have to replace (and so merge)
+    // those that are not UTF-8.
+    const std::vector<std::uint8_t> bytes = nlohmann::json::to_cbor(j);
+    return std::string(bytes.begin(), bytes.end());
   }
 };
 
@@ -211,7 +220,9 @@ EvictionReport evict(const CacheConfig &config, const fs::path &keep) {
   std::error_code ec;
   const auto staleBefore = fs::file_time_type::clock::now() - kStaleTempAge;
   for (const auto &e : fs::directory_iterator(config.directory, ec)) {
-    std::error_code e1, e2;
+    std::error_code e0, e1, e2;
+    if (!e.is_regular_file(e0) || e.is_symlink(e0))
+      continue; // a link or anything else is not ours to count
     const std::uint64_t size = e.file_size(e1);
     const auto used = e.last_write_time(e2);
     if (e1 || e2)
@@ -264,8 +275,9 @@ CacheConfig CacheConfig::fromEnvironment() {
     c.directory = fs::path(x) / "aspen" / "executables";
   else if (const char *home = std::getenv("HOME"); home && *home)
     c.directory = fs::path(home) / ".cache" / "aspen" / "executables";
-  else
-    c.directory = fs::temp_directory_path() / "aspen" / "executables";
+  else if (const std::string root = perUserTempRoot(); !root.empty())
+    c.directory = fs::path(root) / "executables";
+  // else: no directory, nothing cached (perUserTempRoot warned)
   c.maxBytes = envBytes("ASPEN_COMPILE_CACHE_MAX_BYTES", c.maxBytes);
   return c;
 }
@@ -397,17 +409,60 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
   return h.hex();
 }
 
+namespace {
+
+/// Whether the cache directory may be used; warns once when it may not.
+bool usable(const CacheConfig &config) {
+  if (config.directory.empty())
+    return false;
+  const std::string why = prepareDirectory(config.directory.string());
+  if (why.empty())
+    return true;
+  warnOnce("compile cache: not using '" + config.directory.string() + "': " + why +
+           "; executables are not cached (see docs/caches.md)");
+  return false;
+}
+
+} // namespace
+
 std::unique_ptr<exe::ExecutableData> lookup(const CacheConfig &config, const std::string &key) {
-  const fs::path path = entryPath(config, key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  if (!usable(config))
     return nullptr;
+  const fs::path path = entryPath(config, key);
+  std::string why;
+  const int fd = openEntry(path.string(), why);
+  if (fd < 0) {
+    if (!why.empty())
+      ASPEN_LOG(Warn, "compile cache: not using " << path.string() << " (" << why << "); recompiling");
+    return nullptr;
+  }
+  auto bytes = readAll(fd);
+  bool own = false;
+  if (bytes) {
+    const std::string_view text(reinterpret_cast<const char *>(bytes->data()), bytes->size());
+    const std::string header = std::string(kEntryMagic) + key + "\n";
+    own = text.substr(0, header.size()) == header;
+    if (!own) {
+      ASPEN_LOG(Warn, "compile cache: " << path.string()
+                                        << " does not hold the executable of this graph (its recorded key "
+                                           "differs); recompiling");
+      ::close(fd);
+      std::error_code ec;
+      fs::remove(path, ec);
+      return nullptr;
+    }
+  }
   try {
-    auto exe = exe::deserialize(in, true, "compile cache entry '" + path.string() + "'");
-    in.close();
-    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // mark as recently used
+    if (!bytes)
+      throw poplar::poplar_error("cannot read it");
+    const std::size_t skip = kEntryMagic.size() + key.size() + 1;
+    auto exe = exe::deserializeFromBytes(bytes->data() + skip, bytes->size() - skip, true,
+                                         "compile cache entry '" + path.string() + "'");
+    ::futimens(fd, nullptr); // mark as recently used
+    ::close(fd);
     return exe;
   } catch (const poplar::poplar_error &e) {
+    ::close(fd);
     ASPEN_LOG(Warn, "compile cache: discarding a bad entry: " << e.what());
     std::error_code ec;
     fs::remove(path, ec);
@@ -416,26 +471,23 @@ std::unique_ptr<exe::ExecutableData> lookup(const CacheConfig &config, const std
 }
 
 void store(const CacheConfig &config, const std::string &key, const exe::ExecutableData &exe) {
-  static std::atomic<std::uint64_t> counter{0};
-  std::error_code ec;
-  fs::create_directories(config.directory, ec);
+  if (!usable(config))
+    return;
   const fs::path path = entryPath(config, key);
-  const fs::path tmp = config.directory / (key + ".tmp." + std::to_string(::getpid()) + "." +
-                                           std::to_string(counter.fetch_add(1)));
+  std::string why;
+  bool stored = false;
   try {
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out)
-        throw poplar::poplar_error("cannot create '" + tmp.string() + "'");
-      exe::serialize(exe, out);
-      out.close(); // flushes: a full disk shows here at the latest
-      if (!out)
-        throw poplar::poplar_error("cannot write '" + tmp.string() + "'");
-    }
-    fs::rename(tmp, path);
+    std::vector<std::uint8_t> bytes(kEntryMagic.begin(), kEntryMagic.end());
+    bytes.insert(bytes.end(), key.begin(), key.end());
+    bytes.push_back('\n');
+    const std::vector<std::uint8_t> body = exe::serializeToBytes(exe);
+    bytes.insert(bytes.end(), body.begin(), body.end());
+    stored = writeAtomic(path.string(), bytes.data(), bytes.size(), FileMode::Cache, why);
   } catch (const std::exception &e) {
-    ASPEN_LOG(Warn, "compile cache: could not store " << path.string() << " (not cached): " << e.what());
-    fs::remove(tmp, ec);
+    why = e.what();
+  }
+  if (!stored) {
+    ASPEN_LOG(Warn, "compile cache: could not store " << path.string() << " (not cached): " << why);
     evict(config); // frees what dead writers left, so that a later store may fit
     return;
   }

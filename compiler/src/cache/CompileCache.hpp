@@ -18,7 +18,8 @@ namespace aspen::cache {
 /// Where the cache lives and how big it may grow.
 struct CacheConfig {
   /// $ASPEN_CACHE_DIR/executables, else $XDG_CACHE_HOME/aspen/executables,
-  /// else ~/.cache/aspen/executables.
+  /// else ~/.cache/aspen/executables, else <tmp>/aspen-<uid>/executables (per user,
+  /// 0700); empty when that is not the user's own: nothing is cached.
   std::filesystem::path directory;
   /// ASPEN_COMPILE_CACHE_MAX_BYTES, default 2 GiB.
   std::uint64_t maxBytes = std::uint64_t(2) << 30;
@@ -35,11 +36,13 @@ std::string computeCacheKey(const ir::GraphData &graph, const std::vector<const 
                             const compiler::CompileOptions &options);
 
 /// The cached executable for `key`, or null. Costs one file open whatever the
-/// cache size; a hit marks the entry as recently used. A corrupt entry is
-/// removed (and null returned) so that the caller recompiles and replaces it.
+/// cache size; a hit marks the entry as recently used. Null, so that the caller
+/// recompiles, unless the directory and the entry pass docs/caches.md's checks and
+/// the entry records `key`; a corrupt entry or one recording another key is removed.
 std::unique_ptr<exe::ExecutableData> lookup(const CacheConfig &config, const std::string &key);
 
-/// Stores an executable atomically (write to a temporary file, then rename),
+/// Stores an executable atomically (an exclusive temporary file, then rename) after a
+/// line recording `key`, in a directory that passes docs/caches.md's checks,
 /// then evicts (see evict). Failures to write (a full disk, a file size limit, a
 /// read-only directory) are logged, never thrown, and leave no temporary file:
 /// the cache is an optimisation, and the compile goes on "not cached".
@@ -56,7 +59,7 @@ struct EvictionReport {
 };
 
 /// One eviction pass (store runs it after every write). Temporary files
-/// (`<key>.tmp.<pid>.<n>`) whose writer process is gone, or that are older than
+/// (`<key>.tmp.<pid>.<random>`) whose writer process is gone, or that are older than
 /// kStaleTempAge whoever wrote them (a pid may be reused), are removed; live
 /// writers' temporary files count towards the cache size but are never removed.
 /// Then least-recently-used entries other than `keep` go while the total exceeds

@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "codelets/CodeletCache.hpp"
 
+#include "cache/CacheFiles.hpp"
+
 #include "codelets/ContentHash.hpp"
 #include "codelets/EmbeddedFiles.hpp"
 #include "poplar/exceptions.hpp"
@@ -12,9 +14,11 @@
 #include <clang-c/Index.h>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <dirent.h>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -22,6 +26,7 @@
 #include <set>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace aspen::codelets {
@@ -116,15 +121,7 @@ const std::string &codeletCompilerBuildId() {
 }
 
 bool makeDirectories(const std::string &dir) {
-  if (dir.empty())
-    return false;
-  struct stat st;
-  if (::stat(dir.c_str(), &st) == 0)
-    return S_ISDIR(st.st_mode);
-  const std::string parent = directoryOf(dir);
-  if (parent != dir && !makeDirectories(parent))
-    return false;
-  return ::mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST;
+  return !dir.empty() && cache::prepareDirectory(dir).empty();
 }
 
 std::string codeletCacheDir() {
@@ -137,12 +134,16 @@ std::string codeletCacheDir() {
     else if (!home.empty())
       root = home + "/.cache/aspen";
     else
-      root = "/tmp/aspen-cache-" + std::to_string(::getuid());
+      root = cache::perUserTempRoot();
+    if (root.empty())
+      return {}; // perUserTempRoot warned
   }
   std::string dir = root + "/codelets";
-  if (!makeDirectories(dir))
-    throw poplar::poplar_error("Cannot create the codelet cache directory '" + dir +
-                               "' (set ASPEN_CACHE_DIR to a writable directory)");
+  if (const std::string why = cache::prepareDirectory(dir); !why.empty()) {
+    cache::warnOnce("codelet cache: not using '" + dir + "': " + why +
+                    "; compiled codelets are not cached (see docs/caches.md)");
+    return {};
+  }
   static std::mutex mutex;
   static std::set<std::string> swept;
   bool sweep = false;
@@ -158,6 +159,36 @@ std::string codeletCacheDir() {
                                                 << " bytes) from " << dir);
   }
   return dir;
+}
+
+namespace {
+std::uint64_t removeTree(const std::string &path);
+} // namespace
+
+std::string codeletWorkRoot() {
+  const std::string dir = codeletCacheDir();
+  if (!dir.empty())
+    return dir;
+  // A private directory of this process, removed at exit.
+  static std::mutex mutex;
+  static std::string scratch;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (scratch.empty()) {
+    std::error_code ec;
+    std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+    if (ec)
+      tmp = "/tmp";
+    scratch = cache::makeTempDirectory(tmp.string(), "aspen-codelets-" + std::to_string(::getpid()) + "-");
+    if (scratch.empty())
+      throw poplar::graph_object_creation_error(
+          "Cannot create a private directory for the codelet compiler in '" + tmp.string() +
+          "' (set TMPDIR or ASPEN_CACHE_DIR)");
+    std::atexit([] {
+      if (!scratch.empty())
+        removeTree(scratch);
+    });
+  }
+  return scratch;
 }
 
 namespace {
@@ -244,32 +275,86 @@ LeftoverSweep removeDeadWriterLeftovers(const std::string &dir, long minAgeSecon
   return out;
 }
 
-bool writeFileAtomic(const std::string &path, const void *data, std::size_t size) {
-  static std::atomic<unsigned> counter{0};
-  const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return false;
-  const auto *p = static_cast<const char *>(data);
-  std::size_t left = size;
-  bool ok = true;
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      ok = false;
-      break;
+namespace {
+
+constexpr std::size_t kWorkDirSlots = 64;
+constexpr std::size_t kWorkDirPathMax = 4096;
+char workDirPaths[kWorkDirSlots][kWorkDirPathMax];
+// 0 free, 1 being written, 2 ready (a handler reads only ready slots).
+std::atomic<int> workDirState[kWorkDirSlots];
+
+} // namespace
+
+void registerWorkDir(const std::string &dir) {
+  if (dir.size() >= kWorkDirPathMax)
+    return;
+  for (std::size_t i = 0; i < kWorkDirSlots; ++i) {
+    int expected = 0;
+    if (workDirState[i].compare_exchange_strong(expected, 1)) {
+      std::memcpy(workDirPaths[i], dir.c_str(), dir.size() + 1);
+      workDirState[i].store(2);
+      return;
     }
-    p += n;
-    left -= static_cast<std::size_t>(n);
   }
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
-    ::unlink(temp.c_str());
-    return false;
+}
+
+void unregisterWorkDir(const std::string &dir) {
+  for (std::size_t i = 0; i < kWorkDirSlots; ++i) {
+    int expected = 2;
+    if (std::strcmp(workDirPaths[i], dir.c_str()) == 0 &&
+        workDirState[i].compare_exchange_strong(expected, 1)) {
+      workDirPaths[i][0] = '\0';
+      workDirState[i].store(0);
+      return;
+    }
   }
-  return true;
+}
+
+void removeRegisteredWorkDirs() noexcept {
+  for (std::size_t i = 0; i < kWorkDirSlots; ++i) {
+    if (workDirState[i].load() != 2)
+      continue;
+    const int fd = ::open(workDirPaths[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      alignas(8) char buffer[8192];
+      for (;;) {
+        const long n = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+        if (n <= 0)
+          break;
+        for (long at = 0; at < n;) {
+          struct Entry {
+            std::uint64_t ino;
+            std::int64_t off;
+            unsigned short reclen;
+            unsigned char type;
+            char name[1];
+          };
+          const auto *e = reinterpret_cast<const Entry *>(buffer + at);
+          if (!(e->name[0] == '.' && (e->name[1] == '\0' || (e->name[1] == '.' && e->name[2] == '\0'))))
+            ::unlinkat(fd, e->name, 0);
+          at += e->reclen;
+        }
+      }
+      ::close(fd);
+    }
+    ::rmdir(workDirPaths[i]);
+  }
+}
+
+bool writeFileAtomic(const std::string &path, const void *data, std::size_t size, bool userFile) {
+  std::string why;
+  if (cache::writeAtomic(path, data, size, userFile ? cache::FileMode::User : cache::FileMode::Cache, why))
+    return true;
+  ASPEN_LOG(Debug, "writeFileAtomic: " << why);
+  return false;
+}
+
+std::optional<std::vector<std::uint8_t>> readCacheFile(const std::string &path) {
+  std::string why;
+  auto bytes = cache::readEntry(path, why);
+  if (!bytes && !why.empty())
+    ASPEN_LOG(Warn, "codelet cache: not using " << path << " (" << why << ")");
+  return bytes;
 }
 
 std::optional<std::vector<std::uint8_t>> readFileIfExists(const std::string &path) {

@@ -4,9 +4,11 @@
 //   <root>/codelets/lib/<hash>.so   shared objects, by content hash (what dlopen loads)
 //   <root>/codelets/include-<hash>/ the embedded codelet headers
 //   <root>/codelets/src/<hash>.cpp  codelet sources given as streams
-// <root> is $ASPEN_CACHE_DIR, else $XDG_CACHE_HOME/aspen, else ~/.cache/aspen.
-// Writes are atomic (temporary file + rename), so two processes compiling the
-// same codelets at once both succeed and readers never see a partial file.
+// <root> is $ASPEN_CACHE_DIR, else $XDG_CACHE_HOME/aspen, else ~/.cache/aspen, else
+// <tmp>/aspen-<uid>. Writes are atomic (an exclusive temporary file + rename), so two
+// processes compiling the same codelets at once both succeed and readers never see a
+// partial file. Directories and entries are checked as docs/caches.md says: what
+// someone else could have written is "not cached", never used.
 #pragma once
 
 #include <cstddef>
@@ -17,8 +19,14 @@
 
 namespace aspen::codelets {
 
-/// <root>/codelets, created if needed. Throws poplar_error if it cannot be made.
+/// <root>/codelets, created if needed; empty (with a warning, once) when it cannot be made
+/// or is not safe to use (docs/caches.md): then nothing is cached.
 std::string codeletCacheDir();
+
+/// Where the codelet compiler keeps the files a compile needs on disk (work directories,
+/// the embedded headers, sources given as streams): codeletCacheDir(), or when there is no
+/// cache a private directory of this process (mkdtemp in TMPDIR, removed at exit).
+std::string codeletWorkRoot();
 
 /// What removeDeadWriterLeftovers found and removed.
 struct LeftoverSweep {
@@ -34,13 +42,28 @@ struct LeftoverSweep {
 /// runs it once per process with one hour.
 LeftoverSweep removeDeadWriterLeftovers(const std::string &dir, long minAgeSeconds);
 
-/// Creates `dir` and its parents; false if that failed.
+/// Work directories of compiles in progress, for a signal handler to remove (popc's SIGINT
+/// and SIGTERM handlers: a killed compile leaves nothing behind). At most 64 at once; more
+/// are simply not registered (the dead-writer sweep removes them later).
+void registerWorkDir(const std::string &dir);
+void unregisterWorkDir(const std::string &dir);
+/// Async-signal-safe (system calls only, no allocation or lock): removes every registered
+/// work directory and the files in it.
+void removeRegisteredWorkDirs() noexcept;
+
+/// Creates `dir` and its parents (mode 0700) and checks it as a cache directory
+/// (cache::prepareDirectory); false if that failed.
 bool makeDirectories(const std::string &dir);
 
-/// Writes `size` bytes to `path` atomically; false if the file could not be written.
-bool writeFileAtomic(const std::string &path, const void *data, std::size_t size);
+/// Writes `size` bytes to `path` atomically through an exclusive temporary file (never a
+/// planted file or link); mode 0600, or 0666 less the umask for a `userFile` (popc's
+/// output). False if the file could not be written.
+bool writeFileAtomic(const std::string &path, const void *data, std::size_t size, bool userFile = false);
 /// The file's bytes, or nothing if it cannot be read.
 std::optional<std::vector<std::uint8_t>> readFileIfExists(const std::string &path);
+/// A cache entry's bytes if cache::openEntry accepts it (a regular file, not a link, that
+/// only trusted users can have written); nothing otherwise (logged when it exists).
+std::optional<std::vector<std::uint8_t>> readCacheFile(const std::string &path);
 
 /// Hash of the codelet compiler's own sources (introspection, registration generator,
 /// .gp format, popc) and of the headers codelets see, taken when libpoplar was built

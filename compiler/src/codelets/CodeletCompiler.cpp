@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "codelets/CodeletCompiler.hpp"
 
+#include "cache/CacheFiles.hpp"
+
 #include "codelets/CodeletCache.hpp"
 #include "codelets/ContentHash.hpp"
 #include "codelets/EmbeddedFiles.hpp"
@@ -89,14 +91,16 @@ void removeDirectory(const std::string &dir) {
   ::rmdir(dir.c_str());
 }
 
-std::string makeWorkDir(const std::string &cacheDir) {
+std::string makeWorkDir(const std::string &root) {
   static std::atomic<unsigned> counter{0};
-  const std::string tmpRoot = cacheDir + "/tmp";
-  makeDirectories(tmpRoot);
-  const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-  const std::string dir = tmpRoot + "/" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
-                          std::to_string(static_cast<unsigned long long>(stamp) & 0xffffff);
-  if (!makeDirectories(dir))
+  const std::string tmpRoot = root + "/tmp";
+  // `<pid>-<n>-<random>`: the pid tells removeDeadWriterLeftovers whose it is; mkdtemp makes
+  // it exclusively (never a directory someone planted) and unpredictably.
+  const std::string dir = makeDirectories(tmpRoot)
+                              ? aspen::cache::makeTempDirectory(tmpRoot, std::to_string(::getpid()) + "-" +
+                                                                             std::to_string(counter++) + "-")
+                              : std::string();
+  if (dir.empty())
     throw poplar::graph_object_creation_error("Cannot create a work directory for the codelet compiler in '" +
                                               tmpRoot + "'");
   return dir;
@@ -364,12 +368,17 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   CodeletCacheKeyInput keyInput{sources, args, flags.includeDirs, cxx};
   keyInput.compilerArgs.push_back("generator-v2");
   const std::string key = codeletCacheKey(keyInput);
-  const std::string gpPath = cacheDir + "/" + key + ".gp";
+  const std::string gpPath = cacheDir.empty() ? std::string() : cacheDir + "/" + key + ".gp";
 
-  if (auto cached = readFileIfExists(gpPath)) {
+  if (auto cached = gpPath.empty() ? std::nullopt : readCacheFile(gpPath)) {
     try {
       CompiledCodelets out;
       out.metadata = decodeGp(cached->data(), cached->size(), gpPath).metadata;
+      // The entry must say it was compiled under this key: a library of other sources
+      // copied under this name is never run.
+      if (out.metadata.cacheKey != key)
+        throw poplar::graph_object_load_error("it holds codelets compiled from other sources (its recorded "
+                                              "cache key differs)");
       out.gpPath = gpPath;
       out.contentHash = contentHash(cached->data(), cached->size());
       out.gpBytes = std::move(*cached);
@@ -379,8 +388,8 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
       ASPEN_LOG(Debug, "codelets " << allNames << ": cache hit " << gpPath);
       return out;
     } catch (const poplar::graph_object_load_error &e) {
-      ASPEN_LOG(Warn,
-                "recompiling codelets " << allNames << ": cached library unusable (" << e.what() << ")");
+      ASPEN_LOG(Warn, "recompiling codelets " << allNames << ": cached library " << gpPath << " unusable ("
+                                              << e.what() << ")");
     }
   }
 
@@ -395,10 +404,15 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   if (clangArgs.front().empty())
     clangArgs.erase(clangArgs.begin());
 
-  const std::string workDir = makeWorkDir(cacheDir);
+  const std::string workDir = makeWorkDir(codeletWorkRoot());
+  // Removed however the compile ends: an exception here, or (in popc) SIGINT or SIGTERM.
+  registerWorkDir(workDir);
   struct Cleanup {
     std::string dir;
-    ~Cleanup() { removeDirectory(dir); }
+    ~Cleanup() {
+      unregisterWorkDir(dir);
+      removeDirectory(dir);
+    }
   } cleanup{workDir};
 
   std::map<std::string, std::string> fieldTypeSpelling; // "vertex\nfield" -> C++ type
@@ -639,13 +653,14 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   out.metadata.targets = flags.targets;
   out.metadata.vertexTypes = std::move(vertexTypes);
   out.metadata.compilerOutput = diagnostics;
+  out.metadata.cacheKey = key;
   out.gpBytes = encodeGp(out.metadata, soBytes->data(), soBytes->size());
   out.contentHash = contentHash(out.gpBytes.data(), out.gpBytes.size());
   // A cache that cannot take the library (a full disk) only means "not cached":
   // the library's bytes stay in memory (gpPath empty).
-  if (writeFileAtomic(gpPath, out.gpBytes.data(), out.gpBytes.size()))
+  if (!gpPath.empty() && writeFileAtomic(gpPath, out.gpBytes.data(), out.gpBytes.size()))
     out.gpPath = gpPath;
-  else
+  else if (!gpPath.empty()) // no cache at all was warned about once
     ASPEN_LOG(Warn, "cannot write compiled codelets to the cache ("
                         << gpPath << "); they are kept in memory, not cached");
   const double ms =

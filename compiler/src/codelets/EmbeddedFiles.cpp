@@ -23,18 +23,17 @@ const std::string &embeddedFilesHash() {
   return hash;
 }
 
-const std::string &embeddedIncludeDir() {
+std::string embeddedIncludeDir() {
+  // Not remembered across calls: the cache directory may change (ASPEN_CACHE_DIR) or be
+  // removed while the process runs; the marker is one stat.
   static std::mutex mutex;
-  static std::string dir;
   std::lock_guard<std::mutex> lock(mutex);
-  if (!dir.empty())
-    return dir;
-  const std::string root = codeletCacheDir() + "/include-" + embeddedFilesHash().substr(0, 16);
+  const std::string root = codeletWorkRoot() + "/include-" + embeddedFilesHash().substr(0, 16);
   // A marker written last tells that every file is in place; files are written
   // atomically, so processes filling the directory at once agree.
   const std::string marker = root + "/.complete";
   struct stat st;
-  if (::stat(marker.c_str(), &st) != 0) {
+  if (::lstat(marker.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
     for (std::size_t i = 0; i < kNumEmbeddedFiles; ++i) {
       const std::string path = root + "/" + kEmbeddedFiles[i].path;
       const std::size_t slash = path.rfind('/');
@@ -45,8 +44,7 @@ const std::string &embeddedIncludeDir() {
     if (!writeFileAtomic(marker, "", 0))
       throw poplar::poplar_error("Cannot write the codelet headers to '" + root + "'");
   }
-  dir = root;
-  return dir;
+  return root;
 }
 
 } // namespace aspen::codelets

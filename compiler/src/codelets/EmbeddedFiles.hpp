@@ -24,7 +24,7 @@ extern const char *const kAspenVersion;
 
 /// A directory holding every embedded file at its relative path (created in the
 /// codelet cache on first use, named by a hash of the contents).
-const std::string &embeddedIncludeDir();
+std::string embeddedIncludeDir();
 /// Hash of all embedded files and the Aspen version, part of every cache key.
 const std::string &embeddedFilesHash();
 

@@ -200,9 +200,11 @@ std::string metadataToJson(const LibraryMetadata &metadata) {
   }
   if (!metadata.vertexCounts.empty())
     doc["vertexCounts"] = metadata.vertexCounts;
+  if (!metadata.cacheKey.empty())
+    doc["cacheKey"] = metadata.cacheKey;
   if (!metadata.aliases.empty())
     doc["aliases"] = metadata.aliases;
-  return doc.dump();
+  return doc.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 namespace {
@@ -213,7 +215,8 @@ std::uint64_t unsignedField(const Json &object, const char *key, std::uint64_t l
                             const std::string &fileName, const std::string &where) {
   const Json &value = object.at(key);
   if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<std::int64_t>() >= 0))
-    fail(fileName, where + ": \"" + key + "\" is not an unsigned integer (" + value.dump() + ")");
+    fail(fileName, where + ": \"" + key + "\" is not an unsigned integer (" +
+                       value.dump(-1, ' ', false, Json::error_handler_t::replace) + ")");
   const std::uint64_t n = value.get<std::uint64_t>();
   if (n > limit)
     fail(fileName,
@@ -261,6 +264,8 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
     m.sharedObjectHash = stringField(doc, "sharedObjectHash", fileName, "the metadata");
     m.sources = stringList(doc, "sources", fileName);
     m.targets = stringList(doc, "targets", fileName);
+    if (doc.contains("cacheKey"))
+      m.cacheKey = stringField(doc, "cacheKey", fileName, "the metadata");
     m.compilerOutput = doc.contains("compilerOutput")
                            ? stringField(doc, "compilerOutput", fileName, "the metadata")
                            : std::string();

@@ -47,6 +47,9 @@ struct LibraryMetadata {
   std::vector<std::string> targets;            // e.g. {"ipu2", "cpu"}; informational
   std::vector<ir::VertexTypeInfo> vertexTypes; // `library` left 0
   std::string compilerOutput;                  // the host compiler's warnings, replayed on a cache hit
+  /// The codelet cache key it was compiled under (codeletCacheKey): a cache entry is used
+  /// only under the key it records (docs/caches.md). Empty in libraries popc links.
+  std::string cacheKey;
   /// The shared objects (one unless popc linked .gp inputs); empty = one, the whole region.
   std::vector<SharedObjectRef> sharedObjects;
   /// Parallel to vertexTypes: the index of the shared object that implements each

@@ -128,7 +128,7 @@ bool addCompiled(GraphData &data, const std::vector<std::string> &sources, Strin
 
 /// Writes codelet source text into the cache (by content) and returns its path.
 std::string storeSourceText(const std::string &text, const char *extension) {
-  const std::string dir = aspen::codelets::codeletCacheDir() + "/src";
+  const std::string dir = aspen::codelets::codeletWorkRoot() + "/src";
   const std::string path = dir + "/" + aspen::codelets::contentHash(text.data(), text.size()) + extension;
   if (!aspen::codelets::makeDirectories(dir) ||
       !aspen::codelets::writeFileAtomic(path, text.data(), text.size()))

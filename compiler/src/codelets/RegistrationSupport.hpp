@@ -152,12 +152,22 @@ template <class MemberPointer> struct MemberOf;
 template <class C, class F> struct MemberOf<F C::*> { typedef F type; };
 
 /// Describes field `M` of vertex type `V` (M may be a member of a base of V).
+/// One object's worth of storage per vertex type, shared by the probes of all its fields
+/// (one per field made a vertex of n fields cost n * sizeof(V): quadratic in n).
+template <class V> struct LayoutStorage {
+  struct alignas(V) Bytes {
+    unsigned char bytes[sizeof(V)];
+  };
+  static Bytes storage;
+};
+template <class V> typename LayoutStorage<V>::Bytes LayoutStorage<V>::storage;
+
 template <class Tag, class V, class MP, MP M> struct FieldProbe {
   friend void aspenDescribeField(Tag, AspenFieldEntry *entry) {
     typedef typename MemberOf<MP>::type F;
     typedef FieldTraits<typename std::remove_cv<F>::type> Traits;
     // Offsets come from the compiler's layout; no vertex constructor ever runs.
-    alignas(V) static unsigned char storage[sizeof(V)];
+    unsigned char *storage = LayoutStorage<V>::storage.bytes;
     V *object = reinterpret_cast<V *>(storage);
     const unsigned char *member = reinterpret_cast<const unsigned char *>(&(object->*M));
     entry->offset = static_cast<std::uint32_t>(member - storage);

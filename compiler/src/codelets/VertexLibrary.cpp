@@ -46,13 +46,14 @@ const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, co
     return *it->second;
   std::string path;
   try {
-    const std::string dir = codeletCacheDir() + "/lib";
-    if (makeDirectories(dir)) {
+    const std::string cacheDir = codeletCacheDir();
+    const std::string dir = cacheDir + "/lib";
+    if (!cacheDir.empty() && makeDirectories(dir)) {
       const std::string candidate = dir + "/" + soHash + ".so";
       // Reuse a cached copy only if it holds exactly these bytes; a damaged (or
       // swapped) one is replaced, so the cache heals itself.
       bool intact = false;
-      if (auto existing = readFileIfExists(candidate)) {
+      if (auto existing = readCacheFile(candidate)) {
         intact = existing->size() == size && (size == 0 || std::memcmp(existing->data(), bytes, size) == 0);
         if (!intact)
           ASPEN_LOG(Warn, "codelet cache: " << candidate << " does not hold the shared object of '" << name

@@ -843,7 +843,7 @@ void appendSection(std::vector<std::uint8_t> &out, std::uint32_t tag, const std:
 } // namespace
 
 std::string targetFingerprint(const ir::TargetData &target) {
-  return targetToJson(target).dump();
+  return targetToJson(target).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::vector<std::uint8_t> serializeToBytes(const ExecutableData &x) {

@@ -471,7 +471,9 @@ std::string emitProfile(const exe::ExecutableData &x, const ir::GraphData &g, co
     prof["vertexTypes"] = std::move(types);
   }
   addProfileTables(prof, g, lp, plan, live, x);
-  return prof.dump();
+  // Names are bytes (Poplar takes any): bytes that are not UTF-8 become U+FFFD in the
+  // profile text instead of an exception from the Engine constructor (docs/profiling.md).
+  return prof.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 } // namespace

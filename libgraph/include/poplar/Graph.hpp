@@ -69,6 +69,10 @@ public:
 /// A graph of variables, constants, vertices and compute sets for one target.
 /// Graphs made by `createVirtualGraph` share their parent's elements and use
 /// tile numbers relative to their first tile.
+///
+/// Not thread-safe, as Poplar's Graph: one thread at a time may use a Graph (and
+/// its virtual graphs, tensors and compute sets); callers sharing one serialise
+/// its use (docs/porting-from-poplar.md).
 class Graph {
 public:
   /// Poplar spells it `Graph::TileToTensorMapping` too (PopLibs uses this form).

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace aspen::profile {
@@ -19,6 +21,24 @@ inline constexpr int kReportVersion = 2;
 /// truncated or malformed JSON, not an Aspen profile, or a newer version.
 /// `resolvedPath`, when given, receives the file actually read.
 nlohmann::json readReport(const std::string &path, std::string *resolvedPath = nullptr);
+
+/// How deep a report, or a line of a .pvti trace, may nest. Aspen's reports nest a few
+/// levels; the CBOR reader, and everything that walks a parsed value, recurses per level, so
+/// a crafted file 100,000 levels deep would overflow the stack.
+inline constexpr std::size_t kMaxReportDepth = 256;
+/// Bounds on the target a report describes: larger counts are not a report Aspen wrote, and
+/// would make readers allocate per tile without end.
+inline constexpr std::uint64_t kMaxReportTiles = std::uint64_t(1) << 22;
+
+/// Parses JSON (or CBOR when `cbor`) into `out`, nesting at most `maxDepth` levels. False
+/// when the input nests deeper (nothing is recursed into past the limit); malformed input
+/// throws nlohmann::json::parse_error as json::parse does.
+bool parseLimited(const std::string &bytes, bool cbor, nlohmann::json &out,
+                  std::size_t maxDepth = kMaxReportDepth);
+
+/// `j` as JSON text; bytes of strings that are not UTF-8 (names are bytes in Poplar) become
+/// U+FFFD instead of an exception.
+std::string dumpText(const nlohmann::json &j, int indent = -1);
 
 /// The checks readReport makes on a parsed object (`file` names it in messages).
 void checkReport(const nlohmann::json &report, const std::string &file);

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <type_traits>
 
 namespace aspen::profile {
 
@@ -19,12 +21,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-void replaceOnce(std::string &text, const std::string &placeholder, const std::string &value) {
-  const auto at = text.find(placeholder);
-  if (at != std::string::npos)
-    text.replace(at, placeholder.size(), value);
-}
 
 /// JSON safe inside <script>: every '<' as \u003c (it can only occur in strings).
 std::string scriptSafe(const std::string &jsonText) {
@@ -62,6 +58,21 @@ std::string htmlEscape(const std::string &s) {
   return out;
 }
 
+/// `e[key]` if it has the type of `otherwise`, else `otherwise`: a malformed trace line
+/// is skipped or shown with defaults, never an exception.
+template <class T> T field(const json &e, const char *key, T otherwise) {
+  const auto it = e.find(key);
+  if (it == e.end())
+    return otherwise;
+  if constexpr (std::is_same_v<T, std::string>) {
+    return it->is_string() ? it->get<std::string>() : otherwise;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return it->is_number() ? it->get<T>() : otherwise;
+  } else {
+    return it->is_number_unsigned() ? it->get<T>() : otherwise;
+  }
+}
+
 } // namespace
 
 std::string visionHtml(const std::vector<PageReport> &reports) {
@@ -74,19 +85,41 @@ std::string visionHtml(const std::vector<PageReport> &reports) {
     data["reports"].push_back({{"file", r.file}, {"report", r.report}, {"host", events}});
     title += (title.size() > 12 ? " vs " : " \xe2\x80\x94 ") + r.file;
   }
-  std::string page = kVisionHtmlTemplate;
-  // The data goes in last so that no placeholder text inside it is replaced.
-  replaceOnce(page, "@TITLE@", htmlEscape(title));
-  replaceOnce(page, "@CSS@", kVisionCss);
-  const std::string js = kVisionJs;
-  const std::string dataText = scriptSafe(data.dump(-1, ' ', false, json::error_handler_t::replace));
-  const auto dataAt = page.find("@DATA@");
-  const auto jsAt = page.find("@JS@");
-  if (dataAt != std::string::npos && jsAt != std::string::npos && dataAt < jsAt) {
-    page = page.substr(0, dataAt) + dataText + page.substr(dataAt + 6, jsAt - dataAt - 6) + js +
-           page.substr(jsAt + 4);
+  // One pass over the template: what is put in (a title naming a file called "@CSS@", the
+  // data, the script) is never searched for placeholders again.
+  const std::map<std::string, std::string> values = {
+      {"@TITLE@", htmlEscape(title)},
+      {"@CSS@", kVisionCss},
+      {"@DATA@", scriptSafe(dumpText(data))},
+      {"@JS@", kVisionJs},
+  };
+  const std::string page = kVisionHtmlTemplate;
+  std::string out;
+  out.reserve(page.size() + values.at("@DATA@").size() + values.at("@JS@").size() +
+              values.at("@CSS@").size());
+  std::set<std::string> done;
+  for (std::size_t at = 0; at < page.size();) {
+    const std::size_t next = page.find('@', at);
+    if (next == std::string::npos) {
+      out.append(page, at, std::string::npos);
+      break;
+    }
+    out.append(page, at, next - at);
+    bool replaced = false;
+    for (const auto &[placeholder, value] : values)
+      if (!done.count(placeholder) && page.compare(next, placeholder.size(), placeholder) == 0) {
+        out += value;
+        done.insert(placeholder);
+        at = next + placeholder.size();
+        replaced = true;
+        break;
+      }
+    if (!replaced) {
+      out += '@';
+      at = next + 1;
+    }
   }
-  return page;
+  return out;
 }
 
 json readHostTraces(const std::string &directory) {
@@ -105,12 +138,20 @@ json readHostTraces(const std::string &directory) {
     json events = json::array();
     // Per (thread, channel): open trace points, to pair begin with end.
     std::map<std::pair<std::uint64_t, std::string>, std::vector<json>> open;
+    // A trace file is anyone's: a line that is not a trace point (malformed, nested without
+    // end, fields of other types) is skipped, never an exception.
     while (std::getline(is, line)) {
-      const json e = json::parse(line, nullptr, false);
-      if (e.is_discarded() || !e.is_object() || !e.contains("ph"))
+      json e;
+      try {
+        if (!parseLimited(line, false, e, 8))
+          continue;
+      } catch (const json::exception &) {
         continue;
-      const std::string ph = e.value("ph", "");
-      const auto key = std::make_pair(e.value("tid", std::uint64_t(0)), e.value("ch", std::string()));
+      }
+      if (!e.is_object() || !e.contains("ph"))
+        continue;
+      const std::string ph = field(e, "ph", std::string());
+      const auto key = std::make_pair(field(e, "tid", std::uint64_t(0)), field(e, "ch", std::string()));
       auto &stack = open[key];
       if (ph == "B") {
         stack.push_back(e);
@@ -118,9 +159,9 @@ json readHostTraces(const std::string &directory) {
         const json b = stack.back();
         stack.pop_back();
         events.push_back({{"channel", key.second},
-                          {"name", b.value("name", std::string())},
-                          {"begin", b.value("ts", 0.0)},
-                          {"end", e.value("ts", 0.0)},
+                          {"name", field(b, "name", std::string())},
+                          {"begin", field(b, "ts", 0.0)},
+                          {"end", field(e, "ts", 0.0)},
                           {"depth", stack.size()}});
       }
     }

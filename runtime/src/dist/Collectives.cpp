@@ -14,11 +14,15 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace popdist::collectives {
 namespace {
 
+using aspen::dist::agree;
+using aspen::dist::CallDescriptor;
+using aspen::dist::CallKind;
 using aspen::dist::check;
 using aspen::dist::ensureMpi;
 using aspen::dist::fail;
@@ -57,10 +61,26 @@ template <typename T> void combineInto(T *out, const T *a, const T *b, std::size
 // order (0, 1, 2, ...), then the reduced chunks are gathered everywhere. The same bits on every
 // instance whatever MPI's algorithms, and the bandwidth of a ring all-reduce. Windows keep every
 // MPI count within int.
+template <typename T> constexpr std::uint32_t typeIndex() {
+  if constexpr (std::is_same_v<T, float>)
+    return 0;
+  else if constexpr (std::is_same_v<T, double>)
+    return 1;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return 2;
+  else if constexpr (std::is_same_v<T, std::uint32_t>)
+    return 3;
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return 4;
+  else
+    return 5;
+}
+
 template <typename T> void allReduceImpl(T *data, std::size_t count, ReduceOp op) {
   static constexpr const char *name = "popdist::collectives::allReduce";
   std::lock_guard<std::mutex> lock(mpiMutex());
   ensureMpi(name);
+  agree(name, CallDescriptor{CallKind::AllReduce, typeIndex<T>(), static_cast<std::uint32_t>(op), 0, count});
   const std::size_t instances = popdist::getNumInstances();
   const std::size_t rank = popdist::getInstanceIndex();
   if (instances == 1 || count == 0) {
@@ -109,6 +129,7 @@ template <typename T> void allReduceImpl(T *data, std::size_t count, ReduceOp op
 void synchronize() {
   std::lock_guard<std::mutex> lock(mpiMutex());
   ensureMpi("popdist::collectives::synchronize");
+  agree("popdist::collectives::synchronize", CallDescriptor{CallKind::Synchronize});
   MPI_Request request;
   check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "popdist::collectives::synchronize");
   wait(request, "popdist::collectives::synchronize");
@@ -141,6 +162,7 @@ void broadcast(void *data, std::size_t bytes, unsigned rootInstance) {
     fail(name, "root instance " + std::to_string(rootInstance) + " is not below the " +
                    std::to_string(popdist::getNumInstances()) + " instances");
   }
+  agree(name, CallDescriptor{CallKind::Broadcast, 0, 0, rootInstance, bytes});
   auto *bytesPtr = static_cast<unsigned char *>(data);
   constexpr std::size_t window = std::size_t{1} << 30;
   for (std::size_t begin = 0; begin < bytes; begin += window) {
@@ -159,6 +181,7 @@ void allGather(const void *data, std::size_t bytes, void *out) {
   if (bytes * popdist::getNumInstances() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     fail(name, std::to_string(bytes) + " bytes per instance is more than one call moves (2 GiB in all)");
   }
+  agree(name, CallDescriptor{CallKind::AllGather, 0, 0, 0, bytes});
   MPI_Request request;
   check(MPI_Iallgather(data, static_cast<int>(bytes), MPI_BYTE, out, static_cast<int>(bytes), MPI_BYTE,
                        MPI_COMM_WORLD, &request),

@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <mutex>
 #include <string>
 
@@ -24,5 +25,28 @@ void check(int code, const char *what);
 /// Polls `request` until it completes; throws on an MPI error or when the deadline passes.
 void wait(MPI_Request &request, const char *what);
 [[noreturn]] void fail(const char *what, const std::string &message);
+
+/// Starts MPI at popdist's first call when the launch has several instances (every popdist
+/// function calls it), so that an instance that ends early has started MPI and says goodbye
+/// (see agree) instead of leaving the others in MPI_Init_thread.
+void startForLaunch();
+
+/// What one instance calls; every instance must call the same, in the same order.
+enum class CallKind : std::uint32_t { Exit, Synchronize, AllReduce, Broadcast, AllGather };
+struct CallDescriptor {
+  CallKind kind = CallKind::Exit;
+  std::uint32_t type = 0;  // allReduce: float, double, int32, uint32, int64, uint64
+  std::uint32_t op = 0;    // allReduce: ReduceOp
+  std::uint32_t root = 0;  // broadcast
+  std::uint64_t count = 0; // allReduce: elements; broadcast, allGather: bytes
+  std::uint64_t sequence = 0;
+};
+
+/// Before each host collective (and at the end of the program, from an atexit handler): every
+/// instance shows the others what it calls (an all-gather on a copy of MPI_COMM_WORLD, under
+/// the deadline). A difference in kind, type, size, operation, root or order — or a peer
+/// whose program ended — throws on every instance a poplar::runtime_error naming this call
+/// and each other instance's. Call with mpiMutex() held, after ensureMpi.
+void agree(const char *what, CallDescriptor mine);
 
 } // namespace aspen::dist

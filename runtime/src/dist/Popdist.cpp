@@ -1,6 +1,7 @@
 // The popdist API (popdist/popdist_poplar.hpp): this instance's place in a distributed run.
 #include "popdist/popdist_poplar.hpp"
 
+#include "dist/MpiSupport.hpp"
 #include "popdist/collectives.hpp"
 #include "poplar/DeviceManager.hpp"
 #include "util/DistEnvironment.hpp"
@@ -12,27 +13,35 @@ namespace popdist {
 using aspen::dist::distEnvironment;
 
 bool isPopdistEnvSet() {
+  aspen::dist::startForLaunch();
   return distEnvironment().launchedByPoprun;
 }
 unsigned getNumInstances() {
+  aspen::dist::startForLaunch();
   return distEnvironment().numInstances;
 }
 unsigned getInstanceIndex() {
+  aspen::dist::startForLaunch();
   return distEnvironment().instanceIndex;
 }
 unsigned getLocalInstanceIndex() {
+  aspen::dist::startForLaunch();
   return distEnvironment().localInstanceIndex;
 }
 unsigned getNumTotalReplicas() {
+  aspen::dist::startForLaunch();
   return distEnvironment().numTotalReplicas;
 }
 unsigned getNumLocalReplicas() {
+  aspen::dist::startForLaunch();
   return distEnvironment().numLocalReplicas;
 }
 unsigned getReplicaIndexOffset() {
+  aspen::dist::startForLaunch();
   return distEnvironment().replicaIndexOffset;
 }
 unsigned getNumIpusPerReplica() {
+  aspen::dist::startForLaunch();
   return distEnvironment().numIpusPerReplica;
 }
 

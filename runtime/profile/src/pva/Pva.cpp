@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <type_traits>
 
 namespace pva {
 
@@ -61,6 +62,30 @@ struct ReportData {
 
 namespace {
 
+/// `o[key]` if `o` is an object holding it with the type of `otherwise`, else `otherwise`:
+/// a report that parses but holds odd content never makes an accessor throw a JSON
+/// library's exception (only Poplar's exceptions cross libpva's API).
+template <class T> T val(const json &o, const char *key, T otherwise) {
+  if (!o.is_object())
+    return otherwise;
+  const auto it = o.find(key);
+  if (it == o.end())
+    return otherwise;
+  if constexpr (std::is_same_v<T, std::string>) {
+    return it->is_string() ? it->get<std::string>() : otherwise;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return it->is_boolean() ? it->get<bool>() : otherwise;
+  } else if constexpr (std::is_same_v<T, json>) {
+    return it->type() == otherwise.type() ? *it : otherwise;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return it->is_number() ? it->get<T>() : otherwise;
+  } else {
+    return it->is_number_unsigned() || (it->is_number_integer() && it->get<std::int64_t>() >= 0)
+               ? it->get<T>()
+               : otherwise;
+  }
+}
+
 std::uint64_t num(const json &o, const char *key, std::uint64_t otherwise = 0) {
   auto it = o.find(key);
   return it != o.end() && it->is_number() ? it->get<std::uint64_t>() : otherwise;
@@ -106,8 +131,8 @@ void build(detail::ReportData &d) {
       if (list[i].is_object() && list[i].contains("id") && list[i]["id"].is_number_unsigned())
         d.debugIndex.emplace(list[i]["id"].get<std::uint64_t>(), i);
   }
-  const json steps = r.value("steps", json::array());
-  const json programs = r.value("programs", json::array());
+  const json steps = val(r, "steps", json::array());
+  const json programs = val(r, "programs", json::array());
   d.stepNode.assign(steps.size(), ~std::size_t(0));
   d.numControl = programs.size();
   d.nodes.resize(programs.size());
@@ -116,9 +141,9 @@ void build(detail::ReportData &d) {
     root.name = "Program " + std::to_string(p);
     root.type = Program::Type::Sequence;
     std::vector<std::size_t> stack{p};
-    for (std::size_t s = programs[p].value("entry", std::size_t(0)); s < steps.size(); ++s) {
+    for (std::size_t s = val(programs[p], "entry", std::size_t(0)); s < steps.size(); ++s) {
       const json &st = steps[s];
-      const std::string kind = st.value("kind", std::string());
+      const std::string kind = val(st, "kind", std::string());
       if (kind == "End")
         break;
       if (kind == "BlockEnd") {
@@ -127,8 +152,8 @@ void build(detail::ReportData &d) {
         continue;
       }
       detail::Node n;
-      n.name = st.value("name", std::string());
-      const std::uint64_t cycles = st.value("cycles", std::uint64_t(0));
+      n.name = val(st, "name", std::string());
+      const std::uint64_t cycles = val(st, "cycles", std::uint64_t(0));
       if (kind == "BlockBegin") {
         n.type = Program::Type::Sequence;
       } else {
@@ -153,10 +178,10 @@ void build(detail::ReportData &d) {
   for (std::size_t s = 0; s < steps.size(); ++s)
     if (d.stepNode[s] == ~std::size_t(0)) {
       detail::Node n;
-      n.name = steps[s].value("name", std::string());
-      n.type = typeOf(steps[s].value("kind", std::string()));
+      n.name = val(steps[s], "name", std::string());
+      n.type = typeOf(val(steps[s], "kind", std::string()));
       n.step = static_cast<std::int64_t>(s);
-      n.cycles = steps[s].value("cycles", std::uint64_t(0));
+      n.cycles = val(steps[s], "cycles", std::uint64_t(0));
       d.stepNode[s] = d.nodes.size();
       d.nodes.push_back(std::move(n));
     }
@@ -165,13 +190,14 @@ void build(detail::ReportData &d) {
   d.executedStep.assign(steps.size(), nullptr);
   if (auto it = x.find("steps"); it != x.end() && it->is_array())
     for (const json &e : *it) {
-      const std::size_t s = e.value("step", steps.size());
+      const std::size_t s = val(e, "step", steps.size());
       if (s < steps.size())
         d.executedStep[s] = &e;
     }
   if (auto it = x.find("trace"); it != x.end() && it->is_array()) {
     for (const json &e : *it) {
-      if (!e.is_array() || e.size() != 4)
+      if (!e.is_array() || e.size() != 4 ||
+          !std::all_of(e.begin(), e.end(), [](const json &v) { return v.is_number_unsigned(); }))
         throw Exception("Cannot read the profile report '" + d.path +
                         "': an execution.trace entry is not [step, run, startCycle, cycles]");
       d.trace.push_back({e[0].get<std::uint32_t>(), e[1].get<std::uint32_t>(), e[2].get<std::uint64_t>(),
@@ -187,7 +213,7 @@ void build(detail::ReportData &d) {
     std::int64_t program = -1;
     const std::uint32_t first = d.trace[d.runBegin[k]].step;
     for (std::size_t p = 0; p < programs.size(); ++p)
-      if (programs[p].value("entry", ~0u) == first)
+      if (val(programs[p], "entry", ~0u) == first)
         program = static_cast<std::int64_t>(p);
     d.runProgram.push_back(program);
   }
@@ -225,7 +251,7 @@ std::string Report::path() const {
 }
 
 Version Report::poplarVersion() const {
-  const std::string text = d_->report.value("poplarVersion", std::string());
+  const std::string text = val(d_->report, "poplarVersion", std::string());
   unsigned major = 0, minor = 0, point = 0;
   std::sscanf(text.c_str(), "%u.%u.%u", &major, &minor, &point);
   return Version(major, minor, point, text);
@@ -233,10 +259,10 @@ Version Report::poplarVersion() const {
 
 // ---- target and graph ------------------------------------------------------------
 std::string Target::type() const {
-  return d_->at("target").value("type", std::string());
+  return val(d_->at("target"), "type", std::string());
 }
 std::string Target::architecture() const {
-  return d_->at("target").value("arch", std::string());
+  return val(d_->at("target"), "arch", std::string());
 }
 unsigned Target::numIPUs() const {
   return static_cast<unsigned>(num(d_->at("target"), "numIPUs"));
@@ -260,7 +286,7 @@ std::uint64_t Target::totalMemory() const {
   return bytesPerTile() * numTiles();
 }
 double Target::clockFrequency() const {
-  return d_->at("target").value("tileClockFrequency", 0.0);
+  return val(d_->at("target"), "tileClockFrequency", 0.0);
 }
 
 std::uint64_t Graph::numComputeSets() const {
@@ -281,9 +307,9 @@ std::uint64_t Graph::numVertexTypes() const {
 
 // ---- memory ------------------------------------------------------------------------
 MemoryCategory MemoryCategories::get(const std::string &key) const {
-  const json &byCategory = d_->at("memory", "tiles").value("byCategory", json::object());
+  const json &byCategory = val(d_->at("memory", "tiles"), "byCategory", json::object());
   auto it = byCategory.find(key);
-  if (it == byCategory.end() || !it->is_array() || tile_ >= it->size())
+  if (it == byCategory.end() || !it->is_array() || tile_ >= it->size() || !(*it)[tile_].is_number_unsigned())
     return MemoryCategory(0);
   return MemoryCategory((*it)[tile_].get<std::uint64_t>());
 }
@@ -328,8 +354,8 @@ std::uint64_t Program::estimatedCycles() const {
 }
 std::uint64_t Program::notAlwaysLiveBytes() const {
   const std::int64_t s = d_->nodes[index_].step;
-  const json steps = d_->report.value("steps", json::array());
-  return s >= 0 && std::size_t(s) < steps.size() ? steps[s].value("notAlwaysLiveBytes", std::uint64_t(0)) : 0;
+  const json steps = val(d_->report, "steps", json::array());
+  return s >= 0 && std::size_t(s) < steps.size() ? val(steps[s], "notAlwaysLiveBytes", std::uint64_t(0)) : 0;
 }
 
 std::vector<std::shared_ptr<DebugContext>> Program::debugContexts() const {
@@ -388,7 +414,7 @@ std::shared_ptr<Program> LivenessProgramStep::program() const {
 }
 NotAlwaysLiveMemory LivenessProgramStep::notAlwaysLiveMemory() const {
   const auto it = d_->report.find("steps");
-  return NotAlwaysLiveMemory((*it)[step_].value("notAlwaysLiveBytes", std::uint64_t(0)));
+  return NotAlwaysLiveMemory(val((*it)[step_], "notAlwaysLiveBytes", std::uint64_t(0)));
 }
 
 // ---- compilation ----------------------------------------------------------------------
@@ -422,7 +448,7 @@ std::uint64_t Compilation::totalMemory() const {
   return num(d_->at("memory"), "totalPeakBytes");
 }
 bool Compilation::outOfMemory() const {
-  return d_->at("memory").value("outOfMemory", false);
+  return val(d_->at("memory"), "outOfMemory", false);
 }
 
 // ---- execution ----------------------------------------------------------------------
@@ -444,11 +470,13 @@ std::vector<std::uint64_t> ExecutionStep::cyclesByTile() const {
   const json *e = s < d_->executedStep.size() ? d_->executedStep[s] : nullptr;
   if (!e)
     return out;
-  const json tiles = e->value("tiles", json::array());
-  json cycles = e->value("tileComputeCycles", json::array());
+  const json tiles = val(*e, "tiles", json::array());
+  json cycles = val(*e, "tileComputeCycles", json::array());
   if (cycles.empty())
-    cycles = e->value("tileExchangeCycles", json::array());
+    cycles = val(*e, "tileExchangeCycles", json::array());
   for (std::size_t k = 0; k < tiles.size() && k < cycles.size(); ++k) {
+    if (!tiles[k].is_number_unsigned() || !cycles[k].is_number_unsigned())
+      continue;
     const std::size_t t = tiles[k].get<std::size_t>();
     if (t < out.size())
       out[t] = cycles[k].get<std::uint64_t>();

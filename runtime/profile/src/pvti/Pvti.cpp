@@ -53,7 +53,7 @@ public:
     std::lock_guard<std::mutex> lock(mutex_);
     if (!out_)
       return;
-    out_ << line.dump() << '\n';
+    out_ << line.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
     // Keep the file current when no trace point is open, so a reader (the
     // analyser page written when an engine ends) sees whole trace points.
     open_ += phase == 'B' ? 1 : phase == 'E' && open_ > 0 ? -1 : 0;
