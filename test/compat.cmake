@@ -171,4 +171,7 @@ aspen_add_test(compat_host_api LABEL conformance
           compat/popnn_on_popops_codelets.cpp compat/reports_client.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn Aspen::poprand Aspen::gcl Aspen::pva)
 aspen_add_test(compat_host_api_errors LABEL error SOURCES error/host_api_errors.cpp
-  LIBS Aspen::popops Aspen::poputil Aspen::gcl)
+  LIBS Aspen::popops Aspen::poputil Aspen::gcl Aspen::popfloat)
+# popfloat's half conversions (every half bit pattern against its formula) and names.
+aspen_add_test(popfloat_compat_cast_to_half LABEL conformance SOURCES compat/popfloat_cast_to_half.cpp
+  LIBS Aspen::popops Aspen::popfloat)

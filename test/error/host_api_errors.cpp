@@ -2,6 +2,7 @@
 // Issue 26: the host API added for real programs rejects bad input with a message naming the
 // function and the argument or file at fault.
 #include <gcl/TileAllocation.hpp>
+#include <popfloat/experimental/GfloatExprUtil.hpp>
 #include <poplar/CodeletFileType.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
@@ -76,4 +77,12 @@ TEST_CASE("target.saveArchive names a file it cannot write, and needs a file", "
         (void)compileGraph(graph, {prog}, {{"target.saveArchive", ""}});
       },
       {"target.saveArchive", "file name"});
+}
+
+TEST_CASE("popfloat's names reject values outside their enumerations", "[error][popfloat]") {
+  using namespace popfloat::experimental;
+  requireError<poputil::poplibs_error>([] { (void)formatTypeToString(static_cast<FormatType>(42)); },
+                                       {"formatTypeToString", "42"});
+  requireError<poputil::poplibs_error>([] { (void)specTypeToPoplarType(SpecType::BF16); },
+                                       {"specTypeToPoplarType", "BF16"});
 }
