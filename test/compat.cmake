@@ -175,3 +175,6 @@ aspen_add_test(compat_host_api_errors LABEL error SOURCES error/host_api_errors.
 # popfloat's half conversions (every half bit pattern against its formula) and names.
 aspen_add_test(popfloat_compat_cast_to_half LABEL conformance SOURCES compat/popfloat_cast_to_half.cpp
   LIBS Aspen::popops Aspen::popfloat)
+# popfloat's gfloat casts against a host reference listing every value of each format.
+aspen_add_test(popfloat_compat_gfloat_cast LABEL conformance SOURCES compat/popfloat_gfloat_cast.cpp
+  LIBS Aspen::popops Aspen::popfloat)

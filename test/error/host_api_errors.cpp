@@ -2,7 +2,9 @@
 // Issue 26: the host API added for real programs rejects bad input with a message naming the
 // function and the argument or file at fault.
 #include <gcl/TileAllocation.hpp>
+#include <popfloat/experimental/CastToGfloat.hpp>
 #include <popfloat/experimental/GfloatExprUtil.hpp>
+#include <popfloat/experimental/codelets.hpp>
 #include <poplar/CodeletFileType.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
@@ -85,4 +87,46 @@ TEST_CASE("popfloat's names reject values outside their enumerations", "[error][
                                        {"formatTypeToString", "42"});
   requireError<poputil::poplibs_error>([] { (void)specTypeToPoplarType(SpecType::BF16); },
                                        {"specTypeToPoplarType", "BF16"});
+}
+
+TEST_CASE("popfloat::experimental::GfloatCast names the argument it cannot use", "[error][popfloat]") {
+  using namespace popfloat::experimental;
+  using FC = GfloatCast::FormatConfig;
+  requireError<poputil::poplibs_error>([] { FC(24, 8, 127, true, true, FLOAT); },
+                                       {"GfloatCast::FormatConfig", "numMantissaBits 24"});
+  requireError<poputil::poplibs_error>([] { FC(3, 6, 15, true, true, HALF); },
+                                       {"GfloatCast::FormatConfig", "numExponentBits 6"});
+  requireError<poputil::poplibs_error>([] { FC(3, 5, 2, true, true, HALF); }, {"exponentBias 2", "half"});
+  requireError<poputil::poplibs_error>([] { FC(3, 4, 7, true, true, INT); }, {"calculationType int"});
+  const FC format(3, 4, 7, true, true, FLOAT);
+  requireError<poputil::poplibs_error>(
+      [&] { GfloatCast(format, GfloatCast::RoundConfig(RoundType::RN, 24, FLOAT), false, SpecType::INT8); },
+      {"GfloatCast", "GFType INT8", "packed"});
+
+  IPUModel model;
+  model.tilesPerIPU = 2;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  popfloat::experimental::addCodelets(graph);
+  Tensor x = graph.addVariable(FLOAT, {4}, "x");
+  graph.setTileMapping(x, 0);
+  program::Sequence prog;
+  GfloatCast noParams(format, GfloatCast::RoundConfig(RoundType::RN, 24, FLOAT), false);
+  requireError<poputil::poplibs_error>([&] { (void)noParams.castNativeToGfloat(graph, x, prog); },
+                                       {"castNativeToGfloat", "createCastOpParamsTensor"});
+  GfloatCast stochastic(format, GfloatCast::RoundConfig(RoundType::SR, 24, FLOAT), false);
+  stochastic.createCastOpParamsTensor(graph, prog);
+  requireError<poputil::poplibs_error>([&] { (void)stochastic.castNativeToGfloat(graph, x, prog); },
+                                       {"castNativeToGfloat", "round mode SR", "stochastic"});
+  Tensor ints = graph.addVariable(INT, {4}, "ints");
+  graph.setTileMapping(ints, 0);
+  requireError<poputil::poplibs_error>(
+      [&] {
+        (void)noParams.castNativeToGfloat(graph, ints, stochastic.getCastOpParams(), prog,
+                                          noParams.getNativeToGFConfig());
+      },
+      {"castNativeToGfloat", "'ints'", "FLOAT or HALF"});
+  requireError<poputil::poplibs_error>(
+      [&] { (void)noParams.castNativeToGfloat(graph, x, x, prog, noParams.getNativeToGFConfig()); },
+      {"castNativeToGfloat", "param", "'x'"});
 }

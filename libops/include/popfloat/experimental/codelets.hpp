@@ -7,9 +7,7 @@
 namespace popfloat {
 namespace experimental {
 
-/// Adds popfloat's vertices to `graph`. Aspen's popfloat has no device operations yet (the
-/// gfloat casts of CastToGfloat.hpp are not provided; docs/poplibs-coverage.md), so this adds
-/// nothing; programs that call it with the other libraries' addCodelets build and run.
+/// Adds popfloat's vertices (the gfloat casts of CastToGfloat.hpp) to `graph`.
 void addCodelets(poplar::Graph &graph);
 
 } // namespace experimental
