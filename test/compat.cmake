@@ -6,10 +6,13 @@
 # -std=c++11, and uses what a client of Poplar's header may use without another include:
 #  - every header that declares a function taking `poplar::Graph &` makes poplar::Graph,
 #    program::Sequence and poplar::poplar_error complete, and brings the standard headers
-#    Poplar's Graph.hpp chain does (<vector>, <string>, <memory>, <functional>, <map>,
-#    <limits>, <cmath>, <numeric>, <cassert>, <utility>);
+#    Poplar's and PopLibs' headers do (docs/porting-from-poplar.md: <vector>, <string>,
+#    <memory>, <functional>, <map>, <set>, <unordered_map>, <unordered_set>, <tuple>,
+#    <iostream>, <sstream>, <algorithm>, <limits>, <cmath>, <numeric>, <cassert>, <utility>, ...;
+#    <optional> from C++17, checked by compat/api_std_headers.cpp);
 #  - Engine.hpp, Graph.hpp, DeviceManager.hpp, IPUModel.hpp and Device.hpp give a complete
-#    poplar::Device; Target.hpp and Engine.hpp give poplar/exceptions.hpp;
+#    poplar::Device and the same standard headers; Target.hpp and Engine.hpp give
+#    poplar/exceptions.hpp;
 #  - popops/ElementWise.hpp and popops/Expr.hpp give <cassert> and poplar::TypeTraits, as
 #    PopLibs' do.
 #  - poplin/MatMul.hpp gives poplin/Convolution.hpp (PopLibs' MatMul.hpp includes it).
@@ -44,6 +47,27 @@ foreach(_header IN LISTS ASPEN_PUBLIC_HOST_HEADERS)
       "  (void)std::accumulate(names.begin(), names.end(), std::string());\n"
       "  (void)std::sqrt(std::numeric_limits<float>::max());\n"
       "  (void)std::make_pair(1, 2);\n"
+      "}\n")
+  endif()
+  if(_source MATCHES "poplar::Graph &|[(,] *Graph &" OR _header IN_LIST _compat_device_headers)
+    string(APPEND _body
+      "void useStandardHeaders() {\n"
+      "  std::unordered_set<int> us{1, 2};\n"
+      "  std::unordered_map<int, int> um{{1, 2}};\n"
+      "  std::set<int> s{3, 1};\n"
+      "  std::map<int, int> m{{1, 2}};\n"
+      "  std::vector<int> v{3, 1, 2};\n"
+      "  std::sort(v.begin(), v.end());\n"
+      "  std::array<int, 2> a{{1, 2}};\n"
+      "  std::tuple<int, std::string> t{1, \"x\"};\n"
+      "  std::ostringstream os;\n"
+      "  os << std::get<1>(t) << us.size() << um.size() << s.size() << m.size() << a[0];\n"
+      "  std::cout << os.str() << std::endl;\n"
+      "  assert(std::accumulate(v.begin(), v.end(), 0) == 6);\n"
+      "  (void)std::numeric_limits<int>::max(); (void)CHAR_BIT; (void)std::sqrt(2.0);\n"
+      "  std::function<void()> f = [] {}; f();\n"
+      "  std::unique_ptr<int> p(new int(1)); (void)std::make_pair(*p, std::next(v.begin()));\n"
+      "  try { throw std::runtime_error(\"x\"); } catch (const std::exception &e) { (void)e.what(); }\n"
       "}\n")
   endif()
   if(_header IN_LIST _compat_device_headers)
@@ -139,3 +163,20 @@ aspen_add_test(popops_compat_scalar_in_rows LABEL conformance SOURCES compat/pop
 # popops/NormaliseImage.hpp against a host loop, for unsigned char, half and float images.
 aspen_add_test(popops_compat_normalise_image LABEL conformance SOURCES compat/popops_normalise_image.cpp
   LIBS Aspen::popops)
+
+# (8) Issue 26: what real programs still stopped on. The standard headers Poplar's headers bring
+# (api_std_headers.cpp uses them having included only Poplar/PopLibs headers), the headers
+# Poplar ships (CodeletFileType, ReplicatedStreamMode, replication_factor, gcl/TileAllocation),
+# the older signatures, popnn ops on popops' codelets only, and the reports; and their errors.
+aspen_add_test(compat_host_api LABEL conformance
+  SOURCES compat/api_std_headers.cpp compat/api_host_headers.cpp compat/api_signatures.cpp
+          compat/popnn_on_popops_codelets.cpp compat/reports_client.cpp
+  LIBS Aspen::popops Aspen::poplin Aspen::popnn Aspen::poprand Aspen::gcl Aspen::pva)
+aspen_add_test(compat_host_api_errors LABEL error SOURCES error/host_api_errors.cpp
+  LIBS Aspen::popops Aspen::poputil Aspen::gcl Aspen::popfloat)
+# popfloat's half conversions (every half bit pattern against its formula) and names.
+aspen_add_test(popfloat_compat_cast_to_half LABEL conformance SOURCES compat/popfloat_cast_to_half.cpp
+  LIBS Aspen::popops Aspen::popfloat)
+# popfloat's gfloat casts against a host reference listing every value of each format.
+aspen_add_test(popfloat_compat_gfloat_cast LABEL conformance SOURCES compat/popfloat_gfloat_cast.cpp
+  LIBS Aspen::popops Aspen::popfloat)

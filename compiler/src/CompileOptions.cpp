@@ -43,6 +43,10 @@ CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
     checkOption(key, value);
     if (key == "debug.loweredVarDumpFile") {
       out.loweredVarDumpFile = value;
+    } else if (key == "target.saveArchive") {
+      if (value.empty())
+        throw poplar::invalid_option("Option 'target.saveArchive' needs a file name");
+      out.saveArchive = value;
     } else if (key == kAllowOutOfMemory) {
       out.allowOutOfMemory = parseBool(key, value);
     } else if (key == kCompileCache) {

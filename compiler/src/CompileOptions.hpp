@@ -20,6 +20,9 @@ struct CompileOptions {
   /// "autoReport.outputSerializedGraph": write Graph::serialize's JSON to
   /// <autoReport.directory>/serialized_graph.json (empty = do not).
   std::string serializedGraphFile;
+  /// "target.saveArchive": where to write the executable's code (its .gp vertex libraries) as
+  /// an `ar` archive (empty: do not).
+  std::string saveArchive;
   /// "aspen.dumpIR": a directory to write a text dump after each pass into
   /// (empty: no dump).
   std::string dumpIRDir;

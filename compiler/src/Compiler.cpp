@@ -5,6 +5,7 @@
 #include "Compiler.hpp"
 
 #include "LoweredVarDump.hpp"
+#include "SaveArchive.hpp"
 #include "cache/CompileCache.hpp"
 #include "passes/Allocate.hpp"
 #include "passes/CodeletData.hpp"
@@ -201,8 +202,13 @@ Executable compileChecked(const Graph &graph, const std::vector<const aspen::ir:
   using namespace aspen;
   const compiler::CompileOptions opts = compiler::parseCompileOptions(options);
   const ir::GraphData &data = graph.getImpl();
+  auto withArchive = [&](std::unique_ptr<exe::ExecutableData> exe) {
+    if (!opts.saveArchive.empty())
+      compiler::writeCodeArchive(opts.saveArchive, *exe);
+    return Executable(std::move(exe));
+  };
   if (!opts.useCache || !opts.loweredVarDumpFile.empty()) // a cached executable has no allocation to dump
-    return Executable(compiler::compile(data, programRoots, opts, progress));
+    return withArchive(compiler::compile(data, programRoots, opts, progress));
 
   const auto start = std::chrono::steady_clock::now();
   const cache::CacheConfig config = cache::CacheConfig::fromEnvironment();
@@ -216,12 +222,12 @@ Executable compileChecked(const Graph &graph, const std::vector<const aspen::ir:
                                           << " ms hashing the graph)");
     if (progress)
       progress(1, 1);
-    return Executable(std::move(hit));
+    return withArchive(std::move(hit));
   }
   ASPEN_LOG(Info, "compile cache: miss " << key);
   auto exe = compiler::compile(data, programRoots, opts, progress);
   cache::store(config, key, *exe);
-  return Executable(std::move(exe));
+  return withArchive(std::move(exe));
 }
 
 } // namespace

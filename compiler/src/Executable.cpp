@@ -7,6 +7,7 @@
 
 namespace poplar {
 
+Executable::Executable() = default;
 Executable::Executable(std::unique_ptr<aspen::exe::ExecutableData> impl) : impl_(std::move(impl)) {}
 Executable::Executable(Executable &&other) noexcept = default;
 Executable &Executable::operator=(Executable &&other) noexcept = default;
@@ -14,7 +15,7 @@ Executable::~Executable() = default;
 
 void Executable::serialize(std::ostream &out) const {
   if (!impl_)
-    throw poplar_error("Executable::serialize: this executable was moved from");
+    throw poplar_error("Executable::serialize: this executable is empty (default-constructed or moved from)");
   aspen::exe::serialize(*impl_, out);
 }
 

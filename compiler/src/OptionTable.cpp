@@ -63,7 +63,10 @@ const std::vector<OptionRow> &optionTable() {
       {"exchange.enablePrefetch", K::Bool, {}, kIgnored},
       {"exchange.*", K::Text, {}, kIgnored},
       // --- target -------------------------------------------------------------------------
-      {"target.saveArchive", K::Text, {}, kIgnored},
+      {"target.saveArchive",
+       K::Text,
+       {},
+       "write the executable's code (its .gp vertex libraries) to this file as an ar archive"},
       {"target.deterministicWorkers", K::Choice, {"true", "false", "portable"}, kIgnored},
       {"target.hostSyncTimeout", K::Unsigned, {}, kIgnored},
       {"target.*", K::Text, {}, kIgnored},

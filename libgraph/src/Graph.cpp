@@ -750,12 +750,18 @@ Tensor Graph::clone(const Type &type, const Tensor &metadata, const Tensor &t,
   return c;
 }
 
-Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext, TensorCloneMethod,
-                     TensorCloneDuplicationMethod) {
+Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext,
+                     TensorCloneMethod method, TensorCloneDuplicationMethod dupMethod) {
+  requireTensorOf<tensor_creation_error>(data_.get(), t, "cloneN");
+  return cloneN(t.elementType(), t, N, debugContext, method, dupMethod);
+}
+
+Tensor Graph::cloneN(const Type &type, const Tensor &t, std::size_t N, const DebugContext &debugContext,
+                     TensorCloneMethod, TensorCloneDuplicationMethod) {
   getTarget();
   requireTensorOf<tensor_creation_error>(data_.get(), t, "cloneN");
-  Tensor c = cloneVariable(data_, t.elementType(), t, N, debugContext);
-  const Tensor metadata = aspen::ir::uniqueMetadataOf(t);
+  Tensor c = cloneVariable(data_, type, t, N, debugContext);
+  const Tensor metadata = type.requiresMetadata() ? aspen::ir::uniqueMetadataOf(t) : Tensor();
   aspen::ir::attachQuarterMetadata(*this, *data_, static_cast<VarId>(data_->variables.size() - 1),
                                    metadata.valid() ? &metadata : nullptr);
   return c;

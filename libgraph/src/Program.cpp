@@ -135,6 +135,10 @@ Sequence::Sequence(std::initializer_list<Program> programs, const DebugContext &
     add(p);
 }
 
+Sequence::Sequence(const Program &program) : Sequence(DebugContext()) {
+  add(program);
+}
+
 void Sequence::add(const Program &p) {
   if (!p.getImpl())
     return; // an empty program adds nothing

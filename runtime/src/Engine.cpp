@@ -319,7 +319,9 @@ Engine::Engine(Graph &&graph, const program::Program &program, const OptionFlags
 
 Engine::Engine(Executable &&executable, const OptionFlags &options) {
   if (!executable.hasImpl())
-    throw poplar_error("Engine: the Executable was moved from (an Executable can make one Engine)");
+    throw poplar_error(
+        "Engine: the Executable was moved from or default-constructed (an Executable holds a compiled "
+        "graph once: it can make one Engine)");
   // Before anything sizes host buffers from it (a no-op unless it was built by hand).
   aspen::rt::validateExecutable(executable.getImpl());
   aspen::onlyPoplarErrors("Engine", [&] {

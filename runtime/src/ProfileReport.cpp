@@ -200,7 +200,11 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
   for (unsigned tile = 0; tile < numTiles && tile < exe.tileBytesUsed.size(); ++tile)
     including[tile] = exe.tileBytesUsed[tile];
   const json tilesJson = object(memory, "tiles");
-  const json byCategoryPerTile = object(tilesJson, "byCategory");
+  // Each byte of a tile's address space once, under one category (profiles from before
+  // byCategoryNonOverlapped count shared bytes once per object: capped below).
+  const json nonOverlappedPerTile = object(tilesJson, "byCategoryNonOverlapped");
+  const bool nonOverlapped = !nonOverlappedPerTile.empty();
+  const json byCategoryPerTile = nonOverlapped ? nonOverlappedPerTile : object(tilesJson, "byCategory");
   const std::uint64_t overhead = number(memory, "perTileOverheadBytes", 0);
   std::map<std::string, std::uint64_t> categoryTotals;
   for (auto it = byCategoryPerTile.begin(); it != byCategoryPerTile.end(); ++it) {
@@ -215,8 +219,9 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
     categoryTotals[it.key()] = sum;
   }
   const bool haveCategories = !categoryTotals.empty();
-  // Categories count a not-always-live variable in full although it shares
-  // memory with others, so their sum is capped by the tile's peak.
+  // Non-overlapped categories and the overhead are the tile's bytes excluding gaps, never
+  // above its peak. Older profiles count a not-always-live variable in full although it shares
+  // memory with others, so there the sum is capped by the tile's peak.
   for (unsigned tile = 0; tile < numTiles; ++tile)
     excluding[tile] =
         haveCategories ? std::min(excluding[tile] + overhead, including[tile]) : including[tile];

@@ -72,7 +72,7 @@ std::pair<std::string, std::string> sample(const aspen::compiler::OptionRow &row
 TEST_CASE("The option keys Poplar programs pass are accepted", "[compat][options]") {
   // Keys as real Poplar programs and tools spell them (engine options of Poplar 3.x).
   const poplar::OptionFlags poplarKeys{
-      {"target.saveArchive", "archive.a"},
+      {"target.saveArchive", tempPath("archive.a")},
       {"debug.instrument", "true"},
       {"debug.instrumentCompute", "true"},
       {"debug.instrumentControlFlow", "true"},
@@ -103,6 +103,7 @@ TEST_CASE("The option keys Poplar programs pass are accepted", "[compat][options
   CHECK_NOTHROW(poplar::Engine(g.graph, g.prog, poplarKeys));
   CHECK_NOTHROW(poplar::compileGraph(g.graph, {g.prog}, poplarKeys));
   std::remove(tempPath("vars.json").c_str());
+  std::remove(tempPath("archive.a").c_str());
 
   // autoReport.outputSerializedGraph and outputLoweredVars write their files to the directory.
   std::ifstream graphFile(tempPath("report") + "/serialized_graph.json");
@@ -139,11 +140,13 @@ TEST_CASE("Every row of the option table is accepted", "[compat][options]") {
     all.set(kv.first, kv.second);
   }
   all.set("debug.loweredVarDumpFile", tempPath("all-vars.json"));
+  all.set("target.saveArchive", tempPath("all-archive.a"));
   INFO("options: " << all);
   OptionsGraph g;
   CHECK_NOTHROW(poplar::Engine(g.graph, g.prog, all));
   CHECK_NOTHROW(poplar::compileGraph(g.graph, {g.prog}, all));
   std::remove(tempPath("all-vars.json").c_str());
+  std::remove(tempPath("all-archive.a").c_str());
 }
 
 TEST_CASE("An unknown option key throws invalid_option naming it", "[compat][options]") {

@@ -37,6 +37,9 @@ using ProgressFunc = std::function<void(int, int)>;
 /// ```
 class Executable {
 public:
+  /// An empty executable, to be assigned later (`Executable exe; ... exe = compileGraph(...)`).
+  /// Serializing it or making an Engine from it throws poplar::poplar_error.
+  Executable();
   Executable(Executable &&other) noexcept;
   Executable &operator=(Executable &&other) noexcept;
   Executable(const Executable &) = delete;

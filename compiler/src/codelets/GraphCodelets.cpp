@@ -20,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <unistd.h>
 
@@ -36,7 +37,9 @@ using aspen::codelets::extensionOf;
 using aspen::codelets::languageOf;
 using aspen::codelets::SourceLanguage;
 
-CodeletFileType fileTypeFromExtension(const std::string &path) {
+/// The type a codelet file's extension names (the one table of getCodeletFileType and
+/// addCodelets' Auto type); nullopt for an extension no codelet file has.
+std::optional<CodeletFileType> typeOfExtension(const std::string &path) {
   const std::string ext = extensionOf(path);
   if (ext == ".gp" || ext == ".o")
     return CodeletFileType::Object;
@@ -52,6 +55,12 @@ CodeletFileType fileTypeFromExtension(const std::string &path) {
   }
   if (ext == ".ll" || ext == ".bc")
     return CodeletFileType::IrSource;
+  return std::nullopt;
+}
+
+CodeletFileType fileTypeFromExtension(const std::string &path) {
+  if (const auto type = typeOfExtension(path))
+    return *type;
   throw graph_object_creation_error("Cannot add codelets from '" + path +
                                     "': unknown file type (expected .cpp, .cc, .cxx, .c or .gp)");
 }
@@ -168,6 +177,56 @@ bool addCodeletsImpl(GraphData &data, const std::string &src, CodeletFileType ty
 }
 
 } // namespace
+
+// ---- poplar/CodeletFileType.hpp -------------------------------------------------------
+
+CodeletFileType getCodeletFileType(const char *path) {
+  const std::string name = path ? path : "";
+  if (const auto type = typeOfExtension(name))
+    return *type;
+  throw poplar_error(
+      "getCodeletFileType: '" + name +
+      "' has no codelet file extension (.S, .s, .c, .cpp, .cc, .cxx, .C, .ll, .bc, .gp or .o)");
+}
+
+std::string getExtensionFromFileType(CodeletFileType type) {
+  switch (type) {
+  case CodeletFileType::PreprocessedAsmSource:
+    return ".S";
+  case CodeletFileType::AsmSource:
+    return ".s";
+  case CodeletFileType::CSource:
+    return ".c";
+  case CodeletFileType::CppSource:
+    return ".cpp";
+  case CodeletFileType::IrSource:
+    return ".ll";
+  case CodeletFileType::Object:
+    return ".gp";
+  case CodeletFileType::Auto:
+    break;
+  }
+  return "";
+}
+
+std::string getLanguageOption(CodeletFileType type) {
+  switch (type) {
+  case CodeletFileType::PreprocessedAsmSource:
+    return "assembler-with-cpp";
+  case CodeletFileType::AsmSource:
+    return "assembler";
+  case CodeletFileType::CSource:
+    return "c";
+  case CodeletFileType::CppSource:
+    return "c++";
+  case CodeletFileType::IrSource:
+    return "ir";
+  case CodeletFileType::Object:
+  case CodeletFileType::Auto:
+    break;
+  }
+  return "";
+}
 
 // ---- codelets ----------------------------------------------------------------------
 

@@ -139,6 +139,7 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
       res.address[obj] = toAddress(addr);
       addr += o.size;
       st.categoryBytes[static_cast<int>(o.category)] += o.size;
+      st.categoryNonOverlapped[static_cast<int>(o.category)] += o.size;
     }
     st.alwaysLiveBytes = addr;
     std::uint64_t peak = addr;
@@ -172,6 +173,35 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
       st.categoryBytes[static_cast<int>(o.category)] += o.size;
     }
     st.peakBytes = peak;
+
+    // The address space the not-always-live objects cover, by category: sweep their
+    // [address, end) boundaries, giving each covered stretch to its first covering category.
+    {
+      constexpr int kCategories = static_cast<int>(MemCategory::Count);
+      std::vector<std::pair<std::uint64_t, int>> bounds; // (address, +-(category + 1))
+      bounds.reserve(notAlways.size() * 2);
+      for (std::uint32_t obj : notAlways) {
+        const MemObject &o = plan.memory.objects[obj];
+        const int c = static_cast<int>(o.category) + 1;
+        bounds.push_back({res.address[obj], c});
+        bounds.push_back({std::uint64_t(res.address[obj]) + o.size, -c});
+      }
+      std::sort(bounds.begin(), bounds.end());
+      std::uint32_t covering[kCategories] = {};
+      std::uint64_t at = 0;
+      for (const auto &[address, change] : bounds) {
+        for (int c = 0; c < kCategories; ++c)
+          if (covering[c]) {
+            st.categoryNonOverlapped[c] += address - at;
+            break;
+          }
+        at = address;
+        if (change > 0)
+          ++covering[change - 1];
+        else
+          --covering[-change - 1];
+      }
+    }
 
     // Live not-always-live bytes per step on this tile: its peak and where.
     std::vector<std::pair<std::uint32_t, std::int64_t>> events;

@@ -390,15 +390,20 @@ std::string emitProfile(const exe::ExecutableData &x, const ir::GraphData &g, co
     std::vector<std::int64_t> peakStep(numTiles);
     std::uint64_t totalPeak = 0, overhead = 0;
     json byCategory = json::object(), totalByCategory = json::object();
+    json nonOverlapped = json::object(), totalNonOverlapped = json::object();
     for (int c = 0; c < static_cast<int>(MemCategory::Count); ++c) {
-      std::vector<std::uint64_t> col(numTiles);
-      std::uint64_t sum = 0;
+      std::vector<std::uint64_t> col(numTiles), colNonOverlapped(numTiles);
+      std::uint64_t sum = 0, sumNonOverlapped = 0;
       for (unsigned t = 0; t < numTiles; ++t) {
         col[t] = alloc.tiles[t].categoryBytes[c];
         sum += col[t];
+        colNonOverlapped[t] = alloc.tiles[t].categoryNonOverlapped[c];
+        sumNonOverlapped += colNonOverlapped[t];
       }
       byCategory[categoryName(static_cast<MemCategory>(c))] = col;
       totalByCategory[categoryName(static_cast<MemCategory>(c))] = sum;
+      nonOverlapped[categoryName(static_cast<MemCategory>(c))] = colNonOverlapped;
+      totalNonOverlapped[categoryName(static_cast<MemCategory>(c))] = sumNonOverlapped;
     }
     std::uint64_t tilesOver = 0;
     for (unsigned t = 0; t < numTiles; ++t) {
@@ -417,10 +422,12 @@ std::string emitProfile(const exe::ExecutableData &x, const ir::GraphData &g, co
     tiles["notAlwaysLivePeakBytes"] = nal;
     tiles["notAlwaysLivePeakStep"] = peakStep;
     tiles["byCategory"] = byCategory;
+    tiles["byCategoryNonOverlapped"] = nonOverlapped;
     prof["memory"] = {{"perTileOverheadBytes", g.target.perTileOverheadBytes},
                       {"totalPeakBytes", totalPeak},
                       {"maxTilePeakBytes", maxPeak},
                       {"byCategory", totalByCategory},
+                      {"byCategoryNonOverlapped", totalNonOverlapped},
                       {"tiles", tiles},
                       {"outOfMemory", alloc.outOfMemory},
                       {"tilesOutOfMemory", tilesOver},

@@ -210,7 +210,11 @@ struct TileMemoryStats {
   std::uint64_t alwaysLiveBytes = 0;   // overhead + always-live objects, including padding
   std::uint64_t notAlwaysLivePeak = 0; // max over steps of live not-always-live bytes
   std::uint32_t peakStep = ~0u;        // step at notAlwaysLivePeak
-  std::uint64_t categoryBytes[static_cast<int>(MemCategory::Count)] = {};
+  std::uint64_t categoryBytes[static_cast<int>(MemCategory::Count)] = {}; // every object in full
+  // The tile's address space by category: a byte that several not-always-live objects share
+  // (at different steps) counts once, for the first of their categories in enum order. These
+  // plus the overhead add up to the bytes used excluding gaps (never more than peakBytes).
+  std::uint64_t categoryNonOverlapped[static_cast<int>(MemCategory::Count)] = {};
 };
 
 struct AllocationResult {

@@ -3,8 +3,9 @@
 #define POPLAR_GRAPH_HPP
 
 #include <poplar/ArrayRef.hpp>
+#include <poplar/CodeletFileType.hpp>
 #include <poplar/DebugContext.hpp>
-#include <poplar/Device.hpp>
+#include <poplar/Device.hpp> // also the standard headers Poplar's bring (see there)
 #include <poplar/GraphElements.hpp>
 #include <poplar/Interval.hpp>
 #include <poplar/OptionFlags.hpp>
@@ -21,6 +22,7 @@
 #include <poplar/VariableMappingMethod.hpp>
 #include <poplar/Version.hpp>
 #include <poplar/exceptions.hpp>
+#include <poplar/replication_factor.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -56,15 +58,6 @@ namespace poplar {
 
 /// Tile mapping: `m[tile]` holds intervals of the tensor's flattened element indices.
 using TileToTensorMapping = std::vector<std::vector<Interval>>;
-
-enum class CodeletFileType { PreprocessedAsmSource, AsmSource, CSource, CppSource, IrSource, Object, Auto };
-
-/// The replication factor of a graph (Aspen records it; replicas run as one).
-class replication_factor {
-public:
-  explicit replication_factor(unsigned r) : value(r) {}
-  unsigned value;
-};
 
 /// A graph of variables, constants, vertices and compute sets for one target.
 /// Graphs made by `createVirtualGraph` share their parent's elements and use
@@ -146,8 +139,14 @@ public:
                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
   Tensor clone(const Type &type, const Tensor &t, const DebugContext &debugContext = {},
                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+  /// N copies of `t` stacked in a new outer dimension ({N, t's shape}), each mapped like `t`.
   Tensor
   cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext = {},
+         TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
+         TensorCloneDuplicationMethod dupMethod = TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION);
+  /// As above, with elements of `type` (a QUARTER clone of a QUARTER tensor keeps its metadata).
+  Tensor
+  cloneN(const Type &type, const Tensor &t, std::size_t N, const DebugContext &debugContext = {},
          TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
          TensorCloneDuplicationMethod dupMethod = TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION);
 

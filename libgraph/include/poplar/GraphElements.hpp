@@ -2,6 +2,7 @@
 #ifndef POPLAR_GRAPHELEMENTS_HPP
 #define POPLAR_GRAPHELEMENTS_HPP
 
+#include <poplar/ReplicatedStreamMode.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/Type.hpp>
 
@@ -63,8 +64,6 @@ private:
 inline FieldRef VertexRef::operator[](StringRef fieldName) const {
   return FieldRef(*this, fieldName);
 }
-
-enum class ReplicatedStreamMode { REPLICATE, BROADCAST };
 
 /// The kind of a DataStream.
 enum class DataStreamType {

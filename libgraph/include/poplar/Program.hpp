@@ -49,6 +49,10 @@ class Sequence : public Program {
 public:
   Sequence(const DebugContext &debugContext = {});
   Sequence(std::initializer_list<Program> programs, const DebugContext &debugContext = {});
+  /// Legacy single-program form, not explicit as in older Poplar: `Sequence s = Repeat(n, body);`
+  /// and `Sequence(prog)` give a sequence holding that one program (a Sequence argument is
+  /// copied instead, as any copy).
+  Sequence(const Program &program);
   /// Legacy variadic form `Sequence(p1, p2, ...)`.
   template <class... P>
   Sequence(const Program &first, const Program &second, const P &...rest) : Sequence(DebugContext()) {

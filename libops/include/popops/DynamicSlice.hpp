@@ -172,6 +172,13 @@ SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const s
                const std::size_t outputSize, const std::vector<std::size_t> &numLookups,
                const poplar::OptionFlags &options);
 
+/// As above for `groupSize` embedding matrices `{groupSize, numEntries, outputSize}` sliced by
+/// the grouped operations (groupedMultiSlice, groupedMultiUpdate*). `groupSize` must be at
+/// least 1; the other form is this one with `groupSize` 1.
+SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const std::size_t groupSize,
+               const std::size_t numEntries, const std::size_t outputSize,
+               const std::vector<std::size_t> &numLookups, const poplar::OptionFlags &options);
+
 } // namespace embedding
 
 } // namespace popops

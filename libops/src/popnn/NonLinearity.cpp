@@ -1,12 +1,19 @@
 // Copyright (c) Aspen contributors.
 // popnn::nonLinearity: element-wise activations run where each element lives;
 // softmax types run one row per worker on the tile holding the row's start.
+// What PopLibs builds from popops vertices (softmax and its gradient, log-softmax, and the
+// forward SIGMOID, HARD_SIGMOID, RELU, TANH and GELU_ERF) also runs on a graph without
+// popnn's codelets: from popops operations then, as PopLibs does (docs/ops-nn.md).
 #include <popnn/NonLinearity.hpp>
 
 #include "NonLinearityInternal.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
+#include <popops/Cast.hpp>
+#include <popops/ElementWise.hpp>
+#include <popops/Expr.hpp>
+#include <popops/Reduce.hpp>
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -111,6 +118,30 @@ void addElementwise(Graph &graph, NonLinearityType t, const Tensor &data, Comput
   }
 }
 
+/// The popops expression PopLibs evaluates `t` with (on popops vertices), or null when PopLibs
+/// uses a popnn vertex for it.
+std::unique_ptr<popops::expr::Expr> popopsForm(NonLinearityType t) {
+  using namespace popops::expr;
+  switch (t) {
+  case NonLinearityType::SIGMOID:
+    return Sigmoid(_1).clone();
+  case NonLinearityType::RELU:
+    return Relu(_1).clone();
+  case NonLinearityType::TANH:
+    return Tanh(_1).clone();
+  case NonLinearityType::GELU_ERF:
+    return GeluErf(_1).clone();
+  case NonLinearityType::HARD_SIGMOID:
+    return Max(Const(0.0f), Min(Const(1.0f), Add(Mul(Const(0.2f), _1), Const(0.5f)))).clone();
+  default:
+    return nullptr;
+  }
+}
+
+bool hasPopnnCodelet(const Graph &graph, const char *vertex, const Type &type) {
+  return graph.hasCodelet(poputil::templateVertex(vertex, type));
+}
+
 } // namespace
 
 namespace internal {
@@ -120,6 +151,28 @@ void softmaxRowsInPlace(Graph &graph, const Tensor &t, float outputScale, bool l
   const Tensor rows = aspen::ops::asRows(t);
   if (rows.numElements() == 0)
     return;
+  if (!hasPopnnCodelet(graph, "popnn::SoftmaxRows", t.elementType())) {
+    // PopLibs' form: x - max, exp, a float sum per row, then scale / sum or - log(sum).
+    using namespace popops::expr;
+    const DebugContext &fdc = dc;
+    const Tensor max =
+        popops::reduce(graph, rows, {1}, popops::ReduceParams(popops::Operation::MAX), prog, {fdc, "max"});
+    popops::mapInPlace(graph, Sub(_1, _2), {rows, max.expand({1})}, prog, {fdc, "shift"});
+    const Tensor e = popops::map(graph, Exp(Cast(_1, FLOAT)), {rows}, prog, {fdc, "exp"});
+    const Tensor sum = popops::reduce(graph, e, FLOAT, {1}, popops::ReduceParams(popops::Operation::ADD),
+                                      prog, {fdc, "sum"});
+    if (logOutput)
+      popops::mapInPlace(graph, Sub(_1, Cast(Log(_2), t.elementType())), {rows, sum.expand({1})}, prog,
+                         {fdc, "normalise"});
+    else {
+      popops::mapInPlace(graph, Mul(_1, Divide(Const(outputScale), _2)), {e, sum.expand({1})}, prog,
+                         {fdc, "normalise"});
+      const Tensor out =
+          t.elementType() == FLOAT ? e : popops::cast(graph, e, t.elementType(), prog, {fdc, "cast"});
+      prog.add(program::Copy(out, rows, false, {fdc, "output"}));
+    }
+    return;
+  }
   const ComputeSet cs = graph.addComputeSet({dc, logOutput ? "logSoftmax" : "softmax"});
   const std::string vertex = poputil::templateVertex("popnn::SoftmaxRows", t.elementType());
   const std::size_t rowLength = rows.dim(1);
@@ -152,6 +205,12 @@ void nonLinearityInPlace(Graph &graph, NonLinearityType nonLinearityType, Tensor
       nonLinearityScaling = internal::kSoftmaxScaling;
     internal::softmaxRowsInPlace(graph, t, nonLinearityScaling, false, prog, {debugContext, "nonLinearity"});
     return;
+  }
+  if (!hasPopnnCodelet(graph, "popnn::NonLinearity", t.elementType())) {
+    if (auto expr = popopsForm(nonLinearityType)) {
+      popops::mapInPlace(graph, *expr, {t}, prog, {debugContext, "nonLinearity"});
+      return;
+    }
   }
   ComputeSet cs = graph.addComputeSet({debugContext, "nonLinearity"});
   addElementwise(graph, nonLinearityType, t, cs);
@@ -271,9 +330,34 @@ Tensor nonLinearityInputGradient(Graph &graph, NonLinearityType nonLinearityType
                                  const DebugContext &debugContextIn) {
   aspen::ops::PopnnDebugInfo di(debugContextIn, DI_ARGS(nonLinearityType, act, outGradient));
   const poplar::DebugContext debugContext(di);
+  const std::string name = op("popnn::nonLinearityInputGradient", nonLinearityType, debugContext);
+  if (isSoftmax(nonLinearityType) && !hasPopnnCodelet(graph, "popnn::SoftmaxGradRows", act.elementType())) {
+    // PopLibs' form on popops vertices: act * (outGrad - sum(outGrad * act) / scale) per row.
+    checkType(name, "act", act);
+    checkType(name, "outGradient", outGradient);
+    if (act.shape() != outGradient.shape() || act.elementType() != outGradient.elementType())
+      throw poputil::poplibs_error(
+          name + ": act " + shapeString(act.shape()) + " (" + act.elementType().toString().str() +
+          ") and outGradient " + shapeString(outGradient.shape()) + " (" +
+          outGradient.elementType().toString().str() + ") must have the same shape and element type");
+    using namespace popops::expr;
+    const float scale =
+        nonLinearityType == NonLinearityType::SOFTMAX_SCALED ? internal::kSoftmaxScaling : 1.0f;
+    const DebugContext dc{debugContext, "nonLinearityGrad"};
+    const Tensor y = aspen::ops::asRows(act), g = aspen::ops::asRows(outGradient);
+    if (y.numElements() == 0)
+      return graph.clone(outGradient, {dc, "inputGradient"});
+    const Tensor gy =
+        popops::map(graph, Mul(Cast(_1, FLOAT), Cast(_2, FLOAT)), {g, y}, prog, {dc, "product"});
+    const Tensor dot = popops::reduce(graph, gy, FLOAT, {1}, popops::ReduceParams(popops::Operation::ADD),
+                                      prog, {dc, "sum"});
+    const Tensor inGrad = popops::map(
+        graph, Cast(Mul(Cast(_1, FLOAT), Sub(Cast(_2, FLOAT), Divide(_3, Const(scale)))), act.elementType()),
+        {y, g, dot.expand({1})}, prog, {dc, "inputGradient"});
+    return inGrad.reshape(outGradient.shape());
+  }
   ComputeSet cs = graph.addComputeSet({debugContext, "nonLinearityGrad"});
-  Tensor result = inputGradient(graph, nonLinearityType, act, outGradient, cs, debugContext,
-                                op("popnn::nonLinearityInputGradient", nonLinearityType, debugContext));
+  Tensor result = inputGradient(graph, nonLinearityType, act, outGradient, cs, debugContext, name);
   prog.add(program::Execute(cs, debugContext));
   return result;
 }

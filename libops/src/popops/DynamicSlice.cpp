@@ -34,7 +34,7 @@ namespace popops {
 class SlicePlanInternal {
 public:
   bool valid = false;
-  std::size_t numEntries = 0, outputSize = 0;
+  std::size_t groupSize = 1, numEntries = 0, outputSize = 0;
   std::vector<std::size_t> numLookups;
   bool usedForSlice = true, usedForUpdate = true;
   std::string operationForUpdate = "add";
@@ -42,14 +42,15 @@ public:
     return std::unique_ptr<SlicePlanInternal>(new SlicePlanInternal(*this));
   }
   bool operator==(const SlicePlanInternal &o) const {
-    return valid == o.valid && numEntries == o.numEntries && outputSize == o.outputSize &&
-           numLookups == o.numLookups && usedForSlice == o.usedForSlice && usedForUpdate == o.usedForUpdate &&
-           operationForUpdate == o.operationForUpdate;
+    return valid == o.valid && groupSize == o.groupSize && numEntries == o.numEntries &&
+           outputSize == o.outputSize && numLookups == o.numLookups && usedForSlice == o.usedForSlice &&
+           usedForUpdate == o.usedForUpdate && operationForUpdate == o.operationForUpdate;
   }
   bool operator<(const SlicePlanInternal &o) const {
-    return std::tie(valid, numEntries, outputSize, numLookups, usedForSlice, usedForUpdate,
-                    operationForUpdate) < std::tie(o.valid, o.numEntries, o.outputSize, o.numLookups,
-                                                   o.usedForSlice, o.usedForUpdate, o.operationForUpdate);
+    return std::tie(valid, groupSize, numEntries, outputSize, numLookups, usedForSlice, usedForUpdate,
+                    operationForUpdate) < std::tie(o.valid, o.groupSize, o.numEntries, o.outputSize,
+                                                   o.numLookups, o.usedForSlice, o.usedForUpdate,
+                                                   o.operationForUpdate);
   }
 };
 
@@ -76,8 +77,10 @@ std::ostream &operator<<(std::ostream &o, const SlicePlan &p) {
   const auto &i = *p.internal;
   if (!i.valid)
     return o << "SlicePlan(none)";
-  o << "SlicePlan(columns over tiles, numEntries=" << i.numEntries << ", outputSize=" << i.outputSize
-    << ", lookups={";
+  o << "SlicePlan(columns over tiles, ";
+  if (i.groupSize != 1)
+    o << "groupSize=" << i.groupSize << ", ";
+  o << "numEntries=" << i.numEntries << ", outputSize=" << i.outputSize << ", lookups={";
   for (std::size_t k = 0; k < i.numLookups.size(); ++k)
     o << (k ? "," : "") << i.numLookups[k];
   return o << "})";
@@ -811,11 +814,21 @@ namespace embedding {
 SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const std::size_t numEntries,
                const std::size_t outputSize, const std::vector<std::size_t> &numLookups,
                const poplar::OptionFlags &options) {
+  return plan(graph, dataType, 1, numEntries, outputSize, numLookups, options);
+}
+
+SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const std::size_t groupSize,
+               const std::size_t numEntries, const std::size_t outputSize,
+               const std::vector<std::size_t> &numLookups, const poplar::OptionFlags &options) {
   (void)graph;
   (void)dataType;
+  if (groupSize == 0)
+    throw poputil::poplibs_error("popops::embedding::plan: groupSize is 0; a grouped plan needs at least one "
+                                 "group");
   std::unique_ptr<SlicePlanInternal> p(
       new SlicePlanInternal(parseSliceOptions(options, "popops::embedding::plan")));
   p->valid = true;
+  p->groupSize = groupSize;
   p->numEntries = numEntries;
   p->outputSize = outputSize;
   p->numLookups = numLookups;

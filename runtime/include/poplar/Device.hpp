@@ -5,8 +5,41 @@
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Target.hpp>
 
+// The standard headers Poplar's and PopLibs' public headers bring with them: programs use
+// std::cout, std::optional, std::unordered_set, std::map, assert, ... having included only
+// Poplar/PopLibs headers. Every header that gives poplar::Device (Device.hpp, DeviceManager.hpp,
+// IPUModel.hpp, Graph.hpp, Engine.hpp, and through Graph.hpp every PopLibs header) brings this
+// set; docs/porting-from-poplar.md lists it. <optional> is C++17, so only from C++17 on.
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <iosfwd>
+#include <iostream>
+#include <iterator>
+#include <limits>
+#include <map>
 #include <memory>
+#include <numeric>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
+#if __cplusplus >= 201703L
+#include <optional>
+#endif
 
 namespace aspen {
 namespace rt {

@@ -88,31 +88,36 @@ private:
 };
 
 /// Bytes of one memory category on one tile, split as Poplar splits them.
-/// Aspen's tile memory has no interleaved or overflow regions and does not
-/// split categories into overlapped (sharing memory with another
-/// not-always-live object) or not: every byte is counted as nonOverlapped of
-/// nonInterleaved.
+/// Aspen's tile memory has no interleaved or overflow regions: every byte is
+/// nonInterleaved. `total()` counts every object of the category in full;
+/// `nonOverlapped()` the bytes of the tile's address space it occupies, a byte
+/// that several not-always-live objects share counted once (for one of them);
+/// `overlapped()` the rest. The nonOverlapped bytes of all categories plus the
+/// control code add up to the tile's bytes excluding gaps.
 class MemoryUsage {
 public:
-  explicit MemoryUsage(std::uint64_t bytes) : bytes_(bytes) {}
-  std::uint64_t nonOverlapped() const { return bytes_; }
-  std::uint64_t overlapped() const { return 0; }
-  std::uint64_t total() const { return bytes_; }
+  explicit MemoryUsage(std::uint64_t bytes) : nonOverlapped_(bytes), total_(bytes) {}
+  MemoryUsage(std::uint64_t nonOverlapped, std::uint64_t total)
+      : nonOverlapped_(nonOverlapped < total ? nonOverlapped : total), total_(total) {}
+  std::uint64_t nonOverlapped() const { return nonOverlapped_; }
+  std::uint64_t overlapped() const { return total_ - nonOverlapped_; }
+  std::uint64_t total() const { return total_; }
 
 private:
-  std::uint64_t bytes_;
+  std::uint64_t nonOverlapped_, total_;
 };
 
 class MemoryCategory {
 public:
-  explicit MemoryCategory(std::uint64_t bytes) : bytes_(bytes) {}
-  MemoryUsage nonInterleaved() const { return MemoryUsage(bytes_); }
+  explicit MemoryCategory(std::uint64_t bytes) : usage_(bytes) {}
+  MemoryCategory(std::uint64_t nonOverlapped, std::uint64_t total) : usage_(nonOverlapped, total) {}
+  MemoryUsage nonInterleaved() const { return usage_; }
   MemoryUsage interleaved() const { return MemoryUsage(0); }
   MemoryUsage overflowed() const { return MemoryUsage(0); }
-  std::uint64_t total() const { return bytes_; }
+  std::uint64_t total() const { return usage_.total(); }
 
 private:
-  std::uint64_t bytes_;
+  MemoryUsage usage_;
 };
 
 /// One tile's memory by category. Categories Aspen does not have (code,
@@ -146,7 +151,8 @@ public:
       : including_(including), excluding_(excluding) {}
   /// Highest byte used on the tile, gaps between objects included.
   std::uint64_t includingGaps() const { return including_; }
-  /// Bytes of objects (always-live plus the not-always-live peak) and overhead.
+  /// Bytes of the tile's address space objects use, and the overhead: the categories'
+  /// nonOverlapped bytes plus the control code.
   std::uint64_t excludingGaps() const { return excluding_; }
 
 private:

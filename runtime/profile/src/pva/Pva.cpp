@@ -307,11 +307,18 @@ std::uint64_t Graph::numVertexTypes() const {
 
 // ---- memory ------------------------------------------------------------------------
 MemoryCategory MemoryCategories::get(const std::string &key) const {
-  const json &byCategory = val(d_->at("memory", "tiles"), "byCategory", json::object());
+  const json &tiles = d_->at("memory", "tiles");
+  const json &byCategory = val(tiles, "byCategory", json::object());
   auto it = byCategory.find(key);
   if (it == byCategory.end() || !it->is_array() || tile_ >= it->size() || !(*it)[tile_].is_number_unsigned())
     return MemoryCategory(0);
-  return MemoryCategory((*it)[tile_].get<std::uint64_t>());
+  const std::uint64_t total = (*it)[tile_].get<std::uint64_t>();
+  // Profiles from before byCategoryNonOverlapped: every byte nonOverlapped.
+  const json &nonOverlapped = val(tiles, "byCategoryNonOverlapped", json::object());
+  auto no = nonOverlapped.find(key);
+  if (no == nonOverlapped.end() || !no->is_array() || tile_ >= no->size() || !(*no)[tile_].is_number_unsigned())
+    return MemoryCategory(total);
+  return MemoryCategory((*no)[tile_].get<std::uint64_t>(), total);
 }
 
 MemoryCategory MemoryCategories::controlCode() const {
@@ -321,8 +328,18 @@ MemoryCategory MemoryCategories::controlCode() const {
 TileMemoryTotal TileMemory::total() const {
   const json &tiles = d_->at("memory", "tiles");
   const std::uint64_t including = element(tiles, "peakBytes", tile_);
-  const std::uint64_t excluding =
-      element(tiles, "alwaysLiveBytes", tile_) + element(tiles, "notAlwaysLivePeakBytes", tile_);
+  // The bytes of the address space used: the overhead and each category's non-overlapped
+  // bytes (profiles from before byCategoryNonOverlapped: always-live plus the not-always-live peak).
+  const json &nonOverlapped = tiles.value("byCategoryNonOverlapped", json::object());
+  std::uint64_t excluding = 0;
+  if (nonOverlapped.is_object() && !nonOverlapped.empty()) {
+    excluding = num(d_->at("memory"), "perTileOverheadBytes");
+    for (auto it = nonOverlapped.begin(); it != nonOverlapped.end(); ++it)
+      if (it->is_array() && tile_ < it->size() && (*it)[tile_].is_number_unsigned())
+        excluding += (*it)[tile_].get<std::uint64_t>();
+  } else {
+    excluding = element(tiles, "alwaysLiveBytes", tile_) + element(tiles, "notAlwaysLivePeakBytes", tile_);
+  }
   return TileMemoryTotal(including, std::min(including, excluding));
 }
 std::uint64_t TileMemory::alwaysLiveBytes() const {
