@@ -316,7 +316,8 @@ MemoryCategory MemoryCategories::get(const std::string &key) const {
   // Profiles from before byCategoryNonOverlapped: every byte nonOverlapped.
   const json &nonOverlapped = val(tiles, "byCategoryNonOverlapped", json::object());
   auto no = nonOverlapped.find(key);
-  if (no == nonOverlapped.end() || !no->is_array() || tile_ >= no->size() || !(*no)[tile_].is_number_unsigned())
+  if (no == nonOverlapped.end() || !no->is_array() || tile_ >= no->size() ||
+      !(*no)[tile_].is_number_unsigned())
     return MemoryCategory(total);
   return MemoryCategory((*no)[tile_].get<std::uint64_t>(), total);
 }
