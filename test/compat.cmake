@@ -137,3 +137,9 @@ aspen_add_test(popops_compat_scalar_in_rows LABEL conformance SOURCES compat/pop
 # popops/NormaliseImage.hpp against a host loop, for unsigned char, half and float images.
 aspen_add_test(popops_compat_normalise_image LABEL conformance SOURCES compat/popops_normalise_image.cpp
   LIBS Aspen::popops)
+
+# (8) Issue 21: codelets as Graphcore's popc builds them (test/compat/codelets/: clang's dialect,
+# vertex names, popc's generated code, its command line), built with popc and addCodelets, run on
+# the IPUModel and a DeviceManager IPU device against host loops.
+aspen_add_test(compat_codelets_dialect LABEL integration SOURCES compat/codelets_dialect.cpp)
+add_dependencies(compat_codelets_dialect popc)
