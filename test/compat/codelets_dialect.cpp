@@ -412,6 +412,18 @@ TEST_CASE("dialect: b + q * c rounds twice, as a host reference written the same
   });
 }
 
+TEST_CASE("dialect: IPU function attributes, designated initialisers in any order", "[compat][codelets]") {
+  onEveryBuildAndDevice({"Attributes.cpp"}, "-O2 -Wall", [](Harness &h) {
+    const std::vector<float> in = ramp(9, -1.0f, 0.625f);
+    h.vertex("Designated", {{"in", h.input("in", FLOAT, in)}, {"out", h.output("out", FLOAT, 9)}});
+    h.run();
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      volatile float product = in[i] * 2.0f;
+      REQUIRE(h["out"][i] == product + 1.0f);
+    }
+  });
+}
+
 TEST_CASE("names: vertex types as Poplar and templateVertex spell them", "[compat][codelets]") {
   onEveryBuildAndDevice({"TemplateNames.cpp"}, "-O2", [](Harness &h) {
     for (const char *name :
