@@ -533,3 +533,20 @@ TEST_CASE("popc: Graphcore's command line", "[compat][codelets][popc]") {
   REQUIRE(inlineAsm.output.find("C and C++") != std::string::npos);
   REQUIRE_FALSE(exists(gp));
 }
+
+TEST_CASE("builtins: <ipu_memory_intrinsics> and <ipu_vector_math> in every build", "[compat][codelets]") {
+  onEveryBuildAndDevice({"IpuMath.cpp"}, "-O3 -Werror -Wdouble-promotion", [](Harness &h) {
+    const std::vector<float> in = ramp(8, -3.0f, 0.8f), hin = ramp(8, 0.25f, 1.5f);
+    h.vertex("VectorMath", {{"in", h.input("in", FLOAT, in)},
+                            {"out", h.output("out", FLOAT, 8)},
+                            {"hin", h.input("hin", HALF, hin)},
+                            {"hout", h.output("hout", HALF, 8)}});
+    h.run();
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const float sigmoid = 1.0f / (1.0f + std::exp(-in[i]));
+      REQUIRE(h["out"][i] == std::fma(sigmoid, std::fabs(in[i]), 1.0f));
+      const float x = roundHalf(h.target(), hin[i]);
+      REQUIRE(h["hout"][i] == roundHalf(h.target(), std::sqrt(x)));
+    }
+  });
+}
