@@ -322,7 +322,7 @@ TEST_CASE("dialect: IPU vector types, vector templates named as Poplar names the
 }
 
 TEST_CASE("dialect: half is a built-in 16-bit float", "[compat][codelets]") {
-  onEveryBuildAndDevice({"HalfBuiltin.cpp"}, "-O2 -Werror", [](Harness &h) {
+  onEveryBuildAndDevice({"HalfBuiltin.cpp"}, "-O2 -Werror -Wdouble-promotion", [](Harness &h) {
     const std::vector<float> fin = {0.1f, 1.0f / 3, 1000.7f, -7.3f, 65519.0f};
     const std::vector<float> hin = {4.0f, 0.3f, -2.0f, 100.0f, 0.0f};
     h.vertex("HalfMix", {{"in", h.input("in", FLOAT, {2.2f})},
@@ -330,10 +330,12 @@ TEST_CASE("dialect: half is a built-in 16-bit float", "[compat][codelets]") {
                          {"hin", h.input("hin", HALF, hin)},
                          {"hout", h.output("hout", HALF, 5)},
                          {"fout", h.output("fout", FLOAT, 5)},
-                         {"scalar", h.output("scalar", HALF, 1)}});
+                         {"scalar", h.output("scalar", HALF, 1)},
+                         {"widenedOut", h.output("widened", FLOAT, 1)}});
     h.run();
     auto r = [&](float x) { return roundHalf(h.target(), x); };
     REQUIRE(h["scalar"][0] == r(r(r(2.2f) * 3.0f) + 2.0f));
+    REQUIRE(h["widened"][0] == std::floor(r(2.2f) + r(hin[0])));
     for (std::size_t i = 0; i < fin.size(); ++i) {
       INFO("element " << i);
       const float x = r(hin[i]);
@@ -505,6 +507,21 @@ TEST_CASE("popc: Graphcore's command line", "[compat][codelets][popc]") {
     h.vertex("Built", {{"out", h.output("out", INT, 6)}});
     h.run();
     REQUIRE(h["out"] == lines[i].expected);
+  }
+
+  // -Werror -Wdouble-promotion: half -> float is allowed (HalfBuiltin.cpp), float -> double
+  // is an error naming the line.
+  {
+    const std::string promoting = dir.path + "/Promoting.cpp";
+    std::ofstream(promoting) << "#include <poplar/Vertex.hpp>\n"
+                                "class Promoting : public poplar::Vertex {\npublic:\n"
+                                "  poplar::Input<float> in;\n  poplar::Output<double> out;\n"
+                                "  bool compute() { *out = in * 2.0; return true; }\n};\n";
+    const Result r = run(popc() + " -Werror -Wdouble-promotion " + promoting + " -o " + dir.path + "/p.gp");
+    INFO(r.output);
+    REQUIRE(r.status != 0);
+    REQUIRE(r.output.find("Promoting.cpp:6:") != std::string::npos);
+    REQUIRE(run(popc() + " -Wdouble-promotion " + promoting + " -o " + dir.path + "/p.gp").status == 0);
   }
 
   // --list-targets as PopLibs' CMake reads it: one line, commas between IPU targets.

@@ -179,6 +179,26 @@ std::string permissiveErrors(const std::string &output) {
   return errors;
 }
 
+/// The -Wdouble-promotion warnings of `output` that are not half -> float: errors, as
+/// the user's -Werror asked (see compileCodelets).
+std::string doublePromotionErrors(const std::string &output) {
+  std::string errors;
+  std::size_t pos = 0;
+  while (pos < output.size()) {
+    std::size_t end = output.find('\n', pos);
+    if (end == std::string::npos)
+      end = output.size();
+    const std::string line = output.substr(pos, end - pos);
+    if (line.find("warning: ") != std::string::npos &&
+        line.find("[-Wdouble-promotion]") != std::string::npos &&
+        line.find("_Float16' to 'float'") == std::string::npos &&
+        line.find("_Float16') to 'float'") == std::string::npos)
+      errors += line + "\n";
+    pos = end + 1;
+  }
+  return errors;
+}
+
 /// Whether a C++ name as the introspection spelled it can name the type in the
 /// generated unit: no empty template argument (`Foo<float,>`), balanced brackets.
 bool wellFormedTypeName(const std::string &name) {
@@ -487,6 +507,20 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   const bool clang = clangMajor != 0;
   std::vector<std::string> args = fixedArgs(userGaveStd, clangMajor);
   args.insert(args.end(), flags.compilerArgs.begin(), flags.compilerArgs.end());
+  // -Wdouble-promotion: clang also flags half -> float, which Graphcore's popc does not
+  // (PopLibs builds with -Werror -Wdouble-promotion); such warnings stay warnings, and
+  // every other one is an error again when the user asked (doublePromotionErrors).
+  bool werror = false, doublePromotionError = false, wantsDoublePromotion = false;
+  for (const std::string &a : flags.compilerArgs) {
+    werror = (werror || a == "-Werror") && a != "-Wno-error";
+    wantsDoublePromotion =
+        (wantsDoublePromotion || a == "-Wdouble-promotion") && a != "-Wno-double-promotion";
+    doublePromotionError =
+        (doublePromotionError || a == "-Werror=double-promotion") && a != "-Wno-error=double-promotion";
+  }
+  doublePromotionError = doublePromotionError || (werror && wantsDoublePromotion);
+  if (clang && doublePromotionError)
+    args.push_back("-Wno-error=double-promotion");
 
   const std::string cacheDir = codeletCacheDir();
   CodeletCacheKeyInput keyInput{sources, args, flags.includeDirs, cxx};
@@ -651,6 +685,15 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     output += job.output;
     if (status == 0)
       status = job.status;
+  }
+  if (clang && doublePromotionError && status == 0) {
+    const std::string promotions = doublePromotionErrors(output);
+    if (!promotions.empty()) {
+      output += "error: -Wdouble-promotion with -Werror (only half to float is allowed, as Graphcore's popc "
+                "allows it):\n" +
+                promotions;
+      status = 1;
+    }
   }
   if (!clang && status == 0) {
     const std::string permissive = permissiveErrors(output);

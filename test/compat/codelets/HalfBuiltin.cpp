@@ -22,6 +22,7 @@ public:
   Output<Vector<half>> hout;
   Output<Vector<float>> fout;
   Output<half> scalar;
+  Output<float> widenedOut;
 
   bool compute() {
     half h = in; // from an Input<float>
@@ -29,6 +30,9 @@ public:
     unsigned u = 2u;
     half j = u; // from an unsigned
     *scalar = h * k + j;
+    float widened = h;                  // half -> float: no -Wdouble-promotion error, as on the IPU
+    widened = floorf(widened + hin[0]); // (PopLibs builds with -Werror -Wdouble-promotion)
+    *widenedOut = widened;
     for (unsigned i = 0; i < hout.size(); ++i) {
       hout[i] = fin[i]; // float field into half field
       fout[i] = hin[i]; // half field into float field
