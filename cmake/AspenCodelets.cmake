@@ -46,7 +46,9 @@ file(GLOB_RECURSE ASPEN_CODELET_COMPILER_INPUTS CONFIGURE_DEPENDS
   ${PROJECT_SOURCE_DIR}/compiler/src/codelets/*.cpp ${PROJECT_SOURCE_DIR}/compiler/src/codelets/*.hpp
   ${PROJECT_SOURCE_DIR}/compiler/src/codelets/*.h ${PROJECT_SOURCE_DIR}/compiler/tools/popc.cpp
   ${PROJECT_SOURCE_DIR}/compiler/src/exe/Hash.hpp
-  ${PROJECT_SOURCE_DIR}/vertices/include/*.h ${PROJECT_SOURCE_DIR}/vertices/include/*.hpp)
+  ${PROJECT_SOURCE_DIR}/vertices/include/*.h ${PROJECT_SOURCE_DIR}/vertices/include/*.hpp
+  ${PROJECT_SOURCE_DIR}/vertices/include/ipu_*)
+list(REMOVE_DUPLICATES ASPEN_CODELET_COMPILER_INPUTS)
 list(SORT ASPEN_CODELET_COMPILER_INPUTS)
 
 # aspen_add_codelet_compiler_id(<target>)

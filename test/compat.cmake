@@ -180,3 +180,8 @@ aspen_add_test(popfloat_compat_cast_to_half LABEL conformance SOURCES compat/pop
 # popfloat's gfloat casts against a host reference listing every value of each format.
 aspen_add_test(popfloat_compat_gfloat_cast LABEL conformance SOURCES compat/popfloat_gfloat_cast.cpp
   LIBS Aspen::popops Aspen::popfloat)
+# (9) Issue 21: codelets as Graphcore's popc builds them (test/compat/codelets/: clang's dialect,
+# vertex names, popc's generated code, its command line), built with popc and addCodelets, run on
+# the IPUModel and a DeviceManager IPU device against host loops.
+aspen_add_test(compat_codelets_dialect LABEL integration SOURCES compat/codelets_dialect.cpp)
+add_dependencies(compat_codelets_dialect popc)

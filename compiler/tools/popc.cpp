@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -24,7 +25,7 @@ const char *const kUsage =
 
 Compiles codelets (C++ vertex classes deriving from poplar::Vertex, MultiVertex or
 SupervisorVertex) into a vertex library for Aspen's simulated IPU. Sources are
-compiled with the host C++ compiler ($ASPEN_CXX, default g++) with __POPC__
+compiled with clang (clang++-16, or $ASPEN_CXX) for the host with __POPC__
 defined and __IPU__ not defined. Vertex libraries (.gp) given as inputs are linked
 with the compiled sources into one library.
 
@@ -37,16 +38,16 @@ Options:
   -I <dir>, -I<dir>    add an include directory
   -D <X[=v]>           define a macro;  -U <X> undefines one
   -std=<standard>      C++ language standard (default c++17)
-  --target <list>      comma-separated targets (ipu1, ipu2, ipu21, cpu, ipumodel); recorded,
-                       every target runs the same host code
-  --list-targets       print the targets and exit
+  --target <list>      targets: comma-separated (ipu1, ipu2, ipu21, cpu, ipumodel; also
+                       -target, -target=, --target=) or a JSON list whose "compile-flags"
+                       are applied; recorded, every target runs the same host code
+  -X <flag>            pass <flag> to the compiler
+  --list-targets       print the IPU targets (ipu1,ipu2,ipu21) and exit
   --version            print the version and exit
   --help               print this help and exit
 Other options starting with '-' (-f..., -W..., -m...) are passed to the host compiler.
 Errors are printed as <file>:<line>: ... and give a non-zero exit status.
 )";
-
-const char *const kTargets[] = {"ipu1", "ipu2", "ipu21", "cpu", "ipumodel"};
 
 std::string defaultOutput(const std::string &source) {
   std::string base = source.substr(source.rfind('/') == std::string::npos ? 0 : source.rfind('/') + 1);
@@ -140,8 +141,9 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (a == "--list-targets") {
-      for (const char *t : kTargets)
-        std::cout << t << "\n";
+      // As Graphcore's popc: the IPU architectures, on one line, comma-separated (PopLibs'
+      // CMake replaces the commas with semicolons to make its list of targets).
+      std::cout << "ipu1,ipu2,ipu21\n";
       return 0;
     }
     if (a == "-v" || a == "--verbose") {
@@ -161,7 +163,7 @@ int main(int argc, char **argv) {
     } else if (a.rfind("-o", 0) == 0 && a.size() > 2 && a[2] != '-') {
       output = a.substr(2);
     } else if ((a == "-I" || a == "-D" || a == "-U" || a == "--target" || a == "-target" || a == "-include" ||
-                a == "-isystem") &&
+                a == "-isystem" || a == "-X") &&
                i + 1 < argc) {
       flags.push_back(a);
       flags.push_back(argv[++i]);
@@ -230,6 +232,9 @@ int main(int argc, char **argv) {
     std::cerr << "popc: error: " << (colon == std::string::npos ? what : what.substr(0, colon)) << "\n";
     return 1;
   } catch (const poplar::poplar_error &e) {
+    std::cerr << "popc: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception &e) { // never exit 0 without the library
     std::cerr << "popc: error: " << e.what() << "\n";
     return 1;
   }

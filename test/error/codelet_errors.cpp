@@ -106,6 +106,30 @@ TEST_CASE("codelet_errors: an assembly codelet and an unknown file type", "[code
                                             {"kernels.txt", "file type"});
 }
 
+TEST_CASE("codelet_errors: popc's target list: an unknown target, a bad JSON list", "[codelets][error]") {
+  Graph g(smallTarget());
+  const std::string src = corpusFile("FieldKinds.cpp");
+  const std::string flags = corpusFlags();
+  requireError<graph_object_creation_error>(
+      [&] { g.addCodelets(src, CodeletFileType::Auto, flags + " --target ipu2,ipu9"); },
+      {"ipu9", "targets:"});
+  requireError<graph_object_creation_error>(
+      [&] { g.addCodelets(src, CodeletFileType::Auto, flags + " -target='[\"ipu2\",{\"arch\":\"ipu3\"}]'"); },
+      {"target list", "\"name\""});
+  requireError<graph_object_creation_error>(
+      [&] { g.addCodelets(src, CodeletFileType::Auto, flags + " --target '[\"ipu2\"'"); },
+      {"not valid JSON"});
+  requireError<graph_object_creation_error>(
+      [&] {
+        g.addCodelets(
+            src, CodeletFileType::Auto,
+            flags + " --target '[{\"name\":\"ipu2:cpp\",\"arch\":\"ipu2\",\"compile-flags\":\"-DX\"}]'");
+      },
+      {"ipu2:cpp", "compile-flags"});
+  requireError<graph_object_creation_error>([&] { g.addCodelets(src, CodeletFileType::Auto, flags + " -X"); },
+                                            {"'-X'", "needs"});
+}
+
 TEST_CASE("codelet_errors: an unknown vertex type", "[codelets][error]") {
   Graph g = corpusGraph();
   const ComputeSet cs = g.addComputeSet();

@@ -1,15 +1,22 @@
 /* Copyright (c) Aspen contributors. IPU toolchain-compatible codelet header.
  * Short vector types of the IPU (float2, half4, int2, ...) for host-compiled
- * codelets: element-wise arithmetic and comparison, `v[i]` element access,
- * `{a, b}` initialisation. Arithmetic types are GCC/Clang vector extensions;
- * half2 and half4 are small structs of `half` with the same operators (vector
- * extensions cannot hold a class type). Sizes and alignments match the IPU
- * (float2: 8 bytes, half4: 8 bytes, ...), so codelets may reinterpret aligned
- * field data as these types. */
+ * codelets. Built by the codelet compiler (clang, docs/codelets.md) they are clang's
+ * `ext_vector_type` vectors, as Graphcore's popc declares them: `v.x`, `v[i]`,
+ * swizzles (`v.xy`, `v.lo`, `v.hi`), element-wise arithmetic and comparisons (a
+ * comparison gives a vector of 0 / -1), `{a, b}` initialisation and
+ * `__builtin_convertvector`. With GCC (the host's own tests of these headers) they
+ * are GCC vector extensions, and half2 and half4 small structs of the `half` class
+ * with the same operators. Sizes and alignments match the IPU (float2: 8 bytes,
+ * half4: 8 bytes, ...), so codelets may reinterpret aligned field data as these
+ * types. */
 #ifndef ASPEN_IPUDEF_H
 #define ASPEN_IPUDEF_H
 
+#ifdef __clang__
+#define ASPEN_VECTOR_TYPE(name, elem, n) typedef elem name __attribute__((ext_vector_type(n)))
+#else
 #define ASPEN_VECTOR_TYPE(name, elem, n) typedef elem name __attribute__((vector_size(sizeof(elem) * (n))))
+#endif
 
 ASPEN_VECTOR_TYPE(float2, float, 2);
 ASPEN_VECTOR_TYPE(float4, float, 4);
@@ -31,11 +38,20 @@ ASPEN_VECTOR_TYPE(long2, long, 2);
 ASPEN_VECTOR_TYPE(longlong2, long long, 2);
 ASPEN_VECTOR_TYPE(ulonglong2, unsigned long long, 2);
 
-#undef ASPEN_VECTOR_TYPE
-
 #ifdef __cplusplus
 #include <poplar/HalfFloat.hpp>
+#elif defined(__clang__) && defined(__FLT16_MAX__)
+typedef _Float16 half; /* C: as in C++, clang's built-in 16-bit float */
+#define ASPEN_HALF_BUILTIN 1
+#endif
 
+#ifdef ASPEN_HALF_BUILTIN
+ASPEN_VECTOR_TYPE(half2, half, 2);
+ASPEN_VECTOR_TYPE(half4, half, 4);
+#endif
+#undef ASPEN_VECTOR_TYPE
+
+#if defined(__cplusplus) && !defined(ASPEN_HALF_BUILTIN)
 namespace poplar {
 namespace aspen_detail {
 

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 #include <sys/wait.h>
@@ -135,20 +136,26 @@ std::vector<std::string> splitFlags(std::string_view text) {
   return out;
 }
 
-/// The arguments every codelet compile gets before the user's. For GCC,
+/// The arguments every codelet compile gets before the user's (see docs/codelets.md,
+/// "The dialect"). Both compilers: no floating-point contraction (`b + q * c` rounds
+/// twice, as a host reference written the same way). Clang >= 16: each `half`
+/// operation rounds to half, not to float at the end of the expression. GCC:
 /// `-fno-gnu-unique` (a template's static data stays local to its library, as
 /// RTLD_LOCAL promises) and `-fpermissive`, whose warnings are errors again except
-/// "changes meaning" (see permissiveErrors); clang takes neither.
-std::vector<std::string> fixedArgs(bool userGaveStd, bool clang) {
+/// "changes meaning" (see permissiveErrors).
+std::vector<std::string> fixedArgs(bool userGaveStd, int clangMajor) {
   std::vector<std::string> args;
   if (!userGaveStd)
     args.push_back("-std=c++17");
   for (const char *a : {"-O2", "-fPIC", "-shared", "-mavx2", "-mfma", "-mf16c", "-fvisibility=hidden"})
     args.push_back(a);
-  if (!clang) {
-    args.push_back("-fno-gnu-unique");
-    args.push_back("-fpermissive");
-  }
+  args.push_back("-ffp-contract=off");
+  if (clangMajor >= 16)
+    for (const char *a : {"-Xclang", "-ffloat16-excess-precision=none"})
+      args.push_back(a);
+  if (clangMajor == 0)
+    for (const char *a : {"-fno-gnu-unique", "-fpermissive"})
+      args.push_back(a);
   // relro + now: the GOT is read-only once loaded, so a library's writable
   // memory is its data alone (what each tile gets a copy of, CodeletData.hpp).
   for (const char *a : {"-Wno-attributes", "-Wl,-z,defs", "-Wl,-z,relro", "-Wl,-z,now", "-D__POPC__"})
@@ -172,6 +179,26 @@ std::string permissiveErrors(const std::string &output) {
     const std::string line = output.substr(pos, end - pos);
     if (line.find("warning: ") != std::string::npos && line.find("[-fpermissive]") != std::string::npos &&
         line.find("changes meaning") == std::string::npos)
+      errors += line + "\n";
+    pos = end + 1;
+  }
+  return errors;
+}
+
+/// The -Wdouble-promotion warnings of `output` that are not half -> float: errors, as
+/// the user's -Werror asked (see compileCodelets).
+std::string doublePromotionErrors(const std::string &output) {
+  std::string errors;
+  std::size_t pos = 0;
+  while (pos < output.size()) {
+    std::size_t end = output.find('\n', pos);
+    if (end == std::string::npos)
+      end = output.size();
+    const std::string line = output.substr(pos, end - pos);
+    if (line.find("warning: ") != std::string::npos &&
+        line.find("[-Wdouble-promotion]") != std::string::npos &&
+        line.find("_Float16' to 'float'") == std::string::npos &&
+        line.find("_Float16') to 'float'") == std::string::npos)
       errors += line + "\n";
     pos = end + 1;
   }
@@ -257,14 +284,133 @@ SourceLanguage languageOf(const std::string &path) {
   return SourceLanguage::Unknown;
 }
 
+namespace {
+bool onPath(const std::string &program) {
+  const char *path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    std::size_t colon = dirs.find(':', start);
+    if (colon == std::string::npos)
+      colon = dirs.size();
+    const std::string dir = colon > start ? dirs.substr(start, colon - start) : ".";
+    if (::access((dir + "/" + program).c_str(), X_OK) == 0)
+      return true;
+    start = colon + 1;
+  }
+  return false;
+}
+} // namespace
+
 std::string hostCompiler() {
   const char *cxx = std::getenv("ASPEN_CXX");
-  return cxx && *cxx ? std::string(cxx) : std::string("g++");
+  if (cxx && *cxx)
+    return cxx;
+  // Graphcore's popc is clang: clang 16 (or 15) gives its dialect natively, _Float16
+  // for half included. Without either, GCC, with `half` a class (docs/codelets.md).
+  static const std::string chosen = [] {
+    for (const char *candidate : {"clang++-16", "clang++-15"})
+      if (onPath(candidate))
+        return std::string(candidate);
+    ASPEN_LOG(Warn, "codelets are compiled with g++: clang++-16 (Debian package clang-16) is not installed, "
+                    "so clang's dialect of Graphcore's popc (vector types, a built-in half) is missing");
+    return std::string("g++");
+  }();
+  return chosen;
 }
 
 bool hostCompilerIsClang(const std::string &cxx) {
-  return compilerIdentity(cxx).find("clang") != std::string::npos;
+  return clangMajorVersion(cxx) != 0;
 }
+
+int clangMajorVersion(const std::string &cxx) {
+  const std::string &id = compilerIdentity(cxx);
+  const std::size_t at = id.find("clang version ");
+  if (at == std::string::npos)
+    return 0;
+  const int major = std::atoi(id.c_str() + at + 14);
+  return major > 0 ? major : 1;
+}
+
+namespace {
+
+const char *const kKnownTargets[] = {"ipu1", "ipu2", "ipu21", "cpu", "ipumodel"};
+
+void checkTarget(const std::string &arch, const std::string &list) {
+  for (const char *known : kKnownTargets)
+    if (arch == known)
+      return;
+  throw poplar::graph_object_creation_error("Unknown codelet target '" + arch + "' in '" + list +
+                                            "' (targets: ipu1, ipu2, ipu21, cpu, ipumodel)");
+}
+
+/// Adds the targets of a `--target` value: "ipu2,cpu", or popc's JSON list
+/// (`["ipu2", {"name": "ipu2:cpp", "arch": "ipu2", "compile-flags": ["-DX"]}]`), whose
+/// compile flags apply to the compile (every target runs the same host code, so the
+/// flags of every target listed are applied, each once).
+void addTargets(CodeletFlags &flags, const std::string &list) {
+  const std::size_t first = list.find_first_not_of(" \t");
+  if (first == std::string::npos || (list[first] != '[' && list[first] != '{')) {
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t comma = list.find(',', start);
+      const std::string t =
+          list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!t.empty()) {
+        checkTarget(t.substr(0, t.find(':')), list);
+        flags.targets.push_back(t);
+      }
+      if (comma == std::string::npos)
+        break;
+      start = comma + 1;
+    }
+    return;
+  }
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(list);
+  } catch (const nlohmann::json::exception &e) {
+    throw poplar::graph_object_creation_error("Codelet target list '" + list +
+                                              "' is not valid JSON: " + e.what());
+  }
+  if (doc.is_object())
+    doc = nlohmann::json::array({doc});
+  std::vector<std::string> targetFlags;
+  for (const nlohmann::json &t : doc) {
+    std::string name, arch;
+    if (t.is_string()) {
+      name = arch = t.get<std::string>();
+    } else if (t.is_object() && t.contains("name") && t["name"].is_string()) {
+      name = t["name"].get<std::string>();
+      arch = t.contains("arch") && t["arch"].is_string() ? t["arch"].get<std::string>() : name;
+      if (t.contains("compile-flags")) {
+        if (!t["compile-flags"].is_array())
+          throw poplar::graph_object_creation_error("Codelet target '" + name + "' in '" + list +
+                                                    "': \"compile-flags\" must be a list of strings");
+        for (const nlohmann::json &f : t["compile-flags"]) {
+          if (!f.is_string())
+            throw poplar::graph_object_creation_error("Codelet target '" + name + "' in '" + list +
+                                                      "': \"compile-flags\" must be a list of strings");
+          if (std::find(targetFlags.begin(), targetFlags.end(), f.get<std::string>()) == targetFlags.end())
+            targetFlags.push_back(f.get<std::string>());
+        }
+      }
+    } else {
+      throw poplar::graph_object_creation_error("Codelet target list '" + list +
+                                                "': each target is a name or an object with a \"name\"");
+    }
+    checkTarget(arch.substr(0, arch.find(':')), list);
+    flags.targets.push_back(name);
+  }
+  if (!targetFlags.empty()) {
+    const CodeletFlags extra = parseCodeletFlags(targetFlags);
+    flags.compilerArgs.insert(flags.compilerArgs.end(), extra.compilerArgs.begin(), extra.compilerArgs.end());
+    flags.clangArgs.insert(flags.clangArgs.end(), extra.clangArgs.begin(), extra.clangArgs.end());
+    flags.includeDirs.insert(flags.includeDirs.end(), extra.includeDirs.begin(), extra.includeDirs.end());
+  }
+}
+
+} // namespace
 
 CodeletFlags parseCodeletFlags(const std::vector<std::string> &args) {
   CodeletFlags flags;
@@ -300,20 +446,22 @@ CodeletFlags parseCodeletFlags(const std::vector<std::string> &args) {
       both("-include");
       both(absolutePath(value(8, "a file")));
     } else if (a.rfind("-std=", 0) == 0) {
-      both(a);
-    } else if (a.rfind("--target", 0) == 0 || a == "-target") {
-      std::string list = a.rfind("--target=", 0) == 0 ? a.substr(9) : (i + 1 < args.size() ? args[++i] : "");
-      std::size_t start = 0;
-      while (start <= list.size()) {
-        const std::size_t comma = list.find(',', start);
-        const std::string t =
-            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!t.empty())
-          flags.targets.push_back(t);
-        if (comma == std::string::npos)
-          break;
-        start = comma + 1;
-      }
+      if (a.find("++") != std::string::npos)
+        both(a);
+      else
+        flags.compilerArgs.push_back(a); // -std=c11: the C sources' standard
+    } else if (a == "--target" || a == "-target" || a.rfind("--target=", 0) == 0 ||
+               a.rfind("-target=", 0) == 0) {
+      const std::size_t eq = a.find('=');
+      addTargets(flags, eq != std::string::npos ? a.substr(eq + 1) : value(a.size(), "a target list"));
+    } else if (a == "-X") {
+      // popc's pass-through: the next argument goes to the compiler as it is (and to the
+      // introspection when it changes parsing).
+      const std::string passed = value(2, "a compiler flag");
+      flags.compilerArgs.push_back(passed);
+      if (passed.rfind("-D", 0) == 0 || passed.rfind("-U", 0) == 0 ||
+          (passed.rfind("-std=", 0) == 0 && passed.find("++") != std::string::npos))
+        flags.clangArgs.push_back(passed);
     } else if (a == "-o" || a == "-c" || a == "-S" || a == "-E" || a == "-shared" || a == "-x") {
       if (a == "-o" || a == "-x")
         ++i;
@@ -347,8 +495,9 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     const SourceLanguage lang = languageOf(sources.back());
     if (lang == SourceLanguage::Assembly)
       throw poplar::graph_object_creation_error(
-          "Cannot compile codelet '" + displayNames.back() +
-          "': assembly codelets are IPU machine code; the simulated IPU runs C and C++ codelets only");
+          "Cannot compile codelet '" + displayNames.back() + "': " + displayNames.back() +
+          ":1: error: IPU assembly is IPU machine code; Aspen's simulated IPU runs C and C++ vertex code "
+          "only (Graphcore's popc assembles it for IPU targets; build the C++ version of the vertex)");
     if (lang == SourceLanguage::Unknown)
       throw poplar::graph_object_creation_error("Cannot compile codelet '" + displayNames.back() +
                                                 "': unknown source type (expected .cpp, .cc, .cxx or .c)");
@@ -359,10 +508,25 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   const std::string cxx = hostCompiler();
   bool userGaveStd = false;
   for (const std::string &a : flags.compilerArgs)
-    userGaveStd = userGaveStd || a.rfind("-std=", 0) == 0;
-  const bool clang = hostCompilerIsClang(cxx);
-  std::vector<std::string> args = fixedArgs(userGaveStd, clang);
+    userGaveStd = userGaveStd || (a.rfind("-std=", 0) == 0 && a.find("++") != std::string::npos);
+  const int clangMajor = clangMajorVersion(cxx);
+  const bool clang = clangMajor != 0;
+  std::vector<std::string> args = fixedArgs(userGaveStd, clangMajor);
   args.insert(args.end(), flags.compilerArgs.begin(), flags.compilerArgs.end());
+  // -Wdouble-promotion: clang also flags half -> float, which Graphcore's popc does not
+  // (PopLibs builds with -Werror -Wdouble-promotion); such warnings stay warnings, and
+  // every other one is an error again when the user asked (doublePromotionErrors).
+  bool werror = false, doublePromotionError = false, wantsDoublePromotion = false;
+  for (const std::string &a : flags.compilerArgs) {
+    werror = (werror || a == "-Werror") && a != "-Wno-error";
+    wantsDoublePromotion =
+        (wantsDoublePromotion || a == "-Wdouble-promotion") && a != "-Wno-double-promotion";
+    doublePromotionError =
+        (doublePromotionError || a == "-Werror=double-promotion") && a != "-Wno-error=double-promotion";
+  }
+  doublePromotionError = doublePromotionError || (werror && wantsDoublePromotion);
+  if (clang && doublePromotionError)
+    args.push_back("-Wno-error=double-promotion");
 
   const std::string cacheDir = codeletCacheDir();
   CodeletCacheKeyInput keyInput{sources, args, flags.includeDirs, cxx};
@@ -398,6 +562,10 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   std::vector<std::string> clangArgs;
   clangArgs.push_back(userGaveStd ? "" : "-std=c++17");
   clangArgs.push_back("-D__POPC__");
+  // libclang only parses: `half` is its __fp16 there when it has no _Float16 (HalfFloat.hpp).
+  for (const char *a : {"-D__ASPEN_INTROSPECTION__", "-Xclang", "-fnative-half-type", "-Xclang",
+                        "-fnative-half-arguments-and-returns"})
+    clangArgs.push_back(a);
   clangArgs.push_back("-isystem");
   clangArgs.push_back(embeddedIncludeDir());
   clangArgs.insert(clangArgs.end(), flags.clangArgs.begin(), flags.clangArgs.end());
@@ -488,10 +656,13 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   std::vector<ObjectJob> jobs;
   auto compileCommand = [&](const std::string &input, const std::string &object, bool isC) {
     std::string command = cxx;
-    for (const std::string &a : args)
-      if (a != "-shared" && a.rfind("-Wl,", 0) != 0 &&
-          !(isC && a.rfind("-std=", 0) == 0)) // link flags: link only
+    for (const std::string &a : args) {
+      const bool std = a.rfind("-std=", 0) == 0;
+      const bool cxxOnly = (std && a.find("++") != std::string::npos) || a == "-fpermissive";
+      if (a != "-shared" && a.rfind("-Wl,", 0) != 0 && // link flags: link only
+          (isC ? !cxxOnly : !(std && !cxxOnly)))       // -std=c11 for C sources, -std=c++17 for C++
         command += " " + shellQuote(a);
+    }
     command += isC ? " -c -x c " : " -c ";
     return command + shellQuote(input) + " -o " + shellQuote(object);
   };
@@ -531,6 +702,15 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     if (status == 0)
       status = job.status;
   }
+  if (clang && doublePromotionError && status == 0) {
+    const std::string promotions = doublePromotionErrors(output);
+    if (!promotions.empty()) {
+      output += "error: -Wdouble-promotion with -Werror (only half to float is allowed, as Graphcore's popc "
+                "allows it):\n" +
+                promotions;
+      status = 1;
+    }
+  }
   if (!clang && status == 0) {
     const std::string permissive = permissiveErrors(output);
     if (!permissive.empty()) {
@@ -552,7 +732,14 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     ASPEN_LOG(Debug, "codelet link: " << command);
     status = runCommand(command, output);
   }
-  const std::string diagnostics = cleanDiagnostics(output, workDir);
+  std::string diagnostics = cleanDiagnostics(output, workDir);
+  // IPU instructions in `asm` reach the host assembler, which names the line.
+  if (status != 0 && (diagnostics.find("invalid instruction mnemonic") != std::string::npos ||
+                      diagnostics.find("unknown use of instruction mnemonic") != std::string::npos ||
+                      diagnostics.find("no such instruction") != std::string::npos))
+    diagnostics += "note: the `asm` statements above hold IPU instructions: Aspen's simulated IPU runs C and "
+                   "C++ vertex code only (Graphcore's popc assembles them for IPU targets); keep them under "
+                   "#ifdef __IPU__ with a C++ version for other targets\n";
   if (compileOutput)
     *compileOutput << diagnostics;
   if (status != 0) {

@@ -59,10 +59,12 @@ std::string extensionOf(const std::string &path);
 enum class SourceLanguage { Cpp, C, Assembly, Unknown };
 SourceLanguage languageOf(const std::string &path);
 
-/// The host compiler command ($ASPEN_CXX, else "g++"; see docs/codelets.md for why
-/// GCC stays the default although Poplar's popc is clang-based).
+/// The host compiler command: $ASPEN_CXX, else clang++-16 (or clang++-15) when
+/// installed, else g++ (docs/codelets.md, "The dialect").
 std::string hostCompiler();
 /// Whether `cxx --version` names clang (it takes no GCC-only flags).
 bool hostCompilerIsClang(const std::string &cxx);
+/// clang's major version of `cxx` (0: not clang).
+int clangMajorVersion(const std::string &cxx);
 
 } // namespace aspen::codelets

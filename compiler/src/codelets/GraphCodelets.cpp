@@ -246,8 +246,18 @@ bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFl
 
 void Graph::addCodelets(ArrayRef<std::string> srcs, StringRef compileFlags) {
   getTarget();
-  for (const std::string &src : srcs)
-    addCodeletsImpl(*data_, src, CodeletFileType::Auto, compileFlags, nullptr);
+  // C and C++ sources given together are compiled into one library, as popc compiles the
+  // sources of one call: a function one defines, another calls (a C helper of a C++ vertex).
+  std::vector<std::string> sources;
+  for (const std::string &src : srcs) {
+    const SourceLanguage lang = languageOf(src);
+    if (lang == SourceLanguage::Cpp || lang == SourceLanguage::C)
+      sources.push_back(src);
+    else
+      addCodeletsImpl(*data_, src, CodeletFileType::Auto, compileFlags, nullptr);
+  }
+  if (!sources.empty())
+    addCompiled(*data_, sources, compileFlags, nullptr, sources);
 }
 
 namespace {

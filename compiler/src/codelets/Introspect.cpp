@@ -235,8 +235,103 @@ std::string trim(const std::string &s) {
 /// Poplar's spelling of a type argument: no space after commas, `>>` closers, no
 /// `(anonymous namespace)::` (a name the generated unit could not spell; it sees the
 /// source's anonymous namespace anyway).
-std::string normaliseTypeSpelling(const std::string &spellingIn) {
+/// The name <ipudef.h> gives a vector of `count` elements spelled `element` (float2,
+/// half4, uint2, ...), or "" for a vector type it does not declare.
+std::string ipuVectorName(const std::string &element, const std::string &count) {
+  static const char *const kElements[][2] = {{"float", "float"},
+                                             {"int", "int"},
+                                             {"unsigned int", "uint"},
+                                             {"short", "short"},
+                                             {"unsigned short", "ushort"},
+                                             {"char", "char"},
+                                             {"unsigned char", "uchar"},
+                                             {"signed char", "schar"},
+                                             {"long", "long"},
+                                             {"long long", "longlong"},
+                                             {"unsigned long long", "ulonglong"},
+                                             {"__fp16", "half"},
+                                             {"_Float16", "half"},
+                                             {"half", "half"}};
+  static const char *const kDeclared[] = {"float2",     "float4", "int2",    "int4",    "uint2", "uint4",
+                                          "short2",     "short4", "ushort2", "ushort4", "char2", "char4",
+                                          "uchar2",     "uchar4", "schar2",  "schar4",  "long2", "longlong2",
+                                          "ulonglong2", "half2",  "half4"};
+  for (const auto &e : kElements)
+    if (element == e[0])
+      for (const char *declared : kDeclared)
+        if (std::string(e[1]) + count == declared)
+          return declared;
+  return "";
+}
+
+/// Clang's spelling of the IPU's vector types as <ipudef.h> names them:
+/// `float __attribute__((ext_vector_type(2)))` and
+/// `__attribute__((__vector_size__(2 * sizeof(float)))) float` are `float2`.
+std::string ipuVectorSpelling(const std::string &spellingIn) {
   std::string spelling = spellingIn;
+  // (Built from two literals: GCC 12 misparses a literal ending in "type(" before ");".)
+  static const std::string kExt = std::string(" __attribute__((ext_vector_type") + "(";
+  for (std::size_t at; (at = spelling.find(kExt)) != std::string::npos;) {
+    std::size_t begin = at; // the element type: words back to a delimiter
+    while (begin > 0 && std::strchr("<,( ", spelling[begin - 1]) == nullptr)
+      --begin;
+    while (begin > 1 && spelling[begin - 1] == ' ' && std::strchr("<,(", spelling[begin - 2]) == nullptr) {
+      --begin;
+      while (begin > 0 && std::strchr("<,( ", spelling[begin - 1]) == nullptr)
+        --begin;
+    }
+    const std::size_t countBegin = at + kExt.size();
+    const std::size_t countEnd = spelling.find(')', countBegin);
+    if (countEnd == std::string::npos || spelling.compare(countEnd, 3, ")))") != 0)
+      break;
+    const std::string name = ipuVectorName(trim(spelling.substr(begin, at - begin)),
+                                           spelling.substr(countBegin, countEnd - countBegin));
+    if (name.empty())
+      break;
+    spelling.replace(begin, countEnd + 3 - begin, name);
+  }
+  static const std::string kSize = std::string("__attribute__((__vector_size__") + "(";
+  for (std::size_t at; (at = spelling.find(kSize)) != std::string::npos;) {
+    const std::size_t countBegin = at + kSize.size();
+    const std::size_t times = spelling.find(" * sizeof(", countBegin);
+    const std::size_t close = times == std::string::npos ? times : spelling.find(")))) ", times);
+    if (close == std::string::npos)
+      break;
+    const std::string element = spelling.substr(times + 10, close - times - 10);
+    if (spelling.compare(close + 5, element.size(), element) != 0)
+      break;
+    const std::string name = ipuVectorName(element, spelling.substr(countBegin, times - countBegin));
+    if (name.empty())
+      break;
+    spelling.replace(at, close + 5 + element.size() - at, name);
+  }
+  return spelling;
+}
+
+/// `half` for clang's 16-bit float types, as whole words.
+std::string halfSpelling(const std::string &spellingIn) {
+  std::string spelling = spellingIn;
+  for (const char *builtin : {"__fp16", "_Float16"}) {
+    const std::size_t n = std::strlen(builtin);
+    for (std::size_t at = spelling.find(builtin); at != std::string::npos; at = spelling.find(builtin, at)) {
+      const bool wordStart =
+          at == 0 || !(std::isalnum(static_cast<unsigned char>(spelling[at - 1])) || spelling[at - 1] == '_');
+      const bool wordEnd =
+          at + n == spelling.size() ||
+          !(std::isalnum(static_cast<unsigned char>(spelling[at + n])) || spelling[at + n] == '_');
+      if (wordStart && wordEnd) {
+        spelling.replace(at, n, "half");
+        at += 4;
+      } else {
+        at += n;
+      }
+    }
+  }
+  return spelling;
+}
+
+std::string normaliseTypeSpelling(const std::string &spellingIn) {
+  std::string spelling = halfSpelling(ipuVectorSpelling(spellingIn));
   for (std::size_t at; (at = spelling.find("(anonymous namespace)::")) != std::string::npos;)
     spelling.erase(at, 23);
   std::string out;

@@ -13,12 +13,16 @@
 #define ASPEN_REGISTRATION_SUPPORT_HPP
 
 #include <aspen/CodeletAbi.h>
+#include <ipudef.h>
 #include <poplar/HalfFloat.hpp>
 #include <poplar/QuarterFloat.hpp>
 #include <poplar/Vertex.hpp>
 
+#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 namespace aspen_codelet {

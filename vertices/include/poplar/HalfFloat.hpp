@@ -1,16 +1,21 @@
 // Copyright (c) Aspen contributors. Poplar-compatible codelet header.
-// `half` on the host: IEEE 754 binary16 storage (2 bytes, trivially copyable),
-// conversions that round to nearest even, arithmetic carried out in float and
-// rounded back to half, as the IPU's half arithmetic does.
+// `half`: IEEE 754 binary16, two bytes, arithmetic rounded to half after each
+// operation, as the IPU's half arithmetic does.
+//
+// Built by the codelet compiler (clang >= 15, docs/codelets.md) `half` is clang's
+// built-in `_Float16`, as Graphcore's popc has it: a floating-point type with every
+// implicit conversion (`half h = in;` from an `Input<float>`), vectors of it
+// (`half4`, <ipudef.h>) and the <cmath> functions (`std::sqrt(h)` is a half).
+// Elsewhere (GCC, the host programs' own tests of these headers) it is a class with
+// the same storage and rounding:
 //
 //   half a = 1.5f, b = 2;        // from float / int
 //   half c = a * b;              // half op half -> half
 //   float f = a * 0.5f;          // half op float -> float
 //   half d = 0.25_h;             // literal
 //
-// Unlike a built-in type, `cond ? h : 0` is ambiguous (half and int convert
-// both ways); write `cond ? h : half(0)`. A half passed to printf must be cast
-// to float first.
+// With the class, `cond ? h : 0` is ambiguous (half and int convert both ways);
+// write `cond ? h : half(0)`. A half passed to printf must be cast to float first.
 #ifndef POPLAR_HALFFLOAT_HPP
 #define POPLAR_HALFFLOAT_HPP
 
@@ -19,9 +24,21 @@
 #include <limits>
 #include <type_traits>
 
-// GCC's _Float16 gives exact, fast conversions; other compilers (and libclang,
-// which parses codelets for introspection) use the portable code below.
-#if defined(__FLT16_MAX__) && defined(__GNUC__) && !defined(__clang__) && !defined(ASPEN_HALF_SOFTWARE)
+// clang's _Float16 (x86 since clang 15): the built-in half. libclang 14, which only
+// parses codelets to find their vertex types, has no _Float16 on x86 and sees
+// `__fp16` instead (with native half arguments, see Introspect.cpp).
+#if defined(__clang__) && defined(__FLT16_MAX__) && !defined(ASPEN_HALF_CLASS)
+#define ASPEN_HALF_BUILTIN 1
+typedef _Float16 half;
+#elif defined(__clang__) && defined(__ASPEN_INTROSPECTION__) && !defined(ASPEN_HALF_CLASS)
+#define ASPEN_HALF_BUILTIN 1
+typedef __fp16 half;
+#endif
+
+// GCC's _Float16 gives exact, fast conversions to the class; other compilers use the
+// portable code below.
+#if !defined(ASPEN_HALF_BUILTIN) && defined(__FLT16_MAX__) && defined(__GNUC__) && !defined(__clang__) &&    \
+    !defined(ASPEN_HALF_SOFTWARE)
 #define ASPEN_HALF_USE_FLOAT16 1
 #endif
 
@@ -95,7 +112,12 @@ inline float softHalfToFloat(std::uint16_t bits) {
 
 /// The binary16 bit pattern nearest to `value` (ties to even).
 inline std::uint16_t floatToHalf(float value) {
-#ifdef ASPEN_HALF_USE_FLOAT16
+#if defined(ASPEN_HALF_BUILTIN)
+  const half h = static_cast<half>(value);
+  std::uint16_t bits;
+  std::memcpy(&bits, &h, sizeof bits);
+  return bits;
+#elif defined(ASPEN_HALF_USE_FLOAT16)
   const _Float16 h = static_cast<_Float16>(value);
   std::uint16_t bits;
   std::memcpy(&bits, &h, sizeof bits);
@@ -107,7 +129,12 @@ inline std::uint16_t floatToHalf(float value) {
 
 /// The binary16 bit pattern nearest to `value` (ties to even, rounded once).
 inline std::uint16_t doubleToHalf(double value) {
-#ifdef ASPEN_HALF_USE_FLOAT16
+#if defined(ASPEN_HALF_BUILTIN)
+  const half h = static_cast<half>(value);
+  std::uint16_t bits;
+  std::memcpy(&bits, &h, sizeof bits);
+  return bits;
+#elif defined(ASPEN_HALF_USE_FLOAT16)
   const _Float16 h = static_cast<_Float16>(value);
   std::uint16_t bits;
   std::memcpy(&bits, &h, sizeof bits);
@@ -131,7 +158,11 @@ inline std::uint16_t doubleToHalf(double value) {
 
 /// The value of the binary16 bit pattern `bits` (exact).
 inline float halfToFloat(std::uint16_t bits) {
-#ifdef ASPEN_HALF_USE_FLOAT16
+#if defined(ASPEN_HALF_BUILTIN)
+  half h;
+  std::memcpy(&h, &bits, sizeof h);
+  return static_cast<float>(h);
+#elif defined(ASPEN_HALF_USE_FLOAT16)
   _Float16 h;
   std::memcpy(&h, &bits, sizeof h);
   return static_cast<float>(h);
@@ -142,6 +173,7 @@ inline float halfToFloat(std::uint16_t bits) {
 
 } // namespace poplar
 
+#ifndef ASPEN_HALF_BUILTIN
 /// IEEE 754 binary16. Two bytes, trivially constructible and copyable, so it can
 /// be a vertex field or a tensor element.
 class half {
@@ -266,10 +298,201 @@ inline half operator"" _h(unsigned long long value) {
   return half(static_cast<double>(value));
 }
 
+#endif // !ASPEN_HALF_BUILTIN
+
 namespace poplar {
 using ::half;
 } // namespace poplar
 
+#ifdef ASPEN_HALF_BUILTIN
+#include <cmath>
+// The built-in half: literals, limits and the <cmath> functions (computed in float
+// and rounded once, as the IPU's half functions are; without these a half argument
+// would be ambiguous between the float, double and long double overloads).
+inline half operator"" _h(long double value) {
+  return static_cast<half>(value);
+}
+inline half operator"" _h(unsigned long long value) {
+  return static_cast<half>(value);
+}
+
+namespace std {
+template <> class numeric_limits<half> {
+public:
+  static constexpr bool is_specialized = true;
+  static constexpr half min() noexcept {
+    return __builtin_bit_cast(half, static_cast<unsigned short>(0x0400));
+  }
+  static constexpr half max() noexcept {
+    return __builtin_bit_cast(half, static_cast<unsigned short>(0x7bff));
+  }
+  static constexpr half lowest() noexcept {
+    return __builtin_bit_cast(half, static_cast<unsigned short>(0xfbff));
+  }
+  static constexpr half epsilon() noexcept {
+    return __builtin_bit_cast(half, static_cast<unsigned short>(0x1400));
+  }
+  static constexpr half round_error() noexcept {
+    return __builtin_bit_cast(half, static_cast<unsigned short>(0x3800));
+  }
+  static constexpr half infinity() noexcept {
+    return __builtin_bit_cast(half, static_cast<unsigned short>(0x7c00));
+  }
+  static constexpr half quiet_NaN() noexcept {
+    return __builtin_bit_cast(half, static_cast<unsigned short>(0x7e00));
+  }
+  static constexpr half signaling_NaN() noexcept {
+    return __builtin_bit_cast(half, static_cast<unsigned short>(0x7d00));
+  }
+  static constexpr half denorm_min() noexcept {
+    return __builtin_bit_cast(half, static_cast<unsigned short>(0x0001));
+  }
+  static constexpr int digits = 11;
+  static constexpr int digits10 = 3;
+  static constexpr int max_digits10 = 5;
+  static constexpr bool is_signed = true;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_exact = false;
+  static constexpr int radix = 2;
+  static constexpr int min_exponent = -13;
+  static constexpr int min_exponent10 = -4;
+  static constexpr int max_exponent = 16;
+  static constexpr int max_exponent10 = 4;
+  static constexpr bool has_infinity = true;
+  static constexpr bool has_quiet_NaN = true;
+  static constexpr bool has_signaling_NaN = true;
+  static constexpr float_denorm_style has_denorm = denorm_present;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr bool is_iec559 = true;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+  static constexpr float_round_style round_style = round_to_nearest;
+};
+
+#define ASPEN_HALF_UNARY(f)                                                                                  \
+  inline half f(half x) {                                                                                    \
+    return static_cast<half>(::std::f(static_cast<float>(x)));                                               \
+  }
+#define ASPEN_HALF_BINARY(f)                                                                                 \
+  inline half f(half x, half y) {                                                                            \
+    return static_cast<half>(::std::f(static_cast<float>(x), static_cast<float>(y)));                        \
+  }
+#define ASPEN_HALF_TEST(f)                                                                                   \
+  inline bool f(half x) {                                                                                    \
+    return ::std::f(static_cast<float>(x));                                                                  \
+  }
+#define ASPEN_HALF_FUNCTIONS                                                                                 \
+  ASPEN_HALF_UNARY(abs)                                                                                      \
+  ASPEN_HALF_UNARY(fabs)                                                                                     \
+  ASPEN_HALF_UNARY(sqrt)                                                                                     \
+  ASPEN_HALF_UNARY(cbrt)                                                                                     \
+  ASPEN_HALF_UNARY(exp)                                                                                      \
+  ASPEN_HALF_UNARY(exp2)                                                                                     \
+  ASPEN_HALF_UNARY(expm1)                                                                                    \
+  ASPEN_HALF_UNARY(log)                                                                                      \
+  ASPEN_HALF_UNARY(log2)                                                                                     \
+  ASPEN_HALF_UNARY(log10)                                                                                    \
+  ASPEN_HALF_UNARY(log1p)                                                                                    \
+  ASPEN_HALF_UNARY(logb)                                                                                     \
+  ASPEN_HALF_UNARY(sin)                                                                                      \
+  ASPEN_HALF_UNARY(cos)                                                                                      \
+  ASPEN_HALF_UNARY(tan)                                                                                      \
+  ASPEN_HALF_UNARY(asin)                                                                                     \
+  ASPEN_HALF_UNARY(acos)                                                                                     \
+  ASPEN_HALF_UNARY(atan)                                                                                     \
+  ASPEN_HALF_UNARY(sinh)                                                                                     \
+  ASPEN_HALF_UNARY(cosh)                                                                                     \
+  ASPEN_HALF_UNARY(tanh)                                                                                     \
+  ASPEN_HALF_UNARY(asinh)                                                                                    \
+  ASPEN_HALF_UNARY(acosh)                                                                                    \
+  ASPEN_HALF_UNARY(atanh)                                                                                    \
+  ASPEN_HALF_UNARY(erf)                                                                                      \
+  ASPEN_HALF_UNARY(erfc)                                                                                     \
+  ASPEN_HALF_UNARY(tgamma)                                                                                   \
+  ASPEN_HALF_UNARY(lgamma)                                                                                   \
+  ASPEN_HALF_UNARY(ceil)                                                                                     \
+  ASPEN_HALF_UNARY(floor)                                                                                    \
+  ASPEN_HALF_UNARY(trunc)                                                                                    \
+  ASPEN_HALF_UNARY(round)                                                                                    \
+  ASPEN_HALF_UNARY(rint)                                                                                     \
+  ASPEN_HALF_UNARY(nearbyint)                                                                                \
+  ASPEN_HALF_BINARY(pow)                                                                                     \
+  ASPEN_HALF_BINARY(atan2)                                                                                   \
+  ASPEN_HALF_BINARY(fmod)                                                                                    \
+  ASPEN_HALF_BINARY(remainder)                                                                               \
+  ASPEN_HALF_BINARY(fmin)                                                                                    \
+  ASPEN_HALF_BINARY(fmax)                                                                                    \
+  ASPEN_HALF_BINARY(fdim)                                                                                    \
+  ASPEN_HALF_BINARY(copysign)                                                                                \
+  ASPEN_HALF_BINARY(hypot)                                                                                   \
+  ASPEN_HALF_TEST(isnan)                                                                                     \
+  ASPEN_HALF_TEST(isinf)                                                                                     \
+  ASPEN_HALF_TEST(isfinite)                                                                                  \
+  ASPEN_HALF_TEST(isnormal)                                                                                  \
+  ASPEN_HALF_TEST(signbit)                                                                                   \
+  inline half fma(half x, half y, half z) {                                                                  \
+    return static_cast<half>(                                                                                \
+        ::std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)));                    \
+  }
+ASPEN_HALF_FUNCTIONS
+} // namespace std
+#undef ASPEN_HALF_FUNCTIONS
+#undef ASPEN_HALF_UNARY
+#undef ASPEN_HALF_BINARY
+#undef ASPEN_HALF_TEST
+// As <math.h> makes the float overloads global, so are these.
+using std::abs;
+using std::acos;
+using std::acosh;
+using std::asin;
+using std::asinh;
+using std::atan;
+using std::atan2;
+using std::atanh;
+using std::cbrt;
+using std::ceil;
+using std::copysign;
+using std::cos;
+using std::cosh;
+using std::erf;
+using std::erfc;
+using std::exp;
+using std::exp2;
+using std::expm1;
+using std::fabs;
+using std::fdim;
+using std::floor;
+using std::fma;
+using std::fmax;
+using std::fmin;
+using std::fmod;
+using std::hypot;
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::isnormal;
+using std::lgamma;
+using std::log;
+using std::log10;
+using std::log1p;
+using std::log2;
+using std::logb;
+using std::nearbyint;
+using std::pow;
+using std::remainder;
+using std::rint;
+using std::round;
+using std::signbit;
+using std::sin;
+using std::sinh;
+using std::sqrt;
+using std::tan;
+using std::tanh;
+using std::tgamma;
+using std::trunc;
+#else
 namespace std {
 template <> class numeric_limits<half> {
 public:
@@ -307,5 +530,6 @@ public:
   static constexpr float_round_style round_style = round_to_nearest;
 };
 } // namespace std
+#endif
 
 #endif

@@ -127,8 +127,11 @@ public:
   }
 };
 
+// An Input's elements are not const to the compiler (`reinterpret_cast<float *>(&in[0])`
+// compiles, as on Graphcore's popc, where codelets do it); writing them is a bug the
+// compiler does not catch, as there.
 template <typename T, VectorLayout L, unsigned A, bool I>
-class Input<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<const T, L> {};
+class Input<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<T, L> {};
 template <typename T, VectorLayout L, unsigned A, bool I>
 class Output<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<T, L> {};
 template <typename T, VectorLayout L, unsigned A, bool I>
@@ -236,7 +239,7 @@ class Vector<InOut<quarter>, L, A, I>
 /// `in[i]` has `in[i].size()` elements.
 template <typename T, VectorListLayout L, unsigned A, bool I>
 class Input<VectorList<T, L, A, I>>
-    : public aspen_detail::SpanStorage<const aspen_detail::SpanStorage<const T, VectorLayout::SPAN>,
+    : public aspen_detail::SpanStorage<const aspen_detail::SpanStorage<T, VectorLayout::SPAN>,
                                        VectorLayout::SPAN> {};
 template <typename T, VectorListLayout L, unsigned A, bool I>
 class Output<VectorList<T, L, A, I>>

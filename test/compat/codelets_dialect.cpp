@@ -1,0 +1,569 @@
+// Copyright (c) Aspen contributors.
+// Issue 21, items 1-4: codelet files written as IPU users write them
+// (test/compat/codelets/), built with popc as a Makefile calls it and with
+// Graph::addCodelets, run on the IPUModel and on a DeviceManager IPU device, results
+// checked against host loops.
+#include <poplar/DeviceManager.hpp>
+#include <poplar/Engine.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poplar/Target.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace poplar;
+
+namespace {
+
+std::string codeletFile(const std::string &name) {
+  const char *root = std::getenv("ASPEN_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  return std::string(root) + "/test/compat/codelets/" + name;
+}
+
+std::string popc() {
+  const char *sdk = std::getenv("ASPEN_SDK_DIR");
+  REQUIRE(sdk != nullptr);
+  return std::string(sdk) + "/bin/popc";
+}
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result run(const std::string &command) {
+  Result r{-1, ""};
+  FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  std::size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
+    r.output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char t[] = "/tmp/aspen-dialect-XXXXXX";
+    path = ::mkdtemp(t);
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+bool exists(const std::string &path) {
+  return std::ifstream(path).good();
+}
+
+enum class DeviceKind { IPUModel, IPU };
+enum class Build { Popc, AddCodelets };
+
+Device makeDevice(DeviceKind kind) {
+  if (kind == DeviceKind::IPUModel) {
+    IPUModel model("ipu2");
+    model.tilesPerIPU = 4;
+    return model.createDevice();
+  }
+  DeviceManager manager = DeviceManager::createDeviceManager();
+  std::vector<Device> devices = manager.getDevices(TargetType::IPU, 1);
+  for (Device &d : devices)
+    if (d.attach())
+      return std::move(d);
+  FAIL("no DeviceManager IPU device could be attached");
+  return Device();
+}
+
+/// The value of `x` rounded to half (ties to even), on the host.
+float roundHalf(const Target &target, float x) {
+  std::uint16_t bits;
+  copyFloatToDeviceHalf(target, &x, &bits, 1);
+  float back;
+  copyDeviceHalfToFloat(target, &bits, &back, 1);
+  return back;
+}
+
+/// One compute set on tile 0: inputs written, the set run, outputs read as floats.
+class Harness {
+public:
+  Harness(Graph &graph, Device &device) : graph_(graph), device_(device), cs_(graph.addComputeSet("cs")) {}
+
+  Tensor input(const std::string &name, Type type, const std::vector<float> &values) {
+    Tensor t = tensor(name, type, values.size());
+    graph_.createHostWrite(name, t);
+    writes_.push_back({name, type, values});
+    return t;
+  }
+  Tensor output(const std::string &name, Type type, std::size_t n) {
+    Tensor t = tensor(name, type, n);
+    graph_.createHostRead(name, t);
+    reads_.push_back({name, type, n});
+    return t;
+  }
+  /// An input that is read back too (an InOut field).
+  Tensor inout(const std::string &name, Type type, const std::vector<float> &values) {
+    Tensor t = input(name, type, values);
+    graph_.createHostRead(name + "/read", t);
+    reads_.push_back({name + "/read", type, values.size()});
+    return t;
+  }
+  VertexRef vertex(const std::string &type, const std::map<std::string, Tensor> &connections) {
+    VertexRef v = graph_.addVertex(cs_, type);
+    for (const auto &[field, tensor] : connections)
+      graph_.connect(v[field], tensor);
+    graph_.setTileMapping(v, 0);
+    return v;
+  }
+  void run() {
+    Engine engine(graph_, program::Execute(cs_));
+    engine.load(device_);
+    for (const Write &w : writes_) {
+      std::vector<char> bytes = toDevice(w.type, w.values);
+      engine.writeTensor(w.name, bytes.data(), bytes.data() + bytes.size());
+    }
+    engine.run(0);
+    for (const Read &r : reads_) {
+      std::vector<char> bytes(r.n * graph_.getTarget().getTypeSize(r.type));
+      engine.readTensor(r.name, bytes.data(), bytes.data() + bytes.size());
+      results_[r.name] = fromDevice(r.type, bytes, r.n);
+    }
+  }
+  const std::vector<float> &operator[](const std::string &name) const { return results_.at(name); }
+  const Target &target() const { return graph_.getTarget(); }
+  Graph &graph() { return graph_; }
+  /// A half state field's value, rounded to half on the host.
+  void setHalf(VertexRef v, const std::string &field, float value) {
+    std::uint16_t bits;
+    copyFloatToDeviceHalf(graph_.getTarget(), &value, &bits, 1);
+    graph_.setInitialValueHalf(v[field], bits);
+  }
+
+private:
+  struct Write {
+    std::string name;
+    Type type;
+    std::vector<float> values;
+  };
+  struct Read {
+    std::string name;
+    Type type;
+    std::size_t n;
+  };
+  Graph &graph_;
+  Device &device_;
+  ComputeSet cs_;
+  std::vector<Write> writes_;
+  std::vector<Read> reads_;
+  std::map<std::string, std::vector<float>> results_;
+
+  Tensor tensor(const std::string &name, Type type, std::size_t n) {
+    Tensor t = graph_.addVariable(type, {n}, name);
+    graph_.setTileMapping(t, 0);
+    return t;
+  }
+  std::vector<char> toDevice(Type type, const std::vector<float> &values) const {
+    std::vector<char> bytes(values.size() * graph_.getTarget().getTypeSize(type));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (type == HALF) {
+        copyFloatToDeviceHalf(graph_.getTarget(), &values[i], bytes.data() + 2 * i, 1);
+      } else if (type == FLOAT) {
+        std::memcpy(bytes.data() + 4 * i, &values[i], 4);
+      } else if (type == INT) {
+        const int v = static_cast<int>(values[i]);
+        std::memcpy(bytes.data() + 4 * i, &v, 4);
+      } else {
+        const unsigned v = static_cast<unsigned>(values[i]);
+        std::memcpy(bytes.data() + 4 * i, &v, 4);
+      }
+    }
+    return bytes;
+  }
+  std::vector<float> fromDevice(Type type, const std::vector<char> &bytes, std::size_t n) const {
+    std::vector<float> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (type == HALF) {
+        copyDeviceHalfToFloat(graph_.getTarget(), bytes.data() + 2 * i, &out[i], 1);
+      } else if (type == FLOAT) {
+        std::memcpy(&out[i], bytes.data() + 4 * i, 4);
+      } else if (type == INT) {
+        int v;
+        std::memcpy(&v, bytes.data() + 4 * i, 4);
+        out[i] = static_cast<float>(v);
+      } else {
+        unsigned v;
+        std::memcpy(&v, bytes.data() + 4 * i, 4);
+        out[i] = static_cast<float>(v);
+      }
+    }
+    return out;
+  }
+};
+
+/// Builds `sources` with popc as a Makefile does (`popc <flags> <sources> -o x.gp`) and
+/// with addCodelets, and runs `body` on the IPUModel and on a DeviceManager IPU device.
+void onEveryBuildAndDevice(const std::vector<std::string> &sources, const std::string &flags,
+                           const std::function<void(Harness &)> &body) {
+  TempDir dir;
+  const std::string gp = dir.path + "/codelets.gp";
+  std::string command = popc() + " " + flags;
+  for (const std::string &s : sources)
+    command += " " + codeletFile(s);
+  const Result built = run(command + " -o " + gp);
+  INFO(command << "\n" << built.output);
+  REQUIRE(built.status == 0);
+  REQUIRE(exists(gp));
+  for (Build build : {Build::Popc, Build::AddCodelets}) {
+    for (DeviceKind kind : {DeviceKind::IPUModel, DeviceKind::IPU}) {
+      INFO((build == Build::Popc ? "popc .gp" : "addCodelets")
+           << " on " << (kind == DeviceKind::IPUModel ? "IPUModel" : "IPU"));
+      Device device = makeDevice(kind);
+      Graph graph(device.getTarget());
+      if (build == Build::Popc) {
+        REQUIRE(graph.addCodelets(gp));
+      } else {
+        std::vector<std::string> paths;
+        for (const std::string &s : sources)
+          paths.push_back(codeletFile(s));
+        graph.addCodelets(paths, flags);
+      }
+      Harness h(graph, device);
+      body(h);
+    }
+  }
+}
+
+std::vector<float> ramp(std::size_t n, float start, float step) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = start + step * static_cast<float>(i);
+  return v;
+}
+
+} // namespace
+
+TEST_CASE("dialect: IPU vector types, vector templates named as Poplar names them", "[compat][codelets]") {
+  onEveryBuildAndDevice({"VectorTypes.cpp"}, "-O3", [](Harness &h) {
+    const std::size_t n = 11;
+    const std::vector<float> a = ramp(n, -2.0f, 0.375f), b = ramp(n, 1.0f, -0.25f);
+    struct Case {
+      std::string vertex;
+      Type type;
+      float scale;
+    };
+    const std::vector<Case> cases = {{"AxpyVec<float,float2>", FLOAT, 1.5f},
+                                     {"AxpyVec<float,float4>", FLOAT, -0.75f},
+                                     {"AxpyVec<half,half4>", HALF, 1.25f},
+                                     {"AxpyVec<half,half2>", HALF, 3.0f}};
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+      const std::string k = std::to_string(c);
+      VertexRef v = h.vertex(cases[c].vertex, {{"a", h.input("a" + k, cases[c].type, a)},
+                                               {"b", h.input("b" + k, cases[c].type, b)},
+                                               {"out", h.output("out" + k, cases[c].type, n)}});
+      if (cases[c].type == HALF)
+        h.setHalf(v, "scale", cases[c].scale);
+      else
+        h.graph().setInitialValue(v["scale"], cases[c].scale);
+    }
+    const std::vector<float> lanesIn = {0.25f, 1.5f, -2.75f, 3.0f};
+    h.vertex("Lanes", {{"in", h.input("lanesIn", FLOAT, lanesIn)},
+                       {"out", h.output("lanesOut", FLOAT, 12)},
+                       {"mask", h.output("mask", INT, 4)},
+                       {"halves", h.output("halves", HALF, 4)}});
+    h.run();
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+      const std::vector<float> &out = h["out" + std::to_string(c)];
+      for (std::size_t i = 0; i < n; ++i) {
+        INFO(cases[c].vertex << " element " << i);
+        if (cases[c].type == FLOAT) {
+          const float prod = a[i] * cases[c].scale;
+          REQUIRE(out[i] == prod + b[i]);
+        } else { // each half operation rounds to half
+          auto r = [&](float x) { return roundHalf(h.target(), x); };
+          REQUIRE(out[i] == r(r(r(a[i]) * r(cases[c].scale)) + r(b[i])));
+        }
+      }
+    }
+    const std::vector<float> &lanes = h["lanesOut"];
+    const float *v = lanesIn.data();
+    const std::vector<float> expected = {v[0],
+                                         v[3],
+                                         v[1] + v[2],
+                                         v[1],
+                                         v[3] - v[0],
+                                         2 * v[0] - 1,
+                                         2 * v[1] - 1,
+                                         2 * v[2] - 1,
+                                         2 * v[3] - 1,
+                                         static_cast<float>(0 + 1 + -2 + 3),
+                                         static_cast<float>(3 * -4 + 4),
+                                         10.0f};
+    REQUIRE(lanes == expected);
+    REQUIRE(h["mask"] == std::vector<float>{0, -1, 0, -1}); // clang's lane masks: all ones
+    for (std::size_t i = 0; i < 4; ++i) {
+      const float hv = roundHalf(h.target(), v[i]);
+      REQUIRE(h["halves"][i] == roundHalf(h.target(), hv * hv));
+    }
+  });
+}
+
+TEST_CASE("dialect: half is a built-in 16-bit float", "[compat][codelets]") {
+  onEveryBuildAndDevice({"HalfBuiltin.cpp"}, "-O2 -Werror -Wdouble-promotion", [](Harness &h) {
+    const std::vector<float> fin = {0.1f, 1.0f / 3, 1000.7f, -7.3f, 65519.0f};
+    const std::vector<float> hin = {4.0f, 0.3f, -2.0f, 100.0f, 0.0f};
+    h.vertex("HalfMix", {{"in", h.input("in", FLOAT, {2.2f})},
+                         {"fin", h.input("fin", FLOAT, fin)},
+                         {"hin", h.input("hin", HALF, hin)},
+                         {"hout", h.output("hout", HALF, 5)},
+                         {"fout", h.output("fout", FLOAT, 5)},
+                         {"scalar", h.output("scalar", HALF, 1)},
+                         {"widenedOut", h.output("widened", FLOAT, 1)}});
+    h.run();
+    auto r = [&](float x) { return roundHalf(h.target(), x); };
+    REQUIRE(h["scalar"][0] == r(r(r(2.2f) * 3.0f) + 2.0f));
+    REQUIRE(h["widened"][0] == std::floor(r(2.2f) + r(hin[0])));
+    for (std::size_t i = 0; i < fin.size(); ++i) {
+      INFO("element " << i);
+      const float x = r(hin[i]);
+      REQUIRE(h["fout"][i] == x);
+      const float y = x > 0 ? r(std::sqrt(x)) : 0.0f;
+      REQUIRE(h["hout"][i] == r(r(fin[i]) + r(y + y)));
+    }
+  });
+}
+
+TEST_CASE("dialect: the casts codelets do on field data", "[compat][codelets]") {
+  onEveryBuildAndDevice({"FieldCasts.cpp"}, "-O3 -Werror", [](Harness &h) {
+    const unsigned n = 8;
+    const std::vector<float> in = ramp(n, 0.5f, 1.25f), acc = ramp(n, 10.0f, -3.0f);
+    VertexRef v = h.vertex("SumPairs<float>", {{"in", h.input("in", FLOAT, in)},
+                                               {"acc", h.inout("acc", FLOAT, acc)},
+                                               {"out", h.output("out", FLOAT, n / 2 + 1)}});
+    h.graph().setInitialValue(v["n"], n);
+    h.run();
+    for (unsigned i = 0; i < n; ++i)
+      REQUIRE(h["acc/read"][i] == acc[i] + in[i]);
+    for (unsigned i = 0; i < n / 2; ++i)
+      REQUIRE(h["out"][i] == in[2 * i] + in[2 * i + 1]);
+    REQUIRE(h["out"][n / 2] == static_cast<float>(n));
+  });
+}
+
+TEST_CASE("dialect: <cmath> of a float is float (-Werror -Wdouble-promotion)", "[compat][codelets]") {
+  onEveryBuildAndDevice({"CmathFloat.cpp"}, "-O3 -Werror -Wdouble-promotion", [](Harness &h) {
+    const std::vector<float> x = {0.5f, 1.0f, 2.25f, 7.0f}, y = {-1.0f, 0.25f, 3.0f, -0.5f};
+    h.vertex(
+        "Transcendentals",
+        {{"x", h.input("x", FLOAT, x)}, {"y", h.input("y", FLOAT, y)}, {"out", h.output("out", FLOAT, 24)}});
+    h.run();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      INFO("element " << i);
+      const float a = x[i], b = y[i];
+      // The float functions, as the codelet calls them (float in, float out).
+      REQUIRE(h["out"][6 * i + 0] == std::sqrt(a));
+      REQUIRE(h["out"][6 * i + 1] == std::exp(-a));
+      REQUIRE(h["out"][6 * i + 2] == std::atan2(b, a));
+      REQUIRE(h["out"][6 * i + 3] == std::erf(a));
+      REQUIRE(h["out"][6 * i + 4] == std::log(a) + std::fabs(b));
+      REQUIRE(h["out"][6 * i + 5] == std::pow(a, 0.5f) + std::tanh(b));
+    }
+  });
+}
+
+TEST_CASE("dialect: b + q * c rounds twice, as a host reference written the same way", "[compat][codelets]") {
+  onEveryBuildAndDevice({"Contraction.cpp"}, "-O3", [](Harness &h) {
+    const std::size_t n = 64;
+    std::vector<float> b(n), q(n), c(n);
+    for (std::size_t i = 0; i < n; ++i) { // products whose low bits matter
+      b[i] = -1.0f - static_cast<float>(i) / 7.0f;
+      q[i] = 1.0f + static_cast<float>(3 * i + 1) / 1024.0f;
+      c[i] = 1.0f + static_cast<float>(5 * i + 2) / 4096.0f + b[i] * -1.0f;
+    }
+    h.vertex("Relax", {{"b", h.input("b", FLOAT, b)},
+                       {"q", h.input("q", FLOAT, q)},
+                       {"c", h.input("c", FLOAT, c)},
+                       {"out", h.output("out", FLOAT, n)},
+                       {"fused", h.output("fused", FLOAT, n)},
+                       {"hout", h.output("hout", HALF, n)}});
+    h.run();
+    auto r = [&](float x) { return roundHalf(h.target(), x); };
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      volatile float product = q[i] * c[i]; // rounded: no contraction on the host either
+      const float reference = b[i] + product;
+      REQUIRE(h["out"][i] == reference);
+      REQUIRE(h["fused"][i] == std::fma(q[i], c[i], b[i]));
+      differ += h["out"][i] != h["fused"][i];
+      REQUIRE(h["hout"][i] == r(r(b[i]) + r(r(q[i]) * r(c[i]))));
+    }
+    REQUIRE(differ > 0); // the data tells fused from unfused
+  });
+}
+
+TEST_CASE("dialect: IPU function attributes, designated initialisers in any order", "[compat][codelets]") {
+  onEveryBuildAndDevice({"Attributes.cpp"}, "-O2 -Wall", [](Harness &h) {
+    const std::vector<float> in = ramp(9, -1.0f, 0.625f);
+    h.vertex("Designated", {{"in", h.input("in", FLOAT, in)}, {"out", h.output("out", FLOAT, 9)}});
+    h.run();
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      volatile float product = in[i] * 2.0f;
+      REQUIRE(h["out"][i] == product + 1.0f);
+    }
+  });
+}
+
+TEST_CASE("names: vertex types as Poplar and templateVertex spell them", "[compat][codelets]") {
+  onEveryBuildAndDevice({"TemplateNames.cpp"}, "-O2", [](Harness &h) {
+    for (const char *name :
+         {"compat::Fill<unsigned int>", "compat::Fill<int>", "compat::Fill<half>",
+          "compat::Combine<compat::Op::ADD,float,1,false,compat::Mode::PLAIN>",
+          "compat::Combine<compat::Op::MUL,int,2,true,compat::Mode::SCALED>", "compat::Width<float,float2>",
+          "compat::Width<half,half4>", "compat::Width<int,int2>", "compat::Width<short,short2>",
+          "compat::Width<char,char4>"}) {
+      INFO(name);
+      REQUIRE(h.graph().hasCodelet(name));
+    }
+    VertexRef fill = h.vertex("compat::Fill<unsigned int>", {{"out", h.output("fill", UNSIGNED_INT, 5)}});
+    h.graph().setInitialValue(fill["value"], 4000000000u);
+    const std::vector<float> a = {1, 2, 3, 4, 5, 6}, b = {10, 20, 30, 40, 50, 60};
+    h.vertex("compat::Combine<compat::Op::ADD,float,1,false,compat::Mode::PLAIN>",
+             {{"a", h.input("a0", FLOAT, a)}, {"b", h.inout("b0", FLOAT, b)}});
+    h.vertex("compat::Combine<compat::Op::MUL,int,2,true,compat::Mode::SCALED>",
+             {{"a", h.input("a1", INT, a)}, {"b", h.inout("b1", INT, b)}});
+    const char *widths[] = {"compat::Width<float,float2>", "compat::Width<half,half4>",
+                            "compat::Width<int,int2>", "compat::Width<short,short2>",
+                            "compat::Width<char,char4>"};
+    for (unsigned i = 0; i < 5; ++i)
+      h.vertex(widths[i], {{"out", h.output("w" + std::to_string(i), UNSIGNED_INT, 1)}});
+    h.run();
+    REQUIRE(h["fill"] == std::vector<float>(5, 4000000000.0f));
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      REQUIRE(h["b0/read"][i] == a[i] + b[i]);
+      REQUIRE(h["b1/read"][i] == (i % 2 == 0 ? -(a[i] * b[i]) * 3 : b[i]));
+    }
+    const float expectedWidths[] = {2, 4, 2, 2, 4};
+    for (unsigned i = 0; i < 5; ++i)
+      REQUIRE(h["w" + std::to_string(i)][0] == expectedWidths[i]);
+  });
+}
+
+TEST_CASE("generated code: user macros, Eigen, anonymous namespaces, extern \"C\", a C source",
+          "[compat][codelets]") {
+  onEveryBuildAndDevice(
+      {"GeneratedCodeSafe.cpp", "CHelper.c"}, "-O2 -Werror -isystem /usr/include/eigen3", [](Harness &h) {
+        REQUIRE(h.graph().hasCodelet("Hidden"));
+        const std::vector<float> in = {1, 7, 20, 40, -3};
+        h.vertex("Hidden", {{"in", h.input("in", INT, in)}, {"out", h.output("out", INT, 5)}});
+        h.vertex("TraitsIds", {{"out", h.output("ids", INT, 3)}});
+        h.run();
+        for (std::size_t i = 0; i < in.size(); ++i) {
+          const float x = in[i];
+          REQUIRE(h["out"][i] == std::min(3 * x, 100.0f) + (4 * x) / 2 + 5);
+        }
+        REQUIRE(h["ids"] == std::vector<float>{0, 1, 2});
+      });
+}
+
+TEST_CASE("popc: Graphcore's command line", "[compat][codelets][popc]") {
+  TempDir dir;
+  const std::string include =
+      " -I " + codeletFile("include") + " -isystem " + codeletFile("sysinclude") + " ";
+  const std::string src = " " + codeletFile("Flags.cpp") + " ";
+  struct Line {
+    std::string flags;
+    std::vector<float> expected;
+  };
+  const std::vector<Line> lines = {
+      {"-O0 -g -DFROM_D=1 -target=ipu2", {1, 0, 0, 24, 17, 1}},
+      {"-O1 -D FROM_D=2 -target ipu2 -X -DFROM_X=5", {2, 5, 0, 24, 17, 1}},
+      {"-O3 -Wall -Werror -DFROM_D=3 --target ipu1,ipu2,cpu -std=c++20", {3, 0, 0, 24, 20, 1}},
+      {"-O2 -DFROM_D=4 --target '[\"ipu2\",{\"name\":\"ipu2:cpp\",\"arch\":\"ipu2\",\"compile-flags\":"
+       "[\"-DFROM_JSON=9\"]}]'",
+       {4, 0, 9, 24, 17, 1}},
+      {"-O3 -DFROM_D=5 --target=ipu21 -X -std=c++20", {5, 0, 0, 24, 20, 1}}};
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string gp = dir.path + "/flags" + std::to_string(i) + ".gp";
+    const Result r = run(popc() + " " + lines[i].flags + include + src + "-o " + gp);
+    INFO(lines[i].flags << "\n" << r.output);
+    REQUIRE(r.status == 0);
+    Device device = makeDevice(DeviceKind::IPUModel);
+    Graph graph(device.getTarget());
+    REQUIRE(graph.addCodelets(gp));
+    Harness h(graph, device);
+    h.vertex("Built", {{"out", h.output("out", INT, 6)}});
+    h.run();
+    REQUIRE(h["out"] == lines[i].expected);
+  }
+
+  // -Werror -Wdouble-promotion: half -> float is allowed (HalfBuiltin.cpp), float -> double
+  // is an error naming the line.
+  {
+    const std::string promoting = dir.path + "/Promoting.cpp";
+    std::ofstream(promoting) << "#include <poplar/Vertex.hpp>\n"
+                                "class Promoting : public poplar::Vertex {\npublic:\n"
+                                "  poplar::Input<float> in;\n  poplar::Output<double> out;\n"
+                                "  bool compute() { *out = in * 2.0; return true; }\n};\n";
+    const Result r = run(popc() + " -Werror -Wdouble-promotion " + promoting + " -o " + dir.path + "/p.gp");
+    INFO(r.output);
+    REQUIRE(r.status != 0);
+    REQUIRE(r.output.find("Promoting.cpp:6:") != std::string::npos);
+    REQUIRE(run(popc() + " -Wdouble-promotion " + promoting + " -o " + dir.path + "/p.gp").status == 0);
+  }
+
+  // --list-targets as PopLibs' CMake reads it: one line, commas between IPU targets.
+  const Result targets = run(popc() + " --list-targets");
+  REQUIRE(targets.status == 0);
+  REQUIRE(targets.output == "ipu1,ipu2,ipu21\n");
+
+  // Every failure is a non-zero exit status (also through a wrapper script) and no .gp.
+  const std::string gp = dir.path + "/bad.gp";
+  const Result unknownTarget = run(popc() + " --target ipu9" + include + src + "-DFROM_D=1 -o " + gp);
+  REQUIRE(unknownTarget.status != 0);
+  REQUIRE(unknownTarget.output.find("ipu9") != std::string::npos);
+  const Result missingDefine = run("sh -c '" + popc() + include + src + "-o " + gp + "'");
+  REQUIRE(missingDefine.status != 0);
+  REQUIRE(missingDefine.output.find("Flags.cpp:9:") != std::string::npos);
+  REQUIRE_FALSE(exists(gp));
+  const Result assembly = run(popc() + " " + codeletFile("IpuAsm.S") + " -o " + gp);
+  INFO(assembly.output);
+  REQUIRE(assembly.status != 0);
+  REQUIRE(assembly.output.find("IpuAsm.S:1:") != std::string::npos);
+  REQUIRE(assembly.output.find("C and C++") != std::string::npos);
+  const Result inlineAsm = run(popc() + " " + codeletFile("IpuAsm.cpp") + " -o " + gp);
+  INFO(inlineAsm.output);
+  REQUIRE(inlineAsm.status != 0);
+  REQUIRE(inlineAsm.output.find("IpuAsm.cpp:11:") != std::string::npos);
+  REQUIRE(inlineAsm.output.find("C and C++") != std::string::npos);
+  REQUIRE_FALSE(exists(gp));
+}
+
+TEST_CASE("builtins: <ipu_memory_intrinsics> and <ipu_vector_math> in every build", "[compat][codelets]") {
+  onEveryBuildAndDevice({"IpuMath.cpp"}, "-O3 -Werror -Wdouble-promotion", [](Harness &h) {
+    const std::vector<float> in = ramp(8, -3.0f, 0.8f), hin = ramp(8, 0.25f, 1.5f);
+    h.vertex("VectorMath", {{"in", h.input("in", FLOAT, in)},
+                            {"out", h.output("out", FLOAT, 8)},
+                            {"hin", h.input("hin", HALF, hin)},
+                            {"hout", h.output("hout", HALF, 8)}});
+    h.run();
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const float sigmoid = 1.0f / (1.0f + std::exp(-in[i]));
+      REQUIRE(h["out"][i] == std::fma(sigmoid, std::fabs(in[i]), 1.0f));
+      const float x = roundHalf(h.target(), hin[i]);
+      REQUIRE(h["hout"][i] == roundHalf(h.target(), std::sqrt(x)));
+    }
+  });
+}
