@@ -149,7 +149,8 @@ install(FILES ${_aspen_package_dir}/AspenConfig.cmake ${_aspen_package_dir}/Aspe
   DESTINATION lib/cmake/Aspen)
 
 # --- CMake packages `poplar` and `poplibs`, as Poplar SDK users find them ------------------
-# Both give the plain targets poplar, popops, poplin, popnn, poputil, poprand over Aspen::*.
+# find_package(poplar) gives the targets poplar and popc_bin; find_package(poplibs) also the
+# plain PopLibs names popops, poplin, popnn, poputil, poprand over Aspen::* (the template says why).
 set(ASPEN_POPLAR_API_VERSION 3.3.0)
 foreach(ASPEN_POPLAR_PACKAGE IN ITEMS poplar poplibs)
   set(_dir ${ASPEN_SDK_DIR}/lib/cmake/${ASPEN_POPLAR_PACKAGE})
@@ -158,6 +159,36 @@ foreach(ASPEN_POPLAR_PACKAGE IN ITEMS poplar poplibs)
     VERSION ${ASPEN_POPLAR_API_VERSION} COMPATIBILITY SameMajorVersion)
   install(FILES ${_dir}/${ASPEN_POPLAR_PACKAGE}Config.cmake ${_dir}/${ASPEN_POPLAR_PACKAGE}ConfigVersion.cmake
     DESTINATION lib/cmake/${ASPEN_POPLAR_PACKAGE})
+endforeach()
+
+# --- CMake packages PopLibs' own CMake finds: pva, libpvti, GCCS ------------------------------
+# Each gives imported targets PopLibs links and does not define (pva; libpvti; gccs and
+# popsolver), over Aspen::pva, Aspen::pvti, Aspen::gccs. GCCS also sets GCCS_CMAKE_DIR, the
+# directory of the CMake helpers PopLibs includes from it (cmake/gccs/).
+# (docs/poplibs-from-source.md)
+foreach(_pkg IN ITEMS "pva|pva|pva" "libpvti|pvti|libpvti" "GCCS|gccs|gccs|popsolver")
+  string(REPLACE "|" ";" _fields "${_pkg}")
+  list(GET _fields 0 ASPEN_SUPPORT_PACKAGE)
+  list(GET _fields 1 ASPEN_SUPPORT_LIBRARY)
+  list(SUBLIST _fields 2 -1 ASPEN_SUPPORT_TARGETS)
+  string(REPLACE ";" " " ASPEN_SUPPORT_TARGETS "${ASPEN_SUPPORT_TARGETS}")
+  if(NOT TARGET ${ASPEN_SUPPORT_LIBRARY})
+    continue()
+  endif()
+  set(ASPEN_SUPPORT_EXTRA "")
+  set(_dir ${ASPEN_SDK_DIR}/lib/cmake/${ASPEN_SUPPORT_PACKAGE})
+  if(ASPEN_SUPPORT_PACKAGE STREQUAL "GCCS")
+    set(ASPEN_SUPPORT_EXTRA "set(GCCS_CMAKE_DIR \"\${CMAKE_CURRENT_LIST_DIR}\")")
+    file(GLOB _gccs_cmake ${CMAKE_CURRENT_LIST_DIR}/gccs/*.cmake)
+    file(COPY ${_gccs_cmake} DESTINATION ${_dir})
+    install(FILES ${_gccs_cmake} DESTINATION lib/cmake/${ASPEN_SUPPORT_PACKAGE})
+  endif()
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/packages/supportConfig.cmake.in
+    ${_dir}/${ASPEN_SUPPORT_PACKAGE}Config.cmake @ONLY)
+  write_basic_package_version_file(${_dir}/${ASPEN_SUPPORT_PACKAGE}ConfigVersion.cmake
+    VERSION ${PROJECT_VERSION} COMPATIBILITY AnyNewerVersion)
+  install(FILES ${_dir}/${ASPEN_SUPPORT_PACKAGE}Config.cmake ${_dir}/${ASPEN_SUPPORT_PACKAGE}ConfigVersion.cmake
+    DESTINATION lib/cmake/${ASPEN_SUPPORT_PACKAGE})
 endforeach()
 
 message(STATUS "Aspen SDK tree: ${ASPEN_SDK_DIR} (exported: ${ASPEN_EXPORTED_TARGETS})")

@@ -392,6 +392,53 @@ Tensor Graph::getVariable(VariableRef v) const {
   return aspen::ir::makeVariableTensor(data_, static_cast<VarId>(v.getId()), var.type, var.shape);
 }
 
+Tensor Graph::addConstant(const Type &type, ArrayRef<std::size_t> shape, const void *values,
+                          const TypeTraits &traits, bool broadcast, const DebugContext &debugContext) {
+  // The host type with these traits (bool has the traits of unsigned char, and converts alike).
+  const Type *hostType = nullptr;
+  if (traits.isFloat) {
+    if (traits.size == sizeof(float))
+      hostType = &FLOAT;
+    else if (traits.size == sizeof(double))
+      hostType = &DOUBLE;
+  } else if (traits.isIntegral) {
+    switch (traits.size) {
+    case 1:
+      hostType = traits.isSigned ? &SIGNED_CHAR : &UNSIGNED_CHAR;
+      break;
+    case 2:
+      hostType = traits.isSigned ? &SHORT : &UNSIGNED_SHORT;
+      break;
+    case 4:
+      hostType = traits.isSigned ? &INT : &UNSIGNED_INT;
+      break;
+    case 8:
+      hostType = traits.isSigned ? &LONGLONG : &UNSIGNED_LONGLONG;
+      break;
+    default:
+      break;
+    }
+  }
+  if (!hostType)
+    throw type_error("Cannot create constant '" + debugContext.getPathName() + "': host values of " +
+                     std::to_string(traits.size) + " bytes (" +
+                     (traits.isFloat      ? "floating point"
+                      : traits.isIntegral ? "integral"
+                                          : "neither integral nor floating point") +
+                     ") have no host type");
+  return addConstantFromHost(type, shape, *hostType, values, broadcast ? 1 : ~std::size_t(0), broadcast,
+                             debugContext);
+}
+
+bool Graph::isConstant(VariableRef v) const {
+  getTarget();
+  if (v.getId() >= data_->variables.size())
+    throw index_error("isConstant: variable " + std::to_string(v.getId()) +
+                      " is not a variable of this graph (" + std::to_string(data_->variables.size()) +
+                      " variables)");
+  return data_->variables[v.getId()].isConstant;
+}
+
 unsigned Graph::convertVirtualTileToPhysicalTile(unsigned virtualTileId) const {
   const Target &target = getTarget();
   if (virtualTileId >= target.getNumTiles())

@@ -742,12 +742,20 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &debug
 }
 
 Tensor Graph::clone(const Type &type, const Tensor &metadata, const Tensor &t,
-                    const DebugContext &debugContext, TensorCloneMethod) {
+                    const DebugContext &debugContext, TensorCloneMethod method) {
+  if (!metadata.valid() && !type.requiresMetadata()) // getMetadata() of a float tensor: none
+    return clone(type, t, debugContext, method);
   getTarget();
   aspen::ir::checkQuarterMetadata(*data_, type, metadata, debugContext.getPathName());
   Tensor c = cloneVariable(data_, type, t, std::nullopt, debugContext);
   aspen::ir::attachQuarterMetadata(*this, *data_, static_cast<VarId>(data_->variables.size() - 1), &metadata);
   return c;
+}
+
+Tensor Graph::clone(const Tensor &metadata, const Tensor &t, const DebugContext &debugContext,
+                    TensorCloneMethod method) {
+  requireTensorOf<tensor_creation_error>(data_.get(), t, "clone");
+  return clone(t.elementType(), metadata, t, debugContext, method);
 }
 
 Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext,

@@ -98,8 +98,7 @@ Tensor Tensor::getMetadata() const {
   if (!valid())
     throw poplar_error("getMetadata: the tensor is not valid (default-constructed)");
   if (!elementType().requiresMetadata())
-    throw poplar_error("getMetadata: tensor " + shortString() + " is of type " +
-                       elementType().toString().str() + ", which has no metadata (only quarter tensors do)");
+    return Tensor(); // as Poplar: a tensor of a type without metadata has an empty one
   const auto graph = getImpl().lockGraph();
   if (!graph)
     throw poplar_error("getMetadata: the graph of tensor " + shortString() + " no longer exists");
@@ -122,9 +121,18 @@ Tensor Tensor::getMetadata() const {
   return *found;
 }
 
+namespace {
+// An empty metadata tensor (getMetadata() of a float tensor) with a type that takes none means
+// none; with quarter it is still an error (checkQuarterMetadata names it).
+const Tensor *metadataOrNone(const Type &type, const Tensor &metadata) {
+  return metadata.valid() || type.requiresMetadata() ? &metadata : nullptr;
+}
+} // namespace
+
 Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
                           const DebugContext &debugContext) {
-  return addVariableImpl(type, &metadata, shape, VariableMappingMethod::NONE, debugContext);
+  return addVariableImpl(type, metadataOrNone(type, metadata), shape, VariableMappingMethod::NONE,
+                         debugContext);
 }
 
 Tensor Graph::addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
@@ -134,7 +142,7 @@ Tensor Graph::addVariable(const Type &type, const Tensor *metadata, ArrayRef<std
 
 Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
                           VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
-  return addVariableImpl(type, &metadata, shape, mappingMethod, debugContext);
+  return addVariableImpl(type, metadataOrNone(type, metadata), shape, mappingMethod, debugContext);
 }
 
 Tensor Graph::addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
@@ -147,6 +155,9 @@ Tensor Graph::addConstantWithMetadata(const Type &type, const Tensor &metadata, 
                                       const DebugContext &dc) {
   getTarget();
   const std::string &name = dc.getPathName();
+  // An empty metadata tensor with a type that takes none is a plain constant.
+  if (!metadata.valid() && !type.requiresMetadata())
+    return addConstantFromHost(type, shape, hostType, values, count, splat, dc);
   aspen::ir::checkQuarterMetadata(*data_, type, metadata, name);
   const QuarterMetadata md = aspen::ir::knownQuarterMetadata(*data_, metadata, name);
   if (!splat && values == nullptr && count > 0)

@@ -6,6 +6,7 @@
 #include "poplar/exceptions.hpp"
 
 #include <cstring>
+#include <optional>
 
 namespace poplar {
 
@@ -47,6 +48,20 @@ layout::Vector toProfilerLayout(Layout l) {
   default:
     return layout::Vector::NotAVector;
   }
+}
+
+// The edge a non-state field view reads its initial values from: the indexed entry of a
+// list field, else the field's (first) edge; none when not connected.
+std::optional<aspen::ir::Edge> edgeOf(const aspen::ir::GraphData *graph, unsigned vertex, unsigned field,
+                                      std::size_t index) {
+  const auto edges = valueOf(graph, vertex, field).edges();
+  const std::size_t i = isIndexed(index) ? index : 0;
+  if (i >= edges.size())
+    return std::nullopt;
+  aspen::ir::Edge e = edges[i];
+  if (!e.connected())
+    return std::nullopt;
+  return e;
 }
 
 } // namespace
@@ -126,6 +141,31 @@ void FieldData::readInitialBytes(void *dst, std::size_t bytes, std::size_t index
   const FieldInfo &info = infoOf(graph_, vertex_, field_);
   const FieldValue &value = valueOf(graph_, vertex_, field_);
   std::memset(dst, 0, bytes);
+  if (info.kind != aspen::ir::FieldKind::State) {
+    // An edge: element `index` of the connected tensor, from its variable's initial value
+    // (a constant's values, or setInitialValue's); zero when the variable has none.
+    const auto edge = edgeOf(graph_, vertex_, field_, index_);
+    if (!edge || index >= edge->numElements())
+      return;
+    const std::size_t elementSize = edge->elementType.size();
+    std::uint64_t skipped = 0;
+    for (const aspen::ir::Segment &seg : edge->segments) {
+      if (index >= skipped + seg.count) {
+        skipped += seg.count;
+        continue;
+      }
+      const auto it = graph_->initialValues.find(seg.var);
+      if (it == graph_->initialValues.end())
+        return;
+      const std::int64_t element = seg.start + static_cast<std::int64_t>(index - skipped) * seg.stride;
+      const std::size_t offset = static_cast<std::size_t>(element) * elementSize;
+      if (element < 0 || offset + elementSize > it->second.size())
+        return;
+      std::memcpy(dst, it->second.data() + offset, bytes < elementSize ? bytes : elementSize);
+      return;
+    }
+    return;
+  }
   const std::size_t elementSize = info.elementType.valid() ? info.elementType.size() : 0;
   const std::size_t offset = index * elementSize;
   const auto state = value.stateBytes();
@@ -135,6 +175,10 @@ void FieldData::readInitialBytes(void *dst, std::size_t bytes, std::size_t index
 }
 
 std::size_t FieldData::stateCount() const {
+  if (infoOf(graph_, vertex_, field_).kind != aspen::ir::FieldKind::State) {
+    const auto edge = edgeOf(graph_, vertex_, field_, index_);
+    return edge ? static_cast<std::size_t>(edge->numElements()) : 0;
+  }
   return valueOf(graph_, vertex_, field_).stateCount;
 }
 

@@ -4,6 +4,11 @@
 #    poprand), and the same with find_package(poplibs);
 #  - the PopLibs libraries record their dependencies (libpoplin.so NEEDs libpopops,
 #    libpoputil, libpoplar), so `g++ prog.cpp -lpoplar -lpoputil -lpoplin` links;
+#  - find_package(poplar) alone defines no target named popops, poputil, ... (a PopLibs build
+#    defines its own), while the plain names still link as -lpopops;
+#  - a project shaped like PopLibs' CMake (compat/poplibs_cmake): find_package(pva),
+#    find_package(libpvti), find_package(GCCS) (targets gccs, popsolver, GCCS_CMAKE_DIR's
+#    helpers), popc_bin, and its own popops/poputil libraries, built and its tests run;
 #  - `popc --version`: the third word of the first line is the Poplar version, as build
 #    scripts parse it (`popc --version | cut -d ' ' -f3 | head -1`).
 #
@@ -28,7 +33,8 @@ fail() {
   exit 1
 }
 
-unset POPLAR_SDK_ENABLED CPATH LIBRARY_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH Aspen_DIR poplar_DIR poplibs_DIR
+unset POPLAR_SDK_ENABLED CPATH LIBRARY_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH Aspen_DIR poplar_DIR poplibs_DIR \
+  pva_DIR libpvti_DIR GCCS_DIR
 
 prefix=$scratch/prefix
 cmake --install "$build_dir" --prefix "$prefix" >"$scratch/install.log" 2>&1 ||
@@ -49,6 +55,33 @@ for root in "$sdk" "$prefix"; do
     "$dir/app" | tee "$dir.out"
     grep -q '^client OK' "$dir.out" || fail "the find_package($package) client against $root did not report success"
   done
+done
+
+for root in "$sdk" "$prefix"; do
+  dir=$scratch/build-poplar-$(basename "$root")
+  echo "+ find_package(poplar): plain PopLibs names are not targets, and link as -l<name>"
+  grep -q -- '-lpopops' "$dir/build.ninja" "$dir/CMakeFiles/app.dir/link.txt" 2>/dev/null ||
+    fail "app's link line against $root does not name -lpopops (popops became a target?)"
+
+  echo "+ a PopLibs-shaped project against $root"
+  pdir=$scratch/build-poplibs-shaped-$(basename "$root")
+  cp -r "$(dirname "$client_src")/poplibs_cmake" "$scratch/poplibs_cmake"
+  cmake -S "$scratch/poplibs_cmake" -B "$pdir" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_FLAGS="${ASPEN_CLIENT_FLAGS:-}" -DCMAKE_PREFIX_PATH="$root" >"$pdir.configure.log" 2>&1 ||
+    { cat "$pdir.configure.log"; fail "configuring the PopLibs-shaped project against $root"; }
+  for package in pva libpvti GCCS; do
+    found=$(sed -n "s/^${package}_DIR:PATH=//p" "$pdir/CMakeCache.txt")
+    [[ $found == "$root/lib/cmake/$package" ]] || fail "found $package in '$found', not in $root/lib/cmake/$package"
+  done
+  cmake --build "$pdir" >"$pdir.build.log" 2>&1 || { cat "$pdir.build.log"; fail "building the PopLibs-shaped project"; }
+  "$pdir/app" | tee "$pdir.out"
+  grep -q '^poplibs-shaped OK' "$pdir.out" || fail "the PopLibs-shaped app against $root did not report success"
+  # One test per device variant Aspen runs: Sim* and Hw are dropped, NoTarget has no suffix.
+  tests=$(cd "$pdir" && ctest -N | sed -n 's/^ *Test *#[0-9]*: //p' | sort | tr '\n' ' ')
+  [[ $tests == "System_Cpu System_IpuModel2 UnitDefault_IpuModel2 UnitNoTarget " ]] ||
+    fail "the PopLibs-shaped project's tests are '$tests'"
+  (cd "$pdir" && ctest --output-on-failure >"$pdir.ctest.log" 2>&1) || { cat "$pdir.ctest.log"; fail "its tests"; }
+  rm -rf "$scratch/poplibs_cmake"
 done
 
 echo "+ NEEDED entries of the PopLibs libraries"
@@ -76,4 +109,4 @@ echo "+ g++ matmul_only.cpp -lpoplar -lpoputil -lpoplin"
   [[ $first == "POPLAR version $version "* ]] || fail "popc --version's first line is '$first'"
 )
 
-echo "PASSED: find_package(poplar), find_package(poplibs), -lpoplar -lpoputil -lpoplin, popc --version"
+echo "PASSED: find_package(poplar), find_package(poplibs), pva, libpvti, GCCS, -lpoplar -lpoputil -lpoplin, popc --version"

@@ -2,6 +2,8 @@
 #ifndef POPLAR_ARRAYREF_HPP
 #define POPLAR_ARRAYREF_HPP
 
+#include <gccs/ArrayRef.hpp>
+
 #include <array>
 #include <cstddef>
 #include <initializer_list>
@@ -9,56 +11,9 @@
 
 namespace poplar {
 
-/// A non-owning view of a contiguous array, implicitly made from a vector, an
-/// initializer list, a C array, a std::array or (pointer, size).
-/// Example: `void f(ArrayRef<std::size_t> shape); f({2, 3});`
-template <class T> class ArrayRef {
-public:
-  using value_type = T;
-  using const_iterator = const T *;
-  using iterator = const T *;
-
-  ArrayRef() : ptr_(nullptr), size_(0) {}
-  ArrayRef(std::nullptr_t) : ptr_(nullptr), size_(0) {}
-  ArrayRef(const T *p, std::size_t n) : ptr_(p), size_(n) {}
-  ArrayRef(const T &one) : ptr_(&one), size_(1) {}
-  template <class A> ArrayRef(const std::vector<T, A> &v) : ptr_(v.data()), size_(v.size()) {}
-  // The list must outlive the ArrayRef, as for any argument; taking the pointer
-  // through a function keeps GCC's -Winit-list-lifetime quiet about that.
-  ArrayRef(const std::initializer_list<T> &l) : ptr_(firstOf(l)), size_(l.size()) {}
-  template <std::size_t N> ArrayRef(const T (&a)[N]) : ptr_(a), size_(N) {}
-  template <std::size_t N> ArrayRef(const std::array<T, N> &a) : ptr_(a.data()), size_(N) {}
-
-  const T *data() const { return ptr_; }
-  std::size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  const T *begin() const { return ptr_; }
-  const T *end() const { return ptr_ + size_; }
-  const T *cbegin() const { return ptr_; }
-  const T *cend() const { return ptr_ + size_; }
-  const T &front() const { return ptr_[0]; }
-  const T &back() const { return ptr_[size_ - 1]; }
-  const T &operator[](std::size_t i) const { return ptr_[i]; }
-  std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
-  operator std::vector<T>() const { return vec(); }
-
-private:
-  static const T *firstOf(const std::initializer_list<T> &l) { return l.size() ? l.begin() : nullptr; }
-  const T *ptr_;
-  std::size_t size_;
-};
-
-template <class T> bool operator==(ArrayRef<T> a, ArrayRef<T> b) {
-  if (a.size() != b.size())
-    return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (!(a[i] == b[i]))
-      return false;
-  return true;
-}
-template <class T> bool operator!=(ArrayRef<T> a, ArrayRef<T> b) {
-  return !(a == b);
-}
+// The class itself (not an alias template), so class template argument deduction works
+// through either name: `poplar::ArrayRef(v)`, `gccs::ArrayRef(v)`.
+using gccs::ArrayRef;
 
 } // namespace poplar
 

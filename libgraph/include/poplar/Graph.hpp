@@ -128,6 +128,13 @@ public:
                      const DebugContext &debugContext = {"<const>"}) {
     return addConstantFromHost(type, shape, equivalent_device_type<T>().value, &value, 1, true, debugContext);
   }
+  /// A constant from host data described only by its traits (size, integral/floating,
+  /// signed), as expression trees hold their constants: `values` points at one element when
+  /// `broadcast` (every element equal to it), else at one per element of `shape`.
+  /// Example: `graph.addConstant(FLOAT, {}, &x, TypeTraits::make<float>(), false, {di})`.
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, const void *values,
+                     const TypeTraits &traits, bool broadcast,
+                     const DebugContext &debugContext = {"<const>"});
   Tensor addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, uint16_t value,
                          const DebugContext &debugContext = {"<const>"});
   Tensor addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, const uint16_t *values,
@@ -168,18 +175,21 @@ public:
   /// A QUARTER constant from host values, encoded with the value of `metadata`
   /// (which must be known when the graph is built: a constant or a tensor with an
   /// initial value, as createConstantMetadataTensor/createVariableMetadataTensor give).
-  template <typename T>
+  // The element type of every metadata form is a host arithmetic type: otherwise a braced
+  // DebugContext (`addConstant(FLOAT, {}, 1.0f, {di})`) would deduce T in the list form and
+  // make the shape-first call ambiguous.
+  template <typename T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
   Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
                      ArrayRef<T> values, const DebugContext &debugContext = {"<const>"}) {
     return addConstantWithMetadata(type, metadata, shape, equivalent_device_type<T>().value, values.data(),
                                    values.size(), false, debugContext);
   }
-  template <typename T>
+  template <typename T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
   Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
                      const std::vector<T> &values, const DebugContext &debugContext = {"<const>"}) {
     return addConstant<T>(type, metadata, shape, ArrayRef<T>(values), debugContext);
   }
-  template <typename T>
+  template <typename T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
   Tensor addConstant(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
                      std::initializer_list<T> values, const DebugContext &debugContext = {"<const>"}) {
     return addConstant<T>(type, metadata, shape, ArrayRef<T>(values), debugContext);
@@ -191,8 +201,14 @@ public:
                                    debugContext);
   }
   /// A new variable of `type` shaped and mapped like `t`, whose elements carry `metadata`.
+  /// For a `type` without metadata, an empty `metadata` (what getMetadata() gives for a float
+  /// tensor) is the same as `clone(type, t, ...)`; so is an empty one in addVariable/addConstant.
   Tensor clone(const Type &type, const Tensor &metadata, const Tensor &t,
                const DebugContext &debugContext = {},
+               TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+  /// `clone(t.elementType(), metadata, t, ...)`, as PopLibs writes
+  /// `graph.clone(t.getMetadata(), t, {di}, method)` for a tensor of any type.
+  Tensor clone(const Tensor &metadata, const Tensor &t, const DebugContext &debugContext = {},
                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
 
   /// Contents of a variable when the executable is loaded.
@@ -212,6 +228,9 @@ public:
 
   /// True when every element of `t` belongs to a constant.
   bool isConstant(const Tensor &t) const;
+  /// True when the variable `v` names (from `Tensor::getVarRegions`) is a constant.
+  /// Example: `for (auto &r : t.getVarRegions()) if (graph.isConstant(r.var)) ...`
+  bool isConstant(VariableRef v) const;
   /// The whole variable a VariableRef (from `Tensor::getVarRegions`) names.
   Tensor getVariable(VariableRef v) const;
   /// The physical tile of virtual tile `virtualTileId` of this graph

@@ -104,8 +104,9 @@ public:
   /// True when the tensor's elements carry metadata: a QUARTER tensor whose
   /// variables have a QUARTER_METADATA tensor (always, for tensors the graph made).
   bool hasMetadata() const;
-  /// The scalar QUARTER_METADATA tensor that holds this tensor's format and scale.
-  /// Throws poplar_error naming the tensor when it has none, or when its
+  /// The scalar QUARTER_METADATA tensor that holds this tensor's format and scale; an
+  /// empty (invalid) Tensor for a type without metadata (float, half, ...), as Poplar.
+  /// Throws poplar_error naming the tensor when a quarter tensor has none, or when its
   /// elements come from variables with different metadata tensors.
   Tensor getMetadata() const;
 

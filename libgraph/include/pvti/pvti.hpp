@@ -42,6 +42,13 @@ private:
   std::string json_;
 };
 
+/// Metadata holding the JSON text `json` (an object), as PopLibs' trace points attach it:
+/// `pvti::Tracepoint tp(&channel, "conv", &md)` with `auto md =
+/// pvti::createJsonMetadata("{\"name\":\"c\"}");`
+inline Metadata createJsonMetadata(const std::string &json) {
+  return Metadata(json);
+}
+
 /// Begins a trace point when made and ends it when destroyed; the static
 /// functions mark a begin or an end alone (they must pair, per thread and
 /// channel, as a stack).

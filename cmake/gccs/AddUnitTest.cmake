@@ -1,0 +1,36 @@
+# GCCS CMake helper (find_package(GCCS) -> ${GCCS_CMAKE_DIR}), as PopLibs' tests/ uses it:
+#   add_unit_test(<name> <source>... [LABELS <label>...] [VARIANTS <variant>...])
+# builds a Boost.Test executable <name> (through add_multi_target_test_executable when the
+# project defines it) and adds one ctest test per device variant, <name>_<variant>, run as
+# `<name> -- --device-type <variant>`; the NoTarget variant is the test <name>, run with no
+# device argument. Sources see TEST_WITH_TARGET (or TEST_WITHOUT_TARGET for NoTarget only).
+include(${CMAKE_CURRENT_LIST_DIR}/GccsTestVariants.cmake)
+
+function(add_unit_test name)
+  cmake_parse_arguments(ARG "" "" "LABELS;VARIANTS;SUITES" ${ARGN})
+  _gccs_test_variants(_variants ${ARG_VARIANTS})
+  if(NOT _variants)
+    return()
+  endif()
+  if(COMMAND add_multi_target_test_executable)
+    add_multi_target_test_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  else()
+    add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  endif()
+  target_compile_definitions(${name} PRIVATE BOOST_TEST_DYN_LINK)
+  if(_variants STREQUAL "NoTarget")
+    target_compile_definitions(${name} PRIVATE TEST_WITHOUT_TARGET)
+  else()
+    target_compile_definitions(${name} PRIVATE TEST_WITH_TARGET)
+  endif()
+  foreach(_v IN LISTS _variants)
+    if(_v STREQUAL "NoTarget")
+      add_test(NAME ${name} COMMAND ${name})
+      set(_test ${name})
+    else()
+      add_test(NAME ${name}_${_v} COMMAND ${name} -- --device-type ${_v})
+      set(_test ${name}_${_v})
+    endif()
+    set_tests_properties(${_test} PROPERTIES LABELS "${ARG_LABELS};${_v}")
+  endforeach()
+endfunction()

@@ -1,0 +1,25 @@
+# Shared by AddUnitTest.cmake and AddSystemTest.cmake (GCCS CMake helpers).
+# A test runs once per device variant: the VARIANTS given, else DEFAULT_TEST_VARIANTS, kept
+# when in ENABLED_TEST_VARIANTS (if set). Aspen runs Cpu, IpuModel2, IpuModel21 and NoTarget
+# (no device); Sim* and Hw variants have no device on Aspen and are dropped.
+function(_gccs_test_variants out)
+  set(_variants ${ARGN})
+  if(NOT _variants)
+    set(_variants ${DEFAULT_TEST_VARIANTS})
+  endif()
+  set(_kept "")
+  foreach(_v IN LISTS _variants)
+    if(_v STREQUAL "")
+      continue()
+    endif()
+    if(DEFINED ENABLED_TEST_VARIANTS AND NOT _v IN_LIST ENABLED_TEST_VARIANTS)
+      continue()
+    endif()
+    if(NOT _v MATCHES "^(NoTarget|Cpu|IpuModel[0-9]+)$")
+      continue()
+    endif()
+    list(APPEND _kept ${_v})
+  endforeach()
+  list(REMOVE_DUPLICATES _kept)
+  set(${out} ${_kept} PARENT_SCOPE)
+endfunction()

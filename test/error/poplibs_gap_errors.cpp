@@ -1,0 +1,40 @@
+// Copyright (c) Aspen contributors.
+// Errors of the API issue 24 added for PopLibs (compat/poplibs_api_gaps.cpp): each names the
+// thing at fault.
+#include "ErrorCheck.hpp"
+
+#include <poplar/Graph.hpp>
+#include <poplar/Target.hpp>
+#include <poplar/TypeTraits.hpp>
+#include <poplar/exceptions.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace poplar;
+using aspen::test::requireError;
+
+TEST_CASE("issue 24 errors: host data of traits with no host type", "[error][poplibs]") {
+  Graph graph(Target::createIPUTarget(1, 2, "ipu2"));
+  const char bytes[3] = {1, 2, 3};
+  // A 3-byte integer, and a type neither integral nor floating point.
+  requireError<type_error>(
+      [&] { graph.addConstant(FLOAT, {1}, bytes, TypeTraits(1, 3, true, false, false), false, {"odd"}); },
+      {"'odd'", "3 bytes", "integral", "no host type"});
+  requireError<type_error>(
+      [&] { graph.addConstant(FLOAT, {1}, bytes, TypeTraits(1, 2, false, false, false), true, {"opaque"}); },
+      {"'opaque'", "2 bytes", "neither integral nor floating point"});
+}
+
+TEST_CASE("issue 24 errors: isConstant of a variable not of the graph", "[error][poplibs]") {
+  Graph graph(Target::createIPUTarget(1, 2, "ipu2"));
+  graph.addVariable(FLOAT, {2}, "v");
+  requireError<index_error>([&] { graph.isConstant(VariableRef(42)); },
+                            {"isConstant", "variable 42", "not a variable of this graph"});
+}
+
+TEST_CASE("issue 24 errors: clone of a tensor of another graph", "[error][poplibs]") {
+  Graph graph(Target::createIPUTarget(1, 2, "ipu2"));
+  Graph other(Target::createIPUTarget(1, 2, "ipu2"));
+  Tensor t = other.addVariable(FLOAT, {2}, "elsewhere");
+  requireError<poplar_error>([&] { graph.clone(t.getMetadata(), t, {"c"}); }, {"clone", "different graph"});
+}
