@@ -17,6 +17,7 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <optional>
 
 namespace aspen::rt {
 
@@ -139,6 +140,8 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
               std::make_unique<Executor>(x, *r.memory, vertexCode_,
                                          HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
                                                      replicationFactor_ > 1 ? &printMutex_ : nullptr});
+          r.executor->setRunBounds(options_.maxRunCycles, options_.maxRunSeconds > 0 ? &stopRun_ : nullptr,
+                                   options_.maxRunSeconds);
         });
   }
   executor_ = replicas_[0]->executor.get();
@@ -164,9 +167,21 @@ void EngineImpl::run(unsigned program) {
     std::atomic<bool> &running;
     ~Finish() { running = false; }
   } finish{running_};
+  // After a vertex fault the engine must be loaded again (docs/tile-model.md).
+  for (auto &r : replicas_)
+    if (r->executor->faulted())
+      throw poplar::application_runtime_error(
+          "Engine::run(" + std::to_string(program) +
+          "): the engine must be loaded again (Engine::load) after its last "
+          "run stopped: " +
+          r->executor->faultMessage());
   setPrintSink(libraries_, &printSink_);
   for (auto &r : replicas_)
     r->executor->setPrintStream(printSink_.stream);
+  stopRun_ = false;
+  std::optional<RunWatchdog> watchdog;
+  if (options_.maxRunSeconds > 0)
+    watchdog.emplace(options_.maxRunSeconds, stopRun_);
   runReplicas(x, replicas_, program, *transport_);
 }
 

@@ -15,9 +15,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <sstream>
 
 namespace aspen::rt {
 
@@ -30,6 +33,27 @@ using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
+
+std::string formatSeconds(double s) {
+  std::ostringstream out;
+  out << s;
+  return out.str();
+}
+
+/// The lowest vertex of a compute step that faulted, and how.
+struct FaultRecord {
+  static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::mutex mutex;
+  std::size_t vertex = none;
+  VertexFault fault;
+  void note(std::size_t at, const VertexFault &f) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (at < vertex) {
+      vertex = at;
+      fault = f;
+    }
+  }
+};
 
 // Whether some run of `plan` reads bytes that another run writes: then every
 // read must happen before any write (as in the hardware's exchange), so the
@@ -89,6 +113,7 @@ Executor::Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vect
   ASPEN_ASSERT(host_.streams && host_.remoteBuffers && host_.printStream && host_.profile,
                "executor needs its host context");
   ASPEN_ASSERT(vertexCode.size() == exe.vertexTypes.size(), "one entry per vertex type");
+  installVertexFaultHandlers();
   prepare(vertexCode);
 }
 
@@ -271,6 +296,11 @@ void Executor::run(unsigned program) {
 
 void Executor::begin(unsigned program) {
   ASPEN_ASSERT(program < exe_.programEntry.size(), "program index checked by the engine");
+  if (faulted())
+    throw poplar::application_runtime_error("Cannot run program " + std::to_string(program) +
+                                            ": the engine must be loaded again (Engine::load) after its last "
+                                            "run stopped: " +
+                                            faultMessage_);
   ExecutionProfile &profile = *host_.profile;
   if (profile.enabled) {
     ++profile.runs;
@@ -279,6 +309,8 @@ void Executor::begin(unsigned program) {
   }
   callStack_.clear();
   pc_ = exe_.programEntry[program];
+  program_ = program;
+  runStartCycles_ = cycles_;
 }
 
 Executor::Pause Executor::resume() {
@@ -298,6 +330,8 @@ Executor::Pause Executor::resume() {
   for (;;) {
     const exe::Step &step = exe_.steps[pc];
     const std::uint32_t here = pc++;
+    if (stop_ && stop_->load(std::memory_order_relaxed))
+      stoppedByWatchdog(here);
     switch (step.kind) {
     case StepKind::Execute: {
       const exe::ComputeStep &cs = exe_.computeSteps[step.a];
@@ -441,6 +475,8 @@ Executor::Pause Executor::resume() {
 }
 
 void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles) {
+  if (maxRunCycles_ != 0 && cycles_ - runStartCycles_ + cycles > maxRunCycles_)
+    cycleBoundReached(stepIndex, cycles);
   ExecutionProfile &profile = *host_.profile;
   if (profile.enabled) {
     profile.totalCycles += cycles;
@@ -492,12 +528,16 @@ void Executor::execute(const exe::Step &step) {
   std::atomic<std::size_t> firstFailure{none};
   const PreparedVertex *vertices = p.vertices.data();
   const std::uint32_t *tileBegin = cs.tileBegin.data();
-  auto runTile = [&](std::size_t k) {
+  // `vt.vertex` names the vertex running for the fault handler (VertexFaults.hpp).
+  auto runTile = [&](std::size_t k, VertexThread &vt) {
     for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
       const PreparedVertex &v = vertices[i];
+      vt.vertex.store(i, std::memory_order_relaxed);
       int ok = 1;
-      for (std::uint32_t w = 0; w < v.workers; ++w)
+      for (std::uint32_t w = 0; w < v.workers; ++w) {
+        vt.worker.store(w, std::memory_order_relaxed);
         ok &= v.compute(v.object, w);
+      }
       if (!ok) {
         std::size_t seen = firstFailure.load(std::memory_order_relaxed);
         while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
@@ -505,6 +545,31 @@ void Executor::execute(const exe::Step &step) {
         break;
       }
     }
+    vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
+  };
+  // Faults: the lowest faulting vertex (a chunk stops at its first fault, so
+  // every vertex before it has run whatever the chunking), and its fault.
+  FaultRecord fault;
+  const std::atomic<bool> *stop = stop_;
+  auto guarded = [&](std::size_t begin, std::size_t end, auto &&runOne) {
+    VertexThread &vt = VertexThread::current();
+    sigjmp_buf point;
+    if (sigsetjmp(point, 0) != 0) {
+      // Here from the signal handler: vertex code faulted, or the watchdog stopped it.
+      const std::uint32_t at = vt.vertex.load(std::memory_order_relaxed);
+      const VertexFault f = vt.fault;
+      vt.abandonTile();
+      vt.leave();
+      fault.note(at, f);
+      return;
+    }
+    vt.enter(&point, stop);
+    for (std::size_t k = begin; k < end; ++k) {
+      if (stop && stop->load(std::memory_order_relaxed))
+        break;
+      runOne(k, vt);
+    }
+    vt.leave();
   };
   if (p.fused) {
     // Each tile's inputs arrive just before its vertices use them (still in cache).
@@ -513,22 +578,24 @@ void Executor::execute(const exe::Step &step) {
     const FusedTile *fusedTiles = p.fusedTiles.data();
     TileMemory &memory = memory_;
     runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
-      for (std::size_t j = jBegin; j < jEnd; ++j) {
+      guarded(jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
         const FusedTile &f = fusedTiles[j];
         if (f.exchangeIn != noTile)
           for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
             std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
         if (f.compute != noTile)
-          runTile(f.compute);
-      }
+          runTile(f.compute, vt);
+      });
     });
   } else {
-    runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
-      for (std::size_t k = kBegin; k < kEnd; ++k)
-        runTile(k);
-    });
+    runChunks(p.chunks, cs.tiles.size(),
+              [&](std::size_t kBegin, std::size_t kEnd) { guarded(kBegin, kEnd, runTile); });
   }
 
+  if (fault.vertex != FaultRecord::none)
+    vertexFaulted(cs, fault.vertex, fault.fault);
+  if (stop && stop->load(std::memory_order_relaxed))
+    stoppedByWatchdog(static_cast<std::uint32_t>(&step - exe_.steps.data()));
   const std::size_t failed = firstFailure.load();
   if (step.scalar.type != poplar::Type::Id::Invalid) {
     // Execute(cs, flag): the failure is reported in the flag, not thrown.
@@ -539,15 +606,80 @@ void Executor::execute(const exe::Step &step) {
   runCopyPlan(cs.exchangeOut, p.exchangeOut);
 }
 
-void Executor::vertexFailed(const exe::ComputeStep &cs, std::size_t vertexIndex) const {
+std::string Executor::describeVertex(const exe::ComputeStep &cs, std::size_t vertexIndex) const {
   const exe::VertexInstance &v = cs.vertices[vertexIndex];
   const auto k = static_cast<std::size_t>(
       std::upper_bound(cs.tileBegin.begin(), cs.tileBegin.end(), static_cast<std::uint32_t>(vertexIndex)) -
       cs.tileBegin.begin() - 1);
-  throw poplar::application_runtime_error("Vertex " + std::to_string(v.graphVertex) + " of type '" +
-                                          exe_.vertexTypes[v.type].name + "' on tile " +
-                                          std::to_string(cs.tiles[k]) + " in compute set '" + cs.name +
-                                          "' returned false from compute()");
+  return "vertex " + std::to_string(v.graphVertex) + " of type '" + exe_.vertexTypes[v.type].name +
+         "' on tile " + std::to_string(cs.tiles[k]) + " in compute set '" + cs.name + "'";
+}
+
+void Executor::vertexFailed(const exe::ComputeStep &cs, std::size_t vertexIndex) const {
+  std::string what = describeVertex(cs, vertexIndex);
+  what[0] = 'V';
+  throw poplar::application_runtime_error(what + " returned false from compute()");
+}
+
+void Executor::vertexFaulted(const exe::ComputeStep &cs, std::size_t vertexIndex, const VertexFault &fault) {
+  std::string what = describeVertex(cs, vertexIndex);
+  const auto k = static_cast<std::size_t>(
+      std::upper_bound(cs.tileBegin.begin(), cs.tileBegin.end(), static_cast<std::uint32_t>(vertexIndex)) -
+      cs.tileBegin.begin() - 1);
+  const std::uint32_t tile = cs.tiles[k];
+  // The vertex may have written anywhere in its tile: the next load clears all of it.
+  memory_.markUnbounded();
+  std::string message;
+  if (fault.timeout) {
+    message = "Run of program " + std::to_string(program_) + " stopped by aspen.maxRunSeconds (" +
+              formatSeconds(maxRunSeconds_) + " s): " + what + " was still running";
+  } else {
+    std::string detail;
+    unsigned at = 0;
+    std::uint64_t offset = 0;
+    if (fault.stackOverflow)
+      detail = ": the vertex overflowed its host thread's stack";
+    else if ((fault.signal == SIGSEGV || fault.signal == SIGBUS) &&
+             memory_.locate(fault.address, at, offset)) {
+      if (offset >= memory_.bytesPerTile())
+        detail = ": an access " + std::to_string(offset - memory_.bytesPerTile()) +
+                 " bytes past the end of tile " + std::to_string(at) + "'s memory (" +
+                 std::to_string(memory_.bytesPerTile()) + " bytes)";
+      else
+        detail =
+            ": an access to byte " + std::to_string(offset) + " of tile " + std::to_string(at) + "'s memory";
+    }
+    what[0] = 'V';
+    message = what + " faulted: " + describeSignal(fault) + detail + " (an IPU exception on tile " +
+              std::to_string(tile) + ")";
+  }
+  faultMessage_ = message;
+  throw poplar::application_runtime_error(message +
+                                          "; the engine must be loaded again (Engine::load) before it "
+                                          "runs another program");
+}
+
+std::string Executor::describeStep(std::uint32_t stepIndex) const {
+  const exe::Step &s = exe_.steps[stepIndex];
+  std::string d = "step " + std::to_string(stepIndex) + " (" + exe::stepKindName(s.kind);
+  if (s.kind == StepKind::Execute)
+    d += " of compute set '" + exe_.computeSteps[s.a].name + "'";
+  else if (!s.message.empty() && s.kind != StepKind::Abort && s.kind != StepKind::AbortIf)
+    d += " '" + s.message + "'";
+  return d + ")";
+}
+
+void Executor::cycleBoundReached(std::uint32_t stepIndex, std::uint64_t cycles) const {
+  throw poplar::application_runtime_error("Run of program " + std::to_string(program_) +
+                                          " stopped by aspen.maxRunCycles (" + std::to_string(maxRunCycles_) +
+                                          " cycles): " + describeStep(stepIndex) + " would take it to " +
+                                          std::to_string(cycles_ - runStartCycles_ + cycles) + " cycles");
+}
+
+void Executor::stoppedByWatchdog(std::uint32_t stepIndex) const {
+  throw poplar::application_runtime_error(
+      "Run of program " + std::to_string(program_) + " stopped by aspen.maxRunSeconds (" +
+      formatSeconds(maxRunSeconds_) + " s) at " + describeStep(stepIndex));
 }
 
 void Executor::runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info) {

@@ -1,0 +1,310 @@
+// Copyright (c) Aspen contributors.
+#include "VertexFaults.hpp"
+
+#include "util/Log.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <pthread.h>
+#include <signal.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace aspen::rt {
+
+namespace {
+
+/// The signal the watchdog sends to a thread stuck in vertex code.
+int stopSignal() {
+  return SIGRTMIN + 7;
+}
+
+/// Every thread that has run vertex code, for the watchdog (guarded by its mutex).
+struct Registry {
+  std::mutex mutex;
+  std::vector<VertexThread *> threads;
+};
+Registry &registry() {
+  static Registry *r = new Registry; // never destroyed: threads may exit after static destructors
+  return *r;
+}
+
+/// The calling thread's record, for the handlers: initial-exec TLS is read
+/// without a call that might allocate, which a signal handler must not do.
+thread_local VertexThread *tCurrent __attribute__((tls_model("initial-exec"))) = nullptr;
+
+constexpr std::size_t kAltStackBytes = 64 * 1024;
+
+/// Owns a thread's record and its alternate signal stack; unregisters at thread exit.
+struct ThreadRecord {
+  VertexThread thread;
+  std::unique_ptr<char[]> altStack;
+  ThreadRecord() {
+    thread.self = static_cast<unsigned long>(::pthread_self());
+    pthread_attr_t attr;
+    if (::pthread_getattr_np(::pthread_self(), &attr) == 0) {
+      void *low = nullptr;
+      std::size_t size = 0;
+      if (::pthread_attr_getstack(&attr, &low, &size) == 0) {
+        thread.stackLow = reinterpret_cast<std::uintptr_t>(low);
+        thread.stackHigh = thread.stackLow + size;
+      }
+      ::pthread_attr_destroy(&attr);
+    }
+    // A handler needs a stack of its own to report an overflow of the thread's
+    // stack; a thread that has one (a sanitizer's) keeps it.
+    stack_t old{};
+    if (::sigaltstack(nullptr, &old) == 0 && (old.ss_flags & SS_DISABLE)) {
+      altStack.reset(new char[kAltStackBytes]);
+      stack_t ss{};
+      ss.ss_sp = altStack.get();
+      ss.ss_size = kAltStackBytes;
+      if (::sigaltstack(&ss, nullptr) != 0)
+        altStack.reset();
+    }
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.threads.push_back(&thread);
+    tCurrent = &thread;
+  }
+  ~ThreadRecord() {
+    {
+      Registry &r = registry();
+      std::lock_guard<std::mutex> lock(r.mutex);
+      r.threads.erase(std::remove(r.threads.begin(), r.threads.end(), &thread), r.threads.end());
+      tCurrent = nullptr;
+    }
+    if (altStack) {
+      stack_t ss{};
+      ss.ss_flags = SS_DISABLE;
+      ::sigaltstack(&ss, nullptr);
+    }
+  }
+};
+
+constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+constexpr int kNumHandled = 5; // the faults and the stop signal
+struct sigaction gPrevious[kNumHandled];
+
+int slotOf(int sig) {
+  for (int i = 0; i < 4; ++i)
+    if (kFaultSignals[i] == sig)
+      return i;
+  return 4;
+}
+
+/// Set while a chained handler runs: one that re-raises the signal after
+/// putting back its own predecessor (Aspen's) must reach the default action,
+/// not itself again.
+volatile sig_atomic_t gChaining = 0;
+
+/// Hands the signal to whoever handled it before Aspen.
+void chain(int sig, siginfo_t *info, void *context) {
+  const struct sigaction &prev = gPrevious[slotOf(sig)];
+  const bool handler = (prev.sa_flags & SA_SIGINFO)
+                           ? prev.sa_sigaction != nullptr
+                           : prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN;
+  if (handler && !gChaining) {
+    gChaining = 1;
+    if (prev.sa_flags & SA_SIGINFO)
+      prev.sa_sigaction(sig, info, context);
+    else
+      prev.sa_handler(sig);
+    gChaining = 0;
+    return;
+  }
+  const bool fault = sig != stopSignal();
+  if (prev.sa_handler == SIG_IGN && !fault)
+    return;
+  // The default action. A fault the kernel raised recurs when the handler
+  // returns (the instruction runs again) and now kills the process as it would
+  // have without Aspen; one sent by a process is sent again.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigemptyset(&dfl.sa_mask);
+  ::sigaction(sig, &dfl, nullptr);
+  if (info->si_code <= 0)
+    ::raise(sig);
+}
+
+void onSignal(int sig, siginfo_t *info, void *context) {
+  VertexThread *vt = tCurrent;
+  const bool inVertex =
+      vt && vt->recover && vt->vertex.load(std::memory_order_relaxed) != VertexThread::kNoVertex;
+  if (sig == stopSignal()) {
+    const bool fromWatchdog = info->si_code == SI_TKILL && info->si_pid == ::getpid();
+    if (!fromWatchdog) {
+      chain(sig, info, context);
+      return;
+    }
+    const std::atomic<bool> *stop = vt ? vt->stop.load(std::memory_order_relaxed) : nullptr;
+    if (inVertex && stop && stop->load(std::memory_order_relaxed)) {
+      vt->fault = VertexFault{};
+      vt->fault.timeout = true;
+      siglongjmp(*vt->recover, 1);
+    }
+    return; // between vertices: the executor sees the request at the next tile
+  }
+  if (!inVertex) {
+    chain(sig, info, context);
+    return;
+  }
+  VertexFault f;
+  f.signal = sig;
+  f.code = info->si_code;
+  f.address = info->si_addr;
+  const auto a = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  // A fault just below the lowest address of the thread's stack (in its guard)
+  // is the stack running over.
+  f.stackOverflow =
+      sig == SIGSEGV && vt->stackLow && a < vt->stackLow + 4096 && a + 256 * 1024 >= vt->stackLow;
+  vt->fault = f;
+  siglongjmp(*vt->recover, 1);
+}
+
+const char *codeName(int sig, int code) {
+  if (code <= 0)
+    return code == SI_TKILL || code == SI_USER ? "sent by raise() or kill()" : "sent by a process";
+  switch (sig) {
+  case SIGFPE:
+    switch (code) {
+    case FPE_INTDIV:
+      return "integer divide by zero, or INT_MIN / -1";
+    case FPE_INTOVF:
+      return "integer overflow";
+    case FPE_FLTDIV:
+      return "floating-point divide by zero";
+    case FPE_FLTOVF:
+      return "floating-point overflow";
+    case FPE_FLTUND:
+      return "floating-point underflow";
+    case FPE_FLTRES:
+      return "floating-point inexact result";
+    case FPE_FLTINV:
+      return "floating-point invalid operation";
+    default:
+      return "arithmetic exception";
+    }
+  case SIGSEGV:
+    return code == SEGV_MAPERR   ? "address not mapped"
+           : code == SEGV_ACCERR ? "access not permitted"
+                                 : "invalid access";
+  case SIGBUS:
+    return code == BUS_ADRALN   ? "misaligned address"
+           : code == BUS_ADRERR ? "address with no backing memory"
+                                : "bus error";
+  case SIGILL:
+    return code == ILL_ILLOPC   ? "illegal opcode"
+           : code == ILL_PRVOPC ? "privileged opcode"
+                                : "illegal instruction";
+  default:
+    return "";
+  }
+}
+
+} // namespace
+
+VertexThread &VertexThread::current() {
+  thread_local ThreadRecord record;
+  return record.thread;
+}
+
+void installVertexFaultHandlers() {
+  // Checked at every load, not once: a program (or a test framework) that
+  // installs its own handlers after Aspen's gets Aspen's back on top at its
+  // next load, chaining to its own.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  struct sigaction sa {};
+  sa.sa_sigaction = onSignal;
+  // SA_NODEFER: the signal stays unblocked in the handler, so a jump out of
+  // it leaves the mask as it was and the recovery point need not save it
+  // (sigsetjmp(..., 0): no system call per chunk).
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  ::sigemptyset(&sa.sa_mask);
+  auto install = [&](int sig) {
+    struct sigaction current {};
+    if (::sigaction(sig, nullptr, &current) != 0)
+      return;
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == onSignal)
+      return;
+    gPrevious[slotOf(sig)] = current;
+    ::sigaction(sig, &sa, nullptr);
+  };
+  for (int sig : kFaultSignals)
+    install(sig);
+  install(stopSignal());
+}
+
+std::string describeSignal(const VertexFault &fault) {
+  if (fault.timeout)
+    return "stopped by the run bound";
+  const char *name = fault.signal == SIGSEGV  ? "SIGSEGV"
+                     : fault.signal == SIGBUS ? "SIGBUS"
+                     : fault.signal == SIGFPE ? "SIGFPE"
+                     : fault.signal == SIGILL ? "SIGILL"
+                                              : "signal";
+  std::string s = name;
+  if (fault.signal == SIGSEGV || fault.signal == SIGBUS) {
+    char address[32];
+    std::snprintf(address, sizeof address, " at %p", fault.address);
+    s += address;
+  }
+  s += " (";
+  s += codeName(fault.signal, fault.code);
+  s += ")";
+  return s;
+}
+
+// ---- the watchdog ---------------------------------------------------------------------
+
+struct RunWatchdog::State {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool done = false;
+  std::thread thread;
+};
+
+RunWatchdog::RunWatchdog(double seconds, std::atomic<bool> &stop) : state_(new State) {
+  installVertexFaultHandlers();
+  State *s = state_;
+  s->thread = std::thread([s, seconds, &stop] {
+    std::unique_lock<std::mutex> lock(s->mutex);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    if (s->wake.wait_until(lock, deadline, [s] { return s->done; }))
+      return;
+    stop.store(true);
+    // Signal the threads running vertex code for this run until it is over
+    // (a thread between vertices sees the request at its next tile).
+    while (!s->done) {
+      {
+        Registry &r = registry();
+        std::lock_guard<std::mutex> threads(r.mutex);
+        for (VertexThread *t : r.threads)
+          if (t->stop.load(std::memory_order_relaxed) == &stop &&
+              t->vertex.load(std::memory_order_relaxed) != VertexThread::kNoVertex)
+            ::pthread_kill(static_cast<pthread_t>(t->self), stopSignal());
+      }
+      s->wake.wait_for(lock, std::chrono::milliseconds(10), [s] { return s->done; });
+    }
+  });
+}
+
+RunWatchdog::~RunWatchdog() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->done = true;
+  }
+  state_->wake.notify_all();
+  state_->thread.join();
+  delete state_;
+}
+
+} // namespace aspen::rt

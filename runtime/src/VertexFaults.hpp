@@ -1,0 +1,101 @@
+// Copyright (c) Aspen contributors.
+// Vertex code runs in the host process, on TBB's threads. A fault in it (SIGSEGV,
+// SIGBUS, SIGFPE, SIGILL, also a write into a tile memory guard) must stop the
+// run with a named error, not the process: process-wide handlers, installed
+// once, jump back to a recovery point that the executor sets per chunk of tiles
+// on the thread running them, and chain to the handler they replaced when the
+// faulting thread is not running vertex code (a sanitizer's, or the default).
+// The same recovery point serves the run bound's watchdog (aspen.maxRunSeconds),
+// which signals threads stuck in compute(). docs/tile-model.md.
+#pragma once
+
+#include <atomic>
+#include <csetjmp>
+#include <cstdint>
+#include <string>
+
+namespace aspen::rt {
+
+/// What stopped vertex code on a thread.
+struct VertexFault {
+  int signal = 0; // 0: nothing
+  int code = 0;   // siginfo's si_code
+  const void *address = nullptr;
+  bool timeout = false;       // stopped by the watchdog, not a fault
+  bool stackOverflow = false; // the fault address lies at the end of the thread's stack
+};
+
+/// One host thread's state while it runs vertex code. Reached through
+/// `VertexThread::current()`; the signal handlers read it.
+struct VertexThread {
+  static constexpr std::uint32_t kNoVertex = ~0u;
+
+  /// This thread's record (made on first use: registers the thread with the
+  /// watchdog and gives it an alternate signal stack, so that a stack overflow
+  /// can be caught).
+  static VertexThread &current();
+
+  /// The recovery point of the chunk this thread runs, or null.
+  sigjmp_buf *recover = nullptr;
+  /// The vertex running (index in its compute step) or kNoVertex: a fault in
+  /// vertex code is caught only while this is set. One store per vertex.
+  std::atomic<std::uint32_t> vertex{kNoVertex};
+  /// The worker context of a MultiVertex's compute() running.
+  std::atomic<std::uint32_t> worker{0};
+  /// The run's stop request (aspen.maxRunSeconds), while this thread runs its tiles.
+  std::atomic<const std::atomic<bool> *> stop{nullptr};
+  /// Set by the handler before it jumps to `recover`.
+  VertexFault fault;
+  /// Undoes per-tile setup around the running tile's vertices (state swapped
+  /// in, a lock taken) when a fault abandons the tile: whoever does such setup
+  /// sets this (and clears it when undone); the recovery point calls it once.
+  void (*abandon)(void *) = nullptr;
+  void *abandonArgument = nullptr;
+
+  // The thread, and its stack (for telling an overflow).
+  unsigned long self = 0; // pthread_t
+  std::uintptr_t stackLow = 0, stackHigh = 0;
+
+  /// Starts a chunk: faults now jump to `point`; `stopRequest` may be null.
+  void enter(sigjmp_buf *point, const std::atomic<bool> *stopRequest) {
+    recover = point;
+    stop.store(stopRequest, std::memory_order_relaxed);
+  }
+  /// After a jump to the recovery point: runs and clears `abandon`.
+  void abandonTile() {
+    if (void (*undo)(void *) = abandon) {
+      abandon = nullptr;
+      undo(abandonArgument);
+    }
+  }
+  /// Ends a chunk (also after a jump to its recovery point).
+  void leave() {
+    vertex.store(kNoVertex, std::memory_order_relaxed);
+    stop.store(nullptr, std::memory_order_relaxed);
+    recover = nullptr;
+  }
+};
+
+/// Puts the handlers in place unless they are (the executor calls this at every
+/// load): a handler someone installed since is kept as the one to chain to.
+void installVertexFaultHandlers();
+
+/// "SIGFPE (integer divide by zero or overflow)", "SIGSEGV at 0x10 (address not mapped)", ...
+std::string describeSignal(const VertexFault &fault);
+
+/// While alive, a watchdog that sets `stop` after `seconds` of host time, then
+/// signals every thread running vertex code under that request until the
+/// watchdog is destroyed, so that a compute() that never returns is stopped.
+class RunWatchdog {
+public:
+  RunWatchdog(double seconds, std::atomic<bool> &stop);
+  ~RunWatchdog();
+  RunWatchdog(const RunWatchdog &) = delete;
+  RunWatchdog &operator=(const RunWatchdog &) = delete;
+
+private:
+  struct State;
+  State *state_;
+};
+
+} // namespace aspen::rt
