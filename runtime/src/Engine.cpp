@@ -178,10 +178,11 @@ void EngineImpl::run(unsigned program) {
   setPrintSink(libraries_, &printSink_);
   for (auto &r : replicas_)
     r->executor->setPrintStream(printSink_.stream);
-  stopRun_ = false;
   std::optional<RunWatchdog> watchdog;
-  if (options_.maxRunSeconds > 0)
+  if (options_.maxRunSeconds > 0) {
+    stopRun_ = false;
     watchdog.emplace(options_.maxRunSeconds, stopRun_);
+  }
   runReplicas(x, replicas_, program, *transport_);
 }
 

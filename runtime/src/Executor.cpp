@@ -40,6 +40,19 @@ std::string formatSeconds(double s) {
   return out.str();
 }
 
+/// Runs `runOne(k, vt)` for k in [begin, end) until `*stop` is set. Not inlined
+/// into the function that sets the recovery point, where the compiler keeps no
+/// value in a register across calls.
+template <class F>
+__attribute__((noinline)) void runRange(const std::atomic<bool> *stop, std::size_t begin, std::size_t end,
+                                        const F &runOne, VertexThread &vt) {
+  for (std::size_t k = begin; k < end; ++k) {
+    if (stop && stop->load(std::memory_order_relaxed))
+      break;
+    runOne(k, vt);
+  }
+}
+
 /// The lowest vertex of a compute step that faulted, and how.
 struct FaultRecord {
   static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
@@ -534,10 +547,8 @@ void Executor::execute(const exe::Step &step) {
       const PreparedVertex &v = vertices[i];
       vt.vertex.store(i, std::memory_order_relaxed);
       int ok = 1;
-      for (std::uint32_t w = 0; w < v.workers; ++w) {
-        vt.worker.store(w, std::memory_order_relaxed);
+      for (std::uint32_t w = 0; w < v.workers; ++w)
         ok &= v.compute(v.object, w);
-      }
       if (!ok) {
         std::size_t seen = firstFailure.load(std::memory_order_relaxed);
         while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
@@ -551,10 +562,11 @@ void Executor::execute(const exe::Step &step) {
   // every vertex before it has run whatever the chunking), and its fault.
   FaultRecord fault;
   const std::atomic<bool> *stop = stop_;
-  auto guarded = [&](std::size_t begin, std::size_t end, auto &&runOne) {
-    VertexThread &vt = VertexThread::current();
-    sigjmp_buf point;
-    if (sigsetjmp(point, 0) != 0) {
+  // (The thread's record comes from the caller: a function setting a recovery point
+  // keeps few values in registers.)
+  auto guarded = [&](VertexThread &vt, std::size_t begin, std::size_t end, auto &&runOne) {
+    RecoveryPoint point;
+    if (ASPEN_SET_RECOVERY_POINT(point) != 0) {
       // Here from the signal handler: vertex code faulted, or the watchdog stopped it.
       const std::uint32_t at = vt.vertex.load(std::memory_order_relaxed);
       const VertexFault f = vt.fault;
@@ -564,11 +576,7 @@ void Executor::execute(const exe::Step &step) {
       return;
     }
     vt.enter(&point, stop);
-    for (std::size_t k = begin; k < end; ++k) {
-      if (stop && stop->load(std::memory_order_relaxed))
-        break;
-      runOne(k, vt);
-    }
+    runRange(stop, begin, end, runOne, vt);
     vt.leave();
   };
   if (p.fused) {
@@ -578,7 +586,7 @@ void Executor::execute(const exe::Step &step) {
     const FusedTile *fusedTiles = p.fusedTiles.data();
     TileMemory &memory = memory_;
     runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
-      guarded(jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
+      guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
         const FusedTile &f = fusedTiles[j];
         if (f.exchangeIn != noTile)
           for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
@@ -587,9 +595,10 @@ void Executor::execute(const exe::Step &step) {
           runTile(f.compute, vt);
       });
     });
-  } else {
-    runChunks(p.chunks, cs.tiles.size(),
-              [&](std::size_t kBegin, std::size_t kEnd) { guarded(kBegin, kEnd, runTile); });
+  } else if (!cs.tiles.empty()) {
+    runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
+      guarded(VertexThread::current(), kBegin, kEnd, runTile);
+    });
   }
 
   if (fault.vertex != FaultRecord::none)

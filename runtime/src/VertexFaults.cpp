@@ -36,10 +36,6 @@ Registry &registry() {
   return *r;
 }
 
-/// The calling thread's record, for the handlers: initial-exec TLS is read
-/// without a call that might allocate, which a signal handler must not do.
-thread_local VertexThread *tCurrent __attribute__((tls_model("initial-exec"))) = nullptr;
-
 constexpr std::size_t kAltStackBytes = 64 * 1024;
 
 /// Owns a thread's record and its alternate signal stack; unregisters at thread exit.
@@ -72,14 +68,14 @@ struct ThreadRecord {
     Registry &r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
     r.threads.push_back(&thread);
-    tCurrent = &thread;
+    aspenVertexThread = &thread;
   }
   ~ThreadRecord() {
     {
       Registry &r = registry();
       std::lock_guard<std::mutex> lock(r.mutex);
       r.threads.erase(std::remove(r.threads.begin(), r.threads.end(), &thread), r.threads.end());
-      tCurrent = nullptr;
+      aspenVertexThread = nullptr;
     }
     if (altStack) {
       stack_t ss{};
@@ -134,8 +130,28 @@ void chain(int sig, siginfo_t *info, void *context) {
     ::raise(sig);
 }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASPEN_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ASPEN_ASAN 1
+#endif
+#ifdef ASPEN_ASAN
+extern "C" void __asan_handle_no_return();
+#endif
+
+[[noreturn]] void jumpTo(RecoveryPoint &point) {
+#ifdef ASPEN_ASAN
+  // The frames jumped over may have poisoned stack (ASan sees siglongjmp, not this).
+  __asan_handle_no_return();
+#endif
+  __builtin_longjmp(point, 1);
+}
+
 void onSignal(int sig, siginfo_t *info, void *context) {
-  VertexThread *vt = tCurrent;
+  VertexThread *vt = aspenVertexThread;
   const bool inVertex =
       vt && vt->recover && vt->vertex.load(std::memory_order_relaxed) != VertexThread::kNoVertex;
   if (sig == stopSignal()) {
@@ -148,7 +164,7 @@ void onSignal(int sig, siginfo_t *info, void *context) {
     if (inVertex && stop && stop->load(std::memory_order_relaxed)) {
       vt->fault = VertexFault{};
       vt->fault.timeout = true;
-      siglongjmp(*vt->recover, 1);
+      jumpTo(*vt->recover);
     }
     return; // between vertices: the executor sees the request at the next tile
   }
@@ -166,7 +182,7 @@ void onSignal(int sig, siginfo_t *info, void *context) {
   f.stackOverflow =
       sig == SIGSEGV && vt->stackLow && a < vt->stackLow + 4096 && a + 256 * 1024 >= vt->stackLow;
   vt->fault = f;
-  siglongjmp(*vt->recover, 1);
+  jumpTo(*vt->recover);
 }
 
 const char *codeName(int sig, int code) {
@@ -211,7 +227,11 @@ const char *codeName(int sig, int code) {
 
 } // namespace
 
-VertexThread &VertexThread::current() {
+// Initial-exec TLS: read with one instruction, without a call that might
+// allocate (which a signal handler must not do).
+__thread VertexThread *aspenVertexThread __attribute__((tls_model("initial-exec"))) = nullptr;
+
+VertexThread &VertexThread::make() {
   thread_local ThreadRecord record;
   return record.thread;
 }
@@ -226,7 +246,7 @@ void installVertexFaultHandlers() {
   sa.sa_sigaction = onSignal;
   // SA_NODEFER: the signal stays unblocked in the handler, so a jump out of
   // it leaves the mask as it was and the recovery point need not save it
-  // (sigsetjmp(..., 0): no system call per chunk).
+  // (ASPEN_SET_RECOVERY_POINT saves no mask: no system call per chunk).
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   ::sigemptyset(&sa.sa_mask);
   auto install = [&](int sig) {
