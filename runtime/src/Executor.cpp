@@ -127,6 +127,8 @@ Executor::Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vect
                "executor needs its host context");
   ASPEN_ASSERT(vertexCode.size() == exe.vertexTypes.size(), "one entry per vertex type");
   installVertexFaultHandlers();
+  for (const VertexCode &code : vertexCode)
+    registerVertexCode(reinterpret_cast<const void *>(code.compute));
   prepare(vertexCode);
 }
 

@@ -9,11 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <link.h>
 #include <memory>
 #include <mutex>
 #include <pthread.h>
 #include <signal.h>
 #include <thread>
+#include <ucontext.h>
 #include <unistd.h>
 #include <vector>
 
@@ -84,6 +86,41 @@ struct ThreadRecord {
     }
   }
 };
+
+// ---- where vertex code lies ------------------------------------------------------------
+
+/// Executable segments of the objects vertex code came from: appended under
+/// the mutex, read by the handler (entries before `gNumRanges` never change).
+constexpr int kMaxRanges = 1024;
+std::atomic<std::uintptr_t> gRangeBegin[kMaxRanges], gRangeEnd[kMaxRanges];
+std::atomic<int> gNumRanges{0};
+std::mutex gRangesMutex;
+
+bool inVertexCode(std::uintptr_t pc) {
+  const int n = gNumRanges.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i)
+    if (pc >= gRangeBegin[i].load(std::memory_order_relaxed) &&
+        pc < gRangeEnd[i].load(std::memory_order_relaxed))
+      return true;
+  return false;
+}
+
+/// The program counter a signal interrupted, or 0 where unknown.
+std::uintptr_t interruptedPc(void *context) {
+  const auto *uc = static_cast<const ucontext_t *>(context);
+#if defined(__x86_64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.pc);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+/// After this many signals without catching the thread in vertex code (about
+/// half a second), the watchdog's signal stops it wherever it is.
+constexpr std::uint32_t kPatientKicks = 50;
 
 constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 constexpr int kNumHandled = 5; // the faults and the stop signal
@@ -161,7 +198,9 @@ void onSignal(int sig, siginfo_t *info, void *context) {
       return;
     }
     const std::atomic<bool> *stop = vt ? vt->stop.load(std::memory_order_relaxed) : nullptr;
-    if (inVertex && stop && stop->load(std::memory_order_relaxed)) {
+    if (inVertex && stop && stop->load(std::memory_order_relaxed) &&
+        (interruptedPc(context) == 0 || inVertexCode(interruptedPc(context)) ||
+         vt->kicks.load(std::memory_order_relaxed) > kPatientKicks)) {
       vt->fault = VertexFault{};
       vt->fault.timeout = true;
       jumpTo(*vt->recover);
@@ -230,6 +269,46 @@ const char *codeName(int sig, int code) {
 // Initial-exec TLS: read with one instruction, without a call that might
 // allocate (which a signal handler must not do).
 __thread VertexThread *aspenVertexThread __attribute__((tls_model("initial-exec"))) = nullptr;
+
+void registerVertexCode(const void *code) {
+  const auto address = reinterpret_cast<std::uintptr_t>(code);
+  if (!code || inVertexCode(address))
+    return;
+  std::lock_guard<std::mutex> lock(gRangesMutex);
+  if (inVertexCode(address))
+    return;
+  struct Search {
+    std::uintptr_t address;
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> segments;
+  } search{address, {}};
+  ::dl_iterate_phdr(
+      [](dl_phdr_info *info, std::size_t, void *data) {
+        auto &s = *static_cast<Search *>(data);
+        std::vector<std::pair<std::uintptr_t, std::uintptr_t>> segments;
+        bool holds = false;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+            continue;
+          const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr, end = begin + ph.p_memsz;
+          segments.emplace_back(begin, end);
+          holds = holds || (s.address >= begin && s.address < end);
+        }
+        if (!holds)
+          return 0;
+        s.segments = std::move(segments);
+        return 1;
+      },
+      &search);
+  int n = gNumRanges.load(std::memory_order_relaxed);
+  for (const auto &[begin, end] : search.segments) {
+    if (n == kMaxRanges)
+      break;
+    gRangeBegin[n].store(begin, std::memory_order_relaxed);
+    gRangeEnd[n].store(end, std::memory_order_relaxed);
+    gNumRanges.store(++n, std::memory_order_release);
+  }
+}
 
 VertexThread &VertexThread::make() {
   thread_local ThreadRecord record;
@@ -309,8 +388,10 @@ RunWatchdog::RunWatchdog(double seconds, std::atomic<bool> &stop) : state_(new S
         std::lock_guard<std::mutex> threads(r.mutex);
         for (VertexThread *t : r.threads)
           if (t->stop.load(std::memory_order_relaxed) == &stop &&
-              t->vertex.load(std::memory_order_relaxed) != VertexThread::kNoVertex)
+              t->vertex.load(std::memory_order_relaxed) != VertexThread::kNoVertex) {
+            t->kicks.fetch_add(1, std::memory_order_relaxed);
             ::pthread_kill(static_cast<pthread_t>(t->self), stopSignal());
+          }
       }
       s->wake.wait_for(lock, std::chrono::milliseconds(10), [s] { return s->done; });
     }

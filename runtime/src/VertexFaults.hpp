@@ -57,6 +57,8 @@ struct VertexThread {
   std::atomic<std::uint32_t> vertex{kNoVertex};
   /// The run's stop request (aspen.maxRunSeconds), while this thread runs its tiles.
   std::atomic<const std::atomic<bool> *> stop{nullptr};
+  /// How many times the watchdog has signalled this thread for the current stop.
+  std::atomic<std::uint32_t> kicks{0};
   /// Set by the handler before it jumps to `recover`.
   VertexFault fault;
   /// Undoes per-tile setup around the running tile's vertices (state swapped
@@ -72,6 +74,8 @@ struct VertexThread {
   /// Starts a chunk: faults now jump to `point`; `stopRequest` may be null.
   void enter(RecoveryPoint *point, const std::atomic<bool> *stopRequest) {
     recover = point;
+    if (stopRequest)
+      kicks.store(0, std::memory_order_relaxed);
     stop.store(stopRequest, std::memory_order_relaxed);
   }
   /// After a jump to the recovery point: runs and clears `abandon`.
@@ -92,6 +96,12 @@ struct VertexThread {
 /// Puts the handlers in place unless they are (the executor calls this at every
 /// load): a handler someone installed since is kept as the one to chain to.
 void installVertexFaultHandlers();
+
+/// Records the executable segments of the shared object holding `code` (a
+/// vertex type's entry point), once per object: the watchdog stops a thread
+/// inside compute() only while it executes there, not inside a C library call
+/// that may hold a lock (unless that lasts, below).
+void registerVertexCode(const void *code);
 
 /// "SIGFPE (integer divide by zero or overflow)", "SIGSEGV at 0x10 (address not mapped)", ...
 std::string describeSignal(const VertexFault &fault);

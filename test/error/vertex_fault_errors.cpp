@@ -16,10 +16,14 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace poplar;
@@ -111,6 +115,17 @@ public:
   bool compute() {
     for (;;)
       __asm__ volatile("" ::: "memory");
+    return true;
+  }
+};
+
+// Never returns, and spends its time inside the C library.
+class Sleep : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  bool compute() {
+    for (;;)
+      usleep(1000);
     return true;
   }
 };
@@ -368,6 +383,16 @@ TEST_CASE("aspen.maxRunSeconds stops a compute() that never returns", "[error][f
   c.checkContained(engine, "Spin");
 }
 
+TEST_CASE("aspen.maxRunSeconds stops a compute() that waits in the C library", "[error][fault][bound]") {
+  FaultCase c;
+  Tensor v = c.tile1(INT, "v");
+  c.addFaulty("Sleep", "sleep", {{"v", v}});
+  Engine engine = c.makeEngine({{"aspen.maxRunSeconds", "0.1"}});
+  requireError<application_runtime_error>(
+      [&] { engine.run(0); }, {"aspen.maxRunSeconds (0.1 s)", "'Sleep'", "tile 1", "still running"});
+  c.checkContained(engine, "Sleep");
+}
+
 TEST_CASE("aspen.maxRunSeconds stops a program that loops for ever between vertices", "[error][bound]") {
   FaultCase c;
   Tensor flag = c.graph.addConstant(INT, {}, 1, "always");
@@ -413,4 +438,34 @@ TEST_CASE("Run bounds reject values that are not numbers", "[error][bound]") {
         Engine(c.graph, c.good, {{"aspen.maxRunCycles", "many"}});
       },
       {"aspen.maxRunCycles", "many"});
+}
+
+TEST_CASE("A fault outside vertex code still ends the process", "[error][fault]") {
+  // Aspen's handlers catch faults in vertex code only: elsewhere the handler they
+  // replaced (a sanitizer's, the test framework's, the default) sees the fault.
+  // The default action behind Aspen's handler (the framework's own restored after).
+  struct sigaction dfl {};
+  struct sigaction framework {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  REQUIRE(::sigaction(SIGSEGV, &dfl, &framework) == 0);
+  FaultCase c;
+  Engine engine = c.makeEngine(); // puts Aspen's handlers on top
+  engine.run(1);
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    volatile std::uintptr_t address = 16; // an address no compiler can see
+    *reinterpret_cast<volatile int *>(address) = 1;
+    ::_exit(0); // not reached
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  // Killed by SIGSEGV, or (under ASan) exited with the sanitizer's failure status.
+  const bool crashed = WIFSIGNALED(status) ? WTERMSIG(status) == SIGSEGV : WEXITSTATUS(status) != 0;
+  CHECK(crashed);
+  // This process goes on.
+  engine.run(1);
+  ::sigaction(SIGSEGV, &framework, nullptr);
 }
