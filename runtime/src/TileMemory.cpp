@@ -58,7 +58,7 @@ Pool &pool() {
 /// Makes the guard before tile 0 and the one closing every tile's stride
 /// inaccessible. False (and the memory left unguarded) when the host refuses,
 /// e.g. at its limit on mappings per process (vm.max_map_count).
-bool protectGuards(std::uint8_t *map, unsigned numTiles, std::uint64_t stride) {
+bool makeGuardsInaccessible(std::uint8_t *map, unsigned numTiles, std::uint64_t stride) {
   const std::size_t guard = TileMemory::guardBytes();
   bool ok = ::mprotect(map, guard, PROT_NONE) == 0;
   for (unsigned t = 0; ok && t < numTiles; ++t)
@@ -95,6 +95,13 @@ std::uint64_t TileMemory::strideFor(std::uint64_t bytesPerTile, std::uint32_t pa
   return (pageOffset + bytesPerTile + page - 1) / page * page + guardBytes();
 }
 
+void TileMemory::protectGuards() {
+  if (!guarded_ && !guardsRefused_) {
+    guarded_ = makeGuardsInaccessible(map_, numTiles_, stride_);
+    guardsRefused_ = !guarded_;
+  }
+}
+
 bool TileMemory::locate(const void *p, unsigned &tile, std::uint64_t &offset) const {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const auto first = reinterpret_cast<std::uintptr_t>(base_);
@@ -128,10 +135,8 @@ TileMemory::TileMemory(unsigned numTiles, std::uint64_t bytesPerTile, std::uint3
     }
   }
   // A reused reservation keeps its last user's offset and extents: prepare() zeroes them.
-  if (!map_) {
+  if (!map_)
     map_ = reserve(mappedBytes_);
-    guarded_ = protectGuards(map_, numTiles_, stride_);
-  }
   base_ = map_ + guardBytes() + pageOffset;
 }
 

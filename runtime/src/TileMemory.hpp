@@ -61,8 +61,11 @@ public:
   /// tile's byte 0 (which may be `bytesPerTile()` or more: in the slack or guard
   /// after the tile) when `p` is inside the reservation past the first guard.
   bool locate(const void *p, unsigned &tile, std::uint64_t &offset) const;
-  /// Whether the guard regions are in place (they are unless the host refused
-  /// the mappings, e.g. at its limit on mappings per process).
+  /// Makes the guard regions inaccessible, once (a pooled reservation keeps
+  /// them): ~2 us per tile, so `Engine::load` does it while the image is written.
+  /// Unless the host refuses (its limit on mappings per process): then a warning.
+  void protectGuards();
+  /// Whether the guard regions are in place.
   bool guarded() const { return guarded_; }
   /// Forgets the extents: the next `prepare` drops every page (after a vertex
   /// fault, which may have written anywhere in its tile).
@@ -103,6 +106,7 @@ private:
   std::uint8_t *map_;       // the reservation
   std::uint8_t *base_;      // tile 0's byte 0: map_ + guardBytes() + the offset
   bool guarded_ = false;
+  bool guardsRefused_ = false;
   /// Per tile, the bytes [0, extent) that may be non-zero;
   /// meaningful unless `unbounded_`.
   std::vector<std::uint64_t> extent_;
