@@ -184,7 +184,11 @@ extern "C" void __asan_handle_no_return();
   // The frames jumped over may have poisoned stack (ASan sees siglongjmp, not this).
   __asan_handle_no_return();
 #endif
+#ifdef ASPEN_TSAN
+  siglongjmp(point, 1);
+#else
   __builtin_longjmp(point, 1);
+#endif
 }
 
 void onSignal(int sig, siginfo_t *info, void *context) {

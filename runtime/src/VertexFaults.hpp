@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <csetjmp>
 #include <cstdint>
 #include <string>
 
@@ -20,8 +21,22 @@ namespace aspen::rt {
 /// registers: the function calling it keeps none live across it), a fraction of
 /// `sigsetjmp`'s cost; the handler jumps with `__builtin_longjmp`. The mask needs
 /// no restoring: the handlers run with SA_NODEFER.
+/// Under ThreadSanitizer, which keeps a shadow call stack that it repairs only
+/// for the C library's jumps, the recovery point is a sigjmp_buf.
+#if defined(__SANITIZE_THREAD__)
+#define ASPEN_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ASPEN_TSAN 1
+#endif
+#endif
+#ifdef ASPEN_TSAN
+using RecoveryPoint = sigjmp_buf;
+#define ASPEN_SET_RECOVERY_POINT(point) sigsetjmp(point, 0)
+#else
 using RecoveryPoint = void *[5];
 #define ASPEN_SET_RECOVERY_POINT(point) __builtin_setjmp(point)
+#endif
 
 /// What stopped vertex code on a thread.
 struct VertexFault {

@@ -32,6 +32,21 @@ using aspen::test::requireError;
 
 namespace {
 
+// ThreadSanitizer delivers a signal sent to a thread (the watchdog's) only when
+// that thread next enters instrumented code, which a compute() spinning in
+// uninstrumented codelet code never does: those cases are skipped under TSan.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kTsan = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kTsan = true;
+#else
+constexpr bool kTsan = false;
+#endif
+#else
+constexpr bool kTsan = false;
+#endif
+
 constexpr unsigned kTiles = 4;
 
 const char *kCodelets = R"(
@@ -370,6 +385,8 @@ TEST_CASE("Faults on many tiles run in parallel report the lowest vertex", "[err
 // ---- run bounds ---------------------------------------------------------------------
 
 TEST_CASE("aspen.maxRunSeconds stops a compute() that never returns", "[error][fault][bound]") {
+  if (kTsan)
+    return;
   FaultCase c;
   Tensor v = c.tile1(INT, "v");
   c.addFaulty("Spin", "spin", {{"v", v}});
@@ -384,6 +401,8 @@ TEST_CASE("aspen.maxRunSeconds stops a compute() that never returns", "[error][f
 }
 
 TEST_CASE("aspen.maxRunSeconds stops a compute() that waits in the C library", "[error][fault][bound]") {
+  if (kTsan)
+    return;
   FaultCase c;
   Tensor v = c.tile1(INT, "v");
   c.addFaulty("Sleep", "sleep", {{"v", v}});
