@@ -132,8 +132,6 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
           writeReplicationIndex(x, transport_->firstLocalReplica() + r.index, *r.memory);
         },
         [&] {
-          // Guards between tiles (docs/tile-model.md): system calls that overlap the image's page faults.
-          r.memory->protectGuards();
           if (!codeLoaded_) {
             vertexCode_ = loadVertexCode(x, libraries_);
             codeLoaded_ = true;

@@ -135,8 +135,10 @@ TileMemory::TileMemory(unsigned numTiles, std::uint64_t bytesPerTile, std::uint3
     }
   }
   // A reused reservation keeps its last user's offset and extents: prepare() zeroes them.
-  if (!map_)
+  if (!map_) {
     map_ = reserve(mappedBytes_);
+    protectGuards();
+  }
   base_ = map_ + guardBytes() + pageOffset;
 }
 

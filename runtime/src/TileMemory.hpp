@@ -61,8 +61,8 @@ public:
   /// tile's byte 0 (which may be `bytesPerTile()` or more: in the slack or guard
   /// after the tile) when `p` is inside the reservation past the first guard.
   bool locate(const void *p, unsigned &tile, std::uint64_t &offset) const;
-  /// Makes the guard regions inaccessible, once (a pooled reservation keeps
-  /// them): ~2 us per tile, so `Engine::load` does it while the image is written.
+  /// Makes the guard regions inaccessible, once per reservation (the
+  /// constructor does, for a fresh one; a pooled one keeps them): ~2 us per tile.
   /// Unless the host refuses (its limit on mappings per process): then a warning.
   void protectGuards();
   /// Whether the guard regions are in place.

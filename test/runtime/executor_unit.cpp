@@ -224,8 +224,6 @@ TEST_CASE("Tile memory is zeroed, addressed per tile and cleared", "[runtime][me
   const std::uint64_t page = rt::TileMemory::pageSize();
   REQUIRE(memory.stride() % page == 0);
   REQUIRE(memory.stride() >= 1000 + rt::TileMemory::guardBytes());
-  REQUIRE_FALSE(memory.guarded());
-  memory.protectGuards();
   REQUIRE(memory.guarded());
   unsigned tile = 0;
   std::uint64_t offset = 0;
