@@ -384,20 +384,19 @@ RunWatchdog::RunWatchdog(double seconds, std::atomic<bool> &stop) : state_(new S
     if (s->wake.wait_until(lock, deadline, [s] { return s->done; }))
       return;
     stop.store(true);
-    // Signal the threads running vertex code for this run until it is over
-    // (a thread between vertices sees the request at its next tile).
-    while (!s->done) {
-      {
-        Registry &r = registry();
-        std::lock_guard<std::mutex> threads(r.mutex);
-        for (VertexThread *t : r.threads)
-          if (t->stop.load(std::memory_order_relaxed) == &stop &&
-              t->vertex.load(std::memory_order_relaxed) != VertexThread::kNoVertex) {
-            t->kicks.fetch_add(1, std::memory_order_relaxed);
-            ::pthread_kill(static_cast<pthread_t>(t->self), stopSignal());
-          }
-      }
-      s->wake.wait_for(lock, std::chrono::milliseconds(10), [s] { return s->done; });
+    // Signal the threads still running vertex code for this run, every 10 ms
+    // until it is over; the first time after a grace of 10 ms, so that a
+    // compute() that returns promptly ends normally and the run stops at the
+    // next tile or step (the engine then stays usable).
+    while (!s->wake.wait_for(lock, std::chrono::milliseconds(10), [s] { return s->done; })) {
+      Registry &r = registry();
+      std::lock_guard<std::mutex> threads(r.mutex);
+      for (VertexThread *t : r.threads)
+        if (t->stop.load(std::memory_order_relaxed) == &stop &&
+            t->vertex.load(std::memory_order_relaxed) != VertexThread::kNoVertex) {
+          t->kicks.fetch_add(1, std::memory_order_relaxed);
+          ::pthread_kill(static_cast<pthread_t>(t->self), stopSignal());
+        }
     }
   });
 }

@@ -420,9 +420,23 @@ TEST_CASE("aspen.maxRunSeconds stops a program that loops for ever between verti
   forever.add(RepeatWhileTrue(Sequence(), flag, c.good));
   Engine engine(c.graph, {forever, c.good}, {{"aspen.maxRunSeconds", "0.1"}});
   engine.load(c.device);
-  requireError<application_runtime_error>([&] { engine.run(0); },
-                                          {"Run of program 0", "aspen.maxRunSeconds (0.1 s)", "at step"});
-  // Stopped between steps: the engine stays usable.
+  std::string message;
+  requireError<application_runtime_error>(
+      [&] {
+        try {
+          engine.run(0);
+        } catch (const application_runtime_error &e) {
+          message = e.what();
+          throw;
+        }
+      },
+      {"Run of program 0", "aspen.maxRunSeconds (0.1 s)"});
+  // Almost always stopped between steps, when the engine stays usable; a thread
+  // held up for over the 10 ms grace inside AddOne's compute() is stopped there.
+  if (message.find("at step") == std::string::npos) {
+    CHECK(message.find("'AddOne'") != std::string::npos);
+    engine.load(c.device);
+  }
   engine.run(1);
 }
 
