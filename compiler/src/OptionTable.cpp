@@ -80,6 +80,16 @@ const std::vector<OptionRow> &optionTable() {
        {},
        "fill tile memory with all-ones bytes at load: reads before writes show "
        "(docs/uninitialised-memory.md)"},
+      {"aspen.maxRunCycles",
+       K::Unsigned,
+       {},
+       "stop a run (Engine::run) with an error before it passes this many simulated cycles; 0 (the default): "
+       "no bound (docs/tile-model.md)"},
+      {"aspen.maxRunSeconds",
+       K::Text,
+       {},
+       "stop a run with an error after this many seconds of host time, also inside a compute() that never "
+       "returns; 0 (the default): no bound (docs/tile-model.md)"},
       {"aspen.*", K::Text, {}, "Aspen's compiler options (docs/compiler.md)"},
   };
   return table;

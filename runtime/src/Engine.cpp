@@ -18,6 +18,7 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <optional>
 
 namespace aspen::rt {
 
@@ -144,6 +145,8 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
               x, *r.memory, vertexCode_,
               HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
                           replicationFactor_ > 1 ? &printMutex_ : nullptr, &codeletData_});
+          r.executor->setRunBounds(options_.maxRunCycles, options_.maxRunSeconds > 0 ? &stopRun_ : nullptr,
+                                   options_.maxRunSeconds);
         });
     // Each tile's copy of its codelets' data starts as loading the library left it.
     writeCodeletData(x, codeletData_, *r.memory);
@@ -171,9 +174,22 @@ void EngineImpl::run(unsigned program) {
     std::atomic<bool> &running;
     ~Finish() { running = false; }
   } finish{running_};
+  // After a vertex fault the engine must be loaded again (docs/tile-model.md).
+  for (auto &r : replicas_)
+    if (r->executor->faulted())
+      throw poplar::application_runtime_error(
+          "Engine::run(" + std::to_string(program) +
+          "): the engine must be loaded again (Engine::load) after its last "
+          "run stopped: " +
+          r->executor->faultMessage());
   setPrintSink(libraries_, &printSink_);
   for (auto &r : replicas_)
     r->executor->setPrintStream(printSink_.stream);
+  std::optional<RunWatchdog> watchdog;
+  if (options_.maxRunSeconds > 0) {
+    stopRun_ = false;
+    watchdog.emplace(options_.maxRunSeconds, stopRun_);
+  }
   runReplicas(x, replicas_, program, *transport_);
 }
 

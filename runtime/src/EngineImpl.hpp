@@ -62,6 +62,7 @@ public:
   bool loaded_ = false;
   Executor *executor_ = nullptr;     // replica 0's
   std::atomic<bool> running_{false}; // one run at a time
+  std::atomic<bool> stopRun_{false}; // set by the aspen.maxRunSeconds watchdog
 };
 
 } // namespace aspen::rt

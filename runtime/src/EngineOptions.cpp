@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <stdexcept>
 
 namespace aspen::rt {
 
@@ -52,6 +53,25 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
   result.allowOutOfMemory = flag(o, "debug.allowOutOfMemory", false);
   result.instrument = flag(o, "debug.instrument", false);
   result.poisonUninitialisedMemory = flag(o, "aspen.poisonUninitialisedMemory", false);
+  if (o.contains("aspen.maxRunCycles")) {
+    const std::string text = o.at("aspen.maxRunCycles").str(); // digits only: checked by checkOption
+    try {
+      result.maxRunCycles = std::stoull(text);
+    } catch (const std::out_of_range &) {
+      throw poplar::invalid_option("Engine option 'aspen.maxRunCycles' is too large: " + text);
+    }
+  }
+  if (o.contains("aspen.maxRunSeconds")) {
+    const std::string text = o.at("aspen.maxRunSeconds").str();
+    char *end = nullptr;
+    const double seconds = text.empty() ? -1 : std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(seconds >= 0) || seconds > 1e9)
+      throw poplar::invalid_option(
+          "Engine option 'aspen.maxRunSeconds' must be a number of seconds (0 for no "
+          "bound), not \"" +
+          text + "\"");
+    result.maxRunSeconds = seconds;
+  }
   return result;
 }
 

@@ -4,6 +4,7 @@
 
 #include "poplar/OptionFlags.hpp"
 
+#include <cstdint>
 #include <string>
 
 namespace aspen::rt {
@@ -19,6 +20,8 @@ struct EngineOptions {
   std::string autoReportDirectory = ".";
   bool instrument = false;
   bool poisonUninitialisedMemory = false; // aspen.poisonUninitialisedMemory
+  std::uint64_t maxRunCycles = 0;         // aspen.maxRunCycles: 0 = no bound
+  double maxRunSeconds = 0;               // aspen.maxRunSeconds: 0 = no bound
 };
 
 /// Validates `options` merged with the JSON object in POPLAR_ENGINE_OPTIONS

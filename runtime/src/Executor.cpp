@@ -15,9 +15,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <sstream>
 
 namespace aspen::rt {
 
@@ -30,6 +33,40 @@ using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
+
+std::string formatSeconds(double s) {
+  std::ostringstream out;
+  out << s;
+  return out.str();
+}
+
+/// Runs `runOne(k, vt)` for k in [begin, end) until `*stop` is set. Not inlined
+/// into the function that sets the recovery point, where the compiler keeps no
+/// value in a register across calls.
+template <class F>
+__attribute__((noinline)) void runRange(const std::atomic<bool> *stop, std::size_t begin, std::size_t end,
+                                        const F &runOne, VertexThread &vt) {
+  for (std::size_t k = begin; k < end; ++k) {
+    if (stop && stop->load(std::memory_order_relaxed))
+      break;
+    runOne(k, vt);
+  }
+}
+
+/// The lowest vertex of a compute step that faulted, and how.
+struct FaultRecord {
+  static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::mutex mutex;
+  std::size_t vertex = none;
+  VertexFault fault;
+  void note(std::size_t at, const VertexFault &f) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (at < vertex) {
+      vertex = at;
+      fault = f;
+    }
+  }
+};
 
 // Whether some run of `plan` reads bytes that another run writes: then every
 // read must happen before any write (as in the hardware's exchange), so the
@@ -89,6 +126,9 @@ Executor::Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vect
   ASPEN_ASSERT(host_.streams && host_.remoteBuffers && host_.printStream && host_.profile,
                "executor needs its host context");
   ASPEN_ASSERT(vertexCode.size() == exe.vertexTypes.size(), "one entry per vertex type");
+  installVertexFaultHandlers();
+  for (const VertexCode &code : vertexCode)
+    registerVertexCode(reinterpret_cast<const void *>(code.compute));
   prepare(vertexCode);
 }
 
@@ -277,6 +317,11 @@ void Executor::run(unsigned program) {
 
 void Executor::begin(unsigned program) {
   ASPEN_ASSERT(program < exe_.programEntry.size(), "program index checked by the engine");
+  if (faulted())
+    throw poplar::application_runtime_error("Cannot run program " + std::to_string(program) +
+                                            ": the engine must be loaded again (Engine::load) after its last "
+                                            "run stopped: " +
+                                            faultMessage_);
   ExecutionProfile &profile = *host_.profile;
   if (profile.enabled) {
     ++profile.runs;
@@ -285,6 +330,8 @@ void Executor::begin(unsigned program) {
   }
   callStack_.clear();
   pc_ = exe_.programEntry[program];
+  program_ = program;
+  runStartCycles_ = cycles_;
 }
 
 Executor::Pause Executor::resume() {
@@ -304,6 +351,8 @@ Executor::Pause Executor::resume() {
   for (;;) {
     const exe::Step &step = exe_.steps[pc];
     const std::uint32_t here = pc++;
+    if (stop_ && stop_->load(std::memory_order_relaxed))
+      stoppedByWatchdog(here);
     switch (step.kind) {
     case StepKind::Execute: {
       const exe::ComputeStep &cs = exe_.computeSteps[step.a];
@@ -447,6 +496,8 @@ Executor::Pause Executor::resume() {
 }
 
 void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles) {
+  if (maxRunCycles_ != 0 && cycles_ - runStartCycles_ + cycles > maxRunCycles_)
+    cycleBoundReached(stepIndex, cycles);
   ExecutionProfile &profile = *host_.profile;
   if (profile.enabled) {
     profile.totalCycles += cycles;
@@ -498,9 +549,11 @@ void Executor::execute(const exe::Step &step) {
   std::atomic<std::size_t> firstFailure{none};
   const PreparedVertex *vertices = p.vertices.data();
   const std::uint32_t *tileBegin = cs.tileBegin.data();
-  auto runTile = [&](std::size_t k) {
+  // `vt.vertex` names the vertex running for the fault handler (VertexFaults.hpp).
+  auto runTile = [&](std::size_t k, VertexThread &vt) {
     for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
       const PreparedVertex &v = vertices[i];
+      vt.vertex.store(i, std::memory_order_relaxed);
       int ok = 1;
       for (std::uint32_t w = 0; w < v.workers; ++w)
         ok &= v.compute(v.object, w);
@@ -511,24 +564,37 @@ void Executor::execute(const exe::Step &step) {
         break;
       }
     }
+    vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
+  };
+  // Faults: the lowest faulting vertex (a chunk stops at its first fault, so
+  // every vertex before it has run whatever the chunking), and its fault.
+  FaultRecord fault;
+  const std::atomic<bool> *stop = stop_;
+  // (The thread's record comes from the caller: a function setting a recovery point
+  // keeps few values in registers.)
+  auto guarded = [&](VertexThread &vt, std::size_t begin, std::size_t end, auto &&runOne) {
+    RecoveryPoint point;
+    if (ASPEN_SET_RECOVERY_POINT(point) != 0) {
+      // Here from the signal handler: vertex code faulted, or the watchdog stopped it.
+      const std::uint32_t at = vt.vertex.load(std::memory_order_relaxed);
+      const VertexFault f = vt.fault;
+      vt.abandonTile();
+      leaveHeldTileData(); // codelet data swapped in: copied back, its locks freed
+      vt.leave();
+      fault.note(at, f);
+      return;
+    }
+    vt.enter(&point, stop);
+    runRange(stop, begin, end, runOne, vt);
+    vt.leave();
   };
   // A tile whose vertices have codelet data of their own (globals, statics) runs
   // them with its copies swapped in, under the libraries' locks (TileData.hpp);
-  // `held` keeps them across consecutive such tiles of a chunk. A step without
-  // such tiles takes the plain loop: one branch per chunk.
+  // `held` keeps them across consecutive such tiles of a chunk, and is left by the
+  // recovery path above if a vertex faults. A step without such tiles takes the
+  // plain loop: one branch per chunk.
   const std::uint32_t *swapBegin = p.dataSwaps.empty() ? nullptr : p.dataSwaps.begin.data();
   const TileDataSwap *swaps = p.dataSwaps.swaps.data();
-  auto runTiles = [&](auto &&forEachTile) {
-    if (!swapBegin) {
-      forEachTile([&](std::size_t k) { runTile(k); });
-      return;
-    }
-    TileDataHolder held;
-    forEachTile([&](std::size_t k) {
-      held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
-      runTile(k);
-    });
-  };
   if (p.fused) {
     // Each tile's inputs arrive just before its vertices use them (still in cache).
     const exe::CopyRun *runs = cs.exchangeIn.runs.data();
@@ -536,26 +602,37 @@ void Executor::execute(const exe::Step &step) {
     const FusedTile *fusedTiles = p.fusedTiles.data();
     TileMemory &memory = memory_;
     runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
-      runTiles([&](const auto &run) {
-        for (std::size_t j = jBegin; j < jEnd; ++j) {
-          const FusedTile &f = fusedTiles[j];
-          if (f.exchangeIn != noTile)
-            for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
-              std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
-          if (f.compute != noTile)
-            run(f.compute);
+      TileDataHolder held;
+      guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
+        const FusedTile &f = fusedTiles[j];
+        if (f.exchangeIn != noTile)
+          for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
+            std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
+        if (f.compute != noTile) {
+          if (swapBegin)
+            held.moveTo(swaps + swapBegin[f.compute], swaps + swapBegin[f.compute + 1]);
+          runTile(f.compute, vt);
         }
       });
     });
-  } else {
+  } else if (!cs.tiles.empty()) {
     runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
-      runTiles([&](const auto &run) {
-        for (std::size_t k = kBegin; k < kEnd; ++k)
-          run(k);
+      if (!swapBegin) {
+        guarded(VertexThread::current(), kBegin, kEnd, runTile);
+        return;
+      }
+      TileDataHolder held;
+      guarded(VertexThread::current(), kBegin, kEnd, [&](std::size_t k, VertexThread &vt) {
+        held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
+        runTile(k, vt);
       });
     });
   }
 
+  if (fault.vertex != FaultRecord::none)
+    vertexFaulted(cs, fault.vertex, fault.fault);
+  if (stop && stop->load(std::memory_order_relaxed))
+    stoppedByWatchdog(static_cast<std::uint32_t>(&step - exe_.steps.data()));
   const std::size_t failed = firstFailure.load();
   if (step.scalar.type != poplar::Type::Id::Invalid) {
     // Execute(cs, flag): the failure is reported in the flag, not thrown.
@@ -566,15 +643,80 @@ void Executor::execute(const exe::Step &step) {
   runCopyPlan(cs.exchangeOut, p.exchangeOut);
 }
 
-void Executor::vertexFailed(const exe::ComputeStep &cs, std::size_t vertexIndex) const {
+std::string Executor::describeVertex(const exe::ComputeStep &cs, std::size_t vertexIndex) const {
   const exe::VertexInstance &v = cs.vertices[vertexIndex];
   const auto k = static_cast<std::size_t>(
       std::upper_bound(cs.tileBegin.begin(), cs.tileBegin.end(), static_cast<std::uint32_t>(vertexIndex)) -
       cs.tileBegin.begin() - 1);
-  throw poplar::application_runtime_error("Vertex " + std::to_string(v.graphVertex) + " of type '" +
-                                          exe_.vertexTypes[v.type].name + "' on tile " +
-                                          std::to_string(cs.tiles[k]) + " in compute set '" + cs.name +
-                                          "' returned false from compute()");
+  return "vertex " + std::to_string(v.graphVertex) + " of type '" + exe_.vertexTypes[v.type].name +
+         "' on tile " + std::to_string(cs.tiles[k]) + " in compute set '" + cs.name + "'";
+}
+
+void Executor::vertexFailed(const exe::ComputeStep &cs, std::size_t vertexIndex) const {
+  std::string what = describeVertex(cs, vertexIndex);
+  what[0] = 'V';
+  throw poplar::application_runtime_error(what + " returned false from compute()");
+}
+
+void Executor::vertexFaulted(const exe::ComputeStep &cs, std::size_t vertexIndex, const VertexFault &fault) {
+  std::string what = describeVertex(cs, vertexIndex);
+  const auto k = static_cast<std::size_t>(
+      std::upper_bound(cs.tileBegin.begin(), cs.tileBegin.end(), static_cast<std::uint32_t>(vertexIndex)) -
+      cs.tileBegin.begin() - 1);
+  const std::uint32_t tile = cs.tiles[k];
+  // The vertex may have written anywhere in its tile: the next load clears all of it.
+  memory_.markUnbounded();
+  std::string message;
+  if (fault.timeout) {
+    message = "Run of program " + std::to_string(program_) + " stopped by aspen.maxRunSeconds (" +
+              formatSeconds(maxRunSeconds_) + " s): " + what + " was still running";
+  } else {
+    std::string detail;
+    unsigned at = 0;
+    std::uint64_t offset = 0;
+    if (fault.stackOverflow)
+      detail = ": the vertex overflowed its host thread's stack";
+    else if ((fault.signal == SIGSEGV || fault.signal == SIGBUS) &&
+             memory_.locate(fault.address, at, offset)) {
+      if (offset >= memory_.bytesPerTile())
+        detail = ": an access " + std::to_string(offset - memory_.bytesPerTile()) +
+                 " bytes past the end of tile " + std::to_string(at) + "'s memory (" +
+                 std::to_string(memory_.bytesPerTile()) + " bytes)";
+      else
+        detail =
+            ": an access to byte " + std::to_string(offset) + " of tile " + std::to_string(at) + "'s memory";
+    }
+    what[0] = 'V';
+    message = what + " faulted: " + describeSignal(fault) + detail + " (an IPU exception on tile " +
+              std::to_string(tile) + ")";
+  }
+  faultMessage_ = message;
+  throw poplar::application_runtime_error(message +
+                                          "; the engine must be loaded again (Engine::load) before it "
+                                          "runs another program");
+}
+
+std::string Executor::describeStep(std::uint32_t stepIndex) const {
+  const exe::Step &s = exe_.steps[stepIndex];
+  std::string d = "step " + std::to_string(stepIndex) + " (" + exe::stepKindName(s.kind);
+  if (s.kind == StepKind::Execute)
+    d += " of compute set '" + exe_.computeSteps[s.a].name + "'";
+  else if (!s.message.empty() && s.kind != StepKind::Abort && s.kind != StepKind::AbortIf)
+    d += " '" + s.message + "'";
+  return d + ")";
+}
+
+void Executor::cycleBoundReached(std::uint32_t stepIndex, std::uint64_t cycles) const {
+  throw poplar::application_runtime_error("Run of program " + std::to_string(program_) +
+                                          " stopped by aspen.maxRunCycles (" + std::to_string(maxRunCycles_) +
+                                          " cycles): " + describeStep(stepIndex) + " would take it to " +
+                                          std::to_string(cycles_ - runStartCycles_ + cycles) + " cycles");
+}
+
+void Executor::stoppedByWatchdog(std::uint32_t stepIndex) const {
+  throw poplar::application_runtime_error(
+      "Run of program " + std::to_string(program_) + " stopped by aspen.maxRunSeconds (" +
+      formatSeconds(maxRunSeconds_) + " s) at " + describeStep(stepIndex));
 }
 
 void Executor::runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info) {

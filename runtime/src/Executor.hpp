@@ -8,8 +8,10 @@
 #include "HostStreams.hpp"
 #include "TileData.hpp"
 #include "TileMemory.hpp"
+#include "VertexFaults.hpp"
 #include "exe/ExecutableData.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <ostream>
@@ -67,6 +69,20 @@ public:
   Pause resume();
   std::uint32_t pausedStep() const { return paused_; }
   TileMemory &memory() { return memory_; }
+
+  /// Bounds on a run (aspen.maxRunCycles, aspen.maxRunSeconds): a run stops
+  /// with application_runtime_error before a step that would take it past
+  /// `maxCycles` simulated cycles (0: no bound), and when `*stop` becomes true
+  /// (set by the engine's watchdog after `maxSeconds`; null: no bound).
+  void setRunBounds(std::uint64_t maxCycles, const std::atomic<bool> *stop, double maxSeconds) {
+    maxRunCycles_ = maxCycles;
+    stop_ = stop;
+    maxRunSeconds_ = maxSeconds;
+  }
+  /// Whether a vertex faulted (or was stopped inside compute()): then the
+  /// executor runs nothing more, and the engine must be loaded again.
+  bool faulted() const { return !faultMessage_.empty(); }
+  const std::string &faultMessage() const { return faultMessage_; }
 
   /// Where Print steps write.
   void setPrintStream(std::ostream *stream) { host_.printStream = stream; }
@@ -147,6 +163,15 @@ private:
   void account(std::uint32_t stepIndex, std::uint64_t cycles);
   void account(std::uint32_t stepIndex, std::uint64_t cycles, CycleCategory category);
   [[noreturn]] void vertexFailed(const exe::ComputeStep &cs, std::size_t vertexIndex) const;
+  /// A fault (or the watchdog) stopped the vertex `vertexIndex` of `cs`.
+  [[noreturn]] void vertexFaulted(const exe::ComputeStep &cs, std::size_t vertexIndex,
+                                  const VertexFault &fault);
+  /// "vertex 3 of type 'T' on tile 1 in compute set 'cs'".
+  std::string describeVertex(const exe::ComputeStep &cs, std::size_t vertexIndex) const;
+  /// "step 7 (Execute of compute set 'cs')".
+  std::string describeStep(std::uint32_t stepIndex) const;
+  [[noreturn]] void cycleBoundReached(std::uint32_t stepIndex, std::uint64_t cycles) const;
+  [[noreturn]] void stoppedByWatchdog(std::uint32_t stepIndex) const;
 
   const exe::ExecutableData &exe_;
   TileMemory &memory_;
@@ -160,6 +185,12 @@ private:
   std::vector<std::uint32_t> callStack_;
   std::vector<std::uint8_t> staging_;
   std::uint64_t cycles_ = 0;
+  std::uint64_t runStartCycles_ = 0; // cycles_ when the run began
+  std::uint64_t maxRunCycles_ = 0;
+  const std::atomic<bool> *stop_ = nullptr;
+  double maxRunSeconds_ = 0;
+  std::string faultMessage_;
+  unsigned program_ = 0;
   std::uint32_t pc_ = 0;
   std::uint32_t paused_ = 0;
 };

@@ -31,16 +31,21 @@ std::uint32_t imagePageOffset(const exe::ExecutableData &exe) {
   // list counts some pages twice, which only makes the choice less good).
   const int shift = __builtin_ctzll(page);
   std::vector<std::uint64_t> touched(numOffsets, 0), last(numOffsets, ~std::uint64_t(0));
-  const std::uint64_t bytesPerTile = exe.target.bytesPerTile;
+  // Tiles lie a whole number of pages apart (TileMemory::stride) and never
+  // share a page: a blob's pages depend on its address in its tile, and it
+  // shares a page only with the blob before it on the same tile.
+  std::uint32_t lastTile = ~0u;
   for (const exe::MemoryBlob &blob : exe.blobs) {
     if (blob.bytes.empty())
       continue;
-    const std::uint64_t begin = std::uint64_t(blob.where.tile) * bytesPerTile + blob.where.addr;
+    const bool sameTile = blob.where.tile == lastTile;
+    lastTile = blob.where.tile;
+    const std::uint64_t begin = blob.where.addr;
     const std::uint64_t end = begin + blob.bytes.size() - 1; // last byte
     for (unsigned k = 0; k < numOffsets; ++k) {
       const std::uint64_t o = std::uint64_t(k) * TileMemory::kBaseAlignment;
       const std::uint64_t first = (begin + o) >> shift, final = (end + o) >> shift;
-      touched[k] += final - first + 1 - (first == last[k]);
+      touched[k] += final - first + 1 - (sameTile && first == last[k]);
       last[k] = final;
     }
   }

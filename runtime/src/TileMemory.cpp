@@ -3,6 +3,7 @@
 
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
+#include "util/Log.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -40,6 +41,8 @@ struct Pool {
   struct Entry {
     std::uint8_t *map;
     std::uint32_t offset; // of its base in the first page
+    std::uint64_t stride; // the guards' layout: with `bytes`, the tiles'
+    bool guarded;
     std::size_t bytes, resident;
     std::vector<std::uint64_t> extent; // what its last user may have written
   };
@@ -50,6 +53,25 @@ struct Pool {
 Pool &pool() {
   static Pool *p = new Pool; // never destroyed: engines may outlive static destructors
   return *p;
+}
+
+/// Makes the guard before tile 0 and the one closing every tile's stride
+/// inaccessible. False (and the memory left unguarded) when the host refuses,
+/// e.g. at its limit on mappings per process (vm.max_map_count).
+bool makeGuardsInaccessible(std::uint8_t *map, unsigned numTiles, std::uint64_t stride) {
+  const std::size_t guard = TileMemory::guardBytes();
+  bool ok = ::mprotect(map, guard, PROT_NONE) == 0;
+  for (unsigned t = 0; ok && t < numTiles; ++t)
+    ok = ::mprotect(map + guard + std::size_t(t + 1) * stride - guard, guard, PROT_NONE) == 0;
+  if (!ok) {
+    const int error = errno;
+    ::mprotect(map, guard + std::size_t(numTiles) * stride, PROT_READ | PROT_WRITE);
+    ASPEN_LOG(Warn, "Tile memory has no guard pages between tiles (mprotect: " << std::strerror(error)
+                                                                               << "): a vertex writing "
+                                                                                  "off its tile's end is "
+                                                                                  "not caught");
+  }
+  return ok;
 }
 
 } // namespace
@@ -63,30 +85,61 @@ std::uint32_t TileMemory::pageSize() {
   return size;
 }
 
+std::uint32_t TileMemory::guardBytes() {
+  const std::uint32_t page = pageSize();
+  return (kGuardBytes + page - 1) / page * page;
+}
+
+std::uint64_t TileMemory::strideFor(std::uint64_t bytesPerTile, std::uint32_t pageOffset) {
+  const std::uint64_t page = pageSize();
+  return (pageOffset + bytesPerTile + page - 1) / page * page + guardBytes();
+}
+
+void TileMemory::protectGuards() {
+  if (!guarded_ && !guardsRefused_) {
+    guarded_ = makeGuardsInaccessible(map_, numTiles_, stride_);
+    guardsRefused_ = !guarded_;
+  }
+}
+
+bool TileMemory::locate(const void *p, unsigned &tile, std::uint64_t &offset) const {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const auto first = reinterpret_cast<std::uintptr_t>(base_);
+  if (a < first || a >= reinterpret_cast<std::uintptr_t>(map_) + mappedBytes_)
+    return false;
+  tile = static_cast<unsigned>((a - first) / stride_);
+  offset = (a - first) % stride_;
+  return tile < numTiles_;
+}
+
 TileMemory::TileMemory(unsigned numTiles, std::uint64_t bytesPerTile, std::uint32_t pageOffset)
-    : numTiles_(numTiles), bytesPerTile_(bytesPerTile),
-      mappedBytes_(std::size_t(numTiles) * bytesPerTile + pageSize()), map_(nullptr), base_(nullptr) {
+    : numTiles_(numTiles), bytesPerTile_(bytesPerTile), stride_(strideFor(bytesPerTile, pageOffset)),
+      mappedBytes_(guardBytes() + std::size_t(numTiles) * stride_), map_(nullptr), base_(nullptr) {
   ASPEN_ASSERT(pageOffset % kBaseAlignment == 0 && pageOffset < pageSize(),
                "a tile memory offset is a multiple of kBaseAlignment within a page");
   Pool &p = pool();
   {
     std::lock_guard<std::mutex> lock(p.mutex);
-    // Any pooled reservation of the size will do; one with the same offset is best.
+    // Any pooled reservation of the size and layout will do; one with the same offset is best.
     auto found = p.entries.end();
     for (auto it = p.entries.begin(); it != p.entries.end(); ++it)
-      if (it->bytes == mappedBytes_ && (found == p.entries.end() || it->offset == pageOffset))
+      if (it->bytes == mappedBytes_ && it->stride == stride_ &&
+          (found == p.entries.end() || it->offset == pageOffset))
         found = it;
     if (found != p.entries.end()) {
       map_ = found->map;
       pageOffset = found->offset;
+      guarded_ = found->guarded;
       extent_ = std::move(found->extent);
       p.entries.erase(found);
     }
   }
   // A reused reservation keeps its last user's offset and extents: prepare() zeroes them.
-  if (!map_)
+  if (!map_) {
     map_ = reserve(mappedBytes_);
-  base_ = map_ + pageOffset;
+    protectGuards();
+  }
+  base_ = map_ + guardBytes() + pageOffset;
 }
 
 TileMemory::~TileMemory() {
@@ -101,7 +154,8 @@ TileMemory::~TileMemory() {
     for (const Pool::Entry &e : p.entries)
       pooledResident += e.resident;
     if (p.entries.size() < Pool::kMaxPooled && pooledResident <= Pool::kMaxPooledResident) {
-      p.entries.push_back(Pool::Entry{map_, pageOffset(), mappedBytes_, resident, std::move(extent_)});
+      p.entries.push_back(
+          Pool::Entry{map_, pageOffset(), stride_, guarded_, mappedBytes_, resident, std::move(extent_)});
       return;
     }
   }
@@ -114,7 +168,8 @@ void TileMemory::prepare(const std::vector<std::uint64_t> *tileBytes,
     // MADV_DONTNEED on a private anonymous mapping drops the pages: they read as
     // zero again and cost nothing until touched.
     if (::madvise(map_, mappedBytes_, MADV_DONTNEED) != 0)
-      std::memset(map_, 0, mappedBytes_);
+      for (unsigned t = 0; t < numTiles_; ++t)
+        std::memset(at(t, 0), 0, bytesPerTile_);
     unbounded_ = false;
     extent_.clear();
   }

@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 // The simulated device's SRAM: one address-space reservation holding every
-// tile's memory back to back, its pages touched only when used. Released
+// tile's memory, each tile followed by an inaccessible guard region (so that
+// vertex code running off the end of its tile faults instead of writing the
+// next tile: docs/tile-model.md), its pages touched only when used. Released
 // reservations are kept for reuse (a few, bounded in resident bytes), so that a
 // process loading engine after engine zeroes the pages it used instead of
 // faulting fresh ones in: a page fault costs several times a 4 KiB memset.
@@ -17,7 +19,10 @@ namespace aspen::rt {
 
 /// `numTiles * bytesPerTile` bytes of memory, all zero once `prepare` has run
 /// (before that, a reused reservation may hold its last user's data). Tile `t`'s byte `a` is at
-/// `base() + t * bytesPerTile + a`, so vertex fields can hold plain host pointers.
+/// `base() + t * stride() + a`, so vertex fields can hold plain host pointers.
+/// `stride()` is a whole number of pages: the tile's bytes rounded up to pages
+/// and `kGuardBytes` of PROT_NONE address space, which also precedes tile 0.
+/// Bytes between a tile's end and its guard (less than a page) belong to no tile.
 ///
 /// `base()` lies `pageOffset()` bytes into a page, a multiple of kBaseAlignment:
 /// a host address is aligned like its tile address up to kBaseAlignment bytes
@@ -28,6 +33,9 @@ class TileMemory {
 public:
   /// Every alignment a tile address has up to this many bytes, its host address has too.
   static constexpr std::uint32_t kBaseAlignment = 256;
+  /// Inaccessible address space after every tile (and before tile 0): an
+  /// overrun of up to this many bytes off a tile's end faults.
+  static constexpr std::uint32_t kGuardBytes = 64 * 1024;
 
   /// `pageOffset` (a multiple of kBaseAlignment, less than `pageSize()`) is
   /// where `base()` lies in its page for a fresh reservation; memory taken from
@@ -40,16 +48,35 @@ public:
   unsigned numTiles() const { return numTiles_; }
   std::uint64_t bytesPerTile() const { return bytesPerTile_; }
   std::uint8_t *base() const { return base_; }
-  std::uint32_t pageOffset() const { return static_cast<std::uint32_t>(base_ - map_); }
+  std::uint32_t pageOffset() const { return static_cast<std::uint32_t>(base_ - map_ - guardBytes()); }
   /// The host's page size (a power of two, at least kBaseAlignment).
   static std::uint32_t pageSize();
+  /// kGuardBytes rounded up to pages.
+  static std::uint32_t guardBytes();
+  /// Host bytes from one tile's byte 0 to the next's.
+  std::uint64_t stride() const { return stride_; }
+  /// The stride of tiles of `bytesPerTile` bytes whose base lies `pageOffset` into a page.
+  static std::uint64_t strideFor(std::uint64_t bytesPerTile, std::uint32_t pageOffset);
+  /// Where host address `p` lies: true and its tile and offset from that
+  /// tile's byte 0 (which may be `bytesPerTile()` or more: in the slack or guard
+  /// after the tile) when `p` is inside the reservation past the first guard.
+  bool locate(const void *p, unsigned &tile, std::uint64_t &offset) const;
+  /// Makes the guard regions inaccessible, once per reservation (the
+  /// constructor does, for a fresh one; a pooled one keeps them): ~2 us per tile.
+  /// Unless the host refuses (its limit on mappings per process): then a warning.
+  void protectGuards();
+  /// Whether the guard regions are in place.
+  bool guarded() const { return guarded_; }
+  /// Forgets the extents: the next `prepare` drops every page (after a vertex
+  /// fault, which may have written anywhere in its tile).
+  void markUnbounded() { unbounded_ = true; }
 
   /// The host address of `where` (not range-checked; see `contains`).
   std::uint8_t *at(exe::TileAddr where) const {
-    return base_ + std::uint64_t(where.tile) * bytesPerTile_ + where.addr;
+    return base_ + std::uint64_t(where.tile) * stride_ + where.addr;
   }
   std::uint8_t *at(std::uint32_t tile, std::uint32_t addr) const {
-    return base_ + std::uint64_t(tile) * bytesPerTile_ + addr;
+    return base_ + std::uint64_t(tile) * stride_ + addr;
   }
   /// Whether `bytes` bytes from `where` lie inside one tile.
   bool contains(exe::TileAddr where, std::uint64_t bytes) const {
@@ -74,9 +101,12 @@ public:
 private:
   unsigned numTiles_;
   std::uint64_t bytesPerTile_;
-  std::size_t mappedBytes_; // numTiles * bytesPerTile, and a page for the offset
+  std::uint64_t stride_;
+  std::size_t mappedBytes_; // guardBytes() + numTiles * stride
   std::uint8_t *map_;       // the reservation
-  std::uint8_t *base_;      // tile 0's byte 0: map_ + the offset
+  std::uint8_t *base_;      // tile 0's byte 0: map_ + guardBytes() + the offset
+  bool guarded_ = false;
+  bool guardsRefused_ = false;
   /// Per tile, the bytes [0, extent) that may be non-zero;
   /// meaningful unless `unbounded_`.
   std::vector<std::uint64_t> extent_;

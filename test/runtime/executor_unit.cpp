@@ -219,7 +219,19 @@ void endProgram(exe::ExecutableData &e) {
 TEST_CASE("Tile memory is zeroed, addressed per tile and cleared", "[runtime][memory]") {
   rt::TileMemory memory(3, 1000);
   memory.prepare(nullptr);
-  REQUIRE(memory.at(2, 10) == memory.base() + 2010);
+  REQUIRE(memory.at(2, 10) == memory.base() + 2 * memory.stride() + 10);
+  // Tiles lie whole pages apart, each followed by an inaccessible guard.
+  const std::uint64_t page = rt::TileMemory::pageSize();
+  REQUIRE(memory.stride() % page == 0);
+  REQUIRE(memory.stride() >= 1000 + rt::TileMemory::guardBytes());
+  REQUIRE(memory.guarded());
+  unsigned tile = 0;
+  std::uint64_t offset = 0;
+  REQUIRE(memory.locate(memory.at(2, 10), tile, offset));
+  REQUIRE((tile == 2 && offset == 10));
+  REQUIRE(memory.locate(memory.at(1, 1000) + 5, tile, offset));
+  REQUIRE((tile == 1 && offset == 1005));
+  REQUIRE_FALSE(memory.locate(memory.base() - 1, tile, offset));
   REQUIRE(memory.contains({2, 990}, 10));
   REQUIRE_FALSE(memory.contains({2, 991}, 10));
   REQUIRE_FALSE(memory.contains({3, 0}, 1));
@@ -267,7 +279,9 @@ std::size_t pagesTouched(const exe::ExecutableData &e, std::uint64_t offset) {
   std::vector<std::uint64_t> pages;
   for (const exe::MemoryBlob &b : e.blobs)
     for (std::uint64_t i = 0; i < b.bytes.size(); ++i)
-      pages.push_back((offset + b.where.tile * e.target.bytesPerTile + b.where.addr + i) / page);
+      pages.push_back((offset + b.where.tile * rt::TileMemory::strideFor(e.target.bytesPerTile, offset) +
+                       b.where.addr + i) /
+                      page);
   std::sort(pages.begin(), pages.end());
   return static_cast<std::size_t>(std::unique(pages.begin(), pages.end()) - pages.begin());
 }
@@ -302,7 +316,8 @@ TEST_CASE("Tile memory starts where the image's blobs touch the fewest pages", "
   REQUIRE(memory.pageOffset() == offset);
   REQUIRE(reinterpret_cast<std::uintptr_t>(memory.base()) % page == offset);
   REQUIRE(reinterpret_cast<std::uintptr_t>(memory.base()) % step == 0);
-  REQUIRE(memory.at(2, 5) == memory.base() + 2 * 2 * page + 5);
+  REQUIRE(memory.at(2, 5) == memory.base() + 2 * memory.stride() + 5);
+  REQUIRE(memory.stride() % page == 0);
   rt::loadMemoryImage(e, memory);
   for (std::uint32_t t = 0; t < 3; ++t) {
     REQUIRE(*memory.at(t, page - 301) == 0);

@@ -1,0 +1,139 @@
+// Copyright (c) Aspen contributors.
+// Vertex code runs in the host process, on TBB's threads. A fault in it (SIGSEGV,
+// SIGBUS, SIGFPE, SIGILL, also a write into a tile memory guard) must stop the
+// run with a named error, not the process: process-wide handlers, installed
+// once, jump back to a recovery point that the executor sets per chunk of tiles
+// on the thread running them, and chain to the handler they replaced when the
+// faulting thread is not running vertex code (a sanitizer's, or the default).
+// The same recovery point serves the run bound's watchdog (aspen.maxRunSeconds),
+// which signals threads stuck in compute(). docs/tile-model.md.
+#pragma once
+
+#include <atomic>
+#include <csetjmp>
+#include <cstdint>
+#include <string>
+
+namespace aspen::rt {
+
+/// Where a fault in vertex code resumes: the compiler's own setjmp buffer.
+/// `__builtin_setjmp` saves three words (no signal mask, no callee-saved
+/// registers: the function calling it keeps none live across it), a fraction of
+/// `sigsetjmp`'s cost; the handler jumps with `__builtin_longjmp`. The mask needs
+/// no restoring: the handlers run with SA_NODEFER.
+/// Under ThreadSanitizer, which keeps a shadow call stack that it repairs only
+/// for the C library's jumps, the recovery point is a sigjmp_buf.
+#if defined(__SANITIZE_THREAD__)
+#define ASPEN_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ASPEN_TSAN 1
+#endif
+#endif
+#ifdef ASPEN_TSAN
+using RecoveryPoint = sigjmp_buf;
+#define ASPEN_SET_RECOVERY_POINT(point) sigsetjmp(point, 0)
+#else
+using RecoveryPoint = void *[5];
+#define ASPEN_SET_RECOVERY_POINT(point) __builtin_setjmp(point)
+#endif
+
+/// What stopped vertex code on a thread.
+struct VertexFault {
+  int signal = 0; // 0: nothing
+  int code = 0;   // siginfo's si_code
+  const void *address = nullptr;
+  bool timeout = false;       // stopped by the watchdog, not a fault
+  bool stackOverflow = false; // the fault address lies at the end of the thread's stack
+};
+
+/// One host thread's state while it runs vertex code. Reached through
+/// `VertexThread::current()`; the signal handlers read it.
+struct VertexThread;
+/// The calling thread's record, once made.
+extern __thread VertexThread *aspenVertexThread __attribute__((tls_model("initial-exec")));
+
+struct VertexThread {
+  static constexpr std::uint32_t kNoVertex = ~0u;
+
+  /// This thread's record (made on first use: registers the thread with the
+  /// watchdog and gives it an alternate signal stack, so that a stack overflow
+  /// can be caught).
+  static VertexThread &current() {
+    VertexThread *t = aspenVertexThread;
+    return t ? *t : make();
+  }
+  static VertexThread &make();
+
+  /// The recovery point of the chunk this thread runs, or null.
+  RecoveryPoint *recover = nullptr;
+  /// The vertex running (index in its compute step) or kNoVertex: a fault in
+  /// vertex code is caught only while this is set. One store per vertex.
+  std::atomic<std::uint32_t> vertex{kNoVertex};
+  /// The run's stop request (aspen.maxRunSeconds), while this thread runs its tiles.
+  std::atomic<const std::atomic<bool> *> stop{nullptr};
+  /// How many times the watchdog has signalled this thread for the current stop.
+  std::atomic<std::uint32_t> kicks{0};
+  /// Set by the handler before it jumps to `recover`.
+  VertexFault fault;
+  /// Undoes per-tile setup around the running tile's vertices (state swapped
+  /// in, a lock taken) when a fault abandons the tile: whoever does such setup
+  /// sets this (and clears it when undone); the recovery point calls it once.
+  void (*abandon)(void *) = nullptr;
+  void *abandonArgument = nullptr;
+
+  // The thread, and its stack (for telling an overflow).
+  unsigned long self = 0; // pthread_t
+  std::uintptr_t stackLow = 0, stackHigh = 0;
+
+  /// Starts a chunk: faults now jump to `point`; `stopRequest` may be null.
+  void enter(RecoveryPoint *point, const std::atomic<bool> *stopRequest) {
+    recover = point;
+    if (stopRequest)
+      kicks.store(0, std::memory_order_relaxed);
+    stop.store(stopRequest, std::memory_order_relaxed);
+  }
+  /// After a jump to the recovery point: runs and clears `abandon`.
+  void abandonTile() {
+    if (void (*undo)(void *) = abandon) {
+      abandon = nullptr;
+      undo(abandonArgument);
+    }
+  }
+  /// Ends a chunk (also after a jump to its recovery point).
+  void leave() {
+    vertex.store(kNoVertex, std::memory_order_relaxed);
+    stop.store(nullptr, std::memory_order_relaxed);
+    recover = nullptr;
+  }
+};
+
+/// Puts the handlers in place unless they are (the executor calls this at every
+/// load): a handler someone installed since is kept as the one to chain to.
+void installVertexFaultHandlers();
+
+/// Records the executable segments of the shared object holding `code` (a
+/// vertex type's entry point), once per object: the watchdog stops a thread
+/// inside compute() only while it executes there, not inside a C library call
+/// that may hold a lock (unless that lasts, below).
+void registerVertexCode(const void *code);
+
+/// "SIGFPE (integer divide by zero or overflow)", "SIGSEGV at 0x10 (address not mapped)", ...
+std::string describeSignal(const VertexFault &fault);
+
+/// While alive, a watchdog that sets `stop` after `seconds` of host time, then
+/// signals every thread running vertex code under that request until the
+/// watchdog is destroyed, so that a compute() that never returns is stopped.
+class RunWatchdog {
+public:
+  RunWatchdog(double seconds, std::atomic<bool> &stop);
+  ~RunWatchdog();
+  RunWatchdog(const RunWatchdog &) = delete;
+  RunWatchdog &operator=(const RunWatchdog &) = delete;
+
+private:
+  struct State;
+  State *state_;
+};
+
+} // namespace aspen::rt

@@ -1,0 +1,504 @@
+// Copyright (c) Aspen contributors.
+// Vertex faults and run bounds (issue 22, items 3 and 4): a vertex whose code
+// raises SIGFPE, SIGSEGV, SIGBUS or SIGILL, overflows its stack, or runs off
+// its tile's end stops the run with application_runtime_error naming the vertex,
+// its compute set, its tile and the fault; the process survives, other tiles'
+// memory is unchanged, and the engine runs again once loaded again.
+// aspen.maxRunCycles / aspen.maxRunSeconds turn a run that does not end into an
+// error naming the step or vertex still running. docs/tile-model.md.
+#include "ErrorCheck.hpp"
+
+#include <poplar/Engine.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poplar/exceptions.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace poplar;
+using namespace poplar::program;
+using aspen::test::requireError;
+
+namespace {
+
+// ThreadSanitizer delivers a signal sent to a thread (the watchdog's) only when
+// that thread next enters instrumented code, which a compute() spinning in
+// uninstrumented codelet code never does: those cases are skipped under TSan.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kTsan = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kTsan = true;
+#else
+constexpr bool kTsan = false;
+#endif
+#else
+constexpr bool kTsan = false;
+#endif
+
+constexpr unsigned kTiles = 4;
+
+const char *kCodelets = R"(
+#include <poplar/Vertex.hpp>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <climits>
+#include <cstdlib>
+
+class DivideBy : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<int>> a, b;
+  poplar::Output<poplar::Vector<int>> out;
+  bool compute() { out[0] = a[0] / b[0]; return true; }
+};
+
+// Writes `count` ints from the start of `v`: far past the end of its tile.
+class Overrun : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  poplar::Input<poplar::Vector<unsigned>> count;
+  bool compute() {
+    int *p = &v[0];
+    for (unsigned i = 0; i < count[0]; ++i)
+      p[i] = -1;
+    return true;
+  }
+};
+
+// Writes through a pointer made from an integer (a null or wild pointer).
+class WildWrite : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<unsigned>> address;
+  bool compute() {
+    *reinterpret_cast<volatile int *>(static_cast<unsigned long>(address[0])) = 1;
+    return true;
+  }
+};
+
+class Trap : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  bool compute() {
+    if (v[0] == 7)
+      __builtin_trap();
+    return true;
+  }
+};
+
+// Reads a page of a shared mapping beyond the end of its (empty) file.
+class BusError : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  bool compute() {
+    char name[] = "/tmp/aspen-sigbus-XXXXXX";
+    int fd = mkstemp(name);
+    unlink(name);
+    void *p = mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    v[0] = *static_cast<volatile const char *>(p);
+    return true;
+  }
+};
+
+// Recursion without end: overflows the stack of the thread running it.
+static int deeper(volatile int *n) {
+  volatile char frame[512];
+  frame[0] = static_cast<char>(*n);
+  ++*n;
+  return deeper(n) + frame[0];
+}
+class Recurse : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  bool compute() { volatile int n = v[0]; v[0] = deeper(&n); return true; }
+};
+
+class Spin : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  bool compute() {
+    for (;;)
+      __asm__ volatile("" ::: "memory");
+    return true;
+  }
+};
+
+// Never returns, and spends its time inside the C library.
+class Sleep : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  bool compute() {
+    for (;;)
+      usleep(1000);
+    return true;
+  }
+};
+
+class AddOne : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  bool compute() { for (unsigned i = 0; i < v.size(); ++i) v[i] += 1; return true; }
+};
+)";
+
+Device makeDevice() {
+  IPUModel model("ipu2");
+  model.tilesPerIPU = kTiles;
+  return model.createDevice();
+}
+
+/// A graph with a witness variable on every tile (written by the host, read
+/// back after the fault) and a faulty vertex on tile 1.
+struct FaultCase {
+  Device device = makeDevice();
+  Graph graph{device.getTarget()};
+  std::vector<Tensor> witness;
+  Tensor data; // tile 1: the faulty vertex's InOut / operand
+  Tensor addOne;
+  Sequence fault, good;
+  unsigned faultyVertexId = 0;
+
+  FaultCase() {
+    std::stringstream source(kCodelets);
+    graph.addCodelets(source);
+    for (unsigned t = 0; t < kTiles; ++t) {
+      witness.push_back(graph.addVariable(INT, {64}, "witness" + std::to_string(t)));
+      graph.setTileMapping(witness.back(), t);
+      graph.createHostWrite("w" + std::to_string(t), witness.back());
+      graph.createHostRead("r" + std::to_string(t), witness.back());
+    }
+    // Tile 1's witness is allocated before the faulty vertex's data, tile 2's
+    // lies after tile 1's end.
+    addOne = graph.addVariable(INT, {8}, "addOne");
+    graph.setTileMapping(addOne, 2);
+    graph.createHostRead("addOne", addOne);
+    ComputeSet cs = graph.addComputeSet("goodWork");
+    VertexRef v = graph.addVertex(cs, "AddOne", {{"v", addOne}});
+    graph.setTileMapping(v, 2);
+    good.add(Execute(cs));
+  }
+
+  /// Adds `type` on tile 1 with its fields (a compute set named `name`).
+  VertexRef addFaulty(const std::string &type, const std::string &name,
+                      const std::vector<std::pair<std::string, Tensor>> &fields) {
+    ComputeSet cs = graph.addComputeSet(name);
+    VertexRef v = graph.addVertex(cs, type);
+    for (const auto &[field, t] : fields)
+      graph.connect(v[field], t);
+    graph.setTileMapping(v, 1);
+    faultyVertexId = v.getId();
+    fault.add(Execute(cs));
+    return v;
+  }
+
+  Tensor tile1(Type type, const std::string &name, std::size_t n = 1) {
+    Tensor t = graph.addVariable(type, {n}, name);
+    graph.setTileMapping(t, 1);
+    return t;
+  }
+
+  Engine makeEngine(const OptionFlags &options = {}) {
+    Engine engine(graph, {fault, good}, options);
+    engine.load(device);
+    writeWitnesses(engine);
+    return engine;
+  }
+
+  static std::vector<int> pattern(unsigned t) {
+    std::vector<int> v(64);
+    for (unsigned i = 0; i < 64; ++i)
+      v[i] = static_cast<int>(t * 1000 + i);
+    return v;
+  }
+  void writeWitnesses(Engine &engine) {
+    for (unsigned t = 0; t < kTiles; ++t) {
+      const std::vector<int> values = pattern(t);
+      engine.writeTensor("w" + std::to_string(t), values.data(), values.data() + 64);
+    }
+  }
+
+  /// The process is alive; every tile's witness is as written; the engine
+  /// refuses to run until loaded again, then runs.
+  void checkContained(Engine &engine, const std::string &fragment) {
+    for (unsigned t = 0; t < kTiles; ++t) {
+      std::vector<int> back(64);
+      engine.readTensor("r" + std::to_string(t), back.data(), back.data() + 64);
+      INFO("tile " << t);
+      CHECK(back == pattern(t));
+    }
+    requireError<application_runtime_error>([&] { engine.run(1); },
+                                            {"must be loaded again", "Engine::load", fragment});
+    engine.load(device);
+    engine.run(1);
+    std::vector<int> ones(8);
+    engine.readTensor("addOne", ones.data(), ones.data() + 8);
+    CHECK(ones == std::vector<int>(8, 1));
+  }
+
+  /// How a fault's message begins.
+  std::string vertexName() const { return "Vertex " + std::to_string(faultyVertexId) + " "; }
+};
+
+} // namespace
+
+TEST_CASE("A vertex dividing by zero stops the run with a named SIGFPE", "[error][fault]") {
+  FaultCase c;
+  Tensor a = c.tile1(INT, "a"), b = c.tile1(INT, "b"), out = c.tile1(INT, "out");
+  c.graph.setInitialValue(a, 7);
+  c.graph.setInitialValue(b, 0);
+  c.addFaulty("DivideBy", "divide", {{"a", a}, {"b", b}, {"out", out}});
+  Engine engine = c.makeEngine();
+  requireError<application_runtime_error>([&] { engine.run(0); },
+                                          {c.vertexName(), "'DivideBy'", "tile 1", "compute set 'divide'",
+                                           "SIGFPE", "integer divide by zero", "Engine::load"});
+  c.checkContained(engine, "SIGFPE");
+}
+
+TEST_CASE("A vertex computing INT_MIN / -1 stops the run with a named SIGFPE", "[error][fault]") {
+  FaultCase c;
+  Tensor a = c.tile1(INT, "a"), b = c.tile1(INT, "b"), out = c.tile1(INT, "out");
+  c.graph.setInitialValue(a, std::numeric_limits<int>::min());
+  c.graph.setInitialValue(b, -1);
+  c.addFaulty("DivideBy", "overflowingDivide", {{"a", a}, {"b", b}, {"out", out}});
+  Engine engine = c.makeEngine();
+  requireError<application_runtime_error>(
+      [&] { engine.run(0); },
+      {c.vertexName(), "'DivideBy'", "tile 1", "compute set 'overflowingDivide'", "SIGFPE"});
+  c.checkContained(engine, "DivideBy");
+}
+
+TEST_CASE("A vertex writing off its tile's end faults before it reaches the next tile", "[error][fault]") {
+  FaultCase c;
+  Tensor v = c.tile1(INT, "v", 16), count = c.tile1(UNSIGNED_INT, "count");
+  // Far more than a tile holds: without guards it would run over tiles 2 and 3.
+  c.graph.setInitialValue(count, 4u << 20);
+  c.addFaulty("Overrun", "overrun", {{"v", v}, {"count", count}});
+  Engine engine = c.makeEngine();
+  requireError<application_runtime_error>([&] { engine.run(0); },
+                                          {c.vertexName(), "'Overrun'", "tile 1", "compute set 'overrun'",
+                                           "SIGSEGV", "past the end of tile 1's memory", "IPU exception"});
+  c.checkContained(engine, "Overrun");
+}
+
+TEST_CASE("A vertex writing through a null or wild pointer stops the run with a named SIGSEGV",
+          "[error][fault]") {
+  for (unsigned address : {0u, 16u, 0xdead0000u}) {
+    FaultCase c;
+    Tensor where = c.tile1(UNSIGNED_INT, "address");
+    c.graph.setInitialValue(where, address);
+    c.addFaulty("WildWrite", "wild", {{"address", where}});
+    Engine engine = c.makeEngine();
+    requireError<application_runtime_error>(
+        [&] { engine.run(0); }, {c.vertexName(), "'WildWrite'", "tile 1", "compute set 'wild'", "SIGSEGV"});
+    c.checkContained(engine, "WildWrite");
+  }
+}
+
+TEST_CASE("A vertex executing an illegal instruction stops the run with a named SIGILL", "[error][fault]") {
+  FaultCase c;
+  Tensor v = c.tile1(INT, "v");
+  c.graph.setInitialValue(v, 7);
+  c.addFaulty("Trap", "trap", {{"v", v}});
+  Engine engine = c.makeEngine();
+  requireError<application_runtime_error>(
+      [&] { engine.run(0); }, {c.vertexName(), "'Trap'", "tile 1", "compute set 'trap'", "SIGILL"});
+  c.checkContained(engine, "SIGILL");
+}
+
+TEST_CASE("A vertex reading a mapping beyond its file stops the run with a named SIGBUS", "[error][fault]") {
+  FaultCase c;
+  Tensor v = c.tile1(INT, "v");
+  c.addFaulty("BusError", "bus", {{"v", v}});
+  Engine engine = c.makeEngine();
+  requireError<application_runtime_error>(
+      [&] { engine.run(0); }, {c.vertexName(), "'BusError'", "tile 1", "compute set 'bus'", "SIGBUS"});
+  c.checkContained(engine, "SIGBUS");
+}
+
+TEST_CASE("A vertex overflowing its stack stops the run with a named fault", "[error][fault]") {
+  FaultCase c;
+  Tensor v = c.tile1(INT, "v");
+  c.addFaulty("Recurse", "recurse", {{"v", v}});
+  Engine engine = c.makeEngine();
+  requireError<application_runtime_error>(
+      [&] { engine.run(0); },
+      {c.vertexName(), "'Recurse'", "tile 1", "compute set 'recurse'", "SIGSEGV", "stack"});
+  c.checkContained(engine, "Recurse");
+}
+
+TEST_CASE("Faults on many tiles run in parallel report the lowest vertex", "[error][fault]") {
+  // Enough estimated work that the compute set runs in parallel chunks on TBB's threads.
+  IPUModel model("ipu2");
+  model.tilesPerIPU = 64;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  std::stringstream source(kCodelets);
+  graph.addCodelets(source);
+  ComputeSet cs = graph.addComputeSet("manyTiles");
+  Tensor a = graph.addVariable(INT, {64}, "a"), b = graph.addVariable(INT, {64}, "b"),
+         out = graph.addVariable(INT, {64}, "out");
+  std::vector<int> divisors(64, 1);
+  divisors[37] = divisors[50] = 0;
+  graph.setInitialValue(a, std::vector<int>(64, 9));
+  graph.setInitialValue(b, divisors);
+  unsigned id37 = 0;
+  for (unsigned t = 0; t < 64; ++t) {
+    for (Tensor x : {a, b, out})
+      graph.setTileMapping(x[t], t);
+    VertexRef v = graph.addVertex(
+        cs, "DivideBy", {{"a", a.slice(t, t + 1)}, {"b", b.slice(t, t + 1)}, {"out", out.slice(t, t + 1)}});
+    graph.setTileMapping(v, t);
+    graph.setPerfEstimate(v, 100000);
+    if (t == 37)
+      id37 = v.getId();
+  }
+  graph.createHostRead("out", out);
+  Engine engine(graph, Execute(cs));
+  engine.load(device);
+  for (int round = 0; round < 3; ++round) {
+    requireError<application_runtime_error>([&] { engine.run(0); },
+                                            {"Vertex " + std::to_string(id37) + " ", "tile 37", "SIGFPE"});
+    engine.load(device);
+  }
+  // Tiles that did not fault computed their quotient.
+  std::vector<int> back(64);
+  try {
+    engine.run(0);
+  } catch (const application_runtime_error &) {
+  }
+  engine.readTensor("out", back.data(), back.data() + 64);
+  CHECK(back[0] == 9);
+  CHECK(back[36] == 9);
+}
+
+// ---- run bounds ---------------------------------------------------------------------
+
+TEST_CASE("aspen.maxRunSeconds stops a compute() that never returns", "[error][fault][bound]") {
+  if (kTsan)
+    return;
+  FaultCase c;
+  Tensor v = c.tile1(INT, "v");
+  c.addFaulty("Spin", "spin", {{"v", v}});
+  Engine engine = c.makeEngine({{"aspen.maxRunSeconds", "0.2"}});
+  const auto start = std::chrono::steady_clock::now();
+  requireError<application_runtime_error>([&] { engine.run(0); },
+                                          {"aspen.maxRunSeconds (0.2 s)",
+                                           "vertex " + std::to_string(c.faultyVertexId) + " ", "'Spin'",
+                                           "tile 1", "compute set 'spin'", "still running"});
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  c.checkContained(engine, "Spin");
+}
+
+TEST_CASE("aspen.maxRunSeconds stops a compute() that waits in the C library", "[error][fault][bound]") {
+  if (kTsan)
+    return;
+  FaultCase c;
+  Tensor v = c.tile1(INT, "v");
+  c.addFaulty("Sleep", "sleep", {{"v", v}});
+  Engine engine = c.makeEngine({{"aspen.maxRunSeconds", "0.1"}});
+  requireError<application_runtime_error>(
+      [&] { engine.run(0); }, {"aspen.maxRunSeconds (0.1 s)", "'Sleep'", "tile 1", "still running"});
+  c.checkContained(engine, "Sleep");
+}
+
+TEST_CASE("aspen.maxRunSeconds stops a program that loops for ever between vertices", "[error][bound]") {
+  FaultCase c;
+  Tensor flag = c.graph.addConstant(INT, {}, 1, "always");
+  c.graph.setTileMapping(flag, 0);
+  Sequence forever;
+  forever.add(RepeatWhileTrue(Sequence(), flag, c.good));
+  Engine engine(c.graph, {forever, c.good}, {{"aspen.maxRunSeconds", "0.1"}});
+  engine.load(c.device);
+  std::string message;
+  requireError<application_runtime_error>(
+      [&] {
+        try {
+          engine.run(0);
+        } catch (const application_runtime_error &e) {
+          message = e.what();
+          throw;
+        }
+      },
+      {"Run of program 0", "aspen.maxRunSeconds (0.1 s)"});
+  // Almost always stopped between steps, when the engine stays usable; a thread
+  // held up for over the 10 ms grace inside AddOne's compute() is stopped there.
+  if (message.find("at step") == std::string::npos) {
+    CHECK(message.find("'AddOne'") != std::string::npos);
+    engine.load(c.device);
+  }
+  engine.run(1);
+}
+
+TEST_CASE("aspen.maxRunCycles stops a run before the step that would pass it", "[error][bound]") {
+  FaultCase c;
+  Engine engine(c.graph, {Repeat(1000000000, c.good), c.good}, {{"aspen.maxRunCycles", "100000"}});
+  engine.load(c.device);
+  requireError<application_runtime_error>([&] { engine.run(0); },
+                                          {"Run of program 0", "aspen.maxRunCycles (100000 cycles)", "step"});
+  // The bound counts each run's cycles: a short program runs, again and again.
+  for (int i = 0; i < 3; ++i)
+    engine.run(1);
+  std::vector<int> back(8);
+  engine.readTensor("addOne", back.data(), back.data() + 8);
+  CHECK(back[0] > 3);
+}
+
+TEST_CASE("Run bounds reject values that are not numbers", "[error][bound]") {
+  FaultCase c;
+  requireError<invalid_option>(
+      [&] {
+        Engine(c.graph, c.good, {{"aspen.maxRunSeconds", "soon"}});
+      },
+      {"aspen.maxRunSeconds", "soon"});
+  requireError<invalid_option>(
+      [&] {
+        Engine(c.graph, c.good, {{"aspen.maxRunSeconds", "-1"}});
+      },
+      {"aspen.maxRunSeconds", "-1"});
+  requireError<invalid_option>(
+      [&] {
+        Engine(c.graph, c.good, {{"aspen.maxRunCycles", "many"}});
+      },
+      {"aspen.maxRunCycles", "many"});
+}
+
+TEST_CASE("A fault outside vertex code still ends the process", "[error][fault]") {
+  // Aspen's handlers catch faults in vertex code only: elsewhere the handler they
+  // replaced (a sanitizer's, the test framework's, the default) sees the fault.
+  // The default action behind Aspen's handler (the framework's own restored after).
+  struct sigaction dfl {};
+  struct sigaction framework {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  REQUIRE(::sigaction(SIGSEGV, &dfl, &framework) == 0);
+  FaultCase c;
+  Engine engine = c.makeEngine(); // puts Aspen's handlers on top
+  engine.run(1);
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    volatile std::uintptr_t address = 16; // an address no compiler can see
+    *reinterpret_cast<volatile int *>(address) = 1;
+    ::_exit(0); // not reached
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  // Killed by SIGSEGV, or (under ASan) exited with the sanitizer's failure status.
+  const bool crashed = WIFSIGNALED(status) ? WTERMSIG(status) == SIGSEGV : WEXITSTATUS(status) != 0;
+  CHECK(crashed);
+  // This process goes on.
+  engine.run(1);
+  ::sigaction(SIGSEGV, &framework, nullptr);
+}
