@@ -237,3 +237,46 @@ TEST_CASE("Each replica's tiles own their codelet data", "[tile-state]") {
     CHECK(read<unsigned>(engine, "total", R * tiles) == expected);
   }
 }
+
+TEST_CASE("A vertex faulting with its codelet data swapped in leaves the data and its lock behind",
+          "[tile-state][fault]") {
+  // The recovery path of a fault (docs/tile-model.md) copies the tile's data back and frees the
+  // library's lock: after a reload, every tile (the faulting one included) runs again and counts
+  // from the start, with no thread left waiting for the lock.
+  Device d = device(4);
+  Graph g(d.getTarget());
+  std::stringstream source;
+  source << "#include <poplar/Vertex.hpp>\n"
+            "static unsigned runs = 0;\n"
+            "class CountThenDivide : public poplar::Vertex {\n"
+            "public:\n"
+            "  poplar::Input<unsigned> divisor;\n"
+            "  poplar::Output<unsigned> out;\n"
+            "  void compute() { ++runs; *out = runs * 100u / *divisor; }\n"
+            "};\n";
+  g.addCodelets(source);
+  Tensor divisors = g.addVariable(UNSIGNED_INT, {4}, "divisors");
+  Tensor out = g.addVariable(UNSIGNED_INT, {4}, "out");
+  ComputeSet cs = g.addComputeSet("countThenDivide");
+  for (unsigned t = 0; t < 4; ++t) {
+    g.setTileMapping(divisors[t], t);
+    g.setTileMapping(out[t], t);
+    g.setTileMapping(g.addVertex(cs, "CountThenDivide", {{"divisor", divisors[t]}, {"out", out[t]}}), t);
+  }
+  g.createHostWrite("divisors", divisors);
+  g.createHostRead("out", out);
+  Engine engine(g, Execute(cs));
+  engine.load(d);
+  const std::vector<unsigned> ones(4, 1u), zeroOnTile2{1u, 1u, 0u, 1u};
+  engine.writeTensor("divisors", ones.data(), ones.data() + 4);
+  engine.run(0);
+  CHECK(read<unsigned>(engine, "out", 4) == std::vector<unsigned>(4, 100u));
+  engine.writeTensor("divisors", zeroOnTile2.data(), zeroOnTile2.data() + 4);
+  CHECK_THROWS_AS(engine.run(0), poplar::application_runtime_error);
+  engine.load(d);
+  for (unsigned run = 1; run <= 2; ++run) {
+    engine.writeTensor("divisors", ones.data(), ones.data() + 4);
+    engine.run(0);
+    CHECK(read<unsigned>(engine, "out", 4) == std::vector<unsigned>(4, 100u * run));
+  }
+}
