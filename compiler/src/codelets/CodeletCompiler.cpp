@@ -165,44 +165,43 @@ std::vector<std::string> fixedArgs(bool userGaveStd, int clangMajor) {
   return args;
 }
 
+/// The lines of a compiler's `output` that `keep` selects, each with its newline.
+template <class Keep> std::string linesWhere(const std::string &output, Keep keep) {
+  std::string lines;
+  std::size_t pos = 0;
+  while (pos < output.size()) {
+    std::size_t end = output.find('\n', pos);
+    if (end == std::string::npos)
+      end = output.size();
+    const std::string line = output.substr(pos, end - pos);
+    if (keep(line))
+      lines += line + "\n";
+    pos = end + 1;
+  }
+  return lines;
+}
+
+bool has(const std::string &line, const char *text) {
+  return line.find(text) != std::string::npos;
+}
+
 /// GCC rejects a class member declaration that "changes meaning" of a name used
 /// earlier in the class ([basic.scope.class], no diagnostic required); clang, and so
 /// Poplar's popc, accepts it. -fpermissive makes it a warning, and every other
 /// diagnostic that -fpermissive downgraded: those are errors here, as without it.
 std::string permissiveErrors(const std::string &output) {
-  std::string errors;
-  std::size_t pos = 0;
-  while (pos < output.size()) {
-    std::size_t end = output.find('\n', pos);
-    if (end == std::string::npos)
-      end = output.size();
-    const std::string line = output.substr(pos, end - pos);
-    if (line.find("warning: ") != std::string::npos && line.find("[-fpermissive]") != std::string::npos &&
-        line.find("changes meaning") == std::string::npos)
-      errors += line + "\n";
-    pos = end + 1;
-  }
-  return errors;
+  return linesWhere(output, [](const std::string &line) {
+    return has(line, "warning: ") && has(line, "[-fpermissive]") && !has(line, "changes meaning");
+  });
 }
 
 /// The -Wdouble-promotion warnings of `output` that are not half -> float: errors, as
 /// the user's -Werror asked (see compileCodelets).
 std::string doublePromotionErrors(const std::string &output) {
-  std::string errors;
-  std::size_t pos = 0;
-  while (pos < output.size()) {
-    std::size_t end = output.find('\n', pos);
-    if (end == std::string::npos)
-      end = output.size();
-    const std::string line = output.substr(pos, end - pos);
-    if (line.find("warning: ") != std::string::npos &&
-        line.find("[-Wdouble-promotion]") != std::string::npos &&
-        line.find("_Float16' to 'float'") == std::string::npos &&
-        line.find("_Float16') to 'float'") == std::string::npos)
-      errors += line + "\n";
-    pos = end + 1;
-  }
-  return errors;
+  return linesWhere(output, [](const std::string &line) {
+    return has(line, "warning: ") && has(line, "[-Wdouble-promotion]") &&
+           !has(line, "_Float16' to 'float'") && !has(line, "_Float16') to 'float'");
+  });
 }
 
 /// Whether a C++ name as the introspection spelled it can name the type in the

@@ -304,6 +304,34 @@ namespace poplar {
 using ::half;
 } // namespace poplar
 
+namespace aspen_codelet_detail {
+/// The constants of std::numeric_limits<half>, whichever type half is (IEEE binary16).
+struct HalfLimitConstants {
+  static constexpr int digits = 11;
+  static constexpr int digits10 = 3;
+  static constexpr int max_digits10 = 5;
+  static constexpr bool is_signed = true;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_exact = false;
+  static constexpr int radix = 2;
+  static constexpr int min_exponent = -13;
+  static constexpr int min_exponent10 = -4;
+  static constexpr int max_exponent = 16;
+  static constexpr int max_exponent10 = 4;
+  static constexpr bool has_infinity = true;
+  static constexpr bool has_quiet_NaN = true;
+  static constexpr bool has_signaling_NaN = true;
+  static constexpr std::float_denorm_style has_denorm = std::denorm_present;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr bool is_iec559 = true;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+  static constexpr std::float_round_style round_style = std::round_to_nearest;
+};
+} // namespace aspen_codelet_detail
+
 #ifdef ASPEN_HALF_BUILTIN
 #include <cmath>
 // The built-in half: literals, limits and the <cmath> functions (computed in float
@@ -317,7 +345,7 @@ inline half operator"" _h(unsigned long long value) {
 }
 
 namespace std {
-template <> class numeric_limits<half> {
+template <> class numeric_limits<half> : public aspen_codelet_detail::HalfLimitConstants {
 public:
   static constexpr bool is_specialized = true;
   static constexpr half min() noexcept {
@@ -347,28 +375,6 @@ public:
   static constexpr half denorm_min() noexcept {
     return __builtin_bit_cast(half, static_cast<unsigned short>(0x0001));
   }
-  static constexpr int digits = 11;
-  static constexpr int digits10 = 3;
-  static constexpr int max_digits10 = 5;
-  static constexpr bool is_signed = true;
-  static constexpr bool is_integer = false;
-  static constexpr bool is_exact = false;
-  static constexpr int radix = 2;
-  static constexpr int min_exponent = -13;
-  static constexpr int min_exponent10 = -4;
-  static constexpr int max_exponent = 16;
-  static constexpr int max_exponent10 = 4;
-  static constexpr bool has_infinity = true;
-  static constexpr bool has_quiet_NaN = true;
-  static constexpr bool has_signaling_NaN = true;
-  static constexpr float_denorm_style has_denorm = denorm_present;
-  static constexpr bool has_denorm_loss = false;
-  static constexpr bool is_iec559 = true;
-  static constexpr bool is_bounded = true;
-  static constexpr bool is_modulo = false;
-  static constexpr bool traps = false;
-  static constexpr bool tinyness_before = false;
-  static constexpr float_round_style round_style = round_to_nearest;
 };
 
 #define ASPEN_HALF_UNARY(f)                                                                                  \
@@ -494,7 +500,7 @@ using std::tgamma;
 using std::trunc;
 #else
 namespace std {
-template <> class numeric_limits<half> {
+template <> class numeric_limits<half> : public aspen_codelet_detail::HalfLimitConstants {
 public:
   static constexpr bool is_specialized = true;
   static constexpr half min() noexcept { return half::fromBits(0x0400); }
@@ -506,28 +512,6 @@ public:
   static constexpr half quiet_NaN() noexcept { return half::fromBits(0x7e00); }
   static constexpr half signaling_NaN() noexcept { return half::fromBits(0x7d00); }
   static constexpr half denorm_min() noexcept { return half::fromBits(0x0001); }
-  static constexpr int digits = 11;
-  static constexpr int digits10 = 3;
-  static constexpr int max_digits10 = 5;
-  static constexpr bool is_signed = true;
-  static constexpr bool is_integer = false;
-  static constexpr bool is_exact = false;
-  static constexpr int radix = 2;
-  static constexpr int min_exponent = -13;
-  static constexpr int min_exponent10 = -4;
-  static constexpr int max_exponent = 16;
-  static constexpr int max_exponent10 = 4;
-  static constexpr bool has_infinity = true;
-  static constexpr bool has_quiet_NaN = true;
-  static constexpr bool has_signaling_NaN = true;
-  static constexpr float_denorm_style has_denorm = denorm_present;
-  static constexpr bool has_denorm_loss = false;
-  static constexpr bool is_iec559 = true;
-  static constexpr bool is_bounded = true;
-  static constexpr bool is_modulo = false;
-  static constexpr bool traps = false;
-  static constexpr bool tinyness_before = false;
-  static constexpr float_round_style round_style = round_to_nearest;
 };
 } // namespace std
 #endif
