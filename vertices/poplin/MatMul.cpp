@@ -75,12 +75,17 @@ inline Isa detectIsa() {
   return best;
 }
 
-// Per host thread, not a tile's data: a static here would be a per-tile variable
-// (docs/tile-model.md), and every matmul vertex would pay to swap it in.
+// The host's, not a tile's: the same on every tile and set once. In a namespace whose name
+// marks Aspen's own objects (docs/tile-model.md), so it is not per-tile data that every matmul
+// vertex would pay to swap in. Not thread_local: LeakSanitizer's tracer (clang 14's runtime)
+// faults scanning the dynamic TLS of a dlopen'ed library at exit.
+namespace aspen_codelet_host {
 inline Isa hostIsa() {
-  static thread_local const Isa isa = detectIsa();
+  static const Isa isa = detectIsa();
   return isa;
 }
+} // namespace aspen_codelet_host
+using aspen_codelet_host::hostIsa;
 
 // ---- the plain loop (any host) ----------------------------------------------------
 
