@@ -13,6 +13,8 @@
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
 
+#include "CommandSupport.hpp"
+
 #include <catch2/catch.hpp>
 #include <clang-c/Index.h>
 
@@ -50,32 +52,12 @@ std::string popc() {
   return sdk() + "/bin/popc -I " + corpus();
 }
 
-struct Result {
-  int status;
-  std::string output;
-};
+using Result = aspen::test::CommandResult;
+using aspen::test::TempDir;
 
 Result run(const std::string &command) {
-  Result r{-1, ""};
-  FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
-    r.output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return aspen::test::runCommand(command);
 }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/aspen-corpus-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
 
 std::vector<std::uint8_t> readAll(const std::string &path) {
   std::ifstream in(path, std::ios::binary);

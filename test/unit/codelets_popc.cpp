@@ -7,6 +7,8 @@
 
 #include "poplar/Graph.hpp"
 
+#include "CommandSupport.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -24,32 +26,12 @@ std::string popc() {
   return std::string(sdk) + "/bin/popc";
 }
 
-struct Result {
-  int status;
-  std::string output;
-};
+using Result = aspen::test::CommandResult;
+using aspen::test::TempDir;
 
 Result run(const std::string &command) {
-  Result r{-1, ""};
-  FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
-    r.output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return aspen::test::runCommand(command);
 }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/aspen-popc-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
 
 bool exists(const std::string &path) {
   return std::ifstream(path).good();
