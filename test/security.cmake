@@ -10,3 +10,5 @@ add_test(NAME popc_workdirs
           ${CMAKE_CURRENT_BINARY_DIR}/popc_workdirs)
 set_tests_properties(popc_workdirs PROPERTIES LABELS error TIMEOUT 120
   PASS_REGULAR_EXPRESSION "PASSED: no work directory left behind")
+# Item 6: a Graph used from two threads at once is reported, not corrupted.
+aspen_add_test(graph_concurrent_use LABEL error SOURCES error/graph_concurrent_use.cpp)

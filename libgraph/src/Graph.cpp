@@ -537,6 +537,7 @@ Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape, Variabl
 Tensor Graph::addVariableImpl(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
                               VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addVariableImpl");
   if (metadata)
     aspen::ir::checkQuarterMetadata(*data_, type, *metadata, debugContext.getPathName());
   const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
@@ -556,6 +557,7 @@ Tensor Graph::addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> 
                                         unsigned minElementsPerTile, unsigned grainSize,
                                         const DebugContext &debugContext) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addLinearlyMappedVariable");
   const VarId var = appendVariable(*data_, type, shape, debugContext.getPathName(), false);
   data_->variables[var].debugId = data_->noteDebugContext(debugContext);
   mapVariableLinearly(*this, *data_, var, minElementsPerTile, grainSize);
@@ -568,6 +570,7 @@ Tensor Graph::addLinearlyMappedVariable(const Type &type, ArrayRef<std::size_t> 
 Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape, const Type &hostType,
                                   const void *values, std::size_t count, bool splat, const DebugContext &dc) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addConstantFromHost");
   const std::string &name = dc.getPathName();
   if (!type.valid())
     throw type_error("Cannot create constant '" + name + "': invalid element type");
@@ -615,6 +618,8 @@ Tensor Graph::addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, con
 
 Tensor Graph::addReplicationIndexConstant(const DebugContext &debugContext) {
   // Compiled as 0; each replica's loader writes its own index there.
+  getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addReplicationIndexConstant");
   const unsigned index = 0;
   DebugContext dc = debugContext.getPathName().empty() ? DebugContext("replicationIndex") : debugContext;
   Tensor t = addConstantFromHost(UNSIGNED_INT, {}, UNSIGNED_INT, &index, 1, true, dc);
@@ -625,6 +630,7 @@ Tensor Graph::addReplicationIndexConstant(const DebugContext &debugContext) {
 void Graph::setInitialValueFromHost(const Tensor &t, const Type &hostType, const void *values,
                                     std::size_t count, bool splat) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::setInitialValueFromHost");
   requireTensorOf<tensor_creation_error>(data_.get(), t, "setInitialValue");
   const TensorView &view = t.getImpl();
   for (const Segment &s : *view.segments)
@@ -733,6 +739,7 @@ Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &debug
   // Every clone method gives a new variable in t's row-major order: Aspen lays
   // out each tile's elements in variable order, so there is no other order to keep.
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::clone");
   Tensor c = cloneVariable(data_, type, t, std::nullopt, debugContext);
   // A quarter clone of a quarter tensor carries the same metadata; else its own.
   const Tensor metadata = type.requiresMetadata() ? aspen::ir::uniqueMetadataOf(t) : Tensor();
@@ -746,6 +753,7 @@ Tensor Graph::clone(const Type &type, const Tensor &metadata, const Tensor &t,
   if (!metadata.valid() && !type.requiresMetadata()) // getMetadata() of a float tensor: none
     return clone(type, t, debugContext, method);
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::clone");
   aspen::ir::checkQuarterMetadata(*data_, type, metadata, debugContext.getPathName());
   Tensor c = cloneVariable(data_, type, t, std::nullopt, debugContext);
   aspen::ir::attachQuarterMetadata(*this, *data_, static_cast<VarId>(data_->variables.size() - 1), &metadata);
@@ -767,6 +775,7 @@ Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &debugCo
 Tensor Graph::cloneN(const Type &type, const Tensor &t, std::size_t N, const DebugContext &debugContext,
                      TensorCloneMethod, TensorCloneDuplicationMethod) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::cloneN");
   requireTensorOf<tensor_creation_error>(data_.get(), t, "cloneN");
   Tensor c = cloneVariable(data_, type, t, N, debugContext);
   const Tensor metadata = type.requiresMetadata() ? aspen::ir::uniqueMetadataOf(t) : Tensor();
@@ -779,6 +788,7 @@ Tensor Graph::cloneN(const Type &type, const Tensor &t, std::size_t N, const Deb
 
 void Graph::setTileMapping(const Tensor &t, unsigned tileNum) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::setTileMapping");
   requireTensorOf<invalid_tile_mapping>(data_.get(), t, "setTileMapping");
   if (tileNum >= numTiles_)
     throw invalid_tile_mapping("Cannot map tensor " + t.shortString() + " to tile " +
@@ -801,6 +811,7 @@ void Graph::setTileMapping(const Tensor &t, unsigned tileNum) {
 
 void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::setTileMapping");
   requireTensorOf<invalid_tile_mapping>(data_.get(), t, "setTileMapping");
   const TensorView &view = t.getImpl();
   const std::uint64_t n = view.numElements();
@@ -1012,11 +1023,13 @@ void createHostHandle(GraphData &data, StringRef handle, const Tensor &t, bool i
 
 void Graph::createHostWrite(StringRef handle, const Tensor &t, bool) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::createHostWrite");
   createHostHandle(*data_, handle, t, true);
 }
 
 void Graph::createHostRead(StringRef handle, const Tensor &t, bool) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::createHostRead");
   createHostHandle(*data_, handle, t, false);
 }
 
@@ -1043,18 +1056,21 @@ DataStream Graph::addHostToDeviceFIFO(StringRef handle, const Type &elementType,
                                       ReplicatedStreamMode replicatedMode, const OptionFlags &) {
   // Stream options (buffering depth, split limits) tune real host links; accepted and ignored.
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addHostToDeviceFIFO");
   return addStream(*data_, handle, elementType, numElements, true, replicatedMode);
 }
 
 DataStream Graph::addDeviceToHostFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
                                       const OptionFlags &) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addDeviceToHostFIFO");
   return addStream(*data_, handle, elementType, numElements, false, ReplicatedStreamMode::REPLICATE);
 }
 
 RemoteBuffer Graph::addRemoteBuffer(StringRef handle, const Type &elementType, std::size_t numElements,
                                     std::size_t repeats, bool, bool) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addRemoteBuffer");
   if (!elementType.valid())
     throw type_error("addRemoteBuffer: remote buffer '" + handle.str() + "' has an invalid element type");
   if (repeats == 0)
@@ -1076,6 +1092,7 @@ RemoteBuffer Graph::addRemoteBuffer(StringRef handle, const Type &elementType, s
 
 Function Graph::addFunction(const program::Program &program) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addFunction");
   auto node = program.getImpl();
   if (!node)
     node = std::make_shared<ProgramNode>(); // an empty Sequence
@@ -1085,6 +1102,7 @@ Function Graph::addFunction(const program::Program &program) {
 
 ComputeSet Graph::addComputeSet(const DebugContext &debugContext) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addComputeSet");
   aspen::ir::ComputeSetRecord cs;
   cs.name = debugContext.getPathName();
   cs.debugId = data_->noteDebugContext(debugContext);

@@ -154,6 +154,7 @@ Tensor Graph::addConstantWithMetadata(const Type &type, const Tensor &metadata, 
                                       const Type &hostType, const void *values, std::size_t count, bool splat,
                                       const DebugContext &dc) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addConstantWithMetadata");
   const std::string &name = dc.getPathName();
   // An empty metadata tensor with a type that takes none is a plain constant.
   if (!metadata.valid() && !type.requiresMetadata())

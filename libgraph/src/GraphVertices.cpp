@@ -202,6 +202,7 @@ bool Graph::hasCodelet(StringRef codeletName) const {
 
 VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addVertex");
   if (cs.getId() >= data_->computeSets.size())
     throw graph_object_creation_error("addVertex('" + vertexType.str() + "'): compute set " +
                                       std::to_string(cs.getId()) + " is not a compute set of this graph");
@@ -237,6 +238,7 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<Connect
 
 void Graph::connect(FieldRef field, const Tensor &tensor) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::connect");
   FieldAccess f = accessField(*data_, field, "connect");
   requireEdge(f, field);
   const FieldInfo &info = f.info;
@@ -297,6 +299,7 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
 
 void Graph::connectScalarValue(FieldRef field, const Type &hostType, const void *value) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::connectScalarValue");
   FieldAccess f = accessField(*data_, field, "connect");
   requireEdge(f, field);
   const FieldInfo &info = f.info;
@@ -326,6 +329,7 @@ void Graph::connectScalarValue(FieldRef field, const Type &hostType, const void 
 
 void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::connect");
   FieldAccess f = accessField(*data_, field, "connect");
   requireEdge(f, field);
   const FieldInfo &info = f.info;
@@ -365,6 +369,7 @@ void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
 
 void Graph::setFieldSize(FieldRef field, std::size_t size) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::setFieldSize");
   FieldAccess f = accessField(*data_, field, "setFieldSize");
   const FieldInfo &info = f.info;
   if (field.isIndexed())
@@ -485,6 +490,7 @@ double Graph::getMaxVertexFieldValue(StringRef vertexType, StringRef fieldName) 
 void Graph::setFieldInitialValue(const FieldRef &field, const Type &hostType, const void *values,
                                  std::size_t count, bool scalar) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::setFieldInitialValue");
   FieldAccess f = accessField(*data_, field, "setInitialValue");
   const FieldInfo &info = f.info;
   if (info.kind != FieldKind::State)
@@ -549,6 +555,7 @@ aspen::ir::Vertex &vertexOf(GraphData &data, const VertexRef &v, const char *ope
 
 void Graph::setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::setPerfEstimate");
   vertexOf(*data_, v, "setPerfEstimate");
   data_->vertices.setEstimate(v.getId(), VertexPerfEstimate(cycles, flops));
 }
@@ -563,11 +570,13 @@ void Graph::setCycleEstimate(const VertexRef &v, std::uint64_t cycles) {
 
 void Graph::registerPerfEstimator(StringRef vertexTypeName, PerfEstimateFunc f) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::registerPerfEstimator");
   data_->perfEstimators[vertexTypeName.str()] = std::move(f);
 }
 
 void Graph::setTileMapping(VertexRef v, unsigned tileNum) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::setTileMapping");
   aspen::ir::Vertex &vertex = vertexOf(*data_, v, "setTileMapping");
   if (tileNum >= numTiles_)
     throw invalid_tile_mapping("Cannot map vertex " + std::to_string(v.getId()) + " (type '" +

@@ -232,6 +232,7 @@ std::string getLanguageOption(CodeletFileType type) {
 
 bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags, StringRef targetName) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addCodelets");
   if (!targetName.empty())
     ASPEN_LOG(Debug, "addCodelets: target '" << targetName << "' ignored; codelets run on the host");
   return addCodeletsImpl(*data_, src.str(), type, compileFlags, nullptr);
@@ -240,12 +241,14 @@ bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFl
 bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags,
                         std::ostream &compileOutput, StringRef targetName) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addCodelets");
   (void)targetName;
   return addCodeletsImpl(*data_, src.str(), type, compileFlags, &compileOutput);
 }
 
 void Graph::addCodelets(ArrayRef<std::string> srcs, StringRef compileFlags) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addCodelets");
   // C and C++ sources given together are compiled into one library, as popc compiles the
   // sources of one call: a function one defines, another calls (a C helper of a C++ vertex).
   std::vector<std::string> sources;
@@ -274,12 +277,14 @@ void addStreamCodelets(GraphData &data, std::stringstream &stream, StringRef com
 
 void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, CodeletFileType type, StringRef) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addCodelets");
   addStreamCodelets(*data_, stream, compileFlags, nullptr, type);
 }
 
 void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, std::ostream &compileOutput,
                         CodeletFileType type, StringRef) {
   getTarget();
+  aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::addCodelets");
   addStreamCodelets(*data_, stream, compileFlags, &compileOutput, type);
 }
 

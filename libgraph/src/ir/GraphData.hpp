@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir/DebugRecord.hpp"
+#include "ir/MutationGuard.hpp"
 #include "ir/ProgramNode.hpp"
 #include "ir/TargetData.hpp"
 #include "ir/TensorView.hpp"
@@ -162,6 +163,8 @@ struct GraphData {
   /// The id its views hold (compared for "same graph" checks).
   GraphIdentity identity;
   GraphId id() const { return identity.id(); }
+  /// Which thread is changing the graph now (MutationGuard.hpp).
+  MutationMark mutation;
 
   TargetData target; // one replica's target (the whole device has replicationFactor times its IPUs)
   unsigned replicationFactor = 1;
