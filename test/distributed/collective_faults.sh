@@ -32,6 +32,12 @@ expect "the ended instance names the waiting one" "the end of the program.*insta
 [[ $took -lt 30 ]] || { echo "FAILED: early end took $took s"; failures=$((failures + 1)); }
 [[ $status -ne 0 ]] || { echo "FAILED: early end: the job reported success"; failures=$((failures + 1)); }
 
+run gcl
+expect "instance 0 names both GCL collectives" "instance 0 caught: .*this instance called allReduceCrossReplica\(float, 16 bytes per replica, ADD, ALL groups of 2\).*instance 1 called allGatherCrossReplica\(float, 16 bytes per replica, ALL groups of 2\)"
+expect "instance 1 names both GCL collectives" "instance 1 caught: .*this instance called allGatherCrossReplica.*instance 0 called allReduceCrossReplica"
+[[ $took -lt 60 ]] || { echo "FAILED: gcl mismatch took $took s"; failures=$((failures + 1)); }
+[[ $status -eq 0 ]] || { echo "FAILED: gcl mismatch: the instances caught their errors, yet status $status"; failures=$((failures + 1)); }
+
 # An instance that ends before starting MPI: Open MPI ends the job itself ("did not call
 # init"); if it waited instead, the watchdog on MPI's start ends the waiting instance at the
 # deadline. Either way: an error within seconds, never a hang.

@@ -3,6 +3,7 @@
 #include "dist/MpiSupport.hpp"
 
 #include "popdist/popdist_poplar.hpp"
+#include "poplar/Type.hpp"
 #include "poplar/exceptions.hpp"
 
 #include "util/DistEnvironment.hpp"
@@ -58,6 +59,31 @@ void finaliseAtExit() {
   MPI_Finalize();
 }
 
+// A GCL collective between replicas, as gcl spells it.
+std::string describeReplicaCollective(const CallDescriptor &c) {
+  static const char *const kKinds[] = {"allReduceCrossReplica",      "reduceScatterCrossReplica",
+                                       "allGatherCrossReplica",      "allToAllCrossReplica",
+                                       "broadcastCrossReplica",      "allReduceWithinReplica",
+                                       "reduceScatterWithinReplica", "allGatherWithinReplica"};
+  static const char *const kOps[] = {"ADD",         "MEAN",       "MUL",        "MIN",  "MAX",
+                                     "LOGICAL_AND", "LOGICAL_OR", "SQUARE_ADD", "LOCAL"};
+  static const char *const kGroups[] = {"ALL", "CONSECUTIVE", "ORTHOGONAL"};
+  const unsigned kind = c.op & 0xff, op = (c.op >> 8) & 0xff, group = (c.op >> 16) & 0xff;
+  std::string text = std::string(kind < 8 ? kKinds[kind] : "a collective between replicas") + "(";
+  try {
+    text += poplar::Type(static_cast<poplar::Type::Id>(c.type)).toString();
+  } catch (const std::exception &) {
+    text += "type " + std::to_string(c.type);
+  }
+  text += ", " + std::to_string(c.count) + " bytes per replica, ";
+  if (kind == 0 || kind == 1 || kind == 5 || kind == 6)
+    text += std::string(op < 9 ? kOps[op] : "?") + ", ";
+  if (kind == 4)
+    text += "root " + std::to_string(c.root) + ", ";
+  text += std::string(group < 3 ? kGroups[group] : "?") + " groups of " + std::to_string(c.groupSize) + ")";
+  return text;
+}
+
 std::string describe(const CallDescriptor &c) {
   static const char *const kTypes[] = {"float", "double", "int32", "uint32", "int64", "uint64"};
   static const char *const kOps[] = {"SUM", "PROD", "MIN", "MAX"};
@@ -73,6 +99,8 @@ std::string describe(const CallDescriptor &c) {
     return "broadcast(" + std::to_string(c.count) + " bytes, root " + std::to_string(c.root) + ")";
   case CallKind::AllGather:
     return "allGather(" + std::to_string(c.count) + " bytes)";
+  case CallKind::ReplicaCollective:
+    return describeReplicaCollective(c);
   }
   return "an unknown call";
 }
@@ -173,7 +201,7 @@ void agree(const char *collective, CallDescriptor mine) {
   for (unsigned r = 0; r < all.size(); ++r) {
     const CallDescriptor &c = all[r];
     if (c.kind == mine.kind && c.type == mine.type && c.op == mine.op && c.root == mine.root &&
-        c.count == mine.count && c.sequence == mine.sequence)
+        c.count == mine.count && c.groupSize == mine.groupSize && c.sequence == mine.sequence)
       continue;
     if (c.kind == CallKind::Exit)
       peerGone = true;

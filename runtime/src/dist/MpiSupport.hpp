@@ -32,21 +32,24 @@ void wait(MPI_Request &request, const char *what);
 void startForLaunch();
 
 /// What one instance calls; every instance must call the same, in the same order.
-enum class CallKind : std::uint32_t { Exit, Synchronize, AllReduce, Broadcast, AllGather };
+/// ReplicaCollective is a GCL collective between replicas on several instances (MpiTransport).
+enum class CallKind : std::uint32_t { Exit, Synchronize, AllReduce, Broadcast, AllGather, ReplicaCollective };
 struct CallDescriptor {
   CallKind kind = CallKind::Exit;
-  std::uint32_t type = 0;  // allReduce: float, double, int32, uint32, int64, uint64
-  std::uint32_t op = 0;    // allReduce: ReduceOp
-  std::uint32_t root = 0;  // broadcast
-  std::uint64_t count = 0; // allReduce: elements; broadcast, allGather: bytes
+  std::uint32_t type = 0;  // allReduce: float, double, int32, uint32, int64, uint64; replicas: Type::Id
+  std::uint32_t op = 0;    // allReduce: ReduceOp; replicas: kind | op << 8 | group << 16
+  std::uint32_t root = 0;  // broadcast; replicas: the root's position in its group
+  std::uint64_t count = 0; // allReduce: elements; broadcast, allGather, replicas: bytes (per replica)
   std::uint64_t sequence = 0;
+  std::uint32_t groupSize = 0; // replicas: replicas per group
+  std::uint32_t unused = 0;
 };
 
-/// Before each host collective (and at the end of the program, from an atexit handler): every
-/// instance shows the others what it calls (an all-gather on a copy of MPI_COMM_WORLD, under
-/// the deadline). A difference in kind, type, size, operation, root or order — or a peer
-/// whose program ended — throws on every instance a poplar::runtime_error naming this call
-/// and each other instance's. Call with mpiMutex() held, after ensureMpi.
+/// Before each host collective, each collective between replicas on several instances (and at the end of the
+/// program, from an atexit handler): every instance shows the others what it calls (an all-gather on a copy
+/// of MPI_COMM_WORLD, under the deadline). A difference in kind, type, size, operation, root or order — or a
+/// peer whose program ended — throws on every instance a poplar::runtime_error naming this call and each
+/// other instance's. Call with mpiMutex() held, after ensureMpi.
 void agree(const char *what, CallDescriptor mine);
 
 } // namespace aspen::dist

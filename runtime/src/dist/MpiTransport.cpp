@@ -54,6 +54,7 @@ public:
     if (inBytes > static_cast<std::uint64_t>(INT_MAX))
       fail(kWhat, "collective '" + c.name + "' moves " + std::to_string(inBytes) +
                       " bytes per replica, more than one MPI call carries (2 GiB)");
+    agreeOn(c, inBytes);
     if (c.kind == static_cast<std::uint8_t>(ir::CollectiveKind::AllReduce) && inBytes == outBytes &&
         allReduceByChunks(c, in, inBytes, out))
       return;
@@ -104,6 +105,22 @@ public:
   }
 
 private:
+  // Every instance shows the others which collective it runs (popdist's agreement): instances
+  // whose programs differ, or one that ended, fail at once on every side naming both calls,
+  // instead of exchanging bytes of different collectives or waiting for the deadline.
+  void agreeOn(const exe::CollectiveInfo &c, std::uint64_t inBytes) {
+    CallDescriptor mine{CallKind::ReplicaCollective};
+    mine.type = static_cast<std::uint32_t>(c.type);
+    mine.op = c.kind | std::uint32_t(c.op) << 8 | std::uint32_t(c.group) << 16;
+    mine.root = c.root;
+    mine.count = inBytes;
+    mine.groupSize = c.groupSize;
+    const std::string what = "collective '" + c.name + "' between instances";
+    std::lock_guard<std::mutex> lock(mpiMutex());
+    ensureMpi(what.c_str());
+    agree(what.c_str(), mine);
+  }
+
   // The element-wise all-reduce, chunked over instances; false when a count does not fit MPI's int
   // (the caller then takes the general path).
   bool allReduceByChunks(const exe::CollectiveInfo &c, const std::vector<const std::uint8_t *> &in,
