@@ -108,3 +108,25 @@ TEST_CASE("autoReport.outputHtml=false leaves the page out", "[profile]") {
   CHECK_FALSE(fs::exists(dir / "report.html"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("autoReport never writes through a file or link planted at a temporary name",
+          "[profile][security]") {
+  // A shared report directory: another user plants symbolic links at the names the old writer
+  // used (<file>.tmp) pointing at a file of the victim's; the report must not reach it.
+  const fs::path dir = fs::temp_directory_path() / ("aspen_report_planted_" + std::to_string(::getpid()));
+  const fs::path victim = fs::temp_directory_path() / ("aspen_report_victim_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  { std::ofstream(victim) << "precious"; }
+  for (const char *name : {"profile.json.tmp", "profile.pop.tmp", "report.html.tmp"})
+    fs::create_symlink(victim, dir / name);
+  runWithReport(dir);
+  CHECK(slurp(victim) == "precious");
+  for (const char *name : {"profile.json", "profile.pop", "report.html"}) {
+    INFO(name);
+    CHECK(fs::is_regular_file(fs::symlink_status(dir / name)));
+  }
+  CHECK(nlohmann::json::parse(slurp(dir / "profile.json"))["version"] == 2);
+  fs::remove(victim);
+  fs::remove_all(dir);
+}

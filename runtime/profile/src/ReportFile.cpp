@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 #include "ReportFile.hpp"
 
+#include "cache/CacheFiles.hpp"
 #include "poplar/exceptions.hpp"
 
 #include <filesystem>
@@ -152,21 +153,13 @@ json readReport(const std::string &path, std::string *resolvedPath) {
   return report;
 }
 
+// Through the caches' writer: a temporary name nobody can predict, created exclusively, so a
+// file or symbolic link planted in a shared report directory is never written through.
 void writeFileAtomically(const std::string &fileName, const std::string &contents) {
-  const fs::path file = fileName;
-  const fs::path temporary = file.string() + ".tmp";
-  {
-    std::ofstream os(temporary, std::ios::binary | std::ios::trunc);
-    if (!os)
-      throw poplar::poplar_error("Cannot write '" + file.string() + "'");
-    os.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    if (!os)
-      throw poplar::poplar_error("Cannot write '" + file.string() + "'");
-  }
-  std::error_code ec;
-  fs::rename(temporary, file, ec);
-  if (ec)
-    throw poplar::poplar_error("Cannot write '" + file.string() + "': " + ec.message());
+  std::string why;
+  if (!aspen::cache::writeAtomic(fileName, contents.data(), contents.size(), aspen::cache::FileMode::User,
+                                 why))
+    throw poplar::poplar_error("Cannot write '" + fileName + "': " + why);
 }
 
 void writeReportFiles(const std::string &directory, const json &report, bool pop) {
