@@ -7,8 +7,8 @@
 //
 // Private members: the probes are class templates explicitly instantiated with
 // `&Vertex::field` as a template argument, where access checking does not apply
-// ([temp.explicit]); the friend functions they define are then called through
-// a per-field tag type.
+// ([temp.explicit]); the friend function each defines is the only one of its name in
+// its own namespace (RegistrationUnit.cpp writes them).
 #ifndef ASPEN_REGISTRATION_SUPPORT_HPP
 #define ASPEN_REGISTRATION_SUPPORT_HPP
 
@@ -166,27 +166,27 @@ template <class V> struct LayoutStorage {
 };
 template <class V> typename LayoutStorage<V>::Bytes LayoutStorage<V>::storage;
 
-template <class Tag, class V, class MP, MP M> struct FieldProbe {
-  friend void aspenDescribeField(Tag, AspenFieldEntry *entry) {
-    typedef typename MemberOf<MP>::type F;
-    typedef FieldTraits<typename std::remove_cv<F>::type> Traits;
-    // Offsets come from the compiler's layout; no vertex constructor ever runs.
-    unsigned char *storage = LayoutStorage<V>::storage.bytes;
-    V *object = reinterpret_cast<V *>(storage);
-    const unsigned char *member = reinterpret_cast<const unsigned char *>(&(object->*M));
-    entry->offset = static_cast<std::uint32_t>(member - storage);
-    entry->size = static_cast<std::uint32_t>(sizeof(F));
-    entry->minAlign = Traits::minAlign;
-    entry->kind = Traits::kind;
-    entry->shape = Traits::shape;
-    entry->elementType = Traits::elementType;
-    entry->layout = Traits::layout;
-    entry->outerLayout = Traits::outerLayout;
-    entry->isConst = std::is_const<F>::value ? 1 : 0;
-    entry->unsupported = Traits::supported && std::is_trivially_copyable<F>::value ? 0 : 1;
-    entry->reserved = 0;
-  }
-};
+/// Fills `entry` for field `M` of `V`. `M` arrives as a template argument, so no access check
+/// applies here even for a private member.
+template <class V, class MP, MP M> void describeMember(AspenFieldEntry *entry) {
+  typedef typename MemberOf<MP>::type F;
+  typedef FieldTraits<typename std::remove_cv<F>::type> Traits;
+  // Offsets come from the compiler's layout; no vertex constructor ever runs.
+  unsigned char *storage = LayoutStorage<V>::storage.bytes;
+  V *object = reinterpret_cast<V *>(storage);
+  const unsigned char *member = reinterpret_cast<const unsigned char *>(&(object->*M));
+  entry->offset = static_cast<std::uint32_t>(member - storage);
+  entry->size = static_cast<std::uint32_t>(sizeof(F));
+  entry->minAlign = Traits::minAlign;
+  entry->kind = Traits::kind;
+  entry->shape = Traits::shape;
+  entry->elementType = Traits::elementType;
+  entry->layout = Traits::layout;
+  entry->outerLayout = Traits::outerLayout;
+  entry->isConst = std::is_const<F>::value ? 1 : 0;
+  entry->unsupported = Traits::supported && std::is_trivially_copyable<F>::value ? 0 : 1;
+  entry->reserved = 0;
+}
 
 template <class R> struct Result {
   template <class Call> static int run(Call call) { return call() ? 1 : 0; }
@@ -224,13 +224,6 @@ template <class V, class B, class R, class W> int invoke(V *v, R (B::*m)(W), uns
 template <class V, class B, class R, class W> int invoke(V *v, R (B::*m)(W) const, unsigned w) {
   return Result<R>::run(Call1<V, R (B::*)(W) const>{v, m, w});
 }
-
-/// Calls `V::compute` (M) on a vertex object.
-template <class Tag, class V, class MP, MP M> struct ComputeProbe {
-  friend int aspenCompute(Tag, void *vertex, unsigned workerId) {
-    return invoke(static_cast<V *>(vertex), M, workerId);
-  }
-};
 
 /// Whether the host compiler sees a vertex type: a class deriving from a vertex
 /// base with an accessible compute member. Checked (must be false) for every

@@ -135,31 +135,36 @@ std::string generateRegistrationUnit(const std::string &sourcePath,
   std::ostringstream os;
   const std::string ns = "u" + std::to_string(unitIndex);
 
-  // Tags and the declarations of the friend functions the probes define.
+  // The probes: a namespace per vertex (c<v>) and per field (f<v>_<f>), each with its own
+  // probe template and the one function its explicit instantiation defines. One probe template
+  // shared by every field made each call an overload resolution over every field's function:
+  // quadratic in the number of fields (issue 25: 10,000 fields took 278 s), and in the number
+  // of vertex types for compute.
+  static const char *const kComputeProbe =
+      " { template <class V, class P, P M> struct Probe { friend int compute(void *v, unsigned w) "
+      "{ return ::aspen_codelet::invoke(static_cast<V *>(v), M, w); } }; int compute(void *v, unsigned w); "
+      "}\n";
+  static const char *const kFieldProbe =
+      " { template <class V, class P, P M> struct Probe { friend void describe(AspenFieldEntry *e) "
+      "{ ::aspen_codelet::describeMember<V, P, M>(e); } }; void describe(AspenFieldEntry *e); }\n";
   os << "namespace aspen_codelet {\nnamespace " << ns << " {\n";
   for (std::size_t v = 0; v < vertices.size(); ++v) {
-    os << "struct C" << v << " {};\n";
+    os << "namespace c" << v << kComputeProbe;
     for (std::size_t f = 0; f < vertices[v].fields.size(); ++f)
-      os << "struct F" << v << "_" << f << " {};\n";
+      os << "namespace f" << v << "_" << f << kFieldProbe;
   }
-  os << "} // namespace " << ns << "\n";
-  for (std::size_t v = 0; v < vertices.size(); ++v) {
-    os << "int aspenCompute(" << ns << "::C" << v << ", void *, unsigned);\n";
-    for (std::size_t f = 0; f < vertices[v].fields.size(); ++f)
-      os << "void aspenDescribeField(" << ns << "::F" << v << "_" << f << ", AspenFieldEntry *);\n";
-  }
-  os << "} // namespace aspen_codelet\n\n";
+  os << "} // namespace " << ns << "\n} // namespace aspen_codelet\n\n";
 
   // Explicit instantiations: access checks do not apply to their arguments.
+  const std::string probes = "aspen_codelet::" + ns + "::";
   for (std::size_t v = 0; v < vertices.size(); ++v) {
     const IntrospectedVertex &vx = vertices[v];
     const std::string &type = vx.name;
-    os << "template struct aspen_codelet::ComputeProbe<aspen_codelet::" << ns << "::C" << v << ", " << type
-       << ", decltype(&" << type << "::compute), &" << type << "::compute>;\n";
+    os << "template struct " << probes << "c" << v << "::Probe<" << type << ", decltype(&" << type
+       << "::compute), &" << type << "::compute>;\n";
     for (std::size_t f = 0; f < vx.fields.size(); ++f)
-      os << "template struct aspen_codelet::FieldProbe<aspen_codelet::" << ns << "::F" << v << "_" << f
-         << ", " << type << ", decltype(&" << type << "::" << vx.fields[f] << "), &" << type
-         << "::" << vx.fields[f] << ">;\n";
+      os << "template struct " << probes << "f" << v << "_" << f << "::Probe<" << type << ", decltype(&"
+         << type << "::" << vx.fields[f] << "), &" << type << "::" << vx.fields[f] << ">;\n";
   }
 
   // Introspection and the host compiler must agree on what is not a vertex type.
@@ -172,23 +177,17 @@ std::string generateRegistrationUnit(const std::string &sourcePath,
   // The unit's entry table, built on first use.
   os << "\nnamespace aspen_codelet {\nnamespace " << ns << " {\nnamespace {\n";
   for (std::size_t v = 0; v < vertices.size(); ++v) {
-    os << "int compute" << v << "(void *vertex, unsigned workerId) { return aspenCompute(C" << v
-       << "(), vertex, workerId); }\n";
-    // Per field a small function, and tables the constructor loops over: one function of
-    // 2n statements made the host compiler's time grow faster than n (issue 25: 4,000 fields
-    // took over 300 s).
+    // Tables the constructor loops over: one function of 2n statements made the host
+    // compiler's time grow faster than n (issue 25).
     const IntrospectedVertex &vx = vertices[v];
     if (vx.fields.empty())
       continue;
-    for (std::size_t f = 0; f < vx.fields.size(); ++f)
-      os << "void describe" << v << "_" << f << "(AspenFieldEntry *e) { aspenDescribeField(F" << v << "_" << f
-         << "(), e); }\n";
     os << "const char *const fieldNames" << v << "[] = {";
     for (std::size_t f = 0; f < vx.fields.size(); ++f)
       os << (f ? ", " : "") << quoted(vx.fields[f]);
     os << "};\nvoid (*const fieldDescribers" << v << "[])(AspenFieldEntry *) = {";
     for (std::size_t f = 0; f < vx.fields.size(); ++f)
-      os << (f ? ", " : "") << "&describe" << v << "_" << f;
+      os << (f ? ", " : "") << "&f" << v << "_" << f << "::describe";
     os << "};\n";
   }
   os << "struct Table {\n";
@@ -210,7 +209,7 @@ std::string generateRegistrationUnit(const std::string &sourcePath,
        << "    entries[" << v << "].flags = vertexFlags<" << vx.name << ">();\n"
        << "    entries[" << v << "].numFields = " << vx.fields.size() << ";\n"
        << "    entries[" << v << "].fields = fields" << v << ";\n"
-       << "    entries[" << v << "].compute = &compute" << v << ";\n";
+       << "    entries[" << v << "].compute = &c" << v << "::compute;\n";
   }
   os << "  }\n};\n} // namespace\n} // namespace " << ns << "\n} // namespace aspen_codelet\n\n";
   os << "__attribute__((visibility(\"hidden\"))) const AspenVertexEntry *aspen_codelet_unit_entries_"
