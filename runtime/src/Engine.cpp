@@ -355,8 +355,10 @@ void Engine::load(const Device &device) {
 }
 
 void Engine::run(unsigned prog, const std::string &debugName) {
-  pvti::Tracepoint trace(aspen::traceChannel(), "Engine::run(" + std::to_string(prog) +
-                                                    (debugName.empty() ? "" : ", " + debugName) + ")");
+  std::optional<pvti::Tracepoint> trace; // its label only when traces are recorded
+  if (pvti::Tracepoint::enabled())
+    trace.emplace(aspen::traceChannel(),
+                  "Engine::run(" + std::to_string(prog) + (debugName.empty() ? "" : ", " + debugName) + ")");
   live(impl_).run(prog);
 }
 

@@ -336,7 +336,7 @@ void Executor::begin(unsigned program) {
 
 Executor::Pause Executor::resume() {
   ExecutionProfile &profile = *host_.profile;
-  const auto start = Clock::now();
+  const auto start = profile.enabled ? Clock::now() : Clock::time_point(); // read only when enabled
   std::uint32_t &pc = pc_;
   struct WallTime {
     ExecutionProfile &profile;

@@ -86,6 +86,13 @@ void runCollective(const exe::ExecutableData &exe, const exe::CollectiveInfo &c,
 void runReplicas(const exe::ExecutableData &exe, std::vector<std::unique_ptr<Replica>> &replicas,
                  unsigned program, CollectiveTransport &transport) {
   const std::size_t n = replicas.size();
+  if (n == 1) { // no replica set to keep in step: nothing to allocate per run
+    Executor &e = *replicas[0]->executor;
+    e.begin(program);
+    while (e.resume() == Executor::Pause::Collective)
+      runCollective(exe, exe.collectives[exe.steps[e.pausedStep()].a], replicas, transport);
+    return;
+  }
   for (auto &r : replicas)
     r->executor->begin(program);
   std::vector<Executor::Pause> status(n);
