@@ -18,7 +18,8 @@ template <typename T> constexpr bool hasAssemblyVersion() {
 
 // out[i] = in[i] + DATA_PATH_BYTES (8); a C++ fallback vertex as PopLibs writes them,
 // WORKER_ALIGN an attribute of the class as in PopLibs' MaxPoolingGradientScale.
-template <typename T> class WORKER_ALIGN AddAlign : public poplar::SupervisorVertexIf<hasAssemblyVersion<T>()> {
+template <typename T>
+class WORKER_ALIGN AddAlign : public poplar::SupervisorVertexIf<hasAssemblyVersion<T>()> {
 public:
   poplar::Input<poplar::Vector<T, poplar::VectorLayout::SPAN, 8>> in;
   poplar::Output<poplar::Vector<T, poplar::VectorLayout::ONE_PTR, 8>> out;
