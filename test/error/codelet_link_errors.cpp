@@ -9,6 +9,10 @@
 
 #include "CommandSupport.hpp"
 
+#include "codelets/ContentHash.hpp"
+#include "codelets/GpFile.hpp"
+#include "codelets/VertexLibrary.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -107,5 +111,16 @@ TEST_CASE("link errors: a function no codelet of the graph defines", "[error][co
     CHECK(contains(what, "'rt_axpy(float, float, float)'"));
     CHECK(contains(what, "'rt_clamp'"));
     CHECK(contains(what, "'rt_calls'"));
+  }
+  // Its shared object has stubs for the three: the loader never runs it either.
+  const auto bytes = aspen::codelets::readBinaryFile(stub);
+  try {
+    aspen::codelets::loadVertexLibrary(aspen::codelets::contentHash(bytes.data(), bytes.size()), bytes,
+                                       "stub.gp");
+    FAIL("a library with undefined symbols was loaded to run");
+  } catch (const graph_object_load_error &e) {
+    INFO(e.what());
+    CHECK(contains(e.what(), "'stub.gp'"));
+    CHECK(contains(e.what(), "3 symbols no linked library defined"));
   }
 }

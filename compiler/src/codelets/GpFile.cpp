@@ -304,7 +304,8 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
         o.size = unsignedField(jo, "size", ~std::uint64_t(0) >> 1, fileName, "an object");
         m.objects.push_back(std::move(o));
       }
-      m.units = stringList(doc, "units", fileName);
+      if (doc.contains("units"))
+        m.units = stringList(doc, "units", fileName);
       for (const std::string &u : m.units)
         if (u.empty() || u.size() > 64 ||
             u.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") !=
