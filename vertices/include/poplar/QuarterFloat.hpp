@@ -152,6 +152,25 @@ inline quarter toQuarter(float x, quarter_metadata md) {
 inline quarter toQuarter(half x, quarter_metadata md) {
   return toQuarter(static_cast<float>(x), md);
 }
+/// The same, with the IPU's NaN-on-overflow choice (the `nanoo` bit of FP_CTL, as
+/// PopLibs' cast codelets pass it): true gives NaN on overflow, as above; false
+/// saturates an overflow (infinities included) to the largest value of x's sign
+/// (0x7f, 0xff). NaN stays NaN either way.
+inline quarter toQuarter(float x, quarter_metadata md, bool nanOnOverflow) {
+  quarter q = toQuarter(x, md);
+  if (nanOnOverflow || q.value != 0x80 || x != x)
+    return q;
+  const aspen_detail::QuarterFormatBits f = aspen_detail::quarterFormatBits(md);
+  const unsigned largest =
+      (static_cast<unsigned>(f.maxField) << f.mantissaBits) | ((1u << f.mantissaBits) - 1);
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  q.value = static_cast<std::uint8_t>(((bits >> 31) << 7) | largest);
+  return q;
+}
+inline quarter toQuarter(half x, quarter_metadata md, bool nanOnOverflow) {
+  return toQuarter(static_cast<float>(x), md, nanOnOverflow);
+}
 
 /// The value of `q`: decode(bits) * 2^scale, exact in float; 0x80 gives NaN.
 inline float toFloat(quarter q, quarter_metadata md) {
