@@ -50,6 +50,8 @@ aspen_add_test(codelets_hostile LABEL error SOURCES error/codelet_hostile.cpp)
 target_include_directories(codelets_hostile PRIVATE ${_codelet_corpus_dir})
 target_compile_definitions(codelets_hostile PRIVATE ASPEN_CODELET_CORPUS_DIR="${_codelet_corpus_dir}")
 target_link_libraries(codelets_hostile PRIVATE nlohmann_json::nlohmann_json)
+aspen_add_test(codelets_link_errors LABEL error SOURCES error/codelet_link_errors.cpp)
+add_dependencies(codelets_link_errors popc)
 
 # A vertex of 1,500 fields; popc_fields_bench (not run by ctest) times 10,000 fields and 4,000
 # vertex types (issue 25).

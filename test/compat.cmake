@@ -185,3 +185,5 @@ aspen_add_test(popfloat_compat_gfloat_cast LABEL conformance SOURCES compat/popf
 # the IPUModel and a DeviceManager IPU device against host loops.
 aspen_add_test(compat_codelets_dialect LABEL integration SOURCES compat/codelets_dialect.cpp)
 add_dependencies(compat_codelets_dialect popc)
+aspen_add_test(compat_codelets_link LABEL integration SOURCES compat/codelets_link.cpp)
+add_dependencies(compat_codelets_link popc)

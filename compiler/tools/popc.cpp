@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
       std::vector<std::vector<std::uint8_t>> inputs;
       std::vector<aspen::codelets::GpInput> parts;
       if (!bytes.empty())
-        parts.push_back({bytes.data(), bytes.size(), sources.front()});
+        parts.push_back({bytes.data(), bytes.size(), sources.size() == 1 ? sources.front() : output});
       for (const std::string &lib : libraries)
         inputs.push_back(aspen::codelets::readBinaryFile(lib));
       for (std::size_t i = 0; i < libraries.size(); ++i) {
@@ -209,7 +209,7 @@ int main(int argc, char **argv) {
           printCounts(aspen::codelets::decodeGp(inputs[i].data(), inputs[i].size(), libraries[i]).metadata,
                       " (from " + libraries[i] + ")");
       }
-      bytes = aspen::codelets::linkGp(parts, parsed.targets);
+      bytes = aspen::codelets::linkCodeletLibraries(parts, parsed.targets).gpBytes;
     }
     if (verbose)
       std::cerr << "popc: " << output << ": "

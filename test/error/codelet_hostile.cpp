@@ -113,9 +113,13 @@ Compiled compileSource(const TempDir &dir, const std::string &file, const std::s
   Compiled c;
   c.gp = cl::compileCodelets({path}, cl::parseCodeletFlags("")).gpBytes;
   const auto decoded = cl::decodeGp(c.gp.data(), c.gp.size(), file);
-  c.metadata = nlohmann::json::parse(cl::metadataToJson(decoded.metadata));
-  c.soOffset = decoded.sharedObjectOffset;
-  c.soSize = decoded.sharedObjectSize;
+  // The shared object alone: crafted files below carry no relocatable objects.
+  cl::LibraryMetadata m = decoded.metadata;
+  m.objects.clear();
+  m.units.clear();
+  c.metadata = nlohmann::json::parse(cl::metadataToJson(m));
+  c.soOffset = decoded.parts.at(0).offset;
+  c.soSize = decoded.parts.at(0).size;
   return c;
 }
 
@@ -264,6 +268,18 @@ TEST_CASE("codelet_hostile: crafted .gp metadata is bounded before use", "[codel
       {"crafted.gp", "defined twice"});
   check([&](nlohmann::json &m) { m["vertices"][0]["fields"] = 3; }, {"crafted.gp", "\"fields\""});
   check([&](nlohmann::json &m) { m["sources"] = {1, 2}; }, {"crafted.gp", "sources"});
+  // Objects (format 4) the file does not hold, and unit tokens that are no identifiers.
+  check(
+      [&](nlohmann::json &m) {
+        m["objects"] = {{{"name", "a.cpp"}, {"hash", "00"}, {"size", 1u << 30}}};
+      },
+      {"crafted.gp", "objects are larger"});
+  check(
+      [&](nlohmann::json &m) {
+        m["objects"] = nlohmann::json::array();
+        m["units"] = {"a); system(\"x"};
+      },
+      {"crafted.gp", "is not an identifier"});
 
   // A version 2 file (one shared object, no part list) still reads.
   {
@@ -276,10 +292,10 @@ TEST_CASE("codelet_hostile: crafted .gp metadata is bounded before use", "[codel
     const auto decoded = cl::decodeGp(bytes.data(), bytes.size(), "v2.gp");
     REQUIRE(decoded.parts.size() == 1);
     REQUIRE(decoded.parts[0].size == c.soSize);
-    const std::uint32_t four = 4;
-    std::memcpy(bytes.data() + 8, &four, 4);
-    requireError<graph_object_load_error>([&] { cl::decodeGp(bytes.data(), bytes.size(), "v4.gp"); },
-                                          {"v4.gp", "format version 4"});
+    const std::uint32_t five = 5;
+    std::memcpy(bytes.data() + 8, &five, 4);
+    requireError<graph_object_load_error>([&] { cl::decodeGp(bytes.data(), bytes.size(), "v5.gp"); },
+                                          {"v5.gp", "format version 5"});
   }
 
   // Structurally valid metadata that disagrees with its code (fields swapped) is

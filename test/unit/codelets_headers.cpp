@@ -312,3 +312,21 @@ TEST_CASE("fp8: codelet-side packing agrees with the host QuarterMetadata binary
       CHECK(poplar::packMetadata(md) == host.getBinary());
     }
 }
+
+TEST_CASE("fp8: toQuarter with NaN on overflow off saturates, as PopLibs' casts ask", "[codelets][fp8]") {
+  for (auto fmt : {quarter_metadata::f143, quarter_metadata::f152}) {
+    const quarter_metadata md{fmt, 0};
+    const float inf = std::numeric_limits<float>::infinity();
+    for (float x : {1e30f, inf})
+      CHECK(poplar::toQuarter(x, md, false).value == 0x7f);
+    for (float x : {-1e30f, -inf})
+      CHECK(poplar::toQuarter(x, md, false).value == 0xff);
+    CHECK(poplar::toQuarter(1e30f, md, true).value == 0x80);
+    CHECK(poplar::toQuarter(std::numeric_limits<float>::quiet_NaN(), md, false).value == 0x80);
+    // 0x7f is the largest finite value: one more step of it overflows.
+    const float largest = poplar::toFloat(poplar::toQuarter(1e30f, md, false), md);
+    CHECK(poplar::toQuarter(largest, md).value == 0x7f);
+    for (float x : {0.0f, 1.0f, -3.5f, 0.01f, largest})
+      CHECK(poplar::toQuarter(x, md, false).value == poplar::toQuarter(x, md).value);
+  }
+}

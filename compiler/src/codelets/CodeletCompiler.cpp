@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cxxabi.h>
 #include <dirent.h>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -259,6 +260,169 @@ std::string joinNames(const std::set<std::string> &names) {
   std::string out;
   for (const std::string &n : names)
     out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
+}
+
+/// A relocatable object to link and the name messages give it ("a.cpp", "lib.gp(a.cpp)").
+struct ObjectFile {
+  std::string path;
+  std::string name;
+};
+
+struct LinkedObjects {
+  int status = 0;
+  std::string output;                 // the linker's messages, objects named as the user knows them
+  std::string soPath;                 // the shared object (when status is 0)
+  std::vector<std::string> undefined; // mangled symbols no object defines (stubbed in soPath)
+};
+
+/// The symbols of a GNU linker's "undefined reference to `X'" lines, each once.
+std::vector<std::string> undefinedReferences(const std::string &output) {
+  std::set<std::string> seen;
+  std::vector<std::string> out;
+  const std::string marker = "undefined reference to `";
+  for (std::size_t at = output.find(marker); at != std::string::npos; at = output.find(marker, at + 1)) {
+    const std::size_t begin = at + marker.size();
+    const std::size_t end = output.find('\'', begin);
+    if (end == std::string::npos)
+      break;
+    const std::string symbol = output.substr(begin, end - begin);
+    if (seen.insert(symbol).second)
+      out.push_back(symbol);
+  }
+  return out;
+}
+
+/// Whether `symbol` can be written in an assembler directive as it is.
+bool plainSymbol(const std::string &symbol) {
+  return !symbol.empty() && symbol.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz"
+                                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ_.$") == std::string::npos;
+}
+
+std::string replaceAll(std::string text, const std::string &from, const std::string &to) {
+  if (from.empty())
+    return text;
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+/// Links `objects` and the entry unit of `unitTokens` into `<workDir>/codelets.so`, as
+/// the IPU linker makes one image of them: a function one object defines, another
+/// calls; a symbol two define is the linker's error, naming both (by their `name`s).
+/// Symbols no object defines are not an error here: they are listed in `undefined`
+/// and given stubs, so that the vertex types can be described; such a shared object
+/// must never run (docs/codelets.md, "Linking").
+LinkedObjects linkObjects(const std::string &cxx, const std::vector<ObjectFile> &objects,
+                          const std::vector<std::string> &unitTokens, const std::string &workDir,
+                          const std::vector<std::string> &linkFlags) {
+  LinkedObjects r;
+  const std::string entrySource = workDir + "/entry.cpp", entryObject = workDir + "/entry.o";
+  const std::string entryText = generateEntryUnit(unitTokens);
+  if (!writeFileAtomic(entrySource, entryText.data(), entryText.size())) {
+    r.status = 1;
+    r.output = "error: cannot write '" + entrySource + "'\n";
+    return r;
+  }
+  std::string command = cxx + " -std=c++17 -O2 -fPIC -fvisibility=hidden -isystem " +
+                        shellQuote(embeddedIncludeDir()) + " -c " + shellQuote(entrySource) + " -o " +
+                        shellQuote(entryObject);
+  if ((r.status = runCommand(command, r.output)) != 0) {
+    r.output = "error: cannot compile the vertex library's entry unit:\n" + r.output;
+    return r;
+  }
+  r.output.clear();
+  r.soPath = workDir + "/codelets.so";
+  auto link = [&](const std::string &extra, std::string &out) {
+    // relro + now: the GOT is read-only once loaded, so a library's writable
+    // memory is its data alone (what each tile gets a copy of, CodeletData.hpp).
+    std::string c = cxx + " -shared -fPIC -Wl,-z,defs -Wl,-z,relro -Wl,-z,now" + extra;
+    for (const std::string &f : linkFlags)
+      c += " " + shellQuote(f);
+    for (const ObjectFile &o : objects)
+      c += " " + shellQuote(o.path);
+    c += " " + shellQuote(entryObject) + " -o " + shellQuote(r.soPath);
+    ASPEN_LOG(Debug, "codelet link: " << c);
+    return runCommand(c, out);
+  };
+  std::string out;
+  r.status = link("", out);
+  if (r.status != 0 && out.find("undefined reference to `") != std::string::npos &&
+      out.find("multiple definition of") == std::string::npos) {
+    // Defined by a library this one is linked with later (popc with .gp inputs, or
+    // Graph::addCodelets): record them, and stub them to describe the vertex types.
+    std::string mangled;
+    link(" -Wl,--no-demangle", mangled);
+    std::vector<std::string> undefined = undefinedReferences(mangled);
+    bool plain = !undefined.empty();
+    std::string stubs = ".text\n.p2align 4\n";
+    for (const std::string &sym : undefined) {
+      plain = plain && plainSymbol(sym);
+      stubs += ".weak " + sym + "\n.hidden " + sym + "\n.type " + sym + ",@function\n" + sym + ":\n";
+    }
+    stubs += "xorl %eax, %eax\nret\n.section .note.GNU-stack,\"\",@progbits\n";
+    const std::string stubSource = workDir + "/stubs.s", stubObject = workDir + "/stubs.o";
+    std::string stubOutput;
+    if (plain && writeFileAtomic(stubSource, stubs.data(), stubs.size()) &&
+        runCommand(cxx + " -c -x assembler " + shellQuote(stubSource) + " -o " + shellQuote(stubObject),
+                   stubOutput) == 0 &&
+        link(" " + shellQuote(stubObject), stubOutput) == 0) {
+      r.status = 0;
+      r.undefined = std::move(undefined);
+      out.clear();
+    }
+  }
+  r.output = out;
+  for (const ObjectFile &o : objects)
+    r.output = replaceAll(r.output, o.path, o.name);
+  r.output = replaceAll(r.output, entryObject, "<entry unit>");
+  return r;
+}
+
+/// "symbol 'f(int)' is defined by both 'a.cpp' and 'b.cpp'" for each symbol the
+/// linker's `output` says is defined twice, naming the objects by `objects`' names.
+std::string duplicateSymbols(const std::string &output, const std::vector<ObjectFile> &objects) {
+  std::string out;
+  std::set<std::string> seen;
+  const std::string marker = "multiple definition of `";
+  for (std::size_t at = output.find(marker); at != std::string::npos; at = output.find(marker, at + 1)) {
+    const std::size_t begin = at + marker.size();
+    const std::size_t end = output.find('\'', begin);
+    if (end == std::string::npos)
+      break;
+    const std::string symbol = output.substr(begin, end - begin);
+    // The objects named on this line and the one before ("obj: in function `f':").
+    std::size_t from = output.rfind('\n', at);
+    from = from == std::string::npos || from == 0 ? 0 : output.rfind('\n', from - 1);
+    from = from == std::string::npos ? 0 : from;
+    std::size_t to = output.find('\n', end);
+    to = to == std::string::npos ? output.size() : to;
+    std::vector<std::pair<std::size_t, std::string>> named;
+    for (const ObjectFile &o : objects)
+      for (std::size_t p = output.find(o.name + ":", from); p != std::string::npos && p < to;
+           p = output.find(o.name + ":", p + 1))
+        if (p == 0 || output[p - 1] == ' ' || output[p - 1] == '\n' || output[p - 1] == ';')
+          named.push_back({p, o.name});
+    std::sort(named.begin(), named.end());
+    std::vector<std::string> files;
+    for (const auto &n : named)
+      if (std::find(files.begin(), files.end(), n.second) == files.end())
+        files.push_back(n.second);
+    if (!seen.insert(symbol).second)
+      continue;
+    out += (out.empty() ? "" : "; ") + std::string("symbol '") + symbol + "' is defined by " +
+           (files.size() >= 2 ? "both '" + files[0] + "' and '" + files[1] + "'" : "two objects");
+  }
+  return out;
+}
+
+/// Link flags among the compile flags (sanitizers need their runtimes at link time).
+std::vector<std::string> linkFlagsOf(const std::vector<std::string> &args) {
+  std::vector<std::string> out;
+  for (const std::string &a : args)
+    if (a.rfind("-fsanitize", 0) == 0 || a.rfind("-fno-sanitize", 0) == 0 || a.rfind("-Wl,", 0) == 0)
+      if (a != "-Wl,-z,defs" && a != "-Wl,-z,relro" && a != "-Wl,-z,now")
+        out.push_back(a);
   return out;
 }
 
@@ -529,7 +693,7 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
 
   const std::string cacheDir = codeletCacheDir();
   CodeletCacheKeyInput keyInput{sources, args, flags.includeDirs, cxx};
-  keyInput.compilerArgs.push_back("generator-v2");
+  keyInput.compilerArgs.push_back("generator-v3");
   const std::string key = codeletCacheKey(keyInput);
   const std::string gpPath = cacheDir.empty() ? std::string() : cacheDir + "/" + key + ".gp";
 
@@ -590,7 +754,7 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
       cppSources.push_back(i);
   std::set<std::string> registered;
   std::string introspectionErrors;
-  std::vector<std::string> units, unitTexts;
+  std::vector<std::string> units, unitTexts, unitTokens;
   std::vector<std::vector<std::string>> unitVertices;
   std::vector<std::uint32_t> vertexCounts(sources.size(), 0);
   std::set<std::string> malformed;
@@ -624,9 +788,12 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
       for (std::size_t f = 0; f < v.fields.size(); ++f)
         fieldTypeSpelling[v.name + "\n" + v.fields[f]] = f < v.fieldTypes.size() ? v.fieldTypes[f] : "";
     const std::string unitPath = workDir + "/unit" + std::to_string(u) + ".cpp";
-    const std::string text = sourcePath.empty()
-                                 ? generateRegistrationUnit("", {}, u, numUnits)
-                                 : generateRegistrationUnit(sourcePath, vertices, u, numUnits, notVertices);
+    // Unique among the units of every library this one may be linked with.
+    const std::string tokenText = key + "/" + std::to_string(u);
+    unitTokens.push_back(contentHash(tokenText.data(), tokenText.size()).substr(0, 20));
+    const std::string text =
+        sourcePath.empty() ? generateRegistrationUnit("", {}, unitTokens.back())
+                           : generateRegistrationUnit(sourcePath, vertices, unitTokens.back(), notVertices);
     if (!writeFileAtomic(unitPath, text.data(), text.size()))
       throw poplar::graph_object_creation_error("Cannot write the codelet registration unit '" + unitPath +
                                                 "'");
@@ -651,6 +818,7 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     std::string object;
     std::string output;
     int status = 0;
+    std::string name; // the source's display name
   };
   std::vector<ObjectJob> jobs;
   auto compileCommand = [&](const std::string &input, const std::string &object, bool isC) {
@@ -667,12 +835,13 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   };
   for (std::size_t u = 0; u < units.size(); ++u) {
     const std::string object = workDir + "/unit" + std::to_string(u) + ".o";
-    jobs.push_back({compileCommand(units[u], object, false), object, "", 0});
+    jobs.push_back({compileCommand(units[u], object, false), object, "", 0,
+                    cppSources.empty() ? std::string("<registration>") : displayNames[cppSources[u]]});
   }
-  for (const std::string &source : sources)
-    if (languageOf(source) == SourceLanguage::C) {
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    if (languageOf(sources[i]) == SourceLanguage::C) {
       const std::string object = workDir + "/c" + std::to_string(jobs.size()) + ".o";
-      jobs.push_back({compileCommand(source, object, true), object, "", 0});
+      jobs.push_back({compileCommand(sources[i], object, true), object, "", 0, displayNames[i]});
     }
   {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
@@ -720,17 +889,16 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
       status = 1;
     }
   }
-  const std::string soPath = workDir + "/codelets.so";
+  LinkedObjects linked;
   if (status == 0) {
-    std::string command = cxx;
-    for (const std::string &a : args)
-      command += " " + shellQuote(a);
+    std::vector<ObjectFile> objects;
     for (const ObjectJob &job : jobs)
-      command += " " + shellQuote(job.object);
-    command += " -o " + shellQuote(soPath);
-    ASPEN_LOG(Debug, "codelet link: " << command);
-    status = runCommand(command, output);
+      objects.push_back({job.object, job.name});
+    linked = linkObjects(cxx, objects, unitTokens, workDir, linkFlagsOf(args));
+    status = linked.status;
+    output += linked.output;
   }
+  const std::string &soPath = linked.soPath;
   std::string diagnostics = cleanDiagnostics(output, workDir);
   // IPU instructions in `asm` reach the host assembler, which names the line.
   if (status != 0 && (diagnostics.find("invalid instruction mnemonic") != std::string::npos ||
@@ -757,6 +925,12 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
                           std::to_string(status) + ")";
     if (!unregistered.empty())
       message += ": cannot register vertex types " + joinNames(unregistered);
+    std::vector<ObjectFile> named;
+    for (const ObjectJob &job : jobs)
+      named.push_back({job.object, job.name});
+    const std::string twice = duplicateSymbols(diagnostics, named);
+    if (!twice.empty())
+      message += ": " + twice;
     throw poplar::graph_object_creation_error(message + ":\n" + diagnostics);
   }
   if (!introspectionErrors.empty())
@@ -840,7 +1014,19 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   out.metadata.vertexTypes = std::move(vertexTypes);
   out.metadata.compilerOutput = diagnostics;
   out.metadata.cacheKey = key;
-  out.gpBytes = encodeGp(out.metadata, soBytes->data(), soBytes->size());
+  out.metadata.units = unitTokens;
+  out.metadata.undefined = linked.undefined;
+  std::vector<std::vector<std::uint8_t>> objectBytes;
+  std::vector<GpInput> objectInputs;
+  for (const ObjectJob &job : jobs) {
+    auto bytes = readFileIfExists(job.object);
+    if (!bytes)
+      throw poplar::graph_object_creation_error("The codelet compiler lost the object of " + job.name);
+    objectBytes.push_back(std::move(*bytes));
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    objectInputs.push_back({objectBytes[i].data(), objectBytes[i].size(), jobs[i].name});
+  out.gpBytes = encodeGp(out.metadata, soBytes->data(), soBytes->size(), objectInputs);
   out.contentHash = contentHash(out.gpBytes.data(), out.gpBytes.size());
   // A cache that cannot take the library (a full disk) only means "not cached":
   // the library's bytes stay in memory (gpPath empty).
@@ -853,6 +1039,158 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   ASPEN_LOG(Info, "compiled codelets " << allNames << " (" << out.metadata.vertexTypes.size()
                                        << " vertex types) in " << static_cast<long>(ms) << " ms");
+  return out;
+}
+
+CompiledCodelets linkCodeletLibraries(const std::vector<GpInput> &inputs,
+                                      const std::vector<std::string> &targets) {
+  if (inputs.empty())
+    throw poplar::graph_object_creation_error("No vertex libraries to link");
+  std::vector<GpContents> decoded;
+  std::string allNames;
+  for (const GpInput &in : inputs) {
+    decoded.push_back(decodeGp(in.bytes, in.size, in.name));
+    allNames += (allNames.empty() ? "'" : ", '") + in.name + "'";
+  }
+  // Every vertex type is defined once in an image.
+  std::map<std::string, std::string> definedBy;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    for (const ir::VertexTypeInfo &type : decoded[i].metadata.vertexTypes) {
+      auto [it, inserted] = definedBy.emplace(type.name, inputs[i].name);
+      if (!inserted)
+        throw poplar::graph_object_creation_error("Cannot link vertex libraries: vertex type '" + type.name +
+                                                  "' is defined by both '" + it->second + "' and '" +
+                                                  inputs[i].name + "'");
+    }
+  std::string old;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (decoded[i].metadata.objects.empty())
+      old += (old.empty() ? "'" : ", '") + inputs[i].name + "'";
+  if (!old.empty()) {
+    // Libraries of format 2 or 3 hold only shared objects: they stay separate parts.
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (!decoded[i].metadata.undefined.empty())
+        throw poplar::graph_object_creation_error(
+            "Cannot link vertex library '" + inputs[i].name +
+            "', which calls functions other libraries "
+            "define, with " +
+            old +
+            ": those were built by an older Aspen and hold no objects to link; "
+            "build them again with this Aspen's popc");
+    CompiledCodelets out;
+    out.gpBytes = linkGp(inputs, targets);
+    out.contentHash = contentHash(out.gpBytes.data(), out.gpBytes.size());
+    out.metadata = decodeGp(out.gpBytes.data(), out.gpBytes.size(), "the linked library").metadata;
+    return out;
+  }
+
+  const std::string cxx = hostCompiler();
+  std::string keyText = "link-v1\n" + compilerIdentity(cxx) + "\n";
+  for (const GpInput &in : inputs)
+    keyText += contentHash(in.bytes, in.size) + "\n";
+  for (const std::string &t : targets)
+    keyText += t + ",";
+  const std::string key = "link-" + contentHash(keyText.data(), keyText.size());
+  const std::string cacheDir = codeletCacheDir();
+  const std::string gpPath = cacheDir.empty() ? std::string() : cacheDir + "/" + key + ".gp";
+  if (auto cached = gpPath.empty() ? std::nullopt : readCacheFile(gpPath)) {
+    try {
+      CompiledCodelets out;
+      out.metadata = decodeGp(cached->data(), cached->size(), gpPath).metadata;
+      if (out.metadata.cacheKey != key)
+        throw poplar::graph_object_load_error("it holds another link (its recorded cache key differs)");
+      out.gpPath = gpPath;
+      out.contentHash = contentHash(cached->data(), cached->size());
+      out.gpBytes = std::move(*cached);
+      out.fromCache = true;
+      return out;
+    } catch (const poplar::graph_object_load_error &e) {
+      ASPEN_LOG(Warn, "linking " << allNames << " again: cached library " << gpPath << " unusable ("
+                                 << e.what() << ")");
+    }
+  }
+
+  const std::string workDir = makeWorkDir(codeletWorkRoot());
+  registerWorkDir(workDir);
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      unregisterWorkDir(dir);
+      removeDirectory(dir);
+    }
+  } cleanup{workDir};
+
+  LibraryMetadata m;
+  std::vector<ObjectFile> objects;
+  std::vector<GpInput> objectInputs;
+  bool countsKnown = true;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const LibraryMetadata &in = decoded[i].metadata;
+    for (std::size_t j = 0; j < in.objects.size(); ++j) {
+      const GpContents::Part &part = decoded[i].objectParts[j];
+      const std::string path = workDir + "/i" + std::to_string(i) + "_" + std::to_string(j) + ".o";
+      if (!writeFileAtomic(path, inputs[i].bytes + part.offset, part.size))
+        throw poplar::graph_object_creation_error("Cannot write '" + path + "' to link " + allNames);
+      const std::string &source = in.objects[j].name;
+      objects.push_back({path, inputs[i].name + "(" + source.substr(source.rfind('/') + 1) + ")"});
+      objectInputs.push_back({inputs[i].bytes + part.offset, part.size, in.objects[j].name});
+    }
+    m.units.insert(m.units.end(), in.units.begin(), in.units.end());
+    m.sources.insert(m.sources.end(), in.sources.begin(), in.sources.end());
+    countsKnown = countsKnown && !in.vertexCounts.empty();
+    m.vertexCounts.insert(m.vertexCounts.end(), in.vertexCounts.begin(), in.vertexCounts.end());
+    for (const auto &[alias, target] : in.aliases)
+      if (!definedBy.count(alias))
+        m.aliases.emplace(alias, target);
+    m.compilerOutput += in.compilerOutput;
+  }
+  if (!countsKnown)
+    m.vertexCounts.clear();
+  const LinkedObjects linked = linkObjects(cxx, objects, m.units, workDir, {});
+  if (linked.status != 0) {
+    const std::string twice = duplicateSymbols(linked.output, objects);
+    throw poplar::graph_object_creation_error("Cannot link vertex libraries " + allNames + " into one image" +
+                                              (twice.empty() ? "" : ": " + twice) + ":\n" + linked.output);
+  }
+  auto soBytes = readFileIfExists(linked.soPath);
+  if (!soBytes)
+    throw poplar::graph_object_creation_error("The linker produced no library for " + allNames);
+  const std::string soHash = contentHash(soBytes->data(), soBytes->size());
+  try {
+    m.vertexTypes = loadSharedObject(soHash, soBytes->data(), soBytes->size(), allNames).describe();
+  } catch (const poplar::graph_object_load_error &e) {
+    throw poplar::graph_object_creation_error("Vertex libraries " + allNames +
+                                              " linked but cannot be loaded: " + e.what());
+  }
+  if (m.vertexTypes.size() != definedBy.size())
+    throw poplar::graph_object_creation_error(
+        "Vertex libraries " + allNames + " linked into " + std::to_string(m.vertexTypes.size()) +
+        " vertex types, not the " + std::to_string(definedBy.size()) + " they define");
+  m.aspenVersion = kAspenVersion;
+  m.sharedObjectHash = soHash;
+  m.sharedObjects = {SharedObjectRef{soHash, soBytes->size()}};
+  m.targets = targets;
+  m.cacheKey = key;
+  m.undefined = linked.undefined;
+  for (const GpInput &o : objectInputs)
+    m.objects.push_back({o.name, "", 0});
+  CompiledCodelets out;
+  out.gpBytes = encodeGp(m, soBytes->data(), soBytes->size(), objectInputs);
+  out.contentHash = contentHash(out.gpBytes.data(), out.gpBytes.size());
+  out.metadata = decodeGp(out.gpBytes.data(), out.gpBytes.size(), "the linked library").metadata;
+  if (!gpPath.empty() && writeFileAtomic(gpPath, out.gpBytes.data(), out.gpBytes.size()))
+    out.gpPath = gpPath;
+  return out;
+}
+
+std::string demangledSymbols(const std::vector<std::string> &symbols) {
+  std::string out;
+  for (const std::string &s : symbols) {
+    int status = 0;
+    char *name = abi::__cxa_demangle(s.c_str(), nullptr, nullptr, &status);
+    out += (out.empty() ? "'" : ", '") + std::string(status == 0 && name ? name : s.c_str()) + "'";
+    std::free(name);
+  }
   return out;
 }
 

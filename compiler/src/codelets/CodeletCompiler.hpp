@@ -51,6 +51,19 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sources, const 
                                  std::ostream *compileOutput = nullptr,
                                  const std::vector<std::string> &displayNames = {});
 
+/// Links vertex libraries into one, as the IPU linker makes one image of them (popc
+/// with .gp inputs, several Graph::addCodelets): their objects are linked into one
+/// shared object, so a function one defines, another calls. Throws
+/// graph_object_creation_error naming both files for a symbol or vertex type defined
+/// twice. Symbols none defines stay listed in the result's `undefined` (linked later).
+/// Libraries without objects (built by an older Aspen) are put side by side (linkGp).
+/// Results are cached by the inputs' content.
+CompiledCodelets linkCodeletLibraries(const std::vector<GpInput> &inputs,
+                                      const std::vector<std::string> &targets);
+
+/// Mangled symbols as a message lists them: "'foo(int)', 'bar'".
+std::string demangledSymbols(const std::vector<std::string> &symbols);
+
 /// `.cpp` for `dir/a.cpp`, "" when the file name has no dot.
 std::string extensionOf(const std::string &path);
 

@@ -200,6 +200,15 @@ std::string metadataToJson(const LibraryMetadata &metadata) {
   }
   if (!metadata.vertexCounts.empty())
     doc["vertexCounts"] = metadata.vertexCounts;
+  if (!metadata.objects.empty()) {
+    Json objects = Json::array();
+    for (const ObjectRef &o : metadata.objects)
+      objects.push_back({{"name", o.name}, {"hash", o.hash}, {"size", o.size}});
+    doc["objects"] = std::move(objects);
+    doc["units"] = metadata.units;
+  }
+  if (!metadata.undefined.empty())
+    doc["undefined"] = metadata.undefined;
   if (!metadata.cacheKey.empty())
     doc["cacheKey"] = metadata.cacheKey;
   if (!metadata.aliases.empty())
@@ -282,6 +291,29 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
         m.sharedObjects.push_back(std::move(so));
       }
     }
+    if (doc.contains("objects")) {
+      const Json &objects = doc.at("objects");
+      if (!objects.is_array())
+        fail(fileName, "the metadata's \"objects\" is not a list");
+      for (const Json &jo : objects) {
+        if (!jo.is_object())
+          fail(fileName, "the metadata's \"objects\" holds something other than an object");
+        ObjectRef o;
+        o.name = stringField(jo, "name", fileName, "an object");
+        o.hash = stringField(jo, "hash", fileName, "an object");
+        o.size = unsignedField(jo, "size", ~std::uint64_t(0) >> 1, fileName, "an object");
+        m.objects.push_back(std::move(o));
+      }
+      if (doc.contains("units"))
+        m.units = stringList(doc, "units", fileName);
+      for (const std::string &u : m.units)
+        if (u.empty() || u.size() > 64 ||
+            u.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") !=
+                std::string::npos)
+          fail(fileName, "the metadata's unit '" + u + "' is not an identifier");
+    }
+    if (doc.contains("undefined"))
+      m.undefined = stringList(doc, "undefined", fileName);
     const std::uint64_t numParts = m.sharedObjects.empty() ? 1 : m.sharedObjects.size();
     const Json &jvertices = doc.at("vertices");
     if (!jvertices.is_array())
@@ -380,7 +412,9 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
 
 namespace {
 
-std::vector<std::uint8_t> assembleGp(const std::string &json, const std::vector<GpInput> &parts) {
+std::vector<std::uint8_t> assembleGp(const std::string &json, std::vector<GpInput> parts,
+                                     const std::vector<GpInput> &objects = {}) {
+  parts.insert(parts.end(), objects.begin(), objects.end());
   std::size_t soSize = 0;
   for (const GpInput &p : parts)
     soSize += p.size;
@@ -405,11 +439,18 @@ std::vector<std::uint8_t> assembleGp(const std::string &json, const std::vector<
 } // namespace
 
 std::vector<std::uint8_t> encodeGp(const LibraryMetadata &metadataIn, const std::uint8_t *sharedObject,
-                                   std::size_t sharedObjectSize) {
+                                   std::size_t sharedObjectSize, const std::vector<GpInput> &objects) {
   LibraryMetadata metadata = metadataIn;
   if (metadata.sharedObjects.empty())
     metadata.sharedObjects.push_back({contentHash(sharedObject, sharedObjectSize), sharedObjectSize});
-  return assembleGp(metadataToJson(metadata), {GpInput{sharedObject, sharedObjectSize, ""}});
+  metadata.objects.resize(objects.size());
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    metadata.objects[i].hash = contentHash(objects[i].bytes, objects[i].size);
+    metadata.objects[i].size = objects[i].size;
+    if (metadata.objects[i].name.empty())
+      metadata.objects[i].name = objects[i].name;
+  }
+  return assembleGp(metadataToJson(metadata), {GpInput{sharedObject, sharedObjectSize, ""}}, objects);
 }
 
 std::vector<std::uint8_t> linkGp(const std::vector<GpInput> &inputs,
@@ -500,9 +541,18 @@ GpContents decodeGp(const std::uint8_t *data, std::size_t size, const std::strin
     contents.parts.push_back({static_cast<std::size_t>(at), static_cast<std::size_t>(so.size)});
     at += so.size;
   }
+  for (const ObjectRef &o : m.objects) {
+    if (o.size > soSize - total)
+      fail(fileName, "the metadata's objects are larger than the file holds");
+    total += o.size;
+    contents.objectParts.push_back({static_cast<std::size_t>(at), static_cast<std::size_t>(o.size)});
+    at += o.size;
+  }
   if (total != soSize)
-    fail(fileName, "the metadata's shared objects (" + std::to_string(total) + " bytes) do not fill the " +
-                       std::to_string(soSize) + " bytes the file holds");
+    fail(fileName, "the metadata's shared objects and objects (" + std::to_string(total) +
+                       " bytes) do not fill the " + std::to_string(soSize) + " bytes the file holds");
+  if (!m.objects.empty() && m.sharedObjects.size() != 1)
+    fail(fileName, "it holds objects and more than one shared object");
   return contents;
 }
 

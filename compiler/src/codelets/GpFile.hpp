@@ -26,7 +26,11 @@ namespace aspen::codelets {
 /// 3: a library may hold several shared objects (popc links .gp inputs into one
 ///    library); the metadata lists them ("sharedObjects") and each vertex names its
 ///    part. Version 2 files (one shared object) are still read.
-constexpr std::uint32_t kGpFormatVersion = 3;
+/// 4: a library also carries the relocatable objects its shared object was linked
+///    from ("objects", after the shared objects), so that libraries link into one
+///    image (docs/codelets.md, "Linking"); "undefined" lists the symbols no object
+///    defines (the shared object then only describes the vertex types).
+constexpr std::uint32_t kGpFormatVersion = 4;
 constexpr std::uint32_t kGpOldestReadableVersion = 2;
 
 /// Bounds the reader enforces on metadata (a vertex object lives in one tile's memory).
@@ -35,6 +39,13 @@ constexpr std::uint32_t kMaxFieldAlign = 1u << 16;
 
 /// One shared object of a library, in the order they follow the metadata.
 struct SharedObjectRef {
+  std::string hash;       // content hash of its bytes
+  std::uint64_t size = 0; // bytes
+};
+
+/// A relocatable object a library's shared object was linked from (format 4).
+struct ObjectRef {
+  std::string name;       // the source it was compiled from ("a.cpp"), for messages
   std::string hash;       // content hash of its bytes
   std::uint64_t size = 0; // bytes
 };
@@ -60,6 +71,15 @@ struct LibraryMetadata {
   /// Other names of vertex types: a template instantiation as the source wrote it with
   /// defaulted arguments left out ("Foo<float>") -> its canonical name ("Foo<float,2>").
   std::map<std::string, std::string> aliases;
+  /// The relocatable objects (empty: a library of format 2 or 3, which cannot be linked
+  /// again), in the order they follow the shared objects; and the tokens of their
+  /// registration units (RegistrationUnit.hpp), which the linker's entry unit lists.
+  std::vector<ObjectRef> objects;
+  std::vector<std::string> units;
+  /// Symbols (mangled) the objects use and none defines. Non-empty: the library must be
+  /// linked with the ones that define them before it runs; its shared object only
+  /// describes the vertex types (the missing symbols are stubs).
+  std::vector<std::string> undefined;
 };
 
 /// A decoded .gp: the metadata and where the shared object is in the bytes.
@@ -71,21 +91,25 @@ struct GpContents {
     std::size_t offset = 0; // in the file's bytes
     std::size_t size = 0;
   };
-  std::vector<Part> parts; // at least one; metadata.sharedObjects has the same length
+  std::vector<Part> parts;       // at least one; metadata.sharedObjects has the same length
+  std::vector<Part> objectParts; // parallel to metadata.objects
 };
 
 /// Builds the bytes of a .gp file.
-std::vector<std::uint8_t> encodeGp(const LibraryMetadata &metadata, const std::uint8_t *sharedObject,
-                                   std::size_t sharedObjectSize);
-
-/// Links decoded libraries into one .gp (popc with .gp inputs): their shared objects
-/// become the parts of one library. Throws graph_object_creation_error naming a
-/// vertex type defined by two inputs.
 struct GpInput {
   const std::uint8_t *bytes = nullptr;
   std::size_t size = 0;
   std::string name; // for messages
 };
+/// `objects` (parallel to metadata.objects, whose hashes and sizes are filled in)
+/// follow the shared object.
+std::vector<std::uint8_t> encodeGp(const LibraryMetadata &metadata, const std::uint8_t *sharedObject,
+                                   std::size_t sharedObjectSize, const std::vector<GpInput> &objects = {});
+
+/// Puts decoded libraries side by side in one .gp, their shared objects the parts of
+/// one library (for inputs without objects, which cannot be linked again; see
+/// linkCodeletLibraries in CodeletCompiler.hpp). Throws graph_object_creation_error
+/// naming a vertex type defined by two inputs.
 std::vector<std::uint8_t> linkGp(const std::vector<GpInput> &inputs, const std::vector<std::string> &targets);
 
 /// Checks and decodes a .gp file's bytes. Throws poplar::graph_object_load_error

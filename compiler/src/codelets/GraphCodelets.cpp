@@ -19,10 +19,16 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <unistd.h>
+
+namespace aspen::codelets {
+/// readCodeletLibrary without the check that the library is complete.
+std::vector<std::uint8_t> readLibraryBytes(const ir::CodeletLibrary &library, const std::string &neededBy);
+} // namespace aspen::codelets
 
 namespace poplar {
 
@@ -68,18 +74,29 @@ CodeletFileType fileTypeFromExtension(const std::string &path) {
 /// Records a vertex library and its vertex types. False if it was already added.
 /// The graph compiler later takes the library from `path`, checked against
 /// `contentHash`, or from `bytes` when given (a library the cache could not keep).
+bool alreadyAdded(const GraphData &data, const std::string &contentHash) {
+  for (const auto &lib : data.codeletLibraries)
+    if (lib.contentHash == contentHash ||
+        std::find(lib.linkedFrom.begin(), lib.linkedFrom.end(), contentHash) != lib.linkedFrom.end())
+      return true;
+  return false;
+}
+
+void linkGraphLibraries(GraphData &data);
+
 bool registerLibrary(GraphData &data, const std::string &contentHash, const std::string &path,
                      const std::string &origin, const aspen::codelets::LibraryMetadata &metadata,
                      std::shared_ptr<const std::vector<std::uint8_t>> bytes = nullptr) {
-  for (const auto &lib : data.codeletLibraries)
-    if (lib.contentHash == contentHash)
-      return false;
+  if (alreadyAdded(data, contentHash))
+    return false;
   const auto libraryIndex = static_cast<std::uint32_t>(data.codeletLibraries.size());
   aspen::ir::CodeletLibrary library;
   library.contentHash = contentHash;
   library.path = path;
   library.origin = origin;
   library.bytes = std::move(bytes);
+  library.undefined = metadata.undefined;
+  library.linkable = !metadata.objects.empty();
   data.codeletLibraries.push_back(std::move(library));
   for (const VertexTypeInfo &type : metadata.vertexTypes) {
     auto it = data.vertexTypeByName.find(type.name);
@@ -103,7 +120,74 @@ bool registerLibrary(GraphData &data, const std::string &contentHash, const std:
   }
   ASPEN_LOG(Debug,
             "added codelets from '" << origin << "': " << metadata.vertexTypes.size() << " vertex types");
+  linkGraphLibraries(data);
   return true;
+}
+
+/// One image per graph, as the IPU linker makes it: while a library of the graph uses
+/// symbols it does not define, every library of the graph that carries objects is
+/// linked into one (which replaces them), so that a function one defines, another
+/// calls. Libraries that each stand alone stay separate images (docs/codelets.md,
+/// "Linking").
+void linkGraphLibraries(GraphData &data) {
+  bool unresolved = false;
+  std::vector<std::uint32_t> linked;
+  for (std::size_t i = 0; i < data.codeletLibraries.size(); ++i) {
+    unresolved = unresolved || !data.codeletLibraries[i].undefined.empty();
+    if (data.codeletLibraries[i].linkable)
+      linked.push_back(static_cast<std::uint32_t>(i));
+  }
+  if (!unresolved || linked.size() < 2)
+    return;
+  std::vector<std::vector<std::uint8_t>> bytes;
+  std::vector<aspen::codelets::GpInput> inputs;
+  std::string origin;
+  std::vector<std::string> linkedFrom;
+  for (std::uint32_t i : linked) {
+    const aspen::ir::CodeletLibrary &lib = data.codeletLibraries[i];
+    bytes.push_back(aspen::codelets::readLibraryBytes(lib, "linking the graph's codelets"));
+    origin += (origin.empty() ? "" : " + ") + lib.origin;
+    linkedFrom.push_back(lib.contentHash);
+    linkedFrom.insert(linkedFrom.end(), lib.linkedFrom.begin(), lib.linkedFrom.end());
+  }
+  for (std::size_t k = 0; k < linked.size(); ++k)
+    inputs.push_back({bytes[k].data(), bytes[k].size(), data.codeletLibraries[linked[k]].origin});
+  aspen::codelets::CompiledCodelets result = aspen::codelets::linkCodeletLibraries(inputs, {});
+  aspen::ir::CodeletLibrary library;
+  library.contentHash = result.contentHash;
+  library.path = result.gpPath;
+  library.origin = origin;
+  if (result.gpPath.empty())
+    library.bytes = std::make_shared<const std::vector<std::uint8_t>>(std::move(result.gpBytes));
+  library.undefined = result.metadata.undefined;
+  library.linkable = true;
+  library.linkedFrom = std::move(linkedFrom);
+  std::vector<aspen::ir::CodeletLibrary> kept;
+  std::vector<std::uint32_t> remap(data.codeletLibraries.size());
+  for (std::size_t i = 0; i < data.codeletLibraries.size(); ++i)
+    if (!data.codeletLibraries[i].linkable) {
+      remap[i] = static_cast<std::uint32_t>(kept.size());
+      kept.push_back(std::move(data.codeletLibraries[i]));
+    }
+  for (std::uint32_t i : linked)
+    remap[i] = static_cast<std::uint32_t>(kept.size());
+  kept.push_back(std::move(library));
+  data.codeletLibraries = std::move(kept);
+  std::map<std::string, const VertexTypeInfo *> linkedTypes;
+  for (const VertexTypeInfo &t : result.metadata.vertexTypes)
+    linkedTypes.emplace(t.name, &t);
+  for (VertexTypeInfo &type : data.vertexTypes) {
+    type.library = remap[type.library];
+    auto it = linkedTypes.find(type.name);
+    if (type.library + 1 == data.codeletLibraries.size() && it != linkedTypes.end()) {
+      VertexTypeInfo updated = *it->second; // the same layout, from the linked code
+      updated.library = type.library;
+      type = std::move(updated);
+    }
+  }
+  ASPEN_LOG(Debug, "linked codelets "
+                       << origin << " into one image"
+                       << (result.metadata.undefined.empty() ? "" : " (symbols still undefined)"));
 }
 
 bool addGpFile(GraphData &data, const std::string &file) {
@@ -116,9 +200,8 @@ bool addGpFile(GraphData &data, const std::string &file) {
   }
   const std::vector<std::uint8_t> bytes = aspen::codelets::readBinaryFile(path);
   const std::string hash = aspen::codelets::contentHash(bytes.data(), bytes.size());
-  for (const auto &lib : data.codeletLibraries)
-    if (lib.contentHash == hash)
-      return false;
+  if (alreadyAdded(data, hash))
+    return false;
   const auto gp = aspen::codelets::decodeGp(bytes.data(), bytes.size(), file);
   return registerLibrary(data, hash, path, file, gp.metadata);
 }
@@ -293,6 +376,15 @@ void Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, std::
 namespace aspen::codelets {
 
 std::vector<std::uint8_t> readCodeletLibrary(const ir::CodeletLibrary &library, const std::string &neededBy) {
+  if (!library.undefined.empty())
+    throw poplar::link_error("Cannot link codelets from '" + library.origin + "' (needed by " + neededBy +
+                             "): they use " + demangledSymbols(library.undefined) +
+                             ", which no codelets added to the graph define; add the codelets that define " +
+                             "them with Graph::addCodelets (or link their .gp with popc)");
+  return readLibraryBytes(library, neededBy);
+}
+
+std::vector<std::uint8_t> readLibraryBytes(const ir::CodeletLibrary &library, const std::string &neededBy) {
   if (library.bytes)
     return *library.bytes;
   auto bytes = readFileIfExists(library.path);

@@ -2,8 +2,10 @@
 // Generates the C++ that registers a codelet source's vertex types: a unit that
 // includes the source, describes every field with the compiler's own layout
 // (RegistrationSupport.hpp) and exposes the entries through the C ABI of
-// CodeletAbi.h. Each source gets one unit; the last one also defines the
-// library's exported functions (entry table, ABI version, print sink).
+// CodeletAbi.h. Each source gets one unit, its names made unique by a token (the
+// units of separately compiled sources link together, docs/codelets.md "Linking");
+// the entry unit, generated when the objects are linked into a shared object,
+// defines the library's exported functions (entry table, ABI version, print sink).
 #pragma once
 
 #include "codelets/Introspect.hpp"
@@ -13,13 +15,19 @@
 
 namespace aspen::codelets {
 
-/// The registration unit for source number `unitIndex` (0-based) of `numUnits`.
+/// The registration unit of a source; `token` (identifier characters) makes its names
+/// unique among every unit a library may be linked with.
 /// `notVertices` (explicit instantiations introspection did not take for vertex
 /// types) are each checked by the host compiler: one that is a vertex type after
 /// all fails the compile with kUnregisteredVertexMarker and its name.
 std::string generateRegistrationUnit(const std::string &sourcePath,
-                                     const std::vector<IntrospectedVertex> &vertices, unsigned unitIndex,
-                                     unsigned numUnits, const std::vector<std::string> &notVertices = {});
+                                     const std::vector<IntrospectedVertex> &vertices,
+                                     const std::string &token,
+                                     const std::vector<std::string> &notVertices = {});
+
+/// The unit that gathers the entries of the units with `unitTokens` and defines the
+/// library's exported functions.
+std::string generateEntryUnit(const std::vector<std::string> &unitTokens);
 
 /// Precedes the name of a vertex type that introspection missed in the host
 /// compiler's diagnostics: "<marker>'ns::Foo<float>'".

@@ -266,6 +266,12 @@ const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const st
                                           "': its bytes do not have the content hash recorded for it (" +
                                           gpHash + "); it changed after it was added to the graph");
   const GpContents gp = decodeGp(gpBytes, size, name);
+  // Its shared object has stubs for what it uses and does not define: never run it.
+  if (!gp.metadata.undefined.empty())
+    throw poplar::graph_object_load_error(
+        "Cannot load vertex library '" + name + "' to run it: it uses " +
+        std::to_string(gp.metadata.undefined.size()) + " symbols no linked library defined (first '" +
+        gp.metadata.undefined.front() + "'); link it with the libraries that define them");
   std::vector<const LoadedVertexLibrary *> parts;
   for (std::size_t p = 0; p < gp.parts.size(); ++p) {
     const std::uint8_t *so = gpBytes + gp.parts[p].offset;

@@ -102,6 +102,13 @@ struct CodeletLibrary {
   /// The bytes, when they are not kept on disk (the codelet cache could not take
   /// them); else the compiler re-reads `path` and checks it against contentHash.
   std::shared_ptr<const std::vector<std::uint8_t>> bytes;
+  /// Symbols (mangled) its codelets use and no library of the graph defines yet: it
+  /// cannot run until the codelets that define them are added (docs/codelets.md).
+  std::vector<std::string> undefined;
+  /// It carries objects, so it can be linked with the graph's other libraries.
+  bool linkable = false;
+  /// The content hashes of the libraries linked into it (added again: no change).
+  std::vector<std::string> linkedFrom;
 };
 
 // ---- vertices and compute sets ---------------------------------------------

@@ -16,8 +16,10 @@ template <typename T> constexpr bool hasAssemblyVersion() {
   return false;
 }
 
-// out[i] = in[i] + WORKER_ALIGN; a C++ fallback vertex as PopLibs writes them.
-template <typename T> class AddAlign : public poplar::SupervisorVertexIf<hasAssemblyVersion<T>()> {
+// out[i] = in[i] + DATA_PATH_BYTES (8); a C++ fallback vertex as PopLibs writes them,
+// WORKER_ALIGN an attribute of the class as in PopLibs' MaxPoolingGradientScale.
+template <typename T>
+class WORKER_ALIGN AddAlign : public poplar::SupervisorVertexIf<hasAssemblyVersion<T>()> {
 public:
   poplar::Input<poplar::Vector<T, poplar::VectorLayout::SPAN, 8>> in;
   poplar::Output<poplar::Vector<T, poplar::VectorLayout::ONE_PTR, 8>> out;
@@ -25,7 +27,7 @@ public:
     if (!poplar::isAligned(&in[0], 8))
       return false;
     for (rptsize_t i = 0; i < in.size(); ++i)
-      out[i] = in[i] + T(WORKER_ALIGN) + T(poplar::alignUp(3, 4) - 4);
+      out[i] = in[i] + T(DATA_PATH_BYTES) + T(poplar::alignUp(3, 4) - 4);
     return true;
   }
 };

@@ -71,8 +71,11 @@ public:
     const std::string libText = "not really a vertex library";
     std::ofstream(libPath, std::ios::binary) << libText;
     // The compiler checks the file against the hash recorded when it was added.
-    g->codeletLibraries.push_back(
-        {codelets::contentHash(libText.data(), libText.size()), libPath.string(), "TestGraph", nullptr});
+    ir::CodeletLibrary library;
+    library.contentHash = codelets::contentHash(libText.data(), libText.size());
+    library.path = libPath.string();
+    library.origin = "TestGraph";
+    g->codeletLibraries.push_back(std::move(library));
   }
   ~TestGraph() {
     std::error_code ec;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 /// One QUARTER_METADATA element as a tensor holds it: bits 0-5 the scale (two's
 /// complement), bit 7 the format (1 F143, 0 F152). What a quarter edge's
@@ -40,15 +41,21 @@ namespace poplar {
 
 using ::quarter;
 
-/// The format and scale packed in `md` (PopLibs' codelets unpack the pointer that
-/// getMetadata() returns with their own `unpackMetadata(const MetadataType *)`, so
-/// Aspen's takes the value).
+/// The format and scale packed in `md`.
 inline quarter_metadata unpackMetadata(MetadataType md) {
   quarter_metadata out;
   out.fmt = (md & 0x80) ? quarter_metadata::f143 : quarter_metadata::f152;
   const int scale = md & 0x3f;
   out.scale = static_cast<signed char>(scale >= 32 ? scale - 64 : scale);
   return out;
+}
+/// The same of the metadata an edge's getMetadata() points at, as PopLibs' codelets
+/// call it (`unpackMetadata(in.getMetadata())`).
+/// (A template, so that a codelet's own `unpackMetadata(const MetadataType *)` is
+/// preferred over it, not ambiguous with it.)
+template <typename M, typename = typename std::enable_if<std::is_same<M, MetadataType>::value>::type>
+inline quarter_metadata unpackMetadata(const M *md) {
+  return unpackMetadata(*md);
 }
 /// The packed form of `md` (the inverse of unpackMetadata).
 inline MetadataType packMetadata(quarter_metadata md) {
@@ -144,6 +151,25 @@ inline quarter toQuarter(float x, quarter_metadata md) {
 }
 inline quarter toQuarter(half x, quarter_metadata md) {
   return toQuarter(static_cast<float>(x), md);
+}
+/// The same, with the IPU's NaN-on-overflow choice (the `nanoo` bit of FP_CTL, as
+/// PopLibs' cast codelets pass it): true gives NaN on overflow, as above; false
+/// saturates an overflow (infinities included) to the largest value of x's sign
+/// (0x7f, 0xff). NaN stays NaN either way.
+inline quarter toQuarter(float x, quarter_metadata md, bool nanOnOverflow) {
+  quarter q = toQuarter(x, md);
+  if (nanOnOverflow || q.value != 0x80 || x != x)
+    return q;
+  const aspen_detail::QuarterFormatBits f = aspen_detail::quarterFormatBits(md);
+  const unsigned largest =
+      (static_cast<unsigned>(f.maxField) << f.mantissaBits) | ((1u << f.mantissaBits) - 1);
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  q.value = static_cast<std::uint8_t>(((bits >> 31) << 7) | largest);
+  return q;
+}
+inline quarter toQuarter(half x, quarter_metadata md, bool nanOnOverflow) {
+  return toQuarter(static_cast<float>(x), md, nanOnOverflow);
 }
 
 /// The value of `q`: decode(bits) * 2^scale, exact in float; 0x80 gives NaN.

@@ -11,9 +11,11 @@
 #ifndef NUM_WORKERS
 #define NUM_WORKERS (CTXT_WORKERS)
 #endif
-/// Bytes a worker's share of a vector is aligned to when work is divided between
-/// workers (the 64-bit load/store width).
-#define WORKER_ALIGN 8
+/// An attribute for a vertex class, as PopLibs writes `class WORKER_ALIGN Name : public
+/// Vertex`: its objects 8-byte aligned (the 64-bit load/store width).
+#define WORKER_ALIGN __attribute__((aligned(8)))
+/// Bits of a stride in the IPU's packed-stride load/store instructions (ipu1, ipu2).
+#define NUM_STRIDE_BITS (10)
 /// Elements the convolution unit loads per cycle.
 #define CONV_UNIT_INPUT_LOAD_ELEMS_FLOAT (2)
 #define CONV_UNIT_INPUT_LOAD_ELEMS_HALF (4)
