@@ -1,0 +1,48 @@
+// Copyright (c) Aspen contributors.
+// Cycle estimates of popops' library vertices, priced as PopLibs' published estimators price
+// the same work (issue 23 item 2; docs/cost-model.md "Library vertices" names the PopLibs
+// function each formula follows and where Aspen's vertex differs). All results are machine
+// cycles of one MultiVertex on a tile with `target.getNumWorkerContexts()` workers.
+#pragma once
+
+#include "popops/ExprOp.hpp"
+
+#include <poplar/Target.hpp>
+#include <poplar/Type.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace popops::cost {
+
+/// How a vertex variant is called: reading operands and writing a separate output, or
+/// writing over its first operand.
+enum class Form { Out, InPlace };
+
+/// UnaryOp1D / UnaryOp1DInPlace over `n` elements of `type`.
+std::uint64_t unaryOp1D(const poplar::Target &target, expr::UnaryOpType op, const poplar::Type &type,
+                        std::size_t n, Form form);
+
+/// BinaryOp1D / BinaryOp1DInPlace over `n` elements (both operands tensors) of `type`.
+std::uint64_t binaryOp1D(const poplar::Target &target, expr::BinaryOpType op, const poplar::Type &type,
+                         std::size_t n, Form form);
+
+/// BroadcastScalar1D / BroadcastScalar1DInPlace: `n` elements against one scalar.
+std::uint64_t broadcastScalar1D(const poplar::Target &target, expr::BinaryOpType op, const poplar::Type &type,
+                                std::size_t n, Form form);
+
+/// Cast1D from `from` to `to` over `n` elements.
+std::uint64_t cast1D(const poplar::Target &target, const poplar::Type &from, const poplar::Type &to,
+                     std::size_t n);
+
+/// Fill (a MultiVertex in Aspen: each worker fills its share) over `n` elements of `type`.
+std::uint64_t fill(const poplar::Target &target, const poplar::Type &type, std::size_t n);
+
+/// What a ScaledAdd vertex computes, as the PopLibs vertex that does that work.
+enum class ScaledOp { Add, Subtract, AXPlusBY, AXMinusBY, XMinusAXPlusBY };
+
+/// ScaledAdd<A, B, Scale> over `n` elements.
+std::uint64_t scaledAdd(const poplar::Target &target, const poplar::Type &aType, const poplar::Type &bType,
+                        const poplar::Type &scaleType, ScaledOp op, std::size_t n);
+
+} // namespace popops::cost
