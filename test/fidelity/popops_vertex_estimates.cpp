@@ -8,11 +8,15 @@
 //     loop costs of lib/popops/popopsCycleEstimators.hpp (unaryOpPerfInfo and its siblings);
 //   cast: lib/popops/PerformanceEstimation.cpp, getCast1DCycleEstimate;
 //   fill: the same file, getFill1DCycleEstimate (one per worker: Aspen's Fill is a MultiVertex);
-//   scaled add: the same file, getScaledArithmeticSupervisorCycleEstimate.
+//   scaled add: the same file, getScaledArithmeticSupervisorCycleEstimate;
+//   dynamic slice: the same file, getDynamicSlice1DEstimate (one worker given the whole region:
+//     Aspen's DynamicSlice1D is a worker vertex), and getMultiSliceCycleEstimate (one worker with
+//     every offset in range: Aspen's MultiSlice/MultiUpdate are worker vertices).
 // docs/cost-model.md ("Library vertices") has the formulas.
 #include <poplar/Engine.hpp>
 #include <poplar/IPUModel.hpp>
 #include <popops/Cast.hpp>
+#include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Fill.hpp>
 #include <popops/ScaledAdd.hpp>
@@ -21,6 +25,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -152,6 +157,27 @@ u64 scaledAdd(u64 n, u64 width, bool isFloat, bool axPlusBy) {
   return supervisor + W * worker;
 }
 
+// PopLibs' aXPlusbY of half data with float scales (popopsCycleEstimators.cpp,
+// aXPlusbYMixedSupervisorCycleEstimate and aXPlusbYMixedCoreCycleEstimate; not memory-
+// constrained, no ScaledPtr64): workers take pairs, one takes the odd elements.
+u64 mixedCore(u64 count) {
+  u64 c = 4;
+  const u64 over = count >= 4 ? count - 4 : 0;
+  if (over)
+    c += 11 + (over / 2 - 1) * 5 + 4 + (over & 1 ? 9 : 0);
+  else
+    c += 1 + (count == 1 ? 4 + 10 : count == 2 ? 12 + 1 : count == 3 ? 12 + 10 : 0);
+  return c + 1;
+}
+u64 mixedAXPlusBY(u64 n) {
+  const u64 count = (n / W / 2) * 2, final = n % W, rem = (n / W) % W + cdiv(final, 2);
+  const u64 supervisor = 1 + 6 + 10 + 15 * 6 + 9 + 5 + 28 + (final == 0 ? 5 : 0);
+  u64 worst = 0;
+  for (u64 w = 0; w < W; ++w)
+    worst = std::max(worst, 19 + mixedCore(count + (w <= rem ? 2 : 0) + (w == rem ? final : 0)) + (w == rem));
+  return supervisor + worst * W;
+}
+
 } // namespace
 
 TEST_CASE("popops element-wise vertices are priced as PopLibs' estimators price them", "[fidelity][popops]") {
@@ -234,15 +260,50 @@ TEST_CASE("popops cast, fill and scaled-add vertices are priced as PopLibs' esti
   }
   // A second graph: aXPlusbY shares ScaledAdd<float,float,float> with the plain scaled add, and
   // a half scale tensor brings a cast of the constant scaleA (one more Cast1D<float,half>).
-  for (u64 n : {8u, 999u, 4099u}) {
+  for (u64 n : {48u, 600u, 4092u}) {
     const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
       const auto f = var(g, poplar::FLOAT, n, "f"), f2 = var(g, poplar::FLOAT, n, "f2");
       const auto h = var(g, poplar::HALF, n, "h"), h2 = var(g, poplar::HALF, n, "h2");
       popops::scaledAddTo(g, f, 0.25f, f2, 0.75f, prog);
       popops::scaledAddTo(g, h, h2, var(g, poplar::HALF, 1, "hScale"), prog);
+      const auto h3 = var(g, poplar::HALF, n, "h3"), h4 = var(g, poplar::HALF, n, "h4");
+      popops::scaledAddTo(g, h3, 0.25f, h4, 0.75f, prog);
     });
     INFO("n = " << n);
     check(got, "popops::ScaledAdd<float,float,float>", scaledAdd(n, 2, true, true));
     check(got, "popops::ScaledAdd<half,half,half>", scaledAdd(n, 4, false, false));
+    check(got, "popops::ScaledAdd<half,half,float>", mixedAXPlusBY(n));
+  }
+}
+
+TEST_CASE("popops dynamic-slice vertices are priced as PopLibs' estimators price them",
+          "[fidelity][popops]") {
+  for (u64 cols : {3u, 64u, 1001u}) {
+    const u64 rows = 8, numSub = 2, numOffsets = 5;
+    const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
+      poplar::Tensor tf = g.addVariable(poplar::FLOAT, {rows, cols}, "tf");
+      poplar::Tensor th = g.addVariable(poplar::HALF, {rows, cols}, "th");
+      poplar::Tensor ti = g.addVariable(poplar::INT, {rows, cols}, "ti");
+      poplar::Tensor off = g.addVariable(poplar::UNSIGNED_INT, {1}, "off");
+      poplar::Tensor offs = g.addVariable(poplar::UNSIGNED_INT, {numOffsets, 1}, "offs");
+      for (const auto &t : {tf, th, ti, off, offs})
+        g.setTileMapping(t, 0);
+      popops::dynamicSlice(g, tf, off, {0}, {numSub}, prog);
+      const poplar::Tensor sh = popops::dynamicSlice(g, th, off, {0}, {numSub}, prog);
+      popops::dynamicUpdate(g, th, sh, off, {0}, {numSub}, prog);
+      popops::multiSlice(g, tf, offs, {0}, {1}, prog, popops::SlicePlan(), {});
+      const poplar::Tensor si = popops::multiSlice(g, ti, offs, {0}, {1}, prog, popops::SlicePlan(), {});
+      popops::multiUpdate(g, ti, si, offs, {0}, {1}, prog, popops::SlicePlan(), {});
+    });
+    INFO("columns = " << cols);
+    // getDynamicSlice1DEstimate's worker given the whole region: 39 + (24 + 2 per 64 bits) a row.
+    check(got, "popops::DynamicSlice1D<float>", 39 + (24 + 2 * (cols / 2)) * numSub);
+    check(got, "popops::DynamicSlice1D<half>", 39 + (24 + 2 * (cols / 4)) * numSub);
+    check(got, "popops::DynamicUpdateSlice1D<half>", 39 + (24 + 2 * (cols / 4)) * numSub);
+    // getMultiSliceCycleEstimate for one worker: 30 (29 to update) + 19 an offset + 2 a
+    // 2-element copy of 32-bit data.
+    check(got, "popops::MultiSlice<float>", 30 + numOffsets * (19 + cdiv(cols, 2) * 2));
+    check(got, "popops::MultiSlice<int>", 30 + numOffsets * (19 + cdiv(cols, 2) * 2));
+    check(got, "popops::MultiUpdate<int>", 29 + numOffsets * (19 + cdiv(cols, 2) * 2));
   }
 }

@@ -398,4 +398,30 @@ std::uint64_t scaledAdd(const poplar::Target &target, const poplar::Type &aType,
   return supervisor + worst * workers;
 }
 
+std::uint64_t dynamicSlice1D(const poplar::Target &target, const poplar::Type &type, std::size_t regionSize,
+                             std::size_t numSubElements) {
+  // PopLibs' DynamicSlice1D is a MultiVertex whose workers share the region; Aspen's is one
+  // worker that copies all of it, priced as one of PopLibs' workers given the whole region:
+  // 64 bits every 2 cycles (8-bit data: 4 bytes), a per-row and a per-vertex overhead.
+  const std::size_t size = type.size();
+  const std::uint64_t elements = regionSize * (size == 8 ? 2 : 1);
+  if (size == 1)
+    return 76 + (72 + 2 * (elements / 4)) * numSubElements;
+  const unsigned width = target.getDataPathWidth() / (size == 2 ? 16 : 32);
+  return 39 + (24 + 2 * (elements / width)) * numSubElements;
+}
+
+std::uint64_t multiSlice(const poplar::Type &type, std::size_t regionSize, std::size_t numOffsets,
+                         bool update) {
+  // PopLibs' MultiSlice / MultiUpdate estimate for one worker with every offset in range: a
+  // prologue, 19 cycles an offset and its row at 2 cycles a 64-bit (or 2-element) copy, 3 cycles
+  // a 4-byte copy for 8-bit data. Aspen's vertex is one worker doing every offset.
+  const std::size_t size = type.size();
+  const unsigned width = size == 1   ? 4
+                         : size == 2 ? 2
+                                     : 8 / static_cast<unsigned>(std::min<std::size_t>(size, 8));
+  const unsigned perCopy = size == 1 ? 3 : 2;
+  return (update ? 29 : 30) + numOffsets * (19 + ceilDiv(regionSize, width) * perCopy);
+}
+
 } // namespace popops::cost

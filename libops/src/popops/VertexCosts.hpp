@@ -45,4 +45,14 @@ enum class ScaledOp { Add, Subtract, AXPlusBY, AXMinusBY, XMinusAXPlusBY };
 std::uint64_t scaledAdd(const poplar::Target &target, const poplar::Type &aType, const poplar::Type &bType,
                         const poplar::Type &scaleType, ScaledOp op, std::size_t n);
 
+/// DynamicSlice1D / DynamicUpdateSlice1D: one worker vertex copying `numSubElements` rows of
+/// `regionSize` elements (thread cycles).
+std::uint64_t dynamicSlice1D(const poplar::Target &target, const poplar::Type &type, std::size_t regionSize,
+                             std::size_t numSubElements);
+
+/// MultiSlice / MultiUpdate: one worker vertex copying a row of `regionSize` elements for each
+/// of `numOffsets` offsets (thread cycles).
+std::uint64_t multiSlice(const poplar::Type &type, std::size_t regionSize, std::size_t numOffsets,
+                         bool update);
+
 } // namespace popops::cost
