@@ -9,6 +9,9 @@
 //   cast: lib/popops/PerformanceEstimation.cpp, getCast1DCycleEstimate;
 //   fill: the same file, getFill1DCycleEstimate (one per worker: Aspen's Fill is a MultiVertex);
 //   scaled add: the same file, getScaledArithmeticSupervisorCycleEstimate;
+//   reduce: lib/popops/reduction/CycleEstimationFunctions.cpp,
+//     getCycleEstimateReduceAllRegionsContinuous (rows) and getCyclesEstimateForStridedReduce
+//     (columns), for one worker's share (Aspen's ReduceInner/ReduceOuter are MultiVertices);
 //   dynamic slice: the same file, getDynamicSlice1DEstimate (one worker given the whole region:
 //     Aspen's DynamicSlice1D is a worker vertex), and getMultiSliceCycleEstimate (one worker with
 //     every offset in range: Aspen's MultiSlice/MultiUpdate are worker vertices).
@@ -19,6 +22,7 @@
 #include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Fill.hpp>
+#include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
 #include <popops/codelets.hpp>
 
@@ -86,6 +90,9 @@ poplar::Tensor var(poplar::Graph &graph, const poplar::Type &type, std::size_t n
 
 void check(const std::map<std::string, double> &got, const std::string &vertex, double popLibs) {
   INFO("vertex " << vertex);
+  if (!got.count(vertex))
+    for (const auto &[name, cycles] : got)
+      std::printf("  profiled: %s\n", name.c_str());
   REQUIRE(got.count(vertex) == 1);
   const double aspen = got.at(vertex);
   std::printf("%-64s PopLibs %8.0f  Aspen %8.0f  ratio %.3f\n", vertex.c_str(), popLibs, aspen,
@@ -305,5 +312,42 @@ TEST_CASE("popops dynamic-slice vertices are priced as PopLibs' estimators price
     check(got, "popops::MultiSlice<float>", 30 + numOffsets * (19 + cdiv(cols, 2) * 2));
     check(got, "popops::MultiSlice<int>", 30 + numOffsets * (19 + cdiv(cols, 2) * 2));
     check(got, "popops::MultiUpdate<int>", 29 + numOffsets * (19 + cdiv(cols, 2) * 2));
+  }
+}
+
+// PopLibs' continuous reduction for one worker reducing `outputs` rows of `len` partials that
+// load `perLoad` at a time, times the workers (Aspen's ReduceInner is a MultiVertex). PopLibs'
+// vertex passes its numOutputsM1 field as the count; Aspen counts every output.
+u64 continuousReduce(u64 rows, u64 len, u64 perLoad) {
+  const u64 outputs = cdiv(rows, W);
+  return W * (outputs * (len / perLoad) + (len & 1 ? 2 : 0) + 12 * outputs + 10 + 7);
+}
+// PopLibs' strided reduction of `cols` columns of `rows` partials, one worker's share of the
+// columns, `perLoop` columns a trip, `store` cycles to finish a trip.
+u64 stridedReduce(u64 cols, u64 rows, u64 perLoop, u64 store) {
+  const u64 outer = 3 + store + (3 + (rows - 1));
+  return W * (3 + 2 + 6 + 5 + outer * cdiv(cdiv(cols, W), perLoop));
+}
+
+TEST_CASE("popops reduce vertices are priced as PopLibs' estimators price them", "[fidelity][popops]") {
+  for (const auto &[rows, cols] : {std::pair<u64, u64>{6, 8}, {12, 100}, {60, 1000}, {7, 4096}}) {
+    const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
+      const auto f = g.addVariable(poplar::FLOAT, {rows, cols}, "f");
+      const auto h = g.addVariable(poplar::HALF, {rows, cols}, "h");
+      g.setTileMapping(f, 0);
+      g.setTileMapping(h, 0);
+      popops::reduce(g, f, {1}, popops::ReduceParams(popops::Operation::ADD), prog);
+      popops::reduce(g, h, poplar::FLOAT, {1}, popops::ReduceParams(popops::Operation::ADD), prog);
+      popops::reduce(g, f, {0}, popops::ReduceParams(popops::Operation::MAX), prog);
+      popops::reduce(g, h, poplar::FLOAT, {0}, popops::ReduceParams(popops::Operation::ADD), prog);
+    });
+    INFO("rows = " << rows << ", columns = " << cols);
+    // Rows: the accumulators take 4 floats or 8 halves, a 64-bit load 2 floats or 4 halves.
+    check(got, "popops::ReduceInner<popops::Operation::ADD,float,float>", continuousReduce(rows, cols, 2));
+    check(got, "popops::ReduceInner<popops::Operation::ADD,half,float>", continuousReduce(rows, cols, 4));
+    // Columns: float partials finish a trip in 2 (MAX) + 2 cycles; half partials to float ADD in
+    // 1 + 6.
+    check(got, "popops::ReduceOuter<popops::Operation::MAX,float,float>", stridedReduce(cols, rows, 2, 4));
+    check(got, "popops::ReduceOuter<popops::Operation::ADD,half,float>", stridedReduce(cols, rows, 4, 7));
   }
 }

@@ -6,6 +6,7 @@
 #include "VertexCosts.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace popops::cost {
 
@@ -422,6 +423,60 @@ std::uint64_t multiSlice(const poplar::Type &type, std::size_t regionSize, std::
                                      : 8 / static_cast<unsigned>(std::min<std::size_t>(size, 8));
   const unsigned perCopy = size == 1 ? 3 : 2;
   return (update ? 29 : 30) + numOffsets * (19 + ceilDiv(regionSize, width) * perCopy);
+}
+
+namespace {
+
+// Partials one accumulator instruction takes (PopLibs' reductions: 8 halves or 4 floats, one
+// element for other types), and the 64-bit load's width in partials.
+unsigned accumulatorWidth(const poplar::Type &partials) {
+  return partials == poplar::HALF ? 8 : partials == poplar::FLOAT ? 4 : 1;
+}
+unsigned loadWidth(const poplar::Target &target, const poplar::Type &partials) {
+  return std::max<unsigned>(1, target.getDataPathWidth() / (8 * static_cast<unsigned>(partials.size())));
+}
+
+} // namespace
+
+std::uint64_t reduceInner(const poplar::Target &target, Operation op, const poplar::Type &partials,
+                          const poplar::Type &, std::size_t rows, std::size_t rowLen) {
+  // PopLibs' continuous reduction (every region one contiguous row) for one worker's rows: a
+  // cycle per load of the row's partials (LOG_ADD: C++, 20 cycles a partial), 12 a row, 2 more
+  // for odd rows, 17 of call and set-up. Aspen's ReduceInner is a MultiVertex whose workers take
+  // rows in turn: W times one worker's share.
+  const unsigned workers = target.getNumWorkerContexts();
+  const bool logAdd = op == Operation::LOG_ADD;
+  const unsigned perLoop = logAdd ? 1 : std::min(accumulatorWidth(partials), loadWidth(target, partials));
+  const std::uint64_t cyclesPerLoop = logAdd ? 20 : 1;
+  const std::uint64_t outputs = ceilDiv(rows, workers);
+  const std::uint64_t worker =
+      cyclesPerLoop * outputs * (rowLen / perLoop) + (rowLen % 2 ? 2 : 0) + 12 * outputs + 17;
+  return workers * worker;
+}
+
+std::uint64_t reduceOuter(const poplar::Target &target, Operation op, const poplar::Type &partials,
+                          const poplar::Type &out, std::size_t width, std::size_t numRows,
+                          std::size_t stride) {
+  // PopLibs' strided reduction for one worker's columns: set-up, then for each group of columns
+  // one trip along the rows (a cycle a row; LOG_ADD 13 for half, 23 for float) and storing the
+  // results. Aspen's ReduceOuter is a MultiVertex sharing the columns: W times one share.
+  const unsigned workers = target.getNumWorkerContexts();
+  const bool logAdd = op == Operation::LOG_ADD;
+  const bool half = partials == poplar::HALF;
+  const unsigned opWidth = logAdd ? (half ? 4 : 2) : accumulatorWidth(partials);
+  const std::uint64_t perRow = logAdd ? (half ? 13 : 23) : 1;
+  std::uint64_t store;
+  if (half) {
+    store = 1 + (out == poplar::FLOAT && op == Operation::ADD ? 6 : 7);
+  } else {
+    store = (op == Operation::ADD ? 3 : 2) + (out == poplar::HALF || out == poplar::FLOAT ? 2 : 0);
+  }
+  const std::uint64_t perGroup = 3 + store + 3 + perRow * (numRows ? numRows - 1 : 0);
+  const std::uint64_t columns = std::max<std::uint64_t>(
+      1, static_cast<std::uint64_t>(std::gcd(std::min(opWidth, loadWidth(target, partials)),
+                                             static_cast<unsigned>(std::max<std::size_t>(stride, 1)))));
+  const std::uint64_t worker = 5 + 11 + perGroup * ceilDiv(ceilDiv(width, workers), columns);
+  return workers * worker;
 }
 
 } // namespace popops::cost

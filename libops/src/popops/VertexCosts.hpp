@@ -6,6 +6,7 @@
 #pragma once
 
 #include "popops/ExprOp.hpp"
+#include "popops/OperationDef.hpp"
 
 #include <poplar/Target.hpp>
 #include <poplar/Type.hpp>
@@ -54,5 +55,16 @@ std::uint64_t dynamicSlice1D(const poplar::Target &target, const poplar::Type &t
 /// of `numOffsets` offsets (thread cycles).
 std::uint64_t multiSlice(const poplar::Type &type, std::size_t regionSize, std::size_t numOffsets,
                          bool update);
+
+/// ReduceInner: `rows` rows of `rowLen` contiguous partials, each reduced to one output; the
+/// workers take the rows in turn.
+std::uint64_t reduceInner(const poplar::Target &target, Operation op, const poplar::Type &partials,
+                          const poplar::Type &out, std::size_t rows, std::size_t rowLen);
+
+/// ReduceOuter: `width` columns of `numRows` partials `stride` elements apart, each reduced to
+/// one output; the workers share the columns.
+std::uint64_t reduceOuter(const poplar::Target &target, Operation op, const poplar::Type &partials,
+                          const poplar::Type &out, std::size_t width, std::size_t numRows,
+                          std::size_t stride);
 
 } // namespace popops::cost
