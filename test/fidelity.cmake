@@ -2,3 +2,5 @@
 # IPUs, each file citing its source and stating its tolerance.
 aspen_add_test(fidelity_amp_matmul_block LABEL fidelity SOURCES fidelity/amp_matmul_block.cpp
   LIBS Aspen::poplin Aspen::popops nlohmann_json::nlohmann_json)
+aspen_add_test(fidelity_popops_vertex_estimates LABEL fidelity SOURCES fidelity/popops_vertex_estimates.cpp
+  LIBS Aspen::popops nlohmann_json::nlohmann_json)

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <tuple>
@@ -84,7 +85,9 @@ void validateTargetData(const ir::TargetData &data) {
           "memoryBytesPerTile must fit in 32 bits (got " + std::to_string(data.bytesPerTile) + ")");
   require(data.numWorkerContexts >= 1,
           "numWorkerContexts must be at least 1 (got " + std::to_string(data.numWorkerContexts) + ")");
-  require(data.tileClockFrequency > 0, "tileClockFrequency must be positive");
+  require(std::isfinite(data.tileClockFrequency) && data.tileClockFrequency > 0,
+          "tileClockFrequency must be a positive, finite number of Hz (got " +
+              std::to_string(data.tileClockFrequency) + ")");
   require(data.exchangeBytesPerCycle >= 1, "exchangeBytesPerCycle must be at least 1");
   require(data.memcpyBytesPerCycle >= 1, "memcpyBytesPerCycle must be at least 1");
   require(data.dataPathWidth >= 8 && data.dataPathWidth % 8 == 0,

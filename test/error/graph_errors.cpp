@@ -12,6 +12,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include <sstream>
 #include <string>
 
@@ -206,6 +208,24 @@ TEST_CASE("IPUModel with zero tiles", "[error]") {
   IPUModel model;
   model.tilesPerIPU = 0;
   requireExactError<invalid_machine_model>([&] { model.createDevice(); }, {"tilesPerIPU"});
+}
+
+TEST_CASE("IPUModel cost parameters out of range name the parameter", "[error]") {
+  // A zero, negative or infinite clock would make every time the profile reports meaningless.
+  for (double clock : {0.0, -1.33e9, std::numeric_limits<double>::infinity()}) {
+    IPUModel model;
+    model.tileClockFrequency = clock;
+    requireExactError<invalid_machine_model>([&] { model.createDevice(); }, {"tileClockFrequency"});
+  }
+  IPUModel workers;
+  workers.numWorkerContexts = 0;
+  requireExactError<invalid_machine_model>([&] { workers.createDevice(); }, {"numWorkerContexts"});
+  IPUModel exchange;
+  exchange.exchangeBytesPerCycle = 0;
+  requireExactError<invalid_machine_model>([&] { exchange.createDevice(); }, {"exchangeBytesPerCycle"});
+  IPUModel path;
+  path.dataPathWidth = 0;
+  requireExactError<invalid_machine_model>([&] { path.createDevice(); }, {"dataPathWidth"});
 }
 
 TEST_CASE("DeviceManager device id that does not exist", "[error]") {

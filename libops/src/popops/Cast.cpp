@@ -5,6 +5,7 @@
 
 #include "ElementWiseInternal.hpp"
 #include "Internal.hpp"
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 
 namespace popops {
@@ -18,11 +19,6 @@ poplar::Tensor createCastOutput(poplar::Graph &graph, const poplar::Tensor &src,
                                  dstType.toString().str() +
                                  " needs metadata: use cast(graph, src, QUARTER, metadata, ...)");
   return aspen::ops::createOutputLike(graph, dstType, src.shape(), {src}, {dc, "cast"});
-}
-
-// Cycles per vector: float<->half conversions pack/unpack, the rest is a move.
-double castCycles(const poplar::Type &from, const poplar::Type &to) {
-  return (from == poplar::HALF) != (to == poplar::HALF) ? 2.0 : 1.0;
 }
 
 } // namespace
@@ -49,8 +45,7 @@ void cast(poplar::Graph &graph, poplar::Tensor src, poplar::Tensor dst, poplar::
     graph.connect(v["src"], aspen::ops::gather(srcFlat, w.regions));
     graph.connect(v["dst"], aspen::ops::gather(dstFlat, w.regions));
     graph.setTileMapping(v, w.tile);
-    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(target, dst.elementType(), w.numElements(),
-                                                           castCycles(src.elementType(), dst.elementType())));
+    graph.setPerfEstimate(v, cost::cast1D(target, src.elementType(), dst.elementType(), w.numElements()));
   }
 }
 

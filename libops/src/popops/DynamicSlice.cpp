@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "Internal.hpp"
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "popops/ElementWise.hpp"
 #include "popops/Expr.hpp"
@@ -196,10 +197,6 @@ std::vector<aspen::ops::TileWork> columnWork(const poplar::Graph &graph, const p
   return aspen::ops::splitByTile(graph, m[0], 4);
 }
 
-std::uint64_t copyCycles(std::size_t bytes) {
-  return 30 + bytes / 8;
-}
-
 // Slices dimension d (one dimension) of t at run-time offset `off` into out.
 void sliceOneDim(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &out, unsigned d,
                  const poplar::Tensor &off, poplar::ComputeSet cs, bool update) {
@@ -222,7 +219,7 @@ void sliceOneDim(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Te
     graph.setInitialValue(v["numSubElements"], static_cast<unsigned>(sub.dim(0)));
     graph.setInitialValue(v["regionSize"], static_cast<unsigned>(w.numElements()));
     graph.setTileMapping(v, w.tile);
-    graph.setPerfEstimate(v, copyCycles(sub.dim(0) * w.numElements() * type.size()));
+    graph.setPerfEstimate(v, cost::dynamicSlice1D(graph.getTarget(), type, w.numElements(), sub.dim(0)));
   }
 }
 
@@ -504,9 +501,14 @@ void multiVertices(poplar::Graph &graph, const MultiOperands &m, MultiKind kind,
     graph.setInitialValue(v["numBaseElements"], static_cast<unsigned>(m.base.dim(0)));
     graph.setInitialValue(v["regionSize"], static_cast<unsigned>(w.numElements()));
     graph.setTileMapping(v, w.tile);
-    const double perElement = kind == MultiKind::UpdateAdd || kind == MultiKind::UpdateMax ? 1.0 : 0.5;
-    graph.setPerfEstimate(
-        v, aspen::ops::workerVertexCycles(m.offsets.numElements() * w.numElements(), perElement, 30));
+    if (kind == MultiKind::Slice || kind == MultiKind::Update) {
+      graph.setPerfEstimate(
+          v, cost::multiSlice(type, w.numElements(), m.offsets.numElements(), kind == MultiKind::Update));
+    } else {
+      const double perElement = 1.0;
+      graph.setPerfEstimate(
+          v, aspen::ops::workerVertexCycles(m.offsets.numElements() * w.numElements(), perElement, 30));
+    }
   }
   prog.add(poplar::program::Execute(cs, {dc, op}));
 }

@@ -10,6 +10,7 @@
 #include "ElementWiseInternal.hpp"
 #include "ExpressionGenerator.hpp"
 #include "Internal.hpp"
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "popops/Cast.hpp"
 #include "poputil/Broadcast.hpp"
@@ -159,19 +160,18 @@ bool isSingleOperator(const Expr &e) {
 }
 
 // Adds one vertex per region group of `out`; `connect` wires the operands of each.
-template <class ConnectFn>
+// `cycles(n)` is the estimate of one vertex over n elements.
+template <class CostFn, class ConnectFn>
 void addVerticesOverOutput(poplar::Graph &graph, const poplar::Tensor &out, poplar::ComputeSet cs,
-                           const std::string &vertexType, const poplar::Type &costType,
-                           double cyclesPerVector, unsigned flopsPerElement, ConnectFn connect) {
+                           const std::string &vertexType, CostFn cycles, unsigned flopsPerElement,
+                           ConnectFn connect) {
   const auto work = aspen::ops::splitByTile(graph, out);
-  const auto &target = graph.getTarget();
   for (const auto &w : work) {
     poplar::VertexRef v = graph.addVertex(cs, vertexType);
     connect(v, w.regions);
     graph.setTileMapping(v, w.tile);
     const std::size_t n = w.numElements();
-    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(target, costType, n, cyclesPerVector),
-                          static_cast<std::uint64_t>(n) * flopsPerElement);
+    graph.setPerfEstimate(v, cycles(n), static_cast<std::uint64_t>(n) * flopsPerElement);
   }
 }
 
@@ -195,16 +195,20 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
     aspen::ops::requireVertex(graph, vt, opName,
                               aspen::ops::toString(u->getOpType()) + " on " + type.toString().str());
     const poplar::Tensor aFlat = broadcastTo(a.tensor, shape).flatten();
-    addVerticesOverOutput(graph, out, cs, vt, type, aspen::ops::opCycles(u->getOpType(), type),
-                          aspen::ops::opFlops(u->getOpType()),
-                          [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
-                            if (useInPlace) {
-                              graph.connect(v["inOut"], gather(outFlat, r));
-                            } else {
-                              graph.connect(v["in"], gather(aFlat, r));
-                              graph.connect(v["out"], gather(outFlat, r));
-                            }
-                          });
+    const auto &target = graph.getTarget();
+    const cost::Form form = useInPlace ? cost::Form::InPlace : cost::Form::Out;
+    addVerticesOverOutput(
+        graph, out, cs, vt,
+        [&](std::size_t n) { return cost::unaryOp1D(target, u->getOpType(), type, n, form); },
+        aspen::ops::opFlops(u->getOpType()),
+        [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
+          if (useInPlace) {
+            graph.connect(v["inOut"], gather(outFlat, r));
+          } else {
+            graph.connect(v["in"], gather(aFlat, r));
+            graph.connect(v["out"], gather(outFlat, r));
+          }
+        });
     return;
   }
 
@@ -235,22 +239,30 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
     const poplar::Tensor aFlat = broadcastTo(a.tensor, shape).flatten();
     const poplar::Tensor cFlat = cScalar ? poplar::Tensor() : broadcastTo(c.tensor, shape).flatten();
     const poplar::Tensor cScalarT = cScalar ? c.tensor.flatten()[0] : poplar::Tensor();
-    addVerticesOverOutput(graph, out, cs, vt, type, aspen::ops::opCycles(op, type), aspen::ops::opFlops(op),
-                          [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
-                            if (cScalar) {
-                              graph.connect(v["B"], cScalarT);
-                              graph.connect(v["data"], gather(useInPlace ? outFlat : aFlat, r));
-                              if (!useInPlace)
-                                graph.connect(v["out"], gather(outFlat, r));
-                            } else if (useInPlace) {
-                              graph.connect(v["in1Out"], gather(outFlat, r));
-                              graph.connect(v["in2"], gather(cFlat, r));
-                            } else {
-                              graph.connect(v["in1"], gather(aFlat, r));
-                              graph.connect(v["in2"], gather(cFlat, r));
-                              graph.connect(v["out"], gather(outFlat, r));
-                            }
-                          });
+    const auto &target = graph.getTarget();
+    const cost::Form form = useInPlace ? cost::Form::InPlace : cost::Form::Out;
+    addVerticesOverOutput(
+        graph, out, cs, vt,
+        [&](std::size_t n) {
+          return cScalar ? cost::broadcastScalar1D(target, op, type, n, form)
+                         : cost::binaryOp1D(target, op, type, n, form);
+        },
+        aspen::ops::opFlops(op),
+        [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
+          if (cScalar) {
+            graph.connect(v["B"], cScalarT);
+            graph.connect(v["data"], gather(useInPlace ? outFlat : aFlat, r));
+            if (!useInPlace)
+              graph.connect(v["out"], gather(outFlat, r));
+          } else if (useInPlace) {
+            graph.connect(v["in1Out"], gather(outFlat, r));
+            graph.connect(v["in2"], gather(cFlat, r));
+          } else {
+            graph.connect(v["in1"], gather(aFlat, r));
+            graph.connect(v["in2"], gather(cFlat, r));
+            graph.connect(v["out"], gather(outFlat, r));
+          }
+        });
     return;
   }
 
@@ -267,17 +279,21 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
   const poplar::Tensor aFlat = broadcastTo(a.tensor, shape).flatten();
   const poplar::Tensor bFlat = broadcastTo(b.tensor, shape).flatten();
   const poplar::Tensor cFlat = broadcastTo(c.tensor, shape).flatten();
-  addVerticesOverOutput(graph, out, cs, vt, type, select ? 1.0 : 2.0, select ? 0 : 2,
-                        [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
-                          if (useInPlace) {
-                            graph.connect(v["in1Out"], gather(outFlat, r));
-                          } else {
-                            graph.connect(v["in1"], gather(aFlat, r));
-                            graph.connect(v["out"], gather(outFlat, r));
-                          }
-                          graph.connect(v["in2"], gather(bFlat, r));
-                          graph.connect(v["in3"], gather(cFlat, r));
-                        });
+  const auto &target = graph.getTarget();
+  addVerticesOverOutput(
+      graph, out, cs, vt,
+      [&](std::size_t n) { return aspen::ops::multiVertexCycles(target, type, n, select ? 1.0 : 2.0); },
+      select ? 0 : 2,
+      [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
+        if (useInPlace) {
+          graph.connect(v["in1Out"], gather(outFlat, r));
+        } else {
+          graph.connect(v["in1"], gather(aFlat, r));
+          graph.connect(v["out"], gather(outFlat, r));
+        }
+        graph.connect(v["in2"], gather(bFlat, r));
+        graph.connect(v["in3"], gather(cFlat, r));
+      });
 }
 
 // Adds to `cs` the vertices of one generated codelet that evaluates `exprs` over `ts` into
@@ -317,18 +333,23 @@ void generatedCodelet(poplar::Graph &graph, const std::vector<const Expr *> &exp
     std::stringstream source(g.source);
     graph.addCodelets(source);
   }
-  addVerticesOverOutput(graph, outs[0], cs, g.vertexName, outs[0].elementType(), g.cyclesPerElement,
-                        g.flopsPerElement, [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
-                          for (std::size_t k = 0; k < ts.size(); ++k) {
-                            const std::string field = "in" + std::to_string(k + 1);
-                            if (kinds[k] == OperandKind::Vector)
-                              graph.connect(v[field], gather(flats[k], r));
-                            else if (kinds[k] == OperandKind::Scalar)
-                              graph.connect(v[field], ts[k].flatten()[0]);
-                          }
-                          for (std::size_t j = 0; j < outs.size(); ++j)
-                            graph.connect(v[aspen::ops::outputField(j, outs.size())], gather(outFlats[j], r));
-                        });
+  const auto &target = graph.getTarget();
+  const poplar::Type costType = outs[0].elementType();
+  addVerticesOverOutput(
+      graph, outs[0], cs, g.vertexName,
+      [&](std::size_t n) { return aspen::ops::multiVertexCycles(target, costType, n, g.cyclesPerElement); },
+      g.flopsPerElement,
+      [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
+        for (std::size_t k = 0; k < ts.size(); ++k) {
+          const std::string field = "in" + std::to_string(k + 1);
+          if (kinds[k] == OperandKind::Vector)
+            graph.connect(v[field], gather(flats[k], r));
+          else if (kinds[k] == OperandKind::Scalar)
+            graph.connect(v[field], ts[k].flatten()[0]);
+        }
+        for (std::size_t j = 0; j < outs.size(); ++j)
+          graph.connect(v[aspen::ops::outputField(j, outs.size())], gather(outFlats[j], r));
+      });
 }
 
 enum class Mode { New, InPlace, WithOutput };

@@ -4,6 +4,7 @@
 #include "popops/Fill.hpp"
 
 #include "Internal.hpp"
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "poputil/Util.hpp"
 
@@ -96,7 +97,7 @@ void addFillVertex(poplar::Graph &graph, const poplar::Tensor &flat,
   std::size_t n = 0;
   for (const auto &r : regions)
     n += r.size();
-  graph.setPerfEstimate(vertex, aspen::ops::multiVertexCycles(graph.getTarget(), type, n, 1.0, 10));
+  graph.setPerfEstimate(vertex, cost::fill(graph.getTarget(), type, n));
 }
 
 void checkWritable(const poplar::Tensor &t) {

@@ -11,6 +11,7 @@
 
 #include "ElementWiseInternal.hpp"
 #include "Internal.hpp"
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "popops/Cast.hpp"
 #include "popops/Expr.hpp"
@@ -206,9 +207,13 @@ private:
     graph_.connect(v["out"], out);
     graph_.setInitialValue(v[innerVertex ? "rowLen" : "stride"], param);
     graph_.setTileMapping(v, tile);
-    const double perElement = op == Operation::LOG_ADD ? 12.0 : 1.0;
+    const std::size_t outputs = out.numElements();
     const std::uint64_t cycles =
-        aspen::ops::multiVertexCycles(graph_.getTarget(), tin, in.numElements(), perElement, 20);
+        innerVertex
+            ? cost::reduceInner(graph_.getTarget(), op, tin, tout, outputs, param)
+            : cost::reduceOuter(graph_.getTarget(), op, tin, tout, outputs,
+                                outputs == 0 ? 0 : (in.numElements() - outputs) / std::max(param, 1u) + 1,
+                                param);
     graph_.setPerfEstimate(v, cycles, in.numElements());
   }
 

@@ -4,6 +4,7 @@
 #include "popops/ScaledAdd.hpp"
 
 #include "Internal.hpp"
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "popops/Cast.hpp"
 #include "poputil/OptionParsing.hpp"
@@ -83,6 +84,15 @@ void scaledAddImpl(poplar::Graph &graph, const poplar::Tensor &A, const poplar::
                             "A of type " + ta.toString().str() + " with B of type " + tb.toString().str());
   if (A.numElements() == 0)
     return;
+  // A scale of A that is the constant 1 (scaledAddTo / scaledSubtractFrom without scaleA) is
+  // the work of PopLibs' ScaledAdd / ScaledSubtract vertices; any other is aXPlusbY's.
+  float scaleAValue = 0;
+  const bool unitA =
+      scaleA.numElements() == 1 && scaleA.getConstantValue(&scaleAValue) && scaleAValue == 1.0f;
+  const cost::ScaledOp costOp = mode == Mode::XMinusAxPlusBy ? cost::ScaledOp::XMinusAXPlusBY
+                                : mode == Mode::AxMinusBy
+                                    ? (unitA ? cost::ScaledOp::Subtract : cost::ScaledOp::AXMinusBY)
+                                    : (unitA ? cost::ScaledOp::Add : cost::ScaledOp::AXPlusBY);
   poplar::ComputeSet cs = graph.addComputeSet({dc, opName});
   const poplar::Tensor aFlat = A.flatten(), bFlat = B.flatten();
   const auto &target = graph.getTarget();
@@ -95,7 +105,7 @@ void scaledAddImpl(poplar::Graph &graph, const poplar::Tensor &A, const poplar::
     graph.setInitialValue(v["mode"], static_cast<unsigned>(mode));
     graph.setTileMapping(v, w.tile);
     const std::size_t n = w.numElements();
-    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(target, ta, n, 2.0),
+    graph.setPerfEstimate(v, cost::scaledAdd(target, ta, tb, ts, costOp, n),
                           3 * static_cast<std::uint64_t>(n));
   }
   prog.add(poplar::program::Execute(cs, {dc, opName}));
