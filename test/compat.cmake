@@ -176,9 +176,8 @@ aspen_add_test(compat_host_api_errors LABEL error SOURCES error/host_api_errors.
   LIBS Aspen::popops Aspen::poputil Aspen::gcl Aspen::popfloat)
 # popnn's recurrent layers (popnn/Lstm.hpp, Gru.hpp, Rnn.hpp) against host references with
 # finite-difference gradients, float and half; and their errors.
-aspen_add_test(popnn_compat_lstm LABEL conformance SOURCES compat/popnn_lstm.cpp
-  LIBS Aspen::popops Aspen::poplin Aspen::popnn)
-aspen_add_test(popnn_compat_gru LABEL conformance SOURCES compat/popnn_gru.cpp
+aspen_add_test(popnn_compat_recurrent LABEL conformance
+  SOURCES compat/popnn_lstm.cpp compat/popnn_gru.cpp compat/popnn_rnn.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)
 aspen_add_test(popnn_rnn_errors LABEL error SOURCES error/popnn_rnn_errors.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)

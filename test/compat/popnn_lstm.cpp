@@ -51,6 +51,7 @@ struct Config {
   std::vector<BasicLstmCellUnit> order;
   NonLinearityType activation = NonLinearityType::TANH;
   NonLinearityType recurrent = NonLinearityType::SIGMOID;
+  bool popnnCodelets = true; // false: only popops' and poplin's codelets
 };
 
 // Every value the layer reads, as named host arrays (weights in the user's cellOrder).
@@ -130,7 +131,8 @@ void runLstm(const Config &c) {
   Graph graph(device.getTarget());
   popops::addCodelets(graph);
   poplin::addCodelets(graph);
-  popnn::addCodelets(graph);
+  if (c.popnnCodelets)
+    popnn::addCodelets(graph);
 
   popnn::lstm::LstmParams params(c.type, c.B, c.T, {c.I, c.H}, c.activation, c.recurrent);
   params.outputFullSequence = c.fullSequence;
@@ -264,6 +266,11 @@ TEST_CASE("popnn::lstm forward, backward and weight update against a host LSTM (
   SECTION("one step, batch 3, RELU / HARD_SIGMOID activations") {
     runLstm({FLOAT, 1, 3, 4, 2, true, false, true, defaultOrder, NonLinearityType::RELU,
              NonLinearityType::HARD_SIGMOID});
+  }
+  SECTION("on a graph with only popops' and poplin's codelets") {
+    Config c{FLOAT, 2, 2, 2, 3, true, false, false, defaultOrder};
+    c.popnnCodelets = false;
+    runLstm(c);
   }
 }
 

@@ -338,6 +338,11 @@ std::vector<Tensor> Rnn(Graph &graph, const RnnParams &params, bool reverse,
       throw poputil::poplibs_error(
           op + ": stateSequence.stateIndex " + std::to_string(stateSequence.stateIndex) +
           " is not the index of one of the " + std::to_string(initState.size()) + " states");
+    if (initState[stateSequence.stateIndex].valid() &&
+        initState[stateSequence.stateIndex].numElements() != stateSequence.output[0].numElements())
+      throw poputil::poplibs_error(op + ": stateSequence.output " + describe(stateSequence.output) +
+                                   " does not hold one state " +
+                                   describe(initState[stateSequence.stateIndex]) + " per time step");
   }
 
   // The state carried from step to step: copies of the initial state.
@@ -387,8 +392,9 @@ std::vector<Tensor> Rnn(Graph &graph, const RnnParams &params, bool reverse,
           update(*interimOut, slice.interimOut);
         for (std::size_t k = 0; k < outputs.size(); ++k)
           update(outputs[k], slice.outputs[k]);
-        if (stateSequence.output.valid())
-          update(stateSequence.output, state[stateSequence.stateIndex]);
+        if (stateSequence.output.valid()) // a state {1, batch, size} fills a step {batch, size}
+          update(stateSequence.output,
+                 state[stateSequence.stateIndex].reshape(stateSequence.output[0].shape()));
         return body;
       },
       {di, "loop"});
