@@ -51,6 +51,7 @@ struct Config {
   std::vector<BasicGruCellUnit> order;
   NonLinearityType activation = NonLinearityType::TANH;
   NonLinearityType recurrent = NonLinearityType::SIGMOID;
+  bool attention = false; // AUGRU: auGruFwd, auGruBwd / auGruBwdWithWU
 };
 
 using Values = std::map<std::string, std::vector<double>>;
@@ -96,7 +97,9 @@ struct HostGru {
           rhU[j] = q;
         }
         for (std::size_t j = 0; j < c.H; ++j) {
-          const double u = act(c.recurrent, xw[c.H + j] + hu[c.H + j] + bias(1, 0, j) + bias(1, 1, j));
+          double u = act(c.recurrent, xw[c.H + j] + hu[c.H + j] + bias(1, 0, j) + bias(1, 1, j));
+          if (c.attention)
+            u *= 1 - v.at("att")[n * c.T + t];
           const double cand = c.resetAfter ? act(c.activation, xw[2 * c.H + j] + bias(2, 0, j) +
                                                                    r[j] * (hu[2 * c.H + j] + bias(2, 1, j)))
                                            : act(c.activation, xw[2 * c.H + j] + rhU[j] + bias(2, 0, j));
@@ -167,6 +170,12 @@ void runGru(const Config &c) {
   Tensor in = popnn::gru::createInput(graph, params, "in", options);
   Tensor h0 = popnn::gru::createInitialState(graph, params, "h0", options, nullptr);
   popnn::gru::GruWeights w = popnn::gru::createWeights(graph, params, "weights", options);
+  Tensor att;
+  if (c.attention) {
+    att = popnn::gru::createAttention(graph, params, "att", options);
+    REQUIRE(att.shape() == std::vector<std::size_t>{c.B, c.T});
+    feed("att", att);
+  }
   REQUIRE(w.inputWeights.shape() == std::vector<std::size_t>{3, c.I, c.H});
   REQUIRE(w.outputWeights.shape() == std::vector<std::size_t>{3, c.H, c.H});
   REQUIRE(w.biases.shape() ==
@@ -178,15 +187,26 @@ void runGru(const Config &c) {
   feed("b", w.biases);
 
   Tensor fwdInter;
-  Tensor out = popnn::gru::gruFwd(graph, params, h0, in, w, &fwdInter, prog, "gru", options);
+  Tensor out = c.attention
+                   ? popnn::gru::auGruFwd(graph, params, h0, in, w, &fwdInter, att, prog, "augru", options)
+                   : popnn::gru::gruFwd(graph, params, h0, in, w, &fwdInter, prog, "gru", options);
   fetch("out", out);
   Tensor gOut = graph.addVariable(c.type, out.shape(), "gOutT");
   graph.setTileMapping(gOut, 1);
   feed("gOut", gOut);
 
-  Tensor inGrad, h0Grad;
+  Tensor inGrad, h0Grad, attGrad;
   popnn::gru::GruWeights wGrad;
-  if (c.separateWU) {
+  if (c.attention && c.separateWU) {
+    Tensor bwdInter;
+    h0Grad = popnn::gru::auGruBwd(graph, params, prog, h0, fwdInter, w, in, out, gOut, &inGrad, &bwdInter,
+                                  att, &attGrad, "bwd", options, nullptr);
+    wGrad =
+        popnn::gru::auGruWU(graph, params, prog, h0, fwdInter, bwdInter, w, in, out, "wu", options, nullptr);
+  } else if (c.attention) {
+    h0Grad = popnn::gru::auGruBwdWithWU(graph, params, prog, h0, fwdInter, w, in, out, gOut, &inGrad, wGrad,
+                                        att, &attGrad, "bwdwu", options, nullptr);
+  } else if (c.separateWU) {
     Tensor bwdInter;
     h0Grad = popnn::gru::gruBwd(graph, params, prog, h0, fwdInter, w, in, out, gOut, &inGrad, &bwdInter,
                                 "bwd", options, nullptr);
@@ -201,6 +221,8 @@ void runGru(const Config &c) {
   fetch("dWi", wGrad.inputWeights);
   fetch("dWo", wGrad.outputWeights);
   fetch("dB", wGrad.biases);
+  if (c.attention)
+    fetch("dAtt", attGrad);
 
   std::mt19937 rng(unsigned(c.T * 131 + c.B * 17 + c.H + c.resetAfter));
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
@@ -208,7 +230,8 @@ void runGru(const Config &c) {
   for (const auto &kv : hostIn) {
     std::vector<double> d(kv.second.numElements());
     for (auto &e : d)
-      e = std::round(dist(rng) * (kv.first[0] == 'w' ? 0.5 : 1.0) * 256) / 256;
+      e = kv.first == "att" ? std::round((dist(rng) + 1) * 0.45 * 256) / 256 // in [0, 0.9]
+                            : std::round(dist(rng) * (kv.first[0] == 'w' ? 0.5 : 1.0) * 256) / 256;
     v[kv.first] = d;
   }
 
@@ -243,6 +266,8 @@ void runGru(const Config &c) {
   check("input weights gradient", read("dWi"), host.numericGrad(v, "wi"));
   check("output weights gradient", read("dWo"), host.numericGrad(v, "wo"));
   check("bias gradient", read("dB"), host.numericGrad(v, "b"));
+  if (c.attention)
+    check("attention gradient", read("dAtt"), host.numericGrad(v, "att"));
 }
 
 const std::vector<BasicGruCellUnit> defaultOrder = popnn::gru::getDefaultBasicGruCellOrder();
@@ -261,6 +286,20 @@ TEST_CASE("popnn::gru forward, backward and weight update against a host GRU (fl
   SECTION("reset after, full sequence, batch 3, HARD_SIGMOID / RELU") {
     runGru({FLOAT, 2, 3, 2, 2, true, true, true, defaultOrder, NonLinearityType::RELU,
             NonLinearityType::HARD_SIGMOID});
+  }
+}
+
+TEST_CASE("popnn::gru AUGRU (attention-scaled update gate) against a host AUGRU", "[compat][popnn]") {
+  Config c{FLOAT, 3, 2, 2, 3, true, false, true, defaultOrder};
+  c.attention = true;
+  SECTION("auGruBwd + auGruWU") {
+    runGru(c);
+  }
+  SECTION("reset after, auGruBwdWithWU, half") {
+    c.type = HALF;
+    c.resetAfter = true;
+    c.separateWU = false;
+    runGru(c);
   }
 }
 

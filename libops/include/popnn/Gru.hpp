@@ -120,6 +120,11 @@ GruWeights createWeights(poplar::Graph &graph, const GruParams &params,
                          const poplar::DebugContext &debugContext, const poplar::OptionFlags &options = {},
                          poplin::PlanningCache *planningCache = nullptr);
 
+/// The attention scores of an AUGRU {batch, timeSteps}, laid out to be sliced by time step.
+poplar::Tensor createAttention(poplar::Graph &graph, const GruParams &params,
+                               const poplar::DebugContext &debugContext,
+                               const poplar::OptionFlags &options = {});
+
 /// Runs the GRU over `in` {timeSteps, batch, inputSize} from `stateInit` {batch, outputSize}.
 /// Returns every step's output or the last one (GruParams::outputFullSequence). When
 /// `intermediates` is not null it receives what gruBwd and gruWU need.
@@ -130,6 +135,15 @@ poplar::Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const popla
                       poplar::program::Sequence &fwdProg, const poplar::DebugContext &debugContext = {},
                       const poplar::OptionFlags &options = {},
                       poplin::PlanningCache *planningCache = nullptr);
+
+/// The AUGRU: gruFwd with the update gate scaled by one minus the step's attention score,
+/// u = (1 - a_t) * u, from `attScores` {batch, timeSteps}.
+poplar::Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const poplar::Tensor &stateInit,
+                        const poplar::Tensor &in, const GruWeights &weights, poplar::Tensor *intermediates,
+                        const poplar::Tensor &attScores, poplar::program::Sequence &fwdProg,
+                        const poplar::DebugContext &debugContext = {},
+                        const poplar::OptionFlags &options = {},
+                        poplin::PlanningCache *planningCache = nullptr);
 
 /// The backward pass, last step first, from the gradient of the output (`gradLayerNext`, the
 /// shape of gruFwd's output). Writes the input gradients to `*inputGrad` (null exactly when
@@ -142,6 +156,17 @@ poplar::Tensor gruBwd(poplar::Graph &graph, const GruParams &params, poplar::pro
                       poplar::Tensor *inputGrad, poplar::Tensor *bwdIntermediates,
                       const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
                       poplin::PlanningCache *planningCache);
+
+/// The AUGRU's backward pass (see gruBwd); also writes the attention scores' gradients
+/// {batch, timeSteps} to `*attentionsGrad` when it is not null.
+poplar::Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                        const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediatesSeq,
+                        const GruWeights &weights, const poplar::Tensor &fwdInputSeq,
+                        const poplar::Tensor &fwdOutput, const poplar::Tensor &gradLayerNext,
+                        poplar::Tensor *inputGrad, poplar::Tensor *bwdIntermediates,
+                        const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
+                        const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                        poplin::PlanningCache *planningCache);
 
 /// The weight gradients (dLoss/dW, to be scaled and subtracted by the caller).
 GruWeights gruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -159,6 +184,24 @@ poplar::Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, popla
                             poplar::Tensor *inputGrad, GruWeights &weightsGrad,
                             const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
                             poplin::PlanningCache *planningCache);
+
+/// The AUGRU's weight gradients (the same as gruWU's, from auGruBwd's intermediates).
+GruWeights auGruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                   const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
+                   const poplar::Tensor &bwdIntermediates, const GruWeights &weights,
+                   const poplar::Tensor &input, const poplar::Tensor &output,
+                   const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                   poplin::PlanningCache *planningCache);
+
+/// auGruBwd then auGruWU.
+poplar::Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                              const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
+                              const GruWeights &weights, const poplar::Tensor &input,
+                              const poplar::Tensor &output, const poplar::Tensor &outputGrad,
+                              poplar::Tensor *inputGrad, GruWeights &weightsGrad,
+                              const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
+                              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                              poplin::PlanningCache *planningCache);
 
 } // namespace gru
 } // namespace popnn

@@ -202,13 +202,15 @@ GruWeights createWeights(Graph &graph, const GruParams &params, const DebugConte
   return {k.first, k.second, createWeightsBiases(graph, params, {di}, options, planningCache)};
 }
 
-Tensor gruFwd(Graph &graph, const GruParams &params, const Tensor &stateInit, const Tensor &in,
-              const GruWeights &weights, Tensor *intermediates, program::Sequence &fwdProg,
-              const DebugContext &debugContext, const OptionFlags &options,
-              poplin::PlanningCache *planningCache) {
-  aspen::ops::PopnnDebugInfo di(debugContext,
-                                DI_ARGS(params, stateInit, in, weights, intermediates, options));
-  const Layer l(params, options, "popnn::gru::gruFwd");
+namespace {
+
+/// The forward pass; with `att` ({batch, steps}) the AUGRU's: u = (1 - a_t) * u.
+Tensor forward(Graph &graph, const GruParams &params, const Layer &l, const Tensor &stateInit,
+               const Tensor &in, const GruWeights &weights, Tensor *intermediates, program::Sequence &fwdProg,
+               const Tensor *att, const DebugNameAndId &di, poplin::PlanningCache *planningCache) {
+  using popops::expr::Const;
+  if (att)
+    checkTensor(*att, {l.B, l.T}, l.type, l.op, "the attention scores");
   checkTensor(stateInit, {l.B, l.H}, l.type, l.op, "stateInit");
   checkTensor(in, {l.T, l.B, l.I}, l.type, l.op, "the input");
   l.checkWeights(weights);
@@ -262,11 +264,16 @@ Tensor gruFwd(Graph &graph, const GruParams &params, const Tensor &stateInit, co
                           {di, "candidate"});
         }
         Tensor u = ru[1];
+        if (att) {
+          Tensor a = popops::dynamicSlice(graph, att->transpose(), t, {0}, {1}, s, {di, "attention"})[0];
+          u = popops::map(graph, (Const(1.0f) - _2) * _1, {u, a.expand({1}).broadcast(l.H, 1)}, s,
+                          {di, "attention"});
+        }
         Tensor hNew =
             popops::map(graph, _1 * _2 + (popops::expr::Const(1.0f) - _1) * _3, {u, h, c}, s, {di, "output"});
         if (inter.valid()) {
-          Tensor stepInter =
-              concat({ru[0].expand({0}), u.expand({0}), c.expand({0}), h.expand({0}), aux.expand({0})}, 0);
+          Tensor stepInter = concat(
+              {ru[0].expand({0}), ru[1].expand({0}), c.expand({0}), h.expand({0}), aux.expand({0})}, 0);
           popops::dynamicUpdate(graph, inter, stepInter.expand({0}), t, {0}, {1}, s,
                                 {di, "saveIntermediates"});
         }
@@ -279,7 +286,40 @@ Tensor gruFwd(Graph &graph, const GruParams &params, const Tensor &stateInit, co
   fwdProg.add(loop);
   if (intermediates)
     *intermediates = inter;
-  Tensor out = params.outputFullSequence ? outSeq : h;
+  return params.outputFullSequence ? outSeq : h;
+}
+
+} // namespace
+
+Tensor gruFwd(Graph &graph, const GruParams &params, const Tensor &stateInit, const Tensor &in,
+              const GruWeights &weights, Tensor *intermediates, program::Sequence &fwdProg,
+              const DebugContext &debugContext, const OptionFlags &options,
+              poplin::PlanningCache *planningCache) {
+  aspen::ops::PopnnDebugInfo di(debugContext,
+                                DI_ARGS(params, stateInit, in, weights, intermediates, options));
+  const Layer l(params, options, "popnn::gru::gruFwd");
+  Tensor out =
+      forward(graph, params, l, stateInit, in, weights, intermediates, fwdProg, nullptr, {di}, planningCache);
+  di.addOutputs(DI_ARGS(out));
+  return out;
+}
+
+Tensor createAttention(Graph &graph, const GruParams &params, const DebugContext &debugContext,
+                       const OptionFlags &options) {
+  aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, options));
+  const Layer l(params, options, "popnn::gru::createAttention", false);
+  return createSequence(graph, l.type, {l.T, l.B}, {di, "attention"}).transpose();
+}
+
+Tensor auGruFwd(Graph &graph, const GruParams &params, const Tensor &stateInit, const Tensor &in,
+                const GruWeights &weights, Tensor *intermediates, const Tensor &attScores,
+                program::Sequence &fwdProg, const DebugContext &debugContext, const OptionFlags &options,
+                poplin::PlanningCache *planningCache) {
+  aspen::ops::PopnnDebugInfo di(debugContext,
+                                DI_ARGS(params, stateInit, in, weights, intermediates, attScores, options));
+  const Layer l(params, options, "popnn::gru::auGruFwd");
+  Tensor out = forward(graph, params, l, stateInit, in, weights, intermediates, fwdProg, &attScores, {di},
+                       planningCache);
   di.addOutputs(DI_ARGS(out));
   return out;
 }
@@ -289,7 +329,10 @@ namespace {
 Tensor backward(Graph &graph, const GruParams &params, const Layer &l, program::Sequence &prog,
                 const Tensor &fwdOutputInit, const Tensor &fwdIntermediates, const GruWeights &weights,
                 const Tensor &input, const Tensor &outputGrad, Tensor *inputGrad, Tensor &bwdInter,
-                const DebugNameAndId &di, poplin::PlanningCache *planningCache) {
+                const Tensor *att, Tensor *attGrad, const DebugNameAndId &di,
+                poplin::PlanningCache *planningCache) {
+  if (att)
+    checkTensor(*att, {l.B, l.T}, l.type, l.op, "the attentions");
   checkTensor(fwdOutputInit, {l.B, l.H}, l.type, l.op, "fwdOutputInit");
   l.checkIntermediates(fwdIntermediates, "fwdIntermediates", F_NUM);
   l.checkWeights(weights);
@@ -317,6 +360,9 @@ Tensor backward(Graph &graph, const GruParams &params, const Layer &l, program::
   if (inGrads)
     inGradSeq = createSequence(graph, l.type, {l.T, l.B, l.I}, {di, "inputGrad"});
   using popops::expr::Const;
+  Tensor attGradSeq;
+  if (att && attGrad)
+    attGradSeq = createSequence(graph, l.type, {l.T, l.B}, {di, "attentionsGrad"});
 
   auto loop = popops::countedLoop(
       graph, l.T,
@@ -330,17 +376,35 @@ Tensor backward(Graph &graph, const GruParams &params, const Layer &l, program::
           Tensor og = popops::dynamicSlice(graph, outputGrad, t, {0}, {1}, s, {di, "outputGrad"})[0];
           dhT = popops::map(graph, _1 + _2, {dh, og}, s, {di, "outputGrad"});
         }
-        Tensor du = popops::map(graph, _1 * (_2 - _3) * activationGradient(rec, _4), {dhT, hp, c, u}, s,
-                                {di, "updateGrad"});
-        Tensor dc = popops::map(graph, _1 * (Const(1.0f) - _2) * activationGradient(act, _3), {dhT, u, c}, s,
-                                {di, "candidateGrad"});
+        Tensor uEff = u, du;
+        if (att) { // AUGRU: the gate used is (1 - a) * u
+          Tensor a = popops::dynamicSlice(graph, att->transpose(), t, {0}, {1}, s, {di, "attention"})[0]
+                         .expand({1})
+                         .broadcast(l.H, 1);
+          uEff = popops::map(graph, (Const(1.0f) - _2) * _1, {u, a}, s, {di, "attention"});
+          Tensor duEff = popops::map(graph, _1 * (_2 - _3), {dhT, hp, c}, s, {di, "updateGrad"});
+          du = popops::map(graph, _1 * (Const(1.0f) - _2) * activationGradient(rec, _3), {duEff, a, u}, s,
+                           {di, "updateGrad"});
+          if (attGradSeq.valid()) {
+            Tensor prod = popops::map(graph, -(_1 * _2), {duEff, u}, s, {di, "attentionGrad"});
+            Tensor ga =
+                popops::reduce(graph, prod, l.type, {1}, popops::Operation::ADD, s, {di, "attentionGrad"});
+            popops::dynamicUpdate(graph, attGradSeq, ga.expand({0}), t, {0}, {1}, s,
+                                  {di, "saveAttentionGrad"});
+          }
+        } else {
+          du = popops::map(graph, _1 * (_2 - _3) * activationGradient(rec, _4), {dhT, hp, c, u}, s,
+                           {di, "updateGrad"});
+        }
+        Tensor dc = popops::map(graph, _1 * (Const(1.0f) - _2) * activationGradient(act, _3), {dhT, uEff, c},
+                                s, {di, "candidateGrad"});
         Tensor dr, gRec, dhDirect, dhRec;
         if (!l.resetAfter) {
           Tensor drh = poplin::matMul(graph, dc, wo[BASIC_GRU_CELL_CANDIDATE].transpose(), s, l.type,
                                       {di, "resetGrad"}, mmOpts, planningCache);
           dr = popops::map(graph, _1 * _2 * activationGradient(rec, _3), {drh, hp, r}, s,
                            {di, "resetGateGrad"});
-          dhDirect = popops::map(graph, _1 * _2 + _3 * _4, {dhT, u, drh, r}, s, {di, "prevOutputGrad"});
+          dhDirect = popops::map(graph, _1 * _2 + _3 * _4, {dhT, uEff, drh, r}, s, {di, "prevOutputGrad"});
           gRec = dc;
           Tensor dru =
               concat(dr.expand({0}), du.expand({0}), 0).dimShuffle({1, 0, 2}).reshape({l.B, 2 * l.H});
@@ -350,7 +414,7 @@ Tensor backward(Graph &graph, const GruParams &params, const Layer &l, program::
           dr = popops::map(graph, _1 * _2 * activationGradient(rec, _3), {dc, aux, r}, s,
                            {di, "resetGateGrad"});
           gRec = popops::map(graph, _1 * _2, {dc, r}, s, {di, "recurrentCandidateGrad"});
-          dhDirect = popops::map(graph, _1 * _2, {dhT, u}, s, {di, "prevOutputGrad"});
+          dhDirect = popops::map(graph, _1 * _2, {dhT, uEff}, s, {di, "prevOutputGrad"});
           Tensor dAll = concat({dr.expand({0}), du.expand({0}), gRec.expand({0})}, 0)
                             .dimShuffle({1, 0, 2})
                             .reshape({l.B, NU * l.H});
@@ -373,6 +437,8 @@ Tensor backward(Graph &graph, const GruParams &params, const Layer &l, program::
   prog.add(loop);
   if (inputGrad)
     *inputGrad = inGradSeq;
+  if (attGradSeq.valid())
+    *attGrad = attGradSeq.transpose();
   return dh;
 }
 
@@ -425,7 +491,7 @@ Tensor gruBwd(Graph &graph, const GruParams &params, program::Sequence &prog, co
   const Layer l(params, options_, "popnn::gru::gruBwd");
   Tensor bwdInter;
   Tensor g = backward(graph, params, l, prog, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
-                      gradLayerNext, inputGrad, bwdInter, {di}, planningCache);
+                      gradLayerNext, inputGrad, bwdInter, nullptr, nullptr, {di}, planningCache);
   if (bwdIntermediates)
     *bwdIntermediates = bwdInter;
   return g;
@@ -452,7 +518,53 @@ Tensor gruBwdWithWU(Graph &graph, const GruParams &params, program::Sequence &pr
   const Layer l(params, options_, "popnn::gru::gruBwdWithWU");
   Tensor bwdInter;
   Tensor g = backward(graph, params, l, prog, fwdOutputInit, fwdIntermediates, weights, input, outputGrad,
-                      inputGrad, bwdInter, {di}, planningCache);
+                      inputGrad, bwdInter, nullptr, nullptr, {di}, planningCache);
+  weightsGrad = weightUpdate(graph, l, prog, fwdIntermediates, bwdInter, input, {di}, planningCache);
+  return g;
+}
+
+Tensor auGruBwd(Graph &graph, const GruParams &params, program::Sequence &prog, const Tensor &fwdOutputInit,
+                const Tensor &fwdIntermediatesSeq, const GruWeights &weights, const Tensor &fwdInputSeq,
+                const Tensor &fwdOutput, const Tensor &gradLayerNext, Tensor *inputGrad,
+                Tensor *bwdIntermediates, const Tensor &attentions, Tensor *attentionsGrad,
+                const DebugContext &debugContext, const OptionFlags &options_,
+                poplin::PlanningCache *planningCache) {
+  aspen::ops::PopnnDebugInfo di(debugContext,
+                                DI_ARGS(params, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
+                                        fwdOutput, gradLayerNext, attentions, options_));
+  const Layer l(params, options_, "popnn::gru::auGruBwd");
+  Tensor bwdInter;
+  Tensor g = backward(graph, params, l, prog, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
+                      gradLayerNext, inputGrad, bwdInter, &attentions, attentionsGrad, {di}, planningCache);
+  if (bwdIntermediates)
+    *bwdIntermediates = bwdInter;
+  return g;
+}
+
+GruWeights auGruWU(Graph &graph, const GruParams &params, program::Sequence &prog,
+                   const Tensor &fwdOutputInit, const Tensor &fwdIntermediates,
+                   const Tensor &bwdIntermediates, const GruWeights &weights, const Tensor &input,
+                   const Tensor &output, const DebugContext &debugContext, const OptionFlags &options_,
+                   poplin::PlanningCache *planningCache) {
+  aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, fwdOutputInit, fwdIntermediates,
+                                                      bwdIntermediates, weights, input, output, options_));
+  const Layer l(params, options_, "popnn::gru::auGruWU");
+  l.checkWeights(weights);
+  return weightUpdate(graph, l, prog, fwdIntermediates, bwdIntermediates, input, {di}, planningCache);
+}
+
+Tensor auGruBwdWithWU(Graph &graph, const GruParams &params, program::Sequence &prog,
+                      const Tensor &fwdOutputInit, const Tensor &fwdIntermediates, const GruWeights &weights,
+                      const Tensor &input, const Tensor &output, const Tensor &outputGrad, Tensor *inputGrad,
+                      GruWeights &weightsGrad, const Tensor &attentions, Tensor *attentionsGrad,
+                      const DebugContext &debugContext, const OptionFlags &options_,
+                      poplin::PlanningCache *planningCache) {
+  aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, fwdOutputInit, fwdIntermediates, weights, input,
+                                                      output, outputGrad, attentions, options_));
+  const Layer l(params, options_, "popnn::gru::auGruBwdWithWU");
+  Tensor bwdInter;
+  Tensor g = backward(graph, params, l, prog, fwdOutputInit, fwdIntermediates, weights, input, outputGrad,
+                      inputGrad, bwdInter, &attentions, attentionsGrad, {di}, planningCache);
   weightsGrad = weightUpdate(graph, l, prog, fwdIntermediates, bwdInter, input, {di}, planningCache);
   return g;
 }
