@@ -1,0 +1,66 @@
+// Copyright (c) Aspen contributors.
+// What popnn's recurrent layers (Lstm.cpp, Gru.cpp) share inside: their options, their
+// activations as popops expressions, argument checks and unit reordering. Private to popnn.
+#pragma once
+
+#include <popnn/NonLinearityDef.hpp>
+#include <popnn/Rnn.hpp>
+#include <popops/Expr.hpp>
+
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Tensor.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace popnn::rnn_detail {
+
+/// The options of an LSTM or GRU (docs/ops-nn.md, "Recurrent layers").
+struct RecurrentOptions {
+  double availableMemoryProportion = -1; // < 0: the matMul default
+  poplar::Type partialsType = poplar::FLOAT;
+  bool inferenceOnly = false;
+  poplar::Type accumulatorsType; // the weight gradients' type
+};
+
+/// Parses `options` for an LSTM (`lstm`) or GRU; an unknown key or bad value throws
+/// poplar::invalid_option starting with `op`.
+RecurrentOptions parseOptions(const poplar::OptionFlags &options, const poplar::Type &dataType, bool lstm,
+                              const std::string &op);
+
+/// The options of the layer's matrix multiplications for the pass `pass`.
+poplar::OptionFlags matMulOptions(const RecurrentOptions &opts, const char *pass);
+
+/// Throws poplibs_error unless the layer's activation `t` (named by `what`) has a gradient
+/// that Aspen computes from its output (SIGMOID, HARD_SIGMOID, RELU, TANH).
+void checkActivation(NonLinearityType t, const std::string &op, const char *what);
+
+/// `t(x)` and, from y = t(x), dy/dx.
+popops::expr::Any activation(NonLinearityType t, const popops::expr::Expr &x);
+popops::expr::Any activationGradient(NonLinearityType t, const popops::expr::Expr &y);
+
+/// Checks the layer's parameters: FLOAT or HALF, non-zero batch, time steps and sizes, two
+/// layer sizes, fixed time steps (Aspen does not run variable ones yet).
+void checkParams(const rnn::RnnParams &p, const std::string &op, bool allowVariable = false);
+
+/// Throws poplibs_error naming `role` unless `t` is valid with shape `shape` and type `type`.
+void checkTensor(const poplar::Tensor &t, const std::vector<std::size_t> &shape, const poplar::Type &type,
+                 const std::string &op, const std::string &role);
+
+/// Checks that `order` lists each of `numUnits` units once; returns, for each unit, its index
+/// in the outermost dimension of the weights.
+std::vector<unsigned> unitPositions(const std::vector<unsigned> &order, unsigned numUnits,
+                                    const std::string &op);
+
+/// `t`'s outermost dimension rearranged: result[u] = t[pos[u]].
+poplar::Tensor gather0(const poplar::Tensor &t, const std::vector<unsigned> &pos);
+/// The inverse: result[pos[u]] = t[u].
+poplar::Tensor scatter0(const poplar::Tensor &t, const std::vector<unsigned> &pos);
+
+/// A tensor {steps, rest...} laid out to be sliced one step at a time.
+poplar::Tensor createSequence(poplar::Graph &graph, const poplar::Type &type,
+                              const std::vector<std::size_t> &shape, const poplar::DebugContext &dc);
+
+} // namespace popnn::rnn_detail

@@ -1,0 +1,228 @@
+// Copyright (c) Aspen contributors.
+// popnn's recurrent layers (popnn/Lstm.hpp, Gru.hpp, Rnn.hpp) reject what PopLibs rejects:
+// shapes and types that do not match the layer's parameters, bad parameters, and options they
+// do not know (poplar::invalid_option naming the key), each naming the op and the argument.
+#include <poplin/codelets.hpp>
+#include <popnn/Gru.hpp>
+#include <popnn/Lstm.hpp>
+#include <popnn/Rnn.hpp>
+#include <popops/codelets.hpp>
+#include <poputil/exceptions.hpp>
+
+#include <poplar/Target.hpp>
+#include <poplar/exceptions.hpp>
+
+#include "ErrorCheck.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace poplar;
+using aspen::test::requireError;
+using popnn::NonLinearityType;
+
+namespace {
+struct Fixture {
+  Graph graph{Target::createIPUTarget(1, 4, "ipu2")};
+  program::Sequence prog;
+  Fixture() {
+    popops::addCodelets(graph);
+    poplin::addCodelets(graph);
+  }
+  Tensor var(const Type &t, std::vector<std::size_t> shape, const std::string &name) {
+    Tensor v = graph.addVariable(t, shape, name);
+    graph.setTileMapping(v, 0);
+    return v;
+  }
+};
+} // namespace
+
+TEST_CASE("popnn::lstm names the op and the argument at fault", "[popnn][error]") {
+  Fixture f;
+  popnn::lstm::LstmParams p(FLOAT, 2, 3, {4, 5});
+  auto init = popnn::lstm::createInitialState(f.graph, p, "init");
+  auto w = popnn::lstm::createWeights(f.graph, p, "w");
+  Tensor in = popnn::lstm::createInput(f.graph, p, "in");
+
+  // The input's shape does not match the parameters.
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::lstm::lstmFwd(f.graph, p, init, f.var(FLOAT, {3, 2, 6}, "x"), w, nullptr, f.prog);
+      },
+      {"popnn::lstm::lstmFwd", "the input", "'x'", "{3,2,4}"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::lstm::lstmFwd(f.graph, p, init, f.var(HALF, {3, 2, 4}, "x"), w, nullptr, f.prog);
+      },
+      {"popnn::lstm::lstmFwd", "the input", "'x'", "half"});
+  // Weights of another layer.
+  requireError<poputil::poplibs_error>(
+      [&] {
+        auto bad = w;
+        bad.biases = f.var(FLOAT, {4, 6}, "b");
+        popnn::lstm::lstmFwd(f.graph, p, init, in, bad, nullptr, f.prog);
+      },
+      {"popnn::lstm::lstmFwd", "weights.biases", "'b'", "{4,5}"});
+  // Options: unknown keys and bad values name the key.
+  requireError<poplar::invalid_option>(
+      [&] {
+        popnn::lstm::createInput(f.graph, p, "in", {{"notAnLstmOption", "1"}});
+      },
+      {"popnn::lstm::createInput", "notAnLstmOption"});
+  requireError<poplar::invalid_option>(
+      [&] {
+        popnn::lstm::lstmFwd(f.graph, p, init, in, w, nullptr, f.prog, {}, {{"partialsType", "int"}});
+      },
+      {"popnn::lstm::lstmFwd", "partialsType", "int"});
+  requireError<poplar::invalid_option>(
+      [&] {
+        popnn::lstm::createWeights(f.graph, p, "w", {{"availableMemoryProportion", "1.5"}});
+      },
+      {"popnn::lstm::createWeightsKernel", "availableMemoryProportion"});
+  requireError<poplar::invalid_option>(
+      [&] {
+        popnn::lstm::createWeights(f.graph, p, "w", {{"recomputationMode", "some"}});
+      },
+      {"recomputationMode", "some"});
+  // Bad parameters.
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::lstm::LstmParams bad(FLOAT, 2, 3, {4, 5, 6});
+        popnn::lstm::createInput(f.graph, bad, "in");
+      },
+      {"popnn::lstm::createInput", "layerSizes", "{inputSize, outputSize}"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::lstm::LstmParams bad(INT, 2, 3, {4, 5});
+        popnn::lstm::createInput(f.graph, bad, "in");
+      },
+      {"popnn::lstm::createInput", "dataType", "int"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::lstm::LstmParams bad = p;
+        bad.activation = NonLinearityType::SOFTMAX;
+        popnn::lstm::lstmFwd(f.graph, bad, init, in, w, nullptr, f.prog);
+      },
+      {"popnn::lstm::lstmFwd", "activation", "SOFTMAX"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::lstm::LstmParams bad = p;
+        bad.cellOrder = {BASIC_LSTM_CELL_FORGET_GATE, BASIC_LSTM_CELL_FORGET_GATE, BASIC_LSTM_CELL_CANDIDATE,
+                         BASIC_LSTM_CELL_OUTPUT_GATE};
+        popnn::lstm::createWeights(f.graph, bad, "w");
+      },
+      {"popnn::lstm::createWeightsKernel", "cellOrder"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor steps = f.var(UNSIGNED_INT, {2}, "steps");
+        popnn::lstm::LstmParams bad(FLOAT, 2, 3, steps, {4, 5});
+        popnn::lstm::lstmFwd(f.graph, bad, init, in, w, nullptr, f.prog);
+      },
+      {"popnn::lstm::lstmFwd", "varTimeSteps", "'steps'"});
+  // Backward: inputGrad must be given exactly when input gradients are computed, and the
+  // intermediates must be the forward pass's.
+  Tensor inter;
+  auto out = popnn::lstm::lstmFwd(f.graph, p, init, in, w, &inter, f.prog).first;
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::lstm::lstmBwd(f.graph, p, f.prog, init, inter, w, in, out, out,
+                             (const popnn::lstm::LstmState *)nullptr, nullptr, nullptr);
+      },
+      {"popnn::lstm::lstmBwd", "inputGrad", "calcInputGradients"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor g;
+        popnn::lstm::lstmBwd(f.graph, p, f.prog, init, f.var(FLOAT, {3, 2, 5}, "inter"), w, in, out, out,
+                             (const popnn::lstm::LstmState *)nullptr, &g, nullptr);
+      },
+      {"popnn::lstm::lstmBwd", "fwdIntermediates", "'inter'"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor g;
+        popnn::lstm::lstmBwd(f.graph, p, f.prog, init, inter, w, in, out, f.var(FLOAT, {2, 5}, "dy"),
+                             (const popnn::lstm::LstmState *)nullptr, &g, nullptr);
+      },
+      {"popnn::lstm::lstmBwd", "outputGrad", "'dy'", "{3,2,5}"});
+}
+
+TEST_CASE("popnn::gru names the op and the argument at fault", "[popnn][error]") {
+  Fixture f;
+  popnn::gru::GruParams p(FLOAT, 2, 3, {4, 5});
+  p.resetAfter = true;
+  Tensor h0 = popnn::gru::createInitialState(f.graph, p, "h0", {}, nullptr);
+  auto w = popnn::gru::createWeights(f.graph, p, "w");
+  REQUIRE(w.biases.shape() == std::vector<std::size_t>{3, 2, 5});
+  Tensor in = popnn::gru::createInput(f.graph, p, "in");
+
+  requireError<poputil::poplibs_error>(
+      [&] {
+        auto bad = w;
+        bad.biases = f.var(FLOAT, {3, 5}, "b"); // the shape without resetAfter
+        popnn::gru::gruFwd(f.graph, p, h0, in, bad, nullptr, f.prog);
+      },
+      {"popnn::gru::gruFwd", "weights.biases", "'b'", "{3,2,5}"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::gru::gruFwd(f.graph, p, f.var(FLOAT, {5, 2}, "h"), in, w, nullptr, f.prog);
+      },
+      {"popnn::gru::gruFwd", "stateInit", "'h'", "{2,5}"});
+  // recomputationMode is an LSTM option, not a GRU one.
+  requireError<poplar::invalid_option>(
+      [&] {
+        popnn::gru::createInput(f.graph, p, "in", {{"recomputationMode", "none"}});
+      },
+      {"popnn::gru::createInput", "recomputationMode"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::gru::GruParams bad = p;
+        bad.recurrentActivation = NonLinearityType::GELU;
+        popnn::gru::gruFwd(f.graph, bad, h0, in, w, nullptr, f.prog);
+      },
+      {"popnn::gru::gruFwd", "recurrentActivation", "GELU"});
+  Tensor inter;
+  Tensor out = popnn::gru::gruFwd(f.graph, p, h0, in, w, &inter, f.prog);
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::gru::GruParams noInputGrads = p;
+        noInputGrads.calcInputGradients = false;
+        Tensor g;
+        popnn::gru::gruBwd(f.graph, noInputGrads, f.prog, h0, inter, w, in, out, out, &g, nullptr, {}, {},
+                           nullptr);
+      },
+      {"popnn::gru::gruBwd", "inputGrad", "calcInputGradients"});
+}
+
+TEST_CASE("popnn::rnn names the op and the argument at fault", "[popnn][error]") {
+  Fixture f;
+  popnn::rnn::RnnParams p(FLOAT, 2, 3, {4, 5});
+  Tensor h0 = popnn::rnn::createInitialState(f.graph, p, true, 1, 1, "h0")[0];
+  Tensor x = popnn::rnn::createInputTensor(f.graph, p, 1, "x");
+  popnn::rnn::LoopBodyType cell = [](Graph &, const popnn::rnn::TimeStepState &,
+                                     const popnn::rnn::RnnBatchwiseFlags &, std::vector<Tensor> &,
+                                     const popnn::rnn::RnnSlice &, std::vector<Tensor> &, program::Sequence *,
+                                     const DebugNameAndId &) { return program::Sequence(); };
+  OptionFlags unknown{{"codeReUse", "true"}};
+  requireError<poplar::invalid_option>(
+      [&] {
+        popnn::rnn::Rnn(f.graph, p, false, {h0}, {}, {x}, nullptr, nullptr, {}, {}, f.prog, cell, 1, unknown);
+      },
+      {"popnn::rnn::Rnn", "codeReUse"});
+  OptionFlags none;
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::rnn::Rnn(f.graph, p, false, {h0}, {}, {f.var(FLOAT, {4, 2, 4}, "seq")}, nullptr, nullptr, {},
+                        {}, f.prog, cell, 1, none);
+      },
+      {"popnn::rnn::Rnn", "inputs[0]", "'seq'", "3 time steps"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor seq = popnn::rnn::createOutputTensor(f.graph, p, 1, "out");
+        popnn::rnn::Rnn(f.graph, p, false, {h0}, {seq, 1}, {x}, nullptr, nullptr, {}, {}, f.prog, cell, 1,
+                        none);
+      },
+      {"popnn::rnn::Rnn", "stateSequence.stateIndex", "1"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::rnn::shiftRnnTensor(f.graph, p, x, f.var(FLOAT, {2, 5}, "first"), f.prog, 1);
+      },
+      {"popnn::rnn::shiftRnnTensor", "'first'"});
+}
