@@ -2,6 +2,7 @@
 # and compile cache, the compiler's error cases, and its benchmark.
 aspen_add_test(compiler_passes LABEL unit SOURCES unit/compiler/compiler_passes.cpp LIBS TBB::tbb)
 aspen_add_test(compiler_executable LABEL unit SOURCES unit/compiler/compiler_executable.cpp LIBS TBB::tbb)
+aspen_add_test(compiler_streaming_memory LABEL unit SOURCES unit/compiler/streaming_memory.cpp LIBS TBB::tbb)
 aspen_add_test(compiler_errors LABEL error SOURCES error/compiler_errors.cpp LIBS TBB::tbb)
 aspen_add_test(compiler_conformance LABEL conformance SOURCES conformance/compiler/compile_graph.cpp)
 target_compile_definitions(compiler_conformance PRIVATE ASPEN_COMPILER_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
