@@ -5,6 +5,8 @@
 #include "TestGraph.hpp"
 
 #include "Compiler.hpp"
+#include "exe/Serialize.hpp"
+#include "exe/Validate.hpp"
 #include "passes/Allocate.hpp"
 #include "passes/EstimateCycles.hpp"
 #include "passes/Exchange.hpp"
@@ -258,4 +260,42 @@ TEST_CASE("Streaming Memory: a hidden load costs only what the compute before it
   }
   CHECK(sawHidden);
   CHECK(sawExposed);
+}
+
+TEST_CASE("Streaming Memory: the executable records the layout, in first-read order, and reads it back",
+          "[compiler][streaming]") {
+  Layers m(6, 2048, 20000);
+  CompileOptions options;
+  options.streamingMemoryAuto = true;
+  auto exe = compile(*m.tg.g, {m.body.get()}, options);
+  REQUIRE(exe->streamingLayout.size() >= 2);
+  const auto bytes = exe::serializeToBytes(*exe);
+  auto back = exe::deserializeFromBytes(bytes.data(), bytes.size(), false, "test executable");
+  exe::validateStructure(*back, "test executable");
+  REQUIRE(back->streamingLayout.size() == exe->streamingLayout.size());
+  for (std::size_t i = 0; i < exe->streamingLayout.size(); ++i) {
+    const exe::StreamingVariable &a = exe->streamingLayout[i], &b = back->streamingLayout[i];
+    INFO("entry " << i);
+    CHECK(b.name == a.name);
+    CHECK(b.variable == a.variable);
+    CHECK(b.remoteBuffer == a.remoteBuffer);
+    CHECK(b.offset == a.offset);
+    CHECK(b.bytes == a.bytes);
+    CHECK(b.firstStep == a.firstStep);
+    CHECK(b.initial == a.initial);
+    if (i)
+      CHECK(a.firstStep >= exe->streamingLayout[i - 1].firstStep); // first-read order
+  }
+  // A weight's initial value (layer l: all l) is in its entry, not in tile memory.
+  for (const exe::StreamingVariable &sv : back->streamingLayout)
+    if (sv.name.rfind("w", 0) == 0) {
+      const float l = float(std::stoi(sv.name.substr(1)));
+      REQUIRE(sv.initial.size() == sv.bytes);
+      float first = 0;
+      std::memcpy(&first, sv.initial.data(), sizeof first);
+      CHECK(first == l);
+    }
+  // The handle's bytes of offloaded variables survive too.
+  for (std::size_t h = 0; h < exe->hostHandles.size(); ++h)
+    CHECK(back->hostHandles[h].streamingRuns.size() == exe->hostHandles[h].streamingRuns.size());
 }
