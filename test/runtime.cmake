@@ -39,3 +39,9 @@ add_dependencies(runtime_conformance_tile_state runtime_tile_state_gp)
 add_dependencies(runtime_bench runtime_tile_state_gp)
 target_compile_definitions(runtime_conformance_tile_state PRIVATE
   ASPEN_RUNTIME_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ASPEN_TILE_STATE_GP="${CMAKE_BINARY_DIR}/test/tile-state.gp")
+
+# aspen.streamingMemory=auto end to end (docs/streaming-memory.md).
+aspen_add_test(runtime_streaming_memory LABEL golden SOURCES runtime/streaming_memory_runtime.cpp LIBS TBB::tbb)
+target_include_directories(runtime_streaming_memory PRIVATE ${PROJECT_SOURCE_DIR}/libgraph/src
+  ${PROJECT_SOURCE_DIR}/compiler/src ${PROJECT_SOURCE_DIR}/runtime/src)
+target_compile_definitions(runtime_streaming_memory PRIVATE ASPEN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

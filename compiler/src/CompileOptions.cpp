@@ -5,6 +5,7 @@
 
 #include "poplar/exceptions.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace aspen::compiler {
@@ -14,6 +15,8 @@ constexpr const char *kAllowOutOfMemory = "debug.allowOutOfMemory";
 constexpr const char *kCompileCache = "aspen.compileCache";
 constexpr const char *kDumpIR = "aspen.dumpIR";
 constexpr const char *kOwnedPrefix = "aspen.compile";
+constexpr const char *kStreamingMemory = "aspen.streamingMemory";
+constexpr const char *kStreamingMemoryPinned = "aspen.streamingMemoryPinned";
 
 bool parseBool(const std::string &key, const std::string &value) {
   if (value == "true")
@@ -26,7 +29,8 @@ bool parseBool(const std::string &key, const std::string &value) {
 } // namespace
 
 bool isCompilerOption(const std::string &key) {
-  return key == kAllowOutOfMemory || key == kCompileCache || key == kDumpIR;
+  return key == kAllowOutOfMemory || key == kCompileCache || key == kDumpIR || key == kStreamingMemory ||
+         key == kStreamingMemoryPinned;
 }
 
 CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
@@ -56,6 +60,19 @@ CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
       if (value.empty())
         throw poplar::invalid_option("Option '" + key + "' needs a directory");
       out.dumpIRDir = value;
+    } else if (key == kStreamingMemory) {
+      if (value != "off" && value != "auto")
+        throw poplar::invalid_option("Option '" + key + "' must be \"off\" or \"auto\", not \"" + value +
+                                     "\"");
+      out.streamingMemoryAuto = value == "auto";
+    } else if (key == kStreamingMemoryPinned) {
+      std::size_t begin = 0;
+      while (begin <= value.size()) {
+        const std::size_t comma = std::min(value.find(',', begin), value.size());
+        if (comma > begin)
+          out.streamingMemoryPinned.push_back(value.substr(begin, comma - begin));
+        begin = comma + 1;
+      }
     } else if (key.rfind(kOwnedPrefix, 0) == 0) {
       throw poplar::invalid_option("Unrecognised compile option '" + key + "' (the compiler knows '" +
                                    std::string(kCompileCache) + "' and '" + kAllowOutOfMemory + "')");

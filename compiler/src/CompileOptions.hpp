@@ -5,6 +5,7 @@
 #include "poplar/OptionFlags.hpp"
 
 #include <string>
+#include <vector>
 
 namespace aspen::compiler {
 
@@ -26,6 +27,11 @@ struct CompileOptions {
   /// "aspen.dumpIR": a directory to write a text dump after each pass into
   /// (empty: no dump).
   std::string dumpIRDir;
+  /// "aspen.streamingMemory": "auto" lets the compiler place variables in Streaming Memory when
+  /// tile memory would overflow; "off" (the default) keeps Poplar's behaviour.
+  bool streamingMemoryAuto = false;
+  /// "aspen.streamingMemoryPinned": comma-separated names of variables never to offload.
+  std::vector<std::string> streamingMemoryPinned;
 };
 
 /// Reads the compiler's options from `options` merged with POPLAR_ENGINE_OPTIONS

@@ -15,6 +15,7 @@
 #include "passes/Exchange.hpp"
 #include "passes/Liveness.hpp"
 #include "passes/Lower.hpp"
+#include "passes/Streaming.hpp"
 #include "passes/Validate.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
@@ -69,6 +70,39 @@ private:
   TerminalProgress terminal_; // a bar on a terminal's stderr when the compile takes over a second
 };
 
+/// aspen.streamingMemory=auto, when the program does not fit: offload variables to Streaming
+/// Memory, more each round, until it fits or no eligible variable is left (docs/streaming-memory.md).
+/// Leaves `lowered`, `plan`, `liveness` and `allocation` describing the program as it will run.
+void offloadToStreamingMemory(const ir::GraphData &graph, const CompileOptions &options,
+                              LoweredProgram &lowered, ExchangePlan &plan, LivenessResult &liveness,
+                              AllocationResult &allocation) {
+  const LoweredProgram baseLowered = lowered;
+  const ExchangePlan basePlan = plan;
+  const OffloadCandidates candidates =
+      findOffloadCandidates(graph, baseLowered, basePlan, liveness, options.streamingMemoryPinned);
+  std::vector<std::uint8_t> chosen(graph.variables.size(), 0);
+  std::vector<std::uint32_t> vars;
+  while (allocation.outOfMemory) {
+    const std::vector<std::uint32_t> more =
+        chooseMoreOffloads(graph, basePlan, candidates, allocation, chosen);
+    if (more.empty())
+      break;
+    for (std::uint32_t v : more) {
+      chosen[v] = 1;
+      vars.push_back(v);
+    }
+    lowered = baseLowered;
+    plan = basePlan;
+    applyOffload(graph, lowered, plan, vars);
+    liveness = analyseLiveness(graph, lowered, plan);
+    allocation = allocateMemory(graph, lowered, plan, liveness, true);
+    ASPEN_LOG(Info, "compile: offloaded " << vars.size() << " variables to Streaming Memory"
+                                          << (allocation.outOfMemory ? "; still out of memory" : "; fits"));
+  }
+  if (allocation.outOfMemory)
+    allocation.outOfMemoryMessage += describeOffload(graph, plan, candidates, allocation);
+}
+
 } // namespace
 
 std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
@@ -96,11 +130,19 @@ std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
   dump.liveness(graph, liveness);
   AllocationResult allocation = pass("allocate", [&] {
     auto result = allocateMemory(graph, lowered, plan, liveness, true);
+    if (result.outOfMemory && options.streamingMemoryAuto)
+      offloadToStreamingMemory(graph, options, lowered, plan, liveness, result);
     dump.allocation(plan, result); // before an out-of-memory verdict throws
     if (result.outOfMemory && !options.allowOutOfMemory)
       throw poplar::graph_memory_allocation_error(result.outOfMemoryMessage);
     return result;
   });
+  checkStreamingMemoryCapacity(graph, [&] {
+    std::uint64_t bytes = 0;
+    for (const exe::StreamingVariable &v : plan.streaming)
+      bytes += v.bytes;
+    return bytes;
+  }());
   if (!options.loweredVarDumpFile.empty())
     writeLoweredVarDump(options.loweredVarDumpFile, options.makeReportDirectory, graph, plan, liveness,
                         allocation);

@@ -90,6 +90,16 @@ const std::vector<OptionRow> &optionTable() {
        {},
        "stop a run with an error after this many seconds of host time, also inside a compute() that never "
        "returns; 0 (the default): no bound (docs/tile-model.md)"},
+      {"aspen.streamingMemory",
+       K::Choice,
+       {"off", "auto"},
+       "auto: when tile memory would overflow, the compiler keeps variables in Streaming Memory and stages "
+       "them in before use (docs/streaming-memory.md); off (the default): it does not"},
+      {"aspen.streamingMemoryPinned",
+       K::Text,
+       {},
+       "comma-separated names of variables aspen.streamingMemory=auto never moves "
+       "(docs/streaming-memory.md)"},
       {"aspen.*", K::Text, {}, "Aspen's compiler options (docs/compiler.md)"},
   };
   return table;

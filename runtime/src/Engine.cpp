@@ -150,6 +150,10 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
         });
     // Each tile's copy of its codelets' data starts as loading the library left it.
     writeCodeletData(x, codeletData_, *r.memory);
+    // Offloaded variables start with their initial values in Streaming Memory.
+    for (const exe::StreamingVariable &v : x.streamingLayout)
+      if (!v.initial.empty())
+        std::memcpy(r.remoteBuffers.row(v.remoteBuffer, 0), v.initial.data(), v.initial.size());
   }
   executor_ = replicas_[0]->executor.get();
   loaded_ = true;
@@ -214,10 +218,16 @@ void EngineImpl::writeTensor(const std::string &handle, const void *begin, const
   }
   if (!begin && transfer.bytes)
     throw poplar::poplar_error("writeTensor('" + handle + "'): null buffer");
-  for (auto &r : replicas_)
-    scatterToDevice(transfer,
-                    static_cast<const std::uint8_t *>(begin) + (perReplica ? r->index * transfer.bytes : 0),
-                    *r->memory);
+  const auto &streamingRuns = exe().hostHandles[it->second].streamingRuns;
+  for (auto &r : replicas_) {
+    const auto *from =
+        static_cast<const std::uint8_t *>(begin) + (perReplica ? r->index * transfer.bytes : 0);
+    scatterToDevice(transfer, from, *r->memory);
+    // Bytes of offloaded variables: their home is Streaming Memory (docs/streaming-memory.md).
+    for (const exe::StreamingRun &run : streamingRuns)
+      std::memcpy(r->remoteBuffers.row(exe().streamingLayout[run.layout].remoteBuffer, 0) + run.offset,
+                  from + run.hostOffset, run.bytes);
+  }
 }
 
 void EngineImpl::readTensor(const std::string &handle, void *begin, void *end, bool checkSize) {
@@ -243,7 +253,12 @@ void EngineImpl::readTensor(const std::string &handle, void *begin, void *end, b
   for (auto &r : replicas_) {
     if (!perReplica && r->index > 0)
       break;
-    gatherFromDevice(transfer, static_cast<std::uint8_t *>(begin) + r->index * transfer.bytes, *r->memory);
+    auto *to = static_cast<std::uint8_t *>(begin) + r->index * transfer.bytes;
+    gatherFromDevice(transfer, to, *r->memory);
+    for (const exe::StreamingRun &run : exe().hostHandles[it->second].streamingRuns)
+      std::memcpy(to + run.hostOffset,
+                  r->remoteBuffers.row(exe().streamingLayout[run.layout].remoteBuffer, 0) + run.offset,
+                  run.bytes);
   }
 }
 

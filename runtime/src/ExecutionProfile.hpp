@@ -9,7 +9,7 @@
 namespace aspen::rt {
 
 /// Where a step's estimated cycles are counted.
-enum class CycleCategory : std::uint8_t { Compute, Exchange, HostExchange, Sync, Control };
+enum class CycleCategory : std::uint8_t { Compute, Exchange, HostExchange, StreamingMemory, Sync, Control };
 
 struct ExecutionProfile {
   /// One executed step. Blocks appear as their BlockBegin/BlockEnd steps.
@@ -28,6 +28,7 @@ struct ExecutionProfile {
   std::uint64_t computeCycles = 0;
   std::uint64_t exchangeCycles = 0;
   std::uint64_t hostExchangeCycles = 0;
+  std::uint64_t streamingMemoryCycles = 0; // remote-buffer copies (docs/streaming-memory.md)
   std::uint64_t syncCycles = 0;
   std::uint64_t controlCycles = 0;
   std::vector<std::uint64_t> stepExecutions;      // per step of the executable

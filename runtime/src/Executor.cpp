@@ -400,11 +400,11 @@ Executor::Pause Executor::resume() {
       pvti::Tracepoint::end(traceChannel(), "stream from device");
       break;
     case StepKind::RemoteToDevice:
-      account(here, step.cycles, CycleCategory::HostExchange);
+      account(here, step.cycles, CycleCategory::StreamingMemory);
       remoteCopy(step, true);
       break;
     case StepKind::DeviceToRemote:
-      account(here, step.cycles, CycleCategory::HostExchange);
+      account(here, step.cycles, CycleCategory::StreamingMemory);
       remoteCopy(step, false);
       break;
     case StepKind::SetCounter:
@@ -525,6 +525,9 @@ void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles, CycleCateg
     break;
   case CycleCategory::HostExchange:
     profile.hostExchangeCycles += cycles;
+    break;
+  case CycleCategory::StreamingMemory:
+    profile.streamingMemoryCycles += cycles;
     break;
   case CycleCategory::Sync:
     profile.syncCycles += cycles;

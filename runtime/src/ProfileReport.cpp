@@ -296,6 +296,10 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
        withCommas(profile.exchangeCycles) + " (" + percent(profile.exchangeCycles, total) + ")");
   line(os, 2, "Tile host exchange cycles",
        withCommas(profile.hostExchangeCycles) + " (" + percent(profile.hostExchangeCycles, total) + ")");
+  if (profile.streamingMemoryCycles)
+    line(os, 2, "Streaming Memory cycles",
+         withCommas(profile.streamingMemoryCycles) + " (" + percent(profile.streamingMemoryCycles, total) +
+             ")");
   line(os, 2, "Tile sync cycles",
        withCommas(profile.syncCycles) + " (" + percent(profile.syncCycles, total) + ")");
   line(os, 2, "Control cycles",
@@ -360,6 +364,7 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
   x["cycles"] = {{"compute", profile.computeCycles},
                  {"exchange", profile.exchangeCycles},
                  {"hostExchange", profile.hostExchangeCycles},
+                 {"streamingMemory", profile.streamingMemoryCycles},
                  {"sync", profile.syncCycles},
                  {"control", profile.controlCycles}};
   x["hostSeconds"] = profile.hostSeconds;

@@ -120,7 +120,7 @@ def real_report_checks(driver, tool, report_dir, work):
     check("Engine::run(0)" in host and "validate" in host,
           "the host timeline lists Aspen's trace points (run, compile passes): %s" % host[:8])
 
-    for view in ("Liveness", "Programs", "Vertex types", "Variables", "Summary"):
+    for view in ("Liveness", "Programs", "Vertex types", "Variables", "Streaming Memory", "Summary"):
         show(driver, view)
         check(driver.find_elements(By.CSS_SELECTOR, ".error-panel") == [], "the %s view draws" % view)
         lines = driver.execute_script("return document.getElementById('view').innerText.split('\\n')")

@@ -324,3 +324,70 @@ TEST_CASE("aspen.dumpIR needs a directory it can create", "[compiler][error]") {
   const std::string msg = compileError<poplar::invalid_option>(tg, {prog.get()}, options);
   CHECK_THAT(msg, Contains("aspen.dumpIR") && Contains("/proc/aspen-no-such-place/dump"));
 }
+
+// ---- Streaming Memory (docs/streaming-memory.md) ----------------------------------------
+
+TEST_CASE("a remote buffer larger than the target's Streaming Memory is named at compile time",
+          "[compiler][error][streaming]") {
+  OneVertex t;
+  t.tg.g->remoteBuffers.push_back({"small", poplar::FLOAT, 16, 1});
+  // 2^35 floats x 2 rows: 256 GiB, more than the 112 GB beside an IPU-M2000's IPU.
+  t.tg.g->remoteBuffers.push_back({"huge", poplar::FLOAT, std::uint64_t(1) << 35, 2});
+  auto prog = TestGraph::seq({});
+  const std::string msg = compileError<poplar::graph_memory_allocation_error>(t.tg, {prog.get()});
+  CHECK_THAT(msg, Catch::StartsWith("Out of Streaming Memory: the remote buffers need 274877907008 bytes"));
+  CHECK_THAT(msg, Contains("the target has 112000000000 bytes of Streaming Memory"));
+  CHECK_THAT(msg, Contains("'huge': 34359738368 x float x 2 rows = 274877906944 bytes"));
+  CHECK_THAT(msg, Contains("'small': 16 x float x 1 rows = 64 bytes"));
+}
+
+TEST_CASE("aspen.streamingMemory takes off or auto; anything else is an invalid_option naming it",
+          "[compiler][error][streaming]") {
+  CHECK_FALSE(compiler::parseCompileOptions({}).streamingMemoryAuto);
+  CHECK_FALSE(compiler::parseCompileOptions({{"aspen.streamingMemory", "off"}}).streamingMemoryAuto);
+  CHECK(compiler::parseCompileOptions({{"aspen.streamingMemory", "auto"}}).streamingMemoryAuto);
+  CHECK_THROWS_AS(compiler::parseCompileOptions({{"aspen.streamingMemory", "on"}}), poplar::invalid_option);
+  CHECK_THROWS_WITH(compiler::parseCompileOptions({{"aspen.streamingMemory", "on"}}),
+                    Contains("aspen.streamingMemory") && Contains("on"));
+  const auto pinned =
+      compiler::parseCompileOptions({{"aspen.streamingMemoryPinned", "a,,b"}}).streamingMemoryPinned;
+  CHECK(pinned == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("out of memory even with Streaming Memory: the message names what was offloaded and what stayed",
+          "[compiler][error][streaming]") {
+  TestGraph tg(2, 40000);
+  auto pinned = tg.var(poplar::FLOAT, {5000}, "pinnedWeights", {1});
+  auto streamed = tg.var(poplar::FLOAT, {5000}, "streamedWeights", {1});
+  auto looped = tg.var(poplar::FLOAT, {4000}, "loopedWeights", {1});
+  auto out = tg.var(poplar::FLOAT, {4}, "result", {1});
+  for (const poplar::Tensor &w : {pinned, streamed, looped})
+    tg.setInitial(w, std::vector<float>(w.numElements(), 1.0f));
+  const auto type = tg.vertexType("Op", {test::in("in"), test::out("out")});
+  const auto cs1 = tg.computeSet("first");
+  const auto cs2 = tg.computeSet("second");
+  const auto cs3 = tg.computeSet("third");
+  tg.vertex(cs1, type, 1, {{"in", pinned}, {"out", out}});
+  tg.vertex(cs2, type, 1, {{"in", streamed}, {"out", out}});
+  tg.vertex(cs3, type, 1, {{"in", looped}, {"out", out}});
+  // loopedWeights is used before and inside a loop: control flow lies between its uses.
+  auto prog = TestGraph::seq({TestGraph::exec(cs3), TestGraph::exec(cs1), TestGraph::exec(cs2),
+                              TestGraph::repeat(2, TestGraph::exec(cs3))});
+  compiler::CompileOptions options;
+  options.streamingMemoryAuto = true;
+  options.streamingMemoryPinned = {"pinnedWeights"};
+  const std::string msg = compileError<poplar::graph_memory_allocation_error>(tg, {prog.get()}, options);
+  INFO(msg);
+  CHECK_THAT(msg, Catch::StartsWith("Out of memory on tile 1: "));
+  CHECK_THAT(msg,
+             Contains("aspen.streamingMemory=auto offloaded 1 variable (20000 bytes) to Streaming Memory: "
+                      "'streamedWeights'"));
+  CHECK_THAT(msg, Contains("'pinnedWeights' (variable 0, {5000} float): 20000 bytes, stays because pinned to "
+                           "tile memory (aspen.streamingMemoryPinned)"));
+  CHECK_THAT(msg,
+             Contains("'loopedWeights' (variable 2, {4000} float): 16000 bytes, stays because control "
+                      "flow (a loop, branch, call or program boundary) lies between its first and last use"));
+  CHECK_THAT(msg,
+             Contains("'streamedWeights' (variable 1, {5000} float): 20000 bytes (offloaded to Streaming "
+                      "Memory; staged here)"));
+}

@@ -575,7 +575,8 @@ TEST_CASE("printProfileSummary reports Target, Graph, Memory Usage and Execution
   REQUIRE(profile.vertexTypeCycles[0] == 300);
   REQUIRE(profile.computeCycles == 3 * 600);
   REQUIRE(profile.totalCycles == profile.computeCycles + profile.exchangeCycles + profile.hostExchangeCycles +
-                                     profile.syncCycles + profile.controlCycles);
+                                     profile.streamingMemoryCycles + profile.syncCycles +
+                                     profile.controlCycles);
   engine.resetExecutionProfile();
   engine.disableExecutionProfiling();
   engine.run(0);

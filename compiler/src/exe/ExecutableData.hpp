@@ -221,11 +221,39 @@ struct RemoteBufferInfo {
   std::uint64_t repeats = 0;
 };
 
+/// Bytes of a host handle that live in Streaming Memory: host byte `hostOffset` is byte `offset`
+/// of offloaded variable `streamingLayout[layout]`. The handle's transfer still lists them at the
+/// variable's staging place on its tiles; the Streaming Memory copy is the one that counts.
+struct StreamingRun {
+  std::uint64_t hostOffset = 0;
+  std::uint32_t layout = 0;
+  std::uint64_t offset = 0;
+  std::uint32_t bytes = 0;
+};
+
 struct HostHandleInfo {
   std::string name;
   bool isWrite = false;
   poplar::Type::Id type;
-  std::uint32_t transfer; // index into hostTransfers
+  std::uint32_t transfer;                  // index into hostTransfers (the bytes resident on tiles)
+  std::vector<StreamingRun> streamingRuns; // the bytes of offloaded variables (docs/streaming-memory.md)
+};
+
+/// A variable the compiler placed in Streaming Memory (aspen.streamingMemory=auto): its bytes
+/// (in the variable's byte order) are row 0 of remote buffer `remoteBuffer` and
+/// `[offset, offset + bytes)` of the Streaming Memory arena, which holds the offloaded variables
+/// in the order the program first reads them, so staging reads it sequentially
+/// (docs/streaming-memory.md).
+struct StreamingVariable {
+  std::string name;
+  std::uint32_t variable = 0;     // graph variable id
+  std::uint32_t remoteBuffer = 0; // index into remoteBuffers
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t firstStep = ~0u;     // the first step that reads or writes it (~0u: none)
+  std::uint32_t loads = 0;           // load steps the compiler inserted
+  std::uint32_t stores = 0;          // store steps the compiler inserted
+  std::vector<std::uint8_t> initial; // its initial value (empty: zeros)
 };
 
 /// Initial bytes at a location: constants, initial values, vertex state.
@@ -293,6 +321,7 @@ struct ExecutableData {
   std::vector<StreamInfo> streams;
   std::vector<RemoteBufferInfo> remoteBuffers;
   std::vector<HostHandleInfo> hostHandles;
+  std::vector<StreamingVariable> streamingLayout; // ascending offset = first-read order
   std::vector<MemoryBlob> blobs;
   std::vector<Relocation> relocations;
   std::vector<VertexTypeEntry> vertexTypes;

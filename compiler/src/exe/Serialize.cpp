@@ -197,7 +197,18 @@ json targetToJson(const ir::TargetData &t) {
           {"ipuLinksPerRing", t.ipuLinksPerRing},
           {"hostLinkBandwidth", t.hostLinkBandwidth},
           {"hostLinkLatencyCycles", t.hostLinkLatencyCycles},
+          {"streamingMemoryBytes", t.streamingMemoryBytes},
+          {"streamingMemoryBandwidth", t.streamingMemoryBandwidth},
+          {"streamingMemoryLatencyCycles", t.streamingMemoryLatencyCycles},
           {"globalExchangeConstraints", constraints}};
+}
+
+json streamingRunsToJson(const std::vector<StreamingRun> &runs) {
+  json out = json::array();
+  for (const StreamingRun &r : runs)
+    out.push_back(
+        {{"hostOffset", r.hostOffset}, {"layout", r.layout}, {"offset", r.offset}, {"bytes", r.bytes}});
+  return out;
 }
 
 /// A field of the wrong kind or out of range; the reader adds which field.
@@ -424,6 +435,13 @@ ir::TargetData targetFromJson(const json &j) {
     read(j, "hostLinkBandwidth", t.hostLinkBandwidth);
   if (j.contains("hostLinkLatencyCycles"))
     read(j, "hostLinkLatencyCycles", t.hostLinkLatencyCycles);
+  // Streaming Memory parameters; absent in older files (their defaults then).
+  if (j.contains("streamingMemoryBytes"))
+    read(j, "streamingMemoryBytes", t.streamingMemoryBytes);
+  if (j.contains("streamingMemoryBandwidth"))
+    read(j, "streamingMemoryBandwidth", t.streamingMemoryBandwidth);
+  if (j.contains("streamingMemoryLatencyCycles"))
+    read(j, "streamingMemoryLatencyCycles", t.streamingMemoryLatencyCycles);
   for (const json &c : arrayMember(j, "globalExchangeConstraints")) {
     ir::GlobalExchangeConstraintData d;
     read(c, "bandwidth", d.bandwidth);
@@ -562,8 +580,23 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
     handles.push_back({{"name", h.name},
                        {"isWrite", h.isWrite},
                        {"type", static_cast<int>(h.type)},
-                       {"transfer", h.transfer}});
+                       {"transfer", h.transfer},
+                       {"streamingRuns", streamingRunsToJson(h.streamingRuns)}});
   m["hostHandles"] = std::move(handles);
+  // Streaming Memory: offloaded variables in arena (first-read) order, initial bytes in the data section.
+  json layout = json::array();
+  for (const StreamingVariable &v : x.streamingLayout)
+    layout.push_back({{"name", v.name},
+                      {"variable", v.variable},
+                      {"remoteBuffer", v.remoteBuffer},
+                      {"offset", v.offset},
+                      {"bytes", v.bytes},
+                      {"firstStep", v.firstStep},
+                      {"loads", v.loads},
+                      {"stores", v.stores},
+                      {"initialAt", w.raw(v.initial.data(), v.initial.size())},
+                      {"initialBytes", v.initial.size()}});
+  m["streamingLayout"] = std::move(layout);
   // Blob headers, then their bytes, both in the data section.
   std::vector<std::uint64_t> blobAt(x.blobs.size());
   for (std::size_t i = 0; i < x.blobs.size(); ++i) {
@@ -754,7 +787,38 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
     read(h, "isWrite", hi.isWrite);
     hi.type = typeId(h, "type");
     read(h, "transfer", hi.transfer);
+    r.at("hostHandles", i);
+    for (const json &run : h.contains("streamingRuns") ? arrayMember(h, "streamingRuns") : json::array()) {
+      StreamingRun sr;
+      read(run, "hostOffset", sr.hostOffset);
+      read(run, "layout", sr.layout);
+      read(run, "offset", sr.offset);
+      read(run, "bytes", sr.bytes);
+      hi.streamingRuns.push_back(sr);
+    }
     x.hostHandles.push_back(std::move(hi));
+  }
+  const json noLayout = json::array();
+  const json &layout = m.contains("streamingLayout") ? arrayMember(m, "streamingLayout") : noLayout;
+  x.streamingLayout.reserve(layout.size());
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    const json &v = layout[i];
+    r.at("streamingLayout", i);
+    StreamingVariable sv;
+    read(v, "name", sv.name);
+    read(v, "variable", sv.variable);
+    read(v, "remoteBuffer", sv.remoteBuffer);
+    read(v, "offset", sv.offset);
+    read(v, "bytes", sv.bytes);
+    read(v, "firstStep", sv.firstStep);
+    read(v, "loads", sv.loads);
+    read(v, "stores", sv.stores);
+    std::uint64_t at = 0, n = 0;
+    read(v, "initialAt", at);
+    read(v, "initialBytes", n);
+    const std::uint8_t *p = r.bytes(at, n);
+    sv.initial.assign(p, p + n);
+    x.streamingLayout.push_back(std::move(sv));
   }
   r.at("blobs");
   r.array(member(m, "blobs"), kBlobBytes, x.blobs, [&](MemoryBlob &b, const std::uint8_t *q) {

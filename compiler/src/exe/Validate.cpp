@@ -105,6 +105,32 @@ public:
       type(info.type, field + ".type");
       if (info.transfer >= x_.hostTransfers.size())
         index(field + ".transfer", info.transfer, x_.hostTransfers.size(), "hostTransfers");
+      for (std::size_t k = 0; k < info.streamingRuns.size(); ++k) {
+        const StreamingRun &run = info.streamingRuns[k];
+        const std::string f = field + ".streamingRuns[" + std::to_string(k) + "]";
+        if (run.layout >= x_.streamingLayout.size())
+          index(f + ".layout", run.layout, x_.streamingLayout.size(), "streamingLayout");
+        const std::uint64_t size = x_.streamingLayout[run.layout].bytes;
+        if (run.bytes > size || run.offset > size - run.bytes ||
+            run.hostOffset > x_.hostTransfers[info.transfer].bytes ||
+            run.bytes > x_.hostTransfers[info.transfer].bytes - run.hostOffset)
+          fail(f, "lies outside its variable or its handle");
+      }
+    }
+    for (std::size_t v = 0; v < x_.streamingLayout.size(); ++v) {
+      const StreamingVariable &sv = x_.streamingLayout[v];
+      const std::string field = indexed("streamingLayout", v);
+      if (sv.remoteBuffer >= x_.remoteBuffers.size())
+        index(field + ".remoteBuffer", sv.remoteBuffer, x_.remoteBuffers.size(), "remoteBuffers");
+      const RemoteBufferInfo &buffer = x_.remoteBuffers[sv.remoteBuffer];
+      std::uint64_t size = 0;
+      if (!mulWithin(buffer.numElements, typeSize(buffer.type), kMaxHostBufferBytes, size) ||
+          size != sv.bytes)
+        fail(field, "has " + std::to_string(sv.bytes) + " bytes but its remote buffer a row of " +
+                        std::to_string(size));
+      if (!sv.initial.empty() && sv.initial.size() != sv.bytes)
+        fail(field + ".initial",
+             "holds " + std::to_string(sv.initial.size()) + " bytes, not " + std::to_string(sv.bytes));
     }
     replication();
     for (std::size_t b = 0; b < x_.blobs.size(); ++b)

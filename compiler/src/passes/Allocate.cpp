@@ -290,7 +290,10 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
     for (std::size_t i = 0; i < vars.size() && i < kTop; ++i) {
       const std::uint32_t v = vars[i].second;
       msg << "\n    " << g.describeVariable(v) << ": " << vars[i].first << " bytes ("
-          << (live.alwaysLive[v] ? "always-live" : "not-always-live") << ")";
+          << (v < plan.offloaded.size() && plan.offloaded[v] ? "offloaded to Streaming Memory; staged here"
+              : live.alwaysLive[v]                           ? "always-live"
+                                                             : "not-always-live")
+          << ")";
     }
   }
   std::vector<std::pair<std::uint64_t, std::uint32_t>> types;

@@ -247,6 +247,7 @@ void emitCopiesAndTransfers(exe::ExecutableData &x, const ExchangePlan &plan, co
   x.streams = plan.streams;
   x.remoteBuffers = plan.remoteBuffers;
   x.hostHandles = plan.hostHandles;
+  x.streamingLayout = plan.streaming;
   x.collectives = plan.collectives;
   x.replicaIndexTransfers = plan.replicaIndexTransfers;
 }
@@ -268,8 +269,8 @@ void emitInitialMemory(exe::ExecutableData &x, const ir::GraphData &g, const Exc
   for (const SymBlob &b : plan.blobs)
     fragments.push_back({at(b.where), plan.blobPool.data() + b.poolBegin, b.size});
   for (const auto &[var, bytes] : g.initialValues) {
-    if (var >= g.variables.size())
-      continue;
+    if (var >= g.variables.size() || (var < plan.offloaded.size() && plan.offloaded[var]))
+      continue; // an offloaded variable's initial value is in Streaming Memory
     for (std::uint32_t p = plan.memory.firstPiece[var]; p < plan.memory.firstPiece[var + 1]; ++p) {
       const MemObject &piece = plan.memory.objects[p];
       if (piece.ownerOffset >= bytes.size())
@@ -436,10 +437,17 @@ std::string emitProfile(const exe::ExecutableData &x, const ir::GraphData &g, co
   {
     json steps = json::array();
     for (std::size_t s = 0; s < lp.steps.size(); ++s) {
-      steps.push_back({{"kind", exe::stepKindName(lp.steps[s].kind)},
-                       {"name", lp.steps[s].message},
-                       {"cycles", est.stepCycles[s]},
-                       {"notAlwaysLiveBytes", live.notAlwaysLiveBytes[s]}});
+      json step = {{"kind", exe::stepKindName(lp.steps[s].kind)},
+                   {"name", lp.steps[s].message},
+                   {"cycles", est.stepCycles[s]},
+                   {"notAlwaysLiveBytes", live.notAlwaysLiveBytes[s]}};
+      if (est.streamingBytes[s]) { // Streaming Memory traffic (docs/streaming-memory.md)
+        step["streamingBytes"] = est.streamingBytes[s];
+        step["hiddenCycles"] = est.hiddenCycles[s];
+        if (s < plan.overlapStep.size() && plan.overlapStep[s] != kNoObject)
+          step["overlapsStep"] = plan.overlapStep[s];
+      }
+      steps.push_back(std::move(step));
     }
     prof["steps"] = std::move(steps);
     prof["liveness"] = {{"numAlwaysLiveVariables", live.numAlwaysLive},
@@ -476,6 +484,46 @@ std::string emitProfile(const exe::ExecutableData &x, const ir::GraphData &g, co
                        {"cyclesPerExecution", it == perType.end() ? 0 : it->second.second}});
     }
     prof["vertexTypes"] = std::move(types);
+  }
+  {
+    // Streaming Memory: what each remote buffer holds, which variables the compiler offloaded
+    // (in arena order) and each variable's tier (docs/streaming-memory.md).
+    json buffers = json::array(), variables = json::array();
+    std::uint64_t total = 0;
+    std::vector<std::uint8_t> offloadedBuffer(x.remoteBuffers.size(), 0);
+    for (const exe::StreamingVariable &v : x.streamingLayout)
+      offloadedBuffer[v.remoteBuffer] = 1;
+    for (std::size_t b = 0; b < x.remoteBuffers.size(); ++b) {
+      const exe::RemoteBufferInfo &r = x.remoteBuffers[b];
+      const std::uint64_t bytes =
+          r.numElements * poplar::Type(r.type).size() * std::max<std::uint64_t>(1, r.repeats);
+      total += bytes;
+      if (!offloadedBuffer[b])
+        buffers.push_back({{"name", r.handle}, {"bytes", bytes}});
+    }
+    std::uint64_t staged = 0, hidden = 0, stagingCycles = 0;
+    for (std::size_t s = 0; s < est.streamingBytes.size(); ++s)
+      if (est.streamingBytes[s]) {
+        staged += est.streamingBytes[s];
+        hidden += est.hiddenCycles[s];
+        stagingCycles += est.stepCycles[s] + est.hiddenCycles[s];
+      }
+    for (const exe::StreamingVariable &v : x.streamingLayout)
+      variables.push_back({{"name", v.name},
+                           {"variable", v.variable},
+                           {"offset", v.offset},
+                           {"bytes", v.bytes},
+                           {"firstStep", v.firstStep == ~0u ? -1 : static_cast<std::int64_t>(v.firstStep)},
+                           {"loads", v.loads},
+                           {"stores", v.stores}});
+    prof["streamingMemory"] = {
+        {"capacityBytes", g.target.streamingMemoryBytes * std::max(1u, g.target.numIPUs)},
+        {"bytes", total},
+        {"remoteBuffers", std::move(buffers)},
+        {"offloadedVariables", std::move(variables)},
+        {"stagedBytes", staged},
+        {"transferCycles", stagingCycles},
+        {"hiddenCycles", hidden}};
   }
   addProfileTables(prof, g, lp, plan, live, x);
   // Names are bytes (Poplar takes any): bytes that are not UTF-8 become U+FFFD in the

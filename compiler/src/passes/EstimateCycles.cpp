@@ -133,7 +133,34 @@ std::uint64_t hostTransferCycles(const ir::TargetData &t, const std::vector<MemO
          t.exchangeOverheadCycles + syncCost(t);
 }
 
+/// A remote-buffer copy: the far end is the IPU's Streaming Memory, not the host. Each tile moves
+/// its bytes at the exchange's rate and all of an IPU's bytes share its Streaming Memory bandwidth,
+/// after the DDR's latency (docs/cost-model.md, "Streaming Memory").
+std::uint64_t streamingTransferCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
+                                      const PlannedTransfer &tr) {
+  if (tr.runs.empty())
+    return 0;
+  std::vector<std::uint64_t> perTile(t.numTiles(), 0), perIpu(std::max(1u, t.numIPUs), 0);
+  const unsigned tilesPerIPU = std::max(1u, t.tilesPerIPU);
+  for (const SymHostRun &r : tr.runs) {
+    const std::uint32_t tile = objects[r.device.object].tile;
+    perTile[tile] += r.bytes;
+    perIpu[std::min<std::size_t>(tile / tilesPerIPU, perIpu.size() - 1)] += r.bytes;
+  }
+  const std::uint64_t worstTile = *std::max_element(perTile.begin(), perTile.end());
+  const std::uint64_t worstIpu = *std::max_element(perIpu.begin(), perIpu.end());
+  const double perCycle = std::max(1e-9, t.streamingMemoryBytesPerCycle());
+  const auto ddr = static_cast<std::uint64_t>(std::ceil(double(worstIpu) / perCycle));
+  return std::max(ceilDiv(worstTile, t.exchangeBytesPerCycle), ddr) + t.streamingMemoryLatencyCycles +
+         t.exchangeOverheadCycles + syncCost(t);
+}
+
 } // namespace
+
+std::uint64_t streamingCycles(const ir::TargetData &target, const std::vector<MemObject> &objects,
+                              const PlannedTransfer &transfer) {
+  return streamingTransferCycles(target, objects, transfer);
+}
 
 CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*lowered*/,
                               const ExchangePlan &plan) {
@@ -230,6 +257,8 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*l
 
   using K = exe::StepKind;
   est.stepCycles.assign(plan.steps.size(), 0);
+  est.hiddenCycles.assign(plan.steps.size(), 0);
+  est.streamingBytes.assign(plan.steps.size(), 0);
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const exe::Step &step = plan.steps[s];
     switch (step.kind) {
@@ -242,10 +271,21 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*l
       break;
     case K::StreamToDevice:
     case K::DeviceToStream:
-    case K::RemoteToDevice:
-    case K::DeviceToRemote:
       est.stepCycles[s] = est.transferCycles[step.b];
       break;
+    case K::RemoteToDevice:
+    case K::DeviceToRemote: {
+      est.stepCycles[s] = streamingTransferCycles(target, plan.memory.objects, plan.transfers[step.b]);
+      est.streamingBytes[s] = plan.transfers[step.b].bytes;
+      // A staged load overlaps the compute of the Execute step after it (docs/streaming-memory.md):
+      // only what the compute does not cover costs time.
+      const std::uint32_t with = s < plan.overlapStep.size() ? plan.overlapStep[s] : kNoObject;
+      if (with != kNoObject && plan.steps[with].kind == K::Execute) {
+        est.hiddenCycles[s] = std::min(est.stepCycles[s], est.computeCycles[plan.steps[with].a]);
+        est.stepCycles[s] -= est.hiddenCycles[s];
+      }
+      break;
+    }
     case K::Print:
       est.stepCycles[s] = est.transferCycles[plan.prints[step.a].transfer];
       break;

@@ -23,8 +23,15 @@ inline constexpr std::uint64_t kDefaultVertexCycles = 20;
 ///    bytes received) / exchangeBytesPerCycle) + ceil(on-tile bytes /
 ///    memcpyBytesPerCycle), max over tiles, + exchangeOverheadCycles + sync;
 ///  - an Execute step: exchange-in + compute + sync + exchange-out;
-///  - host transfers priced like an exchange with the host as the far end.
+///  - host transfers priced like an exchange with the host as the far end;
+///  - remote-buffer copies priced with Streaming Memory's bandwidth and latency
+///    (streamingCycles); a staged load that overlaps an Execute step costs only
+///    what that step's compute does not hide.
 CycleEstimates estimateCycles(const ir::GraphData &graph, const LoweredProgram &lowered,
                               const ExchangePlan &plan);
+
+/// Cycles of a remote-buffer copy of `transfer` (docs/cost-model.md, "Streaming Memory").
+std::uint64_t streamingCycles(const ir::TargetData &target, const std::vector<MemObject> &objects,
+                              const PlannedTransfer &transfer);
 
 } // namespace aspen::compiler

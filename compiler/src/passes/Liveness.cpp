@@ -103,6 +103,11 @@ LivenessResult analyseLiveness(const ir::GraphData &g, const LoweredProgram &lp,
       res.alwaysLive[kv.first] = 1;
   for (std::uint32_t v : plan.hostVisibleVars)
     res.alwaysLive[v] = 1;
+  // An offloaded variable's value lives in Streaming Memory: on tiles it is live only from its
+  // load to its last use or store (docs/streaming-memory.md).
+  for (std::size_t v = 0; v < plan.offloaded.size() && v < numVars; ++v)
+    if (plan.offloaded[v])
+      res.alwaysLive[v] = 0;
 
   // Candidates: touched variables that are not always-live yet, densely numbered.
   std::vector<std::uint32_t> dense(numVars, ~0u);

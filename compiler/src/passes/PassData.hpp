@@ -187,6 +187,10 @@ struct ExchangePlan {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> copies; // (tile, memory object), ascending tile
   };
   std::vector<CodeletData> codeletData;
+  // Streaming Memory (aspen.streamingMemory=auto, planStreaming): empty when nothing is offloaded.
+  std::vector<std::uint8_t> offloaded;           // per variable: 1 = its home is Streaming Memory
+  std::vector<exe::StreamingVariable> streaming; // the offloaded variables, in first-read order
+  std::vector<std::uint32_t> overlapStep;        // per step: the Execute step a load overlaps (kNoObject)
 };
 
 // ---- Liveness ----------------------------------------------------------------
@@ -234,6 +238,8 @@ struct CycleEstimates {
   std::vector<std::uint64_t> copyCycles;                          // per planned copy
   std::vector<std::uint64_t> transferCycles;                      // per planned transfer
   std::vector<std::uint64_t> stepCycles;                          // per step
+  std::vector<std::uint64_t> hiddenCycles; // per step: a load's cycles hidden behind the compute it overlaps
+  std::vector<std::uint64_t> streamingBytes; // per step: bytes moved to or from Streaming Memory
 };
 
 } // namespace aspen::compiler

@@ -41,6 +41,8 @@ void addProfileTables(json &profile, const ir::GraphData &g, const LoweredProgra
     }
     if (var.debugId != 0)
       j["debugId"] = var.debugId;
+    // Where the variable's value lives between uses (docs/streaming-memory.md).
+    j["tier"] = v < plan.offloaded.size() && plan.offloaded[v] ? "streamingMemory" : "tile";
     vars.push_back(std::move(j));
   }
   profile["variables"] = std::move(vars);

@@ -59,6 +59,13 @@ struct TargetData {
   unsigned hostLinkLatencyCycles = 1330; // a transfer's round trip, ~1 us (an assumption; tunable)
   /// Host-link bytes per tile-clock cycle of one IPU.
   double hostLinkBytesPerCycle() const { return hostLinkBandwidth / tileClockFrequency; }
+  // Streaming Memory, the DDR beside each IPU that remote buffers live in (docs/cost-model.md,
+  // "Streaming Memory"; docs/streaming-memory.md).
+  std::uint64_t streamingMemoryBytes = 112'000'000'000; // per IPU: an IPU-M2000's 448 GB over its 4 IPUs
+  double streamingMemoryBandwidth = 20e9;               // bytes/s per IPU and direction (an assumption)
+  unsigned streamingMemoryLatencyCycles = 2660;         // a transfer's round trip, ~2 us (an assumption)
+  /// Streaming Memory bytes per tile-clock cycle of one IPU.
+  double streamingMemoryBytesPerCycle() const { return streamingMemoryBandwidth / tileClockFrequency; }
 
   unsigned numTiles() const { return numIPUs * tilesPerIPU; }
 };

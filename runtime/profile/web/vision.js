@@ -597,8 +597,42 @@
       root.append(el('div', { class: 'column' }, el('h2', { text: 'Variables' + (models.length > 1 ? ' \u2014 ' + m.file : '') }),
         table('variable-table' + (k ? '-b' : ''), [{ title: 'name', get: (v) => v.name }, { title: 'type', get: (v) => v.type + ' [' + (v.shape || []).join(',') + ']' },
           { title: 'bytes', get: (v) => v.bytes || 0, num: true }, { title: 'tiles', get: (v) => (v.tiles || []).length / 2, num: true },
-          { title: 'liveness', get: (v) => (v.constant ? 'constant, ' : '') + (v.alwaysLive ? 'always live' : v.liveFrom !== undefined ? 'steps ' + v.liveFrom + '\u2013' + v.liveTo : 'never live') }],
+          { title: 'liveness', get: (v) => (v.constant ? 'constant, ' : '') + (v.alwaysLive ? 'always live' : v.liveFrom !== undefined ? 'steps ' + v.liveFrom + '\u2013' + v.liveTo : 'never live') },
+          { title: 'tier', get: (v) => v.tier === 'streamingMemory' ? 'Streaming Memory' : 'tile memory' }],
         m.variables, { sortCol: 2 })));
+    });
+    return root;
+  }
+
+  /** Streaming Memory (docs/streaming-memory.md): what it holds, and the staging timeline: every
+   *  step that moves bytes to or from it, in program order, with the compute step a load hides behind. */
+  function viewStreaming(models) {
+    const root = el('div', { class: 'columns' });
+    models.forEach((m, k) => {
+      const sm = m.r.streamingMemory || {};
+      const col = el('div', { class: 'column' }, el('h2', { text: 'Streaming Memory' + (models.length > 1 ? ' \u2014 ' + m.file : '') }));
+      const offloaded = isArr(sm.offloadedVariables) ? sm.offloadedVariables : [];
+      const buffers = isArr(sm.remoteBuffers) ? sm.remoteBuffers : [];
+      col.append(el('p', { text: (sm.bytes || 0) + ' bytes held of ' + (sm.capacityBytes || 0) + '; ' + offloaded.length +
+        ' variables offloaded by aspen.streamingMemory=auto; ' + (sm.stagedBytes || 0) + ' bytes staged per pass, ' +
+        (sm.hiddenCycles || 0) + ' of ' + (sm.transferCycles || 0) + ' transfer cycles hidden behind compute.' }));
+      col.append(el('h3', { text: 'Offloaded variables (arena order = first use)' }),
+        table('streaming-variables' + (k ? '-b' : ''), [{ title: 'name', get: (v) => v.name }, { title: 'offset', get: (v) => v.offset, num: true },
+          { title: 'bytes', get: (v) => v.bytes, num: true }, { title: 'first step', get: (v) => v.firstStep, num: true },
+          { title: 'loads', get: (v) => v.loads, num: true }, { title: 'stores', get: (v) => v.stores, num: true }], offloaded, { sortCol: -1 }));
+      col.append(el('h3', { text: 'Remote buffers' }),
+        table('streaming-buffers' + (k ? '-b' : ''), [{ title: 'name', get: (b) => b.name }, { title: 'bytes', get: (b) => b.bytes, num: true }], buffers, { sortCol: 1 }));
+      const timeline = [];
+      m.steps.forEach((s, i) => {
+        if (s.streamingBytes)
+          timeline.push({ step: i, name: s.name || s.kind, kind: s.kind, bytes: s.streamingBytes, cycles: s.cycles || 0,
+                          hidden: s.hiddenCycles || 0, beside: s.overlapsStep !== undefined ? s.overlapsStep + ' ' + ((m.steps[s.overlapsStep] || {}).name || '') : '' });
+      });
+      col.append(el('h3', { text: 'Staging timeline' }),
+        table('streaming-timeline' + (k ? '-b' : ''), [{ title: 'step', get: (t) => t.step, num: true }, { title: 'name', get: (t) => t.name },
+          { title: 'kind', get: (t) => t.kind }, { title: 'bytes', get: (t) => t.bytes, num: true }, { title: 'cycles', get: (t) => t.cycles, num: true },
+          { title: 'hidden', get: (t) => t.hidden, num: true }, { title: 'beside compute step', get: (t) => t.beside }], timeline, { sortCol: -1 }));
+      root.append(col);
     });
     return root;
   }
@@ -625,7 +659,8 @@
     if (!models.length || models.length !== (data.reports || []).length) { $('#view').replaceChildren(); return; }
     $('#subtitle').textContent = models.map((m) => m.file).join('  vs  ');
     const views = [['Summary', viewSummary], ['Memory', viewMemory], ['Liveness', viewLiveness], ['Execution trace', viewTrace],
-      ['Programs', viewPrograms], ['Compute sets', viewComputeSets], ['Vertex types', viewVertices], ['Variables', viewVariables]];
+      ['Programs', viewPrograms], ['Compute sets', viewComputeSets], ['Vertex types', viewVertices], ['Variables', viewVariables],
+      ['Streaming Memory', viewStreaming]];
     const nav = $('#tabs');
     const show = (i) => {
       nav.querySelectorAll('button').forEach((b, j) => b.classList.toggle('active', i === j));
