@@ -2,3 +2,5 @@
 # IPUs, each file citing its source and stating its tolerance.
 aspen_add_test(fidelity_amp_matmul_block LABEL fidelity SOURCES fidelity/amp_matmul_block.cpp
   LIBS Aspen::poplin Aspen::popops nlohmann_json::nlohmann_json)
+aspen_add_test(fidelity_float_divide_loop LABEL fidelity SOURCES fidelity/float_divide_loop.cpp
+  LIBS nlohmann_json::nlohmann_json)

@@ -3,8 +3,10 @@
 
 #include "DeviceScalar.hpp"
 #include "PrintTensor.hpp"
+#include "codelets/VertexLibrary.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
+#include "util/Log.hpp"
 #include "util/Trace.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
@@ -153,11 +155,15 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
   // Per vertex type: summed cycles and instances of the step (zeroed again after
   // each step), and the types the step uses.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> perType(vertexCode.size());
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> perTypeCounting(vertexCode.size()); // counted, not
+  std::vector<std::uint8_t> warned(vertexCode.size(), 0);
   std::vector<std::uint32_t> typesUsed;
+  std::size_t mostVertices = 0;
   for (std::size_t c = 0; c < exe_.computeSteps.size(); ++c) {
     const exe::ComputeStep &cs = exe_.computeSteps[c];
     PreparedComputeStep &p = prepared_[c];
     p.vertices.resize(cs.vertices.size());
+    p.alone.resize(cs.vertices.size());
     std::vector<std::uint64_t> tileWork(cs.tiles.size(), 0);
     for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
       std::uint8_t *const tile = memory_.at(cs.tiles[k], 0);
@@ -166,20 +172,43 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
         const exe::VertexInstance &v = cs.vertices[i];
         const VertexCode &code = vertexCode[v.type];
         const std::uint32_t vertexWorkers = code.isMultiVertex ? workers : 1u;
-        p.vertices[i] = PreparedVertex{code.compute, tile + v.state, vertexWorkers};
+        // Counted cycles (docs/cost-model.md): a vertex without an estimate of its own is
+        // priced from what its code counts; one whose library cannot count is named.
+        const bool counted = v.counted && code.countsCycles;
+        p.vertices[i] = PreparedVertex{code.compute, tile + v.state, vertexWorkers, counted};
+        p.alone[i] = code.isMultiVertex || code.isSupervisor;
+        p.anyCounted = p.anyCounted || counted;
         work += v.cycles + vertexCallWork * vertexWorkers;
         auto &t = perType[v.type];
         if (t.second++ == 0)
           typesUsed.push_back(v.type);
         t.first += v.cycles;
+        if (counted)
+          ++perTypeCounting[v.type].first;
+        else if (v.counted)
+          ++perTypeCounting[v.type].second;
+        if (v.counted && !code.countsCycles && !warned[v.type]) {
+          warned[v.type] = 1;
+          ASPEN_LOG(Warn, "Vertex type '" << exe_.vertexTypes[v.type].name
+                                          << "' has no cycle estimate and its code does not count its cycles "
+                                             "(its library was not compiled with clang++-16 and Aspen's "
+                                             "cycle-counting plugin): priced by the default estimate "
+                                             "(docs/cost-model.md)");
+        }
       }
       tileWork[k] = work;
     }
+    mostVertices = std::max(mostVertices, cs.vertices.size());
     std::sort(typesUsed.begin(), typesUsed.end());
     for (std::uint32_t type : typesUsed) {
       p.typeCycles.emplace_back(type, perType[type].first);
       p.typeInstances.emplace_back(type, perType[type].second);
+      if (perTypeCounting[type].first)
+        p.typeCounted.emplace_back(type, perTypeCounting[type].first);
+      if (perTypeCounting[type].second)
+        p.typeNotCounted.emplace_back(type, perTypeCounting[type].second);
       perType[type] = {0, 0};
+      perTypeCounting[type] = {0, 0};
     }
     typesUsed.clear();
     p.chunks = makeChunks(tileWork, inlineComputeWork);
@@ -195,6 +224,9 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     if (p.fused)
       prepareFused(cs, tileWork, p);
   }
+
+  counted_.assign(mostVertices, 0);
+  typeScratch_.assign(vertexCode.size(), 0);
 
   // Streams made by poplar::cycleCount / cycleStamp: "<prefix>stamp/<id>",
   // "<prefix>begin/<id>" and "<prefix>end/<id>".
@@ -356,22 +388,49 @@ Executor::Pause Executor::resume() {
     switch (step.kind) {
     case StepKind::Execute: {
       const exe::ComputeStep &cs = exe_.computeSteps[step.a];
-      const std::uint64_t compute = cs.computeCycles;
+      const PreparedComputeStep &p = prepared_[step.a];
       const std::uint64_t exchange = cs.exchangeIn.cycles + cs.exchangeOut.cycles;
-      const std::uint64_t total = std::max(step.cycles, compute + exchange);
       const auto t0 = profile.enabled ? Clock::now() : Clock::time_point();
-      account(here, total);
-      execute(step);
+      if (!p.anyCounted) {
+        const std::uint64_t compute = cs.computeCycles;
+        const std::uint64_t total = std::max(step.cycles, compute + exchange);
+        account(here, total);
+        execute(step);
+        if (profile.enabled) {
+          profile.hostComputeSeconds += secondsSince(t0);
+          profile.computeCycles += compute;
+          profile.exchangeCycles += exchange;
+          profile.syncCycles += total - compute - exchange;
+          for (const auto &[type, cycles] : p.typeCycles)
+            profile.vertexTypeCycles[type] += cycles;
+        }
+      } else {
+        // Counted cycles are known once the vertices ran: the step is accounted after it
+        // (the static estimate's sync term, step.cycles - computeCycles - exchange, kept).
+        execute(step);
+        const std::uint64_t compute = countedComputeCycles(cs, p, typeScratch_);
+        const std::uint64_t sync = step.cycles - std::min(step.cycles, cs.computeCycles + exchange);
+        const std::uint64_t total = compute + exchange + sync;
+        account(here, total);
+        if (profile.enabled) {
+          profile.hostComputeSeconds += secondsSince(t0);
+          profile.computeCycles += compute;
+          profile.exchangeCycles += exchange;
+          profile.syncCycles += sync;
+        }
+        for (const auto &[type, cycles] : p.typeCycles) {
+          if (profile.enabled)
+            profile.vertexTypeCycles[type] += typeScratch_[type];
+          typeScratch_[type] = 0;
+        }
+      }
       if (profile.enabled) {
-        profile.hostComputeSeconds += secondsSince(t0);
-        profile.computeCycles += compute;
-        profile.exchangeCycles += exchange;
-        profile.syncCycles += total - compute - exchange;
-        const PreparedComputeStep &p = prepared_[step.a];
-        for (const auto &[type, cycles] : p.typeCycles)
-          profile.vertexTypeCycles[type] += cycles;
         for (const auto &[type, count] : p.typeInstances)
           profile.vertexTypeInstances[type] += count;
+        for (const auto &[type, count] : p.typeCounted)
+          profile.vertexTypeCounted[type] += count;
+        for (const auto &[type, count] : p.typeNotCounted)
+          profile.vertexTypeNotCounted[type] += count;
       }
       break;
     }
@@ -550,13 +609,29 @@ void Executor::execute(const exe::Step &step) {
   const PreparedVertex *vertices = p.vertices.data();
   const std::uint32_t *tileBegin = cs.tileBegin.data();
   // `vt.vertex` names the vertex running for the fault handler (VertexFaults.hpp).
+  // Counted vertices: the cycles each compute() call counted on this thread (a
+  // MultiVertex: its slowest worker's), written per vertex (tiles never share one).
+  std::uint64_t *const counted = p.anyCounted ? counted_.data() : nullptr;
+  if (counted) // a vertex that does not run (its tile stopped at a failure) counts nothing
+    std::fill(counted, counted + cs.vertices.size(), 0);
   auto runTile = [&](std::size_t k, VertexThread &vt) {
+    std::uint64_t &counter = codelets::cycleCounter();
     for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
       const PreparedVertex &v = vertices[i];
       vt.vertex.store(i, std::memory_order_relaxed);
       int ok = 1;
-      for (std::uint32_t w = 0; w < v.workers; ++w)
-        ok &= v.compute(v.object, w);
+      if (counted && v.counted) {
+        std::uint64_t slowest = 0;
+        for (std::uint32_t w = 0; w < v.workers; ++w) {
+          const std::uint64_t before = counter;
+          ok &= v.compute(v.object, w);
+          slowest = std::max(slowest, counter - before);
+        }
+        counted[i] = slowest;
+      } else {
+        for (std::uint32_t w = 0; w < v.workers; ++w)
+          ok &= v.compute(v.object, w);
+      }
       if (!ok) {
         std::size_t seen = firstFailure.load(std::memory_order_relaxed);
         while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
@@ -641,6 +716,35 @@ void Executor::execute(const exe::Step &step) {
     vertexFailed(cs, failed);
   }
   runCopyPlan(cs.exchangeOut, p.exchangeOut);
+}
+
+std::uint64_t Executor::countedComputeCycles(const exe::ComputeStep &cs, const PreparedComputeStep &p,
+                                             std::vector<std::uint64_t> &typeCycles) const {
+  // As the compiler packs them (EstimateCycles.cpp): worker vertices onto the least-loaded of
+  // W workers in vertex order, the tile's time max(load) x W plus its MultiVertex and
+  // Supervisor vertices one after another. A counted worker vertex costs its thread cycles,
+  // a counted MultiVertex/Supervisor W x its slowest worker's (machine cycles).
+  const std::uint32_t workers = std::max(1u, exe_.target.numWorkerContexts);
+  std::uint64_t load[64];
+  const std::uint32_t w = std::min<std::uint32_t>(workers, 64);
+  std::uint64_t worst = 0;
+  for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
+    std::fill(load, load + w, 0);
+    std::uint64_t alone = 0;
+    for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
+      const exe::VertexInstance &v = cs.vertices[i];
+      std::uint64_t cycles = v.cycles;
+      if (p.vertices[i].counted)
+        cycles = p.alone[i] ? counted_[i] * workers : counted_[i];
+      typeCycles[v.type] += cycles;
+      if (p.alone[i])
+        alone += cycles;
+      else
+        *std::min_element(load, load + w) += cycles;
+    }
+    worst = std::max(worst, *std::max_element(load, load + w) * workers + alone);
+  }
+  return worst;
 }
 
 std::string Executor::describeVertex(const exe::ComputeStep &cs, std::size_t vertexIndex) const {

@@ -19,7 +19,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
@@ -331,6 +333,36 @@ int clangMajorVersion(const std::string &cxx) {
   return major > 0 ? major : 1;
 }
 
+std::string cycleCountPlugin(const std::string &cxx) {
+  const int major = clangMajorVersion(cxx);
+  static const std::string plugin = [] {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<const void *>(&cycleCountPlugin), &info) == 0 || !info.dli_fname)
+      return std::string();
+    std::string path = info.dli_fname;
+    const std::size_t slash = path.rfind('/');
+    path = (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/aspen-cyclecount.so";
+    return ::access(path.c_str(), R_OK) == 0 ? path : std::string();
+  }();
+  // ASPEN_CYCLE_COUNT=0: compile without counting (docs/cost-model.md).
+  const char *setting = std::getenv("ASPEN_CYCLE_COUNT");
+  const bool off = setting && std::string(setting) == "0";
+  if (major == 16 && !plugin.empty() && !off)
+    return plugin;
+  static std::once_flag warned;
+  std::call_once(warned, [&] {
+    ASPEN_LOG(Warn, "codelets compiled with "
+                        << cxx << " do not count their cycles ("
+                        << (off           ? "ASPEN_CYCLE_COUNT=0"
+                            : major != 16 ? "the cycle-counting plugin needs clang++-16"
+                                          : "aspen-cyclecount.so is not beside libpoplar")
+                        << "): custom vertices without an estimate are priced by the "
+                           "default estimate and named as not counted when they run "
+                           "(docs/cost-model.md)");
+  });
+  return std::string();
+}
+
 namespace {
 
 const char *const kKnownTargets[] = {"ipu1", "ipu2", "ipu21", "cpu", "ipumodel"};
@@ -530,6 +562,15 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   const std::string cacheDir = codeletCacheDir();
   CodeletCacheKeyInput keyInput{sources, args, flags.includeDirs, cxx};
   keyInput.compilerArgs.push_back("generator-v2");
+  // Counted cycles (docs/cost-model.md): whether the code counts is part of the key, the
+  // plugin's identity too (through kCodeletCompilerSourceHash: its sources are codelet compiler
+  // inputs), its path not (the SDK tree may move).
+  const std::string plugin = cycleCountPlugin(cxx);
+  if (!plugin.empty()) {
+    keyInput.compilerArgs.push_back("cycle-count");
+    args.push_back("-fpass-plugin=" + plugin);
+    args.push_back(std::string("-D") + kCycleCountMacro + "=1");
+  }
   const std::string key = codeletCacheKey(keyInput);
   const std::string gpPath = cacheDir.empty() ? std::string() : cacheDir + "/" + key + ".gp";
 

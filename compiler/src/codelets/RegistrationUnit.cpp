@@ -60,6 +60,16 @@ extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_print_s
   aspenPrintSink = sink;
 }
 
+#ifdef __ASPEN_CYCLE_COUNT__
+// Counted cycles (docs/cost-model.md): the instrumented code adds what each function ran to
+// *aspen_codelet_cycle_slot(), the running thread's counter in Aspen's runtime. Not per-tile
+// data (CodeletData.hpp leaves aspen_codelet* out of the tiles' copies).
+extern "C" __attribute__((visibility("hidden"))) uint64_t *(*aspen_codelet_cycle_slot)(void) = 0;
+extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_cycle_slot(uint64_t *(*slot)(void)) {
+  aspen_codelet_cycle_slot = slot;
+}
+#endif
+
 extern "C" __attribute__((visibility("hidden"))) int aspen_codelet_printf(const char *format, ...) {
   char local[1024];
   va_list args;

@@ -122,6 +122,12 @@ LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectH
   auto version = reinterpret_cast<VersionFn>(::dlsym(handle_, "aspen_codelet_abi_version"));
   setSink_ =
       reinterpret_cast<void (*)(AspenPrintSink, void *)>(::dlsym(handle_, "aspen_codelet_set_print_sink"));
+  // Counted cycles: the library adds to the running thread's counter through this slot.
+  using SetSlotFn = void (*)(std::uint64_t * (*)());
+  if (auto setSlot = reinterpret_cast<SetSlotFn>(::dlsym(handle_, "aspen_codelet_set_cycle_slot"))) {
+    setSlot(+[]() { return &cycleCounter(); });
+    countsCycles_ = true;
+  }
   if (!entries || !version || !setSink_)
     throw poplar::graph_object_load_error("Vertex library '" + path_ + "' is not an Aspen vertex library");
   if (version() != ASPEN_CODELET_ABI_VERSION)
@@ -160,6 +166,18 @@ std::vector<const LoadedVertexLibrary *> LoadedVertexLibrary::sharedObjects() co
   if (parts_.empty())
     return {this};
   return parts_;
+}
+
+std::uint64_t &cycleCounter() {
+  static thread_local std::uint64_t counter = 0;
+  return counter;
+}
+
+bool LoadedVertexLibrary::countsCycles(const AspenVertexEntry *e) const {
+  if (parts_.empty())
+    return countsCycles_;
+  const LoadedVertexLibrary *part = partOf(e);
+  return part && part->countsCycles_;
 }
 
 const LoadedVertexLibrary *LoadedVertexLibrary::partOf(const AspenVertexEntry *e) const {

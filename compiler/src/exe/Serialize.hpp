@@ -14,7 +14,7 @@ namespace aspen::exe {
 
 /// The format this Aspen writes and the only one it reads.
 /// 3: codeletData (each tile's copy of a codelet library's writable data).
-inline constexpr std::uint32_t kFormatVersion = 3;
+inline constexpr std::uint32_t kFormatVersion = 4;
 /// Bytes of the fixed header that precedes the payload.
 inline constexpr std::size_t kHeaderBytes = 48;
 
