@@ -6,7 +6,7 @@
 // the counter to the running thread's slot, which Aspen's runtime owns and the
 // executor reads around every compute() call:
 //
-//   ret:  __aspen_cycles_add(counter)   ->  *aspen_codelet_cycle_slot() += counter
+//   ret:  if (aspen_codelet_cycle_offset) *(u64 __seg_fs *)aspen_codelet_cycle_offset += counter
 //
 // The pass runs where the vectoriser starts (after inlining and the scalar
 // optimisations): the count is of the code's own operations, before x86
@@ -27,6 +27,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/ModRef.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
 using namespace llvm;
@@ -34,8 +35,7 @@ using namespace aspen::cyclecount;
 
 namespace {
 
-constexpr const char *kAddFunction = "__aspen_cycles_add";
-constexpr const char *kSlotVariable = "aspen_codelet_cycle_slot";
+constexpr const char *kOffsetVariable = "aspen_codelet_cycle_offset";
 constexpr const char *kCountedAttribute = "aspen-counted";
 
 unsigned elementsOf(Type *t) {
@@ -211,40 +211,27 @@ unsigned costOf(const Instruction &inst, const DataLayout &dl, Value *&dynamicBy
   return dataPathOps(t, dl);
 }
 
-/// Declares the runtime slot and defines the helper that adds a function's count to it:
-///   void __aspen_cycles_add(i64 n) { if (aspen_codelet_cycle_slot) *aspen_codelet_cycle_slot() += n; }
-Function *getAddFunction(Module &m) {
-  if (Function *f = m.getFunction(kAddFunction))
-    return f;
+/// Adds `count` to the running thread's counter, inline before a return:
+///   off = aspen_codelet_cycle_offset;  if (off) *(u64 __seg_fs *)off += count;
+/// The counter is an initial-exec thread-local of Aspen's runtime, at the same offset from
+/// every thread's thread pointer (%fs on x86-64), which the runtime gives the library when it
+/// loads it (0 until then: nothing is added).
+void addToCounter(IRBuilder<> &b, Module &m, Value *count) {
   LLVMContext &ctx = m.getContext();
   Type *i64 = Type::getInt64Ty(ctx);
-  PointerType *ptr = PointerType::getUnqual(ctx);
-  auto *slot = cast<GlobalVariable>(m.getOrInsertGlobal(kSlotVariable, ptr));
-  slot->setVisibility(GlobalValue::HiddenVisibility);
-  auto *f = Function::Create(FunctionType::get(Type::getVoidTy(ctx), {i64}, false),
-                             GlobalValue::LinkOnceODRLinkage, kAddFunction, m);
-  f->setVisibility(GlobalValue::HiddenVisibility);
-  f->addFnAttr(Attribute::NoInline);
-  f->addFnAttr(Attribute::NoUnwind);
-  f->addFnAttr(kCountedAttribute); // never counted itself
-  BasicBlock *entry = BasicBlock::Create(ctx, "entry", f);
-  BasicBlock *add = BasicBlock::Create(ctx, "add", f);
-  BasicBlock *done = BasicBlock::Create(ctx, "done", f);
-  IRBuilder<> b(entry);
-  Value *fn = b.CreateLoad(ptr, slot);
-  b.CreateCondBr(b.CreateIsNotNull(fn), add, done);
-  b.SetInsertPoint(add);
-  Value *p = b.CreateCall(FunctionType::get(ptr, false), fn);
-  b.CreateStore(b.CreateAdd(b.CreateLoad(i64, p), f->getArg(0)), p);
-  b.CreateRetVoid();
-  b.SetInsertPoint(done);
-  b.CreateRetVoid();
-  return f;
+  auto *offsetVar = cast<GlobalVariable>(m.getOrInsertGlobal(kOffsetVariable, i64));
+  offsetVar->setVisibility(GlobalValue::HiddenVisibility);
+  Instruction *at = &*b.GetInsertPoint();
+  Value *offset = b.CreateLoad(i64, offsetVar);
+  Instruction *then = SplitBlockAndInsertIfThen(b.CreateIsNotNull(offset), at, false);
+  IRBuilder<> t(then);
+  Value *p = t.CreateIntToPtr(offset, PointerType::get(ctx, 257)); // x86-64: %fs-relative
+  t.CreateStore(t.CreateAdd(t.CreateLoad(i64, p), count), p);
 }
 
 struct CycleCountPass : PassInfoMixin<CycleCountPass> {
   PreservedAnalyses run(Function &f, FunctionAnalysisManager &am) {
-    if (f.isDeclaration() || f.hasFnAttribute(kCountedAttribute) || f.getName() == kAddFunction)
+    if (f.isDeclaration() || f.hasFnAttribute(kCountedAttribute))
       return PreservedAnalyses::all();
     f.addFnAttr(kCountedAttribute);
     // It now writes the runtime's counter: whatever was inferred about its memory no longer holds.
@@ -253,7 +240,6 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
     const DataLayout &dl = m.getDataLayout();
     LLVMContext &ctx = f.getContext();
     Type *i64 = Type::getInt64Ty(ctx);
-    Function *addFn = getAddFunction(m);
 
     // The counter: an alloca promoted to SSA below.
     BasicBlock &entry = f.getEntryBlock();
@@ -289,22 +275,27 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
                                 ConstantInt::get(i64, 3)));
       add.CreateStore(sum, counter);
     }
-    auto flush = [&](Instruction *at) {
+    // The counter into a register first (only instructions were added so far, so the
+    // dominator tree still holds): a placeholder call at each exit takes its final value;
+    // then each placeholder becomes the addition to the thread's counter (new blocks).
+    std::vector<Instruction *> exits; // freeze(load counter): kept apart from the code's own
+    auto markExit = [&](Instruction *at) {
       IRBuilder<> fb(at);
-      fb.CreateCall(addFn, {fb.CreateLoad(i64, counter)});
+      exits.push_back(cast<Instruction>(fb.CreateFreeze(fb.CreateLoad(i64, counter))));
     };
     for (ReturnInst *r : returns)
-      flush(r);
+      markExit(r);
     for (ResumeInst *r : resumes)
-      flush(r);
-
-    // Only instructions were added (no block), so the dominator tree still holds.
+      markExit(r);
     DominatorTree &dt = am.getResult<DominatorTreeAnalysis>(f);
     AssumptionCache &ac = am.getResult<AssumptionAnalysis>(f);
     PromoteMemToReg({counter}, dt, &ac);
-    PreservedAnalyses kept;
-    kept.preserveSet<CFGAnalyses>();
-    return kept;
+    for (Instruction *exit : exits) {
+      IRBuilder<> eb(exit);
+      addToCounter(eb, m, exit->getOperand(0));
+      exit->eraseFromParent();
+    }
+    return PreservedAnalyses::none();
   }
   static bool isRequired() { return true; } // at -O0 too (functions marked optnone)
 };

@@ -163,11 +163,13 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     const exe::ComputeStep &cs = exe_.computeSteps[c];
     PreparedComputeStep &p = prepared_[c];
     p.vertices.resize(cs.vertices.size());
-    p.alone.resize(cs.vertices.size());
+    p.worker.resize(cs.vertices.size());
     std::vector<std::uint64_t> tileWork(cs.tiles.size(), 0);
+    std::vector<std::uint64_t> load(std::min<std::uint32_t>(workers, kAlone));
     for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
       std::uint8_t *const tile = memory_.at(cs.tiles[k], 0);
       std::uint64_t work = 0;
+      std::fill(load.begin(), load.end(), 0);
       for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
         const exe::VertexInstance &v = cs.vertices[i];
         const VertexCode &code = vertexCode[v.type];
@@ -176,7 +178,13 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
         // priced from what its code counts; one whose library cannot count is named.
         const bool counted = v.counted && code.countsCycles;
         p.vertices[i] = PreparedVertex{code.compute, tile + v.state, vertexWorkers, counted};
-        p.alone[i] = code.isMultiVertex || code.isSupervisor;
+        if (code.isMultiVertex || code.isSupervisor) {
+          p.worker[i] = kAlone;
+        } else { // the compiler's packing: the least-loaded worker (EstimateCycles.cpp)
+          const auto least = std::min_element(load.begin(), load.end());
+          *least += v.cycles;
+          p.worker[i] = static_cast<std::uint8_t>(least - load.begin());
+        }
         p.anyCounted = p.anyCounted || counted;
         work += v.cycles + vertexCallWork * vertexWorkers;
         auto &t = perType[v.type];
@@ -226,6 +234,10 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
   }
 
   counted_.assign(mostVertices, 0);
+  std::size_t mostTiles = 0;
+  for (const exe::ComputeStep &cs : exe_.computeSteps)
+    mostTiles = std::max(mostTiles, cs.tiles.size());
+  tileCycles_.assign(mostTiles, 0);
   typeScratch_.assign(vertexCode.size(), 0);
 
   // Streams made by poplar::cycleCount / cycleStamp: "<prefix>stamp/<id>",
@@ -408,7 +420,7 @@ Executor::Pause Executor::resume() {
         // Counted cycles are known once the vertices ran: the step is accounted after it
         // (the static estimate's sync term, step.cycles - computeCycles - exchange, kept).
         execute(step);
-        const std::uint64_t compute = countedComputeCycles(cs, p, typeScratch_);
+        const std::uint64_t compute = countedComputeCycles(cs, typeScratch_, profile.enabled);
         const std::uint64_t sync = step.cycles - std::min(step.cycles, cs.computeCycles + exchange);
         const std::uint64_t total = compute + exchange + sync;
         account(here, total);
@@ -612,22 +624,43 @@ void Executor::execute(const exe::Step &step) {
   // Counted vertices: the cycles each compute() call counted on this thread (a
   // MultiVertex: its slowest worker's), written per vertex (tiles never share one).
   std::uint64_t *const counted = p.anyCounted ? counted_.data() : nullptr;
-  if (counted) // a vertex that does not run (its tile stopped at a failure) counts nothing
-    std::fill(counted, counted + cs.vertices.size(), 0);
+  // The tile's time is priced as the compiler packs it (docs/cost-model.md, "Compute"): each
+  // worker vertex on the worker the static packing gave it, MultiVertex and Supervisor
+  // vertices one after another; written per tile (tileCycles_).
+  const exe::VertexInstance *instances = cs.vertices.data();
+  const std::uint8_t *workerOf = p.worker.data();
+  std::uint64_t *const tileCycles = tileCycles_.data();
+  const std::uint32_t numWorkers =
+      std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone));
   auto runTile = [&](std::size_t k, VertexThread &vt) {
     std::uint64_t &counter = codelets::cycleCounter();
-    for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
+    std::uint64_t load[kAlone], alone = 0;
+    if (counted)
+      std::fill(load, load + numWorkers, 0);
+    std::uint32_t i = tileBegin[k];
+    for (const std::uint32_t e = tileBegin[k + 1]; i < e; ++i) {
       const PreparedVertex &v = vertices[i];
       vt.vertex.store(i, std::memory_order_relaxed);
       int ok = 1;
-      if (counted && v.counted) {
-        std::uint64_t slowest = 0;
-        for (std::uint32_t w = 0; w < v.workers; ++w) {
-          const std::uint64_t before = counter;
-          ok &= v.compute(v.object, w);
-          slowest = std::max(slowest, counter - before);
+      if (counted) {
+        std::uint64_t cycles = instances[i].cycles;
+        if (v.counted) {
+          std::uint64_t slowest = 0;
+          for (std::uint32_t w = 0; w < v.workers; ++w) {
+            const std::uint64_t before = counter;
+            ok &= v.compute(v.object, w);
+            slowest = std::max(slowest, counter - before);
+          }
+          cycles = workerOf[i] == kAlone ? slowest * numWorkers : slowest;
+        } else {
+          for (std::uint32_t w = 0; w < v.workers; ++w)
+            ok &= v.compute(v.object, w);
         }
-        counted[i] = slowest;
+        counted[i] = cycles;
+        if (workerOf[i] == kAlone)
+          alone += cycles;
+        else
+          load[workerOf[i]] += cycles;
       } else {
         for (std::uint32_t w = 0; w < v.workers; ++w)
           ok &= v.compute(v.object, w);
@@ -638,6 +671,11 @@ void Executor::execute(const exe::Step &step) {
         }
         break;
       }
+    }
+    if (counted) {
+      for (const std::uint32_t e = tileBegin[k + 1]; ++i < e;) // not run (a failure): nothing
+        counted[i] = 0;
+      tileCycles[k] = *std::max_element(load, load + numWorkers) * numWorkers + alone;
     }
     vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
   };
@@ -718,31 +756,27 @@ void Executor::execute(const exe::Step &step) {
   runCopyPlan(cs.exchangeOut, p.exchangeOut);
 }
 
-std::uint64_t Executor::countedComputeCycles(const exe::ComputeStep &cs, const PreparedComputeStep &p,
-                                             std::vector<std::uint64_t> &typeCycles) const {
-  // As the compiler packs them (EstimateCycles.cpp): worker vertices onto the least-loaded of
-  // W workers in vertex order, the tile's time max(load) x W plus its MultiVertex and
-  // Supervisor vertices one after another. A counted worker vertex costs its thread cycles,
-  // a counted MultiVertex/Supervisor W x its slowest worker's (machine cycles).
-  const std::uint32_t workers = std::max(1u, exe_.target.numWorkerContexts);
-  std::uint64_t load[64];
-  const std::uint32_t w = std::min<std::uint32_t>(workers, 64);
+std::uint64_t Executor::countedComputeCycles(const exe::ComputeStep &cs,
+                                             std::vector<std::uint64_t> &typeCycles, bool perType) const {
   std::uint64_t worst = 0;
-  for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
-    std::fill(load, load + w, 0);
-    std::uint64_t alone = 0;
-    for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
-      const exe::VertexInstance &v = cs.vertices[i];
-      std::uint64_t cycles = v.cycles;
-      if (p.vertices[i].counted)
-        cycles = p.alone[i] ? counted_[i] * workers : counted_[i];
-      typeCycles[v.type] += cycles;
-      if (p.alone[i])
-        alone += cycles;
-      else
-        *std::min_element(load, load + w) += cycles;
+  for (std::size_t k = 0; k < cs.tiles.size(); ++k)
+    worst = std::max(worst, tileCycles_[k]);
+  if (perType) {
+    const exe::VertexInstance *vertices = cs.vertices.data();
+    const std::uint64_t *counted = counted_.data();
+    // Runs of one type are common (a tile's vertices, a compute set of one operation).
+    std::uint32_t type = 0;
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0, n = cs.vertices.size(); i < n; ++i) {
+      if (vertices[i].type != type) {
+        typeCycles[type] += sum;
+        type = vertices[i].type;
+        sum = 0;
+      }
+      sum += counted[i];
     }
-    worst = std::max(worst, *std::max_element(load, load + w) * workers + alone);
+    if (!typeCycles.empty())
+      typeCycles[type] += sum;
   }
   return worst;
 }

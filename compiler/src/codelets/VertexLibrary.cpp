@@ -113,6 +113,19 @@ const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, co
 
 } // namespace
 
+// Initial-exec, as the fault handler's thread record (VertexFaults.cpp): instrumented code
+// reaches it at every return of a codelet function, so it must cost a few instructions.
+__thread std::uint64_t aspenCycleCounter __attribute__((tls_model("initial-exec"))) = 0;
+
+namespace {
+/// The counter's offset from the thread pointer (%fs base), the same in every thread.
+std::int64_t cycleCounterOffset() {
+  std::uintptr_t threadPointer = 0;
+  asm("movq %%fs:0, %0" : "=r"(threadPointer));
+  return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(&aspenCycleCounter) - threadPointer);
+}
+} // namespace
+
 LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectHash, std::string path,
                                          std::unique_ptr<TileData> data)
     : handle_(handle), hash_(std::move(sharedObjectHash)), path_(std::move(path)), data_(std::move(data)) {
@@ -122,10 +135,10 @@ LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectH
   auto version = reinterpret_cast<VersionFn>(::dlsym(handle_, "aspen_codelet_abi_version"));
   setSink_ =
       reinterpret_cast<void (*)(AspenPrintSink, void *)>(::dlsym(handle_, "aspen_codelet_set_print_sink"));
-  // Counted cycles: the library adds to the running thread's counter through this slot.
-  using SetSlotFn = void (*)(std::uint64_t * (*)());
-  if (auto setSlot = reinterpret_cast<SetSlotFn>(::dlsym(handle_, "aspen_codelet_set_cycle_slot"))) {
-    setSlot(+[]() { return &cycleCounter(); });
+  // Counted cycles: the library adds to the running thread's counter at this offset.
+  using SetCounterFn = void (*)(std::int64_t);
+  if (auto setCounter = reinterpret_cast<SetCounterFn>(::dlsym(handle_, "aspen_codelet_set_cycle_counter"))) {
+    setCounter(cycleCounterOffset());
     countsCycles_ = true;
   }
   if (!entries || !version || !setSink_)
@@ -166,11 +179,6 @@ std::vector<const LoadedVertexLibrary *> LoadedVertexLibrary::sharedObjects() co
   if (parts_.empty())
     return {this};
   return parts_;
-}
-
-std::uint64_t &cycleCounter() {
-  static thread_local std::uint64_t counter = 0;
-  return counter;
 }
 
 bool LoadedVertexLibrary::countsCycles(const AspenVertexEntry *e) const {

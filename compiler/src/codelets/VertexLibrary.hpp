@@ -105,7 +105,10 @@ const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash,
 
 /// The calling thread's count of the cycles instrumented codelet code ran (docs/cost-model.md,
 /// "Cycles from the code"): the executor reads it before and after each compute() call.
-std::uint64_t &cycleCounter();
+extern __thread std::uint64_t aspenCycleCounter __attribute__((tls_model("initial-exec")));
+inline std::uint64_t &cycleCounter() {
+  return aspenCycleCounter;
+}
 
 /// Loads a shared object with content hash `soHash` (used by the codelet compiler).
 const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std::uint8_t *bytes,
