@@ -3,7 +3,7 @@
 // makes codelet code count the cycles it executes (docs/cost-model.md,
 // "Cycles from the code"). Every function with a body gets a local counter: each
 // basic block adds its cost (CostTable.hpp) when it runs, and each return adds
-// the counter to the running thread's slot, which Aspen's runtime owns and the
+// the counter to the running thread's counter, which Aspen's runtime owns and the
 // executor reads around every compute() call:
 //
 //   ret:  if (aspen_codelet_cycle_offset) *(u64 __seg_fs *)aspen_codelet_cycle_offset += counter
