@@ -9,13 +9,14 @@ ASPEN_BUILD_DIR=${ASPEN_BUILD_DIR:-$ASPEN_ROOT/build}
 ASPEN_JOBS=${ASPEN_JOBS:-$(nproc)}
 
 # Everything the build, the tests and a Makefile client need, from Debian 12. clang-16 is the
-# codelet compiler (docs/codelets.md, "The dialect").
+# codelet compiler (docs/codelets.md, "The dialect"); llvm-16-dev the headers its cycle-counting
+# plugin is built against (docs/cost-model.md, "Cycles from the code").
 ASPEN_DEBIAN_PACKAGES=(
   cmake ninja-build g++ make ccache openmpi-bin libopenmpi-dev
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev catch2 libclang-14-dev
   chromium chromium-driver python3-selenium
   clang clang-format libclang-rt-14-dev
-  clang-16
+  clang-16 llvm-16-dev
 )
 # What .ci/fuzz needs beyond those (docs/fuzzing.md); the sanitizer runtimes are above, for .ci/run.
 ASPEN_FUZZ_DEBIAN_PACKAGES=(clang-14 libclang-rt-14-dev)

@@ -4,3 +4,5 @@ aspen_add_test(fidelity_amp_matmul_block LABEL fidelity SOURCES fidelity/amp_mat
   LIBS Aspen::poplin Aspen::popops nlohmann_json::nlohmann_json)
 aspen_add_test(fidelity_popops_vertex_estimates LABEL fidelity SOURCES fidelity/popops_vertex_estimates.cpp
   LIBS Aspen::popops nlohmann_json::nlohmann_json)
+aspen_add_test(fidelity_float_divide_loop LABEL fidelity SOURCES fidelity/float_divide_loop.cpp
+  LIBS nlohmann_json::nlohmann_json)

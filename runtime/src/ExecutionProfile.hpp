@@ -34,7 +34,12 @@ struct ExecutionProfile {
   std::vector<std::uint64_t> stepExecutions;      // per step of the executable
   std::vector<std::uint64_t> stepCycles;          // per step: total over its executions
   std::vector<std::uint64_t> vertexTypeInstances; // per vertex type: vertices executed
-  std::vector<std::uint64_t> vertexTypeCycles;    // per vertex type: sum of their estimates
+  std::vector<std::uint64_t> vertexTypeCycles;    // per vertex type: sum of their cycles
+  // Per vertex type: vertices executed whose cycles their code counted (docs/cost-model.md,
+  // "Cycles from the code"), and those without an estimate whose code could not count them
+  // (priced by the static default instead).
+  std::vector<std::uint64_t> vertexTypeCounted;
+  std::vector<std::uint64_t> vertexTypeNotCounted;
   std::vector<TraceEntry> trace;
   std::uint64_t traceDropped = 0;
   double hostSeconds = 0;        // wall time spent in run()
@@ -49,6 +54,8 @@ struct ExecutionProfile {
     stepCycles.assign(numSteps, 0);
     vertexTypeInstances.assign(numVertexTypes, 0);
     vertexTypeCycles.assign(numVertexTypes, 0);
+    vertexTypeCounted.assign(numVertexTypes, 0);
+    vertexTypeNotCounted.assign(numVertexTypes, 0);
   }
 };
 

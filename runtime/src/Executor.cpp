@@ -3,8 +3,10 @@
 
 #include "DeviceScalar.hpp"
 #include "PrintTensor.hpp"
+#include "codelets/VertexLibrary.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
+#include "util/Log.hpp"
 #include "util/Trace.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
@@ -153,33 +155,68 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
   // Per vertex type: summed cycles and instances of the step (zeroed again after
   // each step), and the types the step uses.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> perType(vertexCode.size());
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> perTypeCounting(vertexCode.size()); // counted, not
+  std::vector<std::uint8_t> warned(vertexCode.size(), 0);
   std::vector<std::uint32_t> typesUsed;
+  std::size_t mostVertices = 0;
   for (std::size_t c = 0; c < exe_.computeSteps.size(); ++c) {
     const exe::ComputeStep &cs = exe_.computeSteps[c];
     PreparedComputeStep &p = prepared_[c];
     p.vertices.resize(cs.vertices.size());
+    p.worker.resize(cs.vertices.size());
     std::vector<std::uint64_t> tileWork(cs.tiles.size(), 0);
+    std::vector<std::uint64_t> load(std::min<std::uint32_t>(workers, kAlone));
     for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
       std::uint8_t *const tile = memory_.at(cs.tiles[k], 0);
       std::uint64_t work = 0;
+      std::fill(load.begin(), load.end(), 0);
       for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
         const exe::VertexInstance &v = cs.vertices[i];
         const VertexCode &code = vertexCode[v.type];
         const std::uint32_t vertexWorkers = code.isMultiVertex ? workers : 1u;
-        p.vertices[i] = PreparedVertex{code.compute, tile + v.state, vertexWorkers};
+        // Counted cycles (docs/cost-model.md): a vertex without an estimate of its own is
+        // priced from what its code counts; one whose library cannot count is named.
+        const bool counted = v.counted && code.countsCycles;
+        p.vertices[i] = PreparedVertex{code.compute, tile + v.state, vertexWorkers, counted};
+        if (code.isMultiVertex || code.isSupervisor) {
+          p.worker[i] = kAlone;
+        } else { // the compiler's packing: the least-loaded worker (EstimateCycles.cpp)
+          const auto least = std::min_element(load.begin(), load.end());
+          *least += v.cycles;
+          p.worker[i] = static_cast<std::uint8_t>(least - load.begin());
+        }
+        p.anyCounted = p.anyCounted || counted;
         work += v.cycles + vertexCallWork * vertexWorkers;
         auto &t = perType[v.type];
         if (t.second++ == 0)
           typesUsed.push_back(v.type);
         t.first += v.cycles;
+        if (counted)
+          ++perTypeCounting[v.type].first;
+        else if (v.counted)
+          ++perTypeCounting[v.type].second;
+        if (v.counted && !code.countsCycles && !warned[v.type]) {
+          warned[v.type] = 1;
+          ASPEN_LOG(Warn, "Vertex type '" << exe_.vertexTypes[v.type].name
+                                          << "' has no cycle estimate and its code does not count its cycles "
+                                             "(its library was not compiled with clang++-16 and Aspen's "
+                                             "cycle-counting plugin): priced by the default estimate "
+                                             "(docs/cost-model.md)");
+        }
       }
       tileWork[k] = work;
     }
+    mostVertices = std::max(mostVertices, cs.vertices.size());
     std::sort(typesUsed.begin(), typesUsed.end());
     for (std::uint32_t type : typesUsed) {
       p.typeCycles.emplace_back(type, perType[type].first);
       p.typeInstances.emplace_back(type, perType[type].second);
+      if (perTypeCounting[type].first)
+        p.typeCounted.emplace_back(type, perTypeCounting[type].first);
+      if (perTypeCounting[type].second)
+        p.typeNotCounted.emplace_back(type, perTypeCounting[type].second);
       perType[type] = {0, 0};
+      perTypeCounting[type] = {0, 0};
     }
     typesUsed.clear();
     p.chunks = makeChunks(tileWork, inlineComputeWork);
@@ -195,6 +232,13 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     if (p.fused)
       prepareFused(cs, tileWork, p);
   }
+
+  counted_.assign(mostVertices, 0);
+  std::size_t mostTiles = 0;
+  for (const exe::ComputeStep &cs : exe_.computeSteps)
+    mostTiles = std::max(mostTiles, cs.tiles.size());
+  tileCycles_.assign(mostTiles, 0);
+  typeScratch_.assign(vertexCode.size(), 0);
 
   // Streams made by poplar::cycleCount / cycleStamp: "<prefix>stamp/<id>",
   // "<prefix>begin/<id>" and "<prefix>end/<id>".
@@ -356,22 +400,49 @@ Executor::Pause Executor::resume() {
     switch (step.kind) {
     case StepKind::Execute: {
       const exe::ComputeStep &cs = exe_.computeSteps[step.a];
-      const std::uint64_t compute = cs.computeCycles;
+      const PreparedComputeStep &p = prepared_[step.a];
       const std::uint64_t exchange = cs.exchangeIn.cycles + cs.exchangeOut.cycles;
-      const std::uint64_t total = std::max(step.cycles, compute + exchange);
       const auto t0 = profile.enabled ? Clock::now() : Clock::time_point();
-      account(here, total);
-      execute(step);
+      if (!p.anyCounted) {
+        const std::uint64_t compute = cs.computeCycles;
+        const std::uint64_t total = std::max(step.cycles, compute + exchange);
+        account(here, total);
+        execute(step);
+        if (profile.enabled) {
+          profile.hostComputeSeconds += secondsSince(t0);
+          profile.computeCycles += compute;
+          profile.exchangeCycles += exchange;
+          profile.syncCycles += total - compute - exchange;
+          for (const auto &[type, cycles] : p.typeCycles)
+            profile.vertexTypeCycles[type] += cycles;
+        }
+      } else {
+        // Counted cycles are known once the vertices ran: the step is accounted after it
+        // (the static estimate's sync term, step.cycles - computeCycles - exchange, kept).
+        execute(step);
+        const std::uint64_t compute = countedComputeCycles(cs, typeScratch_, profile.enabled);
+        const std::uint64_t sync = step.cycles - std::min(step.cycles, cs.computeCycles + exchange);
+        const std::uint64_t total = compute + exchange + sync;
+        account(here, total);
+        if (profile.enabled) {
+          profile.hostComputeSeconds += secondsSince(t0);
+          profile.computeCycles += compute;
+          profile.exchangeCycles += exchange;
+          profile.syncCycles += sync;
+        }
+        for (const auto &[type, cycles] : p.typeCycles) {
+          if (profile.enabled)
+            profile.vertexTypeCycles[type] += typeScratch_[type];
+          typeScratch_[type] = 0;
+        }
+      }
       if (profile.enabled) {
-        profile.hostComputeSeconds += secondsSince(t0);
-        profile.computeCycles += compute;
-        profile.exchangeCycles += exchange;
-        profile.syncCycles += total - compute - exchange;
-        const PreparedComputeStep &p = prepared_[step.a];
-        for (const auto &[type, cycles] : p.typeCycles)
-          profile.vertexTypeCycles[type] += cycles;
         for (const auto &[type, count] : p.typeInstances)
           profile.vertexTypeInstances[type] += count;
+        for (const auto &[type, count] : p.typeCounted)
+          profile.vertexTypeCounted[type] += count;
+        for (const auto &[type, count] : p.typeNotCounted)
+          profile.vertexTypeNotCounted[type] += count;
       }
       break;
     }
@@ -553,19 +624,61 @@ void Executor::execute(const exe::Step &step) {
   const PreparedVertex *vertices = p.vertices.data();
   const std::uint32_t *tileBegin = cs.tileBegin.data();
   // `vt.vertex` names the vertex running for the fault handler (VertexFaults.hpp).
+  // Counted vertices: the cycles each compute() call counted on this thread (a
+  // MultiVertex: its slowest worker's), written per vertex (tiles never share one).
+  std::uint64_t *const counted = p.anyCounted ? counted_.data() : nullptr;
+  // The tile's time is priced as the compiler packs it (docs/cost-model.md, "Compute"): each
+  // worker vertex on the worker the static packing gave it, MultiVertex and Supervisor
+  // vertices one after another; written per tile (tileCycles_).
+  const exe::VertexInstance *instances = cs.vertices.data();
+  const std::uint8_t *workerOf = p.worker.data();
+  std::uint64_t *const tileCycles = tileCycles_.data();
+  const std::uint32_t numWorkers =
+      std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone));
   auto runTile = [&](std::size_t k, VertexThread &vt) {
-    for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
+    std::uint64_t &counter = codelets::cycleCounter();
+    std::uint64_t load[kAlone], alone = 0;
+    if (counted)
+      std::fill(load, load + numWorkers, 0);
+    std::uint32_t i = tileBegin[k];
+    for (const std::uint32_t e = tileBegin[k + 1]; i < e; ++i) {
       const PreparedVertex &v = vertices[i];
       vt.vertex.store(i, std::memory_order_relaxed);
       int ok = 1;
-      for (std::uint32_t w = 0; w < v.workers; ++w)
-        ok &= v.compute(v.object, w);
+      if (counted) {
+        std::uint64_t cycles = instances[i].cycles;
+        if (v.counted) {
+          std::uint64_t slowest = 0;
+          for (std::uint32_t w = 0; w < v.workers; ++w) {
+            const std::uint64_t before = counter;
+            ok &= v.compute(v.object, w);
+            slowest = std::max(slowest, counter - before);
+          }
+          cycles = workerOf[i] == kAlone ? slowest * numWorkers : slowest;
+        } else {
+          for (std::uint32_t w = 0; w < v.workers; ++w)
+            ok &= v.compute(v.object, w);
+        }
+        counted[i] = cycles;
+        if (workerOf[i] == kAlone)
+          alone += cycles;
+        else
+          load[workerOf[i]] += cycles;
+      } else {
+        for (std::uint32_t w = 0; w < v.workers; ++w)
+          ok &= v.compute(v.object, w);
+      }
       if (!ok) {
         std::size_t seen = firstFailure.load(std::memory_order_relaxed);
         while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
         }
         break;
       }
+    }
+    if (counted) {
+      for (const std::uint32_t e = tileBegin[k + 1]; ++i < e;) // not run (a failure): nothing
+        counted[i] = 0;
+      tileCycles[k] = *std::max_element(load, load + numWorkers) * numWorkers + alone;
     }
     vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
   };
@@ -644,6 +757,31 @@ void Executor::execute(const exe::Step &step) {
     vertexFailed(cs, failed);
   }
   runCopyPlan(cs.exchangeOut, p.exchangeOut);
+}
+
+std::uint64_t Executor::countedComputeCycles(const exe::ComputeStep &cs,
+                                             std::vector<std::uint64_t> &typeCycles, bool perType) const {
+  std::uint64_t worst = 0;
+  for (std::size_t k = 0; k < cs.tiles.size(); ++k)
+    worst = std::max(worst, tileCycles_[k]);
+  if (perType) {
+    const exe::VertexInstance *vertices = cs.vertices.data();
+    const std::uint64_t *counted = counted_.data();
+    // Runs of one type are common (a tile's vertices, a compute set of one operation).
+    std::uint32_t type = 0;
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0, n = cs.vertices.size(); i < n; ++i) {
+      if (vertices[i].type != type) {
+        typeCycles[type] += sum;
+        type = vertices[i].type;
+        sum = 0;
+      }
+      sum += counted[i];
+    }
+    if (!typeCycles.empty())
+      typeCycles[type] += sum;
+  }
+  return worst;
 }
 
 std::string Executor::describeVertex(const exe::ComputeStep &cs, std::size_t vertexIndex) const {

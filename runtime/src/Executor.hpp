@@ -28,6 +28,8 @@ struct VertexCode {
   ComputeFn compute = nullptr;
   bool isMultiVertex = false;
   std::uint32_t dataImage = ~0u; // its library's per-tile data: index into HostContext::codeletData
+  bool countsCycles = false;     // its code counts the cycles it runs (codelets::cycleCounter)
+  bool isSupervisor = false;     // priced in machine cycles, alone on its tile (as a MultiVertex)
 };
 
 /// Host-side state the executor uses but does not own (it outlives a load).
@@ -117,6 +119,7 @@ private:
     ComputeFn compute;
     void *object;
     std::uint32_t workers; // 1, or the number of worker contexts for a MultiVertex
+    bool counted;          // priced from the cycles its code counts (docs/cost-model.md)
   };
   /// How a copy plan runs: in chunks or inline, and through a staging buffer
   /// when some run reads bytes another run writes.
@@ -139,9 +142,15 @@ private:
     bool fused = false;
     std::vector<FusedTile> fusedTiles; // ascending tile: the union of exchange-in and compute tiles
     TileChunks fusedChunks;
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCycles;    // (vertex type, summed estimate)
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> typeInstances; // (vertex type, count)
-    StepSwaps dataSwaps; // tiles' own copies of their codelets' data (empty: none needed)
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCycles;     // (vertex type, summed estimate)
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> typeInstances;  // (vertex type, count)
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCounted;    // (vertex type, counted instances)
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> typeNotCounted; // (type, instances not countable)
+    StepSwaps dataSwaps;     // tiles' own copies of their codelets' data (empty: none needed)
+    bool anyCounted = false; // some vertex is priced from its counted cycles
+    // Per vertex: the worker the compiler's packing gives it (from the static estimates, as
+    // Poplar assigns workers when it compiles), or kAlone for a MultiVertex or Supervisor.
+    std::vector<std::uint8_t> worker;
   };
   /// The role a reserved stream (poplar::cycleCount/cycleStamp) plays.
   enum class CycleStream : std::uint8_t { None, Stamp, CountBegin, CountEnd };
@@ -155,6 +164,12 @@ private:
   /// too small to repay a parallel loop.
   TileChunks makeChunks(const std::vector<std::uint64_t> &tileWork, std::uint64_t inlineBelow) const;
   void execute(const exe::Step &step);
+  static constexpr std::uint8_t kAlone = 0xff;
+  /// Compute cycles of a step whose vertices include counted ones, from `tileCycles_`
+  /// (docs/cost-model.md, "Compute"); adds each vertex type's cycles (`counted_`) to
+  /// `typeCycles` when `perType`.
+  std::uint64_t countedComputeCycles(const exe::ComputeStep &cs, std::vector<std::uint64_t> &typeCycles,
+                                     bool perType) const;
   void runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info);
   void runCycleStream(unsigned stream, const exe::HostTransfer &transfer);
   void remoteCopy(const exe::Step &step, bool toDevice);
@@ -184,6 +199,9 @@ private:
   std::vector<std::uint64_t> counters_;
   std::vector<std::uint32_t> callStack_;
   std::vector<std::uint8_t> staging_;
+  std::vector<std::uint64_t> counted_;     // per vertex of the running step: its cycles (counted or static)
+  std::vector<std::uint64_t> tileCycles_;  // per tile of the running step with counted vertices
+  std::vector<std::uint64_t> typeScratch_; // per vertex type: cycles of the step being accounted
   std::uint64_t cycles_ = 0;
   std::uint64_t runStartCycles_ = 0; // cycles_ when the run began
   std::uint64_t maxRunCycles_ = 0;

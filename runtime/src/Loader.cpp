@@ -151,6 +151,8 @@ std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLib
     // Only a MultiVertex runs compute(workerId) per worker; a SupervisorVertex runs once, as a
     // Vertex does (emission records it so), so the supervisor flag is not compared here.
     code[t] = VertexCode{entry->compute, (entry->flags & ASPEN_VERTEX_MULTI) != 0};
+    code[t].countsCycles = library->countsCycles(entry);
+    code[t].isSupervisor = type.isSupervisor;
     if (code[t].isMultiVertex != type.isMultiVertex)
       throw poplar::graph_object_load_error("Vertex type '" + type.name +
                                             "' is a MultiVertex in one of its library and the executable "

@@ -316,9 +316,26 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return profile.vertexTypeCycles[a] > profile.vertexTypeCycles[b];
   });
-  for (std::size_t v : order)
-    line(os, 4, exe.vertexTypes[v].name + " (" + withCommas(profile.vertexTypeInstances[v]) + " instances)",
+  // How the cycles were priced (docs/cost-model.md): "counted" from the code the vertices ran,
+  // "not counted" when their code could not count them (the default estimate instead).
+  auto countedOf = [&](std::size_t v) {
+    return v < profile.vertexTypeCounted.size() ? profile.vertexTypeCounted[v] : 0;
+  };
+  auto notCountedOf = [&](std::size_t v) {
+    return v < profile.vertexTypeNotCounted.size() ? profile.vertexTypeNotCounted[v] : 0;
+  };
+  for (std::size_t v : order) {
+    std::string how;
+    if (countedOf(v))
+      how = countedOf(v) == profile.vertexTypeInstances[v] ? ", counted"
+                                                           : ", " + withCommas(countedOf(v)) + " counted";
+    if (notCountedOf(v))
+      how += ", " + withCommas(notCountedOf(v)) + " NOT counted (default estimate)";
+    line(os, 4,
+         exe.vertexTypes[v].name + " (" + withCommas(profile.vertexTypeInstances[v]) + " instances" + how +
+             ")",
          withCommas(profile.vertexTypeCycles[v]));
+  }
 
   if (options.showExecutionSteps) {
     os << '\n' << "  Execution steps:\n";
@@ -371,9 +388,13 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
   x["hostComputeSeconds"] = profile.hostComputeSeconds;
   json types = json::array();
   for (std::size_t v = 0; v < exe.vertexTypes.size() && v < profile.vertexTypeCycles.size(); ++v)
-    types.push_back({{"name", exe.vertexTypes[v].name},
-                     {"instancesExecuted", profile.vertexTypeInstances[v]},
-                     {"cycles", profile.vertexTypeCycles[v]}});
+    types.push_back(
+        {{"name", exe.vertexTypes[v].name},
+         {"instancesExecuted", profile.vertexTypeInstances[v]},
+         {"cycles", profile.vertexTypeCycles[v]},
+         {"instancesCounted", v < profile.vertexTypeCounted.size() ? profile.vertexTypeCounted[v] : 0},
+         {"instancesNotCounted",
+          v < profile.vertexTypeNotCounted.size() ? profile.vertexTypeNotCounted[v] : 0}});
   x["vertexTypes"] = std::move(types);
 
   // Executed steps, each with its per-tile cycles.

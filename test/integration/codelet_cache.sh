@@ -51,6 +51,8 @@ mkdir "$scratch/rebuilt"
 cp "$(readlink -f "$sdk/lib/$needed")" "$scratch/rebuilt/$needed"
 printf 'rebuilt at %s\n' "$(date +%s%N)" >>"$scratch/rebuilt/$needed"
 touch -d '+1 minute' "$scratch/rebuilt/$needed"
+# An SDK tree has the cycle-counting plugin beside libpoplar (docs/cost-model.md).
+if [[ -f $sdk/lib/aspen-cyclecount.so ]]; then cp "$sdk/lib/aspen-cyclecount.so" "$scratch/rebuilt/"; fi
 export LD_LIBRARY_PATH=$scratch/rebuilt
 loaded=$(ldd "$sdk/bin/popc" | awk '/libpoplar/ {print $3}')
 [[ $loaded == "$scratch"/rebuilt/* ]] || fail "popc would load libpoplar from '$loaded', not the rebuilt copy"

@@ -20,7 +20,11 @@
 #include <cstdlib>
 #include <cxxabi.h>
 #include <dirent.h>
+#include <dlfcn.h>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
@@ -307,6 +311,13 @@ std::string replaceAll(std::string text, const std::string &from, const std::str
   return text;
 }
 
+/// Whether the file at `path` holds the bytes of `text` (a symbol name in an object file).
+bool fileContains(const std::string &path, const std::string &text) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return bytes.find(text) != std::string::npos;
+}
+
 /// Links `objects` and the entry unit of `unitTokens` into `<workDir>/codelets.so`, as
 /// the IPU linker makes one image of them: a function one object defines, another
 /// calls; a symbol two define is the linker's error, naming both (by their `name`s).
@@ -324,9 +335,15 @@ LinkedObjects linkObjects(const std::string &cxx, const std::vector<ObjectFile> 
     r.output = "error: cannot write '" + entrySource + "'\n";
     return r;
   }
+  // Objects compiled counting cycles add to the slot the entry unit gives the library; the
+  // loader tells the library where its thread's counter is (docs/cost-model.md).
+  const bool counting = std::any_of(objects.begin(), objects.end(), [](const ObjectFile &o) {
+    return fileContains(o.path, "aspen_codelet_cycle_offset");
+  });
   std::string command = cxx + " -std=c++17 -O2 -fPIC -fvisibility=hidden -isystem " +
-                        shellQuote(embeddedIncludeDir()) + " -c " + shellQuote(entrySource) + " -o " +
-                        shellQuote(entryObject);
+                        shellQuote(embeddedIncludeDir()) +
+                        (counting ? std::string(" -D") + kCycleCountMacro + "=1" : std::string()) + " -c " +
+                        shellQuote(entrySource) + " -o " + shellQuote(entryObject);
   if ((r.status = runCommand(command, r.output)) != 0) {
     r.output = "error: cannot compile the vertex library's entry unit:\n" + r.output;
     return r;
@@ -493,6 +510,36 @@ int clangMajorVersion(const std::string &cxx) {
     return 0;
   const int major = std::atoi(id.c_str() + at + 14);
   return major > 0 ? major : 1;
+}
+
+std::string cycleCountPlugin(const std::string &cxx) {
+  const int major = clangMajorVersion(cxx);
+  static const std::string plugin = [] {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<const void *>(&cycleCountPlugin), &info) == 0 || !info.dli_fname)
+      return std::string();
+    std::string path = info.dli_fname;
+    const std::size_t slash = path.rfind('/');
+    path = (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/aspen-cyclecount.so";
+    return ::access(path.c_str(), R_OK) == 0 ? path : std::string();
+  }();
+  // ASPEN_CYCLE_COUNT=0: compile without counting (docs/cost-model.md).
+  const char *setting = std::getenv("ASPEN_CYCLE_COUNT");
+  const bool off = setting && std::string(setting) == "0";
+  if (major == 16 && !plugin.empty() && !off)
+    return plugin;
+  static std::once_flag warned;
+  std::call_once(warned, [&] {
+    ASPEN_LOG(Warn, "codelets compiled with "
+                        << cxx << " do not count their cycles ("
+                        << (off           ? "ASPEN_CYCLE_COUNT=0"
+                            : major != 16 ? "the cycle-counting plugin needs clang++-16"
+                                          : "aspen-cyclecount.so is not beside libpoplar")
+                        << "): custom vertices without an estimate are priced by the "
+                           "default estimate and named as not counted when they run "
+                           "(docs/cost-model.md)");
+  });
+  return std::string();
 }
 
 namespace {
@@ -694,6 +741,15 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   const std::string cacheDir = codeletCacheDir();
   CodeletCacheKeyInput keyInput{sources, args, flags.includeDirs, cxx};
   keyInput.compilerArgs.push_back("generator-v3");
+  // Counted cycles (docs/cost-model.md): whether the code counts is part of the key, the
+  // plugin's identity too (through kCodeletCompilerSourceHash: its sources are codelet compiler
+  // inputs), its path not (the SDK tree may move).
+  const std::string plugin = cycleCountPlugin(cxx);
+  if (!plugin.empty()) {
+    keyInput.compilerArgs.push_back("cycle-count");
+    args.push_back("-fpass-plugin=" + plugin);
+    args.push_back(std::string("-D") + kCycleCountMacro + "=1");
+  }
   const std::string key = codeletCacheKey(keyInput);
   const std::string gpPath = cacheDir.empty() ? std::string() : cacheDir + "/" + key + ".gp";
 

@@ -80,4 +80,12 @@ bool hostCompilerIsClang(const std::string &cxx);
 /// clang's major version of `cxx` (0: not clang).
 int clangMajorVersion(const std::string &cxx);
 
+/// The cycle-counting pass plugin (aspen-cyclecount.so beside libpoplar; docs/cost-model.md,
+/// "Cycles from the code") when `cxx` can load it (clang 16), else empty: then codelets do not
+/// count their cycles, and a warning (once a process) says what that means. ASPEN_CYCLE_COUNT=0
+/// turns counting off.
+std::string cycleCountPlugin(const std::string &cxx);
+/// The macro a counting compile defines: the registration unit then gives the library its slot.
+inline constexpr const char *kCycleCountMacro = "__ASPEN_CYCLE_COUNT__";
+
 } // namespace aspen::codelets

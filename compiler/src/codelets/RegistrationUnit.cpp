@@ -61,6 +61,17 @@ extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_print_s
   aspenPrintSink = sink;
 }
 
+#ifdef __ASPEN_CYCLE_COUNT__
+// Counted cycles (docs/cost-model.md): the instrumented code adds what each function ran to
+// the running thread's counter in Aspen's runtime, an initial-exec thread-local at this offset
+// from the thread pointer (0: none yet). Not per-tile data (CodeletData.hpp leaves
+// aspen_codelet* out of the tiles' copies).
+extern "C" __attribute__((visibility("hidden"))) int64_t aspen_codelet_cycle_offset = 0;
+extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_cycle_counter(int64_t offset) {
+  aspen_codelet_cycle_offset = offset;
+}
+#endif
+
 extern "C" __attribute__((visibility("hidden"))) int aspen_codelet_printf(const char *format, ...) {
   char local[1024];
   va_list args;

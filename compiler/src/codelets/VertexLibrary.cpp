@@ -113,6 +113,19 @@ const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, co
 
 } // namespace
 
+// Initial-exec, as the fault handler's thread record (VertexFaults.cpp): instrumented code
+// reaches it at every return of a codelet function, so it must cost a few instructions.
+__thread std::uint64_t aspenCycleCounter __attribute__((tls_model("initial-exec"))) = 0;
+
+namespace {
+/// The counter's offset from the thread pointer (%fs base), the same in every thread.
+std::int64_t cycleCounterOffset() {
+  std::uintptr_t threadPointer = 0;
+  asm("movq %%fs:0, %0" : "=r"(threadPointer));
+  return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(&aspenCycleCounter) - threadPointer);
+}
+} // namespace
+
 LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectHash, std::string path,
                                          std::unique_ptr<TileData> data)
     : handle_(handle), hash_(std::move(sharedObjectHash)), path_(std::move(path)), data_(std::move(data)) {
@@ -122,6 +135,12 @@ LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectH
   auto version = reinterpret_cast<VersionFn>(::dlsym(handle_, "aspen_codelet_abi_version"));
   setSink_ =
       reinterpret_cast<void (*)(AspenPrintSink, void *)>(::dlsym(handle_, "aspen_codelet_set_print_sink"));
+  // Counted cycles: the library adds to the running thread's counter at this offset.
+  using SetCounterFn = void (*)(std::int64_t);
+  if (auto setCounter = reinterpret_cast<SetCounterFn>(::dlsym(handle_, "aspen_codelet_set_cycle_counter"))) {
+    setCounter(cycleCounterOffset());
+    countsCycles_ = true;
+  }
   if (!entries || !version || !setSink_)
     throw poplar::graph_object_load_error("Vertex library '" + path_ + "' is not an Aspen vertex library");
   if (version() != ASPEN_CODELET_ABI_VERSION)
@@ -160,6 +179,13 @@ std::vector<const LoadedVertexLibrary *> LoadedVertexLibrary::sharedObjects() co
   if (parts_.empty())
     return {this};
   return parts_;
+}
+
+bool LoadedVertexLibrary::countsCycles(const AspenVertexEntry *e) const {
+  if (parts_.empty())
+    return countsCycles_;
+  const LoadedVertexLibrary *part = partOf(e);
+  return part && part->countsCycles_;
 }
 
 const LoadedVertexLibrary *LoadedVertexLibrary::partOf(const AspenVertexEntry *e) const {

@@ -73,6 +73,9 @@ public:
   TileData *tileData() const { return data_.get(); }
   /// The shared object (a part) that holds vertex type entry `e`, or null.
   const LoadedVertexLibrary *partOf(const AspenVertexEntry *e) const;
+  /// Whether the code of vertex type entry `e` counts the cycles it runs (compiled with the
+  /// cycle-counting plugin; docs/cost-model.md): then cycleCounter() grows by them.
+  bool countsCycles(const AspenVertexEntry *e) const;
 
 private:
   void *handle_ = nullptr;
@@ -81,6 +84,7 @@ private:
   std::vector<const AspenVertexEntry *> entries_;
   std::size_t count_ = 0;
   void (*setSink_)(AspenPrintSink, void *) = nullptr;
+  bool countsCycles_ = false;                      // this shared object's code counts its cycles
   std::vector<const LoadedVertexLibrary *> parts_; // a linked library: setPrintSink reaches each
   std::unordered_map<std::string_view, const AspenVertexEntry *> byName_;
   std::unique_ptr<TileData> data_;
@@ -98,6 +102,13 @@ const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash, const st
 const LoadedVertexLibrary &loadVertexLibrary(const std::string &gpHash,
                                              const std::vector<std::uint8_t> &gpBytes,
                                              const std::string &nameForMessages = "");
+
+/// The calling thread's count of the cycles instrumented codelet code ran (docs/cost-model.md,
+/// "Cycles from the code"): the executor reads it before and after each compute() call.
+extern __thread std::uint64_t aspenCycleCounter __attribute__((tls_model("initial-exec")));
+inline std::uint64_t &cycleCounter() {
+  return aspenCycleCounter;
+}
 
 /// Loads a shared object with content hash `soHash` (used by the codelet compiler).
 const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std::uint8_t *bytes,

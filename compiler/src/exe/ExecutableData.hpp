@@ -52,6 +52,9 @@ struct VertexInstance {
   std::uint32_t state = 0;       // address of the vertex object on its tile
   std::uint32_t graphVertex = 0; // vertex id in the source graph, for messages
   std::uint64_t cycles = 0;      // estimate (thread cycles for worker vertices)
+  // No estimate of its own: priced from the cycles its code counts when its library counts
+  // them, `cycles` being the static default (docs/cost-model.md, "Cycles from the code").
+  bool counted = false;
 };
 
 /// A compute set: exchange in, compute (per tile, vertices in order), exchange out.
@@ -273,6 +276,7 @@ struct VertexTypeEntry {
   std::string name;
   std::uint32_t library = 0; // index into codeletLibraries
   bool isMultiVertex = false;
+  bool isSupervisor = false; // priced in machine cycles and run alone on its tile, as a MultiVertex
 };
 
 struct CodeletLibraryBlob {

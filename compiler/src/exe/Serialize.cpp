@@ -467,7 +467,7 @@ ScalarRef scalarFromJson(const json &j) {
   return s;
 }
 
-constexpr std::size_t kCopyRunBytes = 20, kVertexBytes = 20, kHostRunBytes = 20, kRelocationBytes = 16,
+constexpr std::size_t kCopyRunBytes = 20, kVertexBytes = 21, kHostRunBytes = 20, kRelocationBytes = 16,
                       kBlobBytes = 24;
 
 json planToJson(const CopyPlan &p, DataWriter &w) {
@@ -523,6 +523,7 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
                                           put32(q + 4, v.state);
                                           put32(q + 8, v.graphVertex);
                                           put64(q + 12, v.cycles);
+                                          q[20] = v.counted ? 1 : 0;
                                         })},
                    {"exchangeOut", planToJson(c.exchangeOut, w)},
                    {"computeCycles", c.computeCycles},
@@ -618,7 +619,10 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
   });
   json types = json::array();
   for (const VertexTypeEntry &t : x.vertexTypes)
-    types.push_back({{"name", t.name}, {"library", t.library}, {"isMultiVertex", t.isMultiVertex}});
+    types.push_back({{"name", t.name},
+                     {"library", t.library},
+                     {"isMultiVertex", t.isMultiVertex},
+                     {"isSupervisor", t.isSupervisor}});
   m["vertexTypes"] = std::move(types);
   json data = json::array();
   for (const CodeletDataImage &d : x.codeletData) {
@@ -694,6 +698,7 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
       v.state = get32(q + 4);
       v.graphVertex = get32(q + 8);
       v.cycles = get64(q + 12);
+      v.counted = q[20] != 0;
     });
     cs.exchangeOut = planFromJson(member(c, "exchangeOut"), r, "computeSteps", i, "exchangeOut");
     r.at("computeSteps", i);
@@ -841,6 +846,7 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
     read(t, "name", e.name);
     read(t, "library", e.library);
     read(t, "isMultiVertex", e.isMultiVertex);
+    read(t, "isSupervisor", e.isSupervisor);
     x.vertexTypes.push_back(std::move(e));
   }
   const json &data = arrayMember(m, "codeletData");

@@ -13,8 +13,9 @@
 namespace aspen::exe {
 
 /// The format this Aspen writes and the only one it reads.
-/// 3: codeletData (each tile's copy of a codelet library's writable data).
-inline constexpr std::uint32_t kFormatVersion = 4;
+/// 3: codeletData (each tile's copy of a codelet library's writable data); 4: the Streaming
+/// Memory layout; 5: counted vertex instances (cycles from the code).
+inline constexpr std::uint32_t kFormatVersion = 5;
 /// Bytes of the fixed header that precedes the payload.
 inline constexpr std::size_t kHeaderBytes = 48;
 

@@ -145,6 +145,7 @@ std::vector<std::uint32_t> emitVertexTypes(exe::ExecutableData &x, const ir::Gra
     exe::VertexTypeEntry e;
     e.name = info.name;
     e.isMultiVertex = info.isMultiVertex; // a SupervisorVertex runs once, like a Vertex
+    e.isSupervisor = info.isSupervisor;
     ASPEN_ASSERT(info.library < g.codeletLibraries.size(), "a vertex type from an unknown library");
     if (libIndex[info.library] == ~0u) {
       const ir::CodeletLibrary &lib = g.codeletLibraries[info.library];
@@ -209,6 +210,7 @@ void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const Exch
       vi.state = alloc.address[pv.object];
       vi.graphVertex = pv.vertex;
       vi.cycles = est.vertexCycles[c][i];
+      vi.counted = est.vertexCounted[c][i] != 0;
     }
     cs.tileBegin.push_back(static_cast<std::uint32_t>(pcs.vertices.size()));
     cs.computeCycles = est.computeCycles[c];

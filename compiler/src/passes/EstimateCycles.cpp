@@ -169,6 +169,7 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*l
   CycleEstimates est;
   const std::size_t numCs = plan.computeSets.size();
   est.vertexCycles.resize(numCs);
+  est.vertexCounted.resize(numCs);
   est.computeCycles.assign(numCs, 0);
   est.totalVertexCycles.assign(numCs, 0);
   est.exchangeInCycles.assign(numCs, 0);
@@ -192,10 +193,14 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*l
     const auto &vs = plan.computeSets[c].vertices;
     auto &cycles = est.vertexCycles[c];
     cycles.resize(vs.size());
+    est.vertexCounted[c].assign(vs.size(), 0);
     for (std::size_t i = 0; i < vs.size(); ++i) {
       if (const poplar::VertexPerfEstimate *set = g.estimateOf(vs[i].vertex)) {
         cycles[i] = set->cycles;
       } else {
+        // Priced from its code at run time when that counts (this default stays the
+        // static estimate: docs/cost-model.md).
+        est.vertexCounted[c][i] = !estimator[g.vertices[vs[i].vertex].type];
         const std::uint64_t thread = kDefaultVertexCycles + ceilDiv(vs[i].edgeBytes, 4);
         cycles[i] = isMulti(vs[i].vertex)
                         ? workers * (kDefaultVertexCycles + ceilDiv(vs[i].edgeBytes, 4 * workers))

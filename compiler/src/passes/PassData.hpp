@@ -232,8 +232,12 @@ struct AllocationResult {
 
 struct CycleEstimates {
   std::vector<std::vector<std::uint64_t>> vertexCycles; // per planned compute set, per planned vertex
-  std::vector<std::uint64_t> computeCycles;             // per planned compute set: max over tiles
-  std::vector<std::uint64_t> totalVertexCycles;         // per planned compute set
+  // Per planned compute set, per planned vertex: 1 when the vertex has no estimate of its own
+  // (no setPerfEstimate, no registered estimator), so the runtime prices it from the cycles its
+  // code counts when its library counts them (docs/cost-model.md, "Cycles from the code").
+  std::vector<std::vector<std::uint8_t>> vertexCounted;
+  std::vector<std::uint64_t> computeCycles;                       // per planned compute set: max over tiles
+  std::vector<std::uint64_t> totalVertexCycles;                   // per planned compute set
   std::vector<std::uint64_t> exchangeInCycles, exchangeOutCycles; // per planned compute set
   std::vector<std::uint64_t> copyCycles;                          // per planned copy
   std::vector<std::uint64_t> transferCycles;                      // per planned transfer

@@ -582,13 +582,26 @@
     models.forEach((m, k) => {
       const exec = new Map(((m.execution || {}).vertexTypes || []).map((v) => [v.name, v]));
       const rows = (m.r.vertexTypes || []).map((v) => ({ name: v.name, instances: v.instances || 0, cycles: v.cyclesPerExecution || 0,
-        tiles: (v.tiles || []).length / 2, executed: (exec.get(v.name) || {}).instancesExecuted || 0, executedCycles: (exec.get(v.name) || {}).cycles || 0 }));
+        tiles: (v.tiles || []).length / 2, executed: (exec.get(v.name) || {}).instancesExecuted || 0, executedCycles: (exec.get(v.name) || {}).cycles || 0,
+        priced: pricedFrom(exec.get(v.name) || {}) }));
       root.append(el('div', { class: 'column' }, el('h2', { text: 'Vertex types' + (models.length > 1 ? ' \u2014 ' + m.file : '') }),
         table('vertex-table' + (k ? '-b' : ''), [{ title: 'name', get: (r) => r.name }, { title: 'instances', get: (r) => r.instances, num: true },
           { title: 'tiles', get: (r) => r.tiles, num: true }, { title: 'cycles per execution', get: (r) => r.cycles, num: true },
-          { title: 'executed', get: (r) => r.executed, num: true }, { title: 'executed cycles', get: (r) => r.executedCycles, num: true }], rows, { sortCol: 3 })));
+          { title: 'executed', get: (r) => r.executed, num: true }, { title: 'executed cycles', get: (r) => r.executedCycles, num: true },
+          { title: 'cycles from', get: (r) => r.priced }], rows, { sortCol: 3 })));
     });
     return root;
+  }
+
+  // How a vertex type's executed cycles were priced (docs/cost-model.md, "Cycles from the code"):
+  // counted from the code its vertices ran, an estimate, or the default because its code could not count.
+  function pricedFrom(e) {
+    const counted = e.instancesCounted || 0, notCounted = e.instancesNotCounted || 0, all = e.instancesExecuted || 0;
+    const parts = [];
+    if (counted) parts.push(counted === all ? 'counted' : counted + ' counted');
+    if (notCounted) parts.push(notCounted + ' NOT counted (default)');
+    if (all > counted + notCounted) parts.push(counted || notCounted ? (all - counted - notCounted) + ' estimated' : 'estimate');
+    return parts.join(', ');
   }
 
   function viewVariables(models) {

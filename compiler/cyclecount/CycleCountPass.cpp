@@ -1,0 +1,316 @@
+// Copyright (c) Aspen contributors.
+// An LLVM 16 pass plugin (new pass manager; clang++-16 -fpass-plugin=) that
+// makes codelet code count the cycles it executes (docs/cost-model.md,
+// "Cycles from the code"). Every function with a body gets a local counter: each
+// basic block adds its cost (CostTable.hpp) when it runs, and each return adds
+// the counter to the running thread's counter, which Aspen's runtime owns and the
+// executor reads around every compute() call:
+//
+//   ret:  if (aspen_codelet_cycle_offset) *(u64 __seg_fs *)aspen_codelet_cycle_offset += counter
+//
+// The pass runs where the vectoriser starts (after inlining and the scalar
+// optimisations): the count is of the code's own operations, before x86
+// vectorisation or unrolling, so it does not depend on the host's vector width.
+// The counter lives in a register (promoted to SSA), so the vectoriser still
+// vectorises the loops it counts (the counter is an add reduction).
+#include "CostTable.hpp"
+
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/ModRef.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
+
+using namespace llvm;
+using namespace aspen::cyclecount;
+
+namespace {
+
+constexpr const char *kOffsetVariable = "aspen_codelet_cycle_offset";
+constexpr const char *kCountedAttribute = "aspen-counted";
+
+unsigned elementsOf(Type *t) {
+  if (auto *v = dyn_cast<FixedVectorType>(t))
+    return v->getNumElements();
+  return 1;
+}
+
+/// Instructions a value of type `t` takes on the 64-bit data path.
+unsigned dataPathOps(Type *t, const DataLayout &dl) {
+  if (!t->isSized())
+    return kInstruction;
+  const uint64_t bits = dl.getTypeSizeInBits(t).getFixedValue();
+  return bits <= kDataPathBits ? kInstruction : unsigned((bits + kDataPathBits - 1) / kDataPathBits);
+}
+
+/// The math-function entry for a called function's name (expf, exp, llvm.exp.f32, ...).
+const MathCost *mathCostOf(StringRef name) {
+  if (name.consume_front("llvm.")) {
+    name = name.take_until([](char c) { return c == '.'; });
+  } else if (name.size() > 1 && (name.back() == 'f' || name.back() == 'l') &&
+             !findMathCost(name.data(), name.size())) {
+    name = name.drop_back();
+  }
+  return findMathCost(name.data(), name.size());
+}
+
+unsigned floatElementCost(Type *scalar, unsigned f32, unsigned f16) {
+  if (scalar->isDoubleTy() || scalar->isX86_FP80Ty() || scalar->isFP128Ty())
+    return std::max(f32, kF64Arith);
+  if (scalar->isHalfTy() || scalar->isBFloatTy())
+    return f16;
+  return f32;
+}
+
+/// Thread cycles of one instruction; `dynamicBytes` is set for memory
+/// intrinsics whose length is only known when they run.
+unsigned costOf(const Instruction &inst, const DataLayout &dl, Value *&dynamicBytes) {
+  dynamicBytes = nullptr;
+  switch (inst.getOpcode()) {
+  case Instruction::PHI:
+  case Instruction::BitCast:
+  case Instruction::PtrToInt:
+  case Instruction::IntToPtr:
+  case Instruction::AddrSpaceCast:
+  case Instruction::Freeze:
+  case Instruction::Unreachable:
+  case Instruction::Alloca:
+  case Instruction::Ret: // the call's cost includes the return
+    return 0;
+  case Instruction::Br:
+    return cast<BranchInst>(inst).isConditional() ? kCondBranch : 0;
+  case Instruction::Switch:
+    return kSwitch;
+  case Instruction::GetElementPtr:
+    return cast<GetElementPtrInst>(inst).hasAllConstantIndices() ? 0 : kAddress;
+  case Instruction::Load:
+    return dataPathOps(inst.getType(), dl);
+  case Instruction::Store:
+    return dataPathOps(inst.getOperand(0)->getType(), dl);
+  case Instruction::FDiv:
+  case Instruction::FRem: {
+    Type *t = inst.getType();
+    Type *scalar = t->getScalarType();
+    const bool div = inst.getOpcode() == Instruction::FDiv;
+    unsigned each = div ? floatElementCost(scalar, kF32Divide, kF16Divide)
+                        : floatElementCost(scalar, kF32Remainder, kF16Remainder);
+    if (div && scalar->isDoubleTy())
+      each = kF64Divide;
+    return each * elementsOf(t);
+  }
+  case Instruction::UDiv:
+  case Instruction::SDiv:
+  case Instruction::URem:
+  case Instruction::SRem: {
+    if (auto *c = dyn_cast<ConstantInt>(inst.getOperand(1)))
+      return c->getValue().isPowerOf2() ? kInstruction : kDivByConstant;
+    const bool wide = inst.getType()->getScalarSizeInBits() > 32;
+    unsigned each = 0;
+    switch (inst.getOpcode()) {
+    case Instruction::UDiv:
+      each = wide ? kUDiv64 : kUDiv32;
+      break;
+    case Instruction::SDiv:
+      each = wide ? kSDiv64 : kSDiv32;
+      break;
+    case Instruction::URem:
+      each = wide ? kURem64 : kURem32;
+      break;
+    default:
+      each = wide ? kSRem64 : kSRem32;
+      break;
+    }
+    return each * elementsOf(inst.getType());
+  }
+  case Instruction::Call:
+  case Instruction::Invoke:
+  case Instruction::CallBr: {
+    const auto &call = cast<CallBase>(inst);
+    if (const auto *intrinsic = dyn_cast<IntrinsicInst>(&inst)) {
+      switch (intrinsic->getIntrinsicID()) {
+      case Intrinsic::dbg_declare:
+      case Intrinsic::dbg_value:
+      case Intrinsic::dbg_label:
+      case Intrinsic::lifetime_start:
+      case Intrinsic::lifetime_end:
+      case Intrinsic::assume:
+      case Intrinsic::experimental_noalias_scope_decl:
+      case Intrinsic::invariant_start:
+      case Intrinsic::invariant_end:
+      case Intrinsic::var_annotation:
+      case Intrinsic::ptr_annotation:
+      case Intrinsic::annotation:
+      case Intrinsic::sideeffect:
+      case Intrinsic::pseudoprobe:
+      case Intrinsic::expect:
+      case Intrinsic::prefetch:
+        return 0;
+      case Intrinsic::memcpy:
+      case Intrinsic::memmove:
+      case Intrinsic::memset:
+      case Intrinsic::memcpy_inline:
+      case Intrinsic::memset_inline: {
+        // One 64-bit load and store (paced) per 8 bytes, and a call.
+        Value *length = call.getArgOperand(2);
+        if (auto *c = dyn_cast<ConstantInt>(length))
+          return unsigned(std::min<uint64_t>((c->getZExtValue() + 7) / 8, 1u << 30)) + kCall;
+        dynamicBytes = length;
+        return kCall;
+      }
+      default:
+        break;
+      }
+    }
+    const Function *callee = call.getCalledFunction();
+    if (callee) {
+      if (const MathCost *m = mathCostOf(callee->getName())) {
+        Type *t = call.getType()->isVoidTy() ? callee->getFunctionType()->getParamType(0) : call.getType();
+        if (t->isFPOrFPVectorTy()) {
+          const unsigned each = floatElementCost(t->getScalarType(), m->f32, m->f16);
+          // Cheap ones run at the data path's width (f32v2, f16v4); others per element.
+          if (m->f32 <= 1)
+            return dataPathOps(t, dl);
+          return each * elementsOf(t) + (callee->isIntrinsic() ? 0 : kCall);
+        }
+      }
+      if (callee->isIntrinsic())
+        return dataPathOps(call.getType()->isVoidTy() ? Type::getInt64Ty(inst.getContext()) : call.getType(),
+                           dl);
+    }
+    return kCall;
+  }
+  default:
+    break;
+  }
+  Type *t = inst.getType();
+  if (t->isVoidTy() || !t->isSized())
+    return kInstruction;
+  // Widening or narrowing between 32 and 64 bits: the host's 64-bit indices and pointers,
+  // which the IPU (32-bit) does not have.
+  if ((isa<ZExtInst>(inst) || isa<SExtInst>(inst) || isa<TruncInst>(inst)) && t->isIntegerTy() &&
+      inst.getOperand(0)->getType()->isIntegerTy() && t->getIntegerBitWidth() >= 32 &&
+      inst.getOperand(0)->getType()->getIntegerBitWidth() >= 32)
+    return 0;
+  Type *scalar = t->getScalarType();
+  if (scalar->isDoubleTy() && (inst.isBinaryOp() || isa<FCmpInst>(inst)))
+    return kF64Arith * elementsOf(t);
+  // Integer vectors: the IPU's integer unit is scalar (assumption); float vectors
+  // use the 64-bit SIMD path.
+  if (t->isVectorTy() && scalar->isIntegerTy() && !isa<CmpInst>(inst) && !isa<CastInst>(inst) &&
+      !isa<ShuffleVectorInst>(inst) && !isa<ExtractElementInst>(inst) && !isa<InsertElementInst>(inst))
+    return kInstruction * elementsOf(t);
+  return dataPathOps(t, dl);
+}
+
+/// Adds `count` to the running thread's counter, inline before a return:
+///   off = aspen_codelet_cycle_offset;  if (off) *(u64 __seg_fs *)off += count;
+/// The counter is an initial-exec thread-local of Aspen's runtime, at the same offset from
+/// every thread's thread pointer (%fs on x86-64), which the runtime gives the library when it
+/// loads it (0 until then: nothing is added).
+void addToCounter(IRBuilder<> &b, Module &m, Value *count) {
+  LLVMContext &ctx = m.getContext();
+  Type *i64 = Type::getInt64Ty(ctx);
+  auto *offsetVar = cast<GlobalVariable>(m.getOrInsertGlobal(kOffsetVariable, i64));
+  offsetVar->setVisibility(GlobalValue::HiddenVisibility);
+  Instruction *at = &*b.GetInsertPoint();
+  Value *offset = b.CreateLoad(i64, offsetVar);
+  Instruction *then = SplitBlockAndInsertIfThen(b.CreateIsNotNull(offset), at, false);
+  IRBuilder<> t(then);
+  Value *p = t.CreateIntToPtr(offset, PointerType::get(ctx, 257)); // x86-64: %fs-relative
+  t.CreateStore(t.CreateAdd(t.CreateLoad(i64, p), count), p);
+}
+
+struct CycleCountPass : PassInfoMixin<CycleCountPass> {
+  PreservedAnalyses run(Function &f, FunctionAnalysisManager &am) {
+    if (f.isDeclaration() || f.hasFnAttribute(kCountedAttribute))
+      return PreservedAnalyses::all();
+    f.addFnAttr(kCountedAttribute);
+    // It now writes the runtime's counter: whatever was inferred about its memory no longer holds.
+    f.setMemoryEffects(MemoryEffects::unknown());
+    Module &m = *f.getParent();
+    const DataLayout &dl = m.getDataLayout();
+    LLVMContext &ctx = f.getContext();
+    Type *i64 = Type::getInt64Ty(ctx);
+
+    // The counter: an alloca promoted to SSA below.
+    BasicBlock &entry = f.getEntryBlock();
+    IRBuilder<> b(&entry, entry.getFirstInsertionPt());
+    AllocaInst *counter = b.CreateAlloca(i64, nullptr, "aspen.cycles");
+    b.CreateStore(ConstantInt::get(i64, 0), counter);
+
+    std::vector<ReturnInst *> returns;
+    std::vector<ResumeInst *> resumes;
+    for (BasicBlock &bb : f) {
+      uint64_t cost = 0;
+      std::vector<Value *> dynamic;
+      for (Instruction &inst : bb) {
+        if (&inst == counter || (inst.getParent() == &entry && isa<StoreInst>(inst) &&
+                                 cast<StoreInst>(inst).getPointerOperand() == counter))
+          continue;
+        Value *bytes = nullptr;
+        cost += costOf(inst, dl, bytes);
+        if (bytes)
+          dynamic.push_back(bytes);
+        if (auto *r = dyn_cast<ReturnInst>(&inst))
+          returns.push_back(r);
+        else if (auto *r = dyn_cast<ResumeInst>(&inst))
+          resumes.push_back(r);
+      }
+      if (cost == 0 && dynamic.empty())
+        continue;
+      IRBuilder<> add(bb.getTerminator());
+      Value *sum = add.CreateAdd(add.CreateLoad(i64, counter), ConstantInt::get(i64, cost));
+      for (Value *bytes : dynamic) // (bytes + 7) / 8 paced 64-bit moves
+        sum = add.CreateAdd(
+            sum, add.CreateLShr(add.CreateAdd(add.CreateZExtOrTrunc(bytes, i64), ConstantInt::get(i64, 7)),
+                                ConstantInt::get(i64, 3)));
+      add.CreateStore(sum, counter);
+    }
+    // The counter into a register first (only instructions were added so far, so the
+    // dominator tree still holds): a placeholder call at each exit takes its final value;
+    // then each placeholder becomes the addition to the thread's counter (new blocks).
+    std::vector<Instruction *> exits; // freeze(load counter): kept apart from the code's own
+    auto markExit = [&](Instruction *at) {
+      IRBuilder<> fb(at);
+      exits.push_back(cast<Instruction>(fb.CreateFreeze(fb.CreateLoad(i64, counter))));
+    };
+    for (ReturnInst *r : returns)
+      markExit(r);
+    for (ResumeInst *r : resumes)
+      markExit(r);
+    DominatorTree &dt = am.getResult<DominatorTreeAnalysis>(f);
+    AssumptionCache &ac = am.getResult<AssumptionAnalysis>(f);
+    PromoteMemToReg({counter}, dt, &ac);
+    for (Instruction *exit : exits) {
+      IRBuilder<> eb(exit);
+      addToCounter(eb, m, exit->getOperand(0));
+      exit->eraseFromParent();
+    }
+    return PreservedAnalyses::none();
+  }
+  static bool isRequired() { return true; } // at -O0 too (functions marked optnone)
+};
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo
+llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "AspenCycleCount", "1", [](PassBuilder &pb) {
+            pb.registerVectorizerStartEPCallback(
+                [](FunctionPassManager &fpm, OptimizationLevel) { fpm.addPass(CycleCountPass()); });
+            // -O0 runs no vectoriser: count at the end of its pipeline instead.
+            pb.registerOptimizerLastEPCallback([](ModulePassManager &mpm, OptimizationLevel level) {
+              if (level == OptimizationLevel::O0)
+                mpm.addPass(createModuleToFunctionPassAdaptor(CycleCountPass()));
+            });
+          }};
+}

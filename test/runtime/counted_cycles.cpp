@@ -1,0 +1,274 @@
+// Copyright (c) Aspen contributors.
+// Counted cycles (docs/cost-model.md, "Cycles from the code"; issue 23 item 1): a custom
+// vertex without an estimate is priced from the operations its code ran, counted by the
+// cycle-counting plugin clang++-16 runs on codelets. The count grows with the work the code
+// does, does not depend on host threads or runs, loses to an explicit estimate, and is
+// shown in the profile.
+#include "CommandSupport.hpp"
+
+#include <poplar/Engine.hpp>
+#include <poplar/Executable.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/IPUModel.hpp>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <oneapi/tbb/global_control.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+using namespace poplar;
+using namespace poplar::program;
+
+namespace {
+
+const char *const kCodelets = R"(
+#include <poplar/Vertex.hpp>
+#include <ipudef.h>
+using namespace poplar;
+
+// n float divides, each on the last one's result.
+class DivLoop : public Vertex {
+public:
+  Input<unsigned> n;
+  Input<float> d;
+  InOut<float> x;
+  bool compute() {
+    float v = *x;
+    const unsigned count = *n;
+    const float by = *d;
+    for (unsigned i = 0; i < count; ++i)
+      v = v / by;
+    *x = v;
+    return true;
+  }
+};
+
+// The same element-wise work, one float at a time and two (float2) at a time.
+class ScaleScalar : public Vertex {
+public:
+  InOut<Vector<float>> data;
+  bool compute() {
+    const unsigned n = data.size();
+    for (unsigned i = 0; i < n; ++i)
+      data[i] = data[i] * 1.5f + 0.5f;
+    return true;
+  }
+};
+class ScaleFloat2 : public Vertex {
+public:
+  InOut<Vector<float, VectorLayout::SPAN, 8>> data;
+  bool compute() {
+    float2 *p = reinterpret_cast<float2 *>(&data[0]);
+    const unsigned n = data.size() / 2;
+    for (unsigned i = 0; i < n; ++i)
+      p[i] = p[i] * 1.5f + 0.5f;
+    return true;
+  }
+};
+
+// Each worker divides its share: the vertex costs W x its slowest worker.
+class DivMulti : public MultiVertex {
+public:
+  Input<unsigned> n;
+  InOut<Vector<float>> x;
+  bool compute(unsigned worker) {
+    float v = x[worker];
+    for (unsigned i = 0; i < *n * (worker + 1); ++i)
+      v = v / 1.0001f;
+    x[worker] = v;
+    return true;
+  }
+};
+)";
+
+struct Run {
+  std::map<std::string, std::uint64_t> typeCycles, typeCounted, typeNotCounted;
+  std::uint64_t totalCycles = 0;
+  std::string summary;
+};
+
+/// Builds the graph `build` makes on a `tiles`-tile ipu2 model, runs program 0 once, and
+/// returns what the profile says. `reload`: through Executable::serialize/deserialize.
+template <class Build> Run runGraph(unsigned tiles, const Build &build, bool reload = false) {
+  IPUModel model("ipu2");
+  model.tilesPerIPU = tiles;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  std::stringstream source(kCodelets);
+  graph.addCodelets(source, "-O2");
+  Sequence prog;
+  build(graph, prog);
+  aspen::test::TempDir dir;
+  const OptionFlags options{{"autoReport.outputExecutionProfile", "true"},
+                            {"autoReport.directory", dir.path}};
+  Run r;
+  {
+    std::unique_ptr<Engine> engine;
+    if (reload) {
+      std::stringstream saved;
+      compileGraph(graph, {prog}).serialize(saved);
+      engine = std::make_unique<Engine>(Executable::deserialize(saved), options);
+    } else {
+      engine = std::make_unique<Engine>(graph, prog, options);
+    }
+    engine->load(device);
+    engine->run(0);
+    std::ostringstream summary;
+    engine->printProfileSummary(summary);
+    r.summary = summary.str();
+  }
+  std::ifstream in(dir.path + "/profile.json");
+  REQUIRE(in.good());
+  const nlohmann::json profile = nlohmann::json::parse(in);
+  const nlohmann::json &x = profile.at("execution");
+  r.totalCycles = x.at("totalCycles").get<std::uint64_t>();
+  for (const auto &t : x.at("vertexTypes")) {
+    const std::string name = t.at("name").get<std::string>();
+    r.typeCycles[name] = t.at("cycles").get<std::uint64_t>();
+    r.typeCounted[name] = t.at("instancesCounted").get<std::uint64_t>();
+    r.typeNotCounted[name] = t.at("instancesNotCounted").get<std::uint64_t>();
+  }
+  return r;
+}
+
+/// One DivLoop vertex per tile, tile t dividing n[t] times.
+auto divLoops(std::vector<unsigned> counts, std::uint64_t estimate = 0) {
+  return [counts, estimate](Graph &g, Sequence &prog) {
+    ComputeSet cs = g.addComputeSet("divide");
+    for (unsigned t = 0; t < counts.size(); ++t) {
+      Tensor n = g.addConstant(UNSIGNED_INT, {}, counts[t], "n");
+      Tensor d = g.addConstant(FLOAT, {}, 1.0001f, "d");
+      Tensor x = g.addVariable(FLOAT, {}, "x");
+      g.setTileMapping(n, t);
+      g.setTileMapping(d, t);
+      g.setTileMapping(x, t);
+      g.setInitialValue(x, 3.0f);
+      VertexRef v = g.addVertex(cs, "DivLoop", {{"n", n}, {"d", d}, {"x", x}});
+      g.setTileMapping(v, t);
+      if (estimate)
+        g.setPerfEstimate(v, estimate);
+    }
+    prog.add(Execute(cs));
+  };
+}
+
+std::uint64_t divLoopCycles(unsigned n) {
+  return runGraph(1, divLoops({n})).typeCycles.at("DivLoop");
+}
+
+} // namespace
+
+TEST_CASE("A float-divide loop's counted cycles grow linearly with its iterations", "[counted][cycles]") {
+  const std::uint64_t small = divLoopCycles(1000), large = divLoopCycles(100000);
+  INFO("n = 1,000: " << small << " cycles; n = 100,000: " << large);
+  REQUIRE(small > 1000);
+  const double ratio = double(large) / double(small);
+  REQUIRE(ratio == Approx(100.0).epsilon(0.03));
+  // Per iteration: one divide (5 thread cycles) plus the loop's add, compare and branch.
+  const double perIteration = double(large - small) / 99000.0;
+  REQUIRE(perIteration == Approx(8.0).epsilon(0.01));
+}
+
+TEST_CASE("Counted cycles do not depend on host threads, runs or a reload", "[counted][cycles]") {
+  const std::vector<unsigned> counts = {100, 2000, 30, 4000, 500, 60000, 7, 800};
+  Run one, two, again, reloaded;
+  {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 1);
+    one = runGraph(8, divLoops(counts));
+  }
+  {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 2);
+    two = runGraph(8, divLoops(counts));
+    again = runGraph(8, divLoops(counts));
+    reloaded = runGraph(8, divLoops(counts), true);
+  }
+  REQUIRE(one.typeCycles.at("DivLoop") > 60000 * 8);
+  REQUIRE(one.typeCycles == two.typeCycles);
+  REQUIRE(one.totalCycles == two.totalCycles);
+  REQUIRE(again.typeCycles == one.typeCycles);
+  REQUIRE(again.totalCycles == one.totalCycles);
+  REQUIRE(reloaded.typeCycles == one.typeCycles);
+  REQUIRE(reloaded.totalCycles == one.totalCycles);
+  // The slowest tile sets the step: its vertex alone on a worker, W = 6 slots.
+  REQUIRE(one.totalCycles >= 6 * 8 * 60000);
+}
+
+TEST_CASE("An explicit estimate wins over counted cycles", "[counted][cycles]") {
+  const Run set = runGraph(1, divLoops({100000}, 1234));
+  REQUIRE(set.typeCycles.at("DivLoop") == 1234);
+  REQUIRE(set.typeCounted.at("DivLoop") == 0);
+  const Run registered = runGraph(1, [](Graph &g, Sequence &prog) {
+    g.registerPerfEstimator(
+        "DivLoop", [](const VertexIntrospector &, const Target &) { return VertexPerfEstimate(4321); });
+    divLoops({100000})(g, prog);
+  });
+  REQUIRE(registered.typeCycles.at("DivLoop") == 4321);
+  REQUIRE(registered.typeCounted.at("DivLoop") == 0);
+}
+
+TEST_CASE("float2 work counts fewer cycles per element than the same work on scalars", "[counted][cycles]") {
+  const unsigned n = 4096;
+  const Run r = runGraph(1, [&](Graph &g, Sequence &prog) {
+    ComputeSet cs = g.addComputeSet("scale");
+    for (const char *type : {"ScaleScalar", "ScaleFloat2"}) {
+      Tensor t = g.addVariable(FLOAT, {n}, type);
+      g.setTileMapping(t, 0);
+      g.setTileMapping(g.addVertex(cs, type, {{"data", t}}), 0);
+    }
+    prog.add(Execute(cs));
+  });
+  const std::uint64_t scalar = r.typeCycles.at("ScaleScalar"), vector = r.typeCycles.at("ScaleFloat2");
+  INFO("scalar " << scalar << ", float2 " << vector << " cycles for " << n << " elements");
+  REQUIRE(scalar > n);
+  // The same instructions a loop iteration, for two elements instead of one.
+  REQUIRE(vector < scalar * 0.6);
+  REQUIRE(vector > n / 2);
+}
+
+TEST_CASE("A MultiVertex's counted cycles are its slowest worker's, in machine cycles", "[counted][cycles]") {
+  auto build = [](unsigned n) {
+    return [n](Graph &g, Sequence &prog) {
+      ComputeSet cs = g.addComputeSet("multi");
+      Tensor count = g.addConstant(UNSIGNED_INT, {}, n, "n");
+      Tensor x = g.addVariable(FLOAT, {6}, "x");
+      g.setTileMapping(count, 0);
+      g.setTileMapping(x, 0);
+      g.setTileMapping(g.addVertex(cs, "DivMulti", {{"n", count}, {"x", x}}), 0);
+      prog.add(Execute(cs));
+    };
+  };
+  const std::uint64_t small = runGraph(1, build(1000)).typeCycles.at("DivMulti");
+  const std::uint64_t large = runGraph(1, build(2000)).typeCycles.at("DivMulti");
+  // The slowest worker (worker 5) divides 6n times, 8 thread cycles each; x 6 workers.
+  REQUIRE(double(large - small) == Approx(6.0 * 6000 * 8).epsilon(0.01));
+}
+
+TEST_CASE("The profile summary and JSON say which vertices were counted", "[counted][profile]") {
+  const Run r = runGraph(2, [](Graph &g, Sequence &prog) { divLoops({5000, 7000}, 0)(g, prog); });
+  REQUIRE(r.typeCounted.at("DivLoop") == 2);
+  REQUIRE(r.typeNotCounted.at("DivLoop") == 0);
+  INFO(r.summary);
+  REQUIRE(r.summary.find("DivLoop (2 instances, counted)") != std::string::npos);
+}
+
+TEST_CASE("Codelets compiled by GCC do not count: named, priced by the default estimate, never 0",
+          "[counted][profile]") {
+  // ASPEN_CXX chooses the codelet compiler (docs/codelets.md); GCC cannot load the plugin.
+  ::setenv("ASPEN_CXX", "g++", 1);
+  struct Restore {
+    ~Restore() { ::unsetenv("ASPEN_CXX"); }
+  } restore;
+  const Run r = runGraph(1, divLoops({100000}));
+  REQUIRE(r.typeCounted.at("DivLoop") == 0);
+  REQUIRE(r.typeNotCounted.at("DivLoop") == 1);
+  // The default: 20 + ceil(edge bytes / 4) thread cycles, edges n, d, x of 4 bytes each.
+  REQUIRE(r.typeCycles.at("DivLoop") == 20 + 3);
+  INFO(r.summary);
+  REQUIRE(r.summary.find("DivLoop (1 instances, 1 NOT counted (default estimate))") != std::string::npos);
+}
