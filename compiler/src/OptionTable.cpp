@@ -80,6 +80,11 @@ const std::vector<OptionRow> &optionTable() {
        {},
        "fill tile memory with all-ones bytes at load: reads before writes show "
        "(docs/uninitialised-memory.md)"},
+      {"aspen.checkTileWrites",
+       K::Bool,
+       {},
+       "run compute sets on one thread with every tile's memory read-only but the running tile's: a vertex "
+       "writing into another tile is stopped with an error naming it (slow; docs/tile-model.md)"},
       {"aspen.maxRunCycles",
        K::Unsigned,
        {},

@@ -53,6 +53,7 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
   result.allowOutOfMemory = flag(o, "debug.allowOutOfMemory", false);
   result.instrument = flag(o, "debug.instrument", false);
   result.poisonUninitialisedMemory = flag(o, "aspen.poisonUninitialisedMemory", false);
+  result.checkTileWrites = flag(o, "aspen.checkTileWrites", false);
   if (o.contains("aspen.maxRunCycles")) {
     const std::string text = o.at("aspen.maxRunCycles").str(); // digits only: checked by checkOption
     try {

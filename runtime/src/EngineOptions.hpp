@@ -20,6 +20,7 @@ struct EngineOptions {
   std::string autoReportDirectory = ".";
   bool instrument = false;
   bool poisonUninitialisedMemory = false; // aspen.poisonUninitialisedMemory
+  bool checkTileWrites = false;           // aspen.checkTileWrites
   std::uint64_t maxRunCycles = 0;         // aspen.maxRunCycles: 0 = no bound
   double maxRunSeconds = 0;               // aspen.maxRunSeconds: 0 = no bound
 };

@@ -5,6 +5,7 @@
 #include "PrintTensor.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
+#include "util/Log.hpp"
 #include "util/Trace.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
@@ -100,6 +101,9 @@ bool readsWhatItWrites(const exe::CopyPlan &plan, std::uint64_t bytesPerTile) {
   }
   return false;
 }
+
+/// One chunk: every tile on the calling thread (aspen.checkTileWrites).
+const TileChunks serial;
 
 /// Runs `body(begin, end)` over every chunk of tile indices, in parallel when
 /// there are several chunks.
@@ -595,28 +599,56 @@ void Executor::execute(const exe::Step &step) {
   // plain loop: one branch per chunk.
   const std::uint32_t *swapBegin = p.dataSwaps.empty() ? nullptr : p.dataSwaps.begin.data();
   const TileDataSwap *swaps = p.dataSwaps.swaps.data();
+  // aspen.checkTileWrites: one thread, every tile read-only until it runs.
+  TileWriteCheck check;
+  struct Unprotect {
+    TileMemory *memory = nullptr;
+    ~Unprotect() {
+      if (memory) {
+        VertexThread::current().writeCheck = nullptr;
+        memory->setTilesWritable(true);
+      }
+    }
+  } unprotect;
+  const bool checking = checkTileWrites_ && !cs.tiles.empty() && memory_.setTilesWritable(false);
+  if (checking) {
+    check.first = memory_.firstPage();
+    check.stride = memory_.stride();
+    check.pages = memory_.tilePageBytes();
+    check.numTiles = memory_.numTiles();
+    check.tileBegin = cs.tileBegin.data();
+    check.tiles = cs.tiles.data();
+    check.numStepTiles = cs.tiles.size();
+    unprotect.memory = &memory_;
+    VertexThread::current().writeCheck = &check;
+  } else if (checkTileWrites_ && !cs.tiles.empty() && !warnedUnchecked_) {
+    warnedUnchecked_ = true;
+    ASPEN_LOG(Warn, "aspen.checkTileWrites: the host refuses to make tile memory read-only (mprotect); "
+                    "writes into other tiles are not checked");
+  }
   if (p.fused) {
     // Each tile's inputs arrive just before its vertices use them (still in cache).
     const exe::CopyRun *runs = cs.exchangeIn.runs.data();
     const std::uint32_t *runBegin = cs.exchangeIn.tileBegin.data();
     const FusedTile *fusedTiles = p.fusedTiles.data();
     TileMemory &memory = memory_;
-    runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
-      TileDataHolder held;
-      guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
-        const FusedTile &f = fusedTiles[j];
-        if (f.exchangeIn != noTile)
-          for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
-            std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
-        if (f.compute != noTile) {
-          if (swapBegin)
-            held.moveTo(swaps + swapBegin[f.compute], swaps + swapBegin[f.compute + 1]);
-          runTile(f.compute, vt);
-        }
-      });
-    });
+    runChunks(checking ? serial : p.fusedChunks, p.fusedTiles.size(),
+              [&](std::size_t jBegin, std::size_t jEnd) {
+                TileDataHolder held;
+                guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
+                  const FusedTile &f = fusedTiles[j];
+                  if (f.exchangeIn != noTile)
+                    for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
+                      std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
+                  if (f.compute != noTile) {
+                    if (swapBegin)
+                      held.moveTo(swaps + swapBegin[f.compute], swaps + swapBegin[f.compute + 1]);
+                    runTile(f.compute, vt);
+                  }
+                });
+              });
   } else if (!cs.tiles.empty()) {
-    runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
+    runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
       if (!swapBegin) {
         guarded(VertexThread::current(), kBegin, kEnd, runTile);
         return;
@@ -629,6 +661,11 @@ void Executor::execute(const exe::Step &step) {
     });
   }
 
+  if (checking) {
+    VertexThread::current().writeCheck = nullptr;
+    memory_.setTilesWritable(true);
+    unprotect.memory = nullptr;
+  }
   if (fault.vertex != FaultRecord::none)
     vertexFaulted(cs, fault.vertex, fault.fault);
   if (stop && stop->load(std::memory_order_relaxed))
@@ -678,7 +715,12 @@ void Executor::vertexFaulted(const exe::ComputeStep &cs, std::size_t vertexIndex
       detail = ": the vertex overflowed its host thread's stack";
     else if ((fault.signal == SIGSEGV || fault.signal == SIGBUS) &&
              memory_.locate(fault.address, at, offset)) {
-      if (offset >= memory_.bytesPerTile())
+      if (fault.otherTile)
+        detail = ": a write to byte " + std::to_string(offset) + " of tile " + std::to_string(at) +
+                 "'s memory, which belongs to another tile; aspen.checkTileWrites stopped it before it "
+                 "changed tile " +
+                 std::to_string(at);
+      else if (offset >= memory_.bytesPerTile())
         detail = ": an access " + std::to_string(offset - memory_.bytesPerTile()) +
                  " bytes past the end of tile " + std::to_string(at) + "'s memory (" +
                  std::to_string(memory_.bytesPerTile()) + " bytes)";

@@ -79,6 +79,10 @@ public:
     stop_ = stop;
     maxRunSeconds_ = maxSeconds;
   }
+  /// aspen.checkTileWrites: compute steps run on one thread with every tile
+  /// but the running one read-only, so that a vertex writing into another
+  /// tile's memory is stopped before the write (VertexFaults.hpp).
+  void setCheckTileWrites(bool check) { checkTileWrites_ = check; }
   /// Whether a vertex faulted (or was stopped inside compute()): then the
   /// executor runs nothing more, and the engine must be loaded again.
   bool faulted() const { return !faultMessage_.empty(); }
@@ -186,6 +190,8 @@ private:
   std::vector<std::uint8_t> staging_;
   std::uint64_t cycles_ = 0;
   std::uint64_t runStartCycles_ = 0; // cycles_ when the run began
+  bool checkTileWrites_ = false;
+  bool warnedUnchecked_ = false;
   std::uint64_t maxRunCycles_ = 0;
   const std::atomic<bool> *stop_ = nullptr;
   double maxRunSeconds_ = 0;

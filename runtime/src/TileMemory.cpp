@@ -102,6 +102,17 @@ void TileMemory::protectGuards() {
   }
 }
 
+bool TileMemory::setTilesWritable(bool writable) {
+  const int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+  for (unsigned t = 0; t < numTiles_; ++t)
+    if (::mprotect(firstPage() + std::uint64_t(t) * stride_, tilePageBytes(), prot) != 0) {
+      if (!writable)
+        setTilesWritable(true);
+      return false;
+    }
+  return true;
+}
+
 bool TileMemory::locate(const void *p, unsigned &tile, std::uint64_t &offset) const {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const auto first = reinterpret_cast<std::uintptr_t>(base_);

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <thread>
 #include <ucontext.h>
 #include <unistd.h>
@@ -211,11 +212,31 @@ void onSignal(int sig, siginfo_t *info, void *context) {
     }
     return; // between vertices: the executor sees the request at the next tile
   }
+  bool otherTile = false;
+  if (sig == SIGSEGV && info->si_code == SEGV_ACCERR && vt && vt->writeCheck) {
+    // aspen.checkTileWrites: a first write to a read-only tile.
+    TileWriteCheck &c = *vt->writeCheck;
+    const auto a = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    const auto first = reinterpret_cast<std::uintptr_t>(c.first);
+    if (a >= first && a < first + c.numTiles * c.stride && (a - first) % c.stride < c.pages) {
+      const auto tile = static_cast<std::uint32_t>((a - first) / c.stride);
+      const std::uint32_t vertex = vt->vertex.load(std::memory_order_relaxed);
+      // The executor's own writes (between vertices: exchange, codelet data) and
+      // a vertex writing its own tile go ahead.
+      if (vertex == VertexThread::kNoVertex || c.tileOf(vertex) == tile) {
+        if (c.openTile(tile))
+          return; // the write runs again, and now succeeds
+      } else {
+        otherTile = inVertex;
+      }
+    }
+  }
   if (!inVertex) {
     chain(sig, info, context);
     return;
   }
   VertexFault f;
+  f.otherTile = otherTile;
   f.signal = sig;
   f.code = info->si_code;
   f.address = info->si_addr;
@@ -269,6 +290,30 @@ const char *codeName(int sig, int code) {
 }
 
 } // namespace
+
+bool TileWriteCheck::openTile(unsigned tile) {
+  if (open >= 0 && static_cast<unsigned>(open) != tile &&
+      ::mprotect(first + std::uint64_t(open) * stride, pages, PROT_READ) != 0)
+    return false;
+  open = -1;
+  if (::mprotect(first + std::uint64_t(tile) * stride, pages, PROT_READ | PROT_WRITE) != 0)
+    return false;
+  open = tile;
+  return true;
+}
+
+std::uint32_t TileWriteCheck::tileOf(std::uint32_t vertex) const {
+  // The last k with tileBegin[k] <= vertex.
+  std::size_t low = 0, high = numStepTiles;
+  while (high - low > 1) {
+    const std::size_t mid = (low + high) / 2;
+    if (tileBegin[mid] <= vertex)
+      low = mid;
+    else
+      high = mid;
+  }
+  return tiles[low];
+}
 
 // Initial-exec TLS: read with one instruction, without a call that might
 // allocate (which a signal handler must not do).

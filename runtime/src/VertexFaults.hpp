@@ -45,6 +45,30 @@ struct VertexFault {
   const void *address = nullptr;
   bool timeout = false;       // stopped by the watchdog, not a fault
   bool stackOverflow = false; // the fault address lies at the end of the thread's stack
+  bool otherTile = false;     // a write into another tile's memory, stopped by TileWriteCheck
+};
+
+/// aspen.checkTileWrites: while a compute step runs under it (on one thread),
+/// every tile's memory is read-only except the one tile whose vertices run.
+/// The first write to a tile faults; the handler makes that tile writable (and
+/// the one before it read-only again) when the writer is a vertex of that tile
+/// or the executor itself, and stops the vertex otherwise: the write into
+/// another tile never happens. docs/tile-model.md.
+struct TileWriteCheck {
+  std::uint8_t *first = nullptr; // tile 0's first page
+  std::uint64_t stride = 0;      // bytes from one tile's first page to the next's
+  std::uint64_t pages = 0;       // bytes of a tile's pages (the stride less its guard)
+  unsigned numTiles = 0;
+  // The compute step: vertex i runs on tiles[k] for tileBegin[k] <= i < tileBegin[k + 1].
+  const std::uint32_t *tileBegin = nullptr;
+  const std::uint32_t *tiles = nullptr;
+  std::size_t numStepTiles = 0;
+  long open = -1; // the tile now writable, or -1
+
+  /// Makes `tile` the writable one (async-signal-safe); false if the host refuses.
+  bool openTile(unsigned tile);
+  /// The tile running vertex `vertex` of the step (async-signal-safe).
+  std::uint32_t tileOf(std::uint32_t vertex) const;
 };
 
 /// One host thread's state while it runs vertex code. Reached through
@@ -81,6 +105,8 @@ struct VertexThread {
   /// sets this (and clears it when undone); the recovery point calls it once.
   void (*abandon)(void *) = nullptr;
   void *abandonArgument = nullptr;
+  /// Set while this thread runs a compute step under aspen.checkTileWrites.
+  TileWriteCheck *writeCheck = nullptr;
 
   // The thread, and its stack (for telling an overflow).
   unsigned long self = 0; // pthread_t

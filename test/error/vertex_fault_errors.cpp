@@ -145,6 +145,31 @@ public:
   }
 };
 
+// Stores the host address of v[0] (two words, low first).
+class AddressOf : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<int>> v;
+  poplar::Output<poplar::Vector<unsigned>> address;
+  bool compute() {
+    unsigned long a = reinterpret_cast<unsigned long>(&v[0]);
+    address[0] = static_cast<unsigned>(a);
+    address[1] = static_cast<unsigned>(a >> 32);
+    return true;
+  }
+};
+
+// Writes its own tile, then through a pointer into another tile's variable.
+class WriteThrough : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<unsigned>> address;
+  poplar::InOut<poplar::Vector<int>> mine;
+  bool compute() {
+    mine[0] = 5;
+    *reinterpret_cast<volatile int *>(address[0] | static_cast<unsigned long>(address[1]) << 32) = -1;
+    return true;
+  }
+};
+
 class AddOne : public poplar::Vertex {
 public:
   poplar::InOut<poplar::Vector<int>> v;
@@ -501,4 +526,80 @@ TEST_CASE("A fault outside vertex code still ends the process", "[error][fault]"
   // This process goes on.
   engine.run(1);
   ::sigaction(SIGSEGV, &framework, nullptr);
+}
+
+// ---- aspen.checkTileWrites ------------------------------------------------------------
+
+TEST_CASE("Under aspen.checkTileWrites a vertex writing into another tile's variable is stopped",
+          "[error][fault]") {
+  FaultCase c;
+  // A vertex on tile 3 finds where tile 3's witness lies; the address goes to tile 1.
+  Tensor there = c.graph.addVariable(UNSIGNED_INT, {2}, "addressOnTile3");
+  c.graph.setTileMapping(there, 3);
+  Tensor address = c.tile1(UNSIGNED_INT, "address", 2), mine = c.tile1(INT, "mine");
+  c.graph.createHostRead("mine", mine);
+  ComputeSet find = c.graph.addComputeSet("findAddress");
+  VertexRef finder = c.graph.addVertex(find, "AddressOf", {{"v", c.witness[3]}, {"address", there}});
+  c.graph.setTileMapping(finder, 3);
+  c.fault.add(Execute(find));
+  c.fault.add(Copy(there, address));
+  c.addFaulty("WriteThrough", "intoTile3", {{"address", address}, {"mine", mine}});
+  Engine engine = c.makeEngine({{"aspen.checkTileWrites", "true"}});
+  requireError<application_runtime_error>(
+      [&] { engine.run(0); }, {c.vertexName(), "'WriteThrough'", "tile 1", "compute set 'intoTile3'",
+                               "SIGSEGV", "of tile 3's memory, which belongs to another tile",
+                               "aspen.checkTileWrites", "IPU exception on tile 1"});
+  // Its write into its own tile went ahead; tile 3's witness is unchanged.
+  int back = 0;
+  engine.readTensor("mine", &back, &back + 1);
+  CHECK(back == 5);
+  c.checkContained(engine, "WriteThrough");
+}
+
+TEST_CASE("aspen.checkTileWrites leaves correct programs' results unchanged", "[error][fault]") {
+  // Every tile adds one to its slice, the slices rotate between tiles, twice.
+  IPUModel model("ipu2");
+  model.tilesPerIPU = 16;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  std::stringstream source(kCodelets);
+  graph.addCodelets(source);
+  Tensor x = graph.addVariable(INT, {16, 8}, "x"), y = graph.addVariable(INT, {16, 8}, "y");
+  ComputeSet cs = graph.addComputeSet("addOne");
+  for (unsigned t = 0; t < 16; ++t) {
+    graph.setTileMapping(x[t], t);
+    graph.setTileMapping(y[t], t);
+    VertexRef v = graph.addVertex(cs, "AddOne", {{"v", x[t]}});
+    graph.setTileMapping(v, t);
+    graph.setPerfEstimate(v, 100000); // parallel chunks without the check
+  }
+  std::vector<int> init(16 * 8);
+  for (unsigned i = 0; i < init.size(); ++i)
+    init[i] = static_cast<int>(i);
+  graph.setInitialValue(x, init);
+  graph.createHostRead("x", x);
+  Sequence prog;
+  for (int round = 0; round < 2; ++round) {
+    prog.add(Execute(cs));
+    prog.add(Copy(concat(x.slice(1, 16), x.slice(0, 1)), y));
+    prog.add(Copy(y, x));
+  }
+  std::vector<int> expected(16 * 8);
+  for (unsigned t = 0; t < 16; ++t)
+    for (unsigned i = 0; i < 8; ++i)
+      expected[t * 8 + i] = init[((t + 2) % 16) * 8 + i] + 2;
+  for (const char *check : {"false", "true"}) {
+    INFO("aspen.checkTileWrites " << check);
+    Engine engine(graph, prog, {{"aspen.checkTileWrites", check}});
+    engine.load(device);
+    engine.run(0);
+    std::vector<int> back(16 * 8);
+    engine.readTensor("x", back.data(), back.data() + back.size());
+    CHECK(back == expected);
+  }
+  requireError<invalid_option>(
+      [&] {
+        Engine(graph, prog, {{"aspen.checkTileWrites", "yes"}});
+      },
+      {"aspen.checkTileWrites", "yes"});
 }
