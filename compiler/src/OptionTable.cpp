@@ -69,6 +69,15 @@ const std::vector<OptionRow> &optionTable() {
        "write the executable's code (its .gp vertex libraries) to this file as an ar archive"},
       {"target.deterministicWorkers", K::Choice, {"true", "false", "portable"}, kIgnored},
       {"target.hostSyncTimeout", K::Unsigned, {}, kIgnored},
+      {"target.workerStackSizeInBytes",
+       K::Unsigned,
+       {},
+       "bytes of stack per worker context: sizes the host stack vertex code runs on and the stack in "
+       "the memory report (docs/tile-model.md)"},
+      {"target.supervisorStackSizeInBytes",
+       K::Unsigned,
+       {},
+       "bytes of the supervisor's stack: as target.workerStackSizeInBytes"},
       {"target.*", K::Text, {}, kIgnored},
       // --- families with no effect on the simulator ---------------------------------------
       {"opt.*", K::Text, {}, kIgnored},
@@ -129,7 +138,10 @@ void checkOption(const std::string &key, const std::string &value) {
   case OptionKind::Text:
     return;
   case OptionKind::Unsigned:
-    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+    // Decimal, or hexadecimal with 0x (as Poplar's own examples write stack sizes).
+    if (value.size() > 2 && (value.compare(0, 2, "0x") == 0 || value.compare(0, 2, "0X") == 0)
+            ? value.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos
+            : value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
       throw poplar::invalid_option("Engine option '" + key + "' must be an unsigned integer, not \"" + value +
                                    "\"");
     return;

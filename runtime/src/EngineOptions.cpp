@@ -5,6 +5,7 @@
 
 #include "poplar/exceptions.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
@@ -54,10 +55,25 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
   result.instrument = flag(o, "debug.instrument", false);
   result.poisonUninitialisedMemory = flag(o, "aspen.poisonUninitialisedMemory", false);
   result.checkTileWrites = flag(o, "aspen.checkTileWrites", false);
+  // Decimal or 0x-prefixed hexadecimal (checked by checkOption); 1 MiB is far more than a tile holds.
+  auto stackBytes = [&](const char *key, std::uint64_t &out) {
+    if (!o.contains(key))
+      return;
+    const std::string text = o.at(key).str();
+    const bool hex = text.size() > 2 && (text[1] == 'x' || text[1] == 'X');
+    const std::uint64_t bytes = std::strtoull(text.c_str() + (hex ? 2 : 0), nullptr, hex ? 16 : 10);
+    if (bytes == 0 || bytes > (1u << 20))
+      throw poplar::invalid_option("Engine option '" + std::string(key) +
+                                   "' must be from 1 to 1048576 bytes, not " + text);
+    out = bytes;
+  };
+  stackBytes("target.workerStackSizeInBytes", result.workerStackBytes);
+  stackBytes("target.supervisorStackSizeInBytes", result.supervisorStackBytes);
   if (o.contains("aspen.maxRunCycles")) {
     const std::string text = o.at("aspen.maxRunCycles").str(); // digits only: checked by checkOption
     try {
-      result.maxRunCycles = std::stoull(text);
+      result.maxRunCycles =
+          std::stoull(text, nullptr, text.size() > 2 && (text[1] == 'x' || text[1] == 'X') ? 16 : 10);
     } catch (const std::out_of_range &) {
       throw poplar::invalid_option("Engine option 'aspen.maxRunCycles' is too large: " + text);
     }
@@ -74,6 +90,15 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
     result.maxRunSeconds = seconds;
   }
   return result;
+}
+
+std::uint64_t EngineOptions::hostStackBytes() const {
+  return std::max(kMinHostStackBytes, kHostStackScale * std::max(workerStackBytes, supervisorStackBytes));
+}
+
+std::string EngineOptions::stackOptionsText() const {
+  return "target.workerStackSizeInBytes = " + std::to_string(workerStackBytes) +
+         " and target.supervisorStackSizeInBytes = " + std::to_string(supervisorStackBytes);
 }
 
 SummaryOptions parseSummaryOptions(const poplar::OptionFlags &options) {

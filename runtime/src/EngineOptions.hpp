@@ -21,8 +21,23 @@ struct EngineOptions {
   bool instrument = false;
   bool poisonUninitialisedMemory = false; // aspen.poisonUninitialisedMemory
   bool checkTileWrites = false;           // aspen.checkTileWrites
-  std::uint64_t maxRunCycles = 0;         // aspen.maxRunCycles: 0 = no bound
-  double maxRunSeconds = 0;               // aspen.maxRunSeconds: 0 = no bound
+  // target.workerStackSizeInBytes / target.supervisorStackSizeInBytes (IPU bytes)
+  std::uint64_t workerStackBytes = kDefaultWorkerStackBytes;
+  std::uint64_t supervisorStackBytes = kDefaultSupervisorStackBytes;
+  /// Aspen's defaults: six worker stacks and the supervisor's make the 3,168
+  /// bytes of stack per tile measured on hardware (docs/tile-model.md, "Stacks").
+  static constexpr std::uint64_t kDefaultWorkerStackBytes = 512;
+  static constexpr std::uint64_t kDefaultSupervisorStackBytes = 96;
+  /// Host bytes per IPU byte of stack: x86-64 frames, the C library.
+  static constexpr std::uint64_t kHostStackScale = 512;
+  static constexpr std::uint64_t kMinHostStackBytes = 256 * 1024;
+  /// The host stack vertex code runs on: kHostStackScale times the larger of
+  /// the two, at least kMinHostStackBytes.
+  std::uint64_t hostStackBytes() const;
+  /// "target.workerStackSizeInBytes = 512 and target.supervisorStackSizeInBytes = 96"
+  std::string stackOptionsText() const;
+  std::uint64_t maxRunCycles = 0; // aspen.maxRunCycles: 0 = no bound
+  double maxRunSeconds = 0;       // aspen.maxRunSeconds: 0 = no bound
 };
 
 /// Validates `options` merged with the JSON object in POPLAR_ENGINE_OPTIONS

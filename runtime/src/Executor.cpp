@@ -574,6 +574,7 @@ void Executor::execute(const exe::Step &step) {
   // every vertex before it has run whatever the chunking), and its fault.
   FaultRecord fault;
   const std::atomic<bool> *stop = stop_;
+  const std::size_t workerStackBytes = workerStackBytes_;
   // (The thread's record comes from the caller: a function setting a recovery point
   // keeps few values in registers.)
   auto guarded = [&](VertexThread &vt, std::size_t begin, std::size_t end, auto &&runOne) {
@@ -589,7 +590,9 @@ void Executor::execute(const exe::Step &step) {
       return;
     }
     vt.enter(&point, stop);
-    runRange(stop, begin, end, runOne, vt);
+    auto body = [&] { runRange(stop, begin, end, runOne, vt); };
+    runOnWorkerStack(
+        vt, workerStackBytes, [](void *f) { (*static_cast<decltype(&body)>(f))(); }, &body);
     vt.leave();
   };
   // A tile whose vertices have codelet data of their own (globals, statics) runs
@@ -711,7 +714,10 @@ void Executor::vertexFaulted(const exe::ComputeStep &cs, std::size_t vertexIndex
     std::string detail;
     unsigned at = 0;
     std::uint64_t offset = 0;
-    if (fault.stackOverflow)
+    if (fault.stackOverflow && fault.workerStack)
+      detail = ": the vertex overflowed its worker stack (" + std::to_string(workerStackBytes_) +
+               " bytes of host stack for " + workerStackWhat_ + ")";
+    else if (fault.stackOverflow)
       detail = ": the vertex overflowed its host thread's stack";
     else if ((fault.signal == SIGSEGV || fault.signal == SIGBUS) &&
              memory_.locate(fault.address, at, offset)) {

@@ -46,6 +46,7 @@ struct VertexFault {
   bool timeout = false;       // stopped by the watchdog, not a fault
   bool stackOverflow = false; // the fault address lies at the end of the thread's stack
   bool otherTile = false;     // a write into another tile's memory, stopped by TileWriteCheck
+  bool workerStack = false;   // (with stackOverflow) the worker stack ran over, not the thread's
 };
 
 /// aspen.checkTileWrites: while a compute step runs under it (on one thread),
@@ -111,6 +112,12 @@ struct VertexThread {
   // The thread, and its stack (for telling an overflow).
   unsigned long self = 0; // pthread_t
   std::uintptr_t stackLow = 0, stackHigh = 0;
+  /// The stack vertex code runs on (runOnWorkerStack): `workerStackBytes`
+  /// usable bytes above an inaccessible guard of kWorkerStackGuard bytes at
+  /// `workerStackGuard`; 0 / null until first used.
+  std::uintptr_t workerStackGuard = 0;
+  std::size_t workerStackBytes = 0;
+  static constexpr std::size_t kWorkerStackGuard = 64 * 1024;
 
   /// Starts a chunk: faults now jump to `point`; `stopRequest` may be null.
   void enter(RecoveryPoint *point, const std::atomic<bool> *stopRequest) {
@@ -133,6 +140,17 @@ struct VertexThread {
     recover = nullptr;
   }
 };
+
+/// Whether vertex code runs on a worker stack of its own: x86-64 builds
+/// without AddressSanitizer or ThreadSanitizer (which track the stacks they know).
+bool workerStacksSupported();
+
+/// Runs `fn(argument)` on the calling thread's worker stack of `bytes` usable
+/// bytes (made, or remade at a new size, on first use), or on the thread's own
+/// stack when `bytes` is 0 or worker stacks are not supported. A fault below the
+/// stack's end is reported as its overflow. A jump out of `fn` (to a recovery
+/// point set before the call) leaves the worker stack as a return would.
+void runOnWorkerStack(VertexThread &thread, std::size_t bytes, void (*fn)(void *), void *argument);
 
 /// Puts the handlers in place unless they are (the executor calls this at every
 /// load): a handler someone installed since is kept as the one to chain to.

@@ -47,6 +47,19 @@ constexpr bool kTsan = false;
 constexpr bool kTsan = false;
 #endif
 
+// Under AddressSanitizer vertex code runs on its thread's own stack (VertexFaults.hpp).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 constexpr unsigned kTiles = 4;
 
 const char *kCodelets = R"(
@@ -122,6 +135,23 @@ class Recurse : public poplar::Vertex {
 public:
   poplar::InOut<poplar::Vector<int>> v;
   bool compute() { volatile int n = v[0]; v[0] = deeper(&n); return true; }
+};
+
+// Recursion to a depth: about 600 bytes of stack per level.
+static int descend(volatile int *n, int depth) {
+  volatile char frame[512];
+  frame[0] = static_cast<char>(depth & 1);
+  __asm__ volatile("" ::"r"(frame) : "memory"); // all 512 bytes, not the two used
+  if (depth == 0)
+    return *n;
+  const int r = descend(n, depth - 1);
+  frame[1] = static_cast<char>(r); // the frame lives across the call
+  return r + 1 + frame[0] - (depth & 1);
+}
+class RecurseTo : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  bool compute() { volatile int n = 0; v[0] = descend(&n, v[0]); return true; }
 };
 
 class Spin : public poplar::Vertex {
@@ -360,6 +390,49 @@ TEST_CASE("A vertex overflowing its stack stops the run with a named fault", "[e
       [&] { engine.run(0); },
       {c.vertexName(), "'Recurse'", "tile 1", "compute set 'recurse'", "SIGSEGV", "stack"});
   c.checkContained(engine, "Recurse");
+}
+
+TEST_CASE("A vertex's stack follows target.workerStackSizeInBytes", "[error][fault]") {
+  // 1,000 levels need over 512 KB of host stack: more than the default worker
+  // stack (512 IPU bytes: 256 KiB of host stack), less than 0x800's (1 MiB).
+  FaultCase c;
+  Tensor v = c.tile1(INT, "v");
+  c.graph.setInitialValue(v, 1000);
+  c.graph.createHostRead("depth", v);
+  c.addFaulty("RecurseTo", "deep", {{"v", v}});
+  Engine engine = c.makeEngine();
+  const bool switched = sizeof(void *) == 8 && [] {
+#if defined(__x86_64__)
+    return true;
+#else
+    return false;
+#endif
+  }();
+  if (switched && !kSanitized) {
+    requireError<application_runtime_error>(
+        [&] { engine.run(0); },
+        {c.vertexName(), "'RecurseTo'", "tile 1", "compute set 'deep'", "SIGSEGV",
+         "overflowed its worker stack (262144 bytes of host stack for target.workerStackSizeInBytes = 512 "
+         "and target.supervisorStackSizeInBytes = 96)"});
+    c.checkContained(engine, "RecurseTo");
+  }
+  for (const char *size : {"0x800", "2048"}) {
+    Engine big = c.makeEngine({{"target.workerStackSizeInBytes", size}});
+    big.run(0);
+    int depth = 0;
+    big.readTensor("depth", &depth, &depth + 1);
+    CHECK(depth == 1000);
+  }
+  requireError<invalid_option>(
+      [&] {
+        Engine(c.graph, c.good, {{"target.workerStackSizeInBytes", "big"}});
+      },
+      {"target.workerStackSizeInBytes", "big"});
+  requireError<invalid_option>(
+      [&] {
+        Engine(c.graph, c.good, {{"target.supervisorStackSizeInBytes", "0"}});
+      },
+      {"target.supervisorStackSizeInBytes", "0"});
 }
 
 TEST_CASE("Faults on many tiles run in parallel report the lowest vertex", "[error][fault]") {
