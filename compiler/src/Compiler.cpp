@@ -95,7 +95,12 @@ std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
   LivenessResult liveness = pass("liveness", [&] { return analyseLiveness(graph, lowered, plan); });
   dump.liveness(graph, liveness);
   AllocationResult allocation = pass("allocate", [&] {
-    auto result = allocateMemory(graph, lowered, plan, liveness, true);
+    std::uint64_t overhead = kTargetOverhead;
+    if (options.workerStackBytes || options.supervisorStackBytes)
+      overhead = graph.target.numWorkerContexts *
+                     (options.workerStackBytes ? options.workerStackBytes : kDefaultWorkerStackBytes) +
+                 (options.supervisorStackBytes ? options.supervisorStackBytes : kDefaultSupervisorStackBytes);
+    auto result = allocateMemory(graph, lowered, plan, liveness, true, overhead);
     dump.allocation(plan, result); // before an out-of-memory verdict throws
     if (result.outOfMemory && !options.allowOutOfMemory)
       throw poplar::graph_memory_allocation_error(result.outOfMemoryMessage);

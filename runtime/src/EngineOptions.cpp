@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 #include "EngineOptions.hpp"
 
+#include "CompileOptions.hpp"
 #include "OptionTable.hpp"
 
 #include "poplar/exceptions.hpp"
@@ -55,17 +56,9 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
   result.instrument = flag(o, "debug.instrument", false);
   result.poisonUninitialisedMemory = flag(o, "aspen.poisonUninitialisedMemory", false);
   result.checkTileWrites = flag(o, "aspen.checkTileWrites", false);
-  // Decimal or 0x-prefixed hexadecimal (checked by checkOption); 1 MiB is far more than a tile holds.
   auto stackBytes = [&](const char *key, std::uint64_t &out) {
-    if (!o.contains(key))
-      return;
-    const std::string text = o.at(key).str();
-    const bool hex = text.size() > 2 && (text[1] == 'x' || text[1] == 'X');
-    const std::uint64_t bytes = std::strtoull(text.c_str() + (hex ? 2 : 0), nullptr, hex ? 16 : 10);
-    if (bytes == 0 || bytes > (1u << 20))
-      throw poplar::invalid_option("Engine option '" + std::string(key) +
-                                   "' must be from 1 to 1048576 bytes, not " + text);
-    out = bytes;
+    if (o.contains(key))
+      out = aspen::compiler::parseStackBytes(key, o.at(key).str());
   };
   stackBytes("target.workerStackSizeInBytes", result.workerStackBytes);
   stackBytes("target.supervisorStackSizeInBytes", result.supervisorStackBytes);

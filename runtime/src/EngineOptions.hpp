@@ -2,6 +2,7 @@
 // Engine options: the keys Poplar programs pass, merged with POPLAR_ENGINE_OPTIONS.
 #pragma once
 
+#include "CompileOptions.hpp"
 #include "poplar/OptionFlags.hpp"
 
 #include <cstdint>
@@ -22,12 +23,8 @@ struct EngineOptions {
   bool poisonUninitialisedMemory = false; // aspen.poisonUninitialisedMemory
   bool checkTileWrites = false;           // aspen.checkTileWrites
   // target.workerStackSizeInBytes / target.supervisorStackSizeInBytes (IPU bytes)
-  std::uint64_t workerStackBytes = kDefaultWorkerStackBytes;
-  std::uint64_t supervisorStackBytes = kDefaultSupervisorStackBytes;
-  /// Aspen's defaults: six worker stacks and the supervisor's make the 3,168
-  /// bytes of stack per tile measured on hardware (docs/tile-model.md, "Stacks").
-  static constexpr std::uint64_t kDefaultWorkerStackBytes = 512;
-  static constexpr std::uint64_t kDefaultSupervisorStackBytes = 96;
+  std::uint64_t workerStackBytes = compiler::kDefaultWorkerStackBytes;
+  std::uint64_t supervisorStackBytes = compiler::kDefaultSupervisorStackBytes;
   /// Host bytes per IPU byte of stack: x86-64 frames, the C library.
   static constexpr std::uint64_t kHostStackScale = 512;
   static constexpr std::uint64_t kMinHostStackBytes = 256 * 1024;

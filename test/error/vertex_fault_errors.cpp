@@ -435,6 +435,33 @@ TEST_CASE("A vertex's stack follows target.workerStackSizeInBytes", "[error][fau
       {"target.supervisorStackSizeInBytes", "0"});
 }
 
+TEST_CASE("The memory report's stack per tile follows the stack size options", "[error][fault]") {
+  // Six worker stacks and the supervisor's per tile: 6 x 512 + 96 by default.
+  FaultCase c;
+  auto stackLine = [&](const OptionFlags &options) {
+    Engine engine(c.graph, c.good, options);
+    std::ostringstream summary;
+    engine.printProfileSummary(summary);
+    const std::string text = summary.str();
+    const auto at = text.find("Stack and Control Code");
+    REQUIRE(at != std::string::npos);
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  CHECK_THAT(stackLine({}), Catch::Contains("12,672 ")); // 4 tiles x 3,168
+  // 4 x (6 x 1,024 + 256) = 25,600
+  CHECK_THAT(
+      stackLine({{"target.workerStackSizeInBytes", "0x400"}, {"target.supervisorStackSizeInBytes", "256"}}),
+      Catch::Contains("25,600 "));
+  // A tile that cannot hold its stacks is out of memory, and the message says how much is stack.
+  Tensor big = c.tile1(INT, "big", 140000); // 560,000 bytes: fits beside the default stacks
+  c.graph.createHostRead("big", big);
+  requireError<graph_memory_allocation_error>(
+      [&] {
+        Engine(c.graph, c.good, {{"target.workerStackSizeInBytes", "0x4000"}});
+      },
+      {"Out of memory on tile 1", "including 98400 bytes of stack"});
+}
+
 TEST_CASE("Faults on many tiles run in parallel report the lowest vertex", "[error][fault]") {
   // Enough estimated work that the compute set runs in parallel chunks on TBB's threads.
   IPUModel model("ipu2");

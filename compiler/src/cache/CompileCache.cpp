@@ -295,6 +295,7 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
   for (std::uint32_t v : g.replicationIndexVars)
     h.value(v);
   h.value(options.allowOutOfMemory);
+  h.value(options.workerStackBytes).value(options.supervisorStackBytes);
   const DebugIdBase ids = debugIdBaseOf(g, programs);
 
   hashInChunks(h, g.variables.size(), [&](KeyHash &k, std::size_t i) {
