@@ -28,6 +28,19 @@ bool parseBool(const std::string &key, const std::string &value) {
 
 } // namespace
 
+std::uint64_t parseStackBytes(const std::string &key, const std::string &text) {
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const std::string digits = hex ? text.substr(2) : text;
+  const bool ok =
+      !digits.empty() && digits.size() <= 8 &&
+      digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") == std::string::npos;
+  const std::uint64_t bytes = ok ? std::stoull(digits, nullptr, hex ? 16 : 10) : 0;
+  if (bytes == 0 || bytes > (1u << 20))
+    throw poplar::invalid_option("Option '" + key + "' must be from 1 to 1048576 bytes, not \"" + text +
+                                 "\"");
+  return bytes;
+}
+
 bool isCompilerOption(const std::string &key) {
   return key == kAllowOutOfMemory || key == kCompileCache || key == kDumpIR || key == kStreamingMemory ||
          key == kStreamingMemoryPinned;
@@ -47,6 +60,10 @@ CompileOptions parseCompileOptions(const poplar::OptionFlags &given) {
     checkOption(key, value);
     if (key == "debug.loweredVarDumpFile") {
       out.loweredVarDumpFile = value;
+    } else if (key == "target.workerStackSizeInBytes") {
+      out.workerStackBytes = parseStackBytes(key, value);
+    } else if (key == "target.supervisorStackSizeInBytes") {
+      out.supervisorStackBytes = parseStackBytes(key, value);
     } else if (key == "target.saveArchive") {
       if (value.empty())
         throw poplar::invalid_option("Option 'target.saveArchive' needs a file name");

@@ -4,6 +4,7 @@
 
 #include "poplar/OptionFlags.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,18 @@ struct CompileOptions {
   bool streamingMemoryAuto = false;
   /// "aspen.streamingMemoryPinned": comma-separated names of variables never to offload.
   std::vector<std::string> streamingMemoryPinned;
+  /// "target.workerStackSizeInBytes" / "target.supervisorStackSizeInBytes" (0: not given).
+  std::uint64_t workerStackBytes = 0, supervisorStackBytes = 0;
 };
+
+/// Aspen's stack sizes when the options are not given: six worker stacks and
+/// the supervisor's make the 3,168 bytes of stack per tile measured on
+/// hardware (docs/tile-model.md, "Stacks").
+inline constexpr std::uint64_t kDefaultWorkerStackBytes = 512;
+inline constexpr std::uint64_t kDefaultSupervisorStackBytes = 96;
+/// The value of a stack size option (decimal, or hexadecimal with 0x), from 1
+/// to 1 MiB; `invalid_option` naming `key` otherwise.
+std::uint64_t parseStackBytes(const std::string &key, const std::string &value);
 
 /// Reads the compiler's options from `options` merged with POPLAR_ENGINE_OPTIONS
 /// (the environment wins, as for the Engine). The compiler owns

@@ -95,12 +95,22 @@ void offloadToStreamingMemory(const ir::GraphData &graph, const CompileOptions &
     plan = basePlan;
     applyOffload(graph, lowered, plan, vars);
     liveness = analyseLiveness(graph, lowered, plan);
-    allocation = allocateMemory(graph, lowered, plan, liveness, true);
+    allocation = allocateMemory(graph, lowered, plan, liveness, true, overhead);
     ASPEN_LOG(Info, "compile: offloaded " << vars.size() << " variables to Streaming Memory"
                                           << (allocation.outOfMemory ? "; still out of memory" : "; fits"));
   }
   if (allocation.outOfMemory)
     allocation.outOfMemoryMessage += describeOffload(graph, plan, candidates, allocation);
+}
+
+/// The stack bytes per tile from target.workerStackSizeInBytes and
+/// target.supervisorStackSizeInBytes, or kTargetOverhead (the target's own) when neither is given.
+std::uint64_t stackOverheadBytes(const ir::GraphData &graph, const CompileOptions &options) {
+  if (!options.workerStackBytes && !options.supervisorStackBytes)
+    return kTargetOverhead;
+  return graph.target.numWorkerContexts *
+             (options.workerStackBytes ? options.workerStackBytes : kDefaultWorkerStackBytes) +
+         (options.supervisorStackBytes ? options.supervisorStackBytes : kDefaultSupervisorStackBytes);
 }
 
 } // namespace
@@ -129,9 +139,10 @@ std::unique_ptr<exe::ExecutableData> compile(const ir::GraphData &graph,
   LivenessResult liveness = pass("liveness", [&] { return analyseLiveness(graph, lowered, plan); });
   dump.liveness(graph, liveness);
   AllocationResult allocation = pass("allocate", [&] {
-    auto result = allocateMemory(graph, lowered, plan, liveness, true);
+    const std::uint64_t overhead = stackOverheadBytes(graph, options);
+    auto result = allocateMemory(graph, lowered, plan, liveness, true, overhead);
     if (result.outOfMemory && options.streamingMemoryAuto)
-      offloadToStreamingMemory(graph, options, lowered, plan, liveness, result);
+      offloadToStreamingMemory(graph, options, lowered, plan, liveness, result, overhead);
     dump.allocation(plan, result); // before an out-of-memory verdict throws
     if (result.outOfMemory && !options.allowOutOfMemory)
       throw poplar::graph_memory_allocation_error(result.outOfMemoryMessage);

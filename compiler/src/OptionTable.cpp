@@ -69,6 +69,15 @@ const std::vector<OptionRow> &optionTable() {
        "write the executable's code (its .gp vertex libraries) to this file as an ar archive"},
       {"target.deterministicWorkers", K::Choice, {"true", "false", "portable"}, kIgnored},
       {"target.hostSyncTimeout", K::Unsigned, {}, kIgnored},
+      {"target.workerStackSizeInBytes",
+       K::Unsigned,
+       {},
+       "bytes of stack per worker context: sizes the host stack vertex code runs on and the stack in "
+       "the memory report (docs/tile-model.md)"},
+      {"target.supervisorStackSizeInBytes",
+       K::Unsigned,
+       {},
+       "bytes of the supervisor's stack: as target.workerStackSizeInBytes"},
       {"target.*", K::Text, {}, kIgnored},
       // --- families with no effect on the simulator ---------------------------------------
       {"opt.*", K::Text, {}, kIgnored},
@@ -80,6 +89,11 @@ const std::vector<OptionRow> &optionTable() {
        {},
        "fill tile memory with all-ones bytes at load: reads before writes show "
        "(docs/uninitialised-memory.md)"},
+      {"aspen.checkTileWrites",
+       K::Bool,
+       {},
+       "run compute sets on one thread with every tile's memory read-only but the running tile's: a vertex "
+       "writing into another tile is stopped with an error naming it (slow; docs/tile-model.md)"},
       {"aspen.maxRunCycles",
        K::Unsigned,
        {},
@@ -134,7 +148,10 @@ void checkOption(const std::string &key, const std::string &value) {
   case OptionKind::Text:
     return;
   case OptionKind::Unsigned:
-    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+    // Decimal, or hexadecimal with 0x (as Poplar's own examples write stack sizes).
+    if (value.size() > 2 && (value.compare(0, 2, "0x") == 0 || value.compare(0, 2, "0X") == 0)
+            ? value.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos
+            : value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
       throw poplar::invalid_option("Engine option '" + key + "' must be an unsigned integer, not \"" + value +
                                    "\"");
     return;

@@ -147,6 +147,9 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
                           replicationFactor_ > 1 ? &printMutex_ : nullptr, &codeletData_});
           r.executor->setRunBounds(options_.maxRunCycles, options_.maxRunSeconds > 0 ? &stopRun_ : nullptr,
                                    options_.maxRunSeconds);
+          r.executor->setCheckTileWrites(options_.checkTileWrites);
+          r.executor->setWorkerStack(workerStacksSupported() ? options_.hostStackBytes() : 0,
+                                     options_.stackOptionsText());
         });
     // Each tile's copy of its codelets' data starts as loading the library left it.
     writeCodeletData(x, codeletData_, *r.memory);

@@ -1,10 +1,12 @@
 // Copyright (c) Aspen contributors.
 #include "EngineOptions.hpp"
 
+#include "CompileOptions.hpp"
 #include "OptionTable.hpp"
 
 #include "poplar/exceptions.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
@@ -53,10 +55,18 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
   result.allowOutOfMemory = flag(o, "debug.allowOutOfMemory", false);
   result.instrument = flag(o, "debug.instrument", false);
   result.poisonUninitialisedMemory = flag(o, "aspen.poisonUninitialisedMemory", false);
+  result.checkTileWrites = flag(o, "aspen.checkTileWrites", false);
+  auto stackBytes = [&](const char *key, std::uint64_t &out) {
+    if (o.contains(key))
+      out = aspen::compiler::parseStackBytes(key, o.at(key).str());
+  };
+  stackBytes("target.workerStackSizeInBytes", result.workerStackBytes);
+  stackBytes("target.supervisorStackSizeInBytes", result.supervisorStackBytes);
   if (o.contains("aspen.maxRunCycles")) {
     const std::string text = o.at("aspen.maxRunCycles").str(); // digits only: checked by checkOption
     try {
-      result.maxRunCycles = std::stoull(text);
+      result.maxRunCycles =
+          std::stoull(text, nullptr, text.size() > 2 && (text[1] == 'x' || text[1] == 'X') ? 16 : 10);
     } catch (const std::out_of_range &) {
       throw poplar::invalid_option("Engine option 'aspen.maxRunCycles' is too large: " + text);
     }
@@ -73,6 +83,15 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
     result.maxRunSeconds = seconds;
   }
   return result;
+}
+
+std::uint64_t EngineOptions::hostStackBytes() const {
+  return std::max(kMinHostStackBytes, kHostStackScale * std::max(workerStackBytes, supervisorStackBytes));
+}
+
+std::string EngineOptions::stackOptionsText() const {
+  return "target.workerStackSizeInBytes = " + std::to_string(workerStackBytes) +
+         " and target.supervisorStackSizeInBytes = " + std::to_string(supervisorStackBytes);
 }
 
 SummaryOptions parseSummaryOptions(const poplar::OptionFlags &options) {

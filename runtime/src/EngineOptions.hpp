@@ -2,6 +2,7 @@
 // Engine options: the keys Poplar programs pass, merged with POPLAR_ENGINE_OPTIONS.
 #pragma once
 
+#include "CompileOptions.hpp"
 #include "poplar/OptionFlags.hpp"
 
 #include <cstdint>
@@ -20,8 +21,20 @@ struct EngineOptions {
   std::string autoReportDirectory = ".";
   bool instrument = false;
   bool poisonUninitialisedMemory = false; // aspen.poisonUninitialisedMemory
-  std::uint64_t maxRunCycles = 0;         // aspen.maxRunCycles: 0 = no bound
-  double maxRunSeconds = 0;               // aspen.maxRunSeconds: 0 = no bound
+  bool checkTileWrites = false;           // aspen.checkTileWrites
+  // target.workerStackSizeInBytes / target.supervisorStackSizeInBytes (IPU bytes)
+  std::uint64_t workerStackBytes = compiler::kDefaultWorkerStackBytes;
+  std::uint64_t supervisorStackBytes = compiler::kDefaultSupervisorStackBytes;
+  /// Host bytes per IPU byte of stack: x86-64 frames, the C library.
+  static constexpr std::uint64_t kHostStackScale = 512;
+  static constexpr std::uint64_t kMinHostStackBytes = 256 * 1024;
+  /// The host stack vertex code runs on: kHostStackScale times the larger of
+  /// the two, at least kMinHostStackBytes.
+  std::uint64_t hostStackBytes() const;
+  /// "target.workerStackSizeInBytes = 512 and target.supervisorStackSizeInBytes = 96"
+  std::string stackOptionsText() const;
+  std::uint64_t maxRunCycles = 0; // aspen.maxRunCycles: 0 = no bound
+  double maxRunSeconds = 0;       // aspen.maxRunSeconds: 0 = no bound
 };
 
 /// Validates `options` merged with the JSON object in POPLAR_ENGINE_OPTIONS

@@ -103,6 +103,9 @@ bool readsWhatItWrites(const exe::CopyPlan &plan, std::uint64_t bytesPerTile) {
   return false;
 }
 
+/// One chunk: every tile on the calling thread (aspen.checkTileWrites).
+const TileChunks serial;
+
 /// Runs `body(begin, end)` over every chunk of tile indices, in parallel when
 /// there are several chunks.
 template <class Body> void runChunks(const TileChunks &chunks, std::size_t numTiles, const Body &body) {
@@ -686,6 +689,7 @@ void Executor::execute(const exe::Step &step) {
   // every vertex before it has run whatever the chunking), and its fault.
   FaultRecord fault;
   const std::atomic<bool> *stop = stop_;
+  const std::size_t workerStackBytes = workerStackBytes_;
   // (The thread's record comes from the caller: a function setting a recovery point
   // keeps few values in registers.)
   auto guarded = [&](VertexThread &vt, std::size_t begin, std::size_t end, auto &&runOne) {
@@ -701,7 +705,9 @@ void Executor::execute(const exe::Step &step) {
       return;
     }
     vt.enter(&point, stop);
-    runRange(stop, begin, end, runOne, vt);
+    auto body = [&] { runRange(stop, begin, end, runOne, vt); };
+    runOnWorkerStack(
+        vt, workerStackBytes, [](void *f) { (*static_cast<decltype(&body)>(f))(); }, &body);
     vt.leave();
   };
   // A tile whose vertices have codelet data of their own (globals, statics) runs
@@ -711,28 +717,56 @@ void Executor::execute(const exe::Step &step) {
   // plain loop: one branch per chunk.
   const std::uint32_t *swapBegin = p.dataSwaps.empty() ? nullptr : p.dataSwaps.begin.data();
   const TileDataSwap *swaps = p.dataSwaps.swaps.data();
+  // aspen.checkTileWrites: one thread, every tile read-only until it runs.
+  TileWriteCheck check;
+  struct Unprotect {
+    TileMemory *memory = nullptr;
+    ~Unprotect() {
+      if (memory) {
+        VertexThread::current().writeCheck = nullptr;
+        memory->setTilesWritable(true);
+      }
+    }
+  } unprotect;
+  const bool checking = checkTileWrites_ && !cs.tiles.empty() && memory_.setTilesWritable(false);
+  if (checking) {
+    check.first = memory_.firstPage();
+    check.stride = memory_.stride();
+    check.pages = memory_.tilePageBytes();
+    check.numTiles = memory_.numTiles();
+    check.tileBegin = cs.tileBegin.data();
+    check.tiles = cs.tiles.data();
+    check.numStepTiles = cs.tiles.size();
+    unprotect.memory = &memory_;
+    VertexThread::current().writeCheck = &check;
+  } else if (checkTileWrites_ && !cs.tiles.empty() && !warnedUnchecked_) {
+    warnedUnchecked_ = true;
+    ASPEN_LOG(Warn, "aspen.checkTileWrites: the host refuses to make tile memory read-only (mprotect); "
+                    "writes into other tiles are not checked");
+  }
   if (p.fused) {
     // Each tile's inputs arrive just before its vertices use them (still in cache).
     const exe::CopyRun *runs = cs.exchangeIn.runs.data();
     const std::uint32_t *runBegin = cs.exchangeIn.tileBegin.data();
     const FusedTile *fusedTiles = p.fusedTiles.data();
     TileMemory &memory = memory_;
-    runChunks(p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
-      TileDataHolder held;
-      guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
-        const FusedTile &f = fusedTiles[j];
-        if (f.exchangeIn != noTile)
-          for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
-            std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
-        if (f.compute != noTile) {
-          if (swapBegin)
-            held.moveTo(swaps + swapBegin[f.compute], swaps + swapBegin[f.compute + 1]);
-          runTile(f.compute, vt);
-        }
-      });
-    });
+    runChunks(checking ? serial : p.fusedChunks, p.fusedTiles.size(),
+              [&](std::size_t jBegin, std::size_t jEnd) {
+                TileDataHolder held;
+                guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
+                  const FusedTile &f = fusedTiles[j];
+                  if (f.exchangeIn != noTile)
+                    for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
+                      std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
+                  if (f.compute != noTile) {
+                    if (swapBegin)
+                      held.moveTo(swaps + swapBegin[f.compute], swaps + swapBegin[f.compute + 1]);
+                    runTile(f.compute, vt);
+                  }
+                });
+              });
   } else if (!cs.tiles.empty()) {
-    runChunks(p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
+    runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
       if (!swapBegin) {
         guarded(VertexThread::current(), kBegin, kEnd, runTile);
         return;
@@ -745,6 +779,11 @@ void Executor::execute(const exe::Step &step) {
     });
   }
 
+  if (checking) {
+    VertexThread::current().writeCheck = nullptr;
+    memory_.setTilesWritable(true);
+    unprotect.memory = nullptr;
+  }
   if (fault.vertex != FaultRecord::none)
     vertexFaulted(cs, fault.vertex, fault.fault);
   if (stop && stop->load(std::memory_order_relaxed))
@@ -815,11 +854,19 @@ void Executor::vertexFaulted(const exe::ComputeStep &cs, std::size_t vertexIndex
     std::string detail;
     unsigned at = 0;
     std::uint64_t offset = 0;
-    if (fault.stackOverflow)
+    if (fault.stackOverflow && fault.workerStack)
+      detail = ": the vertex overflowed its worker stack (" + std::to_string(workerStackBytes_) +
+               " bytes of host stack for " + workerStackWhat_ + ")";
+    else if (fault.stackOverflow)
       detail = ": the vertex overflowed its host thread's stack";
     else if ((fault.signal == SIGSEGV || fault.signal == SIGBUS) &&
              memory_.locate(fault.address, at, offset)) {
-      if (offset >= memory_.bytesPerTile())
+      if (fault.otherTile)
+        detail = ": a write to byte " + std::to_string(offset) + " of tile " + std::to_string(at) +
+                 "'s memory, which belongs to another tile; aspen.checkTileWrites stopped it before it "
+                 "changed tile " +
+                 std::to_string(at);
+      else if (offset >= memory_.bytesPerTile())
         detail = ": an access " + std::to_string(offset - memory_.bytesPerTile()) +
                  " bytes past the end of tile " + std::to_string(at) + "'s memory (" +
                  std::to_string(memory_.bytesPerTile()) + " bytes)";

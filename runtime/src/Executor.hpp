@@ -81,6 +81,17 @@ public:
     stop_ = stop;
     maxRunSeconds_ = maxSeconds;
   }
+  /// aspen.checkTileWrites: compute steps run on one thread with every tile
+  /// but the running one read-only, so that a vertex writing into another
+  /// tile's memory is stopped before the write (VertexFaults.hpp).
+  void setCheckTileWrites(bool check) { checkTileWrites_ = check; }
+  /// Vertex code runs on a host stack of this many bytes per thread (0: the
+  /// thread's own), sized from the target's worker and supervisor stack options;
+  /// `what` names them in the overflow error.
+  void setWorkerStack(std::size_t hostBytes, std::string what) {
+    workerStackBytes_ = hostBytes;
+    workerStackWhat_ = std::move(what);
+  }
   /// Whether a vertex faulted (or was stopped inside compute()): then the
   /// executor runs nothing more, and the engine must be loaded again.
   bool faulted() const { return !faultMessage_.empty(); }
@@ -204,6 +215,10 @@ private:
   std::vector<std::uint64_t> typeScratch_; // per vertex type: cycles of the step being accounted
   std::uint64_t cycles_ = 0;
   std::uint64_t runStartCycles_ = 0; // cycles_ when the run began
+  bool checkTileWrites_ = false;
+  std::size_t workerStackBytes_ = 0;
+  std::string workerStackWhat_;
+  bool warnedUnchecked_ = false;
   std::uint64_t maxRunCycles_ = 0;
   const std::atomic<bool> *stop_ = nullptr;
   double maxRunSeconds_ = 0;

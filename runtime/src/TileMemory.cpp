@@ -102,6 +102,17 @@ void TileMemory::protectGuards() {
   }
 }
 
+bool TileMemory::setTilesWritable(bool writable) {
+  const int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+  for (unsigned t = 0; t < numTiles_; ++t)
+    if (::mprotect(firstPage() + std::uint64_t(t) * stride_, tilePageBytes(), prot) != 0) {
+      if (!writable)
+        setTilesWritable(true);
+      return false;
+    }
+  return true;
+}
+
 bool TileMemory::locate(const void *p, unsigned &tile, std::uint64_t &offset) const {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const auto first = reinterpret_cast<std::uintptr_t>(base_);
@@ -143,19 +154,38 @@ TileMemory::TileMemory(unsigned numTiles, std::uint64_t bytesPerTile, std::uint3
 }
 
 TileMemory::~TileMemory() {
+  // Memory written without trusted extents (an executable read from a file, a
+  // vertex fault) is dropped to zero pages first, so that it too can be pooled
+  // with its guards in place: a fresh reservation costs an mprotect per tile.
+  if (unbounded_ && ::madvise(map_, mappedBytes_, MADV_DONTNEED) == 0) {
+    unbounded_ = false;
+    extent_.clear();
+  }
   // Keep the reservation (and its pages) for the next engine when the pool has room.
   if (!unbounded_) {
     std::size_t resident = 0;
     for (std::uint64_t e : extent_)
       resident += e;
-    Pool &p = pool();
-    std::lock_guard<std::mutex> lock(p.mutex);
-    std::size_t pooledResident = resident;
-    for (const Pool::Entry &e : p.entries)
-      pooledResident += e.resident;
-    if (p.entries.size() < Pool::kMaxPooled && pooledResident <= Pool::kMaxPooledResident) {
-      p.entries.push_back(
-          Pool::Entry{map_, pageOffset(), stride_, guarded_, mappedBytes_, resident, std::move(extent_)});
+    if (resident <= Pool::kMaxPooledResident) {
+      // The newest reservation is the likeliest to be asked for again: the oldest make room.
+      std::vector<Pool::Entry> evicted;
+      {
+        Pool &p = pool();
+        std::lock_guard<std::mutex> lock(p.mutex);
+        std::size_t pooledResident = resident;
+        for (const Pool::Entry &e : p.entries)
+          pooledResident += e.resident;
+        while (!p.entries.empty() &&
+               (p.entries.size() >= Pool::kMaxPooled || pooledResident > Pool::kMaxPooledResident)) {
+          pooledResident -= p.entries.front().resident;
+          evicted.push_back(std::move(p.entries.front()));
+          p.entries.erase(p.entries.begin());
+        }
+        p.entries.push_back(
+            Pool::Entry{map_, pageOffset(), stride_, guarded_, mappedBytes_, resident, std::move(extent_)});
+      }
+      for (const Pool::Entry &e : evicted)
+        ::munmap(e.map, e.bytes);
       return;
     }
   }

@@ -67,6 +67,14 @@ public:
   void protectGuards();
   /// Whether the guard regions are in place.
   bool guarded() const { return guarded_; }
+  /// Tile 0's first page; tile t's pages are `tilePageBytes()` bytes from
+  /// `firstPage() + t * stride()`.
+  std::uint8_t *firstPage() const { return map_ + guardBytes(); }
+  std::uint64_t tilePageBytes() const { return stride_ - guardBytes(); }
+  /// Makes every tile's pages read-only, or readable and writable again
+  /// (aspen.checkTileWrites): one mprotect per tile. False if the host refuses
+  /// (then every tile is left writable).
+  bool setTilesWritable(bool writable);
   /// Forgets the extents: the next `prepare` drops every page (after a vertex
   /// fault, which may have written anywhere in its tile).
   void markUnbounded() { unbounded_ = true; }

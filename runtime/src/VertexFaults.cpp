@@ -4,6 +4,7 @@
 #include "util/Log.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <thread>
 #include <ucontext.h>
 #include <unistd.h>
@@ -73,6 +75,9 @@ struct ThreadRecord {
     aspenVertexThread = &thread;
   }
   ~ThreadRecord() {
+    if (thread.workerStackGuard)
+      ::munmap(reinterpret_cast<void *>(thread.workerStackGuard),
+               VertexThread::kWorkerStackGuard + thread.workerStackBytes);
     {
       Registry &r = registry();
       std::lock_guard<std::mutex> lock(r.mutex);
@@ -211,19 +216,41 @@ void onSignal(int sig, siginfo_t *info, void *context) {
     }
     return; // between vertices: the executor sees the request at the next tile
   }
+  bool otherTile = false;
+  if (sig == SIGSEGV && info->si_code == SEGV_ACCERR && vt && vt->writeCheck) {
+    // aspen.checkTileWrites: a first write to a read-only tile.
+    TileWriteCheck &c = *vt->writeCheck;
+    const auto a = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    const auto first = reinterpret_cast<std::uintptr_t>(c.first);
+    if (a >= first && a < first + c.numTiles * c.stride && (a - first) % c.stride < c.pages) {
+      const auto tile = static_cast<std::uint32_t>((a - first) / c.stride);
+      const std::uint32_t vertex = vt->vertex.load(std::memory_order_relaxed);
+      // The executor's own writes (between vertices: exchange, codelet data) and
+      // a vertex writing its own tile go ahead.
+      if (vertex == VertexThread::kNoVertex || c.tileOf(vertex) == tile) {
+        if (c.openTile(tile))
+          return; // the write runs again, and now succeeds
+      } else {
+        otherTile = inVertex;
+      }
+    }
+  }
   if (!inVertex) {
     chain(sig, info, context);
     return;
   }
   VertexFault f;
+  f.otherTile = otherTile;
   f.signal = sig;
   f.code = info->si_code;
   f.address = info->si_addr;
   const auto a = reinterpret_cast<std::uintptr_t>(info->si_addr);
   // A fault just below the lowest address of the thread's stack (in its guard)
   // is the stack running over.
-  f.stackOverflow =
-      sig == SIGSEGV && vt->stackLow && a < vt->stackLow + 4096 && a + 256 * 1024 >= vt->stackLow;
+  f.workerStack = sig == SIGSEGV && vt->workerStackGuard && a >= vt->workerStackGuard &&
+                  a < vt->workerStackGuard + VertexThread::kWorkerStackGuard;
+  f.stackOverflow = f.workerStack || (sig == SIGSEGV && vt->stackLow && a < vt->stackLow + 4096 &&
+                                      a + 256 * 1024 >= vt->stackLow);
   vt->fault = f;
   jumpTo(*vt->recover);
 }
@@ -269,6 +296,106 @@ const char *codeName(int sig, int code) {
 }
 
 } // namespace
+
+bool TileWriteCheck::openTile(unsigned tile) {
+  if (open >= 0 && static_cast<unsigned>(open) != tile &&
+      ::mprotect(first + std::uint64_t(open) * stride, pages, PROT_READ) != 0)
+    return false;
+  open = -1;
+  if (::mprotect(first + std::uint64_t(tile) * stride, pages, PROT_READ | PROT_WRITE) != 0)
+    return false;
+  open = tile;
+  return true;
+}
+
+std::uint32_t TileWriteCheck::tileOf(std::uint32_t vertex) const {
+  // The last k with tileBegin[k] <= vertex.
+  std::size_t low = 0, high = numStepTiles;
+  while (high - low > 1) {
+    const std::size_t mid = (low + high) / 2;
+    if (tileBegin[mid] <= vertex)
+      low = mid;
+    else
+      high = mid;
+  }
+  return tiles[low];
+}
+
+// ---- worker stacks ---------------------------------------------------------------------
+
+#if defined(__x86_64__) && !defined(ASPEN_ASAN) && !defined(ASPEN_TSAN)
+#define ASPEN_WORKER_STACKS 1
+// aspenRunOnStack(top, fn, argument): calls fn(argument) with the stack pointer
+// at `top` (16-byte aligned), then returns on the caller's stack. The frame
+// pointer keeps the caller's stack, so that unwinding (an exception, a debugger)
+// walks through it.
+extern "C" void aspenRunOnStack(void *top, void (*fn)(void *), void *argument);
+__asm__(".text\n"
+        ".globl aspenRunOnStack\n"
+        ".hidden aspenRunOnStack\n"
+        ".type aspenRunOnStack,@function\n"
+        "aspenRunOnStack:\n"
+        ".cfi_startproc\n"
+        "  pushq %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset %rbp, -16\n"
+        "  movq %rsp, %rbp\n"
+        ".cfi_def_cfa_register %rbp\n"
+        "  movq %rdi, %rsp\n"
+        "  movq %rdx, %rdi\n"
+        "  callq *%rsi\n"
+        "  movq %rbp, %rsp\n"
+        "  popq %rbp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "  retq\n"
+        ".cfi_endproc\n"
+        ".size aspenRunOnStack, .-aspenRunOnStack\n");
+#endif
+
+bool workerStacksSupported() {
+#ifdef ASPEN_WORKER_STACKS
+  return true;
+#else
+  return false;
+#endif
+}
+
+void runOnWorkerStack(VertexThread &thread, std::size_t bytes, void (*fn)(void *), void *argument) {
+#ifdef ASPEN_WORKER_STACKS
+  if (bytes != 0) {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    bytes = (bytes + page - 1) / page * page;
+    if (thread.workerStackBytes != bytes) {
+      if (thread.workerStackGuard)
+        ::munmap(reinterpret_cast<void *>(thread.workerStackGuard),
+                 VertexThread::kWorkerStackGuard + thread.workerStackBytes);
+      thread.workerStackGuard = 0;
+      thread.workerStackBytes = 0;
+      void *p = ::mmap(nullptr, VertexThread::kWorkerStackGuard + bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+      if (p != MAP_FAILED && ::mprotect(p, VertexThread::kWorkerStackGuard, PROT_NONE) != 0) {
+        ::munmap(p, VertexThread::kWorkerStackGuard + bytes);
+        p = MAP_FAILED;
+      }
+      if (p == MAP_FAILED) {
+        ASPEN_LOG(Warn, "Cannot map a worker stack of " << bytes << " bytes (" << std::strerror(errno)
+                                                        << "): vertex code runs on its thread's stack");
+        fn(argument);
+        return;
+      }
+      thread.workerStackGuard = reinterpret_cast<std::uintptr_t>(p);
+      thread.workerStackBytes = bytes;
+    }
+    aspenRunOnStack(
+        reinterpret_cast<void *>(thread.workerStackGuard + VertexThread::kWorkerStackGuard + bytes), fn,
+        argument);
+    return;
+  }
+#endif
+  (void)thread;
+  (void)bytes;
+  fn(argument);
+}
 
 // Initial-exec TLS: read with one instruction, without a call that might
 // allocate (which a signal handler must not do).

@@ -45,6 +45,31 @@ struct VertexFault {
   const void *address = nullptr;
   bool timeout = false;       // stopped by the watchdog, not a fault
   bool stackOverflow = false; // the fault address lies at the end of the thread's stack
+  bool otherTile = false;     // a write into another tile's memory, stopped by TileWriteCheck
+  bool workerStack = false;   // (with stackOverflow) the worker stack ran over, not the thread's
+};
+
+/// aspen.checkTileWrites: while a compute step runs under it (on one thread),
+/// every tile's memory is read-only except the one tile whose vertices run.
+/// The first write to a tile faults; the handler makes that tile writable (and
+/// the one before it read-only again) when the writer is a vertex of that tile
+/// or the executor itself, and stops the vertex otherwise: the write into
+/// another tile never happens. docs/tile-model.md.
+struct TileWriteCheck {
+  std::uint8_t *first = nullptr; // tile 0's first page
+  std::uint64_t stride = 0;      // bytes from one tile's first page to the next's
+  std::uint64_t pages = 0;       // bytes of a tile's pages (the stride less its guard)
+  unsigned numTiles = 0;
+  // The compute step: vertex i runs on tiles[k] for tileBegin[k] <= i < tileBegin[k + 1].
+  const std::uint32_t *tileBegin = nullptr;
+  const std::uint32_t *tiles = nullptr;
+  std::size_t numStepTiles = 0;
+  long open = -1; // the tile now writable, or -1
+
+  /// Makes `tile` the writable one (async-signal-safe); false if the host refuses.
+  bool openTile(unsigned tile);
+  /// The tile running vertex `vertex` of the step (async-signal-safe).
+  std::uint32_t tileOf(std::uint32_t vertex) const;
 };
 
 /// One host thread's state while it runs vertex code. Reached through
@@ -81,10 +106,18 @@ struct VertexThread {
   /// sets this (and clears it when undone); the recovery point calls it once.
   void (*abandon)(void *) = nullptr;
   void *abandonArgument = nullptr;
+  /// Set while this thread runs a compute step under aspen.checkTileWrites.
+  TileWriteCheck *writeCheck = nullptr;
 
   // The thread, and its stack (for telling an overflow).
   unsigned long self = 0; // pthread_t
   std::uintptr_t stackLow = 0, stackHigh = 0;
+  /// The stack vertex code runs on (runOnWorkerStack): `workerStackBytes`
+  /// usable bytes above an inaccessible guard of kWorkerStackGuard bytes at
+  /// `workerStackGuard`; 0 / null until first used.
+  std::uintptr_t workerStackGuard = 0;
+  std::size_t workerStackBytes = 0;
+  static constexpr std::size_t kWorkerStackGuard = 64 * 1024;
 
   /// Starts a chunk: faults now jump to `point`; `stopRequest` may be null.
   void enter(RecoveryPoint *point, const std::atomic<bool> *stopRequest) {
@@ -107,6 +140,17 @@ struct VertexThread {
     recover = nullptr;
   }
 };
+
+/// Whether vertex code runs on a worker stack of its own: x86-64 builds
+/// without AddressSanitizer or ThreadSanitizer (which track the stacks they know).
+bool workerStacksSupported();
+
+/// Runs `fn(argument)` on the calling thread's worker stack of `bytes` usable
+/// bytes (made, or remade at a new size, on first use), or on the thread's own
+/// stack when `bytes` is 0 or worker stacks are not supported. A fault below the
+/// stack's end is reported as its overflow. A jump out of `fn` (to a recovery
+/// point set before the call) leaves the worker stack as a return would.
+void runOnWorkerStack(VertexThread &thread, std::size_t bytes, void (*fn)(void *), void *argument);
 
 /// Puts the handlers in place unless they are (the executor calls this at every
 /// load): a handler someone installed since is kept as the one to chain to.

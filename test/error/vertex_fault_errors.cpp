@@ -47,6 +47,19 @@ constexpr bool kTsan = false;
 constexpr bool kTsan = false;
 #endif
 
+// Under AddressSanitizer vertex code runs on its thread's own stack (VertexFaults.hpp).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 constexpr unsigned kTiles = 4;
 
 const char *kCodelets = R"(
@@ -124,6 +137,23 @@ public:
   bool compute() { volatile int n = v[0]; v[0] = deeper(&n); return true; }
 };
 
+// Recursion to a depth: about 600 bytes of stack per level.
+static int descend(volatile int *n, int depth) {
+  volatile char frame[512];
+  frame[0] = static_cast<char>(depth & 1);
+  __asm__ volatile("" ::"r"(frame) : "memory"); // all 512 bytes, not the two used
+  if (depth == 0)
+    return *n;
+  const int r = descend(n, depth - 1);
+  frame[1] = static_cast<char>(r); // the frame lives across the call
+  return r + 1 + frame[0] - (depth & 1);
+}
+class RecurseTo : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  bool compute() { volatile int n = 0; v[0] = descend(&n, v[0]); return true; }
+};
+
 class Spin : public poplar::Vertex {
 public:
   poplar::InOut<poplar::Vector<int>> v;
@@ -141,6 +171,31 @@ public:
   bool compute() {
     for (;;)
       usleep(1000);
+    return true;
+  }
+};
+
+// Stores the host address of v[0] (two words, low first).
+class AddressOf : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<int>> v;
+  poplar::Output<poplar::Vector<unsigned>> address;
+  bool compute() {
+    unsigned long a = reinterpret_cast<unsigned long>(&v[0]);
+    address[0] = static_cast<unsigned>(a);
+    address[1] = static_cast<unsigned>(a >> 32);
+    return true;
+  }
+};
+
+// Writes its own tile, then through a pointer into another tile's variable.
+class WriteThrough : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<unsigned>> address;
+  poplar::InOut<poplar::Vector<int>> mine;
+  bool compute() {
+    mine[0] = 5;
+    *reinterpret_cast<volatile int *>(address[0] | static_cast<unsigned long>(address[1]) << 32) = -1;
     return true;
   }
 };
@@ -337,6 +392,76 @@ TEST_CASE("A vertex overflowing its stack stops the run with a named fault", "[e
   c.checkContained(engine, "Recurse");
 }
 
+TEST_CASE("A vertex's stack follows target.workerStackSizeInBytes", "[error][fault]") {
+  // 1,000 levels need over 512 KB of host stack: more than the default worker
+  // stack (512 IPU bytes: 256 KiB of host stack), less than 0x800's (1 MiB).
+  FaultCase c;
+  Tensor v = c.tile1(INT, "v");
+  c.graph.setInitialValue(v, 1000);
+  c.graph.createHostRead("depth", v);
+  c.addFaulty("RecurseTo", "deep", {{"v", v}});
+  Engine engine = c.makeEngine();
+  const bool switched = sizeof(void *) == 8 && [] {
+#if defined(__x86_64__)
+    return true;
+#else
+    return false;
+#endif
+  }();
+  if (switched && !kSanitized) {
+    requireError<application_runtime_error>(
+        [&] { engine.run(0); },
+        {c.vertexName(), "'RecurseTo'", "tile 1", "compute set 'deep'", "SIGSEGV",
+         "overflowed its worker stack (262144 bytes of host stack for target.workerStackSizeInBytes = 512 "
+         "and target.supervisorStackSizeInBytes = 96)"});
+    c.checkContained(engine, "RecurseTo");
+  }
+  for (const char *size : {"0x800", "2048"}) {
+    Engine big = c.makeEngine({{"target.workerStackSizeInBytes", size}});
+    big.run(0);
+    int depth = 0;
+    big.readTensor("depth", &depth, &depth + 1);
+    CHECK(depth == 1000);
+  }
+  requireError<invalid_option>(
+      [&] {
+        Engine(c.graph, c.good, {{"target.workerStackSizeInBytes", "big"}});
+      },
+      {"target.workerStackSizeInBytes", "big"});
+  requireError<invalid_option>(
+      [&] {
+        Engine(c.graph, c.good, {{"target.supervisorStackSizeInBytes", "0"}});
+      },
+      {"target.supervisorStackSizeInBytes", "0"});
+}
+
+TEST_CASE("The memory report's stack per tile follows the stack size options", "[error][fault]") {
+  // Six worker stacks and the supervisor's per tile: 6 x 512 + 96 by default.
+  FaultCase c;
+  auto stackLine = [&](const OptionFlags &options) {
+    Engine engine(c.graph, c.good, options);
+    std::ostringstream summary;
+    engine.printProfileSummary(summary);
+    const std::string text = summary.str();
+    const auto at = text.find("Stack and Control Code");
+    REQUIRE(at != std::string::npos);
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  CHECK_THAT(stackLine({}), Catch::Contains("12,672 ")); // 4 tiles x 3,168
+  // 4 x (6 x 1,024 + 256) = 25,600
+  CHECK_THAT(
+      stackLine({{"target.workerStackSizeInBytes", "0x400"}, {"target.supervisorStackSizeInBytes", "256"}}),
+      Catch::Contains("25,600 "));
+  // A tile that cannot hold its stacks is out of memory, and the message says how much is stack.
+  Tensor big = c.tile1(INT, "big", 140000); // 560,000 bytes: fits beside the default stacks
+  c.graph.createHostRead("big", big);
+  requireError<graph_memory_allocation_error>(
+      [&] {
+        Engine(c.graph, c.good, {{"target.workerStackSizeInBytes", "0x4000"}});
+      },
+      {"Out of memory on tile 1", "including 98400 bytes of stack"});
+}
+
 TEST_CASE("Faults on many tiles run in parallel report the lowest vertex", "[error][fault]") {
   // Enough estimated work that the compute set runs in parallel chunks on TBB's threads.
   IPUModel model("ipu2");
@@ -501,4 +626,80 @@ TEST_CASE("A fault outside vertex code still ends the process", "[error][fault]"
   // This process goes on.
   engine.run(1);
   ::sigaction(SIGSEGV, &framework, nullptr);
+}
+
+// ---- aspen.checkTileWrites ------------------------------------------------------------
+
+TEST_CASE("Under aspen.checkTileWrites a vertex writing into another tile's variable is stopped",
+          "[error][fault]") {
+  FaultCase c;
+  // A vertex on tile 3 finds where tile 3's witness lies; the address goes to tile 1.
+  Tensor there = c.graph.addVariable(UNSIGNED_INT, {2}, "addressOnTile3");
+  c.graph.setTileMapping(there, 3);
+  Tensor address = c.tile1(UNSIGNED_INT, "address", 2), mine = c.tile1(INT, "mine");
+  c.graph.createHostRead("mine", mine);
+  ComputeSet find = c.graph.addComputeSet("findAddress");
+  VertexRef finder = c.graph.addVertex(find, "AddressOf", {{"v", c.witness[3]}, {"address", there}});
+  c.graph.setTileMapping(finder, 3);
+  c.fault.add(Execute(find));
+  c.fault.add(Copy(there, address));
+  c.addFaulty("WriteThrough", "intoTile3", {{"address", address}, {"mine", mine}});
+  Engine engine = c.makeEngine({{"aspen.checkTileWrites", "true"}});
+  requireError<application_runtime_error>(
+      [&] { engine.run(0); }, {c.vertexName(), "'WriteThrough'", "tile 1", "compute set 'intoTile3'",
+                               "SIGSEGV", "of tile 3's memory, which belongs to another tile",
+                               "aspen.checkTileWrites", "IPU exception on tile 1"});
+  // Its write into its own tile went ahead; tile 3's witness is unchanged.
+  int back = 0;
+  engine.readTensor("mine", &back, &back + 1);
+  CHECK(back == 5);
+  c.checkContained(engine, "WriteThrough");
+}
+
+TEST_CASE("aspen.checkTileWrites leaves correct programs' results unchanged", "[error][fault]") {
+  // Every tile adds one to its slice, the slices rotate between tiles, twice.
+  IPUModel model("ipu2");
+  model.tilesPerIPU = 16;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  std::stringstream source(kCodelets);
+  graph.addCodelets(source);
+  Tensor x = graph.addVariable(INT, {16, 8}, "x"), y = graph.addVariable(INT, {16, 8}, "y");
+  ComputeSet cs = graph.addComputeSet("addOne");
+  for (unsigned t = 0; t < 16; ++t) {
+    graph.setTileMapping(x[t], t);
+    graph.setTileMapping(y[t], t);
+    VertexRef v = graph.addVertex(cs, "AddOne", {{"v", x[t]}});
+    graph.setTileMapping(v, t);
+    graph.setPerfEstimate(v, 100000); // parallel chunks without the check
+  }
+  std::vector<int> init(16 * 8);
+  for (unsigned i = 0; i < init.size(); ++i)
+    init[i] = static_cast<int>(i);
+  graph.setInitialValue(x, init);
+  graph.createHostRead("x", x);
+  Sequence prog;
+  for (int round = 0; round < 2; ++round) {
+    prog.add(Execute(cs));
+    prog.add(Copy(concat(x.slice(1, 16), x.slice(0, 1)), y));
+    prog.add(Copy(y, x));
+  }
+  std::vector<int> expected(16 * 8);
+  for (unsigned t = 0; t < 16; ++t)
+    for (unsigned i = 0; i < 8; ++i)
+      expected[t * 8 + i] = init[((t + 2) % 16) * 8 + i] + 2;
+  for (const char *check : {"false", "true"}) {
+    INFO("aspen.checkTileWrites " << check);
+    Engine engine(graph, prog, {{"aspen.checkTileWrites", check}});
+    engine.load(device);
+    engine.run(0);
+    std::vector<int> back(16 * 8);
+    engine.readTensor("x", back.data(), back.data() + back.size());
+    CHECK(back == expected);
+  }
+  requireError<invalid_option>(
+      [&] {
+        Engine(graph, prog, {{"aspen.checkTileWrites", "yes"}});
+      },
+      {"aspen.checkTileWrites", "yes"});
 }

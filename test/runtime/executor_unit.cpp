@@ -338,20 +338,21 @@ TEST_CASE("Tile memory starts where the image's blobs touch the fewest pages", "
 
 TEST_CASE("Pooled tile memory keeps its offset and reads as zero", "[runtime][memory]") {
   const std::uint32_t page = rt::TileMemory::pageSize();
-  const std::vector<std::uint64_t> used{3 * page, page / 2};
+  // Five tiles: a layout no other test's memory (pooled too, when released) has.
+  const std::vector<std::uint64_t> used{3 * page, page / 2, 0, 0, 0};
   std::uint32_t offset = 0;
   for (int round = 0; round < 3; ++round) {
     // Released memory comes back from the pool with the offset it had.
-    rt::TileMemory memory(2, 3 * page + 40, round == 0 ? 2 * rt::TileMemory::kBaseAlignment : 0);
+    rt::TileMemory memory(5, 3 * page + 40, round == 0 ? 2 * rt::TileMemory::kBaseAlignment : 0);
     if (round == 0)
       offset = memory.pageOffset();
     REQUIRE(memory.pageOffset() == offset);
     REQUIRE(reinterpret_cast<std::uintptr_t>(memory.base()) % page == offset);
     memory.prepare(&used);
-    for (unsigned t = 0; t < 2; ++t)
+    for (unsigned t = 0; t < 5; ++t)
       for (std::uint32_t a = 0; a < 3 * page + 40; ++a)
         REQUIRE(*memory.at(t, a) == 0);
-    for (unsigned t = 0; t < 2; ++t)
+    for (unsigned t = 0; t < 5; ++t)
       std::memset(memory.at(t, 0), 0xcd, used[t]);
   }
 }

@@ -299,6 +299,7 @@ std::string computeCacheKey(const ir::GraphData &g, const std::vector<const ir::
   h.value<std::uint64_t>(options.streamingMemoryPinned.size());
   for (const std::string &name : options.streamingMemoryPinned)
     h.string(name);
+  h.value(options.workerStackBytes).value(options.supervisorStackBytes);
   const DebugIdBase ids = debugIdBaseOf(g, programs);
 
   hashInChunks(h, g.variables.size(), [&](KeyHash &k, std::size_t i) {

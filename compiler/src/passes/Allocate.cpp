@@ -79,14 +79,18 @@ struct TileWork {
 } // namespace
 
 AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp, const ExchangePlan &plan,
-                                const LivenessResult &live, bool allowOutOfMemory) {
+                                const LivenessResult &live, bool allowOutOfMemory,
+                                std::uint64_t overheadBytes) {
   const ir::TargetData &target = g.target;
+  const std::uint64_t overhead =
+      overheadBytes == kTargetOverhead ? target.perTileOverheadBytes : overheadBytes;
   const unsigned numTiles = target.numTiles();
   const std::size_t numObjects = plan.memory.objects.size();
   const std::uint32_t numPieces = static_cast<std::uint32_t>(plan.memory.numPieces());
   AllocationResult res;
   res.address.assign(numObjects, 0);
   res.tiles.resize(numTiles);
+  res.overheadBytes = overhead;
 
   // Objects by tile (counting sort keeps ids ascending within a tile).
   std::vector<std::uint32_t> tileBegin(numTiles + 1, 0), order(numObjects);
@@ -121,7 +125,7 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
 
   tbb::parallel_for(0u, numTiles, [&](unsigned tile) {
     TileMemoryStats &st = res.tiles[tile];
-    std::uint64_t addr = target.perTileOverheadBytes;
+    std::uint64_t addr = overhead;
     // Always-live objects, grouped by category for a readable memory map.
     std::vector<std::uint32_t> always, notAlways;
     for (std::uint32_t k = tileBegin[tile]; k < tileBegin[tile + 1]; ++k) {
@@ -244,8 +248,7 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
       << target.bytesPerTile << " bytes of memory";
   msg << "\n  " << numOver << (numOver == 1 ? " tile is" : " tiles are") << " out of memory; tile " << worst
       << " needs the most.";
-  msg << "\n  Always-live on tile " << worst << ": " << st.alwaysLiveBytes << " bytes (including "
-      << target.perTileOverheadBytes
+  msg << "\n  Always-live on tile " << worst << ": " << st.alwaysLiveBytes << " bytes (including " << overhead
       << " bytes of stack and control code); not-always-live peak: " << st.notAlwaysLivePeak << " bytes";
   if (st.peakStep < lp.steps.size()) {
     const exe::Step &s = lp.steps[st.peakStep];

@@ -18,8 +18,11 @@ namespace aspen::compiler {
 /// variables and vertex types on the tile, always-live versus peak bytes and
 /// the program step at the peak) unless `allowOutOfMemory`, in which case the
 /// result says so and carries the same message. CPU targets have no limit.
+/// `overheadBytes` replaces the target's `perTileOverheadBytes` unless it is kTargetOverhead
+/// (the stack per tile from target.workerStackSizeInBytes and target.supervisorStackSizeInBytes).
+inline constexpr std::uint64_t kTargetOverhead = ~std::uint64_t(0);
 AllocationResult allocateMemory(const ir::GraphData &graph, const LoweredProgram &lowered,
                                 const ExchangePlan &plan, const LivenessResult &liveness,
-                                bool allowOutOfMemory);
+                                bool allowOutOfMemory, std::uint64_t overheadBytes = kTargetOverhead);
 
 } // namespace aspen::compiler

@@ -94,6 +94,7 @@ namespace {
 void emitTargetAndMemory(exe::ExecutableData &x, const ir::GraphData &g, const AllocationResult &alloc) {
   const unsigned numTiles = g.target.numTiles();
   x.target = g.target;
+  x.target.perTileOverheadBytes = alloc.overheadBytes;
   x.tileBytesUsed.resize(numTiles);
   std::uint64_t maxPeak = 0;
   for (unsigned t = 0; t < numTiles; ++t) {
@@ -416,7 +417,7 @@ std::string emitProfile(const exe::ExecutableData &x, const ir::GraphData &g, co
       nal[t] = st.notAlwaysLivePeak;
       peakStep[t] = st.peakStep == ~0u ? -1 : static_cast<std::int64_t>(st.peakStep);
       totalPeak += st.peakBytes;
-      overhead += g.target.perTileOverheadBytes;
+      overhead += alloc.overheadBytes;
       tilesOver += st.peakBytes > x.target.bytesPerTile;
     }
     totalByCategory["overhead"] = overhead;
@@ -426,7 +427,7 @@ std::string emitProfile(const exe::ExecutableData &x, const ir::GraphData &g, co
     tiles["notAlwaysLivePeakStep"] = peakStep;
     tiles["byCategory"] = byCategory;
     tiles["byCategoryNonOverlapped"] = nonOverlapped;
-    prof["memory"] = {{"perTileOverheadBytes", g.target.perTileOverheadBytes},
+    prof["memory"] = {{"perTileOverheadBytes", alloc.overheadBytes},
                       {"totalPeakBytes", totalPeak},
                       {"maxTilePeakBytes", maxPeak},
                       {"byCategory", totalByCategory},

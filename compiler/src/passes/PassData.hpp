@@ -226,6 +226,8 @@ struct AllocationResult {
   std::vector<TileMemoryStats> tiles;
   bool outOfMemory = false;
   std::string outOfMemoryMessage;
+  /// Bytes reserved at the start of every tile: the stacks (and control code).
+  std::uint64_t overheadBytes = 0;
 };
 
 // ---- EstimateCycles ----------------------------------------------------------
