@@ -75,7 +75,7 @@ private:
 /// Leaves `lowered`, `plan`, `liveness` and `allocation` describing the program as it will run.
 void offloadToStreamingMemory(const ir::GraphData &graph, const CompileOptions &options,
                               LoweredProgram &lowered, ExchangePlan &plan, LivenessResult &liveness,
-                              AllocationResult &allocation) {
+                              AllocationResult &allocation, std::uint64_t overhead) {
   const LoweredProgram baseLowered = lowered;
   const ExchangePlan basePlan = plan;
   const OffloadCandidates candidates =
