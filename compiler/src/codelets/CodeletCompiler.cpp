@@ -1083,6 +1083,11 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   for (std::size_t i = 0; i < jobs.size(); ++i)
     objectInputs.push_back({objectBytes[i].data(), objectBytes[i].size(), jobs[i].name});
   out.gpBytes = encodeGp(out.metadata, soBytes->data(), soBytes->size(), objectInputs);
+  // The metadata as the file holds it (encodeGp adds the objects' hashes and sizes), so that a
+  // fresh compile and a cache hit describe the library alike.
+  out.metadata =
+      decodeGp(out.gpBytes.data(), out.gpBytes.size(), displayNames.empty() ? "codelets" : displayNames[0])
+          .metadata;
   out.contentHash = contentHash(out.gpBytes.data(), out.gpBytes.size());
   // A cache that cannot take the library (a full disk) only means "not cached":
   // the library's bytes stay in memory (gpPath empty).
