@@ -112,10 +112,12 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
   return crossTile ? worst + t.exchangeOverheadCycles + syncCost(t) : worst;
 }
 
-/// A host transfer: the host is the far end of an exchange. Each tile moves its bytes at the
-/// exchange's rate, and all of an IPU's bytes share its host link, which also costs a round trip.
-std::uint64_t hostTransferCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
-                                 const PlannedTransfer &tr) {
+/// A transfer whose far end is off the chip: each tile moves its bytes at the exchange's rate,
+/// all of an IPU's bytes share one far-end bandwidth (`farBytesPerCycle`), and the far end adds
+/// its latency.
+std::uint64_t offChipTransferCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
+                                    const PlannedTransfer &tr, double farBytesPerCycle,
+                                    std::uint64_t farLatencyCycles) {
   if (tr.runs.empty())
     return 0;
   std::vector<std::uint64_t> perTile(t.numTiles(), 0), perIpu(std::max(1u, t.numIPUs), 0);
@@ -127,32 +129,23 @@ std::uint64_t hostTransferCycles(const ir::TargetData &t, const std::vector<MemO
   }
   const std::uint64_t worstTile = *std::max_element(perTile.begin(), perTile.end());
   const std::uint64_t worstIpu = *std::max_element(perIpu.begin(), perIpu.end());
-  const double linkPerCycle = std::max(1e-9, t.hostLinkBytesPerCycle());
-  const auto link = static_cast<std::uint64_t>(std::ceil(double(worstIpu) / linkPerCycle));
-  return std::max(ceilDiv(worstTile, t.exchangeBytesPerCycle), link) + t.hostLinkLatencyCycles +
+  const auto far = static_cast<std::uint64_t>(std::ceil(double(worstIpu) / std::max(1e-9, farBytesPerCycle)));
+  return std::max(ceilDiv(worstTile, t.exchangeBytesPerCycle), far) + farLatencyCycles +
          t.exchangeOverheadCycles + syncCost(t);
 }
 
-/// A remote-buffer copy: the far end is the IPU's Streaming Memory, not the host. Each tile moves
-/// its bytes at the exchange's rate and all of an IPU's bytes share its Streaming Memory bandwidth,
-/// after the DDR's latency (docs/cost-model.md, "Streaming Memory").
+/// A host transfer: the far end is the host, over the IPU's host link.
+std::uint64_t hostTransferCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
+                                 const PlannedTransfer &tr) {
+  return offChipTransferCycles(t, objects, tr, t.hostLinkBytesPerCycle(), t.hostLinkLatencyCycles);
+}
+
+/// A remote-buffer copy: the far end is the IPU's Streaming Memory, at its bandwidth and after
+/// the DDR's latency (docs/cost-model.md, "Streaming Memory").
 std::uint64_t streamingTransferCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
                                       const PlannedTransfer &tr) {
-  if (tr.runs.empty())
-    return 0;
-  std::vector<std::uint64_t> perTile(t.numTiles(), 0), perIpu(std::max(1u, t.numIPUs), 0);
-  const unsigned tilesPerIPU = std::max(1u, t.tilesPerIPU);
-  for (const SymHostRun &r : tr.runs) {
-    const std::uint32_t tile = objects[r.device.object].tile;
-    perTile[tile] += r.bytes;
-    perIpu[std::min<std::size_t>(tile / tilesPerIPU, perIpu.size() - 1)] += r.bytes;
-  }
-  const std::uint64_t worstTile = *std::max_element(perTile.begin(), perTile.end());
-  const std::uint64_t worstIpu = *std::max_element(perIpu.begin(), perIpu.end());
-  const double perCycle = std::max(1e-9, t.streamingMemoryBytesPerCycle());
-  const auto ddr = static_cast<std::uint64_t>(std::ceil(double(worstIpu) / perCycle));
-  return std::max(ceilDiv(worstTile, t.exchangeBytesPerCycle), ddr) + t.streamingMemoryLatencyCycles +
-         t.exchangeOverheadCycles + syncCost(t);
+  return offChipTransferCycles(t, objects, tr, t.streamingMemoryBytesPerCycle(),
+                               t.streamingMemoryLatencyCycles);
 }
 
 } // namespace
