@@ -15,6 +15,8 @@
 #include <poplin/codelets.hpp>
 #include <popops/codelets.hpp>
 
+#include "ExecutionProfile.hpp"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -55,18 +57,7 @@ double aspenCycles(unsigned n) {
   poplar::program::Sequence prog;
   poplin::matMul(graph, a, b, prog, poplar::HALF, "product", {{"partialsType", "half"}});
 
-  char dirTemplate[] = "/tmp/aspen-fidelity-XXXXXX";
-  const std::string dir = ::mkdtemp(dirTemplate);
-  {
-    poplar::Engine engine(graph, prog,
-                          {{"autoReport.outputExecutionProfile", "true"}, {"autoReport.directory", dir}});
-    engine.load(device);
-    engine.run(0);
-  }
-  std::ifstream in(dir + "/profile.json");
-  REQUIRE(in.good());
-  const nlohmann::json profile = nlohmann::json::parse(in);
-  std::system(("rm -rf '" + dir + "'").c_str());
+  const nlohmann::json profile = fidelity::runAndReadProfile(graph, prog, device);
   double cycles = -1;
   for (const auto &type : profile.at("execution").at("vertexTypes"))
     if (type.at("name").get<std::string>() == "poplin::MatMulBlock<half,half>")

@@ -13,6 +13,8 @@
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
 
+#include "ExecutionProfile.hpp"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -58,18 +60,7 @@ double computeCycles(unsigned n) {
   graph.setTileMapping(graph.addVertex(cs, "DivLoop", {{"n", count}, {"x", x}}), 0);
   poplar::program::Sequence prog({poplar::program::Execute(cs)});
 
-  char dirTemplate[] = "/tmp/aspen-fidelity-XXXXXX";
-  const std::string dir = ::mkdtemp(dirTemplate);
-  {
-    poplar::Engine engine(graph, prog,
-                          {{"autoReport.outputExecutionProfile", "true"}, {"autoReport.directory", dir}});
-    engine.load(device);
-    engine.run(0);
-  }
-  std::ifstream in(dir + "/profile.json");
-  REQUIRE(in.good());
-  const nlohmann::json profile = nlohmann::json::parse(in);
-  std::system(("rm -rf '" + dir + "'").c_str());
+  const nlohmann::json profile = fidelity::runAndReadProfile(graph, prog, device);
   return profile.at("execution").at("cycles").at("compute").get<double>();
 }
 

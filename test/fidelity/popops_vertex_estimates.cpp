@@ -26,6 +26,8 @@
 #include <popops/ScaledAdd.hpp>
 #include <popops/codelets.hpp>
 
+#include "ExecutionProfile.hpp"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -61,18 +63,7 @@ vertexCycles(const std::function<void(poplar::Graph &, poplar::program::Sequence
   popops::addCodelets(graph);
   poplar::program::Sequence prog;
   build(graph, prog);
-  char dirTemplate[] = "/tmp/aspen-estimates-XXXXXX";
-  const std::string dir = ::mkdtemp(dirTemplate);
-  {
-    poplar::Engine engine(graph, prog,
-                          {{"autoReport.outputExecutionProfile", "true"}, {"autoReport.directory", dir}});
-    engine.load(device);
-    engine.run(0);
-  }
-  std::ifstream in(dir + "/profile.json");
-  REQUIRE(in.good());
-  const nlohmann::json profile = nlohmann::json::parse(in);
-  std::system(("rm -rf '" + dir + "'").c_str());
+  const nlohmann::json profile = fidelity::runAndReadProfile(graph, prog, device);
   std::map<std::string, double> out;
   for (const auto &type : profile.at("execution").at("vertexTypes")) {
     const double instances = type.at("instancesExecuted").get<double>();

@@ -311,6 +311,23 @@ std::string replaceAll(std::string text, const std::string &from, const std::str
   return text;
 }
 
+/// A fresh work directory under the codelet cache, removed however the compile ends: an
+/// exception, or (in popc) SIGINT or SIGTERM.
+class ScopedWorkDir {
+public:
+  ScopedWorkDir() : dir_(makeWorkDir(codeletWorkRoot())) { registerWorkDir(dir_); }
+  ~ScopedWorkDir() {
+    unregisterWorkDir(dir_);
+    removeDirectory(dir_);
+  }
+  ScopedWorkDir(const ScopedWorkDir &) = delete;
+  ScopedWorkDir &operator=(const ScopedWorkDir &) = delete;
+  const std::string &path() const { return dir_; }
+
+private:
+  std::string dir_;
+};
+
 /// Whether the file at `path` holds the bytes of `text` (a symbol name in an object file).
 bool fileContains(const std::string &path, const std::string &text) {
   std::ifstream in(path, std::ios::binary);
@@ -791,16 +808,8 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   if (clangArgs.front().empty())
     clangArgs.erase(clangArgs.begin());
 
-  const std::string workDir = makeWorkDir(codeletWorkRoot());
-  // Removed however the compile ends: an exception here, or (in popc) SIGINT or SIGTERM.
-  registerWorkDir(workDir);
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      unregisterWorkDir(dir);
-      removeDirectory(dir);
-    }
-  } cleanup{workDir};
+  const ScopedWorkDir scopedWorkDir;
+  const std::string &workDir = scopedWorkDir.path();
 
   std::map<std::string, std::string> fieldTypeSpelling; // "vertex\nfield" -> C++ type
   std::map<std::string, std::string> aliases;
@@ -1171,15 +1180,8 @@ CompiledCodelets linkCodeletLibraries(const std::vector<GpInput> &inputs,
     }
   }
 
-  const std::string workDir = makeWorkDir(codeletWorkRoot());
-  registerWorkDir(workDir);
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      unregisterWorkDir(dir);
-      removeDirectory(dir);
-    }
-  } cleanup{workDir};
+  const ScopedWorkDir scopedWorkDir;
+  const std::string &workDir = scopedWorkDir.path();
 
   LibraryMetadata m;
   std::vector<ObjectFile> objects;

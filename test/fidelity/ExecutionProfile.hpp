@@ -1,0 +1,39 @@
+// Copyright (c) Aspen contributors.
+// The fidelity tests' one way to read simulated cycles: run the program once with the
+// execution profile written, and return profile.json (docs/profile-format.md).
+#pragma once
+
+#include <poplar/Device.hpp>
+#include <poplar/Engine.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/Program.hpp>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+namespace fidelity {
+
+/// Compiles `prog`, runs it once on `device` and returns the profile the run wrote.
+inline nlohmann::json runAndReadProfile(poplar::Graph &graph, const poplar::program::Program &prog,
+                                        poplar::Device &device) {
+  char dirTemplate[] = "/tmp/aspen-fidelity-XXXXXX";
+  const std::string dir = ::mkdtemp(dirTemplate);
+  {
+    poplar::Engine engine(graph, prog,
+                          {{"autoReport.outputExecutionProfile", "true"}, {"autoReport.directory", dir}});
+    engine.load(device);
+    engine.run(0);
+  }
+  std::ifstream in(dir + "/profile.json");
+  REQUIRE(in.good());
+  const nlohmann::json profile = nlohmann::json::parse(in);
+  std::system(("rm -rf '" + dir + "'").c_str());
+  return profile;
+}
+
+} // namespace fidelity
