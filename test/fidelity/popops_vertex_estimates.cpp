@@ -321,7 +321,9 @@ u64 stridedReduce(u64 cols, u64 rows, u64 perLoop, u64 store) {
 }
 
 TEST_CASE("popops reduce vertices are priced as PopLibs' estimators price them", "[fidelity][popops]") {
-  for (const auto &[rows, cols] : {std::pair<u64, u64>{6, 8}, {12, 100}, {60, 1000}, {7, 4096}}) {
+  for (const auto &shape : {std::pair<u64, u64>{6, 8}, {12, 100}, {60, 1000}, {7, 4096}}) {
+    // Named copies, not structured bindings: clang 14 cannot capture those in a lambda.
+    const u64 rows = shape.first, cols = shape.second;
     const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
       const auto f = g.addVariable(poplar::FLOAT, {rows, cols}, "f");
       const auto h = g.addVariable(poplar::HALF, {rows, cols}, "h");
