@@ -30,17 +30,7 @@ using namespace poplar;
 
 namespace {
 
-std::string codeletFile(const std::string &name) {
-  const char *root = std::getenv("ASPEN_SOURCE_DIR");
-  REQUIRE(root != nullptr);
-  return std::string(root) + "/test/compat/codelets/" + name;
-}
-
-std::string popc() {
-  const char *sdk = std::getenv("ASPEN_SDK_DIR");
-  REQUIRE(sdk != nullptr);
-  return std::string(sdk) + "/bin/popc";
-}
+using aspen::test::popc;
 
 using Result = aspen::test::CommandResult;
 using aspen::test::TempDir;
@@ -204,7 +194,7 @@ void onEveryBuildAndDevice(const std::vector<std::string> &sources, const std::s
   const std::string gp = dir.path + "/codelets.gp";
   std::string command = popc() + " " + flags;
   for (const std::string &s : sources)
-    command += " " + codeletFile(s);
+    command += " " + aspen::test::compatCodeletFile(s);
   const Result built = run(command + " -o " + gp);
   INFO(command << "\n" << built.output);
   REQUIRE(built.status == 0);
@@ -220,7 +210,7 @@ void onEveryBuildAndDevice(const std::vector<std::string> &sources, const std::s
       } else {
         std::vector<std::string> paths;
         for (const std::string &s : sources)
-          paths.push_back(codeletFile(s));
+          paths.push_back(aspen::test::compatCodeletFile(s));
         graph.addCodelets(paths, flags);
       }
       Harness h(graph, device);
@@ -462,9 +452,9 @@ TEST_CASE("generated code: user macros, Eigen, anonymous namespaces, extern \"C\
 
 TEST_CASE("popc: Graphcore's command line", "[compat][codelets][popc]") {
   TempDir dir;
-  const std::string include =
-      " -I " + codeletFile("include") + " -isystem " + codeletFile("sysinclude") + " ";
-  const std::string src = " " + codeletFile("Flags.cpp") + " ";
+  const std::string include = " -I " + aspen::test::compatCodeletFile("include") + " -isystem " +
+                              aspen::test::compatCodeletFile("sysinclude") + " ";
+  const std::string src = " " + aspen::test::compatCodeletFile("Flags.cpp") + " ";
   struct Line {
     std::string flags;
     std::vector<float> expected;
@@ -520,12 +510,12 @@ TEST_CASE("popc: Graphcore's command line", "[compat][codelets][popc]") {
   REQUIRE(missingDefine.status != 0);
   REQUIRE(missingDefine.output.find("Flags.cpp:9:") != std::string::npos);
   REQUIRE_FALSE(exists(gp));
-  const Result assembly = run(popc() + " " + codeletFile("IpuAsm.S") + " -o " + gp);
+  const Result assembly = run(popc() + " " + aspen::test::compatCodeletFile("IpuAsm.S") + " -o " + gp);
   INFO(assembly.output);
   REQUIRE(assembly.status != 0);
   REQUIRE(assembly.output.find("IpuAsm.S:1:") != std::string::npos);
   REQUIRE(assembly.output.find("C and C++") != std::string::npos);
-  const Result inlineAsm = run(popc() + " " + codeletFile("IpuAsm.cpp") + " -o " + gp);
+  const Result inlineAsm = run(popc() + " " + aspen::test::compatCodeletFile("IpuAsm.cpp") + " -o " + gp);
   INFO(inlineAsm.output);
   REQUIRE(inlineAsm.status != 0);
   REQUIRE(inlineAsm.output.find("IpuAsm.cpp:11:") != std::string::npos);

@@ -24,17 +24,7 @@ using namespace poplar;
 
 namespace {
 
-std::string codeletFile(const std::string &name) {
-  const char *root = std::getenv("ASPEN_SOURCE_DIR");
-  REQUIRE(root != nullptr);
-  return std::string(root) + "/test/compat/codelets/" + name;
-}
-
-std::string popc() {
-  const char *sdk = std::getenv("ASPEN_SDK_DIR");
-  REQUIRE(sdk != nullptr);
-  return std::string(sdk) + "/bin/popc";
-}
+using aspen::test::popc;
 
 void popcOk(const std::string &args) {
   const aspen::test::CommandResult r = aspen::test::runCommand(popc() + " " + args);
@@ -132,11 +122,11 @@ TEST_CASE("link: a stub .gp calls into a runtime .gp, however they meet", "[comp
   aspen::test::TempDir dir;
   const std::string runtime = dir.path + "/runtime.gp", stub = dir.path + "/stub.gp";
   // As a Makefile: one popc call per source, then one linking the .gp files.
-  popcOk("-O2 -o " + runtime + " " + codeletFile("LinkRuntime.cpp"));
-  popcOk("-O2 -o " + stub + " " + codeletFile("LinkStub.cpp"));
+  popcOk("-O2 -o " + runtime + " " + aspen::test::compatCodeletFile("LinkRuntime.cpp"));
+  popcOk("-O2 -o " + stub + " " + aspen::test::compatCodeletFile("LinkStub.cpp"));
   popcOk("-o " + dir.path + "/app.gp " + stub + " " + runtime);
-  popcOk("-O2 -o " + dir.path + "/both.gp " + codeletFile("LinkStub.cpp") + " " +
-         codeletFile("LinkRuntime.cpp"));
+  popcOk("-O2 -o " + dir.path + "/both.gp " + aspen::test::compatCodeletFile("LinkStub.cpp") + " " +
+         aspen::test::compatCodeletFile("LinkRuntime.cpp"));
 
   SECTION("popc linked the .gp files") {
     onBothDevices([&](Graph &g) { REQUIRE(g.addCodelets(dir.path + "/app.gp")); });
@@ -153,8 +143,8 @@ TEST_CASE("link: a stub .gp calls into a runtime .gp, however they meet", "[comp
   }
   SECTION("the sources added to one graph by addCodelets") {
     onBothDevices([&](Graph &g) {
-      REQUIRE(g.addCodelets(codeletFile("LinkRuntime.cpp"), CodeletFileType::Auto, "-O2"));
-      REQUIRE(g.addCodelets(codeletFile("LinkStub.cpp"), CodeletFileType::Auto, "-O2"));
+      REQUIRE(g.addCodelets(aspen::test::compatCodeletFile("LinkRuntime.cpp"), CodeletFileType::Auto, "-O2"));
+      REQUIRE(g.addCodelets(aspen::test::compatCodeletFile("LinkStub.cpp"), CodeletFileType::Auto, "-O2"));
     });
   }
 }

@@ -22,17 +22,7 @@ using namespace poplar;
 
 namespace {
 
-std::string codeletFile(const std::string &name) {
-  const char *root = std::getenv("ASPEN_SOURCE_DIR");
-  REQUIRE(root != nullptr);
-  return std::string(root) + "/test/compat/codelets/" + name;
-}
-
-std::string popc() {
-  const char *sdk = std::getenv("ASPEN_SDK_DIR");
-  REQUIRE(sdk != nullptr);
-  return std::string(sdk) + "/bin/popc";
-}
+using aspen::test::popc;
 
 aspen::test::CommandResult popcRun(const std::string &args) {
   return aspen::test::runCommand(popc() + " " + args);
@@ -48,13 +38,13 @@ TEST_CASE("link errors: a symbol defined twice names both files", "[error][codel
   aspen::test::TempDir dir;
   const std::string runtime = dir.path + "/runtime.gp", twice = dir.path + "/twice.gp",
                     stub = dir.path + "/stub.gp";
-  REQUIRE(popcRun("-o " + runtime + " " + codeletFile("LinkRuntime.cpp")).status == 0);
-  REQUIRE(popcRun("-o " + twice + " " + codeletFile("LinkTwice.cpp")).status == 0);
-  REQUIRE(popcRun("-o " + stub + " " + codeletFile("LinkStub.cpp")).status == 0);
+  REQUIRE(popcRun("-o " + runtime + " " + aspen::test::compatCodeletFile("LinkRuntime.cpp")).status == 0);
+  REQUIRE(popcRun("-o " + twice + " " + aspen::test::compatCodeletFile("LinkTwice.cpp")).status == 0);
+  REQUIRE(popcRun("-o " + stub + " " + aspen::test::compatCodeletFile("LinkStub.cpp")).status == 0);
 
   SECTION("two sources of one popc call") {
-    const auto r = popcRun("-o " + dir.path + "/x.gp " + codeletFile("LinkRuntime.cpp") + " " +
-                           codeletFile("LinkTwice.cpp"));
+    const auto r = popcRun("-o " + dir.path + "/x.gp " + aspen::test::compatCodeletFile("LinkRuntime.cpp") +
+                           " " + aspen::test::compatCodeletFile("LinkTwice.cpp"));
     INFO(r.output);
     CHECK(r.status == 1);
     CHECK(contains(r.output, "symbol 'rt_axpy(float, float, float)' is defined by both"));
@@ -90,7 +80,7 @@ TEST_CASE("link errors: a function no codelet of the graph defines", "[error][co
   aspen::test::TempDir dir;
   const std::string stub = dir.path + "/stub.gp";
   // popc leaves it to the linker, as Graphcore's popc makes an object of one source.
-  REQUIRE(popcRun("-o " + stub + " " + codeletFile("LinkStub.cpp")).status == 0);
+  REQUIRE(popcRun("-o " + stub + " " + aspen::test::compatCodeletFile("LinkStub.cpp")).status == 0);
   Device device = IPUModel("ipu2").createDevice();
   Graph graph(device.getTarget());
   REQUIRE(graph.addCodelets(stub));

@@ -32,6 +32,20 @@ inline CommandResult runCommand(const std::string &command) {
   return r;
 }
 
+/// The SDK's popc (ASPEN_SDK_DIR, set by CTest for the tests that drive it).
+inline std::string popc() {
+  const char *sdk = std::getenv("ASPEN_SDK_DIR");
+  REQUIRE(sdk != nullptr);
+  return std::string(sdk) + "/bin/popc";
+}
+
+/// A codelet file of test/compat/codelets/ (ASPEN_SOURCE_DIR, set by CTest).
+inline std::string compatCodeletFile(const std::string &name) {
+  const char *root = std::getenv("ASPEN_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  return std::string(root) + "/test/compat/codelets/" + name;
+}
+
 /// A fresh directory under /tmp, removed with everything in it when destroyed.
 struct TempDir {
   std::string path;

@@ -20,11 +20,7 @@
 
 namespace {
 
-std::string popc() {
-  const char *sdk = std::getenv("ASPEN_SDK_DIR");
-  REQUIRE(sdk != nullptr);
-  return std::string(sdk) + "/bin/popc";
-}
+using aspen::test::popc;
 
 using Result = aspen::test::CommandResult;
 using aspen::test::TempDir;

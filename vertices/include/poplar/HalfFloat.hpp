@@ -346,35 +346,19 @@ inline half operator"" _h(unsigned long long value) {
 
 namespace std {
 template <> class numeric_limits<half> : public aspen_codelet_detail::HalfLimitConstants {
+  static constexpr half fromBits(unsigned short bits) noexcept { return __builtin_bit_cast(half, bits); }
+
 public:
   static constexpr bool is_specialized = true;
-  static constexpr half min() noexcept {
-    return __builtin_bit_cast(half, static_cast<unsigned short>(0x0400));
-  }
-  static constexpr half max() noexcept {
-    return __builtin_bit_cast(half, static_cast<unsigned short>(0x7bff));
-  }
-  static constexpr half lowest() noexcept {
-    return __builtin_bit_cast(half, static_cast<unsigned short>(0xfbff));
-  }
-  static constexpr half epsilon() noexcept {
-    return __builtin_bit_cast(half, static_cast<unsigned short>(0x1400));
-  }
-  static constexpr half round_error() noexcept {
-    return __builtin_bit_cast(half, static_cast<unsigned short>(0x3800));
-  }
-  static constexpr half infinity() noexcept {
-    return __builtin_bit_cast(half, static_cast<unsigned short>(0x7c00));
-  }
-  static constexpr half quiet_NaN() noexcept {
-    return __builtin_bit_cast(half, static_cast<unsigned short>(0x7e00));
-  }
-  static constexpr half signaling_NaN() noexcept {
-    return __builtin_bit_cast(half, static_cast<unsigned short>(0x7d00));
-  }
-  static constexpr half denorm_min() noexcept {
-    return __builtin_bit_cast(half, static_cast<unsigned short>(0x0001));
-  }
+  static constexpr half min() noexcept { return fromBits(0x0400); }
+  static constexpr half max() noexcept { return fromBits(0x7bff); }
+  static constexpr half lowest() noexcept { return fromBits(0xfbff); }
+  static constexpr half epsilon() noexcept { return fromBits(0x1400); }
+  static constexpr half round_error() noexcept { return fromBits(0x3800); }
+  static constexpr half infinity() noexcept { return fromBits(0x7c00); }
+  static constexpr half quiet_NaN() noexcept { return fromBits(0x7e00); }
+  static constexpr half signaling_NaN() noexcept { return fromBits(0x7d00); }
+  static constexpr half denorm_min() noexcept { return fromBits(0x0001); }
 };
 
 #define ASPEN_HALF_UNARY(f)                                                                                  \
