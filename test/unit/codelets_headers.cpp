@@ -7,6 +7,7 @@
 
 #include <ipudef.h>
 #include <poplar/HalfFloat.hpp>
+#include <poplar/IeeeHalf.hpp>
 #include <poplar/Quarter.hpp> // the host header too: no clash with QuarterFloat.hpp (docs/fp8.md)
 #include <poplar/TileConstants.hpp>
 #include <poplar/Vertex.hpp>
@@ -212,6 +213,27 @@ TEST_CASE("codelets_headers: float to half rounds to nearest even", "[codelets][
   const double justAboveTie = (t.values[1000] + t.values[1001]) / 2 + 1e-12;
   REQUIRE(bitsOf(half(justAboveTie)) == referenceRound(justAboveTie));
   REQUIRE(std::isnan(static_cast<float>(half(std::nanf("")))));
+}
+
+TEST_CASE("codelets_headers: poplar::IeeeHalf as popfloat's codelets use it", "[codelets][half]") {
+  // Every bit pattern reads back as the reference's value and classifies as IEEE binary16 does.
+  for (unsigned b = 0; b < 0x10000; ++b) {
+    const IeeeHalf h = IeeeHalf::fromBits(static_cast<std::uint16_t>(b));
+    const double expected = referenceHalfValue(static_cast<std::uint16_t>(b));
+    INFO("bits " << b);
+    REQUIRE(h.bit16() == b);
+    REQUIRE(h.isNaN() == std::isnan(expected));
+    REQUIRE(h.isInf() == std::isinf(expected));
+    REQUIRE(h.isZero() == (expected == 0.0));
+    if (!std::isnan(expected))
+      REQUIRE(static_cast<double>(static_cast<float>(h)) == expected);
+  }
+  // From a float: round to nearest even, as the reference rounds.
+  for (float f : {0.1f, -2.5f, 65519.0f, 65520.0f, 1e-7f, 3.14159f, -0.0f})
+    REQUIRE(IeeeHalf(f).bit16() == referenceRound(f));
+  CHECK(IeeeHalf(1.0f) == IeeeHalf::fromBits(0x3c00));
+  CHECK(IeeeHalf(0.0f) == IeeeHalf(-0.0f)); // compared as values
+  CHECK(IeeeHalf(1.0f) != IeeeHalf(2.0f));
 }
 
 TEST_CASE("codelets_headers: half arithmetic rounds each operation", "[codelets][half]") {
