@@ -335,6 +335,23 @@ TEST_CASE("dialect: the casts codelets do on field data", "[compat][codelets]") 
   });
 }
 
+TEST_CASE("dialect: a list of read-only edges has const rows", "[compat][codelets]") {
+  onEveryBuildAndDevice({"FieldCasts.cpp"}, "-O3 -Werror", [](Harness &h) {
+    const std::vector<std::vector<float>> rows = {{3, 4, 9, 0}, {5, 0}, {0}};
+    VertexRef v = h.vertex("WalkRows", {{"sums", h.output("sums", UNSIGNED_INT, rows.size())}});
+    h.graph().setFieldSize(v["rows"], rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      h.graph().connect(v["rows"][r], h.input("row" + std::to_string(r), UNSIGNED_INT, rows[r]));
+    h.run();
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      float total = 0;
+      for (float x : rows[r])
+        total += x;
+      REQUIRE(h["sums"][r] == total + 1000 * rows[r][0]);
+    }
+  });
+}
+
 TEST_CASE("dialect: <cmath> of a float is float (-Werror -Wdouble-promotion)", "[compat][codelets]") {
   onEveryBuildAndDevice({"CmathFloat.cpp"}, "-O3 -Werror -Wdouble-promotion", [](Harness &h) {
     const std::vector<float> x = {0.5f, 1.0f, 2.25f, 7.0f}, y = {-1.0f, 0.25f, 3.0f, -0.5f};

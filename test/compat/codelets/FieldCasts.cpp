@@ -28,3 +28,27 @@ public:
   }
 };
 template class SumPairs<float>;
+
+// A list of read-only edges has `const` rows, as Poplar's: PopLibs' sparse codelets walk a
+// row with `auto *iter = &list[i][0]` and later assign a `const T *` to it. A row still
+// binds to `const Input<Vector<T>> &`.
+class WalkRows : public Vertex {
+public:
+  Vector<Input<Vector<unsigned, VectorLayout::ONE_PTR>>> rows;
+  Output<Vector<unsigned>> sums;
+
+  static unsigned first(const Input<Vector<unsigned, VectorLayout::ONE_PTR>> &row) { return row[0]; }
+
+  bool compute() {
+    for (unsigned r = 0; r < rows.size(); ++r) {
+      auto *iter = &rows[r][0];
+      unsigned total = 0;
+      while (*iter != 0) {
+        total += *iter;
+        iter = reinterpret_cast<const unsigned *>(iter) + 1;
+      }
+      sums[r] = total + 1000 * first(rows[r]);
+    }
+    return true;
+  }
+};

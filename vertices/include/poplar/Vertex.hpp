@@ -137,6 +137,22 @@ class Output<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<T, L> {};
 template <typename T, VectorLayout L, unsigned A, bool I>
 class InOut<Vector<T, L, A, I>> : public aspen_detail::SpanStorage<T, L> {};
 
+// A list of read-only edges (`Vector<Input<Vector<T>>> in;`): its rows give `const`
+// elements, as Poplar's do (PopLibs' popsparse assigns a `const T *` to
+// `auto *p = &in[i][0]`). A row is still an `Input<Vector<T>>` (it derives from one, with
+// the same layout), so `const Input<Vector<T>> &row = in[i]` and passing a row on work.
+namespace aspen_detail {
+template <typename T, VectorLayout L, unsigned A, bool I> struct ConstInputRow : Input<Vector<T, L, A, I>> {
+  const T &operator[](std::size_t i) const { return this->aspenPtr_[i]; }
+  const T *data() const { return this->aspenPtr_; }
+  const T *begin() const { return this->aspenPtr_; }
+  const T *end() const { return this->aspenPtr_ + this->size(); }
+};
+} // namespace aspen_detail
+template <typename T, VectorLayout L2, unsigned A2, bool I2, VectorLayout L, unsigned A, bool I>
+class Vector<Input<Vector<T, L2, A2, I2>>, L, A, I>
+    : public aspen_detail::SpanStorage<aspen_detail::ConstInputRow<T, L2, A2, I2>, L> {};
+
 // fp8: an edge of quarter elements also points at its tensor's metadata (one
 // QUARTER_METADATA element), which `getMetadata()` returns; the pointer is the
 // field's last 8 bytes (docs/internals.md, ASPEN_FIELD_QUARTER_* in CodeletAbi.h).
