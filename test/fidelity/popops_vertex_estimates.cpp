@@ -24,6 +24,8 @@
 #include <popops/Fill.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
+#include <popops/Sort.hpp>
+#include <popops/TopK.hpp>
 #include <popops/codelets.hpp>
 
 #include "ExecutionProfile.hpp"
@@ -473,5 +475,51 @@ TEST_CASE("popops fused map expressions are priced as PopLibs prices generated c
       CHECK(fused[k] / expected[k] > 0.9);
       CHECK(fused[k] / expected[k] < 1.1);
     }
+  }
+}
+
+// --- sort and top-k (worker vertices, one row at a time): PopLibs' HeapSortVertex[KV]
+// (lib/popops/popopsCycleEstimators.cpp) and popnn's ReduceMaxNClassSparse
+// (lib/popnn/popnnCycleEstimators.cpp), per row -------------------------------------------------
+
+u64 heapSort(u64 n) {
+  return 8 * (19 * n * u64(std::floor(std::log2(double(n)))) + 6 * n + 2);
+}
+// The estimator's arithmetic: an integer count to which double terms are added one by one.
+u64 maxNClassSparse(u64 n, int numK, bool sorted) {
+  std::uint64_t cycles = 10 + 2;
+  cycles += 23;
+  for (int i = 1; i < numK; ++i)
+    cycles += 13 + std::log(i) * 20;
+  cycles += (n - numK) * (13 + std::log(numK) * 20);
+  cycles += 8 * numK;
+  if (sorted)
+    for (int i = numK; i >= 1; --i) {
+      cycles += 10;
+      cycles += 20 * std::log(i);
+    }
+  return cycles;
+}
+
+TEST_CASE("popops sort and top-k vertices are priced as PopLibs' one-worker estimators price them",
+          "[fidelity][popops]") {
+  for (const auto &shape : {std::pair<u64, u64>{4, 16}, {3, 100}, {1, 1000}}) {
+    const u64 rows = shape.first, len = shape.second;
+    const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
+      const auto f = g.addVariable(poplar::FLOAT, {rows, len}, "f");
+      const auto h = g.addVariable(poplar::HALF, {rows, len}, "h");
+      const auto i = g.addVariable(poplar::INT, {rows, len}, "i");
+      for (const auto &t : {f, h, i})
+        g.setTileMapping(t, 0);
+      popops::sortInPlace(g, f, 1, prog);
+      popops::sortKeyValueInPlace(g, h, i, 1, prog);
+      popops::topK(g, prog, i, popops::TopKParams(5, true, popops::SortOrder::DESCENDING));
+      popops::topK(g, prog, f, popops::TopKParams(3, false, popops::SortOrder::NONE));
+    });
+    INFO("rows = " << rows << ", length = " << len);
+    check(got, "popops::SortRows<float>", rows * heapSort(len));
+    check(got, "popops::SortRowsKeyValue<half,int>", rows * 2 * heapSort(len));
+    check(got, "popops::TopK<int>", rows * maxNClassSparse(len, 5, true));
+    check(got, "popops::TopK<float>", rows * maxNClassSparse(len, 3, false));
   }
 }

@@ -6,6 +6,7 @@
 #include "VertexCosts.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace popops::cost {
@@ -551,6 +552,42 @@ std::uint64_t multiUpdateOp(const poplar::Target &target, const poplar::Type &ty
   else
     perOffset += (regionSize / elemsPerAtom - 1) * (3 + (scaleWider ? 1 : 0));
   return cycles + perOffset * numOffsets;
+}
+
+std::uint64_t sortRows(std::size_t rows, std::size_t rowLength, bool keyValue) {
+  // PopLibs' on-tile sort of a run by one worker, HeapSortVertex (HeapSortVertexKV twice it):
+  // 8 (19 n floor(log2 n) + 6 n + 2), every worst case taken. PopLibs' popops::sort itself now
+  // sorts by bitonic compare-and-swap steps across compute sets; Aspen sorts each row on one
+  // worker, which is the heap-sort vertex's work.
+  const std::uint64_t n = rowLength;
+  const std::uint64_t levels =
+      n > 1 ? static_cast<std::uint64_t>(std::floor(std::log2(static_cast<double>(n)))) : 0;
+  const std::uint64_t perRow = 8 * (19 * n * levels + 6 * n + 2);
+  return rows * perRow * (keyValue ? 2 : 1);
+}
+
+std::uint64_t topKRows(std::size_t rows, std::size_t rowLength, std::size_t k, bool sorted) {
+  // PopLibs' one-worker top-k, popnn's ReduceMaxNClassSparse (a heap of k; every element a
+  // push in the worst case, 13 + 20 ln(k) cycles; the first k 13 + 20 ln(i); 8 a result to
+  // store; sorted output pops the heap, 10 + 20 ln(i)), for each row. The estimator adds its
+  // fractional terms to an integer count one at a time; so does this.
+  std::uint64_t perRow = 10 + 2 + 23;
+  if (k == 0 || k > rowLength)
+    return rows * perRow;
+  for (std::size_t i = 1; i < k; ++i)
+    perRow =
+        static_cast<std::uint64_t>(static_cast<double>(perRow) + 13 + std::log(static_cast<double>(i)) * 20);
+  perRow = static_cast<std::uint64_t>(static_cast<double>(perRow) +
+                                      static_cast<double>(rowLength - k) *
+                                          (13 + std::log(static_cast<double>(k)) * 20));
+  perRow += 8 * k;
+  if (sorted)
+    for (std::size_t i = k; i >= 1; --i) {
+      perRow += 10;
+      perRow =
+          static_cast<std::uint64_t>(static_cast<double>(perRow) + 20 * std::log(static_cast<double>(i)));
+    }
+  return rows * perRow;
 }
 
 } // namespace popops::cost

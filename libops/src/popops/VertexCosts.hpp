@@ -81,4 +81,10 @@ std::uint64_t fusedExpression(const poplar::Target &target, const poplar::Type &
 std::uint64_t multiUpdateOp(const poplar::Target &target, const poplar::Type &type,
                             const poplar::Type &scaleType, std::size_t regionSize, std::size_t numOffsets);
 
+/// SortRows / SortRowsKeyValue (worker vertices): `rows` rows of `rowLength` sorted one at a time.
+std::uint64_t sortRows(std::size_t rows, std::size_t rowLength, bool keyValue);
+
+/// TopK (worker vertex): the `k` best of each of `rows` rows of `rowLength`, `sorted` or not.
+std::uint64_t topKRows(std::size_t rows, std::size_t rowLength, std::size_t k, bool sorted);
+
 } // namespace popops::cost
