@@ -6,3 +6,7 @@ aspen_add_test(fidelity_popops_vertex_estimates LABEL fidelity SOURCES fidelity/
   LIBS Aspen::popops nlohmann_json::nlohmann_json)
 aspen_add_test(fidelity_float_divide_loop LABEL fidelity SOURCES fidelity/float_divide_loop.cpp
   LIBS nlohmann_json::nlohmann_json)
+aspen_add_test(fidelity_popnn_vertex_estimates LABEL fidelity SOURCES fidelity/popnn_vertex_estimates.cpp
+  LIBS Aspen::popnn Aspen::popops nlohmann_json::nlohmann_json)
+aspen_add_test(fidelity_poprand_vertex_estimates LABEL fidelity SOURCES fidelity/poprand_vertex_estimates.cpp
+  LIBS Aspen::poprand Aspen::popops nlohmann_json::nlohmann_json)

@@ -24,6 +24,8 @@
 #include <popops/Fill.hpp>
 #include <popops/Reduce.hpp>
 #include <popops/ScaledAdd.hpp>
+#include <popops/Sort.hpp>
+#include <popops/TopK.hpp>
 #include <popops/codelets.hpp>
 
 #include "ExecutionProfile.hpp"
@@ -342,5 +344,182 @@ TEST_CASE("popops reduce vertices are priced as PopLibs' estimators price them",
     // 1 + 6.
     check(got, "popops::ReduceOuter<popops::Operation::MAX,float,float>", stridedReduce(cols, rows, 2, 4));
     check(got, "popops::ReduceOuter<popops::Operation::ADD,half,float>", stridedReduce(cols, rows, 4, 7));
+  }
+}
+
+// --- Select, Clamp (lib/popops/popopsCycleEstimators.cpp: the Select and Clamp worker
+// estimators; Aspen's are MultiVertices, priced as W such workers each given a sixth) ---------
+
+// basicOpLoopCycles: c (n + k - 1) / k, integer division last.
+u64 basicLoop(u64 n, u64 k, u64 c) {
+  return c * (n + k - 1) / k;
+}
+u64 selectWorkers(u64 n) {
+  return W * (5 + 6 + basicLoop(cdiv(n, W), 1, 5));
+}
+u64 clampWorkers(u64 n, u64 k, u64 c) {
+  return W * (5 + 6 + basicLoop(cdiv(n, W), k, c));
+}
+
+TEST_CASE("popops Select and Clamp vertices are priced as PopLibs' estimators price them",
+          "[fidelity][popops]") {
+  for (u64 n : {6u, 101u, 1000u, 4099u}) {
+    const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
+      const auto cond = var(g, poplar::BOOL, n, "cond");
+      for (const poplar::Type &t : {poplar::FLOAT, poplar::HALF, poplar::INT}) {
+        const auto a = var(g, t, n, "a"), b = var(g, t, n, "b"), c = var(g, t, n, "c");
+        popops::map(g, pe::Select(pe::_1, pe::_2, pe::_3), {a, b, cond}, prog);
+        popops::map(g, pe::Clamp(pe::_1, pe::_2, pe::_3), {a, b, c}, prog);
+        const auto d = var(g, t, n, "d");
+        popops::mapInPlace(g, pe::Clamp(pe::_1, pe::_2, pe::_3), {d, b, c}, prog);
+      }
+    });
+    INFO("n = " << n);
+    for (const char *t : {"float", "half", "int"})
+      check(got, std::string("popops::Select<") + t + ">", selectWorkers(n));
+    // Clamp: float and half 2 cycles a 64-bit vector, int 7 an element.
+    check(got, "popops::Clamp<float>", clampWorkers(n, 2, 2));
+    check(got, "popops::Clamp<half>", clampWorkers(n, 4, 2));
+    check(got, "popops::Clamp<int>", clampWorkers(n, 1, 7));
+    check(got, "popops::ClampInPlace<half>", clampWorkers(n, 4, 2));
+  }
+}
+
+// --- MultiUpdateAdd / MultiUpdateMax (lib/popops/PerformanceEstimation.cpp,
+// getMultiUpdateOpCycleEstimate, for one worker with every offset in range: Aspen's vertices are
+// worker vertices) ------------------------------------------------------------------------------
+
+// `bytes` the element size, `scaled` for MultiUpdateAdd, `wideScale` a float scale of half data.
+u64 multiUpdateOp(u64 bytes, bool scaled, bool wideScale, u64 region, u64 offsets) {
+  const bool four = bytes == 4;
+  const u64 perAtom = 4 / bytes; // ipu2 writes 4-byte atoms
+  const bool special64 = scaled && ((four && (region == 2 || region == 4)) || (bytes == 2 && region == 4));
+  u64 c = 3 + (four ? 29 : 30) - (special64 ? 1 : 0);
+  if (scaled)
+    c += 2 + 2 + (four ? 2 : 0);
+  u64 perOffset = (four ? 11 : 12) + (!four && scaled ? 1 : 0);
+  if (region % perAtom)
+    perOffset += 20 * region; // sub-word writes: the C++ path
+  else if (special64)
+    perOffset = four ? (region == 2 ? 8 : 16) : (wideScale ? 12 : 9);
+  else
+    perOffset += (region / perAtom - 1) * (3 + (wideScale ? 1 : 0));
+  return c + perOffset * offsets;
+}
+
+TEST_CASE("popops MultiUpdateAdd and MultiUpdateMax are priced as PopLibs' estimator prices them",
+          "[fidelity][popops]") {
+  for (u64 cols : {2u, 3u, 4u, 64u, 1001u}) {
+    const u64 rows = 8, numOffsets = 5;
+    const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
+      poplar::Tensor offs = g.addVariable(poplar::UNSIGNED_INT, {numOffsets, 1}, "offs");
+      g.setTileMapping(offs, 0);
+      for (const poplar::Type &t : {poplar::FLOAT, poplar::HALF, poplar::INT}) {
+        poplar::Tensor base = g.addVariable(t, {rows, cols}, "base");
+        poplar::Tensor s = g.addVariable(t, {numOffsets, cols}, "s");
+        poplar::Tensor scale = g.addVariable(t == poplar::INT ? poplar::INT : poplar::FLOAT, {}, "scale");
+        for (const auto &x : {base, s, scale})
+          g.setTileMapping(x, 0);
+        if (t != poplar::INT)
+          popops::multiUpdateAdd(g, base, s.expand({1}), offs, scale, {0}, {1}, prog, popops::SlicePlan(),
+                                 {});
+        popops::multiUpdateMax(g, base, s.expand({1}), offs, {0}, {1}, prog, popops::SlicePlan(), {});
+      }
+    });
+    INFO("columns = " << cols);
+    check(got, "popops::MultiUpdateAdd<float,float>", multiUpdateOp(4, true, false, cols, numOffsets));
+    check(got, "popops::MultiUpdateAdd<half,float>", multiUpdateOp(2, true, true, cols, numOffsets));
+    check(got, "popops::MultiUpdateMax<float>", multiUpdateOp(4, false, false, cols, numOffsets));
+    check(got, "popops::MultiUpdateMax<half>", multiUpdateOp(2, false, false, cols, numOffsets));
+    check(got, "popops::MultiUpdateMax<int>", multiUpdateOp(4, false, false, cols, numOffsets));
+  }
+}
+
+// --- fused map expressions (lib/popops/ExpressionGenerator.cpp: a generated MultiVertex is
+// priced 20 + one cycle a fused operator for each 64-bit vector and each element left over of
+// each operand, rounded up to a multiple of the workers) ------------------------------------------
+
+u64 fusedMultiVertex(u64 n, u64 width, u64 ops, u64 operands) {
+  return cdiv(20 + operands * ops * (n / width + n % width), W) * W;
+}
+
+TEST_CASE("popops fused map expressions are priced as PopLibs prices generated codelets",
+          "[fidelity][popops]") {
+  for (u64 n : {5u, 100u, 1001u, 4096u}) {
+    std::vector<std::string> names;
+    const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
+      const auto f = var(g, poplar::FLOAT, n, "f"), f2 = var(g, poplar::FLOAT, n, "f2");
+      const auto f3 = var(g, poplar::FLOAT, n, "f3");
+      const auto h = var(g, poplar::HALF, n, "h"), h2 = var(g, poplar::HALF, n, "h2");
+      // Two operators over three float operands.
+      popops::map(g, pe::Add(pe::Mul(pe::_1, pe::_2), pe::_3), {f, f2, f3}, prog);
+      // Four operators over one half operand, in place (constants are not operands).
+      popops::mapInPlace(g, pe::Sqrt(pe::Add(pe::Mul(pe::Exp(pe::_1), pe::Const(2.0f)), pe::Const(1.0f))),
+                         {h}, prog);
+      // Three operators, two half operands and a cast (not an operator).
+      popops::map(g, pe::Cast(pe::Max(pe::Abs(pe::_1), pe::Neg(pe::_2)), poplar::FLOAT), {h, h2}, prog);
+    });
+    INFO("n = " << n);
+    std::vector<double> fused;
+    for (const auto &[name, cycles] : got)
+      if (name.rfind("popops::map::", 0) == 0)
+        fused.push_back(cycles);
+    REQUIRE(fused.size() == 3);
+    std::vector<double> expected{double(fusedMultiVertex(n, 2, 2, 3)), double(fusedMultiVertex(n, 4, 4, 1)),
+                                 double(fusedMultiVertex(n, 4, 3, 2))};
+    std::sort(fused.begin(), fused.end());
+    std::sort(expected.begin(), expected.end());
+    for (std::size_t k = 0; k < 3; ++k) {
+      std::printf("%-64s PopLibs %8.0f  Aspen %8.0f  ratio %.3f\n", "popops::map::<generated>", expected[k],
+                  fused[k], fused[k] / expected[k]);
+      CHECK(fused[k] / expected[k] > 0.9);
+      CHECK(fused[k] / expected[k] < 1.1);
+    }
+  }
+}
+
+// --- sort and top-k (worker vertices, one row at a time): PopLibs' HeapSortVertex[KV]
+// (lib/popops/popopsCycleEstimators.cpp) and popnn's ReduceMaxNClassSparse
+// (lib/popnn/popnnCycleEstimators.cpp), per row -------------------------------------------------
+
+u64 heapSort(u64 n) {
+  return 8 * (19 * n * u64(std::floor(std::log2(double(n)))) + 6 * n + 2);
+}
+// The estimator's arithmetic: an integer count to which double terms are added one by one.
+u64 maxNClassSparse(u64 n, int numK, bool sorted) {
+  std::uint64_t cycles = 10 + 2;
+  cycles += 23;
+  for (int i = 1; i < numK; ++i)
+    cycles += 13 + std::log(i) * 20;
+  cycles += (n - numK) * (13 + std::log(numK) * 20);
+  cycles += 8 * numK;
+  if (sorted)
+    for (int i = numK; i >= 1; --i) {
+      cycles += 10;
+      cycles += 20 * std::log(i);
+    }
+  return cycles;
+}
+
+TEST_CASE("popops sort and top-k vertices are priced as PopLibs' one-worker estimators price them",
+          "[fidelity][popops]") {
+  for (const auto &shape : {std::pair<u64, u64>{4, 16}, {3, 100}, {1, 1000}}) {
+    const u64 rows = shape.first, len = shape.second;
+    const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
+      const auto f = g.addVariable(poplar::FLOAT, {rows, len}, "f");
+      const auto h = g.addVariable(poplar::HALF, {rows, len}, "h");
+      const auto i = g.addVariable(poplar::INT, {rows, len}, "i");
+      for (const auto &t : {f, h, i})
+        g.setTileMapping(t, 0);
+      popops::sortInPlace(g, f, 1, prog);
+      popops::sortKeyValueInPlace(g, h, i, 1, prog);
+      popops::topK(g, prog, i, popops::TopKParams(5, true, popops::SortOrder::DESCENDING));
+      popops::topK(g, prog, f, popops::TopKParams(3, false, popops::SortOrder::NONE));
+    });
+    INFO("rows = " << rows << ", length = " << len);
+    check(got, "popops::SortRows<float>", rows * heapSort(len));
+    check(got, "popops::SortRowsKeyValue<half,int>", rows * 2 * heapSort(len));
+    check(got, "popops::TopK<int>", rows * maxNClassSparse(len, 5, true));
+    check(got, "popops::TopK<float>", rows * maxNClassSparse(len, 3, false));
   }
 }

@@ -4,6 +4,7 @@
 // then added up by one vertex on the tile of `numCorrect`.
 #include <popnn/Loss.hpp>
 
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
@@ -67,7 +68,7 @@ std::pair<Tensor, Tensor> rowExtremes(Graph &graph, const Tensor &in, bool findM
     graph.setInitialValue(v["findMin"], unsigned(findMin ? 1 : 0));
     graph.setTileMapping(v, g.tile);
     const std::size_t elements = g.numRows() * in.dim(1);
-    graph.setPerfEstimate(v, 20 + 2 * elements, elements);
+    graph.setPerfEstimate(v, cost::reduceRowsWithIndex(type, g.numRows(), in.dim(1)), elements);
   }
   return {values, indices};
 }
@@ -85,7 +86,7 @@ void addAccuracyCount(Graph &graph, const Tensor &maxIndices, const Tensor &expe
     if (!mapping[t].empty())
       tile = t;
   graph.setTileMapping(v, tile);
-  graph.setPerfEstimate(v, 20 + 3 * maxIndices.numElements());
+  graph.setPerfEstimate(v, cost::calcAccuracy(maxIndices.numElements()));
   seq.add(program::Execute(cs, dc));
 }
 
@@ -142,7 +143,8 @@ program::Program lossImpl(Graph &graph, const Tensor &modelOutputs, const Tensor
     graph.setInitialValue(v["numClasses"], unsigned(classes));
     graph.setTileMapping(v, g.tile);
     const std::size_t elements = g.numRows() * classes;
-    graph.setPerfEstimate(v, 30 + 4 * elements + (crossEntropy ? 40 * g.numRows() : 0), 3 * elements);
+    graph.setPerfEstimate(v, cost::loss(graph.getTarget(), type, crossEntropy, g.numRows(), classes),
+                          3 * elements);
   }
   Tensor maxIndices;
   if (numCorrect)

@@ -7,6 +7,7 @@
 #include <popnn/NonLinearity.hpp>
 
 #include "NonLinearityInternal.hpp"
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
@@ -67,22 +68,6 @@ bool isSoftmax(NonLinearityType t) {
          t == NonLinearityType::SOFTMAX_SCALED;
 }
 
-/// Thread cycles per vector (64 bits) of each element-wise non-linearity (and of its gradient).
-double cyclesPerVector(NonLinearityType t) {
-  switch (t) {
-  case NonLinearityType::RELU:
-  case NonLinearityType::HARD_SIGMOID:
-    return 2.0;
-  case NonLinearityType::SIGMOID:
-  case NonLinearityType::TANH:
-    return 6.0;
-  case NonLinearityType::SWISH:
-    return 8.0;
-  default: // GELU, GELU_ERF
-    return 14.0;
-  }
-}
-
 std::string op(const char *name, NonLinearityType t, const DebugContext &dc) {
   std::string s = std::string(name) + "(" + typeName(t);
   if (!dc.getPathName().empty())
@@ -111,9 +96,7 @@ void addElementwise(Graph &graph, NonLinearityType t, const Tensor &data, Comput
     VertexRef v = graph.addVertex(cs, vertex, {{"data", aspen::ops::gather(flat, w.regions)}});
     graph.setInitialValue(v["nonLinearityType"], unsigned(t));
     graph.setTileMapping(v, w.tile);
-    graph.setPerfEstimate(v,
-                          aspen::ops::multiVertexCycles(graph.getTarget(), data.elementType(),
-                                                        w.numElements(), cyclesPerVector(t), 20),
+    graph.setPerfEstimate(v, cost::nonLinearity(graph.getTarget(), t, data.elementType(), w.numElements()),
                           w.numElements());
   }
 }
@@ -183,7 +166,9 @@ void softmaxRowsInPlace(Graph &graph, const Tensor &t, float outputScale, bool l
     graph.setInitialValue(v["logOutput"], unsigned(logOutput ? 1 : 0));
     graph.setTileMapping(v, g.tile);
     const std::size_t elements = g.numRows() * rowLength;
-    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(graph.getTarget(), elements, 1, 12.0, 20),
+    graph.setPerfEstimate(v,
+                          cost::softmaxRows(graph.getTarget(), t.elementType(), g.numRows(), rowLength,
+                                            logOutput, outputScale != 1.0f),
                           5 * elements);
   }
   prog.add(program::Execute(cs, dc));
@@ -293,7 +278,8 @@ Tensor inputGradient(Graph &graph, NonLinearityType t, const Tensor &act, const 
       graph.setInitialValue(v["outputScale"], scale);
       graph.setTileMapping(v, g.tile);
       const std::size_t elements = g.numRows() * gradRows.dim(1);
-      graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(target, elements, 1, 4.0, 20), 4 * elements);
+      graph.setPerfEstimate(v, cost::softmaxGradRows(target, act.elementType(), g.numRows(), gradRows.dim(1)),
+                            4 * elements);
     }
     return inGrad;
   }
@@ -308,9 +294,7 @@ Tensor inputGradient(Graph &graph, NonLinearityType t, const Tensor &act, const 
     graph.setInitialValue(v["nonLinearityType"], unsigned(t));
     graph.setTileMapping(v, w.tile);
     const std::size_t elements = w.numElements();
-    graph.setPerfEstimate(
-        v, aspen::ops::multiVertexCycles(target, act.elementType(), elements, cyclesPerVector(t), 20),
-        2 * elements);
+    graph.setPerfEstimate(v, cost::nonLinearityGrad(target, t, act.elementType(), elements), 2 * elements);
   }
   return inGrad;
 }

@@ -4,6 +4,7 @@
 // the six workers splitting them.
 #include <popnn/Pooling.hpp>
 
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
@@ -248,6 +249,7 @@ Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::S
   const ComputeSet cs = graph.addComputeSet({debugContext, "pool"});
   const std::string vertex = poputil::templateVertex("popnn::Pool2D", params.dType);
   const double window = kernelSize(params);
+  const std::size_t positions = std::size_t(g.kernelHeight) * g.kernelWidth;
   unsigned tile = 0;
   for (const auto &range : planesPerTile(graph.getTarget(), outPlanes.dim(0))) {
     const Tensor o = outPlanes.slice(range.first, range.second);
@@ -257,9 +259,12 @@ Tensor pool(Graph &graph, const PoolParams &params, const Tensor &in, program::S
     graph.setInitialValue(v["poolingType"], unsigned(params.poolingType));
     setGeometry(graph, v, g);
     graph.setTileMapping(v, tile);
-    graph.setPerfEstimate(
-        v, aspen::ops::multiVertexCycles(graph.getTarget(), o.numElements(), 1, window + 4, 20),
-        std::uint64_t(o.numElements() * window));
+    graph.setPerfEstimate(v,
+                          cost::pool(graph.getTarget(), params.dType,
+                                     params.poolingType == PoolingType::MAX ? cost::PoolPass::MaxForward
+                                                                            : cost::PoolPass::SumForward,
+                                     range.second - range.first, g.outHeight, g.outWidth, positions),
+                          std::uint64_t(o.numElements() * window));
     ++tile;
   }
   prog.add(program::Execute(cs, debugContext));
@@ -288,6 +293,7 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &i
   const ComputeSet cs = graph.addComputeSet({debugContext, "poolGrad"});
   const std::string vertex = poputil::templateVertex("popnn::MaxPool2DGrad", params.dType);
   const double window = kernelSize(params);
+  const std::size_t positions = std::size_t(g.kernelHeight) * g.kernelWidth;
   unsigned tile = 0;
   for (const auto &range : planesPerTile(graph.getTarget(), resultPlanes.dim(0))) {
     const Tensor r = resultPlanes.slice(range.first, range.second);
@@ -301,7 +307,9 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const Tensor &i
     setGeometry(graph, v, g);
     graph.setTileMapping(v, tile);
     const std::size_t outputs = (range.second - range.first) * std::size_t(g.outHeight) * g.outWidth;
-    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(graph.getTarget(), outputs, 1, 2 * window + 6, 20),
+    graph.setPerfEstimate(v,
+                          cost::pool(graph.getTarget(), params.dType, cost::PoolPass::MaxGrad,
+                                     range.second - range.first, g.inHeight, g.inWidth, positions),
                           std::uint64_t(outputs * window));
     ++tile;
   }
@@ -328,6 +336,7 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const unsigned 
   const ComputeSet cs = graph.addComputeSet({debugContext, "poolGrad"});
   const std::string vertex = poputil::templateVertex("popnn::SumPool2DGrad", params.dType);
   const double window = kernelSize(params);
+  const std::size_t positions = std::size_t(g.kernelHeight) * g.kernelWidth;
   unsigned tile = 0;
   for (const auto &range : planesPerTile(graph.getTarget(), resultPlanes.dim(0))) {
     const Tensor r = resultPlanes.slice(range.first, range.second);
@@ -338,7 +347,9 @@ Tensor poolInputGradient(Graph &graph, const PoolParams &params, const unsigned 
     setGeometry(graph, v, g);
     graph.setTileMapping(v, tile);
     const std::size_t outputs = (range.second - range.first) * std::size_t(g.outHeight) * g.outWidth;
-    graph.setPerfEstimate(v, aspen::ops::multiVertexCycles(graph.getTarget(), outputs, 1, window + 4, 20),
+    graph.setPerfEstimate(v,
+                          cost::pool(graph.getTarget(), params.dType, cost::PoolPass::SumGrad,
+                                     range.second - range.first, g.inHeight, g.inWidth, positions),
                           std::uint64_t(outputs * window));
     ++tile;
   }

@@ -505,9 +505,10 @@ void multiVertices(poplar::Graph &graph, const MultiOperands &m, MultiKind kind,
       graph.setPerfEstimate(
           v, cost::multiSlice(type, w.numElements(), m.offsets.numElements(), kind == MultiKind::Update));
     } else {
-      const double perElement = 1.0;
       graph.setPerfEstimate(
-          v, aspen::ops::workerVertexCycles(m.offsets.numElements() * w.numElements(), perElement, 30));
+          v, cost::multiUpdateOp(graph.getTarget(), type,
+                                 kind == MultiKind::UpdateAdd ? scale.elementType() : poplar::Type(),
+                                 w.numElements(), m.offsets.numElements()));
     }
   }
   prog.add(poplar::program::Execute(cs, {dc, op}));

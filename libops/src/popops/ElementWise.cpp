@@ -77,6 +77,20 @@ void collectPlaceholders(const Expr &e, std::set<unsigned> &used) {
   }
 }
 
+// The operators of `e` (PopLibs' "fused operations": unary, binary and ternary nodes; casts,
+// constants and placeholders are not counted).
+std::size_t countOperators(const Expr &e) {
+  if (const auto *c = e.getAs<Cast>())
+    return countOperators(c->getLHS());
+  if (const auto *u = e.getAs<UnaryOp>())
+    return 1 + countOperators(u->getArg());
+  if (const auto *b = e.getAs<BinaryOp>())
+    return 1 + countOperators(b->getLHS()) + countOperators(b->getRHS());
+  if (const auto *t = e.getAs<TernaryOp>())
+    return 1 + countOperators(t->getArg0()) + countOperators(t->getArg1()) + countOperators(t->getArg2());
+  return 0;
+}
+
 std::string shapesOf(const std::vector<poplar::Tensor> &ts) {
   std::string s;
   for (const auto &t : ts)
@@ -282,7 +296,7 @@ void singleOperator(poplar::Graph &graph, const Expr &expr, const std::vector<po
   const auto &target = graph.getTarget();
   addVerticesOverOutput(
       graph, out, cs, vt,
-      [&](std::size_t n) { return aspen::ops::multiVertexCycles(target, type, n, select ? 1.0 : 2.0); },
+      [&](std::size_t n) { return select ? cost::select(target, type, n) : cost::clamp(target, type, n); },
       select ? 0 : 2,
       [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
         if (useInPlace) {
@@ -334,10 +348,26 @@ void generatedCodelet(poplar::Graph &graph, const std::vector<const Expr *> &exp
     graph.addCodelets(source);
   }
   const auto &target = graph.getTarget();
-  const poplar::Type costType = outs[0].elementType();
+  // Priced as PopLibs prices its generated codelet: by the operators fused and the operands read
+  // (the first operand's type sets the vector width; in place, the outputs are operands).
+  std::size_t numOps = 0, vectorOperands = 0, scalarOperands = 0;
+  for (const Expr *e : exprs)
+    numOps += countOperators(*e);
+  poplar::Type costType;
+  for (std::size_t k = 0; k < ts.size(); ++k) {
+    if (kinds[k] == OperandKind::Unused)
+      continue;
+    if (!costType.valid())
+      costType = types[k];
+    (kinds[k] == OperandKind::Scalar ? scalarOperands : vectorOperands) += 1;
+  }
+  if (!costType.valid())
+    costType = outs[0].elementType();
   addVerticesOverOutput(
       graph, outs[0], cs, g.vertexName,
-      [&](std::size_t n) { return aspen::ops::multiVertexCycles(target, costType, n, g.cyclesPerElement); },
+      [&](std::size_t n) {
+        return cost::fusedExpression(target, costType, n, numOps, vectorOperands, scalarOperands);
+      },
       g.flopsPerElement,
       [&](poplar::VertexRef v, const std::vector<poplar::Interval> &r) {
         for (std::size_t k = 0; k < ts.size(); ++k) {

@@ -5,6 +5,7 @@
 #include "popops/Sort.hpp"
 
 #include "Internal.hpp"
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "poputil/Util.hpp"
 
@@ -30,12 +31,6 @@ void checkDim(const poplar::Tensor &t, unsigned dim, const std::string &op) {
     throw poputil::poplibs_error(op + ": " + aspen::ops::describe(t) + " cannot be written");
 }
 
-std::uint64_t sortCycles(std::size_t rows, std::size_t len) {
-  const double perRow = static_cast<double>(len) *
-                        std::max(1.0, std::log2(static_cast<double>(std::max<std::size_t>(len, 2)))) * 4.0;
-  return aspen::ops::workerVertexCycles(rows, perRow, 40);
-}
-
 } // namespace
 
 void sortInPlace(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim, poplar::program::Sequence &prog,
@@ -57,7 +52,7 @@ void sortInPlace(poplar::Graph &graph, const poplar::Tensor &t, unsigned dim, po
       graph.connect(v["data"], rows.slice(run.begin(), run.end()).flatten());
       graph.setInitialValue(v["rowLen"], static_cast<unsigned>(rows.dim(1)));
       graph.setTileMapping(v, g.tile);
-      graph.setPerfEstimate(v, sortCycles(run.size(), rows.dim(1)));
+      graph.setPerfEstimate(v, cost::sortRows(run.size(), rows.dim(1), false));
     }
   prog.add(poplar::program::Execute(cs, {debugContext, "sort"}));
 }
@@ -100,7 +95,7 @@ void sortKeyValueInPlace(poplar::Graph &graph, const poplar::Tensor &k, const po
       graph.connect(vx["values"], valueRows.slice(run.begin(), run.end()).flatten());
       graph.setInitialValue(vx["rowLen"], static_cast<unsigned>(keyRows.dim(1)));
       graph.setTileMapping(vx, g.tile);
-      graph.setPerfEstimate(vx, sortCycles(run.size(), keyRows.dim(1)) * 2);
+      graph.setPerfEstimate(vx, cost::sortRows(run.size(), keyRows.dim(1), true));
     }
   prog.add(poplar::program::Execute(cs, {debugContext, "sortKeyValue"}));
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "Internal.hpp"
+#include "VertexCosts.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "poputil/TileMapping.hpp"
 
@@ -62,7 +63,6 @@ TopKResult topKRows(poplar::Graph &graph, poplar::program::Sequence &prog, const
   if (rows == 0)
     return r;
   poplar::ComputeSet cs = graph.addComputeSet({dc, "topK"});
-  const double perRow = static_cast<double>(n) * std::max(1.0, std::log2(static_cast<double>(k) + 1)) * 3.0;
   // One worker vertex per run of consecutive rows on a tile.
   for (const auto &g : r.groups)
     for (const auto &run : g.rows) {
@@ -78,7 +78,7 @@ TopKResult topKRows(poplar::Graph &graph, poplar::program::Sequence &prog, const
       graph.setInitialValue(v["largest"], params.largest);
       graph.setInitialValue(v["order"], orderCode(params));
       graph.setTileMapping(v, g.tile);
-      graph.setPerfEstimate(v, aspen::ops::workerVertexCycles(e - b, perRow, 40));
+      graph.setPerfEstimate(v, cost::topKRows(e - b, n, k, orderCode(params) != 0));
     }
   prog.add(poplar::program::Execute(cs, {dc, "topK"}));
   return r;

@@ -6,6 +6,7 @@
 #include "VertexCosts.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace popops::cost {
@@ -477,6 +478,116 @@ std::uint64_t reduceOuter(const poplar::Target &target, Operation op, const popl
                                              static_cast<unsigned>(std::max<std::size_t>(stride, 1)))));
   const std::uint64_t worker = 5 + 11 + perGroup * ceilDiv(ceilDiv(width, workers), columns);
   return workers * worker;
+}
+
+} // namespace popops::cost
+
+namespace popops::cost {
+
+namespace {
+
+// PopLibs' loop of `c` cycles a group of `k` elements over `n` elements, as its estimators round
+// it: c (n + k - 1) / k.
+std::uint64_t groupLoop(std::uint64_t n, unsigned k, unsigned c) {
+  return c * (n + k - 1) / k;
+}
+
+} // namespace
+
+std::uint64_t select(const poplar::Target &target, const poplar::Type &, std::size_t n) {
+  // PopLibs' Select is a worker vertex (three loads, a conditional move and a store, 5 cycles an
+  // element, 6 of set-up and 5 of call); Aspen's is a MultiVertex whose workers take a sixth
+  // each: W such workers in turn.
+  const unsigned workers = target.getNumWorkerContexts();
+  return workers * (5 + 6 + groupLoop(ceilDiv(n, workers), 1, 5));
+}
+
+std::uint64_t clamp(const poplar::Target &target, const poplar::Type &type, std::size_t n) {
+  // PopLibs' Clamp worker: float and half 2 cycles a 64-bit vector, int 7 an element, other
+  // types 1; W workers in turn as for Select.
+  const unsigned workers = target.getNumWorkerContexts();
+  unsigned width = 1, perGroup = 1;
+  if (isFloatData(type)) {
+    width = target.getVectorWidth(type);
+    perGroup = 2;
+  } else if (type == poplar::INT) {
+    perGroup = 7;
+  }
+  return workers * (5 + 6 + groupLoop(ceilDiv(n, workers), width, perGroup));
+}
+
+std::uint64_t fusedExpression(const poplar::Target &target, const poplar::Type &type, std::size_t n,
+                              std::size_t numOps, std::size_t vectorOperands, std::size_t scalarOperands) {
+  // PopLibs prices a generated MultiVertex at 20 plus, for each operand, one cycle a fused
+  // operator for each 64-bit vector and each element left over, rounded up to whole turns of
+  // the workers.
+  const unsigned workers = target.getNumWorkerContexts();
+  const unsigned width = target.getVectorWidth(type);
+  const std::uint64_t perOperand = (n / width + n % width) * numOps;
+  const std::uint64_t estimate = 20 + vectorOperands * perOperand + scalarOperands * numOps;
+  return ceilDiv(estimate, workers) * workers;
+}
+
+std::uint64_t multiUpdateOp(const poplar::Target &target, const poplar::Type &type,
+                            const poplar::Type &scaleType, std::size_t regionSize, std::size_t numOffsets) {
+  // PopLibs' MultiUpdateOp / ScaledMultiUpdateOp for one worker with every offset in range: 3
+  // cycles of entry, 29 (32-bit data) or 30 of set-up, the scale's loads, then per offset 11 or 12
+  // cycles and 3 (4 with a wider scale) a further atom of the row; a row that needs sub-word
+  // writes (odd half rows) 20 cycles an element. Aspen's vertex is one worker doing all offsets.
+  const bool scaled = scaleType.valid();
+  const bool word = type.size() == 4;
+  const unsigned atom = std::max<unsigned>(1, target.getAtomicStoreGranularity());
+  const unsigned elemsPerAtom = std::max<unsigned>(1, atom / static_cast<unsigned>(type.size()));
+  const bool scaleWider = scaled && type == poplar::HALF && scaleType != poplar::HALF;
+  const bool special =
+      scaled && ((word && (regionSize == 2 || regionSize == 4)) || (type.size() == 2 && regionSize == 4));
+  std::uint64_t cycles = 3 + (word ? 29 : 30) - (special ? 1 : 0);
+  if (scaled)
+    cycles += 4 + (word ? 2 : 0);
+  std::uint64_t perOffset = (word ? 11 : 12) + (!word && scaled ? 1 : 0);
+  if (regionSize % elemsPerAtom != 0)
+    perOffset += 20 * regionSize;
+  else if (special)
+    perOffset = word ? (regionSize == 2 ? 8 : 16) : (scaleWider ? 12 : 9);
+  else
+    perOffset += (regionSize / elemsPerAtom - 1) * (3 + (scaleWider ? 1 : 0));
+  return cycles + perOffset * numOffsets;
+}
+
+std::uint64_t sortRows(std::size_t rows, std::size_t rowLength, bool keyValue) {
+  // PopLibs' on-tile sort of a run by one worker, HeapSortVertex (HeapSortVertexKV twice it):
+  // 8 (19 n floor(log2 n) + 6 n + 2), every worst case taken. PopLibs' popops::sort itself now
+  // sorts by bitonic compare-and-swap steps across compute sets; Aspen sorts each row on one
+  // worker, which is the heap-sort vertex's work.
+  const std::uint64_t n = rowLength;
+  const std::uint64_t levels =
+      n > 1 ? static_cast<std::uint64_t>(std::floor(std::log2(static_cast<double>(n)))) : 0;
+  const std::uint64_t perRow = 8 * (19 * n * levels + 6 * n + 2);
+  return rows * perRow * (keyValue ? 2 : 1);
+}
+
+std::uint64_t topKRows(std::size_t rows, std::size_t rowLength, std::size_t k, bool sorted) {
+  // PopLibs' one-worker top-k, popnn's ReduceMaxNClassSparse (a heap of k; every element a
+  // push in the worst case, 13 + 20 ln(k) cycles; the first k 13 + 20 ln(i); 8 a result to
+  // store; sorted output pops the heap, 10 + 20 ln(i)), for each row. The estimator adds its
+  // fractional terms to an integer count one at a time; so does this.
+  std::uint64_t perRow = 10 + 2 + 23;
+  if (k == 0 || k > rowLength)
+    return rows * perRow;
+  for (std::size_t i = 1; i < k; ++i)
+    perRow =
+        static_cast<std::uint64_t>(static_cast<double>(perRow) + 13 + std::log(static_cast<double>(i)) * 20);
+  perRow = static_cast<std::uint64_t>(static_cast<double>(perRow) +
+                                      static_cast<double>(rowLength - k) *
+                                          (13 + std::log(static_cast<double>(k)) * 20));
+  perRow += 8 * k;
+  if (sorted)
+    for (std::size_t i = k; i >= 1; --i) {
+      perRow += 10;
+      perRow =
+          static_cast<std::uint64_t>(static_cast<double>(perRow) + 20 * std::log(static_cast<double>(i)));
+    }
+  return rows * perRow;
 }
 
 } // namespace popops::cost

@@ -67,4 +67,24 @@ std::uint64_t reduceOuter(const poplar::Target &target, Operation op, const popl
                           const poplar::Type &out, std::size_t width, std::size_t numRows,
                           std::size_t stride);
 
+/// Select / SelectInPlace and Clamp / ClampInPlace (Aspen's MultiVertices) over `n` elements.
+std::uint64_t select(const poplar::Target &target, const poplar::Type &type, std::size_t n);
+std::uint64_t clamp(const poplar::Target &target, const poplar::Type &type, std::size_t n);
+
+/// A generated (fused) map-expression MultiVertex of `numOps` operators over `n` elements, whose
+/// first operand has `type`; `vectorOperands` operands of n elements and `scalarOperands` of one.
+std::uint64_t fusedExpression(const poplar::Target &target, const poplar::Type &type, std::size_t n,
+                              std::size_t numOps, std::size_t vectorOperands, std::size_t scalarOperands);
+
+/// MultiUpdateAdd<T, S> (`scaleType` valid) or MultiUpdateMax<T> (it invalid): one worker vertex
+/// applying a row of `regionSize` elements at each of `numOffsets` offsets (thread cycles).
+std::uint64_t multiUpdateOp(const poplar::Target &target, const poplar::Type &type,
+                            const poplar::Type &scaleType, std::size_t regionSize, std::size_t numOffsets);
+
+/// SortRows / SortRowsKeyValue (worker vertices): `rows` rows of `rowLength` sorted one at a time.
+std::uint64_t sortRows(std::size_t rows, std::size_t rowLength, bool keyValue);
+
+/// TopK (worker vertex): the `k` best of each of `rows` rows of `rowLength`, `sorted` or not.
+std::uint64_t topKRows(std::size_t rows, std::size_t rowLength, std::size_t k, bool sorted);
+
 } // namespace popops::cost

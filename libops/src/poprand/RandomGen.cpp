@@ -13,12 +13,14 @@
 
 #include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
+#include "popops/VertexCosts.hpp"
 
 #include <poplar/Target.hpp>
 #include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -104,17 +106,76 @@ void advanceState(Graph &graph, const Tensor &state, program::Sequence &prog, co
   prog.add(program::Execute(cs, dc));
 }
 
-/// Thread cycles per element: the Philox rounds plus the distribution's maths.
-double cyclesPerElement(unsigned distribution) {
+// --- estimates, as PopLibs' poprand estimators price the same work (graphcore/poplibs,
+// lib/poprand/poprandCycleEstimators.cpp; docs/cost-model.md "Library vertices"). All are
+// MultiVertex machine cycles: 4 (Dropout 6) of supervisor, a per-worker set-up and a loop over
+// the elements whose widths are as PopLibs' estimators compute them (the Uniform and Bernoulli
+// estimators divide the data path's bits by 2 or 4, not by the type's bits). --------------------
+
+std::uint64_t uniformCycles(const Target &target, const Type &type, std::uint64_t n) {
+  const unsigned workers = target.getNumWorkerContexts();
+  if (type == INT) // a scale that is not 0: 6 cycles a pair, 2 an odd element
+    return 4 + 22 * workers + 6 * (n / 2) + 2 * (n % 2);
+  const bool isFloat = type == FLOAT;
+  const std::uint64_t width = target.getDataPathWidth() / (isFloat ? 2 : 4);
+  const bool rest = n % width != 0;
+  return 4 + 4 * (n + width - 1) / width + (isFloat ? 22 * workers + 4 * rest : 24 * workers + 12 * rest);
+}
+
+std::uint64_t bernoulliCycles(const Target &target, const Type &type, std::uint64_t n) {
+  const unsigned workers = target.getNumWorkerContexts();
+  const bool isHalf = type == HALF;
+  const std::uint64_t width = target.getDataPathWidth() / (isHalf ? 4 : 2);
+  const bool rest = n % width != 0;
+  return 4 + (n + width - 1) / width + (isHalf ? 21 * workers + 9 * rest : 23 * workers + rest);
+}
+
+std::uint64_t normalCycles(const Target &target, const Type &type, std::uint64_t n) {
+  const unsigned workers = target.getNumWorkerContexts();
+  const bool isFloat = type == FLOAT;
+  const std::uint64_t width = target.getVectorWidth(type);
+  const bool rest = n % width != 0;
+  return 4 + 4 * (n + width - 1) / width + (isFloat ? 22 * workers + 3 * rest : 24 * workers + 12 * rest);
+}
+
+// PopLibs draws up to `iterations` rounds, enough that an element is still outside
+// [-alpha, alpha] after them with probability 1e-4.
+std::uint64_t truncatedNormalCycles(const Target &target, const Type &type, std::uint64_t n, double alpha) {
+  const unsigned workers = target.getNumWorkerContexts();
+  const double outside = std::erfc(alpha / std::sqrt(2.0));
+  const std::uint64_t iterations =
+      outside > 0.0 && outside < 1.0 ? static_cast<std::uint64_t>(std::ceil(-4.0 / std::log10(outside))) : 1;
+  const bool isFloat = type == FLOAT;
+  const std::uint64_t width = target.getVectorWidth(type);
+  const bool rest = n % width != 0;
+  if (isFloat)
+    return 4 + 26 * workers + (11 * iterations + 5) * (n + width - 1) / width + rest * (13 * iterations + 2);
+  return 4 + 28 * workers + (12 * iterations + 5) * (n + width - 1) / width + rest * (12 * iterations + 10);
+}
+
+std::uint64_t dropoutCycles(const Target &target, const Type &type, std::uint64_t n) {
+  const bool isFloat = type == FLOAT;
+  const std::uint64_t width = target.getVectorWidth(type);
+  return 6 + 24 * target.getNumWorkerContexts() + 2 * (n + width - 1) / width +
+         (n % width != 0 ? (isFloat ? 1 : 9) : 0);
+}
+
+/// One RandomGen vertex of `n` elements. LOG_UNIFORM is PopLibs' float uniform, its fused
+/// clamp(exp(x)) (two operators) and, for other output types, the cast.
+std::uint64_t randomGenCycles(const Target &target, const Type &type, unsigned distribution, std::uint64_t n,
+                              double alpha) {
   switch (distribution) {
   case NORMAL:
-    return 70;
+    return normalCycles(target, type, n);
   case TRUNCATED_NORMAL:
-    return 90;
+    return truncatedNormalCycles(target, type, n, alpha);
+  case BERNOULLI:
+    return bernoulliCycles(target, type, n);
   case LOG_UNIFORM:
-    return 60;
+    return uniformCycles(target, FLOAT, n) + popops::cost::fusedExpression(target, FLOAT, n, 2, 1, 0) +
+           (type == FLOAT ? 0 : popops::cost::cast1D(target, FLOAT, type, n));
   default:
-    return 40;
+    return uniformCycles(target, type, n);
   }
 }
 
@@ -122,7 +183,7 @@ double cyclesPerElement(unsigned distribution) {
 /// vertex's tensor fields for an interval [begin, end) of the flattened result.
 template <class Fields>
 void addPerInterval(Graph &graph, const ComputeSet &cs, const Tensor &out, const std::string &vertex,
-                    double cyclesEach, Fields fields,
+                    const std::function<std::uint64_t(std::size_t)> &cycles, Fields fields,
                     const std::function<void(VertexRef, std::size_t)> &setState) {
   const auto mapping = graph.getTileMapping(out);
   for (unsigned tile = 0; tile < mapping.size(); ++tile) {
@@ -130,8 +191,7 @@ void addPerInterval(Graph &graph, const ComputeSet &cs, const Tensor &out, const
       VertexRef v = graph.addVertex(cs, vertex, fields(interval.begin(), interval.end()));
       setState(v, interval.begin());
       graph.setTileMapping(v, tile);
-      graph.setPerfEstimate(
-          v, aspen::ops::multiVertexCycles(graph.getTarget(), interval.size(), 1, cyclesEach, 20));
+      graph.setPerfEstimate(v, cycles(interval.size()));
     }
   }
 }
@@ -150,7 +210,8 @@ Tensor generate(Graph &graph, const char *opBase, const Tensor *seed, uint32_t s
   // the graph's state gets a per-operation salt.
   const unsigned salt = seed ? 0u : random.second;
   addPerInterval(
-      graph, cs, out, poputil::templateVertex("poprand::RandomGen", outType), cyclesPerElement(distribution),
+      graph, cs, out, poputil::templateVertex("poprand::RandomGen", outType),
+      [&](std::size_t n) { return randomGenCycles(graph.getTarget(), outType, distribution, n, p2); },
       [&](std::size_t begin, std::size_t end) {
         return std::vector<Graph::ConnectionDesc>{{"out", flat.slice(begin, end)}, {"seed", seedTensor}};
       },
@@ -275,7 +336,8 @@ Tensor dropout(Graph &graph, const Tensor *seed, const uint32_t seedModifier, co
   const ComputeSet cs = graph.addComputeSet({debugContext, "poprand::dropout"});
   const unsigned salt = seed ? 0u : random.second;
   addPerInterval(
-      graph, cs, out, poputil::templateVertex("poprand::Dropout", input.elementType()), 44,
+      graph, cs, out, poputil::templateVertex("poprand::Dropout", input.elementType()),
+      [&](std::size_t n) { return dropoutCycles(graph.getTarget(), input.elementType(), n); },
       [&](std::size_t begin, std::size_t end) {
         return std::vector<Graph::ConnectionDesc>{
             {"in", flatIn.slice(begin, end)}, {"out", flatOut.slice(begin, end)}, {"seed", seedTensor}};
