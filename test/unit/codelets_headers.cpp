@@ -372,6 +372,18 @@ TEST_CASE("codelets_headers: half builtins round once, ties to even, against the
   REQUIRE(__builtin_ipu_cms(-1) == 31u);
   REQUIRE(__builtin_ipu_cms(0x40000000) == 0u);
   REQUIRE(__builtin_ipu_cms(0x00010000) == 14u);
+  // <ipu_vector_math> functions PopLibs' IPU paths call (atan2, asin, expm1, nearbyint).
+  const float2 p = {0.5f, -2.5f}, q = {-1.5f, 0.25f};
+  const float2 t = ipu::atan2(p, q), s = ipu::asin(float2{0.5f, -0.25f}), e = ipu::expm1(q);
+  const float2 n = ipu::nearbyint(p);
+  for (int k = 0; k < 2; ++k) {
+    REQUIRE(t[k] == std::atan2(p[k], q[k]));
+    REQUIRE(e[k] == std::expm1(q[k]));
+    REQUIRE(n[k] == std::nearbyint(p[k]));
+  }
+  REQUIRE(s[0] == std::asin(0.5f));
+  REQUIRE(n[0] == 0.0f);
+  REQUIRE(n[1] == -2.0f);
 }
 
 TEST_CASE("fp8: codelet-side packing agrees with the host QuarterMetadata binary", "[codelets][fp8]") {

@@ -54,6 +54,11 @@ ASPEN_VECTOR_TYPE(half8, half, 8);
 #endif
 #undef ASPEN_VECTOR_TYPE
 
+/* The SDK's ipudef.h gives C++ code built for an IPU target the repeat-count type. */
+#if defined(__cplusplus) && defined(__IPU__)
+#include <poplar/Loops.hpp>
+#endif
+
 #if defined(__cplusplus) && !defined(ASPEN_HALF_BUILTIN)
 namespace poplar {
 namespace aspen_detail {
