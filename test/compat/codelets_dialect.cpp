@@ -556,64 +556,67 @@ unsigned bytes(unsigned b0, unsigned b1, unsigned b2, unsigned b3) {
 } // namespace
 
 TEST_CASE("builtins: the IPU's arithmetic builtins, typed, overloaded and ipu::", "[compat][codelets]") {
-  onEveryBuildAndDevice({"IpuBuiltins.cpp"}, "-O3 -Werror -Wdouble-promotion", [](Harness &h) {
-    const std::vector<float> a = {-3.5f, 2.25f, 0.0f, -0.0f, 7.0f, -1.0f, 1e30f, -2.0f};
-    const std::vector<float> b = {1.5f, 2.25f, -0.5f, 4.0f, -8.0f, -1.0f, 3.0f, 0.25f};
-    const float lower = -1.5f, upper = 2.0f;
-    std::map<std::string, Tensor> f = {{"a", h.input("fa", FLOAT, a)},
-                                       {"b", h.input("fb", FLOAT, b)},
-                                       {"limits", h.input("flim", FLOAT, {lower, upper})}};
-    for (const char *o : {"maxOut", "minOut", "absmaxOut", "absaddOut", "clampOut", "absOut"})
-      f[o] = h.output(std::string("f") + o, FLOAT, a.size());
-    for (const char *o : {"ltOut", "geOut", "scalarOut"})
-      f[o] = h.output(std::string("f") + o, INT, a.size());
-    h.vertex("FloatBuiltins", f);
+  onEveryBuildAndDevice(
+      {"IpuBuiltins.cpp", "IpuBuiltinsC.c"}, "-O3 -Werror -Wdouble-promotion", [](Harness &h) {
+        const std::vector<float> a = {-3.5f, 2.25f, 0.0f, -0.0f, 7.0f, -1.0f, 1e30f, -2.0f};
+        const std::vector<float> b = {1.5f, 2.25f, -0.5f, 4.0f, -8.0f, -1.0f, 3.0f, 0.25f};
+        const float lower = -1.5f, upper = 2.0f;
+        std::map<std::string, Tensor> f = {{"a", h.input("fa", FLOAT, a)},
+                                           {"b", h.input("fb", FLOAT, b)},
+                                           {"limits", h.input("flim", FLOAT, {lower, upper})}};
+        for (const char *o : {"maxOut", "minOut", "absmaxOut", "absaddOut", "clampOut", "absOut", "fromC"})
+          f[o] = h.output(std::string("f") + o, FLOAT, a.size());
+        for (const char *o : {"ltOut", "geOut", "scalarOut"})
+          f[o] = h.output(std::string("f") + o, INT, a.size());
+        h.vertex("FloatBuiltins", f);
 
-    const std::vector<float> ha = {-3.5f, 2.3f, 0.1f, -0.7f, 7.0f, -1.0f, 1000.0f, -2.0f};
-    const std::vector<float> hb = {1.5f, 2.3f, -0.5f, 4.0f, -8.0f, -1.25f, 3.0f, 0.3f};
-    std::map<std::string, Tensor> g = {{"a", h.input("ha", HALF, ha)},
-                                       {"b", h.input("hb", HALF, hb)},
-                                       {"limits", h.input("hlim", HALF, {lower, upper})}};
-    for (const char *o : {"maxOut", "absaddOut", "clampOut", "expOut", "sigmOut"})
-      g[o] = h.output(std::string("h") + o, HALF, ha.size());
-    g["sumOut"] = h.output("hsumOut", FLOAT, ha.size() / 2);
-    g["gtOut"] = h.output("hgtOut", INT, ha.size());
-    h.vertex("HalfBuiltins", g);
-    h.run();
+        const std::vector<float> ha = {-3.5f, 2.3f, 0.1f, -0.7f, 7.0f, -1.0f, 1000.0f, -2.0f};
+        const std::vector<float> hb = {1.5f, 2.3f, -0.5f, 4.0f, -8.0f, -1.25f, 3.0f, 0.3f};
+        std::map<std::string, Tensor> g = {{"a", h.input("ha", HALF, ha)},
+                                           {"b", h.input("hb", HALF, hb)},
+                                           {"limits", h.input("hlim", HALF, {lower, upper})}};
+        for (const char *o : {"maxOut", "absaddOut", "clampOut", "expOut", "sigmOut"})
+          g[o] = h.output(std::string("h") + o, HALF, ha.size());
+        g["sumOut"] = h.output("hsumOut", FLOAT, ha.size() / 2);
+        g["gtOut"] = h.output("hgtOut", INT, ha.size());
+        h.vertex("HalfBuiltins", g);
+        h.run();
 
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      INFO("float element " << i);
-      REQUIRE(h["fmaxOut"][i] == std::fmax(a[i], b[i]));
-      REQUIRE(h["fminOut"][i] == std::fmin(a[i], b[i]));
-      REQUIRE(h["fabsmaxOut"][i] == std::fmax(std::fabs(a[i]), std::fabs(b[i])));
-      REQUIRE(h["fabsaddOut"][i] == std::fabs(a[i]) + std::fabs(b[i]));
-      REQUIRE(h["fclampOut"][i] == std::fmin(std::fmax(a[i], lower), upper));
-      REQUIRE(h["fabsOut"][i] == std::fabs(a[i]));
-      REQUIRE(std::signbit(h["fabsOut"][i]) == false);
-      REQUIRE(h["fltOut"][i] == mask(a[i] < b[i]));
-      REQUIRE(h["fgeOut"][i] == mask(a[i] >= b[i]));
-      // andc(x, 2.0f) clears bit 30 (-2.0f becomes -0.0f, not less than 0).
-      std::uint32_t bits;
-      std::memcpy(&bits, &a[i], 4);
-      bits &= ~0x40000000u;
-      float cleared;
-      std::memcpy(&cleared, &bits, 4);
-      const int scalar = (cleared < 0.0f) | 0 << 1 | 0 << 2 | 1 << 3;
-      REQUIRE(h["fscalarOut"][i] == static_cast<float>(scalar));
-    }
-    for (std::size_t i = 0; i < ha.size(); ++i) {
-      INFO("half element " << i);
-      const float x = roundHalf(h.target(), ha[i]), y = roundHalf(h.target(), hb[i]);
-      REQUIRE(h["hmaxOut"][i] == std::fmax(x, y));
-      REQUIRE(h["habsaddOut"][i] == roundHalf(h.target(), std::fabs(x) + std::fabs(y)));
-      REQUIRE(h["hclampOut"][i] == std::fmin(std::fmax(x, roundHalf(h.target(), lower)), upper));
-      REQUIRE(h["hexpOut"][i] == roundHalf(h.target(), std::exp(x)));
-      REQUIRE(h["hsigmOut"][i] == roundHalf(h.target(), 1.0f / (1.0f + std::exp(-x))));
-      REQUIRE(h["hgtOut"][i] == mask(x > y));
-    }
-    for (std::size_t i = 0; i < ha.size() / 2; ++i)
-      REQUIRE(h["hsumOut"][i] == roundHalf(h.target(), ha[2 * i]) + roundHalf(h.target(), ha[2 * i + 1]));
-  });
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          INFO("float element " << i);
+          REQUIRE(h["fmaxOut"][i] == std::fmax(a[i], b[i]));
+          REQUIRE(h["fminOut"][i] == std::fmin(a[i], b[i]));
+          REQUIRE(h["fabsmaxOut"][i] == std::fmax(std::fabs(a[i]), std::fabs(b[i])));
+          REQUIRE(h["fabsaddOut"][i] == std::fabs(a[i]) + std::fabs(b[i]));
+          REQUIRE(h["fclampOut"][i] == std::fmin(std::fmax(a[i], lower), upper));
+          REQUIRE(h["fabsOut"][i] == std::fabs(a[i]));
+          REQUIRE(h["ffromC"][i] ==
+                  std::fmax(std::fabs(a[i]), std::fabs(b[i])) + (a[i] < b[i] ? 1.0f : 0.0f));
+          REQUIRE(std::signbit(h["fabsOut"][i]) == false);
+          REQUIRE(h["fltOut"][i] == mask(a[i] < b[i]));
+          REQUIRE(h["fgeOut"][i] == mask(a[i] >= b[i]));
+          // andc(x, 2.0f) clears bit 30 (-2.0f becomes -0.0f, not less than 0).
+          std::uint32_t bits;
+          std::memcpy(&bits, &a[i], 4);
+          bits &= ~0x40000000u;
+          float cleared;
+          std::memcpy(&cleared, &bits, 4);
+          const int scalar = (cleared < 0.0f) | 0 << 1 | 0 << 2 | 1 << 3;
+          REQUIRE(h["fscalarOut"][i] == static_cast<float>(scalar));
+        }
+        for (std::size_t i = 0; i < ha.size(); ++i) {
+          INFO("half element " << i);
+          const float x = roundHalf(h.target(), ha[i]), y = roundHalf(h.target(), hb[i]);
+          REQUIRE(h["hmaxOut"][i] == std::fmax(x, y));
+          REQUIRE(h["habsaddOut"][i] == roundHalf(h.target(), std::fabs(x) + std::fabs(y)));
+          REQUIRE(h["hclampOut"][i] == std::fmin(std::fmax(x, roundHalf(h.target(), lower)), upper));
+          REQUIRE(h["hexpOut"][i] == roundHalf(h.target(), std::exp(x)));
+          REQUIRE(h["hsigmOut"][i] == roundHalf(h.target(), 1.0f / (1.0f + std::exp(-x))));
+          REQUIRE(h["hgtOut"][i] == mask(x > y));
+        }
+        for (std::size_t i = 0; i < ha.size() / 2; ++i)
+          REQUIRE(h["hsumOut"][i] == roundHalf(h.target(), ha[2 * i]) + roundHalf(h.target(), ha[2 * i + 1]));
+      });
 }
 
 TEST_CASE("builtins: typed builtins without an #include; permutations and class tests",

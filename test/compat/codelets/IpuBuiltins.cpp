@@ -11,6 +11,8 @@
 
 using namespace poplar;
 
+extern "C" void compat_c_absmax(const float *a, const float *b, float *out, unsigned n); // IpuBuiltinsC.c
+
 template <class R, class T> R as(T x) {
   R r;
   std::memcpy(&r, &x, sizeof r);
@@ -31,6 +33,7 @@ public:
   Output<Vector<int, VectorLayout::ONE_PTR, 8>> ltOut;    // lane masks as int
   Output<Vector<int, VectorLayout::ONE_PTR, 8>> geOut;
   Output<Vector<int, VectorLayout::ONE_PTR, 8>> scalarOut; // per element: f32cmplt, isinf
+  Output<Vector<float, VectorLayout::ONE_PTR, 8>> fromC;   // IpuBuiltinsC.c
 
   bool compute() {
     const float2 *pa = reinterpret_cast<const float2 *>(&a[0]);
@@ -54,6 +57,7 @@ public:
       scalarOut[i] = (lt & 1) | __builtin_ipu_isinf(a[i]) << 1 | __builtin_ipu_isnan(b[i]) << 2 |
                      __builtin_ipu_isfinite(b[i]) << 3;
     }
+    compat_c_absmax(&a[0], &b[0], &fromC[0], a.size());
     return true;
   }
 };
