@@ -20,6 +20,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <sys/wait.h>
@@ -554,5 +555,135 @@ TEST_CASE("builtins: <ipu_memory_intrinsics> and <ipu_vector_math> in every buil
       const float x = roundHalf(h.target(), hin[i]);
       REQUIRE(h["hout"][i] == roundHalf(h.target(), std::sqrt(x)));
     }
+  });
+}
+
+namespace {
+
+float mask(bool c) {
+  return c ? -1.0f : 0.0f; // a lane of all ones, read as an int
+}
+unsigned byteOf(unsigned w, unsigned k) {
+  return (w >> (8 * k)) & 0xffu;
+}
+unsigned bytes(unsigned b0, unsigned b1, unsigned b2, unsigned b3) {
+  return b0 | b1 << 8 | b2 << 16 | b3 << 24;
+}
+
+} // namespace
+
+TEST_CASE("builtins: the IPU's arithmetic builtins, typed, overloaded and ipu::", "[compat][codelets]") {
+  onEveryBuildAndDevice(
+      {"IpuBuiltins.cpp", "IpuBuiltinsC.c"}, "-O3 -Werror -Wdouble-promotion", [](Harness &h) {
+        const std::vector<float> a = {-3.5f, 2.25f, 0.0f, -0.0f, 7.0f, -1.0f, 1e30f, -2.0f};
+        const std::vector<float> b = {1.5f, 2.25f, -0.5f, 4.0f, -8.0f, -1.0f, 3.0f, 0.25f};
+        const float lower = -1.5f, upper = 2.0f;
+        std::map<std::string, Tensor> f = {{"a", h.input("fa", FLOAT, a)},
+                                           {"b", h.input("fb", FLOAT, b)},
+                                           {"limits", h.input("flim", FLOAT, {lower, upper})}};
+        for (const char *o : {"maxOut", "minOut", "absmaxOut", "absaddOut", "clampOut", "absOut", "fromC"})
+          f[o] = h.output(std::string("f") + o, FLOAT, a.size());
+        for (const char *o : {"ltOut", "geOut", "scalarOut"})
+          f[o] = h.output(std::string("f") + o, INT, a.size());
+        h.vertex("FloatBuiltins", f);
+
+        const std::vector<float> ha = {-3.5f, 2.3f, 0.1f, -0.7f, 7.0f, -1.0f, 1000.0f, -2.0f};
+        const std::vector<float> hb = {1.5f, 2.3f, -0.5f, 4.0f, -8.0f, -1.25f, 3.0f, 0.3f};
+        std::map<std::string, Tensor> g = {{"a", h.input("ha", HALF, ha)},
+                                           {"b", h.input("hb", HALF, hb)},
+                                           {"limits", h.input("hlim", HALF, {lower, upper})}};
+        for (const char *o : {"maxOut", "absaddOut", "clampOut", "expOut", "sigmOut"})
+          g[o] = h.output(std::string("h") + o, HALF, ha.size());
+        g["sumOut"] = h.output("hsumOut", FLOAT, ha.size() / 2);
+        g["gtOut"] = h.output("hgtOut", INT, ha.size());
+        h.vertex("HalfBuiltins", g);
+        h.run();
+
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          INFO("float element " << i);
+          REQUIRE(h["fmaxOut"][i] == std::fmax(a[i], b[i]));
+          REQUIRE(h["fminOut"][i] == std::fmin(a[i], b[i]));
+          REQUIRE(h["fabsmaxOut"][i] == std::fmax(std::fabs(a[i]), std::fabs(b[i])));
+          REQUIRE(h["fabsaddOut"][i] == std::fabs(a[i]) + std::fabs(b[i]));
+          REQUIRE(h["fclampOut"][i] == std::fmin(std::fmax(a[i], lower), upper));
+          REQUIRE(h["fabsOut"][i] == std::fabs(a[i]));
+          REQUIRE(h["ffromC"][i] ==
+                  std::fmax(std::fabs(a[i]), std::fabs(b[i])) + (a[i] < b[i] ? 1.0f : 0.0f));
+          REQUIRE(std::signbit(h["fabsOut"][i]) == false);
+          REQUIRE(h["fltOut"][i] == mask(a[i] < b[i]));
+          REQUIRE(h["fgeOut"][i] == mask(a[i] >= b[i]));
+          // andc(x, 2.0f) clears bit 30 (-2.0f becomes -0.0f, not less than 0).
+          std::uint32_t bits;
+          std::memcpy(&bits, &a[i], 4);
+          bits &= ~0x40000000u;
+          float cleared;
+          std::memcpy(&cleared, &bits, 4);
+          const int scalar = (cleared < 0.0f) | 0 << 1 | 0 << 2 | 1 << 3;
+          REQUIRE(h["fscalarOut"][i] == static_cast<float>(scalar));
+        }
+        for (std::size_t i = 0; i < ha.size(); ++i) {
+          INFO("half element " << i);
+          const float x = roundHalf(h.target(), ha[i]), y = roundHalf(h.target(), hb[i]);
+          REQUIRE(h["hmaxOut"][i] == std::fmax(x, y));
+          REQUIRE(h["habsaddOut"][i] == roundHalf(h.target(), std::fabs(x) + std::fabs(y)));
+          REQUIRE(h["hclampOut"][i] == std::fmin(std::fmax(x, roundHalf(h.target(), lower)), upper));
+          REQUIRE(h["hexpOut"][i] == roundHalf(h.target(), std::exp(x)));
+          REQUIRE(h["hsigmOut"][i] == roundHalf(h.target(), 1.0f / (1.0f + std::exp(-x))));
+          REQUIRE(h["hgtOut"][i] == mask(x > y));
+        }
+        for (std::size_t i = 0; i < ha.size() / 2; ++i)
+          REQUIRE(h["hsumOut"][i] == roundHalf(h.target(), ha[2 * i]) + roundHalf(h.target(), ha[2 * i + 1]));
+      });
+}
+
+TEST_CASE("builtins: typed builtins without an #include; permutations and class tests",
+          "[compat][codelets]") {
+  onEveryBuildAndDevice({"IpuBuiltinsNoInclude.cpp"}, "-O3 -Werror", [](Harness &h) {
+    const std::vector<unsigned> words = {0x12345678u, 0x80ff00c3u, 0x00000000u, 0xfffffffeu,
+                                         0x0000ffffu, 0xc0000001u, 0x7fffffffu, 0xa5a55a5au};
+    std::vector<float> halves;
+    for (unsigned w : words) {
+      halves.push_back(static_cast<float>(w & 0xffffu));
+      halves.push_back(static_cast<float>(w >> 16));
+    }
+    h.vertex("Permutations",
+             {{"halves", h.input("halves", INT, halves)}, {"out", h.output("perm", INT, 10 * words.size())}});
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> values = {1.0f, -inf, nan, 0.0f, inf, -nan, 1e-45f, -3.0f};
+    h.vertex("Classes", {{"in", h.input("values", FLOAT, values)},
+                         {"out", h.output("classes", INT, values.size() + 1)}});
+    h.run();
+
+    auto result = [&](std::size_t slot) {
+      return static_cast<unsigned>(h["perm"][2 * slot]) | static_cast<unsigned>(h["perm"][2 * slot + 1])
+                                                              << 16;
+    };
+    for (std::size_t w = 0; w < words.size(); ++w) {
+      const unsigned x = words[w], y = words[(w + 1) % words.size()];
+      INFO("word " << w);
+      REQUIRE(result(5 * w + 0) == bytes(byteOf(x, 0), byteOf(y, 0), byteOf(x, 1), byteOf(y, 1)));
+      REQUIRE(result(5 * w + 1) == bytes(byteOf(x, 2), byteOf(y, 2), byteOf(x, 3), byteOf(y, 3)));
+      unsigned reversed = 0;
+      for (unsigned k = 0; k < 4; ++k) {
+        unsigned r = 0;
+        for (unsigned bit = 0; bit < 8; ++bit)
+          r |= ((byteOf(x, k) >> bit) & 1u) << (7 - bit);
+        reversed |= r << (8 * k);
+      }
+      REQUIRE(result(5 * w + 2) == reversed);
+      unsigned matching = 0;
+      while (matching < 31 && ((x >> (30 - matching)) & 1u) == (x >> 31))
+        ++matching;
+      REQUIRE(result(5 * w + 3) == matching);
+      REQUIRE(result(5 * w + 4) == bytes(byteOf(x, 0), byteOf(y, 0), byteOf(x, 1), byteOf(y, 1)));
+    }
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      INFO("value " << i);
+      const float v = values[i];
+      const int expected = std::isnan(v) | std::isinf(v) << 1 | std::isfinite(v) << 2;
+      REQUIRE(h["classes"][i] == static_cast<float>(expected));
+    }
+    // sort4x32lo({1, -inf}, {nan, 0}) = {1, nan}, sort4x32hi = {-inf, 0}.
+    REQUIRE(h["classes"][values.size()] == 15.0f);
   });
 }

@@ -5,6 +5,8 @@
 // the ipudef.h vector types.
 #include "codelets/CodeletAbi.h"
 
+#include <ipu_builtins.h>
+#include <ipu_intrinsics>
 #include <ipudef.h>
 #include <poplar/HalfFloat.hpp>
 #include <poplar/IeeeHalf.hpp>
@@ -323,6 +325,66 @@ static_assert(sizeof(Vector<Input<Vector<quarter>>>{}[0]) == ASPEN_FIELD_DESCRIP
               "entries stay ordinary descriptors");
 
 } // namespace
+
+TEST_CASE("codelets_headers: half builtins round once, ties to even, against the reference",
+          "[codelets][builtins]") {
+  // Random pairs of finite halves (every exponent): absadd is |x| + |y| rounded once
+  // (the double sum of two halves is exact), max/min/absmax pick an operand, compares
+  // give a lane of all ones.
+  std::mt19937 rng(21);
+  std::uniform_int_distribution<unsigned> pattern(0, 0xffff);
+  auto finiteHalf = [&] {
+    for (;;) {
+      const auto b = static_cast<std::uint16_t>(pattern(rng));
+      if ((b & 0x7c00u) != 0x7c00u)
+        return b;
+    }
+  };
+  auto fromBits = [](std::uint16_t b) {
+    half h;
+    std::memcpy(static_cast<void *>(&h), &b, 2);
+    return h;
+  };
+  for (int n = 0; n < 50000; ++n) {
+    const std::uint16_t xb[2] = {finiteHalf(), finiteHalf()}, yb[2] = {finiteHalf(), finiteHalf()};
+    const half2 x = {fromBits(xb[0]), fromBits(xb[1])}, y = {fromBits(yb[0]), fromBits(yb[1])};
+    const half2 sum = __builtin_ipu_f16v2absadd(x, y), mx = __builtin_ipu_max(x, y), amx = ipu::absmax(x, y);
+    const half2 lt = __builtin_ipu_f16v2cmplt(x, y);
+    for (int k = 0; k < 2; ++k) {
+      const double xv = referenceHalfValue(xb[k]), yv = referenceHalfValue(yb[k]);
+      INFO(std::hex << xb[k] << " " << yb[k]);
+      REQUIRE(bitsOf(sum[k]) == referenceRound(std::fabs(xv) + std::fabs(yv)));
+      REQUIRE(referenceHalfValue(bitsOf(mx[k])) == std::max(xv, yv));
+      REQUIRE(referenceHalfValue(bitsOf(amx[k])) == std::max(std::fabs(xv), std::fabs(yv)));
+      REQUIRE(bitsOf(lt[k]) == (xv < yv ? 0xffffu : 0u));
+    }
+  }
+  // Float forms and the permutations PopLibs relies on.
+  const float2 a = {-2.0f, 3.0f}, b = {1.0f, -4.0f};
+  REQUIRE(__builtin_ipu_absmax(a, b)[1] == 4.0f);
+  REQUIRE(__builtin_ipu_f32absadd(-2.0f, 0.5f) == 2.5f);
+  REQUIRE(__builtin_ipu_andc(-2.0f, -0.0f) == 2.0f);
+  REQUIRE(__builtin_ipu_f32clamp(5.0f, float2{-1.0f, 1.0f}) == 1.0f);
+  REQUIRE(__builtin_ipu_shuf8x8lo(0x44332211u, 0x88776655u) == 0x66225511u);
+  REQUIRE(__builtin_ipu_shuf8x8hi(0x44332211u, 0x88776655u) == 0x88447733u);
+  REQUIRE(__builtin_ipu_bitrev8(0x0180f001u) == 0x80010f80u);
+  REQUIRE(__builtin_ipu_cms(0) == 31u);
+  REQUIRE(__builtin_ipu_cms(-1) == 31u);
+  REQUIRE(__builtin_ipu_cms(0x40000000) == 0u);
+  REQUIRE(__builtin_ipu_cms(0x00010000) == 14u);
+  // <ipu_vector_math> functions PopLibs' IPU paths call (atan2, asin, expm1, nearbyint).
+  const float2 p = {0.5f, -2.5f}, q = {-1.5f, 0.25f};
+  const float2 t = ipu::atan2(p, q), s = ipu::asin(float2{0.5f, -0.25f}), e = ipu::expm1(q);
+  const float2 n = ipu::nearbyint(p);
+  for (int k = 0; k < 2; ++k) {
+    REQUIRE(t[k] == std::atan2(p[k], q[k]));
+    REQUIRE(e[k] == std::expm1(q[k]));
+    REQUIRE(n[k] == std::nearbyint(p[k]));
+  }
+  REQUIRE(s[0] == std::asin(0.5f));
+  REQUIRE(n[0] == 0.0f);
+  REQUIRE(n[1] == -2.0f);
+}
 
 TEST_CASE("fp8: codelet-side packing agrees with the host QuarterMetadata binary", "[codelets][fp8]") {
   for (auto f : {poplar::QuarterMetadata::Format::F143, poplar::QuarterMetadata::Format::F152})

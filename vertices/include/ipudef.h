@@ -35,7 +35,9 @@ ASPEN_VECTOR_TYPE(uchar4, unsigned char, 4);
 ASPEN_VECTOR_TYPE(schar2, signed char, 2);
 ASPEN_VECTOR_TYPE(schar4, signed char, 4);
 ASPEN_VECTOR_TYPE(long2, long, 2);
+ASPEN_VECTOR_TYPE(long4, long, 4);
 ASPEN_VECTOR_TYPE(longlong2, long long, 2);
+ASPEN_VECTOR_TYPE(longlong4, long long, 4);
 ASPEN_VECTOR_TYPE(ulonglong2, unsigned long long, 2);
 
 #ifdef __cplusplus
@@ -48,8 +50,14 @@ typedef _Float16 half; /* C: as in C++, clang's built-in 16-bit float */
 #ifdef ASPEN_HALF_BUILTIN
 ASPEN_VECTOR_TYPE(half2, half, 2);
 ASPEN_VECTOR_TYPE(half4, half, 4);
+ASPEN_VECTOR_TYPE(half8, half, 8);
 #endif
 #undef ASPEN_VECTOR_TYPE
+
+/* The SDK's ipudef.h gives C++ code built for an IPU target the repeat-count type. */
+#if defined(__cplusplus) && defined(__IPU__)
+#include <poplar/Loops.hpp>
+#endif
 
 #if defined(__cplusplus) && !defined(ASPEN_HALF_BUILTIN)
 namespace poplar {
@@ -115,6 +123,7 @@ template <unsigned N> struct alignas(2 * N) HalfVector {
 
 typedef poplar::aspen_detail::HalfVector<2> half2;
 typedef poplar::aspen_detail::HalfVector<4> half4;
+typedef poplar::aspen_detail::HalfVector<8> half8;
 #endif
 
 #endif

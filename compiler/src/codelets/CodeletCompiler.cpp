@@ -804,6 +804,10 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     clangArgs.push_back(a);
   clangArgs.push_back("-isystem");
   clangArgs.push_back(embeddedIncludeDir());
+  // What the compile sees before the source (RegistrationSupport.hpp): the IPU builtins and
+  // <ipudef.h>'s types, which headers written for the IPU use without including them.
+  clangArgs.push_back("-include");
+  clangArgs.push_back("ipu_builtins.h");
   clangArgs.insert(clangArgs.end(), flags.clangArgs.begin(), flags.clangArgs.end());
   if (clangArgs.front().empty())
     clangArgs.erase(clangArgs.begin());

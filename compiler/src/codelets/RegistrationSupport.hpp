@@ -13,6 +13,8 @@
 #define ASPEN_REGISTRATION_SUPPORT_HPP
 
 #include <aspen/CodeletAbi.h>
+// The IPU builtins, as Graphcore's compiler has them without an #include.
+#include <ipu_builtins.h>
 #include <ipudef.h>
 #include <poplar/HalfFloat.hpp>
 #include <poplar/QuarterFloat.hpp>
