@@ -52,6 +52,22 @@ struct Config {
   NonLinearityType activation = NonLinearityType::TANH;
   NonLinearityType recurrent = NonLinearityType::SIGMOID;
   bool attention = false; // AUGRU: auGruFwd, auGruBwd / auGruBwdWithWU
+  // Variable time steps when not empty (one per sequence or one for all): through the
+  // realTimeSteps forms when realForms, else GruParams' varTimeSteps.
+  std::vector<unsigned> lens = {};
+  bool realForms = false;
+
+  std::size_t steps(std::size_t n) const {
+    if (lens.empty())
+      return T;
+    return std::min<std::size_t>(T, lens.size() == 1 ? lens[0] : lens[n]);
+  }
+  std::size_t maxSteps() const {
+    std::size_t m = 0;
+    for (std::size_t n = 0; n < B; ++n)
+      m = std::max(m, steps(n));
+    return m;
+  }
 };
 
 using Values = std::map<std::string, std::vector<double>>;
@@ -72,7 +88,9 @@ struct HostGru {
         return part == 0 ? b[k * c.H + j] : 0.0;
       return b[(k * 2 + part) * c.H + j];
     };
-    for (std::size_t t = 0; t < c.T; ++t) {
+    // With variable time steps a sequence past its last step outputs zeros and keeps its h
+    // (the final output); the steps after the longest sequence's last do not run.
+    for (std::size_t t = 0; t < c.maxSteps(); ++t) {
       std::vector<double> hn(c.B * c.H);
       for (std::size_t n = 0; n < c.B; ++n) {
         // xW for every unit, hU for every unit, r for every output
@@ -104,10 +122,13 @@ struct HostGru {
                                                                    r[j] * (hu[2 * c.H + j] + bias(2, 1, j)))
                                            : act(c.activation, xw[2 * c.H + j] + rhU[j] + bias(2, 0, j));
           hn[n * c.H + j] = u * h[n * c.H + j] + (1 - u) * cand;
+          if (t < c.steps(n))
+            out[(t * c.B + n) * c.H + j] = hn[n * c.H + j];
+          else
+            hn[n * c.H + j] = h[n * c.H + j];
         }
       }
       h = hn;
-      std::copy(h.begin(), h.end(), out.begin() + t * c.B * c.H);
     }
     hT = h;
   }
@@ -146,7 +167,17 @@ void runGru(const Config &c) {
   poplin::addCodelets(graph);
   popnn::addCodelets(graph);
 
-  popnn::gru::GruParams params(c.type, c.B, c.T, {c.I, c.H}, c.activation, c.recurrent);
+  Tensor steps;
+  if (!c.lens.empty()) {
+    steps = graph.addVariable(UNSIGNED_INT, {c.lens.size()}, "steps");
+    graph.setTileMapping(steps, 1);
+    graph.createHostWrite("steps", steps);
+  }
+  popnn::gru::GruParams params =
+      c.lens.empty() || c.realForms
+          ? popnn::gru::GruParams(c.type, c.B, c.T, {c.I, c.H}, c.activation, c.recurrent)
+          : popnn::gru::GruParams(c.type, c.B, c.T, steps, {c.I, c.H}, c.activation, c.recurrent);
+  const bool real = c.realForms;
   params.outputFullSequence = c.fullSequence;
   params.resetAfter = c.resetAfter;
   params.cellOrder = c.order;
@@ -187,9 +218,14 @@ void runGru(const Config &c) {
   feed("b", w.biases);
 
   Tensor fwdInter;
-  Tensor out = c.attention
-                   ? popnn::gru::auGruFwd(graph, params, h0, in, w, &fwdInter, att, prog, "augru", options)
-                   : popnn::gru::gruFwd(graph, params, h0, in, w, &fwdInter, prog, "gru", options);
+  Tensor out;
+  if (real)
+    out = c.attention
+              ? popnn::gru::auGruFwd(graph, params, h0, in, steps, w, &fwdInter, att, prog, "augru", options)
+              : popnn::gru::gruFwd(graph, params, h0, in, steps, w, &fwdInter, prog, "gru", options);
+  else
+    out = c.attention ? popnn::gru::auGruFwd(graph, params, h0, in, w, &fwdInter, att, prog, "augru", options)
+                      : popnn::gru::gruFwd(graph, params, h0, in, w, &fwdInter, prog, "gru", options);
   fetch("out", out);
   Tensor gOut = graph.addVariable(c.type, out.shape(), "gOutT");
   graph.setTileMapping(gOut, 1);
@@ -197,7 +233,25 @@ void runGru(const Config &c) {
 
   Tensor inGrad, h0Grad, attGrad;
   popnn::gru::GruWeights wGrad;
-  if (c.attention && c.separateWU) {
+  if (real && c.attention && c.separateWU) {
+    Tensor bwdInter;
+    h0Grad = popnn::gru::auGruBwd(graph, params, prog, h0, fwdInter, w, in, steps, out, gOut, &inGrad,
+                                  &bwdInter, att, &attGrad, "bwd", options, nullptr);
+    wGrad =
+        popnn::gru::auGruWU(graph, params, prog, h0, fwdInter, bwdInter, w, in, out, "wu", options, nullptr);
+  } else if (real && c.attention) {
+    h0Grad = popnn::gru::auGruBwdWithWU(graph, params, prog, h0, fwdInter, w, in, steps, out, gOut, &inGrad,
+                                        wGrad, att, &attGrad, "bwdwu", options, nullptr);
+  } else if (real && c.separateWU) {
+    Tensor bwdInter;
+    h0Grad = popnn::gru::gruBwd(graph, params, prog, h0, fwdInter, w, in, steps, out, gOut, &inGrad,
+                                &bwdInter, "bwd", options, nullptr);
+    wGrad =
+        popnn::gru::gruWU(graph, params, prog, h0, fwdInter, bwdInter, w, in, out, "wu", options, nullptr);
+  } else if (real) {
+    h0Grad = popnn::gru::gruBwdWithWU(graph, params, prog, h0, fwdInter, w, in, steps, out, gOut, &inGrad,
+                                      wGrad, "bwdwu", options, nullptr);
+  } else if (c.attention && c.separateWU) {
     Tensor bwdInter;
     h0Grad = popnn::gru::auGruBwd(graph, params, prog, h0, fwdInter, w, in, out, gOut, &inGrad, &bwdInter,
                                   att, &attGrad, "bwd", options, nullptr);
@@ -241,6 +295,8 @@ void runGru(const Config &c) {
     std::vector<float> f(v[kv.first].begin(), v[kv.first].end());
     engine.writeTensor(kv.first, f.data(), f.data() + f.size());
   }
+  if (!c.lens.empty())
+    engine.writeTensor("steps", c.lens.data(), c.lens.data() + c.lens.size());
   engine.run(0);
   auto read = [&](const std::string &name) {
     std::vector<float> f(hostOut.at(name).numElements());
@@ -299,6 +355,42 @@ TEST_CASE("popnn::gru AUGRU (attention-scaled update gate) against a host AUGRU"
     c.type = HALF;
     c.resetAfter = true;
     c.separateWU = false;
+    runGru(c);
+  }
+}
+
+TEST_CASE("popnn::gru with variable time steps against a host GRU", "[compat][popnn]") {
+  SECTION("varTimeSteps, last output only, gruBwd + gruWU") {
+    Config c{FLOAT, 5, 3, 2, 3, false, false, true, defaultOrder};
+    c.lens = {2, 4, 0};
+    runGru(c);
+  }
+  SECTION("varTimeSteps, full sequence, reset after, gruBwdWithWU") {
+    Config c{FLOAT, 4, 2, 3, 2, true, true, false, customOrder};
+    c.lens = {4, 1};
+    runGru(c);
+  }
+  SECTION("the realTimeSteps forms: gruFwd, gruBwd + gruWU") {
+    Config c{FLOAT, 5, 2, 2, 3, true, false, true, defaultOrder};
+    c.lens = {3, 2};
+    c.realForms = true;
+    runGru(c);
+  }
+  SECTION("the realTimeSteps forms: gruFwd, gruBwdWithWU, one length for the batch") {
+    Config c{FLOAT, 4, 2, 2, 3, true, true, false, defaultOrder};
+    c.lens = {2};
+    c.realForms = true;
+    runGru(c);
+  }
+  SECTION("the realTimeSteps forms of the AUGRU: auGruBwd + auGruWU, auGruBwdWithWU in half") {
+    Config c{FLOAT, 4, 2, 2, 3, true, false, true, defaultOrder};
+    c.attention = true;
+    c.lens = {1, 3};
+    c.realForms = true;
+    runGru(c);
+    c.type = HALF;
+    c.separateWU = false;
+    c.resetAfter = true;
     runGru(c);
   }
 }

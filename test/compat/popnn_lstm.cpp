@@ -13,6 +13,7 @@
 #include <popnn/Lstm.hpp>
 #include <popnn/codelets.hpp>
 #include <popops/Cast.hpp>
+#include <popops/Fill.hpp>
 #include <popops/codelets.hpp>
 
 #include <catch2/catch.hpp>
@@ -54,6 +55,28 @@ struct Config {
   bool popnnCodelets = true; // false: only popops' and poplin's codelets
   bool inputGrads = true;    // params.calcInputGradients
   unsigned tiles = 4;
+  // Variable time steps (LstmParams' varTimeSteps) when not empty: one per sequence or one
+  // for all, written as INT when intSteps (negative and too-large values clamp).
+  std::vector<int> lens = {};
+  bool intSteps = false;
+  bool preserveFinalState = false;
+  // lstmBwdWithWU's deprecated form with a last cell state gradient, which variable time
+  // steps ignore (as PopLibs does).
+  bool deprecatedForm = false;
+
+  // The steps sequence n runs, and the most over the batch.
+  std::size_t steps(std::size_t n) const {
+    if (lens.empty())
+      return T;
+    const int s = lens.size() == 1 ? lens[0] : lens[n];
+    return std::size_t(std::max(0, std::min(int(T), s)));
+  }
+  std::size_t maxSteps() const {
+    std::size_t m = 0;
+    for (std::size_t n = 0; n < B; ++n)
+      m = std::max(m, steps(n));
+    return m;
+  }
 };
 
 // Every value the layer reads, as named host arrays (weights in the user's cellOrder).
@@ -61,7 +84,9 @@ using Values = std::map<std::string, std::vector<double>>;
 
 struct HostLstm {
   Config c;
-  // The host forward pass: outputs {T,B,H} and final h, c {B,H}.
+  // The host forward pass: outputs {T,B,H} and final h, c {B,H}. With variable time steps a
+  // sequence past its last step outputs zeros, keeps its h (the final output) and zeroes its c
+  // (keeps it with preserveFinalState); the steps after the longest sequence's last do not run.
   void forward(const Values &v, std::vector<double> &out, std::vector<double> &hT,
                std::vector<double> &cT) const {
     const auto &x = v.at("in"), &wi = v.at("wi"), &wo = v.at("wo"), &b = v.at("b");
@@ -70,7 +95,7 @@ struct HostLstm {
     std::size_t pos[4];
     for (std::size_t k = 0; k < 4; ++k)
       pos[c.order[k]] = k;
-    for (std::size_t t = 0; t < c.T; ++t) {
+    for (std::size_t t = 0; t < c.maxSteps(); ++t) {
       std::vector<double> hn(c.B * c.H), cn(c.B * c.H);
       for (std::size_t n = 0; n < c.B; ++n)
         for (std::size_t j = 0; j < c.H; ++j) {
@@ -88,10 +113,15 @@ struct HostLstm {
                        g = act(c.activation, pre[2]), o = act(c.recurrent, pre[3]);
           cn[n * c.H + j] = f * cs[n * c.H + j] + in * g;
           hn[n * c.H + j] = o * act(c.activation, cn[n * c.H + j]);
+          if (t < c.steps(n)) {
+            out[(t * c.B + n) * c.H + j] = hn[n * c.H + j];
+          } else {
+            hn[n * c.H + j] = h[n * c.H + j];
+            cn[n * c.H + j] = c.preserveFinalState ? cs[n * c.H + j] : 0;
+          }
         }
       h = hn;
       cs = cn;
-      std::copy(h.begin(), h.end(), out.begin() + t * c.B * c.H);
     }
     hT = h;
     cT = cs;
@@ -136,7 +166,19 @@ void runLstm(const Config &c) {
   if (c.popnnCodelets)
     popnn::addCodelets(graph);
 
-  popnn::lstm::LstmParams params(c.type, c.B, c.T, {c.I, c.H}, c.activation, c.recurrent);
+  Tensor steps;
+  if (!c.lens.empty()) {
+    steps = graph.addVariable(c.intSteps ? INT : UNSIGNED_INT, {c.lens.size()}, "steps");
+    graph.setTileMapping(steps, 1);
+    graph.createHostWrite("steps", steps);
+  }
+  popnn::lstm::LstmParams params =
+      c.lens.empty()
+          ? popnn::lstm::LstmParams(c.type, c.B, c.T, {c.I, c.H}, c.activation, c.recurrent)
+          : popnn::lstm::LstmParams(c.type, c.B, c.T, steps, {c.I, c.H}, c.activation, c.recurrent);
+  REQUIRE(params.rnn.variableTimeSteps() == !c.lens.empty());
+  REQUIRE(params.rnn.batchVariableTimeSteps() == (c.lens.size() > 1));
+  params.preserveFinalState = c.preserveFinalState;
   params.outputFullSequence = c.fullSequence;
   params.cellOrder = c.order;
   params.calcInputGradients = c.inputGrads;
@@ -195,6 +237,11 @@ void runLstm(const Config &c) {
                                     c.lastStateGrad ? &lastGrad : nullptr, c.inputGrads ? &inGrad : nullptr,
                                     &bwdInter, "bwd", options);
     wGrad = popnn::lstm::lstmWU(graph, params, prog, init, fwdInter, bwdInter, w, in, out, "wu", options);
+  } else if (c.deprecatedForm) {
+    Tensor ignored = popnn::lstm::createInitialCellState(graph, params, "ignored", options);
+    popops::fill(graph, ignored, prog, 1.0f);
+    initGrad = popnn::lstm::lstmBwdWithWU(graph, params, prog, init, fwdInter, w, in, out, gOut, &ignored,
+                                          c.inputGrads ? &inGrad : nullptr, wGrad, "bwdwu", options);
   } else {
     initGrad = popnn::lstm::lstmBwdWithWU(graph, params, prog, init, fwdInter, w, in, out, gOut,
                                           c.lastStateGrad ? &lastGrad : nullptr,
@@ -224,6 +271,14 @@ void runLstm(const Config &c) {
   for (const auto &kv : hostIn) {
     std::vector<float> f(v[kv.first].begin(), v[kv.first].end());
     engine.writeTensor(kv.first, f.data(), f.data() + f.size());
+  }
+  if (!c.lens.empty()) {
+    std::vector<int> i(c.lens.begin(), c.lens.end());
+    std::vector<unsigned> u(c.lens.begin(), c.lens.end());
+    if (c.intSteps)
+      engine.writeTensor("steps", i.data(), i.data() + i.size());
+    else
+      engine.writeTensor("steps", u.data(), u.data() + u.size());
   }
   engine.run(0);
   auto read = [&](const std::string &name) {
@@ -281,6 +336,38 @@ TEST_CASE("popnn::lstm forward, backward and weight update against a host LSTM (
   SECTION("on a graph with only popops' and poplin's codelets") {
     Config c{FLOAT, 2, 2, 2, 3, true, false, false, defaultOrder};
     c.popnnCodelets = false;
+    runLstm(c);
+  }
+}
+
+TEST_CASE("popnn::lstm with variable time steps against a host LSTM", "[compat][popnn]") {
+  SECTION("a length per sequence, full sequence, lstmBwd + lstmWU") {
+    Config c{FLOAT, 5, 3, 2, 3, true, true, false, defaultOrder};
+    c.lens = {2, 5, 0};
+    runLstm(c);
+  }
+  SECTION("the longest sequence shorter than maxTimeSteps, preserveFinalState, last output only") {
+    Config c{FLOAT, 5, 3, 2, 3, false, false, false, customOrder};
+    c.lens = {1, 3, 2};
+    c.preserveFinalState = true;
+    runLstm(c);
+  }
+  SECTION("int lengths clamped to [0, maxTimeSteps], no preserveFinalState, last output only") {
+    Config c{FLOAT, 4, 3, 3, 2, false, true, false, defaultOrder};
+    c.lens = {-1, 9, 2};
+    c.intSteps = true;
+    runLstm(c);
+  }
+  SECTION("one length for the whole batch, deprecated lstmBwdWithWU form (its cell gradient ignored)") {
+    Config c{FLOAT, 5, 2, 2, 3, true, false, false, defaultOrder};
+    c.lens = {3};
+    c.deprecatedForm = true;
+    runLstm(c);
+  }
+  SECTION("half") {
+    Config c{HALF, 4, 2, 3, 4, true, false, false, defaultOrder};
+    c.lens = {3, 1};
+    c.preserveFinalState = true;
     runLstm(c);
   }
 }

@@ -111,13 +111,47 @@ TEST_CASE("popnn::lstm names the op and the argument at fault", "[popnn][error]"
         popnn::lstm::createWeights(f.graph, bad, "w");
       },
       {"popnn::lstm::createWeightsKernel", "cellOrder"});
+  // Variable time steps: one per sequence of the batch (or one for all), an integer type.
   requireError<poputil::poplibs_error>(
       [&] {
-        Tensor steps = f.var(UNSIGNED_INT, {2}, "steps");
+        Tensor steps = f.var(UNSIGNED_INT, {3}, "steps");
         popnn::lstm::LstmParams bad(FLOAT, 2, 3, steps, {4, 5});
         popnn::lstm::lstmFwd(f.graph, bad, init, in, w, nullptr, f.prog);
       },
-      {"popnn::lstm::lstmFwd", "varTimeSteps", "'steps'"});
+      {"popnn::lstm::lstmFwd", "varTimeSteps", "'steps'", "{3}", "{2}"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor steps = f.var(UNSIGNED_INT, {2, 1}, "steps");
+        popnn::lstm::LstmParams bad(FLOAT, 2, 3, steps, {4, 5});
+        popnn::lstm::createInput(f.graph, bad, "in");
+      },
+      {"popnn::lstm::createInput", "varTimeSteps", "'steps'", "{2,1}"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor steps = f.var(FLOAT, {2}, "steps");
+        popnn::lstm::LstmParams bad(FLOAT, 2, 3, steps, {4, 5});
+        popnn::lstm::lstmFwd(f.graph, bad, init, in, w, nullptr, f.prog);
+      },
+      {"popnn::lstm::lstmFwd", "varTimeSteps", "'steps'", "float"});
+  {
+    // With variable time steps the final state's gradients are zero: PopLibs rejects them.
+    popnn::lstm::LstmParams vp(FLOAT, 2, 3, f.var(INT, {2}, "steps"), {4, 5});
+    Tensor vInter;
+    auto vOut = popnn::lstm::lstmFwd(f.graph, vp, init, in, w, &vInter, f.prog).first;
+    popnn::lstm::LstmState last = popnn::lstm::createInitialState(f.graph, vp, "last");
+    Tensor ig;
+    requireError<poputil::poplibs_error>(
+        [&] {
+          popnn::lstm::lstmBwd(f.graph, vp, f.prog, init, vInter, w, in, vOut, vOut, &last, &ig, nullptr);
+        },
+        {"popnn::lstm::lstmBwd", "lastStepStateGrad", "varTimeSteps", "'steps'"});
+    popnn::lstm::LstmWeights wg;
+    requireError<poputil::poplibs_error>(
+        [&] {
+          popnn::lstm::lstmBwdWithWU(f.graph, vp, f.prog, init, vInter, w, in, vOut, vOut, &last, &ig, wg);
+        },
+        {"popnn::lstm::lstmBwdWithWU", "lastStepStateGrad", "varTimeSteps"});
+  }
   // Backward: inputGrad must be given exactly when input gradients are computed, and the
   // intermediates must be the forward pass's.
   Tensor inter;
@@ -189,6 +223,44 @@ TEST_CASE("popnn::gru names the op and the argument at fault", "[popnn][error]")
                            nullptr);
       },
       {"popnn::gru::gruBwd", "inputGrad", "calcInputGradients"});
+
+  // The realTimeSteps forms: the full sequence only, time steps given one way, one per sequence.
+  Tensor steps = f.var(UNSIGNED_INT, {2}, "steps");
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::gru::GruParams last = p;
+        last.outputFullSequence = false;
+        popnn::gru::gruFwd(f.graph, last, h0, in, steps, w, nullptr, f.prog);
+      },
+      {"popnn::gru::gruFwd", "outputFullSequence"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::gru::GruParams both(FLOAT, 2, 3, f.var(UNSIGNED_INT, {2}, "varSteps"), {4, 5});
+        both.resetAfter = true;
+        popnn::gru::gruFwd(f.graph, both, h0, in, steps, w, nullptr, f.prog);
+      },
+      {"popnn::gru::gruFwd", "varTimeSteps", "'varSteps'", "realTimeSteps", "'steps'"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor a = popnn::gru::createAttention(f.graph, p, "att");
+        popnn::gru::auGruFwd(f.graph, p, h0, in, f.var(UNSIGNED_INT, {4}, "realSteps"), w, nullptr, a,
+                             f.prog);
+      },
+      {"popnn::gru::auGruFwd", "realTimeSteps", "'realSteps'", "{4}", "{2}"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::gru::gruBwd(f.graph, p, f.prog, h0, inter, w, in, f.var(HALF, {2}, "realSteps"), out, out,
+                           nullptr, nullptr, {}, {}, nullptr);
+      },
+      {"popnn::gru::gruBwd", "realTimeSteps", "'realSteps'", "half"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::gru::GruWeights wg;
+        Tensor ig;
+        popnn::gru::gruBwdWithWU(f.graph, p, f.prog, h0, inter, w, in, Tensor(), out, out, &ig, wg, {}, {},
+                                 nullptr);
+      },
+      {"popnn::gru::gruBwdWithWU", "realTimeSteps"});
 }
 
 TEST_CASE("popnn::rnn names the op and the argument at fault", "[popnn][error]") {
@@ -220,6 +292,12 @@ TEST_CASE("popnn::rnn names the op and the argument at fault", "[popnn][error]")
                         none);
       },
       {"popnn::rnn::Rnn", "stateSequence.stateIndex", "1"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::rnn::RnnParams bad(FLOAT, 2, 3, f.var(UNSIGNED_INT, {5}, "steps"), {4, 5});
+        popnn::rnn::Rnn(f.graph, bad, false, {h0}, {}, {x}, nullptr, nullptr, {}, {}, f.prog, cell, 1, none);
+      },
+      {"popnn::rnn::Rnn", "varTimeSteps", "'steps'", "{5}"});
   requireError<poputil::poplibs_error>(
       [&] {
         popnn::rnn::shiftRnnTensor(f.graph, p, x, f.var(FLOAT, {2, 5}, "first"), f.prog, 1);

@@ -9,6 +9,7 @@
 
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 
 #include <cstddef>
@@ -42,8 +43,35 @@ popops::expr::Any activation(NonLinearityType t, const popops::expr::Expr &x);
 popops::expr::Any activationGradient(NonLinearityType t, const popops::expr::Expr &y);
 
 /// Checks the layer's parameters: FLOAT or HALF, non-zero batch, time steps and sizes, two
-/// layer sizes, fixed time steps (Aspen does not run variable ones yet).
-void checkParams(const rnn::RnnParams &p, const std::string &op, bool allowVariable = false);
+/// layer sizes, and varTimeSteps when set: INT or UNSIGNED_INT of shape {1} or {batchSize}.
+void checkParams(const rnn::RnnParams &p, const std::string &op);
+
+/// Variable time steps (RnnParams::varTimeSteps) as the layers run them: sequence b runs steps
+/// 0 .. steps[b]-1 (steps[b] = varTimeSteps[b] clamped to [0, maxTimeSteps]); the loop stops
+/// after the longest sequence's last step.
+struct StepLimits {
+  poplar::Tensor steps;    ///< UNSIGNED_INT {batchSize} (a {1} varTimeSteps broadcast)
+  poplar::Tensor maxSteps; ///< UNSIGNED_INT {1}: the most over the batch
+  poplar::Tensor minSteps; ///< UNSIGNED_INT {1}: the fewest over the batch
+  bool valid() const { return steps.valid(); }
+};
+
+/// The limits of `p` (invalid ones when p has no varTimeSteps), computed by `prog`.
+StepLimits stepLimits(poplar::Graph &graph, const rnn::RnnParams &p, poplar::program::Sequence &prog,
+                      const poplar::DebugNameAndId &di);
+
+/// BOOL {batchSize}: whether step `t` (UNSIGNED_INT {1}) is one of each sequence's steps.
+poplar::Tensor stepMask(poplar::Graph &graph, const StepLimits &limits, const poplar::Tensor &t,
+                        poplar::program::Sequence &prog, const poplar::DebugNameAndId &di);
+
+/// `body` when `limits` is invalid, else a program that runs `body` only while `t` is below
+/// limits.maxSteps (the steps after the longest sequence are skipped).
+poplar::program::Program whileWithinSteps(poplar::Graph &graph, const StepLimits &limits,
+                                          const poplar::Tensor &t, poplar::program::Sequence body,
+                                          const poplar::DebugNameAndId &di);
+
+/// `m` (BOOL {B}) broadcast to `shape` ({..., B, H}) along the other dimensions.
+poplar::Tensor broadcastMask(const poplar::Tensor &m, const std::vector<std::size_t> &shape);
 
 /// Throws poplibs_error naming `role` unless `t` is valid with shape `shape` and type `type`.
 void checkTensor(const poplar::Tensor &t, const std::vector<std::size_t> &shape, const poplar::Type &type,
