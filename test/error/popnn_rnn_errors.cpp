@@ -5,6 +5,7 @@
 #include <poplin/codelets.hpp>
 #include <popnn/Gru.hpp>
 #include <popnn/Lstm.hpp>
+#include <popnn/Recurrent.hpp>
 #include <popnn/Rnn.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/exceptions.hpp>
@@ -303,4 +304,61 @@ TEST_CASE("popnn::rnn names the op and the argument at fault", "[popnn][error]")
         popnn::rnn::shiftRnnTensor(f.graph, p, x, f.var(FLOAT, {2, 5}, "first"), f.prog, 1);
       },
       {"popnn::rnn::shiftRnnTensor", "'first'"});
+}
+
+TEST_CASE("popnn/Recurrent.hpp names the op and the argument at fault", "[popnn][error]") {
+  Fixture f;
+  const unsigned S = 3, B = 2, I = 4, H = 5;
+  Tensor x = popnn::rnn::createInput(f.graph, S, B, I, H, FLOAT, FLOAT, false, "x");
+  Tensor wff = popnn::rnn::createWeightsInput(f.graph, S, B, I, H, FLOAT, FLOAT, false, "wff");
+  Tensor wfb = popnn::rnn::createWeightsFeedback(f.graph, B, H, FLOAT, FLOAT, false, "wfb");
+  Tensor b = f.var(FLOAT, {H}, "b");
+  Tensor y0 = popnn::rnn::createFwdState(f.graph, FLOAT, B, H, f.prog, true, false, "y0");
+
+  requireError<poputil::poplibs_error>([&] { popnn::rnn::createInput(f.graph, 0, B, I, H, FLOAT); },
+                                       {"popnn::rnn::createInput", "numSteps"});
+  requireError<poputil::poplibs_error>([&] { popnn::rnn::createWeightsFeedback(f.graph, B, H, INT); },
+                                       {"popnn::rnn::createWeightsFeedback", "int"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::rnn::forwardWeightInput(f.graph, x, f.var(FLOAT, {H, I}, "w"), f.prog);
+      },
+      {"popnn::rnn::forwardWeightInput", "weights", "'w'", "{5,4}"});
+  Tensor ff = popnn::rnn::forwardWeightInput(f.graph, x, wff, f.prog);
+  requireError<poputil::poplibs_error>(
+      [&] { popnn::rnn::forwardIterate(f.graph, ff, y0, wfb, b, f.prog, NonLinearityType::GELU); },
+      {"popnn::rnn::forwardIterate", "nonLinearityType", "GELU"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::rnn::forwardIterate(f.graph, ff, y0, wfb, f.var(FLOAT, {H + 1}, "bias"), f.prog,
+                                   NonLinearityType::TANH);
+      },
+      {"popnn::rnn::forwardIterate", "biases", "'bias'", "{5}"});
+  Tensor y = popnn::rnn::forwardIterate(f.graph, ff, y0, wfb, b, f.prog, NonLinearityType::TANH);
+  Tensor d = popnn::rnn::createBwdState(f.graph, FLOAT, B, H, f.prog);
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::rnn::backwardGradientStep(f.graph, y[0], d, f.var(FLOAT, {B, H + 1}, "act"), wff, wfb, f.prog,
+                                         NonLinearityType::TANH);
+      },
+      {"popnn::rnn::backwardGradientStep", "actOut", "'act'"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        Tensor acc = f.var(FLOAT, {H, I}, "acc"), fb = f.graph.clone(wfb), bias = f.graph.clone(b);
+        popnn::rnn::paramDeltaUpdate(f.graph, d, x[0], y0, acc, fb, bias, f.prog);
+      },
+      {"popnn::rnn::paramDeltaUpdate", "weightsInputDeltasAcc", "'acc'", "{4,5}"});
+  // outGradient is {batch, steps, outputSize}: the output's own shape is refused.
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::rnn::rnnBwdSequence(f.graph, true, false, f.prog, y0, y, b, wff, wfb,
+                                   f.var(FLOAT, {S, B, H}, "g"), x, NonLinearityType::TANH, FLOAT);
+      },
+      {"popnn::rnn::rnnBwdSequence", "outGradient", "'g'", "{2,3,5}"});
+  requireError<poputil::poplibs_error>(
+      [&] {
+        popnn::rnn::rnnFwdSequence(f.graph, f.prog, y0, nullptr, b, wff, wfb, x, NonLinearityType::TANH, INT,
+                                   false);
+      },
+      {"popnn::rnn::rnnFwdSequence", "partialsType", "int"});
 }
