@@ -30,26 +30,13 @@ using aspen::ops::describe;
 using aspen::ops::shapeString;
 
 namespace poputil {
-template <> poplar::ProfileValue toProfileValue(const popnn::rnn::RnnParams &p);
-template <> poplar::ProfileValue toProfileValue(const popnn::NonLinearityType &t);
 template <> poplar::ProfileValue toProfileValue(const popnn::gru::GruParams &p) {
-  poplar::ProfileValue::Map v;
-  v.insert({"rnn", toProfileValue(p.rnn)});
-  v.insert({"outputFullSequence", toProfileValue(p.outputFullSequence)});
-  v.insert({"calcInputGradients", toProfileValue(p.calcInputGradients)});
-  std::vector<unsigned> order(p.cellOrder.begin(), p.cellOrder.end());
-  v.insert({"cellOrder", toProfileValue(order)});
+  auto v = popnn::rnn_detail::layerProfile(p);
   v.insert({"resetAfter", toProfileValue(p.resetAfter)});
-  v.insert({"activation", toProfileValue(p.activation)});
-  v.insert({"recurrentActivation", toProfileValue(p.recurrentActivation)});
   return v;
 }
 template <> poplar::ProfileValue toProfileValue(const popnn::gru::GruWeights &w) {
-  poplar::ProfileValue::Map v;
-  v.insert({"inputWeights", toProfileValue(w.inputWeights)});
-  v.insert({"outputWeights", toProfileValue(w.outputWeights)});
-  v.insert({"biases", toProfileValue(w.biases)});
-  return v;
+  return popnn::rnn_detail::weightsProfile(w);
 }
 } // namespace poputil
 
@@ -165,9 +152,7 @@ Tensor createInitialState(Graph &graph, const GruParams &params, const DebugCont
                           const OptionFlags &options, poplin::PlanningCache *cache) {
   aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, options));
   const Layer l(params, options, "popnn::gru::createInitialState", false);
-  Tensor t = graph.addVariable(l.type, {l.B, l.H}, {di, "initialOutput"});
-  poputil::mapTensorLinearly(graph, t);
-  return t;
+  return createState(graph, l.type, l.B, l.H, {di, "initialOutput"});
 }
 
 std::pair<Tensor, Tensor> createWeightsKernel(Graph &graph, const GruParams &params,

@@ -30,18 +30,9 @@ using aspen::ops::describe;
 using aspen::ops::shapeString;
 
 namespace poputil {
-template <> poplar::ProfileValue toProfileValue(const popnn::rnn::RnnParams &p);
-template <> poplar::ProfileValue toProfileValue(const popnn::NonLinearityType &t);
 template <> poplar::ProfileValue toProfileValue(const popnn::lstm::LstmParams &p) {
-  poplar::ProfileValue::Map v;
-  v.insert({"rnn", toProfileValue(p.rnn)});
-  v.insert({"outputFullSequence", toProfileValue(p.outputFullSequence)});
+  auto v = popnn::rnn_detail::layerProfile(p);
   v.insert({"doInputWeightCalc", toProfileValue(p.doInputWeightCalc)});
-  v.insert({"calcInputGradients", toProfileValue(p.calcInputGradients)});
-  std::vector<unsigned> order(p.cellOrder.begin(), p.cellOrder.end());
-  v.insert({"cellOrder", toProfileValue(order)});
-  v.insert({"activation", toProfileValue(p.activation)});
-  v.insert({"recurrentActivation", toProfileValue(p.recurrentActivation)});
   return v;
 }
 template <> poplar::ProfileValue toProfileValue(const popnn::lstm::LstmState &s) {
@@ -51,11 +42,7 @@ template <> poplar::ProfileValue toProfileValue(const popnn::lstm::LstmState &s)
   return v;
 }
 template <> poplar::ProfileValue toProfileValue(const popnn::lstm::LstmWeights &w) {
-  poplar::ProfileValue::Map v;
-  v.insert({"inputWeights", toProfileValue(w.inputWeights)});
-  v.insert({"outputWeights", toProfileValue(w.outputWeights)});
-  v.insert({"biases", toProfileValue(w.biases)});
-  return v;
+  return popnn::rnn_detail::weightsProfile(w);
 }
 } // namespace poputil
 
@@ -199,18 +186,14 @@ Tensor createInitialOutput(Graph &graph, const LstmParams &params, const DebugCo
                            const OptionFlags &options, poplin::PlanningCache *planningCache) {
   aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, options));
   const Layer l(params, options, "popnn::lstm::createInitialOutput", false);
-  Tensor t = graph.addVariable(l.type, {l.B, l.H}, {di, "initialOutput"});
-  poputil::mapTensorLinearly(graph, t);
-  return t;
+  return createState(graph, l.type, l.B, l.H, {di, "initialOutput"});
 }
 
 Tensor createInitialCellState(Graph &graph, const LstmParams &params, const DebugContext &debugContext,
                               const OptionFlags &options, poplin::PlanningCache *planningCache) {
   aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, options));
   const Layer l(params, options, "popnn::lstm::createInitialCellState", false);
-  Tensor t = graph.addVariable(l.type, {l.B, l.H}, {di, "initialCellState"});
-  poputil::mapTensorLinearly(graph, t);
-  return t;
+  return createState(graph, l.type, l.B, l.H, {di, "initialCellState"});
 }
 
 LstmState createInitialState(Graph &graph, const LstmParams &params, const DebugContext &debugContext,

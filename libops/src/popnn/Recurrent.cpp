@@ -21,10 +21,6 @@ using namespace poplar;
 using aspen::ops::describe;
 using aspen::ops::shapeString;
 
-namespace poputil {
-template <> poplar::ProfileValue toProfileValue(const popnn::NonLinearityType &t);
-} // namespace poputil
-
 namespace popnn {
 namespace rnn {
 

@@ -33,7 +33,6 @@ template <> poplar::ProfileValue toProfileValue(const popnn::rnn::RnnParams &p) 
   v.insert({"varTimeSteps", toProfileValue(p.varTimeSteps)});
   return v;
 }
-template <> poplar::ProfileValue toProfileValue(const popnn::NonLinearityType &t);
 } // namespace poputil
 
 namespace popnn {
@@ -257,6 +256,13 @@ Tensor scatter0(const Tensor &t, const std::vector<unsigned> &pos) {
   for (std::size_t u = 0; u < pos.size(); ++u)
     parts[pos[u]] = t.slice(u, u + 1, 0);
   return concat(parts, 0);
+}
+
+Tensor createState(Graph &graph, const Type &type, std::size_t batch, std::size_t size,
+                   const DebugNameAndId &di) {
+  Tensor t = graph.addVariable(type, {batch, size}, di);
+  poputil::mapTensorLinearly(graph, t);
+  return t;
 }
 
 Tensor createSequence(Graph &graph, const Type &type, const std::vector<std::size_t> &shape,

@@ -6,6 +6,7 @@
 #include <popnn/NonLinearityDef.hpp>
 #include <popnn/Rnn.hpp>
 #include <popops/Expr.hpp>
+#include <poputil/DebugInfo.hpp>
 
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
@@ -16,7 +17,40 @@
 #include <string>
 #include <vector>
 
+namespace poputil {
+template <> poplar::ProfileValue toProfileValue(const popnn::rnn::RnnParams &p);
+template <> poplar::ProfileValue toProfileValue(const popnn::NonLinearityType &t);
+} // namespace poputil
+
 namespace popnn::rnn_detail {
+
+/// The debug information of an LSTM's or GRU's parameters: what the two share, to which the
+/// caller adds its own fields.
+template <class Params> poplar::ProfileValue::Map layerProfile(const Params &p) {
+  using poputil::toProfileValue;
+  poplar::ProfileValue::Map v;
+  v.insert({"rnn", toProfileValue(p.rnn)});
+  v.insert({"outputFullSequence", toProfileValue(p.outputFullSequence)});
+  v.insert({"calcInputGradients", toProfileValue(p.calcInputGradients)});
+  v.insert({"cellOrder", toProfileValue(std::vector<unsigned>(p.cellOrder.begin(), p.cellOrder.end()))});
+  v.insert({"activation", toProfileValue(p.activation)});
+  v.insert({"recurrentActivation", toProfileValue(p.recurrentActivation)});
+  return v;
+}
+
+/// The debug information of a layer's weights (LstmWeights, GruWeights).
+template <class Weights> poplar::ProfileValue weightsProfile(const Weights &w) {
+  using poputil::toProfileValue;
+  poplar::ProfileValue::Map v;
+  v.insert({"inputWeights", toProfileValue(w.inputWeights)});
+  v.insert({"outputWeights", toProfileValue(w.outputWeights)});
+  v.insert({"biases", toProfileValue(w.biases)});
+  return v;
+}
+
+/// A state tensor {batch, size} of `type` mapped linearly over the tiles.
+poplar::Tensor createState(poplar::Graph &graph, const poplar::Type &type, std::size_t batch,
+                           std::size_t size, const poplar::DebugNameAndId &di);
 
 /// The options of an LSTM or GRU (docs/ops-nn.md, "Recurrent layers").
 struct RecurrentOptions {
