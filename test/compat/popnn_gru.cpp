@@ -15,6 +15,8 @@
 #include <popops/Cast.hpp>
 #include <popops/codelets.hpp>
 
+#include "RecurrentHost.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -29,18 +31,9 @@ using popnn::NonLinearityType;
 
 namespace {
 
-double act(NonLinearityType t, double x) {
-  switch (t) {
-  case NonLinearityType::SIGMOID:
-    return 1 / (1 + std::exp(-x));
-  case NonLinearityType::RELU:
-    return x > 0 ? x : 0;
-  case NonLinearityType::HARD_SIGMOID:
-    return std::max(0.0, std::min(1.0, 0.2 * x + 0.5));
-  default:
-    return std::tanh(x);
-  }
-}
+using aspen::test::recurrent::HostIo;
+using aspen::test::recurrent::Values;
+double (*const act)(NonLinearityType, double) = aspen::test::recurrent::activation;
 
 struct Config {
   Type type;
@@ -69,8 +62,6 @@ struct Config {
     return m;
   }
 };
-
-using Values = std::map<std::string, std::vector<double>>;
 
 struct HostGru {
   Config c;
@@ -142,19 +133,8 @@ struct HostGru {
       l += g[i] * y[i];
     return l;
   }
-  std::vector<double> numericGrad(Values v, const std::string &name) const {
-    std::vector<double> g(v.at(name).size());
-    const double eps = 1e-6;
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      const double keep = v[name][i];
-      v[name][i] = keep + eps;
-      const double lp = loss(v);
-      v[name][i] = keep - eps;
-      const double lm = loss(v);
-      v[name][i] = keep;
-      g[i] = (lp - lm) / (2 * eps);
-    }
-    return g;
+  std::vector<double> numericGrad(const Values &v, const std::string &name) const {
+    return aspen::test::recurrent::numericGrad([this](const Values &x) { return loss(x); }, v, name);
   }
 };
 
@@ -184,19 +164,9 @@ void runGru(const Config &c) {
   const OptionFlags options{{"inferenceOnly", "false"}, {"partialsType", "float"}};
 
   Sequence prog;
-  std::map<std::string, Tensor> hostIn, hostOut;
-  auto feed = [&](const std::string &name, const Tensor &dst) {
-    Tensor f = graph.addVariable(FLOAT, dst.shape(), name);
-    graph.setTileMapping(f, 0);
-    graph.createHostWrite(name, f);
-    hostIn[name] = f;
-    prog.add(Copy(popops::cast(graph, f, c.type, prog), dst));
-  };
-  auto fetch = [&](const std::string &name, const Tensor &src) {
-    Tensor f = popops::cast(graph, src, FLOAT, prog);
-    graph.createHostRead(name, f);
-    hostOut[name] = f;
-  };
+  HostIo io{graph, prog, c.type};
+  auto feed = [&](const std::string &name, const Tensor &dst) { io.feed(name, dst); };
+  auto fetch = [&](const std::string &name, const Tensor &src) { io.fetch(name, src); };
 
   Tensor in = popnn::gru::createInput(graph, params, "in", options);
   Tensor h0 = popnn::gru::createInitialState(graph, params, "h0", options, nullptr);
@@ -278,41 +248,25 @@ void runGru(const Config &c) {
   if (c.attention)
     fetch("dAtt", attGrad);
 
-  std::mt19937 rng(unsigned(c.T * 131 + c.B * 17 + c.H + c.resetAfter));
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  Values v;
-  for (const auto &kv : hostIn) {
-    std::vector<double> d(kv.second.numElements());
-    for (auto &e : d)
-      e = kv.first == "att" ? std::round((dist(rng) + 1) * 0.45 * 256) / 256 // in [0, 0.9]
-                            : std::round(dist(rng) * (kv.first[0] == 'w' ? 0.5 : 1.0) * 256) / 256;
-    v[kv.first] = d;
-  }
+  Values v = io.randomValues(unsigned(c.T * 131 + c.B * 17 + c.H + c.resetAfter),
+                             [](const std::string &n) { return n[0] == 'w' ? 0.5 : 1.0; });
+  if (v.count("att")) // attention scores in [0, 0.9]
+    for (auto &e : v["att"])
+      e = std::round((e + 1) * 0.45 * 256) / 256;
 
   Engine engine(graph, prog);
   engine.load(device);
-  for (const auto &kv : hostIn) {
-    std::vector<float> f(v[kv.first].begin(), v[kv.first].end());
-    engine.writeTensor(kv.first, f.data(), f.data() + f.size());
-  }
+  io.write(engine, v);
   if (!c.lens.empty())
     engine.writeTensor("steps", c.lens.data(), c.lens.data() + c.lens.size());
   engine.run(0);
-  auto read = [&](const std::string &name) {
-    std::vector<float> f(hostOut.at(name).numElements());
-    engine.readTensor(name, f.data(), f.data() + f.size());
-    return std::vector<double>(f.begin(), f.end());
-  };
+  auto read = [&](const std::string &name) { return io.read(engine, name); };
 
   const HostGru host{c};
   const double tol = c.type == HALF ? 3e-2 : 2e-4;
   auto check = [&](const std::string &what, const std::vector<double> &got, const std::vector<double> &want) {
     INFO(what << " (" << c.type << ", T=" << c.T << ", B=" << c.B << ", resetAfter=" << c.resetAfter << ")");
-    REQUIRE(got.size() == want.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
-      REQUIRE(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
-    }
+    aspen::test::recurrent::checkClose(got, want, tol);
   };
   std::vector<double> hOut, hT;
   host.forward(v, hOut, hT);

@@ -16,6 +16,8 @@
 #include <popops/Fill.hpp>
 #include <popops/codelets.hpp>
 
+#include "RecurrentHost.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -30,18 +32,9 @@ using popnn::NonLinearityType;
 
 namespace {
 
-double act(NonLinearityType t, double x) {
-  switch (t) {
-  case NonLinearityType::SIGMOID:
-    return 1 / (1 + std::exp(-x));
-  case NonLinearityType::RELU:
-    return x > 0 ? x : 0;
-  case NonLinearityType::HARD_SIGMOID:
-    return std::max(0.0, std::min(1.0, 0.2 * x + 0.5));
-  default:
-    return std::tanh(x);
-  }
-}
+using aspen::test::recurrent::HostIo;
+using aspen::test::recurrent::Values;
+double (*const act)(NonLinearityType, double) = aspen::test::recurrent::activation;
 
 struct Config {
   Type type;
@@ -78,9 +71,6 @@ struct Config {
     return m;
   }
 };
-
-// Every value the layer reads, as named host arrays (weights in the user's cellOrder).
-using Values = std::map<std::string, std::vector<double>>;
 
 struct HostLstm {
   Config c;
@@ -140,19 +130,8 @@ struct HostLstm {
     return l;
   }
   // dL/d(values[name]) by central differences.
-  std::vector<double> numericGrad(Values v, const std::string &name) const {
-    std::vector<double> g(v.at(name).size());
-    const double eps = 1e-6;
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      const double keep = v[name][i];
-      v[name][i] = keep + eps;
-      const double lp = loss(v);
-      v[name][i] = keep - eps;
-      const double lm = loss(v);
-      v[name][i] = keep;
-      g[i] = (lp - lm) / (2 * eps);
-    }
-    return g;
+  std::vector<double> numericGrad(const Values &v, const std::string &name) const {
+    return aspen::test::recurrent::numericGrad([this](const Values &x) { return loss(x); }, v, name);
   }
 };
 
@@ -185,20 +164,9 @@ void runLstm(const Config &c) {
   const OptionFlags options{{"partialsType", "float"}, {"availableMemoryProportion", "0.5"}};
 
   Sequence prog;
-  std::map<std::string, Tensor> hostIn, hostOut;
-  // A float tensor the host writes, cast into `dst` (the layer's tensor).
-  auto feed = [&](const std::string &name, const Tensor &dst) {
-    Tensor f = graph.addVariable(FLOAT, dst.shape(), name);
-    graph.setTileMapping(f, 0);
-    graph.createHostWrite(name, f);
-    hostIn[name] = f;
-    prog.add(Copy(popops::cast(graph, f, c.type, prog), dst));
-  };
-  auto fetch = [&](const std::string &name, const Tensor &src) {
-    Tensor f = popops::cast(graph, src, FLOAT, prog);
-    graph.createHostRead(name, f);
-    hostOut[name] = f;
-  };
+  HostIo io{graph, prog, c.type};
+  auto feed = [&](const std::string &name, const Tensor &dst) { io.feed(name, dst); };
+  auto fetch = [&](const std::string &name, const Tensor &src) { io.fetch(name, src); };
 
   Tensor in = popnn::lstm::createInput(graph, params, "in", options);
   popnn::lstm::LstmState init = popnn::lstm::createInitialState(graph, params, "init", options);
@@ -255,23 +223,13 @@ void runLstm(const Config &c) {
   fetch("dWo", wGrad.outputWeights);
   fetch("dB", wGrad.biases);
 
-  // Host values; half runs use values exactly representable in half.
-  std::mt19937 rng(unsigned(c.T * 131 + c.B * 17 + c.H));
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  Values v;
-  for (const auto &kv : hostIn) {
-    std::vector<double> d(kv.second.numElements());
-    for (auto &e : d)
-      e = std::round(dist(rng) * (kv.first[0] == 'w' ? 0.5 : 1.0) * 256) / 256;
-    v[kv.first] = d;
-  }
+  // Host values (weights in the user's cellOrder), exact in half.
+  const Values v = io.randomValues(unsigned(c.T * 131 + c.B * 17 + c.H),
+                                   [](const std::string &n) { return n[0] == 'w' ? 0.5 : 1.0; });
 
   Engine engine(graph, prog);
   engine.load(device);
-  for (const auto &kv : hostIn) {
-    std::vector<float> f(v[kv.first].begin(), v[kv.first].end());
-    engine.writeTensor(kv.first, f.data(), f.data() + f.size());
-  }
+  io.write(engine, v);
   if (!c.lens.empty()) {
     std::vector<int> i(c.lens.begin(), c.lens.end());
     std::vector<unsigned> u(c.lens.begin(), c.lens.end());
@@ -281,21 +239,13 @@ void runLstm(const Config &c) {
       engine.writeTensor("steps", u.data(), u.data() + u.size());
   }
   engine.run(0);
-  auto read = [&](const std::string &name) {
-    std::vector<float> f(hostOut.at(name).numElements());
-    engine.readTensor(name, f.data(), f.data() + f.size());
-    return std::vector<double>(f.begin(), f.end());
-  };
+  auto read = [&](const std::string &name) { return io.read(engine, name); };
 
   const HostLstm host{c};
   const double tol = c.type == HALF ? 3e-2 : 2e-4;
   auto check = [&](const std::string &what, const std::vector<double> &got, const std::vector<double> &want) {
     INFO(what << " (" << c.type << ", T=" << c.T << ", B=" << c.B << ")");
-    REQUIRE(got.size() == want.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
-      REQUIRE(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
-    }
+    aspen::test::recurrent::checkClose(got, want, tol);
   };
   std::vector<double> hOut, hT, hC;
   host.forward(v, hOut, hT, hC);

@@ -17,6 +17,8 @@
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
 
+#include "RecurrentHost.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -31,21 +33,13 @@ using popnn::NonLinearityType;
 
 namespace {
 
-using Values = std::map<std::string, std::vector<double>>;
+using aspen::test::recurrent::HostIo;
+using aspen::test::recurrent::Values;
 
 struct Host {
   std::size_t S, B, I, H;
   NonLinearityType nl;
-  double act(double x) const {
-    switch (nl) {
-    case NonLinearityType::SIGMOID:
-      return 1 / (1 + std::exp(-x));
-    case NonLinearityType::RELU:
-      return x > 0 ? x : 0;
-    default:
-      return std::tanh(x);
-    }
-  }
+  double act(double x) const { return aspen::test::recurrent::activation(nl, x); }
   // y {S, B, H} from x {S, B, I}, wff {I, H}, wfb {H, H}, b {H}, y0 {B, H}.
   std::vector<double> forward(const Values &v) const {
     const auto &x = v.at("x"), &wff = v.at("wff"), &wfb = v.at("wfb"), &b = v.at("b");
@@ -71,19 +65,8 @@ struct Host {
       l += v.at("g")[i] * y[i];
     return l;
   }
-  std::vector<double> numericGrad(Values v, const std::string &name) const {
-    std::vector<double> g(v.at(name).size());
-    const double eps = 1e-6;
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      const double keep = v[name][i];
-      v[name][i] = keep + eps;
-      const double lp = loss(v);
-      v[name][i] = keep - eps;
-      const double lm = loss(v);
-      v[name][i] = keep;
-      g[i] = (lp - lm) / (2 * eps);
-    }
-    return g;
+  std::vector<double> numericGrad(const Values &v, const std::string &name) const {
+    return aspen::test::recurrent::numericGrad([this](const Values &x) { return loss(x); }, v, name);
   }
 };
 
@@ -99,19 +82,9 @@ void run(Type type, Form form, std::size_t S, std::size_t B, std::size_t I, std:
   poplin::addCodelets(graph);
 
   Sequence prog;
-  std::map<std::string, Tensor> hostIn, hostOut;
-  auto feed = [&](const std::string &name, const Tensor &dst) {
-    Tensor f = graph.addVariable(FLOAT, dst.shape(), name);
-    graph.setTileMapping(f, 0);
-    graph.createHostWrite(name, f);
-    hostIn[name] = f;
-    prog.add(Copy(popops::cast(graph, f, type, prog), dst));
-  };
-  auto fetch = [&](const std::string &name, const Tensor &src) {
-    Tensor f = popops::cast(graph, src, FLOAT, prog);
-    graph.createHostRead(name, f);
-    hostOut[name] = f;
-  };
+  HostIo io{graph, prog, type};
+  auto feed = [&](const std::string &name, const Tensor &dst) { io.feed(name, dst); };
+  auto fetch = [&](const std::string &name, const Tensor &src) { io.fetch(name, src); };
 
   Tensor x = popnn::rnn::createInput(graph, S, B, I, H, type, FLOAT, false, "x");
   REQUIRE(x.shape() == std::vector<std::size_t>{S, B, I});
@@ -183,44 +156,26 @@ void run(Type type, Form form, std::size_t S, std::size_t B, std::size_t I, std:
   fetch("dWfb", dWfb);
   fetch("db", db);
 
-  std::mt19937 rng(unsigned(S * 31 + B * 7 + H + int(form)));
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  Values v;
-  for (const auto &kv : hostIn) {
-    std::vector<double> d(kv.second.numElements());
-    for (auto &e : d)
-      e = std::round(dist(rng) * (kv.first[0] == 'w' ? 0.5 : 1.0) * 256) / 256;
-    v[kv.first] = d;
-  }
+  const Values v = io.randomValues(unsigned(S * 31 + B * 7 + H + int(form)),
+                                   [](const std::string &n) { return n[0] == 'w' ? 0.5 : 1.0; });
   Engine engine(graph, prog);
   engine.load(device);
-  for (const auto &kv : hostIn) {
-    std::vector<float> f(v[kv.first].begin(), v[kv.first].end());
-    engine.writeTensor(kv.first, f.data(), f.data() + f.size());
-  }
+  io.write(engine, v);
   engine.run(0);
-  auto read = [&](const std::string &name) {
-    std::vector<float> f(hostOut.at(name).numElements());
-    engine.readTensor(name, f.data(), f.data() + f.size());
-    return std::vector<double>(f.begin(), f.end());
-  };
+  auto read = [&](const std::string &name) { return io.read(engine, name); };
   const Host host{S, B, I, H, nl};
   const double tol = type == HALF ? 3e-2 : 2e-4;
   auto check = [&](const std::string &what, const std::vector<double> &got, const std::vector<double> &want) {
     INFO(what << " (" << type << ", form " << int(form) << ")");
-    REQUIRE(got.size() == want.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
-      REQUIRE(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
-    }
+    aspen::test::recurrent::checkClose(got, want, tol);
   };
   check("output", read("y"), host.forward(v));
   const auto gx = host.numericGrad(v, "x");
-  if (hostOut.count("dx"))
+  if (io.out.count("dx"))
     check("input gradient", read("dx"), gx);
-  if (hostOut.count("dx2"))
+  if (io.out.count("dx2"))
     check("input gradient without the weight update", read("dx2"), gx);
-  if (hostOut.count("zeros"))
+  if (io.out.count("zeros"))
     check("the ignored input gradients", read("zeros"), std::vector<double>(S * B * H, 0.0));
   check("input weights gradient", read("dWff"), host.numericGrad(v, "wff"));
   check("feedback weights gradient", read("dWfb"), host.numericGrad(v, "wfb"));
