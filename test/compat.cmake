@@ -174,10 +174,10 @@ aspen_add_test(compat_host_api LABEL conformance
   LIBS Aspen::popops Aspen::poplin Aspen::popnn Aspen::poprand Aspen::gcl Aspen::pva)
 aspen_add_test(compat_host_api_errors LABEL error SOURCES error/host_api_errors.cpp
   LIBS Aspen::popops Aspen::poputil Aspen::gcl Aspen::popfloat)
-# popnn's recurrent layers (popnn/Lstm.hpp, Gru.hpp, Rnn.hpp) against host references with
+# popnn's recurrent layers (popnn/Lstm.hpp, Gru.hpp, Rnn.hpp, Recurrent.hpp) against host references with
 # finite-difference gradients, float and half; and their errors.
 aspen_add_test(popnn_compat_recurrent LABEL conformance
-  SOURCES compat/popnn_lstm.cpp compat/popnn_gru.cpp compat/popnn_rnn.cpp
+  SOURCES compat/popnn_lstm.cpp compat/popnn_gru.cpp compat/popnn_rnn.cpp compat/popnn_recurrent.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)
 aspen_add_test(popnn_rnn_errors LABEL error SOURCES error/popnn_rnn_errors.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)

@@ -15,6 +15,8 @@
 #include <popops/Cast.hpp>
 #include <popops/codelets.hpp>
 
+#include "RecurrentHost.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -29,18 +31,9 @@ using popnn::NonLinearityType;
 
 namespace {
 
-double act(NonLinearityType t, double x) {
-  switch (t) {
-  case NonLinearityType::SIGMOID:
-    return 1 / (1 + std::exp(-x));
-  case NonLinearityType::RELU:
-    return x > 0 ? x : 0;
-  case NonLinearityType::HARD_SIGMOID:
-    return std::max(0.0, std::min(1.0, 0.2 * x + 0.5));
-  default:
-    return std::tanh(x);
-  }
-}
+using aspen::test::recurrent::HostIo;
+using aspen::test::recurrent::Values;
+double (*const act)(NonLinearityType, double) = aspen::test::recurrent::activation;
 
 struct Config {
   Type type;
@@ -52,9 +45,23 @@ struct Config {
   NonLinearityType activation = NonLinearityType::TANH;
   NonLinearityType recurrent = NonLinearityType::SIGMOID;
   bool attention = false; // AUGRU: auGruFwd, auGruBwd / auGruBwdWithWU
-};
+  // Variable time steps when not empty (one per sequence or one for all): through the
+  // realTimeSteps forms when realForms, else GruParams' varTimeSteps.
+  std::vector<unsigned> lens = {};
+  bool realForms = false;
 
-using Values = std::map<std::string, std::vector<double>>;
+  std::size_t steps(std::size_t n) const {
+    if (lens.empty())
+      return T;
+    return std::min<std::size_t>(T, lens.size() == 1 ? lens[0] : lens[n]);
+  }
+  std::size_t maxSteps() const {
+    std::size_t m = 0;
+    for (std::size_t n = 0; n < B; ++n)
+      m = std::max(m, steps(n));
+    return m;
+  }
+};
 
 struct HostGru {
   Config c;
@@ -72,7 +79,9 @@ struct HostGru {
         return part == 0 ? b[k * c.H + j] : 0.0;
       return b[(k * 2 + part) * c.H + j];
     };
-    for (std::size_t t = 0; t < c.T; ++t) {
+    // With variable time steps a sequence past its last step outputs zeros and keeps its h
+    // (the final output); the steps after the longest sequence's last do not run.
+    for (std::size_t t = 0; t < c.maxSteps(); ++t) {
       std::vector<double> hn(c.B * c.H);
       for (std::size_t n = 0; n < c.B; ++n) {
         // xW for every unit, hU for every unit, r for every output
@@ -104,10 +113,13 @@ struct HostGru {
                                                                    r[j] * (hu[2 * c.H + j] + bias(2, 1, j)))
                                            : act(c.activation, xw[2 * c.H + j] + rhU[j] + bias(2, 0, j));
           hn[n * c.H + j] = u * h[n * c.H + j] + (1 - u) * cand;
+          if (t < c.steps(n))
+            out[(t * c.B + n) * c.H + j] = hn[n * c.H + j];
+          else
+            hn[n * c.H + j] = h[n * c.H + j];
         }
       }
       h = hn;
-      std::copy(h.begin(), h.end(), out.begin() + t * c.B * c.H);
     }
     hT = h;
   }
@@ -121,19 +133,8 @@ struct HostGru {
       l += g[i] * y[i];
     return l;
   }
-  std::vector<double> numericGrad(Values v, const std::string &name) const {
-    std::vector<double> g(v.at(name).size());
-    const double eps = 1e-6;
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      const double keep = v[name][i];
-      v[name][i] = keep + eps;
-      const double lp = loss(v);
-      v[name][i] = keep - eps;
-      const double lm = loss(v);
-      v[name][i] = keep;
-      g[i] = (lp - lm) / (2 * eps);
-    }
-    return g;
+  std::vector<double> numericGrad(const Values &v, const std::string &name) const {
+    return aspen::test::recurrent::numericGrad([this](const Values &x) { return loss(x); }, v, name);
   }
 };
 
@@ -146,26 +147,26 @@ void runGru(const Config &c) {
   poplin::addCodelets(graph);
   popnn::addCodelets(graph);
 
-  popnn::gru::GruParams params(c.type, c.B, c.T, {c.I, c.H}, c.activation, c.recurrent);
+  Tensor steps;
+  if (!c.lens.empty()) {
+    steps = graph.addVariable(UNSIGNED_INT, {c.lens.size()}, "steps");
+    graph.setTileMapping(steps, 1);
+    graph.createHostWrite("steps", steps);
+  }
+  popnn::gru::GruParams params =
+      c.lens.empty() || c.realForms
+          ? popnn::gru::GruParams(c.type, c.B, c.T, {c.I, c.H}, c.activation, c.recurrent)
+          : popnn::gru::GruParams(c.type, c.B, c.T, steps, {c.I, c.H}, c.activation, c.recurrent);
+  const bool real = c.realForms;
   params.outputFullSequence = c.fullSequence;
   params.resetAfter = c.resetAfter;
   params.cellOrder = c.order;
   const OptionFlags options{{"inferenceOnly", "false"}, {"partialsType", "float"}};
 
   Sequence prog;
-  std::map<std::string, Tensor> hostIn, hostOut;
-  auto feed = [&](const std::string &name, const Tensor &dst) {
-    Tensor f = graph.addVariable(FLOAT, dst.shape(), name);
-    graph.setTileMapping(f, 0);
-    graph.createHostWrite(name, f);
-    hostIn[name] = f;
-    prog.add(Copy(popops::cast(graph, f, c.type, prog), dst));
-  };
-  auto fetch = [&](const std::string &name, const Tensor &src) {
-    Tensor f = popops::cast(graph, src, FLOAT, prog);
-    graph.createHostRead(name, f);
-    hostOut[name] = f;
-  };
+  HostIo io{graph, prog, c.type};
+  auto feed = [&](const std::string &name, const Tensor &dst) { io.feed(name, dst); };
+  auto fetch = [&](const std::string &name, const Tensor &src) { io.fetch(name, src); };
 
   Tensor in = popnn::gru::createInput(graph, params, "in", options);
   Tensor h0 = popnn::gru::createInitialState(graph, params, "h0", options, nullptr);
@@ -187,9 +188,14 @@ void runGru(const Config &c) {
   feed("b", w.biases);
 
   Tensor fwdInter;
-  Tensor out = c.attention
-                   ? popnn::gru::auGruFwd(graph, params, h0, in, w, &fwdInter, att, prog, "augru", options)
-                   : popnn::gru::gruFwd(graph, params, h0, in, w, &fwdInter, prog, "gru", options);
+  Tensor out;
+  if (real)
+    out = c.attention
+              ? popnn::gru::auGruFwd(graph, params, h0, in, steps, w, &fwdInter, att, prog, "augru", options)
+              : popnn::gru::gruFwd(graph, params, h0, in, steps, w, &fwdInter, prog, "gru", options);
+  else
+    out = c.attention ? popnn::gru::auGruFwd(graph, params, h0, in, w, &fwdInter, att, prog, "augru", options)
+                      : popnn::gru::gruFwd(graph, params, h0, in, w, &fwdInter, prog, "gru", options);
   fetch("out", out);
   Tensor gOut = graph.addVariable(c.type, out.shape(), "gOutT");
   graph.setTileMapping(gOut, 1);
@@ -197,7 +203,25 @@ void runGru(const Config &c) {
 
   Tensor inGrad, h0Grad, attGrad;
   popnn::gru::GruWeights wGrad;
-  if (c.attention && c.separateWU) {
+  if (real && c.attention && c.separateWU) {
+    Tensor bwdInter;
+    h0Grad = popnn::gru::auGruBwd(graph, params, prog, h0, fwdInter, w, in, steps, out, gOut, &inGrad,
+                                  &bwdInter, att, &attGrad, "bwd", options, nullptr);
+    wGrad =
+        popnn::gru::auGruWU(graph, params, prog, h0, fwdInter, bwdInter, w, in, out, "wu", options, nullptr);
+  } else if (real && c.attention) {
+    h0Grad = popnn::gru::auGruBwdWithWU(graph, params, prog, h0, fwdInter, w, in, steps, out, gOut, &inGrad,
+                                        wGrad, att, &attGrad, "bwdwu", options, nullptr);
+  } else if (real && c.separateWU) {
+    Tensor bwdInter;
+    h0Grad = popnn::gru::gruBwd(graph, params, prog, h0, fwdInter, w, in, steps, out, gOut, &inGrad,
+                                &bwdInter, "bwd", options, nullptr);
+    wGrad =
+        popnn::gru::gruWU(graph, params, prog, h0, fwdInter, bwdInter, w, in, out, "wu", options, nullptr);
+  } else if (real) {
+    h0Grad = popnn::gru::gruBwdWithWU(graph, params, prog, h0, fwdInter, w, in, steps, out, gOut, &inGrad,
+                                      wGrad, "bwdwu", options, nullptr);
+  } else if (c.attention && c.separateWU) {
     Tensor bwdInter;
     h0Grad = popnn::gru::auGruBwd(graph, params, prog, h0, fwdInter, w, in, out, gOut, &inGrad, &bwdInter,
                                   att, &attGrad, "bwd", options, nullptr);
@@ -224,39 +248,25 @@ void runGru(const Config &c) {
   if (c.attention)
     fetch("dAtt", attGrad);
 
-  std::mt19937 rng(unsigned(c.T * 131 + c.B * 17 + c.H + c.resetAfter));
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  Values v;
-  for (const auto &kv : hostIn) {
-    std::vector<double> d(kv.second.numElements());
-    for (auto &e : d)
-      e = kv.first == "att" ? std::round((dist(rng) + 1) * 0.45 * 256) / 256 // in [0, 0.9]
-                            : std::round(dist(rng) * (kv.first[0] == 'w' ? 0.5 : 1.0) * 256) / 256;
-    v[kv.first] = d;
-  }
+  Values v = io.randomValues(unsigned(c.T * 131 + c.B * 17 + c.H + c.resetAfter),
+                             [](const std::string &n) { return n[0] == 'w' ? 0.5 : 1.0; });
+  if (v.count("att")) // attention scores in [0, 0.9]
+    for (auto &e : v["att"])
+      e = std::round((e + 1) * 0.45 * 256) / 256;
 
   Engine engine(graph, prog);
   engine.load(device);
-  for (const auto &kv : hostIn) {
-    std::vector<float> f(v[kv.first].begin(), v[kv.first].end());
-    engine.writeTensor(kv.first, f.data(), f.data() + f.size());
-  }
+  io.write(engine, v);
+  if (!c.lens.empty())
+    engine.writeTensor("steps", c.lens.data(), c.lens.data() + c.lens.size());
   engine.run(0);
-  auto read = [&](const std::string &name) {
-    std::vector<float> f(hostOut.at(name).numElements());
-    engine.readTensor(name, f.data(), f.data() + f.size());
-    return std::vector<double>(f.begin(), f.end());
-  };
+  auto read = [&](const std::string &name) { return io.read(engine, name); };
 
   const HostGru host{c};
   const double tol = c.type == HALF ? 3e-2 : 2e-4;
   auto check = [&](const std::string &what, const std::vector<double> &got, const std::vector<double> &want) {
     INFO(what << " (" << c.type << ", T=" << c.T << ", B=" << c.B << ", resetAfter=" << c.resetAfter << ")");
-    REQUIRE(got.size() == want.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
-      REQUIRE(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
-    }
+    aspen::test::recurrent::checkClose(got, want, tol);
   };
   std::vector<double> hOut, hT;
   host.forward(v, hOut, hT);
@@ -299,6 +309,42 @@ TEST_CASE("popnn::gru AUGRU (attention-scaled update gate) against a host AUGRU"
     c.type = HALF;
     c.resetAfter = true;
     c.separateWU = false;
+    runGru(c);
+  }
+}
+
+TEST_CASE("popnn::gru with variable time steps against a host GRU", "[compat][popnn]") {
+  SECTION("varTimeSteps, last output only, gruBwd + gruWU") {
+    Config c{FLOAT, 5, 3, 2, 3, false, false, true, defaultOrder};
+    c.lens = {2, 4, 0};
+    runGru(c);
+  }
+  SECTION("varTimeSteps, full sequence, reset after, gruBwdWithWU") {
+    Config c{FLOAT, 4, 2, 3, 2, true, true, false, customOrder};
+    c.lens = {4, 1};
+    runGru(c);
+  }
+  SECTION("the realTimeSteps forms: gruFwd, gruBwd + gruWU") {
+    Config c{FLOAT, 5, 2, 2, 3, true, false, true, defaultOrder};
+    c.lens = {3, 2};
+    c.realForms = true;
+    runGru(c);
+  }
+  SECTION("the realTimeSteps forms: gruFwd, gruBwdWithWU, one length for the batch") {
+    Config c{FLOAT, 4, 2, 2, 3, true, true, false, defaultOrder};
+    c.lens = {2};
+    c.realForms = true;
+    runGru(c);
+  }
+  SECTION("the realTimeSteps forms of the AUGRU: auGruBwd + auGruWU, auGruBwdWithWU in half") {
+    Config c{FLOAT, 4, 2, 2, 3, true, false, true, defaultOrder};
+    c.attention = true;
+    c.lens = {1, 3};
+    c.realForms = true;
+    runGru(c);
+    c.type = HALF;
+    c.separateWU = false;
+    c.resetAfter = true;
     runGru(c);
   }
 }

@@ -13,7 +13,10 @@
 #include <popnn/Lstm.hpp>
 #include <popnn/codelets.hpp>
 #include <popops/Cast.hpp>
+#include <popops/Fill.hpp>
 #include <popops/codelets.hpp>
+
+#include "RecurrentHost.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -29,18 +32,9 @@ using popnn::NonLinearityType;
 
 namespace {
 
-double act(NonLinearityType t, double x) {
-  switch (t) {
-  case NonLinearityType::SIGMOID:
-    return 1 / (1 + std::exp(-x));
-  case NonLinearityType::RELU:
-    return x > 0 ? x : 0;
-  case NonLinearityType::HARD_SIGMOID:
-    return std::max(0.0, std::min(1.0, 0.2 * x + 0.5));
-  default:
-    return std::tanh(x);
-  }
-}
+using aspen::test::recurrent::HostIo;
+using aspen::test::recurrent::Values;
+double (*const act)(NonLinearityType, double) = aspen::test::recurrent::activation;
 
 struct Config {
   Type type;
@@ -54,14 +48,35 @@ struct Config {
   bool popnnCodelets = true; // false: only popops' and poplin's codelets
   bool inputGrads = true;    // params.calcInputGradients
   unsigned tiles = 4;
-};
+  // Variable time steps (LstmParams' varTimeSteps) when not empty: one per sequence or one
+  // for all, written as INT when intSteps (negative and too-large values clamp).
+  std::vector<int> lens = {};
+  bool intSteps = false;
+  bool preserveFinalState = false;
+  // lstmBwdWithWU's deprecated form with a last cell state gradient, which variable time
+  // steps ignore (as PopLibs does).
+  bool deprecatedForm = false;
 
-// Every value the layer reads, as named host arrays (weights in the user's cellOrder).
-using Values = std::map<std::string, std::vector<double>>;
+  // The steps sequence n runs, and the most over the batch.
+  std::size_t steps(std::size_t n) const {
+    if (lens.empty())
+      return T;
+    const int s = lens.size() == 1 ? lens[0] : lens[n];
+    return std::size_t(std::max(0, std::min(int(T), s)));
+  }
+  std::size_t maxSteps() const {
+    std::size_t m = 0;
+    for (std::size_t n = 0; n < B; ++n)
+      m = std::max(m, steps(n));
+    return m;
+  }
+};
 
 struct HostLstm {
   Config c;
-  // The host forward pass: outputs {T,B,H} and final h, c {B,H}.
+  // The host forward pass: outputs {T,B,H} and final h, c {B,H}. With variable time steps a
+  // sequence past its last step outputs zeros, keeps its h (the final output) and zeroes its c
+  // (keeps it with preserveFinalState); the steps after the longest sequence's last do not run.
   void forward(const Values &v, std::vector<double> &out, std::vector<double> &hT,
                std::vector<double> &cT) const {
     const auto &x = v.at("in"), &wi = v.at("wi"), &wo = v.at("wo"), &b = v.at("b");
@@ -70,7 +85,7 @@ struct HostLstm {
     std::size_t pos[4];
     for (std::size_t k = 0; k < 4; ++k)
       pos[c.order[k]] = k;
-    for (std::size_t t = 0; t < c.T; ++t) {
+    for (std::size_t t = 0; t < c.maxSteps(); ++t) {
       std::vector<double> hn(c.B * c.H), cn(c.B * c.H);
       for (std::size_t n = 0; n < c.B; ++n)
         for (std::size_t j = 0; j < c.H; ++j) {
@@ -88,10 +103,15 @@ struct HostLstm {
                        g = act(c.activation, pre[2]), o = act(c.recurrent, pre[3]);
           cn[n * c.H + j] = f * cs[n * c.H + j] + in * g;
           hn[n * c.H + j] = o * act(c.activation, cn[n * c.H + j]);
+          if (t < c.steps(n)) {
+            out[(t * c.B + n) * c.H + j] = hn[n * c.H + j];
+          } else {
+            hn[n * c.H + j] = h[n * c.H + j];
+            cn[n * c.H + j] = c.preserveFinalState ? cs[n * c.H + j] : 0;
+          }
         }
       h = hn;
       cs = cn;
-      std::copy(h.begin(), h.end(), out.begin() + t * c.B * c.H);
     }
     hT = h;
     cT = cs;
@@ -110,19 +130,8 @@ struct HostLstm {
     return l;
   }
   // dL/d(values[name]) by central differences.
-  std::vector<double> numericGrad(Values v, const std::string &name) const {
-    std::vector<double> g(v.at(name).size());
-    const double eps = 1e-6;
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      const double keep = v[name][i];
-      v[name][i] = keep + eps;
-      const double lp = loss(v);
-      v[name][i] = keep - eps;
-      const double lm = loss(v);
-      v[name][i] = keep;
-      g[i] = (lp - lm) / (2 * eps);
-    }
-    return g;
+  std::vector<double> numericGrad(const Values &v, const std::string &name) const {
+    return aspen::test::recurrent::numericGrad([this](const Values &x) { return loss(x); }, v, name);
   }
 };
 
@@ -136,27 +145,28 @@ void runLstm(const Config &c) {
   if (c.popnnCodelets)
     popnn::addCodelets(graph);
 
-  popnn::lstm::LstmParams params(c.type, c.B, c.T, {c.I, c.H}, c.activation, c.recurrent);
+  Tensor steps;
+  if (!c.lens.empty()) {
+    steps = graph.addVariable(c.intSteps ? INT : UNSIGNED_INT, {c.lens.size()}, "steps");
+    graph.setTileMapping(steps, 1);
+    graph.createHostWrite("steps", steps);
+  }
+  popnn::lstm::LstmParams params =
+      c.lens.empty()
+          ? popnn::lstm::LstmParams(c.type, c.B, c.T, {c.I, c.H}, c.activation, c.recurrent)
+          : popnn::lstm::LstmParams(c.type, c.B, c.T, steps, {c.I, c.H}, c.activation, c.recurrent);
+  REQUIRE(params.rnn.variableTimeSteps() == !c.lens.empty());
+  REQUIRE(params.rnn.batchVariableTimeSteps() == (c.lens.size() > 1));
+  params.preserveFinalState = c.preserveFinalState;
   params.outputFullSequence = c.fullSequence;
   params.cellOrder = c.order;
   params.calcInputGradients = c.inputGrads;
   const OptionFlags options{{"partialsType", "float"}, {"availableMemoryProportion", "0.5"}};
 
   Sequence prog;
-  std::map<std::string, Tensor> hostIn, hostOut;
-  // A float tensor the host writes, cast into `dst` (the layer's tensor).
-  auto feed = [&](const std::string &name, const Tensor &dst) {
-    Tensor f = graph.addVariable(FLOAT, dst.shape(), name);
-    graph.setTileMapping(f, 0);
-    graph.createHostWrite(name, f);
-    hostIn[name] = f;
-    prog.add(Copy(popops::cast(graph, f, c.type, prog), dst));
-  };
-  auto fetch = [&](const std::string &name, const Tensor &src) {
-    Tensor f = popops::cast(graph, src, FLOAT, prog);
-    graph.createHostRead(name, f);
-    hostOut[name] = f;
-  };
+  HostIo io{graph, prog, c.type};
+  auto feed = [&](const std::string &name, const Tensor &dst) { io.feed(name, dst); };
+  auto fetch = [&](const std::string &name, const Tensor &src) { io.fetch(name, src); };
 
   Tensor in = popnn::lstm::createInput(graph, params, "in", options);
   popnn::lstm::LstmState init = popnn::lstm::createInitialState(graph, params, "init", options);
@@ -195,6 +205,11 @@ void runLstm(const Config &c) {
                                     c.lastStateGrad ? &lastGrad : nullptr, c.inputGrads ? &inGrad : nullptr,
                                     &bwdInter, "bwd", options);
     wGrad = popnn::lstm::lstmWU(graph, params, prog, init, fwdInter, bwdInter, w, in, out, "wu", options);
+  } else if (c.deprecatedForm) {
+    Tensor ignored = popnn::lstm::createInitialCellState(graph, params, "ignored", options);
+    popops::fill(graph, ignored, prog, 1.0f);
+    initGrad = popnn::lstm::lstmBwdWithWU(graph, params, prog, init, fwdInter, w, in, out, gOut, &ignored,
+                                          c.inputGrads ? &inGrad : nullptr, wGrad, "bwdwu", options);
   } else {
     initGrad = popnn::lstm::lstmBwdWithWU(graph, params, prog, init, fwdInter, w, in, out, gOut,
                                           c.lastStateGrad ? &lastGrad : nullptr,
@@ -208,39 +223,29 @@ void runLstm(const Config &c) {
   fetch("dWo", wGrad.outputWeights);
   fetch("dB", wGrad.biases);
 
-  // Host values; half runs use values exactly representable in half.
-  std::mt19937 rng(unsigned(c.T * 131 + c.B * 17 + c.H));
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  Values v;
-  for (const auto &kv : hostIn) {
-    std::vector<double> d(kv.second.numElements());
-    for (auto &e : d)
-      e = std::round(dist(rng) * (kv.first[0] == 'w' ? 0.5 : 1.0) * 256) / 256;
-    v[kv.first] = d;
-  }
+  // Host values (weights in the user's cellOrder), exact in half.
+  const Values v = io.randomValues(unsigned(c.T * 131 + c.B * 17 + c.H),
+                                   [](const std::string &n) { return n[0] == 'w' ? 0.5 : 1.0; });
 
   Engine engine(graph, prog);
   engine.load(device);
-  for (const auto &kv : hostIn) {
-    std::vector<float> f(v[kv.first].begin(), v[kv.first].end());
-    engine.writeTensor(kv.first, f.data(), f.data() + f.size());
+  io.write(engine, v);
+  if (!c.lens.empty()) {
+    std::vector<int> i(c.lens.begin(), c.lens.end());
+    std::vector<unsigned> u(c.lens.begin(), c.lens.end());
+    if (c.intSteps)
+      engine.writeTensor("steps", i.data(), i.data() + i.size());
+    else
+      engine.writeTensor("steps", u.data(), u.data() + u.size());
   }
   engine.run(0);
-  auto read = [&](const std::string &name) {
-    std::vector<float> f(hostOut.at(name).numElements());
-    engine.readTensor(name, f.data(), f.data() + f.size());
-    return std::vector<double>(f.begin(), f.end());
-  };
+  auto read = [&](const std::string &name) { return io.read(engine, name); };
 
   const HostLstm host{c};
   const double tol = c.type == HALF ? 3e-2 : 2e-4;
   auto check = [&](const std::string &what, const std::vector<double> &got, const std::vector<double> &want) {
     INFO(what << " (" << c.type << ", T=" << c.T << ", B=" << c.B << ")");
-    REQUIRE(got.size() == want.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
-      REQUIRE(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
-    }
+    aspen::test::recurrent::checkClose(got, want, tol);
   };
   std::vector<double> hOut, hT, hC;
   host.forward(v, hOut, hT, hC);
@@ -281,6 +286,38 @@ TEST_CASE("popnn::lstm forward, backward and weight update against a host LSTM (
   SECTION("on a graph with only popops' and poplin's codelets") {
     Config c{FLOAT, 2, 2, 2, 3, true, false, false, defaultOrder};
     c.popnnCodelets = false;
+    runLstm(c);
+  }
+}
+
+TEST_CASE("popnn::lstm with variable time steps against a host LSTM", "[compat][popnn]") {
+  SECTION("a length per sequence, full sequence, lstmBwd + lstmWU") {
+    Config c{FLOAT, 5, 3, 2, 3, true, true, false, defaultOrder};
+    c.lens = {2, 5, 0};
+    runLstm(c);
+  }
+  SECTION("the longest sequence shorter than maxTimeSteps, preserveFinalState, last output only") {
+    Config c{FLOAT, 5, 3, 2, 3, false, false, false, customOrder};
+    c.lens = {1, 3, 2};
+    c.preserveFinalState = true;
+    runLstm(c);
+  }
+  SECTION("int lengths clamped to [0, maxTimeSteps], no preserveFinalState, last output only") {
+    Config c{FLOAT, 4, 3, 3, 2, false, true, false, defaultOrder};
+    c.lens = {-1, 9, 2};
+    c.intSteps = true;
+    runLstm(c);
+  }
+  SECTION("one length for the whole batch, deprecated lstmBwdWithWU form (its cell gradient ignored)") {
+    Config c{FLOAT, 5, 2, 2, 3, true, false, false, defaultOrder};
+    c.lens = {3};
+    c.deprecatedForm = true;
+    runLstm(c);
+  }
+  SECTION("half") {
+    Config c{HALF, 4, 2, 3, 4, true, false, false, defaultOrder};
+    c.lens = {3, 1};
+    c.preserveFinalState = true;
     runLstm(c);
   }
 }

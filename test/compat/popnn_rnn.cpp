@@ -12,6 +12,7 @@
 #include <popnn/Lstm.hpp>
 #include <popnn/Rnn.hpp>
 #include <popops/ElementWise.hpp>
+#include <popops/Zero.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/TileMapping.hpp>
 
@@ -26,7 +27,11 @@ using namespace poplar::program;
 
 namespace {
 
-void runVanilla(bool reverse) {
+// With `lens` (one per sequence of the batch) the parameters have variable time steps: the cell
+// keeps the state of a sequence past its last step (through the batch flags), counts the steps
+// where some sequence has ended (the variable-sequence flag), and steps from the longest
+// sequence's length onwards do not run.
+void runVanilla(bool reverse, std::vector<unsigned> lens = {}) {
   IPUModel ipuModel;
   ipuModel.tilesPerIPU = 4;
   Device device = ipuModel.createDevice();
@@ -35,7 +40,16 @@ void runVanilla(bool reverse) {
   poplin::addCodelets(graph);
 
   const std::size_t T = 4, B = 2, I = 3, H = 2;
-  popnn::rnn::RnnParams params(FLOAT, B, T, {I, H});
+  Tensor steps;
+  if (!lens.empty()) {
+    steps = graph.addVariable(UNSIGNED_INT, {B}, "steps");
+    graph.setTileMapping(steps, 0);
+    graph.createHostWrite("steps", steps);
+  }
+  popnn::rnn::RnnParams params = lens.empty() ? popnn::rnn::RnnParams(FLOAT, B, T, {I, H})
+                                              : popnn::rnn::RnnParams(FLOAT, B, T, steps, {I, H});
+  Tensor flagged = graph.addVariable(FLOAT, {1}, "flagged");
+  graph.setTileMapping(flagged, 0);
   Tensor x = popnn::rnn::createInputTensor(graph, params, 1, "x");
   Tensor h0 = popnn::rnn::createInitialState(graph, params, true, 1, 1, "h0");
   REQUIRE(x.shape() == std::vector<std::size_t>{T, B, I});
@@ -54,19 +68,35 @@ void runVanilla(bool reverse) {
   graph.createHostWrite("U", U);
 
   // The cell: the state update, and twice the state into the cell's output slice.
-  popnn::rnn::LoopBodyType plain = [&](Graph &g, const popnn::rnn::TimeStepState &,
-                                       const popnn::rnn::RnnBatchwiseFlags &, std::vector<Tensor> &state,
+  popnn::rnn::LoopBodyType plain = [&](Graph &g, const popnn::rnn::TimeStepState &time,
+                                       const popnn::rnn::RnnBatchwiseFlags &flags, std::vector<Tensor> &state,
                                        const popnn::rnn::RnnSlice &slice, std::vector<Tensor> &, Sequence *,
                                        const DebugNameAndId &dnai) {
+    using namespace popops::expr;
     Sequence s;
     Tensor a = poplin::matMul(g, slice.inputs[0], W, s, FLOAT, {dnai, "xW"});
     Tensor b = poplin::matMul(g, state[0][0], U, s, FLOAT, {dnai, "hU"});
-    Tensor h = popops::map(g, popops::expr::Tanh(popops::expr::_1 + popops::expr::_2), {a, b}, s, {dnai});
+    Tensor h = popops::map(g, Tanh(_1 + _2), {a, b}, s, {dnai});
+    REQUIRE(flags.valid() == !lens.empty());
+    REQUIRE(time.variableSeqFlag.valid() == !lens.empty());
+    if (flags.valid()) {
+      REQUIRE(flags.mask.shape() == std::vector<std::size_t>{B});
+      REQUIRE(flags.mask.elementType() == FLOAT);
+      const Tensor m = flags.mask.expand({1}).broadcast(H, 1),
+                   inv = flags.inverse.expand({1}).broadcast(H, 1);
+      h = popops::map(g, _1 * _2 + _3 * _4, {m, h, inv, state[0][0]}, s, {dnai, "keep"});
+      Sequence count;
+      popops::mapInPlace(g, _1 + Const(1.0f), {flagged}, count, {dnai, "count"});
+      s.add(If(time.variableSeqFlag, count, Sequence()));
+    }
     s.add(Copy(h, state[0][0]));
     s.add(Copy(popops::map(g, popops::expr::Const(2.0f) * popops::expr::_1, {h}, s), slice.outputs[0]));
     return s;
   };
   Sequence prog;
+  popops::zero(graph, concat({states, doubled}), prog);
+  popops::zero(graph, flagged, prog);
+  graph.createHostRead("flagged", flagged);
   OptionFlags options{{"codeReuse", "true"}};
   auto final = popnn::rnn::Rnn(graph, params, reverse, {h0}, {states, 0}, {x}, nullptr, nullptr, {doubled},
                                {}, prog, plain, 1, options, "vanilla");
@@ -91,15 +121,30 @@ void runVanilla(bool reverse) {
   engine.writeTensor("h0", hh0.data(), hh0.data() + hh0.size());
   engine.writeTensor("W", hW.data(), hW.data() + hW.size());
   engine.writeTensor("U", hU.data(), hU.data() + hU.size());
+  if (!lens.empty())
+    engine.writeTensor("steps", lens.data(), lens.data() + lens.size());
   engine.run(0);
-  std::vector<float> gotFinal(B * H), gotStates(T * B * H), gotDoubled(T * B * H);
+  std::vector<float> gotFinal(B * H), gotStates(T * B * H), gotDoubled(T * B * H), gotFlagged(1);
+  engine.readTensor("flagged", gotFlagged.data(), gotFlagged.data() + 1);
   engine.readTensor("final", gotFinal.data(), gotFinal.data() + gotFinal.size());
   engine.readTensor("states", gotStates.data(), gotStates.data() + gotStates.size());
   engine.readTensor("doubled", gotDoubled.data(), gotDoubled.data() + gotDoubled.size());
 
   std::vector<double> h(hh0.begin(), hh0.end());
+  auto len = [&](std::size_t n) { return lens.empty() ? T : std::min<std::size_t>(T, lens[n]); };
+  std::size_t maxLen = 0, minLen = T, flaggedSteps = 0;
+  for (std::size_t n = 0; n < B; ++n) {
+    maxLen = std::max(maxLen, len(n));
+    minLen = std::min(minLen, len(n));
+  }
   for (std::size_t k = 0; k < T; ++k) {
     const std::size_t t = reverse ? T - 1 - k : k;
+    if (t >= maxLen) { // not run: the sequences stay zero
+      for (std::size_t e = 0; e < B * H; ++e)
+        REQUIRE((gotStates[t * B * H + e] == 0 && gotDoubled[t * B * H + e] == 0));
+      continue;
+    }
+    flaggedSteps += t >= minLen;
     std::vector<double> hn(B * H);
     for (std::size_t n = 0; n < B; ++n)
       for (std::size_t j = 0; j < H; ++j) {
@@ -108,7 +153,7 @@ void runVanilla(bool reverse) {
           s += hx[(t * B + n) * I + i] * hW[i * H + j];
         for (std::size_t i = 0; i < H; ++i)
           s += h[n * H + i] * hU[i * H + j];
-        hn[n * H + j] = std::tanh(s);
+        hn[n * H + j] = t < len(n) ? std::tanh(s) : h[n * H + j];
       }
     h = hn;
     for (std::size_t e = 0; e < B * H; ++e) {
@@ -116,6 +161,7 @@ void runVanilla(bool reverse) {
       REQUIRE(gotDoubled[t * B * H + e] == Approx(2 * h[e]).margin(1e-5));
     }
   }
+  REQUIRE(gotFlagged[0] == float(lens.empty() ? 0 : flaggedSteps));
   for (std::size_t e = 0; e < B * H; ++e)
     REQUIRE(gotFinal[e] == Approx(h[e]).margin(1e-5));
 }
@@ -128,6 +174,12 @@ TEST_CASE("popnn::rnn::Rnn runs a custom cell over the time steps", "[compat][po
   }
   SECTION("in reverse") {
     runVanilla(true);
+  }
+  SECTION("variable time steps, the longest shorter than maxTimeSteps") {
+    runVanilla(false, {1, 3});
+  }
+  SECTION("variable time steps in reverse") {
+    runVanilla(true, {2, 0});
   }
 }
 

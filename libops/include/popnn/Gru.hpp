@@ -136,10 +136,30 @@ poplar::Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const popla
                       const poplar::OptionFlags &options = {},
                       poplin::PlanningCache *planningCache = nullptr);
 
+/// gruFwd with variable time steps: sequence b of the batch runs realTimeSteps[b] steps
+/// (`realTimeSteps` UNSIGNED_INT or INT {batch}, read at run time; see rnn::RnnParams). Its
+/// outputs after its last step are zero. params.outputFullSequence must be true and
+/// params.rnn.varTimeSteps unset.
+poplar::Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const poplar::Tensor &stateInit,
+                      const poplar::Tensor &in, const poplar::Tensor &realTimeSteps,
+                      const GruWeights &weights, poplar::Tensor *intermediates,
+                      poplar::program::Sequence &fwdProg, const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {},
+                      poplin::PlanningCache *planningCache = nullptr);
+
 /// The AUGRU: gruFwd with the update gate scaled by one minus the step's attention score,
 /// u = (1 - a_t) * u, from `attScores` {batch, timeSteps}.
 poplar::Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const poplar::Tensor &stateInit,
                         const poplar::Tensor &in, const GruWeights &weights, poplar::Tensor *intermediates,
+                        const poplar::Tensor &attScores, poplar::program::Sequence &fwdProg,
+                        const poplar::DebugContext &debugContext = {},
+                        const poplar::OptionFlags &options = {},
+                        poplin::PlanningCache *planningCache = nullptr);
+
+/// auGruFwd with variable time steps (see the realTimeSteps form of gruFwd).
+poplar::Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const poplar::Tensor &stateInit,
+                        const poplar::Tensor &in, const poplar::Tensor &realTimeSteps,
+                        const GruWeights &weights, poplar::Tensor *intermediates,
                         const poplar::Tensor &attScores, poplar::program::Sequence &fwdProg,
                         const poplar::DebugContext &debugContext = {},
                         const poplar::OptionFlags &options = {},
@@ -157,6 +177,16 @@ poplar::Tensor gruBwd(poplar::Graph &graph, const GruParams &params, poplar::pro
                       const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
                       poplin::PlanningCache *planningCache);
 
+/// gruBwd with variable time steps: `realTimeSteps` as given to gruFwd; params.rnn.varTimeSteps
+/// must be unset.
+poplar::Tensor gruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                      const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediatesSeq,
+                      const GruWeights &weights, const poplar::Tensor &fwdInputSeq,
+                      const poplar::Tensor &realTimeSteps, const poplar::Tensor &fwdOutput,
+                      const poplar::Tensor &gradLayerNext, poplar::Tensor *inputGrad,
+                      poplar::Tensor *bwdIntermediates, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
+
 /// The AUGRU's backward pass (see gruBwd); also writes the attention scores' gradients
 /// {batch, timeSteps} to `*attentionsGrad` when it is not null.
 poplar::Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -167,6 +197,16 @@ poplar::Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, poplar::p
                         const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
                         const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
                         poplin::PlanningCache *planningCache);
+
+/// auGruBwd with variable time steps (see the realTimeSteps form of gruBwd).
+poplar::Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                        const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediatesSeq,
+                        const GruWeights &weights, const poplar::Tensor &fwdInputSeq,
+                        const poplar::Tensor &realTimeSteps, const poplar::Tensor &fwdOutput,
+                        const poplar::Tensor &gradLayerNext, poplar::Tensor *inputGrad,
+                        poplar::Tensor *bwdIntermediates, const poplar::Tensor &attentions,
+                        poplar::Tensor *attentionsGrad, const poplar::DebugContext &debugContext,
+                        const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
 
 /// The weight gradients (dLoss/dW, to be scaled and subtracted by the caller).
 GruWeights gruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -185,6 +225,15 @@ poplar::Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, popla
                             const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
                             poplin::PlanningCache *planningCache);
 
+/// gruBwdWithWU with variable time steps (see the realTimeSteps form of gruBwd).
+poplar::Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                            const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
+                            const GruWeights &weights, const poplar::Tensor &input,
+                            const poplar::Tensor &realTimeSteps, const poplar::Tensor &output,
+                            const poplar::Tensor &outputGrad, poplar::Tensor *inputGrad,
+                            GruWeights &weightsGrad, const poplar::DebugContext &debugContext,
+                            const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
+
 /// The AUGRU's weight gradients (the same as gruWU's, from auGruBwd's intermediates).
 GruWeights auGruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
                    const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
@@ -202,6 +251,16 @@ poplar::Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, pop
                               const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
                               const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
                               poplin::PlanningCache *planningCache);
+
+/// auGruBwdWithWU with variable time steps (see the realTimeSteps form of gruBwd).
+poplar::Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                              const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
+                              const GruWeights &weights, const poplar::Tensor &input,
+                              const poplar::Tensor &realTimeSteps, const poplar::Tensor &output,
+                              const poplar::Tensor &outputGrad, poplar::Tensor *inputGrad,
+                              GruWeights &weightsGrad, const poplar::Tensor &attentions,
+                              poplar::Tensor *attentionsGrad, const poplar::DebugContext &debugContext,
+                              const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
 
 } // namespace gru
 } // namespace popnn

@@ -51,7 +51,10 @@ struct LstmParams {
   bool doInputWeightCalc = true;
   /// When false the backward pass computes no input gradients (pass a null inputGrad).
   bool calcInputGradients = true;
-  /// With variable time steps: keep each sequence's state from its last valid step.
+  /// With variable time steps (rnn.varTimeSteps): keep each sequence's cell state from its
+  /// last step; when false it is zeroed after that step (unless the sequence is the longest).
+  /// Either way a sequence's outputs after its last step are zero and its final output is the
+  /// one of its last step.
   bool preserveFinalState = false;
   /// The unit each slice of the weights' outermost dimension holds.
   std::vector<BasicLstmCellUnit> cellOrder = getDefaultBasicLstmCellOrder();
@@ -165,7 +168,8 @@ lstmFwd(poplar::Graph &graph, const LstmParams &params, const LstmState &stateIn
         poplin::PlanningCache *planningCache = nullptr);
 
 /// The backward pass, last step first. `outputGrad` has the shape of lstmFwd's output;
-/// `lastStepStateGrad` (may be null: zeros) the gradients of the final state. Writes the input
+/// `lastStepStateGrad` (may be null: zeros; must be null with variable time steps) the
+/// gradients of the final state. Writes the input
 /// gradients {timeSteps, batch, inputSize} to `*inputGrad` (null exactly when
 /// params.calcInputGradients is false) and, when `bwdIntermediates` is not null, what lstmWU
 /// needs. Returns the gradients of the initial state.

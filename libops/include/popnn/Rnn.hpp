@@ -137,6 +137,10 @@ struct StateSequence {
 /// `inputs`, `*interimIn`, `*interimOut` and `outputs` by time step (each {maxTimeSteps, ...})
 /// and carrying the state tensors, copied first from `initState`, from one step to the next.
 /// Returns the state after the last step. Option: `codeReuse` (true, false).
+/// With params.varTimeSteps the steps from the longest sequence's length on do not run (nor
+/// write their slices); the cell gets `time.variableSeqFlag` (a scalar, nonzero once some
+/// sequence has ended) and, with a length per sequence, batch flags (1 where the step is
+/// within the sequence); keeping or masking a sequence's state is the cell's choice.
 ///
 /// Example: `auto final = popnn::rnn::Rnn(graph, params, false, {h0}, {out, 0}, {x}, nullptr,
 ///           nullptr, {}, {}, prog, cell, 1, opts);`

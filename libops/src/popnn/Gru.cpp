@@ -30,26 +30,13 @@ using aspen::ops::describe;
 using aspen::ops::shapeString;
 
 namespace poputil {
-template <> poplar::ProfileValue toProfileValue(const popnn::rnn::RnnParams &p);
-template <> poplar::ProfileValue toProfileValue(const popnn::NonLinearityType &t);
 template <> poplar::ProfileValue toProfileValue(const popnn::gru::GruParams &p) {
-  poplar::ProfileValue::Map v;
-  v.insert({"rnn", toProfileValue(p.rnn)});
-  v.insert({"outputFullSequence", toProfileValue(p.outputFullSequence)});
-  v.insert({"calcInputGradients", toProfileValue(p.calcInputGradients)});
-  std::vector<unsigned> order(p.cellOrder.begin(), p.cellOrder.end());
-  v.insert({"cellOrder", toProfileValue(order)});
+  auto v = popnn::rnn_detail::layerProfile(p);
   v.insert({"resetAfter", toProfileValue(p.resetAfter)});
-  v.insert({"activation", toProfileValue(p.activation)});
-  v.insert({"recurrentActivation", toProfileValue(p.recurrentActivation)});
   return v;
 }
 template <> poplar::ProfileValue toProfileValue(const popnn::gru::GruWeights &w) {
-  poplar::ProfileValue::Map v;
-  v.insert({"inputWeights", toProfileValue(w.inputWeights)});
-  v.insert({"outputWeights", toProfileValue(w.outputWeights)});
-  v.insert({"biases", toProfileValue(w.biases)});
-  return v;
+  return popnn::rnn_detail::weightsProfile(w);
 }
 } // namespace poputil
 
@@ -165,9 +152,7 @@ Tensor createInitialState(Graph &graph, const GruParams &params, const DebugCont
                           const OptionFlags &options, poplin::PlanningCache *cache) {
   aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, options));
   const Layer l(params, options, "popnn::gru::createInitialState", false);
-  Tensor t = graph.addVariable(l.type, {l.B, l.H}, {di, "initialOutput"});
-  poputil::mapTensorLinearly(graph, t);
-  return t;
+  return createState(graph, l.type, l.B, l.H, {di, "initialOutput"});
 }
 
 std::pair<Tensor, Tensor> createWeightsKernel(Graph &graph, const GruParams &params,
@@ -229,6 +214,12 @@ Tensor forward(Graph &graph, const GruParams &params, const Layer &l, const Tens
   const Tensor b = gather0(weights.biases, l.pos);
   const Tensor bIn = (l.resetAfter ? b.slice(0, 1, 1) : b.expand({1})).broadcast(l.B, 1); // {3, B, H}
   const Tensor bRec = l.resetAfter ? b.slice(1, 2, 1).broadcast(l.B, 1) : Tensor();       // {3, B, H}
+  // Variable time steps: what the steps after a sequence's last do not write stays zero.
+  const StepLimits limits = stepLimits(graph, params.rnn, fwdProg, {di, "timeSteps"});
+  if (limits.valid() && outSeq.valid())
+    popops::zero(graph, outSeq, fwdProg, {di});
+  if (limits.valid() && inter.valid())
+    popops::zero(graph, inter, fwdProg, {di});
 
   auto loop = popops::countedLoop(
       graph, l.T,
@@ -271,16 +262,29 @@ Tensor forward(Graph &graph, const GruParams &params, const Layer &l, const Tens
         }
         Tensor hNew =
             popops::map(graph, _1 * _2 + (popops::expr::Const(1.0f) - _1) * _3, {u, h, c}, s, {di, "output"});
-        if (inter.valid()) {
-          Tensor stepInter = concat(
+        Tensor stepInter;
+        if (inter.valid())
+          stepInter = concat(
               {ru[0].expand({0}), ru[1].expand({0}), c.expand({0}), h.expand({0}), aux.expand({0})}, 0);
+        Tensor stepOut = hNew;
+        if (limits.valid()) {
+          // A sequence past its last step: intermediates and output zero, h kept (the final output).
+          using popops::expr::Select;
+          Tensor m = stepMask(graph, limits, t, s, {di});
+          const Tensor mBH = broadcastMask(m, {l.B, l.H});
+          if (stepInter.valid())
+            stepInter = popops::map(graph, Select(_1, Const(0.0f), _2),
+                                    {stepInter, broadcastMask(m, {F_NUM, l.B, l.H})}, s, {di, "mask"});
+          stepOut = popops::map(graph, Select(_1, Const(0.0f), _2), {hNew, mBH}, s, {di, "mask"});
+          hNew = popops::map(graph, Select(_1, _2, _3), {hNew, h, mBH}, s, {di, "mask"});
+        }
+        if (stepInter.valid())
           popops::dynamicUpdate(graph, inter, stepInter.expand({0}), t, {0}, {1}, s,
                                 {di, "saveIntermediates"});
-        }
         s.add(program::Copy(hNew, h, false, {di}));
         if (outSeq.valid())
-          popops::dynamicUpdate(graph, outSeq, h.expand({0}), t, {0}, {1}, s, {di, "saveOutput"});
-        return s;
+          popops::dynamicUpdate(graph, outSeq, stepOut.expand({0}), t, {0}, {1}, s, {di, "saveOutput"});
+        return whileWithinSteps(graph, limits, t, s, {di});
       },
       {di, "gru"});
   fwdProg.add(loop);
@@ -363,6 +367,7 @@ Tensor backward(Graph &graph, const GruParams &params, const Layer &l, program::
   Tensor attGradSeq;
   if (att && attGrad)
     attGradSeq = createSequence(graph, l.type, {l.T, l.B}, {di, "attentionsGrad"});
+  const StepLimits limits = stepLimits(graph, params.rnn, prog, {di, "timeSteps"});
 
   auto loop = popops::countedLoop(
       graph, l.T,
@@ -371,6 +376,17 @@ Tensor backward(Graph &graph, const GruParams &params, const Layer &l, program::
         Tensor t = popops::map(graph, Const(unsigned(l.T - 1)) - _1, {i}, s, {di, "step"});
         Tensor fi = popops::dynamicSlice(graph, fwdIntermediates, t, {0}, {1}, s, {di, "intermediates"})[0];
         Tensor r = fi[F_R], u = fi[F_U], c = fi[F_C], hp = fi[F_HPREV], aux = fi[F_AUX];
+        // Variable time steps: no gradient at a step after a sequence's last; dh passes unchanged.
+        Tensor m = limits.valid() ? stepMask(graph, limits, t, s, {di}) : Tensor();
+        auto masked = [&](const Tensor &g) {
+          if (!m.valid())
+            return g;
+          std::vector<std::size_t> shape = g.shape();
+          if (g.rank() == 1)
+            return popops::map(graph, popops::expr::Select(_1, Const(0.0f), _2), {g, m}, s, {di, "mask"});
+          return popops::map(graph, popops::expr::Select(_1, Const(0.0f), _2), {g, broadcastMask(m, shape)},
+                             s, {di, "mask"});
+        };
         Tensor dhT = dh;
         if (params.outputFullSequence) {
           Tensor og = popops::dynamicSlice(graph, outputGrad, t, {0}, {1}, s, {di, "outputGrad"})[0];
@@ -387,8 +403,8 @@ Tensor backward(Graph &graph, const GruParams &params, const Layer &l, program::
                            {di, "updateGrad"});
           if (attGradSeq.valid()) {
             Tensor prod = popops::map(graph, -(_1 * _2), {duEff, u}, s, {di, "attentionGrad"});
-            Tensor ga =
-                popops::reduce(graph, prod, l.type, {1}, popops::Operation::ADD, s, {di, "attentionGrad"});
+            Tensor ga = masked(
+                popops::reduce(graph, prod, l.type, {1}, popops::Operation::ADD, s, {di, "attentionGrad"}));
             popops::dynamicUpdate(graph, attGradSeq, ga.expand({0}), t, {0}, {1}, s,
                                   {di, "saveAttentionGrad"});
           }
@@ -421,7 +437,8 @@ Tensor backward(Graph &graph, const GruParams &params, const Layer &l, program::
           dhRec = poplin::matMul(graph, dAll, l.flat(wo, 0, NU).transpose(), s, l.type, {di, "recurrentGrad"},
                                  mmOpts, planningCache);
         }
-        Tensor stepGrads = concat({dr.expand({0}), du.expand({0}), dc.expand({0}), gRec.expand({0})}, 0);
+        Tensor stepGrads =
+            masked(concat({dr.expand({0}), du.expand({0}), dc.expand({0}), gRec.expand({0})}, 0));
         popops::dynamicUpdate(graph, bwdInter, stepGrads.expand({0}), t, {0}, {1}, s, {di, "saveGrads"});
         if (inGrads) {
           Tensor dIn = stepGrads.slice(0, NU, 0).dimShuffle({1, 0, 2}).reshape({l.B, NU * l.H});
@@ -430,6 +447,9 @@ Tensor backward(Graph &graph, const GruParams &params, const Layer &l, program::
           popops::dynamicUpdate(graph, inGradSeq, dx.expand({0}), t, {0}, {1}, s, {di, "saveInputGrad"});
         }
         Tensor dhNew = popops::map(graph, _1 + _2, {dhDirect, dhRec}, s, {di, "stateGrad"});
+        if (m.valid())
+          dhNew = popops::map(graph, popops::expr::Select(_1, _2, _3),
+                              {dhNew, dh, broadcastMask(m, {l.B, l.H})}, s, {di, "mask"});
         s.add(program::Copy(dhNew, dh, false, {di}));
         return s;
       },
@@ -567,6 +587,95 @@ Tensor auGruBwdWithWU(Graph &graph, const GruParams &params, program::Sequence &
                       inputGrad, bwdInter, &attentions, attentionsGrad, {di}, planningCache);
   weightsGrad = weightUpdate(graph, l, prog, fwdIntermediates, bwdInter, input, {di}, planningCache);
   return g;
+}
+
+namespace {
+
+/// `params` with rnn.varTimeSteps set to `realTimeSteps`, for the realTimeSteps forms.
+GruParams withRealTimeSteps(const GruParams &params, const Tensor &realTimeSteps, const std::string &op,
+                            bool forward) {
+  aspen::ops::requireValid(realTimeSteps, op, "realTimeSteps");
+  if (params.rnn.variableTimeSteps())
+    throw poputil::poplibs_error(op + ": params' varTimeSteps " + describe(params.rnn.varTimeSteps) +
+                                 " is set as well as realTimeSteps " + describe(realTimeSteps) +
+                                 " (give the time steps one way)");
+  if (forward && !params.outputFullSequence)
+    throw poputil::poplibs_error(op + ": params' outputFullSequence is false; the realTimeSteps form "
+                                      "returns the full sequence (set it true)");
+  if (realTimeSteps.rank() != 1 ||
+      (realTimeSteps.dim(0) != 1 && realTimeSteps.dim(0) != params.rnn.batchSize))
+    throw poputil::poplibs_error(op + ": realTimeSteps " + describe(realTimeSteps) + " has shape " +
+                                 shapeString(realTimeSteps.shape()) + "; it must be {batchSize} = {" +
+                                 std::to_string(params.rnn.batchSize) + "} (or {1})");
+  if (realTimeSteps.elementType() != UNSIGNED_INT && realTimeSteps.elementType() != INT)
+    throw poputil::poplibs_error(op + ": realTimeSteps " + describe(realTimeSteps) + " has element type " +
+                                 realTimeSteps.elementType().toString().str() +
+                                 " (unsigned int and int are supported)");
+  GruParams p = params;
+  p.rnn.varTimeSteps = realTimeSteps;
+  return p;
+}
+
+} // namespace
+
+Tensor gruFwd(Graph &graph, const GruParams &params, const Tensor &stateInit, const Tensor &in,
+              const Tensor &realTimeSteps, const GruWeights &weights, Tensor *intermediates,
+              program::Sequence &fwdProg, const DebugContext &debugContext, const OptionFlags &options,
+              poplin::PlanningCache *planningCache) {
+  return gruFwd(graph, withRealTimeSteps(params, realTimeSteps, "popnn::gru::gruFwd", true), stateInit, in,
+                weights, intermediates, fwdProg, debugContext, options, planningCache);
+}
+
+Tensor auGruFwd(Graph &graph, const GruParams &params, const Tensor &stateInit, const Tensor &in,
+                const Tensor &realTimeSteps, const GruWeights &weights, Tensor *intermediates,
+                const Tensor &attScores, program::Sequence &fwdProg, const DebugContext &debugContext,
+                const OptionFlags &options, poplin::PlanningCache *planningCache) {
+  return auGruFwd(graph, withRealTimeSteps(params, realTimeSteps, "popnn::gru::auGruFwd", true), stateInit,
+                  in, weights, intermediates, attScores, fwdProg, debugContext, options, planningCache);
+}
+
+Tensor gruBwd(Graph &graph, const GruParams &params, program::Sequence &prog, const Tensor &fwdOutputInit,
+              const Tensor &fwdIntermediatesSeq, const GruWeights &weights, const Tensor &fwdInputSeq,
+              const Tensor &realTimeSteps, const Tensor &fwdOutput, const Tensor &gradLayerNext,
+              Tensor *inputGrad, Tensor *bwdIntermediates, const DebugContext &debugContext,
+              const OptionFlags &options_, poplin::PlanningCache *planningCache) {
+  return gruBwd(graph, withRealTimeSteps(params, realTimeSteps, "popnn::gru::gruBwd", false), prog,
+                fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq, fwdOutput, gradLayerNext, inputGrad,
+                bwdIntermediates, debugContext, options_, planningCache);
+}
+
+Tensor auGruBwd(Graph &graph, const GruParams &params, program::Sequence &prog, const Tensor &fwdOutputInit,
+                const Tensor &fwdIntermediatesSeq, const GruWeights &weights, const Tensor &fwdInputSeq,
+                const Tensor &realTimeSteps, const Tensor &fwdOutput, const Tensor &gradLayerNext,
+                Tensor *inputGrad, Tensor *bwdIntermediates, const Tensor &attentions, Tensor *attentionsGrad,
+                const DebugContext &debugContext, const OptionFlags &options_,
+                poplin::PlanningCache *planningCache) {
+  return auGruBwd(graph, withRealTimeSteps(params, realTimeSteps, "popnn::gru::auGruBwd", false), prog,
+                  fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq, fwdOutput, gradLayerNext,
+                  inputGrad, bwdIntermediates, attentions, attentionsGrad, debugContext, options_,
+                  planningCache);
+}
+
+Tensor gruBwdWithWU(Graph &graph, const GruParams &params, program::Sequence &prog,
+                    const Tensor &fwdOutputInit, const Tensor &fwdIntermediates, const GruWeights &weights,
+                    const Tensor &input, const Tensor &realTimeSteps, const Tensor &output,
+                    const Tensor &outputGrad, Tensor *inputGrad, GruWeights &weightsGrad,
+                    const DebugContext &debugContext, const OptionFlags &options_,
+                    poplin::PlanningCache *planningCache) {
+  return gruBwdWithWU(graph, withRealTimeSteps(params, realTimeSteps, "popnn::gru::gruBwdWithWU", false),
+                      prog, fwdOutputInit, fwdIntermediates, weights, input, output, outputGrad, inputGrad,
+                      weightsGrad, debugContext, options_, planningCache);
+}
+
+Tensor auGruBwdWithWU(Graph &graph, const GruParams &params, program::Sequence &prog,
+                      const Tensor &fwdOutputInit, const Tensor &fwdIntermediates, const GruWeights &weights,
+                      const Tensor &input, const Tensor &realTimeSteps, const Tensor &output,
+                      const Tensor &outputGrad, Tensor *inputGrad, GruWeights &weightsGrad,
+                      const Tensor &attentions, Tensor *attentionsGrad, const DebugContext &debugContext,
+                      const OptionFlags &options_, poplin::PlanningCache *planningCache) {
+  return auGruBwdWithWU(graph, withRealTimeSteps(params, realTimeSteps, "popnn::gru::auGruBwdWithWU", false),
+                        prog, fwdOutputInit, fwdIntermediates, weights, input, output, outputGrad, inputGrad,
+                        weightsGrad, attentions, attentionsGrad, debugContext, options_, planningCache);
 }
 
 } // namespace gru

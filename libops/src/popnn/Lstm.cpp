@@ -30,18 +30,9 @@ using aspen::ops::describe;
 using aspen::ops::shapeString;
 
 namespace poputil {
-template <> poplar::ProfileValue toProfileValue(const popnn::rnn::RnnParams &p);
-template <> poplar::ProfileValue toProfileValue(const popnn::NonLinearityType &t);
 template <> poplar::ProfileValue toProfileValue(const popnn::lstm::LstmParams &p) {
-  poplar::ProfileValue::Map v;
-  v.insert({"rnn", toProfileValue(p.rnn)});
-  v.insert({"outputFullSequence", toProfileValue(p.outputFullSequence)});
+  auto v = popnn::rnn_detail::layerProfile(p);
   v.insert({"doInputWeightCalc", toProfileValue(p.doInputWeightCalc)});
-  v.insert({"calcInputGradients", toProfileValue(p.calcInputGradients)});
-  std::vector<unsigned> order(p.cellOrder.begin(), p.cellOrder.end());
-  v.insert({"cellOrder", toProfileValue(order)});
-  v.insert({"activation", toProfileValue(p.activation)});
-  v.insert({"recurrentActivation", toProfileValue(p.recurrentActivation)});
   return v;
 }
 template <> poplar::ProfileValue toProfileValue(const popnn::lstm::LstmState &s) {
@@ -51,11 +42,7 @@ template <> poplar::ProfileValue toProfileValue(const popnn::lstm::LstmState &s)
   return v;
 }
 template <> poplar::ProfileValue toProfileValue(const popnn::lstm::LstmWeights &w) {
-  poplar::ProfileValue::Map v;
-  v.insert({"inputWeights", toProfileValue(w.inputWeights)});
-  v.insert({"outputWeights", toProfileValue(w.outputWeights)});
-  v.insert({"biases", toProfileValue(w.biases)});
-  return v;
+  return popnn::rnn_detail::weightsProfile(w);
 }
 } // namespace poputil
 
@@ -110,6 +97,14 @@ struct Layer {
       throw poputil::poplibs_error(op + ": " + role + " " + describe(t) +
                                    " is not what this layer's lstmFwd/lstmBwd produces (" +
                                    shapeString({T, slots, B, H}) + " " + type.toString().str() + ")");
+  }
+  /// With variable time steps the backward pass starts from zero state gradients (as PopLibs).
+  void checkNoLastStepStateGrad(const LstmParams &p, const LstmState *g) const {
+    if (p.rnn.variableTimeSteps() && g)
+      throw poputil::poplibs_error(op + ": lastStepStateGrad is not null but params' varTimeSteps " +
+                                   describe(p.rnn.varTimeSteps) +
+                                   " is set; with variable time steps the final state's gradients are zero "
+                                   "(pass null)");
   }
   /// The kernel {I + H, 4H} with the units in internal order (x W, h U stacked).
   Tensor kernel(const LstmWeights &w, bool inputPart = true) const {
@@ -191,18 +186,14 @@ Tensor createInitialOutput(Graph &graph, const LstmParams &params, const DebugCo
                            const OptionFlags &options, poplin::PlanningCache *planningCache) {
   aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, options));
   const Layer l(params, options, "popnn::lstm::createInitialOutput", false);
-  Tensor t = graph.addVariable(l.type, {l.B, l.H}, {di, "initialOutput"});
-  poputil::mapTensorLinearly(graph, t);
-  return t;
+  return createState(graph, l.type, l.B, l.H, {di, "initialOutput"});
 }
 
 Tensor createInitialCellState(Graph &graph, const LstmParams &params, const DebugContext &debugContext,
                               const OptionFlags &options, poplin::PlanningCache *planningCache) {
   aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, options));
   const Layer l(params, options, "popnn::lstm::createInitialCellState", false);
-  Tensor t = graph.addVariable(l.type, {l.B, l.H}, {di, "initialCellState"});
-  poputil::mapTensorLinearly(graph, t);
-  return t;
+  return createState(graph, l.type, l.B, l.H, {di, "initialCellState"});
 }
 
 LstmState createInitialState(Graph &graph, const LstmParams &params, const DebugContext &debugContext,
@@ -275,11 +266,19 @@ std::pair<Tensor, Tensor> lstmFwd(Graph &graph, const LstmParams &params, const 
     inter = createSequence(graph, l.type, {l.T, F_NUM, l.B, l.H}, {di, "fwdIntermediates"});
   const Tensor kernel = l.kernel(weights, params.doInputWeightCalc);
   const Tensor bias = gather0(weights.biases, l.pos).expand({1}).broadcast(l.B, 1); // {4, B, H}
+  // Variable time steps: what the steps after a sequence's last do not write stays zero.
+  const StepLimits limits = stepLimits(graph, params.rnn, fwdProg, {di, "timeSteps"});
+  if (limits.valid() && outSeq.valid())
+    popops::zero(graph, outSeq, fwdProg, {di});
+  if (limits.valid() && inter.valid())
+    popops::zero(graph, inter, fwdProg, {di});
 
   auto loop = popops::countedLoop(
       graph, l.T,
       [&](const Tensor &t) -> program::Program {
         program::Sequence s({}, {di, "step"});
+        using popops::expr::Const;
+        using popops::expr::Select;
         Tensor x = popops::dynamicSlice(graph, in, t, {0}, {1}, s, {di, "input"})[0];
         Tensor lhs = params.doInputWeightCalc ? concat(x, h, 1) : h;
         Tensor pre = poplin::matMul(graph, lhs, kernel, s, l.type, {di, "weigh"}, mmOpts, planningCache);
@@ -292,18 +291,34 @@ std::pair<Tensor, Tensor> lstmFwd(Graph &graph, const LstmParams &params, const 
         Tensor cNew = popops::map(graph, _1 * _2 + _3 * _4, {f, c, i, g}, s, {di, "cellState"});
         Tensor tanhC = popops::map(graph, activation(act, _1), {cNew}, s, {di, "cellActivation"});
         Tensor hNew = popops::map(graph, _1 * _2, {o, tanhC}, s, {di, "output"});
-        if (inter.valid()) {
-          Tensor stepInter = concat({f.expand({0}), i.expand({0}), g.expand({0}), o.expand({0}),
-                                     tanhC.expand({0}), c.expand({0}), h.expand({0})},
-                                    0);
+        Tensor stepInter;
+        if (inter.valid())
+          stepInter = concat({f.expand({0}), i.expand({0}), g.expand({0}), o.expand({0}), tanhC.expand({0}),
+                              c.expand({0}), h.expand({0})},
+                             0);
+        Tensor stepOut = hNew;
+        if (limits.valid()) {
+          // A sequence past its last step: intermediates and output zero, h kept (the final
+          // output), c zero or (preserveFinalState) kept.
+          Tensor m = stepMask(graph, limits, t, s, {di});
+          const Tensor mBH = broadcastMask(m, {l.B, l.H});
+          if (stepInter.valid())
+            stepInter = popops::map(graph, Select(_1, Const(0.0f), _2),
+                                    {stepInter, broadcastMask(m, {F_NUM, l.B, l.H})}, s, {di, "mask"});
+          cNew = params.preserveFinalState
+                     ? popops::map(graph, Select(_1, _2, _3), {cNew, c, mBH}, s, {di, "mask"})
+                     : popops::map(graph, Select(_1, Const(0.0f), _2), {cNew, mBH}, s, {di, "mask"});
+          stepOut = popops::map(graph, Select(_1, Const(0.0f), _2), {hNew, mBH}, s, {di, "mask"});
+          hNew = popops::map(graph, Select(_1, _2, _3), {hNew, h, mBH}, s, {di, "mask"});
+        }
+        if (stepInter.valid())
           popops::dynamicUpdate(graph, inter, stepInter.expand({0}), t, {0}, {1}, s,
                                 {di, "saveIntermediates"});
-        }
         s.add(program::Copy(cNew, c, false, {di}));
         s.add(program::Copy(hNew, h, false, {di}));
         if (outSeq.valid())
-          popops::dynamicUpdate(graph, outSeq, h.expand({0}), t, {0}, {1}, s, {di, "saveOutput"});
-        return s;
+          popops::dynamicUpdate(graph, outSeq, stepOut.expand({0}), t, {0}, {1}, s, {di, "saveOutput"});
+        return whileWithinSteps(graph, limits, t, s, {di});
       },
       {di, "lstm"});
   fwdProg.add(loop);
@@ -362,6 +377,7 @@ LstmState backward(Graph &graph, const LstmParams &params, const Layer &l, progr
   if (inGrads)
     inGradSeq = createSequence(graph, l.type, {l.T, l.B, l.I}, {di, "inputGrad"});
   const Tensor kernelT = l.kernel(weights, inGrads).transpose(); // {4H, I + H} or {4H, H}
+  const StepLimits limits = stepLimits(graph, params.rnn, prog, {di, "timeSteps"});
 
   auto loop = popops::countedLoop(
       graph, l.T,
@@ -387,18 +403,31 @@ LstmState backward(Graph &graph, const LstmParams &params, const Layer &l, progr
         Tensor dPre = concat({dFIO.slice(0, l.B, 0).expand({0}), dFIO.slice(l.B, 2 * l.B, 0).expand({0}),
                               dG.expand({0}), dFIO.slice(2 * l.B, 3 * l.B, 0).expand({0})},
                              0); // {4, B, H}
+        Tensor mBH;
+        if (limits.valid()) {
+          // A step after a sequence's last: no gradient there; the state gradients pass unchanged.
+          using popops::expr::Const;
+          using popops::expr::Select;
+          Tensor m = stepMask(graph, limits, t, s, {di});
+          mBH = broadcastMask(m, {l.B, l.H});
+          dPre = popops::map(graph, Select(_1, Const(0.0f), _2), {dPre, broadcastMask(m, {NU, l.B, l.H})}, s,
+                             {di, "mask"});
+        }
         popops::dynamicUpdate(graph, bwdInter, dPre.expand({0}), t, {0}, {1}, s, {di, "saveGrads"});
         Tensor dcPrev = popops::map(graph, _1 * _2, {dcT, f}, s, {di, "prevCellGrad"});
         Tensor flat = dPre.dimShuffle({1, 0, 2}).reshape({l.B, NU * l.H});
         Tensor dxh =
             poplin::matMul(graph, flat, kernelT, s, l.type, {di, "inputGrads"}, mmOpts, planningCache);
-        if (inGrads) {
+        if (inGrads)
           popops::dynamicUpdate(graph, inGradSeq, dxh.slice(0, l.I, 1).expand({0}), t, {0}, {1}, s,
                                 {di, "saveInputGrad"});
-          s.add(program::Copy(dxh.slice(l.I, l.I + l.H, 1), dh, false, {di}));
-        } else {
-          s.add(program::Copy(dxh, dh, false, {di}));
+        Tensor dhPrev = inGrads ? dxh.slice(l.I, l.I + l.H, 1) : dxh;
+        if (mBH.valid()) {
+          using popops::expr::Select;
+          dhPrev = popops::map(graph, Select(_1, _2, _3), {dhPrev, dh, mBH}, s, {di, "mask"});
+          dcPrev = popops::map(graph, Select(_1, _2, _3), {dcPrev, dc, mBH}, s, {di, "mask"});
         }
+        s.add(program::Copy(dhPrev, dh, false, {di}));
         s.add(program::Copy(dcPrev, dc, false, {di}));
         return s;
       },
@@ -442,6 +471,7 @@ LstmState lstmBwd(Graph &graph, const LstmParams &params, program::Sequence &pro
   aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, fwdStateInit, fwdIntermediates, weights, input,
                                                       output, outputGrad, lastStepStateGrad, options));
   const Layer l(params, options, "popnn::lstm::lstmBwd");
+  l.checkNoLastStepStateGrad(params, lastStepStateGrad);
   Tensor bwdInter;
   const Tensor *lastOut =
       lastStepStateGrad && lastStepStateGrad->output.valid() ? &lastStepStateGrad->output : nullptr;
@@ -465,7 +495,8 @@ LstmState lstmBwd(Graph &graph, const LstmParams &params, program::Sequence &pro
   const Layer l(params, options, "popnn::lstm::lstmBwd");
   Tensor bwdInter;
   LstmState g = backward(graph, params, l, prog, fwdStateInit, fwdIntermediates, weights, input, outputGrad,
-                         nullptr, lastCellStateGrad, inputGrad, bwdInter, {di}, planningCache);
+                         nullptr, params.rnn.variableTimeSteps() ? nullptr : lastCellStateGrad, inputGrad,
+                         bwdInter, {di}, planningCache);
   if (bwdIntermediates)
     *bwdIntermediates = bwdInter;
   return g;
@@ -492,6 +523,7 @@ LstmState lstmBwdWithWU(Graph &graph, const LstmParams &params, program::Sequenc
   aspen::ops::PopnnDebugInfo di(debugContext, DI_ARGS(params, fwdStateInit, fwdIntermediates, weights, input,
                                                       output, outputGrad, lastStepStateGrad, options));
   const Layer l(params, options, "popnn::lstm::lstmBwdWithWU");
+  l.checkNoLastStepStateGrad(params, lastStepStateGrad);
   Tensor bwdInter;
   const Tensor *lastOut =
       lastStepStateGrad && lastStepStateGrad->output.valid() ? &lastStepStateGrad->output : nullptr;
@@ -514,7 +546,8 @@ LstmState lstmBwdWithWU(Graph &graph, const LstmParams &params, program::Sequenc
   const Layer l(params, options, "popnn::lstm::lstmBwdWithWU");
   Tensor bwdInter;
   LstmState g = backward(graph, params, l, prog, fwdStateInit, fwdIntermediates, weights, input, outputGrad,
-                         nullptr, lastCellStateGrad, inputGrad, bwdInter, {di}, planningCache);
+                         nullptr, params.rnn.variableTimeSteps() ? nullptr : lastCellStateGrad, inputGrad,
+                         bwdInter, {di}, planningCache);
   weightsGrad = weightUpdate(graph, l, params, prog, fwdIntermediates, bwdInter, input, {di}, planningCache);
   return g;
 }

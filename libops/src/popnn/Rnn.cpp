@@ -7,9 +7,11 @@
 #include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
 
+#include <popops/Cast.hpp>
 #include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Loop.hpp>
+#include <popops/Reduce.hpp>
 #include <poputil/OptionParsing.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
@@ -31,7 +33,6 @@ template <> poplar::ProfileValue toProfileValue(const popnn::rnn::RnnParams &p) 
   v.insert({"varTimeSteps", toProfileValue(p.varTimeSteps)});
   return v;
 }
-template <> poplar::ProfileValue toProfileValue(const popnn::NonLinearityType &t);
 } // namespace poputil
 
 namespace popnn {
@@ -132,7 +133,7 @@ popops::expr::Any activationGradient(NonLinearityType t, const popops::expr::Exp
   }
 }
 
-void checkParams(const rnn::RnnParams &p, const std::string &op, bool allowVariable) {
+void checkParams(const rnn::RnnParams &p, const std::string &op) {
   if (p.dataType != FLOAT && p.dataType != HALF)
     throw poputil::poplibs_error(op + ": params' dataType " + p.dataType.toString().str() +
                                  " is not supported (float and half are)");
@@ -143,10 +144,71 @@ void checkParams(const rnn::RnnParams &p, const std::string &op, bool allowVaria
     throw poputil::poplibs_error(op + ": params' batchSize (" + std::to_string(p.batchSize) +
                                  "), timeSteps (" + std::to_string(p.maxTimeSteps) + ") and layerSizes " +
                                  shapeString(p.layerSizes) + " must be non-zero");
-  if (!allowVariable && p.variableTimeSteps())
-    throw poputil::poplibs_error(op + ": params' varTimeSteps " + describe(p.varTimeSteps) +
-                                 " (variable time steps) is not supported by Aspen yet; every sequence runs "
-                                 "maxTimeSteps steps");
+  if (p.variableTimeSteps()) {
+    const Tensor &v = p.varTimeSteps;
+    if (v.rank() != 1 || (v.dim(0) != 1 && v.dim(0) != p.batchSize))
+      throw poputil::poplibs_error(op + ": params' varTimeSteps " + describe(v) + " has shape " +
+                                   shapeString(v.shape()) + "; it must be {1} or {batchSize} = {" +
+                                   std::to_string(p.batchSize) + "}");
+    if (v.elementType() != UNSIGNED_INT && v.elementType() != INT)
+      throw poputil::poplibs_error(op + ": params' varTimeSteps " + describe(v) + " has element type " +
+                                   v.elementType().toString().str() +
+                                   " (unsigned int and int are supported)");
+  }
+}
+
+StepLimits stepLimits(Graph &graph, const rnn::RnnParams &p, program::Sequence &prog,
+                      const DebugNameAndId &di) {
+  using namespace popops::expr;
+  StepLimits l;
+  if (!p.variableTimeSteps())
+    return l;
+  Tensor v = p.varTimeSteps;
+  if (v.elementType() == INT)
+    v = popops::map(graph, Cast(Max(_1, Const(0)), UNSIGNED_INT), {v}, prog, {di, "timeSteps"});
+  Tensor steps = popops::map(graph, Min(_1, Const(unsigned(p.maxTimeSteps))), {v}, prog, {di, "timeSteps"});
+  if (steps.numElements() == 1) {
+    l.maxSteps = l.minSteps = steps;
+  } else {
+    l.maxSteps =
+        popops::reduce(graph, steps, UNSIGNED_INT, {0}, popops::Operation::MAX, prog, {di, "maxTimeSteps"})
+            .reshape({1});
+    l.minSteps =
+        popops::reduce(graph, steps, UNSIGNED_INT, {0}, popops::Operation::MIN, prog, {di, "minTimeSteps"})
+            .reshape({1});
+  }
+  l.steps = steps.numElements() == 1 ? steps.broadcast(unsigned(p.batchSize), 0) : steps;
+  return l;
+}
+
+Tensor stepMask(Graph &graph, const StepLimits &limits, const Tensor &t, program::Sequence &prog,
+                const DebugNameAndId &di) {
+  using namespace popops::expr;
+  return popops::map(graph, Lt(_1, _2),
+                     {t.reshape({1}).broadcast(unsigned(limits.steps.dim(0)), 0), limits.steps}, prog,
+                     {di, "stepMask"});
+}
+
+program::Program whileWithinSteps(Graph &graph, const StepLimits &limits, const Tensor &t,
+                                  program::Sequence body, const DebugNameAndId &di) {
+  if (!limits.valid())
+    return body;
+  using namespace popops::expr;
+  program::Sequence s({}, {di, "variableStep"});
+  Tensor active = popops::map(graph, Lt(_1, _2), {t.reshape({1}), limits.maxSteps}, s, {di, "withinSteps"});
+  s.add(program::If(active.reshape({}), body, program::Sequence(), {di, "withinSteps"}));
+  return s;
+}
+
+Tensor broadcastMask(const Tensor &m, const std::vector<std::size_t> &shape) {
+  // m {B} -> {1, ..., B, 1} -> shape
+  std::vector<std::size_t> s(shape.size(), 1);
+  s[shape.size() - 2] = m.dim(0);
+  Tensor r = m.reshape(s);
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (d != shape.size() - 2)
+      r = r.broadcast(unsigned(shape[d]), unsigned(d));
+  return r;
 }
 
 void checkTensor(const Tensor &t, const std::vector<std::size_t> &shape, const Type &type,
@@ -194,6 +256,13 @@ Tensor scatter0(const Tensor &t, const std::vector<unsigned> &pos) {
   for (std::size_t u = 0; u < pos.size(); ++u)
     parts[pos[u]] = t.slice(u, u + 1, 0);
   return concat(parts, 0);
+}
+
+Tensor createState(Graph &graph, const Type &type, std::size_t batch, std::size_t size,
+                   const DebugNameAndId &di) {
+  Tensor t = graph.addVariable(type, {batch, size}, di);
+  poputil::mapTensorLinearly(graph, t);
+  return t;
 }
 
 Tensor createSequence(Graph &graph, const Type &type, const std::vector<std::size_t> &shape,
@@ -356,16 +425,17 @@ std::vector<Tensor> Rnn(Graph &graph, const RnnParams &params, bool reverse,
   program::Sequence initProg({}, {di, "init"});
   Tensor begin = graph.addConstant<unsigned>(UNSIGNED_INT, {1}, {0u}, {di, "begin"});
   graph.setTileMapping(begin, 0);
+  const rnn_detail::StepLimits limits = rnn_detail::stepLimits(graph, params, prog, {di, "timeSteps"});
 
   auto loop = popops::countedLoop(
       graph, steps,
       [&](const Tensor &i) -> program::Program {
-        program::Sequence body({}, {di, "step"});
+        program::Sequence outer({}, {di, "step"}), body({}, {di, "step"});
         Tensor step = i;
         if (reverse)
           step = popops::map(graph,
                              popops::expr::Sub(popops::expr::Const(unsigned(steps - 1)), popops::expr::_1),
-                             {i}, body, {di, "reverseIndex"});
+                             {i}, outer, {di, "reverseIndex"});
         auto sliceOf = [&](const Tensor &seq) {
           return popops::dynamicSlice(graph, seq, step, {0}, {1}, body, {di, "slice"})[0];
         };
@@ -378,10 +448,23 @@ std::vector<Tensor> Rnn(Graph &graph, const RnnParams &params, bool reverse,
           slice.interimOut = graph.clone((*interimOut)[0], {di, "interimOut"});
         for (const Tensor &t : outputs)
           slice.outputs.push_back(graph.clone(t[0], {di, "output"}));
-        const TimeStepState time{begin, step, Tensor()};
+        TimeStepState time{begin, step, Tensor()};
+        RnnBatchwiseFlags flags;
+        if (limits.valid()) {
+          // Whether some sequence has ended before this step, and which have not.
+          using namespace popops::expr;
+          time.variableSeqFlag =
+              popops::map(graph, Gte(_1, _2), {step, limits.minSteps}, body, {di, "variableStep"})
+                  .reshape({});
+          if (params.batchVariableTimeSteps()) {
+            Tensor within = rnn_detail::stepMask(graph, limits, step, body, {di, "batchSteps"});
+            flags.mask = popops::cast(graph, within, params.dataType, body, {di, "mask"});
+            flags.inverse =
+                popops::map(graph, Cast(Not(_1), params.dataType), {within}, body, {di, "inverse"});
+          }
+        }
         std::vector<Tensor> stepState = state;
-        body.add(
-            loopFn(graph, time, RnnBatchwiseFlags{}, stepState, slice, createdOut, &initProg, {di, "cell"}));
+        body.add(loopFn(graph, time, flags, stepState, slice, createdOut, &initProg, {di, "cell"}));
         for (std::size_t k = 0; k < state.size(); ++k)
           if (stepState[k].valid() && !(stepState[k] == state[k]))
             body.add(program::Copy(stepState[k], state[k], false, {di}));
@@ -395,7 +478,8 @@ std::vector<Tensor> Rnn(Graph &graph, const RnnParams &params, bool reverse,
         if (stateSequence.output.valid()) // a state {1, batch, size} fills a step {batch, size}
           update(stateSequence.output,
                  state[stateSequence.stateIndex].reshape(stateSequence.output[0].shape()));
-        return body;
+        outer.add(rnn_detail::whileWithinSteps(graph, limits, step, body, {di}));
+        return outer;
       },
       {di, "loop"});
   prog.add(initProg);
