@@ -1,0 +1,53 @@
+// Copyright (c) Aspen contributors.
+// The IPU builtins backed by the runtime (<ipu_tile_builtins.h>, docs/codelets.md, "IPU
+// builtins backed by the runtime"): what the running vertex's __builtin_ipu_get_tile_id,
+// get_worker_id, get_scount_l/_h and the random number builtins read. The executor
+// describes the running compute step once (BuiltinStep, on its stack), and each thread's
+// VertexThread records the running tile and compute() call; the functions the codelet
+// libraries call (codeletRuntimeTable) read them. No state lives in the codelet libraries.
+#pragma once
+
+#include "exe/ExecutableData.hpp"
+
+#include <cstdint>
+
+namespace aspen::rt {
+
+/// The running compute step, as the builtins see it.
+struct BuiltinStep {
+  const std::uint32_t *tiles = nullptr;     // the step's tiles (replica tile ids)
+  const std::uint32_t *tileBegin = nullptr; // vertex i runs on tiles[k], tileBegin[k] <= i < tileBegin[k + 1]
+  const exe::VertexInstance *instances = nullptr;
+  const std::uint8_t *workerOf = nullptr; // the packing's worker slot of each vertex, or kAlone
+  const std::uint64_t *counted = nullptr; // each vertex's cycles once it ran (null: static estimates)
+  std::uint32_t numWorkers = 1;           // worker slots of the packing
+  std::uint32_t tilesPerIpu = 1;
+  std::uint32_t workerContexts = 1;    // generator states per tile
+  std::uint64_t computeStart = 0;      // the simulated clock when the step's compute phase begins
+  std::uint64_t *generators = nullptr; // xoroshiro128+ states: 2 words per (tile, worker context)
+  static constexpr std::uint8_t kAlone = 0xff;
+};
+
+/// Each generator's state before any vertex used it: xoroshiro128+ seeded by
+/// splitmix64 from (replica tile, worker context), so every run of an executable
+/// starts from the same states whatever the host's thread count. `states` holds
+/// 2 * numTiles * workerContexts words.
+void seedGenerators(std::uint64_t *states, std::uint32_t numTiles, std::uint32_t workerContexts);
+
+/// One step of xoroshiro128+ (Blackman and Vigna, 2016; a = 24, b = 16, c = 37): returns
+/// s0 + s1 and advances `s`.
+inline std::uint64_t xoroshiro128plus(std::uint64_t *s) {
+  const std::uint64_t s0 = s[0];
+  std::uint64_t s1 = s[1];
+  const std::uint64_t result = s0 + s1;
+  s1 ^= s0;
+  s[0] = ((s0 << 24) | (s0 >> 40)) ^ s1 ^ (s1 << 16);
+  s[1] = (s1 << 37) | (s1 >> 27);
+  return result;
+}
+
+/// Installs the builtins' table in every vertex library loaded from now on (once, at load
+/// of libpoplar).
+void installCodeletRuntime();
+
+} // namespace aspen::rt
