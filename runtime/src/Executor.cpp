@@ -136,6 +136,15 @@ Executor::Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vect
   const std::uint32_t contexts = std::max(1u, exe.target.numWorkerContexts);
   generators_.resize(2 * std::size_t(exe.target.numTiles()) * contexts);
   seedGenerators(generators_.data(), exe.target.numTiles(), contexts);
+  generatorAt_.resize(std::size_t(exe.target.numTiles()) * contexts);
+  for (std::size_t g = 0; g < generatorAt_.size(); ++g)
+    generatorAt_[g] = reinterpret_cast<std::uint8_t *>(&generators_[2 * g]);
+  // A graph with hardware seeds (poplar::setHwSeeds/getHwSeeds): the generators are that
+  // variable, in each tile's memory (4 words per worker context).
+  if (exe.hwSeedsTransfer != ~0u)
+    for (const exe::HostRun &r : exe.hostTransfers[exe.hwSeedsTransfer].runs)
+      for (std::uint64_t g = (r.hostOffset + 15) / 16; 16 * g + 16 <= r.hostOffset + r.bytes; ++g)
+        generatorAt_[g] = memory_.at(r.device.tile, r.device.addr + static_cast<std::uint32_t>(16 * g - r.hostOffset));
   for (const VertexCode &code : vertexCode)
     registerVertexCode(reinterpret_cast<const void *>(code.compute));
   prepare(vertexCode);
@@ -656,7 +665,7 @@ void Executor::execute(const exe::Step &step) {
   builtins.tilesPerIpu = std::max(1u, exe_.target.tilesPerIPU);
   builtins.workerContexts = std::max(1u, exe_.target.numWorkerContexts);
   builtins.computeStart = computeStart_;
-  builtins.generators = generators_.data();
+  builtins.generators = generatorAt_.data();
   auto runTile = [&](std::size_t k, VertexThread &vt) {
     std::uint64_t &counter = codelets::cycleCounter();
     vt.builtins = &builtins;

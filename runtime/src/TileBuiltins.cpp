@@ -4,8 +4,10 @@
 #include "VertexFaults.hpp"
 #include "codelets/CodeletAbi.h"
 #include "codelets/VertexLibrary.hpp"
+#include "ir/HwSeeds.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace aspen::rt {
 
@@ -72,26 +74,21 @@ std::uint64_t urand64() {
   const BuiltinStep &s = *t->builtins;
   const std::uint64_t generator =
       static_cast<std::uint64_t>(s.tiles[t->builtinTile]) * s.workerContexts + workerOf(*t);
-  return xoroshiro128plus(s.generators + 2 * generator);
+  std::uint64_t state[2]; // in tile memory (the hardware seeds variable) or the executor's
+  std::memcpy(state, s.generators[generator], sizeof state);
+  const std::uint64_t out = xoroshiro128plus(state);
+  std::memcpy(s.generators[generator], state, sizeof state);
+  return out;
 }
 
 const AspenCodeletRuntime kTable = {sizeof(AspenCodeletRuntime), tileId, workerId, scount, urand64};
 
-std::uint64_t splitmix64(std::uint64_t &x) {
-  std::uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 } // namespace
 
 void seedGenerators(std::uint64_t *states, std::uint32_t numTiles, std::uint32_t workerContexts) {
-  for (std::uint64_t g = 0, n = std::uint64_t(numTiles) * workerContexts; g < n; ++g) {
-    std::uint64_t x = g; // (tile * workerContexts + worker)
-    states[2 * g] = splitmix64(x);
-    states[2 * g + 1] = splitmix64(x);
-  }
+  for (std::uint32_t t = 0; t < numTiles; ++t)
+    for (std::uint32_t w = 0; w < workerContexts; ++w)
+      ir::defaultHwSeedState(t, w, workerContexts, states + 2 * (std::uint64_t(t) * workerContexts + w));
 }
 
 void installCodeletRuntime() {

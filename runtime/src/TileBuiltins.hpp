@@ -24,12 +24,14 @@ struct BuiltinStep {
   std::uint32_t tilesPerIpu = 1;
   std::uint32_t workerContexts = 1;    // generator states per tile
   std::uint64_t computeStart = 0;      // the simulated clock when the step's compute phase begins
-  std::uint64_t *generators = nullptr; // xoroshiro128+ states: 2 words per (tile, worker context)
+  // Each (tile, worker context)'s xoroshiro128+ state, 16 bytes (ir/HwSeeds.hpp): in tile memory
+  // when the graph has hardware seeds, else the executor's own.
+  std::uint8_t *const *generators = nullptr;
   static constexpr std::uint8_t kAlone = 0xff;
 };
 
-/// Each generator's state before any vertex used it: xoroshiro128+ seeded by
-/// splitmix64 from (replica tile, worker context), so every run of an executable
+/// Each generator's state before anything set it (ir::defaultHwSeedState): xoroshiro128+
+/// seeded by splitmix64 from (replica tile, worker context), so every load of an executable
 /// starts from the same states whatever the host's thread count. `states` holds
 /// 2 * numTiles * workerContexts words.
 void seedGenerators(std::uint64_t *states, std::uint32_t numTiles, std::uint32_t workerContexts);

@@ -10,6 +10,7 @@
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
+#include <poplar/RandomSeed.hpp>
 #include <poplar/Target.hpp>
 
 #include "CommandSupport.hpp"
@@ -122,6 +123,14 @@ struct HostGenerator {
     std::uint64_t x = std::uint64_t(tile) * contexts + worker;
     s[0] = splitmix(x);
     s[1] = splitmix(x);
+  }
+  /// From the four words of a row of poplar::getHwSeeds' tensor.
+  explicit HostGenerator(const unsigned *words) {
+    s[0] = words[0] | std::uint64_t(words[1]) << 32;
+    s[1] = words[2] | std::uint64_t(words[3]) << 32;
+  }
+  std::vector<unsigned> words() const {
+    return {unsigned(s[0]), unsigned(s[0] >> 32), unsigned(s[1]), unsigned(s[1] >> 32)};
   }
   static std::uint64_t splitmix(std::uint64_t &x) {
     x += 0x9E3779B97F4A7C15ull;
@@ -457,6 +466,65 @@ TEST_CASE("builtins: __builtin_ipu_get_scount_l/_h read the tile's simulated cyc
         // The second run of an engine continues the counter; a new engine starts it again.
         REQUIRE(firsts[0] > lastOfRun0);
         REQUIRE(firsts[0] >= s1.start);
+      }
+    }
+  });
+}
+
+TEST_CASE("builtins: the generators are the hardware seeds of poplar::getHwSeeds and setHwSeeds",
+          "[compat][codelets][builtins]") {
+  onEveryBuildAndDevice("HwRandom.cpp", "-O2", [](Graph &graph, Device &device) {
+    const Target &target = graph.getTarget();
+    const unsigned tiles = target.getNumTiles(), contexts = target.getNumWorkerContexts();
+    const std::size_t words = std::size_t(tiles) * contexts * 4;
+    ComputeSet cs = graph.addComputeSet("random");
+    RandomGraph::build(graph, cs);
+    // Program 0: the seeds before and after the vertices draw. Program 1: seeds set from the
+    // host, then the vertices draw.
+    Sequence observe;
+    Tensor before = getHwSeeds(graph, observe, "before");
+    observe.add(Execute(cs));
+    Tensor after = getHwSeeds(graph, observe, "after");
+    graph.createHostRead("before", before);
+    graph.createHostRead("after", after);
+    Tensor chosen = graph.addVariable(UNSIGNED_INT, {tiles, contexts, 4}, "chosen");
+    for (unsigned t = 0; t < tiles; ++t)
+      graph.setTileMapping(chosen[t], t);
+    graph.createHostWrite("chosen", chosen);
+    Sequence seeded;
+    setHwSeeds(graph, chosen, seeded, "seed");
+    seeded.add(Execute(cs));
+    Engine engine(graph, {observe, seeded});
+    engine.load(device);
+
+    // Unset, the seeds are the generators' default states, and drawing advances them.
+    engine.run(0);
+    const std::vector<unsigned> b = read<unsigned>(engine, "before", words), a = read<unsigned>(engine, "after", words);
+    const std::vector<unsigned> u32 = read<unsigned>(engine, "u32", kSamples);
+    HostGenerator g0(0, 0, contexts);
+    for (unsigned t = 0; t < tiles; ++t)
+      for (unsigned w = 0; w < contexts; ++w)
+        REQUIRE(std::vector<unsigned>(b.begin() + (t * contexts + w) * 4, b.begin() + (t * contexts + w + 1) * 4) ==
+                HostGenerator(t, w, contexts).words());
+    for (std::size_t i = 0; i < kSamples; ++i)
+      REQUIRE(u32[i] == g0.u32());
+    REQUIRE(std::vector<unsigned>(a.begin(), a.begin() + 4) == g0.words()); // tile 0, worker 0 after drawing
+    REQUIRE(std::vector<unsigned>(a.begin() + 4 * contexts, a.end()) !=
+            std::vector<unsigned>(b.begin() + 4 * contexts, b.end())); // tiles 1..3 drew too
+
+    // Seeds from the host: the samples follow them, identically on every run.
+    std::vector<unsigned> seeds(words);
+    for (std::size_t i = 0; i < words; ++i)
+      seeds[i] = static_cast<unsigned>(0x9E3779B9u * (i + 1) ^ 0x5bd1e995u);
+    for (unsigned run = 0; run < 2; ++run) {
+      engine.writeTensor("chosen", seeds.data(), seeds.data() + words);
+      engine.run(1);
+      HostGenerator g(&seeds[0]), f(&seeds[4 * contexts]);
+      const std::vector<unsigned> again = read<unsigned>(engine, "u32", kSamples);
+      const std::vector<float> f32 = read<float>(engine, "f32", kSamples);
+      for (std::size_t i = 0; i < kSamples; ++i) {
+        REQUIRE(again[i] == g.u32());
+        REQUIRE(f32[i] == f.f32());
       }
     }
   });
