@@ -144,7 +144,8 @@ Executor::Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vect
   if (exe.hwSeedsTransfer != ~0u)
     for (const exe::HostRun &r : exe.hostTransfers[exe.hwSeedsTransfer].runs)
       for (std::uint64_t g = (r.hostOffset + 15) / 16; 16 * g + 16 <= r.hostOffset + r.bytes; ++g)
-        generatorAt_[g] = memory_.at(r.device.tile, r.device.addr + static_cast<std::uint32_t>(16 * g - r.hostOffset));
+        generatorAt_[g] =
+            memory_.at(r.device.tile, r.device.addr + static_cast<std::uint32_t>(16 * g - r.hostOffset));
   for (const VertexCode &code : vertexCode)
     registerVertexCode(reinterpret_cast<const void *>(code.compute));
   prepare(vertexCode);

@@ -218,7 +218,7 @@ private:
   // The IPU builtins (TileBuiltins.hpp): where the running step's compute phase begins on
   // the simulated clock, and each (tile, worker context)'s generator (2 words each).
   std::uint64_t computeStart_ = 0;
-  std::vector<std::uint64_t> generators_;     // default states (graphs without hardware seeds)
+  std::vector<std::uint64_t> generators_;   // default states (graphs without hardware seeds)
   std::vector<std::uint8_t *> generatorAt_; // per (tile, worker context): its 16-byte state
   bool checkTileWrites_ = false;
   std::size_t workerStackBytes_ = 0;

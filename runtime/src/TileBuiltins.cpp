@@ -76,7 +76,7 @@ std::uint64_t urand64() {
       static_cast<std::uint64_t>(s.tiles[t->builtinTile]) * s.workerContexts + workerOf(*t);
   std::uint64_t state[2]; // in tile memory (the hardware seeds variable) or the executor's
   std::memcpy(state, s.generators[generator], sizeof state);
-  const std::uint64_t out = xoroshiro128plus(state);
+  const std::uint64_t out = xoroshiro128aox(state);
   std::memcpy(s.generators[generator], state, sizeof state);
   return out;
 }

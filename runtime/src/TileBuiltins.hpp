@@ -22,29 +22,32 @@ struct BuiltinStep {
   const std::uint64_t *counted = nullptr; // each vertex's cycles once it ran (null: static estimates)
   std::uint32_t numWorkers = 1;           // worker slots of the packing
   std::uint32_t tilesPerIpu = 1;
-  std::uint32_t workerContexts = 1;    // generator states per tile
-  std::uint64_t computeStart = 0;      // the simulated clock when the step's compute phase begins
-  // Each (tile, worker context)'s xoroshiro128+ state, 16 bytes (ir/HwSeeds.hpp): in tile memory
+  std::uint32_t workerContexts = 1; // generator states per tile
+  std::uint64_t computeStart = 0;   // the simulated clock when the step's compute phase begins
+  // Each (tile, worker context)'s xoroshiro128aox state, 16 bytes (ir/HwSeeds.hpp): in tile memory
   // when the graph has hardware seeds, else the executor's own.
   std::uint8_t *const *generators = nullptr;
   static constexpr std::uint8_t kAlone = 0xff;
 };
 
-/// Each generator's state before anything set it (ir::defaultHwSeedState): xoroshiro128+
+/// Each generator's state before anything set it (ir::defaultHwSeedState): xoroshiro128aox
 /// seeded by splitmix64 from (replica tile, worker context), so every load of an executable
 /// starts from the same states whatever the host's thread count. `states` holds
 /// 2 * numTiles * workerContexts words.
 void seedGenerators(std::uint64_t *states, std::uint32_t numTiles, std::uint32_t workerContexts);
 
-/// One step of xoroshiro128+ (Blackman and Vigna, 2016; a = 24, b = 16, c = 37): returns
-/// s0 + s1 and advances `s`.
-inline std::uint64_t xoroshiro128plus(std::uint64_t *s) {
-  const std::uint64_t s0 = s[0];
-  std::uint64_t s1 = s[1];
-  const std::uint64_t result = s0 + s1;
-  s1 ^= s0;
-  s[0] = ((s0 << 24) | (s0 >> 40)) ^ s1 ^ (s1 << 16);
-  s[1] = (s1 << 37) | (s1 >> 27);
+/// One step of xoroshiro128aox, the IPU's generator as Graphcore published it (J. Hanlon et
+/// al., "A fast hardware pseudorandom number generator based on xoroshiro128", IEEE
+/// Transactions on Computers; arXiv:2203.04058): the xoroshiro128 linear
+/// engine (Blackman and Vigna; shifts a = 55, b = 14, c = 36) with the "AOX" output function,
+/// x ^ (rotl(a, 1) | rotl(a, 2)) of x = s0 ^ s1 and a = s0 & s1. Returns the output and
+/// advances `s`.
+inline std::uint64_t xoroshiro128aox(std::uint64_t *s) {
+  auto rotl = [](std::uint64_t v, unsigned k) { return (v << k) | (v >> (64 - k)); };
+  const std::uint64_t x = s[0] ^ s[1], a = s[0] & s[1];
+  const std::uint64_t result = x ^ (rotl(a, 1) | rotl(a, 2));
+  s[0] = rotl(s[0], 55) ^ x ^ (x << 14);
+  s[1] = rotl(x, 36);
   return result;
 }
 

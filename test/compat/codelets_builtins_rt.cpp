@@ -114,9 +114,10 @@ float roundHalf(const Target &target, float x) {
 }
 
 // ---- the generator, transcribed from its published description -----------------------
-// xoroshiro128+ (D. Blackman, S. Vigna, "Scrambled linear pseudorandom number generators",
-// 2018; constants a = 24, b = 16, c = 37), each (tile, worker context) seeded with two
-// outputs of splitmix64 started at tile * workerContexts + worker (docs/codelets.md).
+// xoroshiro128aox (J. Hanlon et al., "A fast hardware pseudorandom number generator based
+// on xoroshiro128", IEEE Trans. Computers; arXiv:2203.04058): xoroshiro128's engine with shifts 55, 14, 36
+// and the AND-OR-XOR output; each (tile, worker context) seeded with two outputs of splitmix64
+// started at tile * workerContexts + worker (docs/codelets.md).
 struct HostGenerator {
   std::uint64_t s[2];
   HostGenerator(unsigned tile, unsigned worker, unsigned contexts) {
@@ -141,12 +142,10 @@ struct HostGenerator {
   }
   static std::uint64_t rotl(std::uint64_t v, int k) { return (v << k) | (v >> (64 - k)); }
   std::uint64_t next() {
-    const std::uint64_t a = s[0];
-    std::uint64_t b = s[1];
-    const std::uint64_t out = a + b;
-    b ^= a;
-    s[0] = rotl(a, 24) ^ b ^ (b << 16);
-    s[1] = rotl(b, 37);
+    const std::uint64_t both = s[0] & s[1], either = s[0] ^ s[1];
+    const std::uint64_t out = either ^ (rotl(both, 1) | rotl(both, 2));
+    s[0] = rotl(s[0], 55) ^ either ^ (either << 14);
+    s[1] = rotl(either, 36);
     return out;
   }
   unsigned u32() { return unsigned(next() >> 32); }
@@ -499,12 +498,14 @@ TEST_CASE("builtins: the generators are the hardware seeds of poplar::getHwSeeds
 
     // Unset, the seeds are the generators' default states, and drawing advances them.
     engine.run(0);
-    const std::vector<unsigned> b = read<unsigned>(engine, "before", words), a = read<unsigned>(engine, "after", words);
+    const std::vector<unsigned> b = read<unsigned>(engine, "before", words),
+                                a = read<unsigned>(engine, "after", words);
     const std::vector<unsigned> u32 = read<unsigned>(engine, "u32", kSamples);
     HostGenerator g0(0, 0, contexts);
     for (unsigned t = 0; t < tiles; ++t)
       for (unsigned w = 0; w < contexts; ++w)
-        REQUIRE(std::vector<unsigned>(b.begin() + (t * contexts + w) * 4, b.begin() + (t * contexts + w + 1) * 4) ==
+        REQUIRE(std::vector<unsigned>(b.begin() + (t * contexts + w) * 4,
+                                      b.begin() + (t * contexts + w + 1) * 4) ==
                 HostGenerator(t, w, contexts).words());
     for (std::size_t i = 0; i < kSamples; ++i)
       REQUIRE(u32[i] == g0.u32());

@@ -7,7 +7,7 @@
  *
  * Each builtin is a macro naming an inline function here, which calls the table the
  * runtime gives each vertex library it loads (AspenCodeletRuntime, CodeletAbi.h).
- * Generator: xoroshiro128+ per (tile, worker context); see docs/codelets.md. */
+ * Generator: xoroshiro128aox per (tile, worker context); see docs/codelets.md. */
 #ifndef ASPEN_IPU_TILE_BUILTINS_H
 #define ASPEN_IPU_TILE_BUILTINS_H
 
@@ -47,7 +47,7 @@ ASPEN_TB_INLINE unsigned aspen_ipu_get_scount_h(void) {
 ASPEN_TB_INLINE unsigned long long aspen_ipu_urand64(void) {
   return aspen_codelet_runtime->urand64();
 }
-/* The upper half of one output: xoroshiro128+'s low bits are its weakest. */
+/* The upper half of one output. */
 ASPEN_TB_INLINE unsigned aspen_ipu_urand32(void) {
   return (unsigned)(aspen_codelet_runtime->urand64() >> 32);
 }

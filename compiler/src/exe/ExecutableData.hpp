@@ -317,7 +317,7 @@ struct ExecutableData {
   // random builtins' generators, which the runtime advances in place; ~0u: the graph has none
   // (the runtime keeps default states of its own). Index into hostTransfers.
   std::uint32_t hwSeedsTransfer = ~0u;
-  std::vector<std::uint32_t> programEntry;          // step index of each program
+  std::vector<std::uint32_t> programEntry; // step index of each program
   std::vector<Step> steps;
   std::uint32_t numCounters = 0;
   std::vector<ComputeStep> computeSteps;

@@ -1,6 +1,6 @@
 // Copyright (c) Aspen contributors.
 // The simulated IPU's hardware random number generators (docs/codelets.md, "IPU builtins
-// backed by the runtime"): one xoroshiro128+ state per (tile, worker context), 128 bits held
+// backed by the runtime"): one xoroshiro128aox state per (tile, worker context), 128 bits held
 // as four uint32 words {s0 low, s0 high, s1 low, s1 high} — the layout of a row of
 // poplar::getHwSeeds' {tiles, workers, 4} tensor. Shared by the graph (the seeds' initial
 // value) and the runtime (the states of a graph that has no seeds variable).
