@@ -11,7 +11,6 @@
 #ifndef ASPEN_IPU_TILE_BUILTINS_H
 #define ASPEN_IPU_TILE_BUILTINS_H
 
-#include <aspen/CodeletAbi.h> /* AspenCodeletRuntime */
 #include <ipudef.h>
 
 #ifdef __cplusplus
@@ -21,6 +20,19 @@ extern "C" {
 #else
 #include <stdint.h>
 #define ASPEN_TB_INLINE static inline
+#endif
+
+#if defined(__has_include) && __has_include(<aspen/CodeletAbi.h>)
+#include <aspen/CodeletAbi.h> /* AspenCodeletRuntime: codelets as popc compiles them */
+#elif !defined(ASPEN_CODELET_ABI_H)
+/* The header on its own (the SDK's include directory): the same table as CodeletAbi.h's. */
+typedef struct AspenCodeletRuntime {
+  uint32_t size;
+  uint32_t (*tileId)(void);
+  uint32_t (*workerId)(void);
+  uint64_t (*scount)(void);
+  uint64_t (*urand64)(void);
+} AspenCodeletRuntime;
 #endif
 
 /* Defined by the entry unit of every vertex library (one per library, hidden). */
