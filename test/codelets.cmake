@@ -52,6 +52,8 @@ target_compile_definitions(codelets_hostile PRIVATE ASPEN_CODELET_CORPUS_DIR="${
 target_link_libraries(codelets_hostile PRIVATE nlohmann_json::nlohmann_json)
 aspen_add_test(codelets_link_errors LABEL error SOURCES error/codelet_link_errors.cpp)
 add_dependencies(codelets_link_errors popc)
+aspen_add_test(codelets_builtin_errors LABEL error SOURCES error/codelet_builtin_errors.cpp)
+add_dependencies(codelets_builtin_errors popc)
 
 # A vertex of 1,500 fields; popc_fields_bench (not run by ctest) times 10,000 fields and 4,000
 # vertex types (issue 25).

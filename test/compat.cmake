@@ -194,3 +194,8 @@ aspen_add_test(compat_codelets_dialect LABEL integration SOURCES compat/codelets
 add_dependencies(compat_codelets_dialect popc)
 aspen_add_test(compat_codelets_link LABEL integration SOURCES compat/codelets_link.cpp)
 add_dependencies(compat_codelets_link popc)
+# Item 6: the IPU builtins backed by the runtime (tile and worker ids, the cycle counter, the
+# hardware random number generators), against the mapping, a host generator and the profile.
+aspen_add_test(compat_codelets_builtins_rt LABEL integration SOURCES compat/codelets_builtins_rt.cpp
+  LIBS TBB::tbb nlohmann_json::nlohmann_json)
+add_dependencies(compat_codelets_builtins_rt popc)

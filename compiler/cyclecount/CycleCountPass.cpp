@@ -37,6 +37,9 @@ namespace {
 
 constexpr const char *kOffsetVariable = "aspen_codelet_cycle_offset";
 constexpr const char *kCountedAttribute = "aspen-counted";
+// The tile's cycle counter (<ipu_tile_builtins.h>): before a call to it the function adds
+// what it has counted so far to the thread's counter, so that the reading includes it.
+constexpr const char *kScountFunction = "aspen_codelet_scount";
 
 unsigned elementsOf(Type *t) {
   if (auto *v = dyn_cast<FixedVectorType>(t))
@@ -249,6 +252,7 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
 
     std::vector<ReturnInst *> returns;
     std::vector<ResumeInst *> resumes;
+    std::vector<CallInst *> readings; // calls to kScountFunction
     for (BasicBlock &bb : f) {
       uint64_t cost = 0;
       std::vector<Value *> dynamic;
@@ -260,6 +264,11 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
         cost += costOf(inst, dl, bytes);
         if (bytes)
           dynamic.push_back(bytes);
+        if (auto *call = dyn_cast<CallInst>(&inst)) {
+          if (const Function *callee = call->getCalledFunction();
+              callee && callee->getName() == kScountFunction)
+            readings.push_back(call);
+        }
         if (auto *r = dyn_cast<ReturnInst>(&inst))
           returns.push_back(r);
         else if (auto *r = dyn_cast<ResumeInst>(&inst))
@@ -287,6 +296,12 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
       markExit(r);
     for (ResumeInst *r : resumes)
       markExit(r);
+    // A reading of the counter: what the function counted before this block is added first,
+    // and the function's count starts again from zero (this block's cost is added at its end).
+    for (CallInst *call : readings) {
+      markExit(call);
+      IRBuilder<>(call).CreateStore(ConstantInt::get(i64, 0), counter);
+    }
     DominatorTree &dt = am.getResult<DominatorTreeAnalysis>(f);
     AssumptionCache &ac = am.getResult<AssumptionAnalysis>(f);
     PromoteMemToReg({counter}, dt, &ac);

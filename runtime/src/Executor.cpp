@@ -3,6 +3,7 @@
 
 #include "DeviceScalar.hpp"
 #include "PrintTensor.hpp"
+#include "TileBuiltins.hpp"
 #include "codelets/VertexLibrary.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Assert.hpp"
@@ -132,6 +133,19 @@ Executor::Executor(const exe::ExecutableData &exe, TileMemory &memory, std::vect
                "executor needs its host context");
   ASPEN_ASSERT(vertexCode.size() == exe.vertexTypes.size(), "one entry per vertex type");
   installVertexFaultHandlers();
+  const std::uint32_t contexts = std::max(1u, exe.target.numWorkerContexts);
+  generators_.resize(2 * std::size_t(exe.target.numTiles()) * contexts);
+  seedGenerators(generators_.data(), exe.target.numTiles(), contexts);
+  generatorAt_.resize(std::size_t(exe.target.numTiles()) * contexts);
+  for (std::size_t g = 0; g < generatorAt_.size(); ++g)
+    generatorAt_[g] = reinterpret_cast<std::uint8_t *>(&generators_[2 * g]);
+  // A graph with hardware seeds (poplar::setHwSeeds/getHwSeeds): the generators are that
+  // variable, in each tile's memory (4 words per worker context).
+  if (exe.hwSeedsTransfer != ~0u)
+    for (const exe::HostRun &r : exe.hostTransfers[exe.hwSeedsTransfer].runs)
+      for (std::uint64_t g = (r.hostOffset + 15) / 16; 16 * g + 16 <= r.hostOffset + r.bytes; ++g)
+        generatorAt_[g] =
+            memory_.at(r.device.tile, r.device.addr + static_cast<std::uint32_t>(16 * g - r.hostOffset));
   for (const VertexCode &code : vertexCode)
     registerVertexCode(reinterpret_cast<const void *>(code.compute));
   prepare(vertexCode);
@@ -409,6 +423,8 @@ Executor::Pause Executor::resume() {
       if (!p.anyCounted) {
         const std::uint64_t compute = cs.computeCycles;
         const std::uint64_t total = std::max(step.cycles, compute + exchange);
+        // The step's time: sync, exchange in, compute, exchange out (docs/codelets.md).
+        computeStart_ = cycles_ + (total - compute - exchange) + cs.exchangeIn.cycles;
         account(here, total);
         execute(step);
         if (profile.enabled) {
@@ -422,9 +438,10 @@ Executor::Pause Executor::resume() {
       } else {
         // Counted cycles are known once the vertices ran: the step is accounted after it
         // (the static estimate's sync term, step.cycles - computeCycles - exchange, kept).
+        const std::uint64_t sync = step.cycles - std::min(step.cycles, cs.computeCycles + exchange);
+        computeStart_ = cycles_ + sync + cs.exchangeIn.cycles;
         execute(step);
         const std::uint64_t compute = countedComputeCycles(cs, typeScratch_, profile.enabled);
-        const std::uint64_t sync = step.cycles - std::min(step.cycles, cs.computeCycles + exchange);
         const std::uint64_t total = compute + exchange + sync;
         account(here, total);
         if (profile.enabled) {
@@ -638,8 +655,22 @@ void Executor::execute(const exe::Step &step) {
   std::uint64_t *const tileCycles = tileCycles_.data();
   const std::uint32_t numWorkers =
       std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone));
+  // What the IPU builtins of the step's vertices read (TileBuiltins.hpp).
+  BuiltinStep builtins;
+  builtins.tiles = cs.tiles.data();
+  builtins.tileBegin = tileBegin;
+  builtins.instances = instances;
+  builtins.workerOf = workerOf;
+  builtins.counted = counted;
+  builtins.numWorkers = numWorkers;
+  builtins.tilesPerIpu = std::max(1u, exe_.target.tilesPerIPU);
+  builtins.workerContexts = std::max(1u, exe_.target.numWorkerContexts);
+  builtins.computeStart = computeStart_;
+  builtins.generators = generatorAt_.data();
   auto runTile = [&](std::size_t k, VertexThread &vt) {
     std::uint64_t &counter = codelets::cycleCounter();
+    vt.builtins = &builtins;
+    vt.builtinTile = static_cast<std::uint32_t>(k);
     std::uint64_t load[kAlone], alone = 0;
     if (counted)
       std::fill(load, load + numWorkers, 0);
@@ -654,13 +685,18 @@ void Executor::execute(const exe::Step &step) {
           std::uint64_t slowest = 0;
           for (std::uint32_t w = 0; w < v.workers; ++w) {
             const std::uint64_t before = counter;
+            vt.builtinWorker = w;
+            vt.builtinCounterStart = before;
             ok &= v.compute(v.object, w);
             slowest = std::max(slowest, counter - before);
           }
           cycles = workerOf[i] == kAlone ? slowest * numWorkers : slowest;
         } else {
-          for (std::uint32_t w = 0; w < v.workers; ++w)
+          for (std::uint32_t w = 0; w < v.workers; ++w) {
+            vt.builtinWorker = w;
+            vt.builtinCounterStart = counter;
             ok &= v.compute(v.object, w);
+          }
         }
         counted[i] = cycles;
         if (workerOf[i] == kAlone)
@@ -668,8 +704,11 @@ void Executor::execute(const exe::Step &step) {
         else
           load[workerOf[i]] += cycles;
       } else {
-        for (std::uint32_t w = 0; w < v.workers; ++w)
+        for (std::uint32_t w = 0; w < v.workers; ++w) {
+          vt.builtinWorker = w;
+          vt.builtinCounterStart = counter;
           ok &= v.compute(v.object, w);
+        }
       }
       if (!ok) {
         std::size_t seen = firstFailure.load(std::memory_order_relaxed);

@@ -215,6 +215,11 @@ private:
   std::vector<std::uint64_t> typeScratch_; // per vertex type: cycles of the step being accounted
   std::uint64_t cycles_ = 0;
   std::uint64_t runStartCycles_ = 0; // cycles_ when the run began
+  // The IPU builtins (TileBuiltins.hpp): where the running step's compute phase begins on
+  // the simulated clock, and each (tile, worker context)'s generator (2 words each).
+  std::uint64_t computeStart_ = 0;
+  std::vector<std::uint64_t> generators_;   // default states (graphs without hardware seeds)
+  std::vector<std::uint8_t *> generatorAt_; // per (tile, worker context): its 16-byte state
   bool checkTileWrites_ = false;
   std::size_t workerStackBytes_ = 0;
   std::string workerStackWhat_;

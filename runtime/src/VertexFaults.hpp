@@ -72,6 +72,8 @@ struct TileWriteCheck {
   std::uint32_t tileOf(std::uint32_t vertex) const;
 };
 
+struct BuiltinStep;
+
 /// One host thread's state while it runs vertex code. Reached through
 /// `VertexThread::current()`; the signal handlers read it.
 struct VertexThread;
@@ -108,6 +110,13 @@ struct VertexThread {
   void *abandonArgument = nullptr;
   /// Set while this thread runs a compute step under aspen.checkTileWrites.
   TileWriteCheck *writeCheck = nullptr;
+  /// What the IPU builtins read (TileBuiltins.hpp): the running step (set per tile, null
+  /// outside vertex code), the index of the running tile in it, and the running compute()
+  /// call's workerId and the thread's cycle counter when it began (set per call).
+  const BuiltinStep *builtins = nullptr;
+  std::uint32_t builtinTile = 0;
+  std::uint32_t builtinWorker = 0;
+  std::uint64_t builtinCounterStart = 0;
 
   // The thread, and its stack (for telling an overflow).
   unsigned long self = 0; // pthread_t
@@ -138,6 +147,7 @@ struct VertexThread {
     vertex.store(kNoVertex, std::memory_order_relaxed);
     stop.store(nullptr, std::memory_order_relaxed);
     recover = nullptr;
+    builtins = nullptr;
   }
 };
 

@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -231,7 +232,21 @@ TEST_CASE("Hardware seeds and floating-point behaviour round-trip", "[compat][gr
   engine.run(0);
   std::vector<unsigned> initial(host.size(), 1u);
   engine.readTensor("seeds", initial.data(), initial.data() + initial.size());
-  CHECK(initial == std::vector<unsigned>(host.size(), 0u));
+  // Before setHwSeeds: the generators' default states (docs/codelets.md): state (tile t,
+  // worker w) is two outputs of splitmix64 started at t * 6 + w, as {low, high} words.
+  std::vector<unsigned> defaults;
+  for (std::uint64_t g = 0; g < 4 * 6; ++g) {
+    std::uint64_t x = g;
+    for (int k = 0; k < 2; ++k) {
+      std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      z ^= z >> 31;
+      defaults.push_back(static_cast<unsigned>(z));
+      defaults.push_back(static_cast<unsigned>(z >> 32));
+    }
+  }
+  CHECK(initial == defaults);
   engine.writeTensor("fresh", host.data(), host.data() + host.size());
   engine.run(1);
   std::vector<unsigned> got(host.size());

@@ -93,6 +93,20 @@ typedef struct AspenVertexEntry {
 /* Receives the text a codelet prints (not NUL-terminated). */
 typedef void (*AspenPrintSink)(void *context, const char *text, size_t length);
 
+/* What the IPU builtins backed by the runtime call (<ipu_tile_builtins.h>, docs/codelets.md,
+ * "IPU builtins backed by the runtime"). Aspen's runtime gives every library it loads one
+ * table, through aspen_codelet_set_runtime() (optional export, found by name: a library made
+ * before it existed has none and calls no builtin). Each function reads what the executor
+ * recorded for the calling thread's running vertex (its tile, its worker context, the
+ * tile's generator); outside a vertex they return 0. */
+typedef struct AspenCodeletRuntime {
+  uint32_t size;              /* sizeof(AspenCodeletRuntime) of the runtime that filled it */
+  uint32_t (*tileId)(void);   /* __builtin_ipu_get_tile_id */
+  uint32_t (*workerId)(void); /* __builtin_ipu_get_worker_id */
+  uint64_t (*scount)(void);   /* __builtin_ipu_get_scount_l / _h: the tile's cycle counter */
+  uint64_t (*urand64)(void);  /* the running worker context's generator: 64 bits */
+} AspenCodeletRuntime;
+
 /* Exported by every vertex library. */
 const AspenVertexEntry *aspen_codelet_entries(unsigned *count);
 uint32_t aspen_codelet_abi_version(void);

@@ -72,6 +72,18 @@ extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_cycle_c
 }
 #endif
 
+// The IPU builtins backed by the runtime (<ipu_tile_builtins.h>): the runtime's table. Its
+// name starts aspen_codelet, so tiles share it (CodeletData.cpp).
+extern "C" __attribute__((visibility("hidden"))) const AspenCodeletRuntime *aspen_codelet_runtime = 0;
+extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_runtime(const AspenCodeletRuntime *r) {
+  aspen_codelet_runtime = r;
+}
+// The tile's cycle counter. A call the cycle-counting pass finds by this name: it first adds
+// what the calling function has counted so far to the thread's counter (CycleCountPass.cpp).
+extern "C" __attribute__((visibility("hidden"))) uint64_t aspen_codelet_scount(void) {
+  return aspen_codelet_runtime ? aspen_codelet_runtime->scount() : 0;
+}
+
 extern "C" __attribute__((visibility("hidden"))) int aspen_codelet_printf(const char *format, ...) {
   char local[1024];
   va_list args;

@@ -118,6 +118,14 @@ const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, co
 __thread std::uint64_t aspenCycleCounter __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
+const AspenCodeletRuntime *codeletRuntime = nullptr;
+} // namespace
+
+void setCodeletRuntime(const AspenCodeletRuntime *table) {
+  codeletRuntime = table;
+}
+
+namespace {
 /// The counter's offset from the thread pointer (%fs base), the same in every thread.
 std::int64_t cycleCounterOffset() {
   std::uintptr_t threadPointer = 0;
@@ -141,6 +149,10 @@ LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectH
     setCounter(cycleCounterOffset());
     countsCycles_ = true;
   }
+  // The IPU builtins backed by the runtime (a library made before them has no setter).
+  using SetRuntimeFn = void (*)(const AspenCodeletRuntime *);
+  if (auto setRuntime = reinterpret_cast<SetRuntimeFn>(::dlsym(handle_, "aspen_codelet_set_runtime")))
+    setRuntime(codeletRuntime);
   if (!entries || !version || !setSink_)
     throw poplar::graph_object_load_error("Vertex library '" + path_ + "' is not an Aspen vertex library");
   if (version() != ASPEN_CODELET_ABI_VERSION)

@@ -110,6 +110,11 @@ inline std::uint64_t &cycleCounter() {
   return aspenCycleCounter;
 }
 
+/// The table of the IPU builtins backed by the runtime (CodeletAbi.h), given to every vertex
+/// library loaded after this call (the runtime installs it when libpoplar loads; the compiler
+/// does not depend on the runtime).
+void setCodeletRuntime(const AspenCodeletRuntime *table);
+
 /// Loads a shared object with content hash `soHash` (used by the codelet compiler).
 const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std::uint8_t *bytes,
                                             std::size_t size, const std::string &nameForMessages);

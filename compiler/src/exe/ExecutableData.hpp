@@ -313,7 +313,11 @@ struct ExecutableData {
   std::uint32_t replicationFactor = 1; // replicas the device runs (its IPUs: target.numIPUs times this)
   std::vector<CollectiveInfo> collectives;
   std::vector<std::uint32_t> replicaIndexTransfers; // hostTransfers each replica writes its index (u32) to
-  std::vector<std::uint32_t> programEntry;          // step index of each program
+  // The hardware seeds (poplar::getHwSeeds' tensor, {tiles, workers, 4} u32): the states of the
+  // random builtins' generators, which the runtime advances in place; ~0u: the graph has none
+  // (the runtime keeps default states of its own). Index into hostTransfers.
+  std::uint32_t hwSeedsTransfer = ~0u;
+  std::vector<std::uint32_t> programEntry; // step index of each program
   std::vector<Step> steps;
   std::uint32_t numCounters = 0;
   std::vector<ComputeStep> computeSteps;

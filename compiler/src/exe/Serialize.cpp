@@ -505,6 +505,8 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
   m["target"] = targetToJson(x.target);
   m["programEntry"] = x.programEntry;
   m["numCounters"] = x.numCounters;
+  if (x.hwSeedsTransfer != ~0u) // absent: no hardware seeds variable (docs/codelets.md)
+    m["hwSeedsTransfer"] = x.hwSeedsTransfer;
   json steps = json::array();
   for (const Step &s : x.steps)
     steps.push_back(json::array({static_cast<int>(s.kind), s.a, s.b, s.target, s.value,
@@ -657,6 +659,8 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
   r.at("meta");
   readArray(m, "programEntry", x.programEntry);
   read(m, "numCounters", x.numCounters);
+  if (m.contains("hwSeedsTransfer"))
+    read(m, "hwSeedsTransfer", x.hwSeedsTransfer);
   const json &steps = arrayMember(m, "steps");
   x.steps.reserve(steps.size());
   for (std::size_t i = 0; i < steps.size(); ++i) {

@@ -178,6 +178,13 @@ private:
     if (x_.replicationFactor == 0)
       fail("replicationFactor", "is 0");
     const std::size_t transfers = x_.hostTransfers.size();
+    if (x_.hwSeedsTransfer != ~0u) { // the random builtins' states: 16 bytes per tile and worker
+      if (x_.hwSeedsTransfer >= transfers)
+        index("hwSeedsTransfer", x_.hwSeedsTransfer, transfers, "hostTransfers");
+      if (x_.hostTransfers[x_.hwSeedsTransfer].bytes !=
+          16ull * x_.target.numTiles() * std::max(1u, x_.target.numWorkerContexts))
+        fail("hwSeedsTransfer", "names a transfer that is not 16 bytes per tile and worker context");
+    }
     for (std::size_t i = 0; i < x_.replicaIndexTransfers.size(); ++i) {
       const std::uint32_t t = x_.replicaIndexTransfers[i];
       if (t >= transfers)

@@ -253,6 +253,7 @@ void emitCopiesAndTransfers(exe::ExecutableData &x, const ExchangePlan &plan, co
   x.streamingLayout = plan.streaming;
   x.collectives = plan.collectives;
   x.replicaIndexTransfers = plan.replicaIndexTransfers;
+  x.hwSeedsTransfer = plan.hwSeedsTransfer;
 }
 
 /// Phase 6. Contract: the initial tile memory: blobs (vertex objects, state

@@ -1001,6 +1001,19 @@ void planHostTables(const ir::GraphData &g, ExchangePlan &plan) {
     plan.transfers.push_back(planTransfer(memory, index, 0, 1));
     plan.hostVisibleVars.push_back(var);
   }
+  // The hardware seeds (poplar/RandomSeed.hpp) are the random builtins' generator states: the
+  // runtime reaches them through this transfer, at any step.
+  if (g.hwSeedsVariable >= 0) {
+    const auto var = static_cast<std::uint32_t>(g.hwSeedsVariable);
+    ir::TensorView seeds;
+    seeds.elementType = poplar::UNSIGNED_INT;
+    const std::uint64_t words = g.variables[var].numElements;
+    seeds.segments =
+        std::make_shared<const std::vector<ir::Segment>>(std::vector<ir::Segment>{{var, 0, 1, words}});
+    plan.hwSeedsTransfer = static_cast<std::uint32_t>(plan.transfers.size());
+    plan.transfers.push_back(planTransfer(memory, seeds, 0, words));
+    plan.hostVisibleVars.push_back(var);
+  }
   std::sort(plan.hostVisibleVars.begin(), plan.hostVisibleVars.end());
   plan.hostVisibleVars.erase(std::unique(plan.hostVisibleVars.begin(), plan.hostVisibleVars.end()),
                              plan.hostVisibleVars.end());

@@ -170,6 +170,7 @@ struct ExchangePlan {
   std::vector<exe::HostHandleInfo> hostHandles;
   std::vector<exe::CollectiveInfo> collectives;     // src/dst index `transfers`
   std::vector<std::uint32_t> replicaIndexTransfers; // index `transfers`
+  std::uint32_t hwSeedsTransfer = ~0u;              // index `transfers`: the hardware seeds, or ~0u
   std::vector<SymScalar> stepScalar;                // per step; invalid when the step reads none
   std::vector<SymScalar> switchControl;             // per switch table
   std::vector<SymRelocation> relocations;
