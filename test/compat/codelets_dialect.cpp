@@ -254,7 +254,7 @@ TEST_CASE("dialect: IPU vector types, vector templates named as Poplar names the
     }
     const std::vector<float> lanesIn = {0.25f, 1.5f, -2.75f, 3.0f};
     h.vertex("Lanes", {{"in", h.input("lanesIn", FLOAT, lanesIn)},
-                       {"out", h.output("lanesOut", FLOAT, 12)},
+                       {"out", h.output("lanesOut", FLOAT, 14)},
                        {"mask", h.output("mask", INT, 4)},
                        {"halves", h.output("halves", HALF, 4)}});
     h.run();
@@ -284,7 +284,9 @@ TEST_CASE("dialect: IPU vector types, vector templates named as Poplar names the
                                          2 * v[3] - 1,
                                          static_cast<float>(0 + 1 + -2 + 3),
                                          static_cast<float>(3 * -4 + 4),
-                                         10.0f};
+                                         10.0f,
+                                         21.0f, // (ushort2)0x00020001u is {1, 2}: bits, not a splat
+                                         23.0f};
     REQUIRE(lanes == expected);
     REQUIRE(h["mask"] == std::vector<float>{0, -1, 0, -1}); // clang's lane masks: all ones
     for (std::size_t i = 0; i < 4; ++i) {

@@ -1,22 +1,19 @@
 /* Copyright (c) Aspen contributors. IPU toolchain-compatible codelet header.
  * Short vector types of the IPU (float2, half4, int2, ...) for host-compiled
- * codelets. Built by the codelet compiler (clang, docs/codelets.md) they are clang's
- * `ext_vector_type` vectors, as Graphcore's popc declares them: `v.x`, `v[i]`,
- * swizzles (`v.xy`, `v.lo`, `v.hi`), element-wise arithmetic and comparisons (a
- * comparison gives a vector of 0 / -1), `{a, b}` initialisation and
- * `__builtin_convertvector`. With GCC (the host's own tests of these headers) they
- * are GCC vector extensions, and half2 and half4 small structs of the `half` class
- * with the same operators. Sizes and alignments match the IPU (float2: 8 bytes,
- * half4: 8 bytes, ...), so codelets may reinterpret aligned field data as these
- * types. */
+ * codelets. They are GCC-style `vector_size` vectors, as the SDK's ipudef.h declares
+ * them for Graphcore's clang: `v[i]`, element-wise arithmetic (with vectors, and with a
+ * scalar, which is splatted), comparisons giving lane masks (0 / -1), `{a, b}`
+ * initialisation, `__builtin_convertvector`, and a cast between a vector and a scalar
+ * of the same size reinterprets its bits (`(ushort2)0x00020001u` is {1, 2}, not a
+ * splat as OpenCL's `ext_vector_type` would make it). Swizzles (`v.x`, `v.lo`) are
+ * refused, as Graphcore's compiler refuses them. Under GCC (the host's own tests of
+ * these headers) half2 and half4 are small structs of the `half` class with the same
+ * operators. Sizes and alignments match the IPU (float2: 8 bytes, half4: 8 bytes,
+ * ...), so codelets may reinterpret aligned field data as these types. */
 #ifndef ASPEN_IPUDEF_H
 #define ASPEN_IPUDEF_H
 
-#ifdef __clang__
-#define ASPEN_VECTOR_TYPE(name, elem, n) typedef elem name __attribute__((ext_vector_type(n)))
-#else
 #define ASPEN_VECTOR_TYPE(name, elem, n) typedef elem name __attribute__((vector_size(sizeof(elem) * (n))))
-#endif
 
 ASPEN_VECTOR_TYPE(float2, float, 2);
 ASPEN_VECTOR_TYPE(float4, float, 4);

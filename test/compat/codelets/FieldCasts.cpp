@@ -21,7 +21,7 @@ public:
     for (unsigned i = 0; i < n; ++i)
       accPtr[i] += inPtr[i];
     for (unsigned i = 0; i < n / 2; ++i)
-      out[i] = pairs[i].x + pairs[i].y;
+      out[i] = pairs[i][0] + pairs[i][1];
     T *outData = out.data();
     outData[n / 2] = static_cast<T>(n);
     return true;

@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 // IPU vector types as <ipudef.h> declares them, used the way IPU codelets use them:
-// element access (.x, [i], .lo/.hi), arithmetic with vectors and scalars, comparisons
+// element access ([i]), casts between a vector and a scalar of its size (bits
+// reinterpreted, as Graphcore's vector_size types do), arithmetic with vectors and scalars, comparisons
 // giving lane masks, conversions with __builtin_convertvector, and templates
 // instantiated with vector types (registered as Poplar spells them: Kernel<float,float2>).
 #include <ipudef.h>
@@ -47,19 +48,19 @@ template class AxpyVec<half, half2>;
 class Lanes : public Vertex {
 public:
   Input<Vector<float, VectorLayout::SPAN, 16>> in; // 4 elements
-  Output<Vector<float>> out;                       // 12 elements
+  Output<Vector<float>> out;                       // 14 elements
   Output<Vector<int>> mask;                        // 4 elements
   Output<Vector<half>> halves;                     // 4 elements
 
   bool compute() {
     float4 v = *reinterpret_cast<const float4 *>(&in[0]);
-    float2 lo = v.lo, hi = v.hi;
-    float2 swapped = lo.yx;
-    out[0] = v.x;
-    out[1] = v.w;
+    float2 lo = {v[0], v[1]}, hi = {v[2], v[3]};
+    float2 swapped = {lo[1], lo[0]};
+    out[0] = v[0];
+    out[1] = v[3];
     out[2] = v[1] + v[2];
-    out[3] = swapped.x;
-    out[4] = hi.y - lo.x;
+    out[3] = swapped[0];
+    out[4] = hi[1] - lo[0];
     float4 scaled = 2.0f * v - float4{1, 1, 1, 1};
     for (unsigned i = 0; i < 4; ++i)
       out[5 + i] = scaled[i];
@@ -67,7 +68,7 @@ public:
     for (unsigned i = 0; i < 4; ++i)
       mask[i] = gt[i];
     int4 truncated = __builtin_convertvector(v, int4);
-    out[9] = static_cast<float>(truncated.x + truncated.y + truncated.z + truncated.w);
+    out[9] = static_cast<float>(truncated[0] + truncated[1] + truncated[2] + truncated[3]);
     half4 h = __builtin_convertvector(v, half4);
     h = h * h;
     for (unsigned i = 0; i < 4; ++i)
@@ -75,8 +76,14 @@ public:
     short2 s = {3, -4};
     char4 c = {1, 2, 3, 4};
     int2 n = {7, 9};
-    out[10] = static_cast<float>(s.x * s.y + c.w);
-    out[11] = static_cast<float>((n + 1).y);
+    out[10] = static_cast<float>(s[0] * s[1] + c[3]);
+    out[11] = static_cast<float>((n + 1)[1]);
+    // A cast from a scalar of the vector's size keeps its bits (lane 0 the low half).
+    const unsigned packed = 0x00020001u;
+    ushort2 pair = (ushort2)packed;
+    out[12] = static_cast<float>(pair[0] + 10 * pair[1]);
+    uint2 words = reinterpret_cast<uint2>(0x0000000300000002ull);
+    out[13] = static_cast<float>(words[0] + 10 * words[1]);
     return true;
   }
 };
