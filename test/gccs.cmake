@@ -8,3 +8,6 @@ aspen_add_test(gccs_compat_headers LABEL conformance SOURCES compat/gccs_headers
 aspen_add_test(poplibs_compat_api_gaps LABEL conformance SOURCES compat/poplibs_api_gaps.cpp
   compat/poplibs_std_from_type.cpp compat/poplibs_std_from_interval.cpp)
 aspen_add_test(poplibs_api_gap_errors LABEL error SOURCES error/poplibs_gap_errors.cpp)
+
+# Issue 24: libpoplar_test, the host helpers PopLibs' tests use (include/poplar_test/Util.hpp).
+aspen_add_test(poplar_test_util LABEL unit SOURCES unit/poplar_test_util.cpp LIBS Aspen::poplar_test)
