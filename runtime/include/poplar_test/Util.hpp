@@ -22,6 +22,7 @@
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/TypeConversion.hpp> // PopLibs' poplibs_test/Util.cpp relies on it through this header
 
 #include <boost/optional.hpp>
 

@@ -35,6 +35,11 @@ int main() {
       return 1;
     }
   }
+  // poplar::convertToDeviceType arrives with poplar_test/Util.hpp (PopLibs' poplibs_test uses it so).
+  std::vector<char> half(2);
+  poplar::convertToDeviceType(poplar::HALF, std::vector<float>{1.0f}, half.data());
+  if (half[0] != 0 || half[1] != 0x3C)
+    return 1;
   std::cout << "poplar_test streams OK\n";
   return 0;
 }
