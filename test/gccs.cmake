@@ -13,13 +13,14 @@ aspen_add_test(poplibs_api_gap_errors LABEL error SOURCES error/poplibs_gap_erro
 # other build is simulated by libpopops.so and libpopnn.so without Aspen's marker, in their own
 # directory; the test links no PopLibs library of Aspen's (it loads them itself).
 set(_foreign_dir ${CMAKE_BINARY_DIR}/test/foreign-poplibs)
-foreach(_lib IN ITEMS popops popnn)
+foreach(_lib IN ITEMS popops popnn poplibs_test)
   add_library(foreign_${_lib} SHARED error/foreign_poplib.cpp)
   set_target_properties(foreign_${_lib} PROPERTIES OUTPUT_NAME ${_lib} LIBRARY_OUTPUT_DIRECTORY ${_foreign_dir})
 endforeach()
 aspen_add_test(poplibs_builds_errors LABEL error SOURCES error/poplibs_builds_errors.cpp)
 target_compile_definitions(poplibs_builds_errors PRIVATE ASPEN_FOREIGN_POPLIBS_DIR="${_foreign_dir}")
-add_dependencies(poplibs_builds_errors foreign_popops foreign_popnn popops poplin poprand)
+add_dependencies(poplibs_builds_errors foreign_popops foreign_popnn foreign_poplibs_test popops poplin
+  poprand)
 
 # Issue 24: libpoplar_test, the host helpers PopLibs' tests use (include/poplar_test/Util.hpp).
 aspen_add_test(poplar_test_util LABEL unit SOURCES unit/poplar_test_util.cpp LIBS Aspen::poplar_test)

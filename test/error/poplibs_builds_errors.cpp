@@ -135,6 +135,18 @@ TEST_CASE("issue 24 item 4: Aspen's libpoplin with another build's libpopnn is r
   });
 }
 
+TEST_CASE("issue 24 item 4: a PopLibs test program run on Aspen's libraries is refused", "[error][poplibs]") {
+  // Measured: with Aspen's lib/ first on LD_LIBRARY_PATH, PopLibs' random_generator loaded Aspen's
+  // libpoprand, libpopops and libpoputil beside PopLibs' own libpoplibs_test.so.
+  inChild([] {
+    STEP(load(sdkLib() + "/libpoprand.so"));
+    STEP(load(foreignDir + "/libpoplibs_test.so"));
+    STEP(expectRefusal([] { poplar::Graph g(poplar::Target::createCPUTarget()); },
+                       {"two builds", "libpoplibs_test.so", "not Aspen's", "Aspen's"}));
+    return std::string();
+  });
+}
+
 TEST_CASE("issue 24 item 4: a mix loaded after the graph is made is refused at addCodelets",
           "[error][poplibs]") {
   inChild([] {

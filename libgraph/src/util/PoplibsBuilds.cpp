@@ -17,10 +17,11 @@
 namespace aspen::util {
 namespace {
 
-// The libraries a PopLibs build has. Aspen builds all but popsparse and poplibs_support, so a
-// loaded libpopsparse.so or libpoplibs_support.so is always another build's.
-const char *const kFamily[] = {"popops",  "poplin",   "popnn",     "poputil",
-                               "poprand", "popfloat", "popsparse", "poplibs_support"};
+// The libraries a PopLibs build has. Aspen builds all but popsparse, poplibs_support and
+// poplibs_test (PopLibs' test support, linked by every PopLibs test program), so a loaded
+// libpopsparse.so, libpoplibs_support.so or libpoplibs_test.so is always another build's.
+const char *const kFamily[] = {"popops",   "poplin",    "popnn",           "poputil",     "poprand",
+                               "popfloat", "popsparse", "poplibs_support", "poplibs_test"};
 
 /// "popops" for ".../libpopops.so" or ".../libpopops.so.0.1.0"; nullopt for other objects.
 std::optional<std::string> familyName(const std::string &path) {

@@ -11,7 +11,7 @@
 namespace aspen::util {
 
 /// A loaded shared object of the PopLibs family (libpopops.so, libpoplin.so, ...,
-/// libpoplibs_support.so).
+/// libpoplibs_support.so, libpoplibs_test.so).
 struct PoplibsLibrary {
   std::string name; // "popops"
   std::string path; // as the dynamic loader names it
