@@ -161,12 +161,13 @@ foreach(ASPEN_POPLAR_PACKAGE IN ITEMS poplar poplibs)
     DESTINATION lib/cmake/${ASPEN_POPLAR_PACKAGE})
 endforeach()
 
-# --- CMake packages PopLibs' own CMake finds: pva, libpvti, GCCS ------------------------------
+# --- CMake packages PopLibs' own CMake finds: pva, libpvti, GCCS, poplar_test ----------------
 # Each gives imported targets PopLibs links and does not define (pva; libpvti; gccs and
-# popsolver), over Aspen::pva, Aspen::pvti, Aspen::gccs. GCCS also sets GCCS_CMAKE_DIR, the
+# popsolver; poplar_test), over Aspen::pva, Aspen::pvti, Aspen::gccs, Aspen::poplar_test. GCCS also sets GCCS_CMAKE_DIR, the
 # directory of the CMake helpers PopLibs includes from it (cmake/gccs/).
 # (docs/poplibs-from-source.md)
-foreach(_pkg IN ITEMS "pva|pva|pva" "libpvti|pvti|libpvti" "GCCS|gccs|gccs|popsolver")
+foreach(_pkg IN ITEMS "pva|pva|pva" "libpvti|pvti|libpvti" "GCCS|gccs|gccs|popsolver"
+                      "poplar_test|poplar_test|poplar_test")
   string(REPLACE "|" ";" _fields "${_pkg}")
   list(GET _fields 0 ASPEN_SUPPORT_PACKAGE)
   list(GET _fields 1 ASPEN_SUPPORT_LIBRARY)

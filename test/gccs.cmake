@@ -5,5 +5,22 @@ aspen_add_test(gccs_popsolver LABEL unit SOURCES unit/gccs_popsolver.cpp LIBS As
 aspen_add_test(gccs_compat_headers LABEL conformance SOURCES compat/gccs_headers.cpp LIBS Aspen::gccs)
 
 # Issue 24 item 2: the Poplar API gaps building PopLibs found (conformance), and their errors.
-aspen_add_test(poplibs_compat_api_gaps LABEL conformance SOURCES compat/poplibs_api_gaps.cpp)
+aspen_add_test(poplibs_compat_api_gaps LABEL conformance SOURCES compat/poplibs_api_gaps.cpp
+  compat/poplibs_std_from_type.cpp compat/poplibs_std_from_interval.cpp LIBS Aspen::pvti)
 aspen_add_test(poplibs_api_gap_errors LABEL error SOURCES error/poplibs_gap_errors.cpp)
+
+# Issue 24 item 4: one build of PopLibs per process (libgraph/src/util/PoplibsBuilds.hpp). The
+# other build is simulated by libpopops.so and libpopnn.so without Aspen's marker, in their own
+# directory; the test links no PopLibs library of Aspen's (it loads them itself).
+set(_foreign_dir ${CMAKE_BINARY_DIR}/test/foreign-poplibs)
+foreach(_lib IN ITEMS popops popnn poplibs_test)
+  add_library(foreign_${_lib} SHARED error/foreign_poplib.cpp)
+  set_target_properties(foreign_${_lib} PROPERTIES OUTPUT_NAME ${_lib} LIBRARY_OUTPUT_DIRECTORY ${_foreign_dir})
+endforeach()
+aspen_add_test(poplibs_builds_errors LABEL error SOURCES error/poplibs_builds_errors.cpp)
+target_compile_definitions(poplibs_builds_errors PRIVATE ASPEN_FOREIGN_POPLIBS_DIR="${_foreign_dir}")
+add_dependencies(poplibs_builds_errors foreign_popops foreign_popnn foreign_poplibs_test popops poplin
+  poprand)
+
+# Issue 24: libpoplar_test, the host helpers PopLibs' tests use (include/poplar_test/Util.hpp).
+aspen_add_test(poplar_test_util LABEL unit SOURCES unit/poplar_test_util.cpp LIBS Aspen::poplar_test)

@@ -12,11 +12,14 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -27,7 +30,10 @@ Compiles codelets (C++ vertex classes deriving from poplar::Vertex, MultiVertex 
 SupervisorVertex) into a vertex library for Aspen's simulated IPU. Sources are
 compiled with clang (clang++-16, or $ASPEN_CXX) for the host with __POPC__
 defined and __IPU__ not defined. Vertex libraries (.gp) given as inputs are linked
-with the compiled sources into one library.
+with the compiled sources into one library. IPU assembly sources (.S, .s) have no
+host build: each gets a warning and adds nothing (as Graphcore's popc adds nothing
+from them to a cpu target's code); the simulated IPU runs the C++ versions of the
+vertices they implement, which the C++ sources define when __IPU__ is not defined.
 
 Options:
   -o <file>            write the vertex library to <file> (default: <first source>.gp)
@@ -185,12 +191,48 @@ int main(int argc, char **argv) {
   }
   if (output.empty())
     output = defaultOutput(sources.empty() ? libraries.front() : sources.front());
+  // IPU assembly: warned about and left out (kUsage). A call with nothing else makes a library
+  // with no vertex types, so that a build linking it with C++ libraries (PopLibs' <lib>_asm.gp)
+  // goes on.
+  std::vector<std::string> assembly;
+  for (auto it = sources.begin(); it != sources.end();) {
+    if (aspen::codelets::languageOf(*it) == aspen::codelets::SourceLanguage::Assembly) {
+      std::cerr << *it << ": warning: IPU assembly has no host build; popc leaves it out (the simulated IPU "
+                << "runs the C++ version of each vertex)\n";
+      assembly.push_back(*it);
+      it = sources.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::string emptySource;
+  if (sources.empty() && libraries.empty()) {
+    char name[] = "/tmp/popc-assembly-only-XXXXXX.cpp";
+    const int fd = ::mkstemps(name, 4);
+    const std::string text = "// popc: IPU assembly only, no host code\n";
+    if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+      std::cerr << "popc: error: cannot write a temporary file: " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    ::close(fd);
+    emptySource = name;
+    sources.push_back(emptySource);
+  }
+  struct RemoveEmpty {
+    const std::string &path;
+    ~RemoveEmpty() {
+      if (!path.empty())
+        ::unlink(path.c_str());
+    }
+  } removeEmpty{emptySource};
   try {
     const auto parsed = aspen::codelets::parseCodeletFlags(flags);
     std::vector<std::uint8_t> bytes;
     aspen::codelets::CompiledCodelets compiled;
     if (!sources.empty()) {
-      compiled = aspen::codelets::compileCodelets(sources, parsed, &std::cerr);
+      compiled = emptySource.empty()
+                     ? aspen::codelets::compileCodelets(sources, parsed, &std::cerr)
+                     : aspen::codelets::compileCodelets(sources, parsed, &std::cerr, {assembly.front()});
       if (verbose)
         printCounts(compiled.metadata, compiled.fromCache ? " (cached)" : "");
       bytes = std::move(compiled.gpBytes);
@@ -219,7 +261,11 @@ int main(int argc, char **argv) {
       std::cerr << "popc: error: cannot write '" << output << "': " << std::strerror(errno) << "\n";
       return 1;
     }
-    if (!depfile.empty() && !writeDepfile(depfile, output, sources, libraries, parsed.includeDirs)) {
+    std::vector<std::string> inputs = assembly;
+    for (const std::string &src : sources)
+      if (src != emptySource)
+        inputs.push_back(src);
+    if (!depfile.empty() && !writeDepfile(depfile, output, inputs, libraries, parsed.includeDirs)) {
       std::cerr << "popc: error: cannot write '" << depfile << "'\n";
       return 1;
     }

@@ -12,6 +12,7 @@
 #include "util/Assert.hpp"
 #include "util/HostConvert.hpp"
 #include "util/LinearMapping.hpp"
+#include "util/PoplibsBuilds.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -364,6 +365,7 @@ std::vector<VarRegion> regionsOfSegments(const GraphData &data, const TensorView
 Graph::Graph() : tileBase_(0), numTiles_(0) {}
 
 Graph::Graph(const Target &target, replication_factor r) : tileBase_(0), numTiles_(0) {
+  aspen::util::checkOnePoplibsBuild("Graph");
   if (r.value == 0)
     throw graph_object_creation_error("A graph's replication factor must be at least 1");
   const TargetData &device = target.getImpl();

@@ -69,18 +69,23 @@ for root in "$sdk" "$prefix"; do
   cmake -S "$scratch/poplibs_cmake" -B "$pdir" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_FLAGS="${ASPEN_CLIENT_FLAGS:-}" -DCMAKE_PREFIX_PATH="$root" >"$pdir.configure.log" 2>&1 ||
     { cat "$pdir.configure.log"; fail "configuring the PopLibs-shaped project against $root"; }
-  for package in pva libpvti GCCS; do
+  grep -q "IpuModel2_default_UnitSuites_First: TIMEOUT 600 SKIP_RETURN_CODE NOTFOUND" "$pdir.configure.log" &&
+    grep -q "IpuModel2_default_Skips: TIMEOUT NOTFOUND SKIP_RETURN_CODE 77 RUN_SERIAL TRUE" "$pdir.configure.log" ||
+    { cat "$pdir.configure.log"; fail "add_unit_test/add_multitarget_test properties"; }
+  for package in pva libpvti GCCS poplar_test; do
     found=$(sed -n "s/^${package}_DIR:PATH=//p" "$pdir/CMakeCache.txt")
     [[ $found == "$root/lib/cmake/$package" ]] || fail "found $package in '$found', not in $root/lib/cmake/$package"
   done
   cmake --build "$pdir" >"$pdir.build.log" 2>&1 || { cat "$pdir.build.log"; fail "building the PopLibs-shaped project"; }
   "$pdir/app" | tee "$pdir.out"
   grep -q '^poplibs-shaped OK' "$pdir.out" || fail "the PopLibs-shaped app against $root did not report success"
-  # One test per device variant Aspen runs: Sim* and Hw are dropped, NoTarget has no suffix.
-  tests=$(cd "$pdir" && ctest -N | sed -n 's/^ *Test *#[0-9]*: //p' | sort | tr '\n' ' ')
-  [[ $tests == "System_Cpu System_IpuModel2 UnitDefault_IpuModel2 UnitNoTarget " ]] ||
+  # PopLibs' test names, <variant>_default_<name>: one per device variant Aspen runs (Sim* and Hw
+  # are dropped) and suite; plus the project's own add_test.
+  tests=$(cd "$pdir" && ctest -N | sed -n 's/^ *Test *#[0-9]*: //p' | LC_ALL=C sort | tr '\n' ' ')
+  [[ $tests == "Cpu_default_System IpuModel2_default_Skips IpuModel2_default_System IpuModel2_default_UnitDefault IpuModel2_default_UnitSuites_First IpuModel2_default_UnitSuites_Second NoTarget_default_UnitNoTarget streams " ]] ||
     fail "the PopLibs-shaped project's tests are '$tests'"
   (cd "$pdir" && ctest --output-on-failure >"$pdir.ctest.log" 2>&1) || { cat "$pdir.ctest.log"; fail "its tests"; }
+  grep -q "IpuModel2_default_Skips .*Skipped" "$pdir.ctest.log" || { cat "$pdir.ctest.log"; fail "exit 77 under ALLOW_SKIP is not a skip"; }
   rm -rf "$scratch/poplibs_cmake"
 done
 

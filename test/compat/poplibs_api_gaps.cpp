@@ -21,7 +21,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace poplar;
@@ -159,4 +161,38 @@ TEST_CASE("issue 24: initial values of an edge connected to a constant", "[compa
   // A variable with no initial value reads as zeros, one per element.
   CHECK(vi.getFieldInfo("out").getInitialValues<float>(target) == std::vector<float>(3, 0.0f));
   CHECK(vi.getFieldInfo("offset").getInitialValue<unsigned>(target) == 0u);
+}
+
+TEST_CASE("issue 24: QuarterMetadata::Format reads from a stream, as program_options parses it",
+          "[compat][poplibs]") {
+  // PopLibs' tests declare po::value<QuarterMetadata::Format>(...) for --fp8-format=F143.
+  for (const auto format : {QuarterMetadata::Format::F143, QuarterMetadata::Format::F152}) {
+    std::ostringstream written;
+    written << format;
+    std::istringstream in(written.str());
+    QuarterMetadata::Format read = format == QuarterMetadata::Format::F143 ? QuarterMetadata::Format::F152
+                                                                           : QuarterMetadata::Format::F143;
+    in >> read;
+    CHECK_FALSE(in.fail());
+    CHECK(read == format);
+  }
+  std::istringstream bad("F999");
+  QuarterMetadata::Format unchanged = QuarterMetadata::Format::F152;
+  bad >> unchanged;
+  CHECK(bad.fail());
+  CHECK(unchanged == QuarterMetadata::Format::F152);
+}
+
+// PopLibs' libraries each link poplibs_support's channels (tracePopops, ...) and export them, so
+// the dynamic linker makes one object of each for all of them; every library's exit then
+// destroys it. Poplar's TraceChannel is trivially destructible, so that is harmless; Aspen's
+// was not (a std::string name) and every PopLibs program died of a double free at exit.
+static_assert(std::is_trivially_destructible<pvti::TraceChannel>::value,
+              "pvti::TraceChannel must be trivially destructible, as Poplar's is");
+
+TEST_CASE("issue 24: a pvti::TraceChannel is a name, as PopLibs defines its channels", "[compat][poplibs]") {
+  static pvti::TraceChannel channel = {"poplibs_compat"};
+  CHECK(std::string(channel.name) == "poplibs_compat");
+  pvti::Tracepoint::begin(&channel, "step");
+  pvti::Tracepoint::end(&channel, "step");
 }

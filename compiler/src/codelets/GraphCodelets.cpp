@@ -14,6 +14,7 @@
 #include "ir/GraphData.hpp"
 #include "poplar/exceptions.hpp"
 #include "util/Log.hpp"
+#include "util/PoplibsBuilds.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -236,6 +237,9 @@ bool addCodeletsImpl(GraphData &data, const std::string &src, CodeletFileType ty
   const CodeletFileType actual = type == CodeletFileType::Auto ? fileTypeFromExtension(src) : type;
   switch (actual) {
   case CodeletFileType::Object:
+    // One build of PopLibs per process, and each build's <lib>.gp with its own lib<lib>.so.
+    aspen::util::checkOnePoplibsBuild("Graph::addCodelets");
+    aspen::util::checkVertexLibraryBuild(src, "Graph::addCodelets");
     return addGpFile(data, src);
   case CodeletFileType::CppSource:
   case CodeletFileType::CSource: {

@@ -3,6 +3,7 @@
 #define POPLAR_INTERVAL_HPP
 
 #include <cstddef>
+#include <map> // as Poplar's brings it (PopLibs' poplibs_support/Algorithms.cpp relies on it)
 #include <ostream>
 
 namespace poplar {

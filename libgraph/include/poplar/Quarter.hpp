@@ -5,6 +5,7 @@
 #define POPLAR_QUARTER_HPP
 
 #include <cstdint>
+#include <istream>
 #include <ostream>
 #include <string>
 
@@ -55,6 +56,9 @@ private:
 
 std::ostream &operator<<(std::ostream &os, const QuarterMetadata &md);
 std::ostream &operator<<(std::ostream &os, QuarterMetadata::Format format);
+/// Reads "F143" or "F152" (as operator<< writes them); anything else sets failbit and
+/// leaves `format` unchanged (so boost::lexical_cast and program_options report it).
+std::istream &operator>>(std::istream &is, QuarterMetadata::Format &format);
 
 } // namespace poplar
 

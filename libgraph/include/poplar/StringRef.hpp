@@ -2,6 +2,7 @@
 #ifndef POPLAR_STRINGREF_HPP
 #define POPLAR_STRINGREF_HPP
 
+#include <cassert> // as Poplar's brings it (PopLibs' popops/ExprOpUtil.cpp, through poplar/Type.hpp)
 #include <cstring>
 #include <ostream>
 #include <string>

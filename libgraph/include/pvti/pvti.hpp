@@ -26,8 +26,12 @@
 namespace pvti {
 
 /// A named stream of trace points (one row of the host timeline).
+/// A trace channel: its name, a string that outlives it (`{"myApp"}`). Trivially destructible,
+/// as Poplar's is: a library that exports a channel it defines (PopLibs' libraries each link
+/// poplibs_support's tracePopops, ... and export them) shares one object with the others, and
+/// each library's exit would otherwise destroy it again.
 struct TraceChannel {
-  std::string name;
+  const char *name;
 };
 
 /// Data attached to a trace point: a JSON text (an object, e.g. `{"bytes":128}`).

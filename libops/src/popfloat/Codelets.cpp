@@ -20,3 +20,7 @@ void addCodelets(poplar::Graph &graph) {
 
 } // namespace experimental
 } // namespace popfloat
+
+// Marks this libpopfloat.so as Aspen's build: libpoplar refuses a process that also loads another
+// build's PopLibs libraries (PopLibs built from source), util/PoplibsBuilds.hpp.
+extern "C" __attribute__((visibility("default"))) const char aspen_library_popfloat[] = "Aspen";

@@ -16,3 +16,7 @@ void addCodelets(poplar::Graph &graph) {
 }
 
 } // namespace poprand
+
+// Marks this libpoprand.so as Aspen's build: libpoplar refuses a process that also loads another
+// build's PopLibs libraries (PopLibs built from source), util/PoplibsBuilds.hpp.
+extern "C" __attribute__((visibility("default"))) const char aspen_library_poprand[] = "Aspen";

@@ -250,3 +250,7 @@ std::vector<GroupingInfo> detectDimGroupings(const poplar::Graph &graph, const p
 }
 
 } // namespace poputil
+
+// Marks this libpoputil.so as Aspen's build: libpoplar refuses a process that also loads another
+// build's PopLibs libraries (PopLibs built from source), util/PoplibsBuilds.hpp.
+extern "C" __attribute__((visibility("default"))) const char aspen_library_poputil[] = "Aspen";

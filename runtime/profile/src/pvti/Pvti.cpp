@@ -35,7 +35,7 @@ public:
 
   void record(const TraceChannel *channel, const char *label, std::size_t length, char phase,
               const Metadata *metadata) {
-    const std::string name = channel ? channel->name : std::string();
+    const std::string name = channel && channel->name ? std::string(channel->name) : std::string();
     if (!channels_.empty() && !channels_.count(name))
       return;
     const double us =
