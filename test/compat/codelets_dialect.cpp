@@ -285,8 +285,8 @@ TEST_CASE("dialect: IPU vector types, vector templates named as Poplar names the
                                          static_cast<float>(0 + 1 + -2 + 3),
                                          static_cast<float>(3 * -4 + 4),
                                          10.0f,
-                                         21.0f, // (ushort2)0x00020001u is {1, 2}: bits, not a splat
-                                         23.0f};
+                                         21.0f,  // (ushort2)0x00020001u is {1, 2}: bits, not a splat
+                                         32.0f}; // 0x0000000300000002 as uint2 is {2, 3}
     REQUIRE(lanes == expected);
     REQUIRE(h["mask"] == std::vector<float>{0, -1, 0, -1}); // clang's lane masks: all ones
     for (std::size_t i = 0; i < 4; ++i) {
