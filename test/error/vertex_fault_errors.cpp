@@ -202,7 +202,8 @@ public:
 };
 
 // A wild index: writes at the index that reaches the host address in `address` from its
-// own vector (one element, four by memset, or one by an atomic add, as `how` says).
+// own vector (one element, four by memset, one by an atomic add, or two in a loop, as `how`
+// says).
 class WriteAtIndex : public poplar::Vertex {
 public:
   poplar::Input<poplar::Vector<unsigned>> address;
@@ -217,8 +218,11 @@ public:
       p[index] = -1;
     else if (how[0] == 1)
       std::memset(p + index, 0, 4 * sizeof(int));
-    else
+    else if (how[0] == 2)
       __atomic_fetch_add(p + index, 1, __ATOMIC_RELAXED);
+    else // a loop (checked once before it, then at every iteration)
+      for (unsigned k = 0; k < mine.size(); ++k)
+        p[index + k] = -2;
     mine[1] = 6;
     return true;
   }
@@ -657,7 +661,7 @@ TEST_CASE("A fault outside vertex code still ends the process", "[error][fault]"
 TEST_CASE("A vertex writing into another tile's variable is stopped before the write", "[error][fault]") {
   // 64 tiles in parallel chunks on TBB's threads: every tile adds one to its slice, and
   // the vertex on tile 1 writes through a wild index into tile 40's witness (one element,
-  // a memset, an atomic add).
+  // a memset, an atomic add, a loop).
   constexpr unsigned tiles = 64, victim = 40;
   IPUModel model("ipu2");
   model.tilesPerIPU = tiles;
@@ -700,7 +704,7 @@ TEST_CASE("A vertex writing into another tile's variable is stopped before the w
   std::vector<int> pattern(tiles * 16);
   for (unsigned i = 0; i < pattern.size(); ++i)
     pattern[i] = static_cast<int>(i * 7 + 1);
-  for (int mode = 0; mode < 3; ++mode) {
+  for (int mode = 0; mode < 4; ++mode) {
     INFO("mode " << mode);
     engine.writeTensor("witness", pattern.data(), pattern.data() + pattern.size());
     engine.writeTensor("how", &mode, &mode + 1);
