@@ -8,7 +8,7 @@
 // VertexLibrary.hpp, at the offset the runtime gives the library when it loads it):
 //
 //   entry:  off = aspen_codelet_write_range_offset
-//           own, ownBytes = off ? %fs:[off], %fs:[off + 8] : 0, 0
+//           own, ownBytes, arena, arenaBytes = off ? %fs:[off .. off + 32) : 0
 //   store:  if ((a - own) >= ownBytes)        // unsigned; not taken
 //             aspen.write.check(a)            // cold, internal: reads the whole range, and if
 //                                             // (a - arena) < arenaBytes calls
@@ -21,8 +21,9 @@
 //
 // A store in a loop whose address is affine in the loop with a computable maximum trip
 // count is checked in the preheader instead: its first and last addresses (every address
-// between lies between them) against `own`; if either is outside, a loop-invariant flag
-// makes every iteration take the exact slow check; else each iteration tests the flag.
+// between lies between them) both in `own`, or the whole range below or above the arena
+// (host memory); if not, a loop-invariant flag makes every iteration take the exact slow
+// check; else each iteration tests the flag.
 //
 // Stores through one base pointer at constant offsets within one basic block are checked
 // once, at the first of them: if that address lies in the running tile's pages, every
@@ -96,6 +97,10 @@ Function *slowCheck(Module &m) {
   PointerType *ptr = PointerType::get(ctx, 0);
   Function *f = Function::Create(FunctionType::get(Type::getVoidTy(ctx), {ptr}, false),
                                  GlobalValue::InternalLinkage, kName, m);
+  // preserve_most: the caller keeps its values in any general-purpose register across the
+  // call, so a function with a check in its loop needs no callee-saved registers saved in
+  // its prologue for it (which cost every call of a small vertex a few nanoseconds).
+  f->setCallingConv(CallingConv::PreserveMost);
   f->addFnAttr(Attribute::Cold);
   f->addFnAttr(Attribute::NoInline);
   f->addFnAttr(kCheckedAttribute);
@@ -225,29 +230,28 @@ struct WriteCheckPass : PassInfoMixin<WriteCheckPass> {
     offsetVar->setVisibility(GlobalValue::HiddenVisibility);
     Value *offset = b.CreateLoad(i64, offsetVar, "aspen.wr.offset");
     PointerType *tls = PointerType::get(ctx, 257); // x86-64: %fs-relative
-    Value *own = nullptr, *ownBytes = nullptr;
+    Value *range[4];                               // own, ownBytes, arena, arenaBytes
     {
-      // off ? %fs:[off], %fs:[off+8] : 0, 0  (0, 0: every address goes to the slow check,
-      // which finds no range and returns)
+      // off ? %fs:[off .. off + 32) : 0  (all 0: every address goes to the slow check, which
+      // finds no range and returns)
       Instruction *then = SplitBlockAndInsertIfThen(b.CreateIsNotNull(offset), &*b.GetInsertPoint(), false,
                                                     MDBuilder(ctx).createBranchWeights(1000, 1));
       BasicBlock *loadBlock = then->getParent();
       BasicBlock *rest = loadBlock->getSingleSuccessor();
       IRBuilder<> lb(then);
-      Value *fields[2];
-      for (unsigned i = 0; i < 2; ++i)
+      Value *fields[4];
+      for (unsigned i = 0; i < 4; ++i)
         fields[i] =
             lb.CreateLoad(i64, lb.CreateIntToPtr(lb.CreateAdd(offset, ConstantInt::get(i64, 8 * i)), tls));
       IRBuilder<> pb(&*rest->begin());
-      PHINode *phis[2];
-      for (unsigned i = 0; i < 2; ++i) {
-        phis[i] = pb.CreatePHI(i64, 2, "aspen.wr");
-        phis[i]->addIncoming(fields[i], loadBlock);
-        phis[i]->addIncoming(ConstantInt::get(i64, 0), &entry);
+      for (unsigned i = 0; i < 4; ++i) {
+        PHINode *phi = pb.CreatePHI(i64, 2, "aspen.wr");
+        phi->addIncoming(fields[i], loadBlock);
+        phi->addIncoming(ConstantInt::get(i64, 0), &entry);
+        range[i] = phi;
       }
-      own = phis[0];
-      ownBytes = phis[1];
     }
+    Value *own = range[0], *ownBytes = range[1], *arena = range[2], *arenaBytes = range[3];
     MDNode *unlikely = MDBuilder(ctx).createBranchWeights(1, 1000);
     // Outside the running tile's range (own pages and guards): the slow check decides.
     auto outside = [&](IRBuilder<> &cb, Value *address) {
@@ -256,7 +260,7 @@ struct WriteCheckPass : PassInfoMixin<WriteCheckPass> {
     auto checkAt = [&](Instruction *before, Value *address) {
       IRBuilder<> cb(before);
       Instruction *slow = SplitBlockAndInsertIfThen(outside(cb, address), before, false, unlikely);
-      IRBuilder<>(slow).CreateCall(check, {address});
+      IRBuilder<>(slow).CreateCall(check, {address})->setCallingConv(CallingConv::PreserveMost);
     };
 
     // Hoisted checks: one flag per loop, set in its preheader when the first or the last
@@ -272,7 +276,16 @@ struct WriteCheckPass : PassInfoMixin<WriteCheckPass> {
       Value *first = expander.expandCodeFor(h.first, ptr, at);
       Value *last = expander.expandCodeFor(h.last, ptr, at);
       IRBuilder<> pb(at);
-      Value *bad = pb.CreateOr(outside(pb, first), outside(pb, last));
+      // Fine when both ends lie in the running tile's range, or the whole range lies below
+      // or above the arena (host memory: a thread's scratch buffer, the heap).
+      Value *a0 = pb.CreatePtrToInt(first, i64), *a1 = pb.CreatePtrToInt(last, i64);
+      Value *lo = pb.CreateSelect(pb.CreateICmpULT(a0, a1), a0, a1);
+      Value *hi = pb.CreateSelect(pb.CreateICmpULT(a0, a1), a1, a0);
+      Value *inOwn = pb.CreateAnd(pb.CreateNot(outside(pb, first)), pb.CreateNot(outside(pb, last)));
+      Value *below = pb.CreateICmpULT(hi, arena);
+      Value *above =
+          pb.CreateAnd(pb.CreateICmpUGE(lo, arena), pb.CreateICmpUGE(pb.CreateSub(lo, arena), arenaBytes));
+      Value *bad = pb.CreateNot(pb.CreateOr(inOwn, pb.CreateOr(below, above)));
       Value *&flag = loopFlag[h.loop];
       flag = flag ? pb.CreateOr(flag, bad) : bad;
     }
@@ -281,7 +294,7 @@ struct WriteCheckPass : PassInfoMixin<WriteCheckPass> {
       if (hoisted[i]) {
         IRBuilder<> cb(w.at);
         Instruction *slow = SplitBlockAndInsertIfThen(loopFlag[hoisted[i]->loop], w.at, false, unlikely);
-        IRBuilder<>(slow).CreateCall(check, {w.address});
+        IRBuilder<>(slow).CreateCall(check, {w.address})->setCallingConv(CallingConv::PreserveMost);
       } else if (w.length) {
         // The first and the last byte, when there are any bytes.
         IRBuilder<> lb2(w.at);
