@@ -9,11 +9,10 @@
 //
 //   entry:  off = aspen_codelet_write_range_offset
 //           own, ownBytes, arena, arenaBytes = off ? %fs:[off .. off + 32) : 0
-//   store:  if ((a - own) >= ownBytes)        // unsigned; not taken
-//             aspen.write.check(a)            // cold, internal: reads the whole range, and if
-//                                             // (a - arena) < arenaBytes calls
-//                                             // aspen_codelet_tile_write_fault(a), which jumps
-//                                             // to the fault's recovery point
+//   store:  if ((a - own) >= ownBytes && (a - arena) < arenaBytes)   // unsigned; not taken
+//             aspen.write.check(a)    // cold, internal: checks again and calls
+//                                     // aspen_codelet_tile_write_fault(a), which jumps
+//                                     // to the fault's recovery point
 //
 // `own` covers the running tile's pages and the guard regions on either side (a write
 // there is the tile's own, or faults on the guard as before); `arena` is all of the
@@ -257,9 +256,15 @@ struct WriteCheckPass : PassInfoMixin<WriteCheckPass> {
     auto outside = [&](IRBuilder<> &cb, Value *address) {
       return cb.CreateICmpUGE(cb.CreateSub(cb.CreatePtrToInt(address, i64), own), ownBytes);
     };
+    // Outside it and inside the arena: the slow check (which stops the write). Both
+    // comparisons inline, so that a write to host memory (a thread's scratch buffer)
+    // costs no call.
     auto checkAt = [&](Instruction *before, Value *address) {
       IRBuilder<> cb(before);
-      Instruction *slow = SplitBlockAndInsertIfThen(outside(cb, address), before, false, unlikely);
+      Instruction *second = SplitBlockAndInsertIfThen(outside(cb, address), before, false, unlikely);
+      IRBuilder<> sb(second);
+      Value *inArena = sb.CreateICmpULT(sb.CreateSub(sb.CreatePtrToInt(address, i64), arena), arenaBytes);
+      Instruction *slow = SplitBlockAndInsertIfThen(inArena, second, false, unlikely);
       IRBuilder<>(slow).CreateCall(check, {address})->setCallingConv(CallingConv::PreserveMost);
     };
 
