@@ -317,6 +317,10 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
 
 } // namespace
 
+namespace aspen::cyclecount {
+void registerWriteCheck(PassBuilder &pb); // WriteCheckPass.cpp
+} // namespace aspen::cyclecount
+
 extern "C" __attribute__((visibility("default"))) LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo
 llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "AspenCycleCount", "1", [](PassBuilder &pb) {
@@ -327,5 +331,7 @@ llvmGetPassPluginInfo() {
               if (level == OptimizationLevel::O0)
                 mpm.addPass(createModuleToFunctionPassAdaptor(CycleCountPass()));
             });
+            // Checked writes into tile memory, after the count (its checks are not counted).
+            registerWriteCheck(pb);
           }};
 }

@@ -667,7 +667,14 @@ void Executor::execute(const exe::Step &step) {
   builtins.workerContexts = std::max(1u, exe_.target.numWorkerContexts);
   builtins.computeStart = computeStart_;
   builtins.generators = generatorAt_.data();
+  // Checked writes (docs/tile-model.md): the running tile's pages, with the guards on either
+  // side, are where the thread's vertex code may write; the arena is set per chunk, below.
+  const std::uint32_t *stepTiles = cs.tiles.data();
+  const std::uintptr_t ownBase =
+      reinterpret_cast<std::uintptr_t>(memory_.firstPage()) - TileMemory::guardBytes();
+  const std::uint64_t stride = memory_.stride();
   auto runTile = [&](std::size_t k, VertexThread &vt) {
+    codelets::aspenTileWriteRange.ownLo = ownBase + stepTiles[k] * stride;
     std::uint64_t &counter = codelets::cycleCounter();
     vt.builtins = &builtins;
     vt.builtinTile = static_cast<std::uint32_t>(k);
@@ -731,10 +738,15 @@ void Executor::execute(const exe::Step &step) {
   const std::size_t workerStackBytes = workerStackBytes_;
   // (The thread's record comes from the caller: a function setting a recovery point
   // keeps few values in registers.)
+  // Under aspen.checkTileWrites the pages' protection checks every write (set below), and the
+  // checked writes are off.
+  std::uint64_t arenaBytes = TileMemory::guardBytes() + std::uint64_t(memory_.numTiles()) * stride;
   auto guarded = [&](VertexThread &vt, std::size_t begin, std::size_t end, auto &&runOne) {
     RecoveryPoint point;
     if (ASPEN_SET_RECOVERY_POINT(point) != 0) {
-      // Here from the signal handler: vertex code faulted, or the watchdog stopped it.
+      // Here from the signal handler or a checked write: vertex code faulted, or the
+      // watchdog stopped it.
+      codelets::aspenTileWriteRange.arenaBytes = 0;
       const std::uint32_t at = vt.vertex.load(std::memory_order_relaxed);
       const VertexFault f = vt.fault;
       vt.abandonTile();
@@ -744,9 +756,14 @@ void Executor::execute(const exe::Step &step) {
       return;
     }
     vt.enter(&point, stop);
+    codelets::TileWriteRange &range = codelets::aspenTileWriteRange;
+    range.ownBytes = stride + TileMemory::guardBytes();
+    range.arenaLo = ownBase;
+    range.arenaBytes = arenaBytes;
     auto body = [&] { runRange(stop, begin, end, runOne, vt); };
     runOnWorkerStack(
         vt, workerStackBytes, [](void *f) { (*static_cast<decltype(&body)>(f))(); }, &body);
+    range.arenaBytes = 0;
     vt.leave();
   };
   // A tile whose vertices have codelet data of their own (globals, statics) runs
@@ -769,6 +786,7 @@ void Executor::execute(const exe::Step &step) {
   } unprotect;
   const bool checking = checkTileWrites_ && !cs.tiles.empty() && memory_.setTilesWritable(false);
   if (checking) {
+    arenaBytes = 0;
     check.first = memory_.firstPage();
     check.stride = memory_.stride();
     check.pages = memory_.tilePageBytes();
@@ -898,9 +916,17 @@ void Executor::vertexFaulted(const exe::ComputeStep &cs, std::size_t vertexIndex
                " bytes of host stack for " + workerStackWhat_ + ")";
     else if (fault.stackOverflow)
       detail = ": the vertex overflowed its host thread's stack";
-    else if ((fault.signal == SIGSEGV || fault.signal == SIGBUS) &&
+    else if ((fault.signal == SIGSEGV || fault.signal == SIGBUS || fault.checkedWrite) &&
              memory_.locate(fault.address, at, offset)) {
-      if (fault.otherTile)
+      if (fault.checkedWrite && offset >= memory_.bytesPerTile())
+        detail = ": " + std::to_string(offset - memory_.bytesPerTile()) + " bytes past the end of tile " +
+                 std::to_string(at) + "'s memory (" + std::to_string(memory_.bytesPerTile()) +
+                 " bytes), stopped before it was made";
+      else if (fault.checkedWrite)
+        detail = ": a write to byte " + std::to_string(offset) + " of tile " + std::to_string(at) +
+                 "'s memory, which belongs to another tile; stopped before it changed tile " +
+                 std::to_string(at);
+      else if (fault.otherTile)
         detail = ": a write to byte " + std::to_string(offset) + " of tile " + std::to_string(at) +
                  "'s memory, which belongs to another tile; aspen.checkTileWrites stopped it before it "
                  "changed tile " +

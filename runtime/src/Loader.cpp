@@ -4,12 +4,14 @@
 #include "codelets/VertexLibrary.hpp"
 #include "exe/Validate.hpp"
 #include "poplar/exceptions.hpp"
+#include "util/Log.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 namespace aspen::rt {
@@ -152,6 +154,18 @@ std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLib
     // Vertex does (emission records it so), so the supervisor flag is not compared here.
     code[t] = VertexCode{entry->compute, (entry->flags & ASPEN_VERTEX_MULTI) != 0};
     code[t].countsCycles = library->countsCycles(entry);
+    if (!library->checksWrites(entry)) {
+      // Checked writes (docs/tile-model.md): code compiled without the plugin (GCC, clang
+      // other than 16, ASPEN_CYCLE_COUNT=0 or ASPEN_WRITE_CHECK=0) is not checked.
+      static std::once_flag warned;
+      std::call_once(warned, [&] {
+        ASPEN_LOG(Warn, "Vertex type '" << type.name << "' (" << library->path()
+                                        << ") does not check its writes: its library was not compiled "
+                                           "with clang++-16 and Aspen's plugin, so a write through a wild "
+                                           "pointer into another tile's memory is not stopped (the engine "
+                                           "option aspen.checkTileWrites stops it; docs/tile-model.md)");
+      });
+    }
     code[t].isSupervisor = type.isSupervisor;
     if (code[t].isMultiVertex != type.isMultiVertex)
       throw poplar::graph_object_load_error("Vertex type '" + type.name +

@@ -9,6 +9,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -60,6 +61,20 @@ Pool &pool() {
 /// e.g. at its limit on mappings per process (vm.max_map_count).
 bool makeGuardsInaccessible(std::uint8_t *map, unsigned numTiles, std::uint64_t stride) {
   const std::size_t guard = TileMemory::guardBytes();
+  // Linux 6.13 and later: guard markers in the page tables (MADV_GUARD_INSTALL), which leave
+  // the reservation one mapping; mprotect splits it into two per tile, which made every
+  // later page fault and zeroing of tile memory slower (docs/tile-model.md). They stay in
+  // place across MADV_DONTNEED. An older kernel refuses the advice (EINVAL): mprotect then.
+  constexpr int kMadvGuardInstall = 102;
+  static std::atomic<bool> markersRefused{false};
+  if (!markersRefused.load(std::memory_order_relaxed)) {
+    bool ok = ::madvise(map, guard, kMadvGuardInstall) == 0;
+    for (unsigned t = 0; ok && t < numTiles; ++t)
+      ok = ::madvise(map + guard + std::size_t(t + 1) * stride - guard, guard, kMadvGuardInstall) == 0;
+    if (ok)
+      return true;
+    markersRefused = true;
+  }
   bool ok = ::mprotect(map, guard, PROT_NONE) == 0;
   for (unsigned t = 0; ok && t < numTiles; ++t)
     ok = ::mprotect(map + guard + std::size_t(t + 1) * stride - guard, guard, PROT_NONE) == 0;

@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "VertexFaults.hpp"
 
+#include "codelets/VertexLibrary.hpp"
+
 #include "util/Log.hpp"
 
 #include <algorithm>
@@ -255,6 +257,21 @@ void onSignal(int sig, siginfo_t *info, void *context) {
   jumpTo(*vt->recover);
 }
 
+/// Checked writes (docs/tile-model.md): instrumented vertex code calls this before a write
+/// to `address`, inside tile memory but outside the running tile. Stops the vertex as a fault
+/// does; outside vertex code (no recovery point) the write goes ahead.
+void onCheckedWrite(void *address) {
+  VertexThread *vt = aspenVertexThread;
+  if (!vt || !vt->recover || vt->vertex.load(std::memory_order_relaxed) == VertexThread::kNoVertex)
+    return;
+  VertexFault f;
+  f.checkedWrite = true;
+  f.otherTile = true;
+  f.address = address;
+  vt->fault = f;
+  jumpTo(*vt->recover);
+}
+
 const char *codeName(int sig, int code) {
   if (code <= 0)
     return code == SI_TKILL || code == SI_USER ? "sent by raise() or kill()" : "sent by a process";
@@ -471,11 +488,17 @@ void installVertexFaultHandlers() {
   for (int sig : kFaultSignals)
     install(sig);
   install(stopSignal());
+  codelets::setTileWriteFaultHandler(&onCheckedWrite);
 }
 
 std::string describeSignal(const VertexFault &fault) {
   if (fault.timeout)
     return "stopped by the run bound";
+  if (fault.checkedWrite) {
+    char address[64];
+    std::snprintf(address, sizeof address, "a write to %p outside its tile", fault.address);
+    return address;
+  }
   const char *name = fault.signal == SIGSEGV  ? "SIGSEGV"
                      : fault.signal == SIGBUS ? "SIGBUS"
                      : fault.signal == SIGFPE ? "SIGFPE"

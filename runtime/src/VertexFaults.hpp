@@ -47,6 +47,7 @@ struct VertexFault {
   bool stackOverflow = false; // the fault address lies at the end of the thread's stack
   bool otherTile = false;     // a write into another tile's memory, stopped by TileWriteCheck
   bool workerStack = false;   // (with stackOverflow) the worker stack ran over, not the thread's
+  bool checkedWrite = false;  // a write into another tile, stopped by the code's write check
 };
 
 /// aspen.checkTileWrites: while a compute step runs under it (on one thread),

@@ -9,7 +9,9 @@
 //  4. a small program (stream in, compute, stream out) run 1,000 times against
 //     the same work as host loops;
 //  5. a 1,472-tile superstep of vertices with statics of their own (each tile's
-//     copy swapped in, docs/tile-model.md) against one of stateless vertices.
+//     copy swapped in, docs/tile-model.md) against one of stateless vertices;
+//  6. 1, 2 and 4 again with codelets compiled without the write check
+//     (ASPEN_WRITE_CHECK=0, docs/tile-model.md), then with it, for its cost.
 // Usage: runtime_bench [repetitions-scale]   (not run by ctest)
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
@@ -225,5 +227,14 @@ int main(int argc, char **argv) {
   exchange(reps(10));
   smallProgram(reps(1000));
   tileState(reps(2000));
+  // 6. The write check's cost: the same codelets compiled without it, then with it again.
+  for (const char *setting : {"0", "1"}) {
+    ::setenv("ASPEN_WRITE_CHECK", setting, 1);
+    std::printf("Codelets compiled with ASPEN_WRITE_CHECK=%s (%s)\n", setting,
+                setting[0] == '0' ? "writes not checked" : "checked writes, the default");
+    dispatch(1472, 8, reps(100));
+    superstep(reps(2000));
+    smallProgram(reps(1000));
+  }
   return 0;
 }

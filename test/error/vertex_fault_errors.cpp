@@ -68,6 +68,7 @@ const char *kCodelets = R"(
 #include <unistd.h>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 
 class DivideBy : public poplar::Vertex {
 public:
@@ -196,6 +197,33 @@ public:
   bool compute() {
     mine[0] = 5;
     *reinterpret_cast<volatile int *>(address[0] | static_cast<unsigned long>(address[1]) << 32) = -1;
+    return true;
+  }
+};
+
+// A wild index: writes at the index that reaches the host address in `address` from its
+// own vector (one element, four by memset, one by an atomic add, or two in a loop, as `how`
+// says).
+class WriteAtIndex : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<unsigned>> address;
+  poplar::Input<poplar::Vector<int>> how;
+  poplar::InOut<poplar::Vector<int>> mine;
+  bool compute() {
+    mine[0] = 5;
+    int *p = &mine[0];
+    const long target = static_cast<long>(address[0] | static_cast<unsigned long>(address[1]) << 32);
+    const long index = (target - reinterpret_cast<long>(p)) / static_cast<long>(sizeof(int));
+    if (how[0] == 0)
+      p[index] = -1;
+    else if (how[0] == 1)
+      std::memset(p + index, 0, 4 * sizeof(int));
+    else if (how[0] == 2)
+      __atomic_fetch_add(p + index, 1, __ATOMIC_RELAXED);
+    else // a loop (checked once before it, then at every iteration)
+      for (unsigned k = 0; k < mine.size(); ++k)
+        p[index + k] = -2;
+    mine[1] = 6;
     return true;
   }
 };
@@ -626,6 +654,83 @@ TEST_CASE("A fault outside vertex code still ends the process", "[error][fault]"
   // This process goes on.
   engine.run(1);
   ::sigaction(SIGSEGV, &framework, nullptr);
+}
+
+// ---- checked writes (the default) -----------------------------------------------------
+
+TEST_CASE("A vertex writing into another tile's variable is stopped before the write", "[error][fault]") {
+  // 64 tiles in parallel chunks on TBB's threads: every tile adds one to its slice, and
+  // the vertex on tile 1 writes through a wild index into tile 40's witness (one element,
+  // a memset, an atomic add, a loop).
+  constexpr unsigned tiles = 64, victim = 40;
+  IPUModel model("ipu2");
+  model.tilesPerIPU = tiles;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  std::stringstream source(kCodelets);
+  graph.addCodelets(source);
+  Tensor witness = graph.addVariable(INT, {tiles, 16}, "witness");
+  Tensor slices = graph.addVariable(INT, {tiles, 8}, "slices");
+  Tensor there = graph.addVariable(UNSIGNED_INT, {2}, "addressOnVictim");
+  Tensor address = graph.addVariable(UNSIGNED_INT, {2}, "address");
+  Tensor mine = graph.addVariable(INT, {2}, "mine"), how = graph.addVariable(INT, {1}, "how");
+  graph.setTileMapping(there, victim);
+  for (Tensor t : {address, mine, how})
+    graph.setTileMapping(t, 1);
+  ComputeSet find = graph.addComputeSet("findAddress");
+  graph.setTileMapping(
+      graph.addVertex(find, "AddressOf", {{"v", witness[victim].slice(4, 16)}, {"address", there}}), victim);
+  ComputeSet cs = graph.addComputeSet("wildIndex");
+  for (unsigned t = 0; t < tiles; ++t) {
+    graph.setTileMapping(witness[t], t);
+    graph.setTileMapping(slices[t], t);
+    VertexRef v = graph.addVertex(cs, "AddOne", {{"v", slices[t]}});
+    graph.setTileMapping(v, t);
+    graph.setPerfEstimate(v, 100000); // parallel chunks
+  }
+  VertexRef w = graph.addVertex(cs, "WriteAtIndex", {{"address", address}, {"how", how}, {"mine", mine}});
+  graph.setTileMapping(w, 1);
+  const unsigned faulty = w.getId();
+  graph.createHostRead("witnessOut", witness);
+  graph.createHostRead("slices", slices);
+  graph.createHostRead("mine", mine);
+  graph.createHostWrite("witness", witness);
+  graph.createHostWrite("how", how);
+  Sequence prog({Execute(find), Copy(there, address), Execute(cs)});
+  ComputeSet good = graph.addComputeSet("goodWork");
+  graph.setTileMapping(graph.addVertex(good, "AddOne", {{"v", slices[victim]}}), victim);
+  Engine engine(graph, {prog, Execute(good)});
+  engine.load(device);
+  std::vector<int> pattern(tiles * 16);
+  for (unsigned i = 0; i < pattern.size(); ++i)
+    pattern[i] = static_cast<int>(i * 7 + 1);
+  for (int mode = 0; mode < 4; ++mode) {
+    INFO("mode " << mode);
+    engine.writeTensor("witness", pattern.data(), pattern.data() + pattern.size());
+    engine.writeTensor("how", &mode, &mode + 1);
+    requireError<application_runtime_error>(
+        [&] { engine.run(0); },
+        {"Vertex " + std::to_string(faulty) + " of type 'WriteAtIndex' on tile 1 in compute set 'wildIndex'",
+         "faulted: a write to 0x", "outside its tile", "of tile 40's memory, which belongs to another tile",
+         "stopped before it changed tile 40", "IPU exception on tile 1", "must be loaded again"});
+    // Tile 40's witness is intact (every tile's is); the vertex's earlier write to its own
+    // tile went ahead, its later one did not run.
+    std::vector<int> back(tiles * 16);
+    engine.readTensor("witnessOut", back.data(), back.data() + back.size());
+    CHECK(back == pattern);
+    std::vector<int> own(2);
+    engine.readTensor("mine", own.data(), own.data() + 2);
+    CHECK(own[0] == 5);
+    CHECK(own[1] == 0);
+    // The engine refuses to run until loaded again, then runs.
+    requireError<application_runtime_error>([&] { engine.run(1); }, {"must be loaded again", "WriteAtIndex"});
+    engine.load(device);
+    engine.run(1);
+    std::vector<int> slice(tiles * 8);
+    engine.readTensor("slices", slice.data(), slice.data() + slice.size());
+    CHECK(slice[victim * 8] == 1);
+    CHECK(slice[victim * 8 + 7] == 1);
+  }
 }
 
 // ---- aspen.checkTileWrites ------------------------------------------------------------

@@ -548,13 +548,14 @@ std::string cycleCountPlugin(const std::string &cxx) {
   static std::once_flag warned;
   std::call_once(warned, [&] {
     ASPEN_LOG(Warn, "codelets compiled with "
-                        << cxx << " do not count their cycles ("
+                        << cxx << " do not count their cycles nor check their writes into other tiles ("
                         << (off           ? "ASPEN_CYCLE_COUNT=0"
                             : major != 16 ? "the cycle-counting plugin needs clang++-16"
                                           : "aspen-cyclecount.so is not beside libpoplar")
                         << "): custom vertices without an estimate are priced by the "
                            "default estimate and named as not counted when they run "
-                           "(docs/cost-model.md)");
+                           "(docs/cost-model.md); aspen.checkTileWrites checks their writes "
+                           "(docs/tile-model.md)");
   });
   return std::string();
 }
@@ -764,6 +765,10 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   const std::string plugin = cycleCountPlugin(cxx);
   if (!plugin.empty()) {
     keyInput.compilerArgs.push_back("cycle-count");
+    // The plugin's write check (docs/tile-model.md) reads ASPEN_WRITE_CHECK in clang's process.
+    const char *writeCheck = std::getenv("ASPEN_WRITE_CHECK");
+    if (writeCheck && std::string(writeCheck) == "0")
+      keyInput.compilerArgs.push_back("no-write-check");
     args.push_back("-fpass-plugin=" + plugin);
     args.push_back(std::string("-D") + kCycleCountMacro + "=1");
   }

@@ -70,6 +70,20 @@ extern "C" __attribute__((visibility("hidden"))) int64_t aspen_codelet_cycle_off
 extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_cycle_counter(int64_t offset) {
   aspen_codelet_cycle_offset = offset;
 }
+// Checked writes (docs/tile-model.md): the instrumented code reads the running thread's
+// tile range at this offset from the thread pointer (0: none yet, nothing checked) and calls
+// the fault function below for a write into another tile, which hands it to the runtime.
+extern "C" __attribute__((visibility("hidden"))) int64_t aspen_codelet_write_range_offset = 0;
+extern "C" __attribute__((visibility("hidden"))) void (*aspen_codelet_write_fault_handler)(void *) = 0;
+extern "C" __attribute__((visibility("hidden"), cold, noinline)) void aspen_codelet_tile_write_fault(void *a) {
+  if (aspen_codelet_write_fault_handler)
+    aspen_codelet_write_fault_handler(a);
+}
+extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_write_check(int64_t offset,
+                                                                                    void (*fault)(void *)) {
+  aspen_codelet_write_fault_handler = fault;
+  aspen_codelet_write_range_offset = offset;
+}
 #endif
 
 // The IPU builtins backed by the runtime (<ipu_tile_builtins.h>): the runtime's table. Its

@@ -117,6 +117,9 @@ const LoadedVertexLibrary &loadLocked(Registry &r, const std::string &soHash, co
 // reaches it at every return of a codelet function, so it must cost a few instructions.
 __thread std::uint64_t aspenCycleCounter __attribute__((tls_model("initial-exec"))) = 0;
 
+// Checked writes (docs/tile-model.md): instrumented code reads it at every function entry.
+__thread TileWriteRange aspenTileWriteRange __attribute__((tls_model("initial-exec"))) = {0, 0, 0, 0};
+
 namespace {
 const AspenCodeletRuntime *codeletRuntime = nullptr;
 } // namespace
@@ -126,13 +129,25 @@ void setCodeletRuntime(const AspenCodeletRuntime *table) {
 }
 
 namespace {
-/// The counter's offset from the thread pointer (%fs base), the same in every thread.
-std::int64_t cycleCounterOffset() {
+/// `variable`'s offset from the thread pointer (%fs base), the same in every thread.
+std::int64_t threadPointerOffset(const void *variable) {
   std::uintptr_t threadPointer = 0;
   asm("movq %%fs:0, %0" : "=r"(threadPointer));
-  return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(&aspenCycleCounter) - threadPointer);
+  return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(variable) - threadPointer);
+}
+
+std::atomic<void (*)(void *)> gTileWriteFault{nullptr};
+
+/// What instrumented code calls on a write into another tile: the runtime's handler.
+void tileWriteFault(void *address) {
+  if (void (*handler)(void *) = gTileWriteFault.load(std::memory_order_relaxed))
+    handler(address);
 }
 } // namespace
+
+void setTileWriteFaultHandler(void (*handler)(void *address)) {
+  gTileWriteFault.store(handler, std::memory_order_relaxed);
+}
 
 LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectHash, std::string path,
                                          std::unique_ptr<TileData> data)
@@ -146,13 +161,19 @@ LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectH
   // Counted cycles: the library adds to the running thread's counter at this offset.
   using SetCounterFn = void (*)(std::int64_t);
   if (auto setCounter = reinterpret_cast<SetCounterFn>(::dlsym(handle_, "aspen_codelet_set_cycle_counter"))) {
-    setCounter(cycleCounterOffset());
+    setCounter(threadPointerOffset(&aspenCycleCounter));
     countsCycles_ = true;
   }
   // The IPU builtins backed by the runtime (a library made before them has no setter).
   using SetRuntimeFn = void (*)(const AspenCodeletRuntime *);
   if (auto setRuntime = reinterpret_cast<SetRuntimeFn>(::dlsym(handle_, "aspen_codelet_set_runtime")))
     setRuntime(codeletRuntime);
+  // Checked writes: the library reads the running thread's tile range at this offset.
+  using SetWriteCheckFn = void (*)(std::int64_t, void (*)(void *));
+  if (auto setCheck = reinterpret_cast<SetWriteCheckFn>(::dlsym(handle_, "aspen_codelet_set_write_check"))) {
+    setCheck(threadPointerOffset(&aspenTileWriteRange), &tileWriteFault);
+    checksWrites_ = true;
+  }
   if (!entries || !version || !setSink_)
     throw poplar::graph_object_load_error("Vertex library '" + path_ + "' is not an Aspen vertex library");
   if (version() != ASPEN_CODELET_ABI_VERSION)
@@ -191,6 +212,13 @@ std::vector<const LoadedVertexLibrary *> LoadedVertexLibrary::sharedObjects() co
   if (parts_.empty())
     return {this};
   return parts_;
+}
+
+bool LoadedVertexLibrary::checksWrites(const AspenVertexEntry *e) const {
+  if (parts_.empty())
+    return checksWrites_;
+  const LoadedVertexLibrary *part = partOf(e);
+  return part && part->checksWrites_;
 }
 
 bool LoadedVertexLibrary::countsCycles(const AspenVertexEntry *e) const {

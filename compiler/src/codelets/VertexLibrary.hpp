@@ -76,6 +76,9 @@ public:
   /// Whether the code of vertex type entry `e` counts the cycles it runs (compiled with the
   /// cycle-counting plugin; docs/cost-model.md): then cycleCounter() grows by them.
   bool countsCycles(const AspenVertexEntry *e) const;
+  /// Whether the code of vertex type entry `e` checks its writes into tile memory
+  /// (compiled with the plugin's write check; docs/tile-model.md).
+  bool checksWrites(const AspenVertexEntry *e) const;
 
 private:
   void *handle_ = nullptr;
@@ -85,6 +88,7 @@ private:
   std::size_t count_ = 0;
   void (*setSink_)(AspenPrintSink, void *) = nullptr;
   bool countsCycles_ = false;                      // this shared object's code counts its cycles
+  bool checksWrites_ = false;                      // ... and checks its writes into tile memory
   std::vector<const LoadedVertexLibrary *> parts_; // a linked library: setPrintSink reaches each
   std::unordered_map<std::string_view, const AspenVertexEntry *> byName_;
   std::unique_ptr<TileData> data_;
@@ -114,6 +118,22 @@ inline std::uint64_t &cycleCounter() {
 /// library loaded after this call (the runtime installs it when libpoplar loads; the compiler
 /// does not depend on the runtime).
 void setCodeletRuntime(const AspenCodeletRuntime *table);
+
+/// Checked writes (docs/tile-model.md, "Writes into other tiles"): the calling thread's
+/// record that instrumented codelet code reads at every function entry. A write to an
+/// address `a` with `a - ownLo >= ownBytes` and `a - arenaLo < arenaBytes` (unsigned) is
+/// stopped before it happens: the code calls the handler given to setTileWriteFaultHandler
+/// (which does not return while a vertex runs). All zero: nothing is stopped. The layout is
+/// the plugin's (WriteCheckPass.cpp): four 8-byte words in this order.
+struct TileWriteRange {
+  std::uintptr_t ownLo; // the running tile's pages and the guards on either side
+  std::uint64_t ownBytes;
+  std::uintptr_t arenaLo;   // all of the running engine's tile memory
+  std::uint64_t arenaBytes; // 0 outside vertex code
+};
+extern __thread TileWriteRange aspenTileWriteRange __attribute__((tls_model("initial-exec")));
+/// What checked code calls on a write into another tile (the runtime sets it).
+void setTileWriteFaultHandler(void (*handler)(void *address));
 
 /// Loads a shared object with content hash `soHash` (used by the codelet compiler).
 const LoadedVertexLibrary &loadSharedObject(const std::string &soHash, const std::uint8_t *bytes,
