@@ -5,7 +5,8 @@
 // register tiles of 5 and 6 rows and every leftover), columns across the 8-, 16-, 64- and
 // 80-float panels with partial last vectors, depths up to 300, float and half outputs;
 // and the same with the inner dimension walked in short chunks (the running sums carried
-// in float between them), which a host with a small cache takes for deep blocks.
+// in float between them), which a host with a small cache takes for deep blocks; and with
+// half B, which the AVX-512 kernel converts as it loads it.
 // (poplin_matmul_kernels checks the MatMulBlock vertex itself, once per kernel cap.)
 #include "MatMulKernels.hpp"
 
@@ -63,6 +64,24 @@ void checkKernel(const KernelConfig &config, const std::vector<float> &a, std::s
     REQUIRE(bytesOf(got) == bytesOf(want));
 }
 
+/// C with half B (read as half by the AVX-512 kernel, converted as loaded) against the plain
+/// loop on B's values as floats, bit for bit.
+template <typename OutType>
+void checkHalfB(const KernelConfig &config, const std::vector<float> &a, std::size_t lda,
+                const std::vector<float> &b, std::size_t ldb, unsigned rows, unsigned depth, unsigned cols) {
+  std::vector<half> bHalf(b.size());
+  std::vector<float> bValues(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    bHalf[i] = half(b[i]);
+    bValues[i] = float(bHalf[i]);
+  }
+  std::vector<OutType> got(std::size_t(rows) * cols, OutType(-7.0f)), portable(got.size());
+  std::vector<float> acc(got.size(), -3.0f);
+  productHalfB(config, a.data(), lda, bHalf.data(), ldb, rows, depth, cols, got.data(), cols, acc.data());
+  productGeneric(a.data(), lda, bValues.data(), ldb, rows, depth, cols, portable.data(), cols);
+  REQUIRE(bytesOf(got) == bytesOf(portable));
+}
+
 } // namespace
 
 TEST_CASE("poplin_matmul_kernel_variants: every kernel the host runs equals the plain loop bit for bit",
@@ -106,6 +125,8 @@ TEST_CASE("poplin_matmul_kernel_variants: every kernel the host runs equals the 
           const std::vector<float> want = chain(a, lda, b, ldb, rows, depth, cols);
           checkKernel<float>(config, a, lda, b, ldb, rows, depth, cols, want);
           checkKernel<half>(config, a, lda, b, ldb, rows, depth, cols, want);
+          checkHalfB<float>(config, a, lda, b, ldb, rows, depth, cols);
+          checkHalfB<half>(config, a, lda, b, ldb, rows, depth, cols);
         }
   }
 }

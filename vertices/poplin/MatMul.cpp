@@ -75,13 +75,22 @@ void blockProduct(const float *a, const float *b, OutType *c, unsigned rowBegin,
   product(config, a + std::size_t(rowBegin) * depth, depth, b, cols, rowEnd - rowBegin, depth, cols,
           c + std::size_t(rowBegin) * cols, cols, accFloats ? scratch(accFloats) : nullptr);
 }
-/// The same with half operands, converted to float first: the worker's rows of A and all of B.
+/// The same with half operands, converted to float first: the worker's rows of A, and all of
+/// B unless the kernel converts B as it loads it (AVX-512).
 template <typename OutType>
 void blockProduct(const half *a, const half *b, OutType *c, unsigned rowBegin, unsigned rowEnd,
                   unsigned depth, unsigned cols) {
   const KernelConfig &config = hostKernel();
-  const std::size_t aElements = std::size_t(rowEnd - rowBegin) * depth, bElements = std::size_t(depth) * cols;
+  const std::size_t aElements = std::size_t(rowEnd - rowBegin) * depth;
   const std::size_t accFloats = chainFloats(config, rowEnd - rowBegin, depth, cols);
+  if (takesHalfB(config)) { // B converted as the kernel loads it: not once per worker
+    float *aFloat = scratch(aElements + accFloats);
+    toFloats(a + std::size_t(rowBegin) * depth, aElements, aFloat);
+    productHalfB(config, aFloat, depth, b, cols, rowEnd - rowBegin, depth, cols,
+                 c + std::size_t(rowBegin) * cols, cols, accFloats ? aFloat + aElements : nullptr);
+    return;
+  }
+  const std::size_t bElements = std::size_t(depth) * cols;
   float *aFloat = scratch(aElements + bElements + accFloats);
   float *bFloat = aFloat + aElements;
   toFloats(a + std::size_t(rowBegin) * depth, aElements, aFloat);

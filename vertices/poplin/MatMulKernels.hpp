@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) &&               \
@@ -275,8 +276,8 @@ POPLIN_AVX2 void tileAvx2(const float *a, std::size_t lda, const float *b, std::
   }
 }
 
-template <typename OutType>
-using TileFn = void (*)(const float *, std::size_t, const float *, std::size_t, unsigned, OutType *,
+template <typename OutType, typename BType = float>
+using TileFn = void (*)(const float *, std::size_t, const BType *, std::size_t, unsigned, OutType *,
                         std::size_t, unsigned, const Chain &);
 
 template <unsigned R, typename OutType> TileFn<OutType> pickAvx2(unsigned vectors, bool masked) {
@@ -322,10 +323,25 @@ POPLIN_AVX512 inline void store16(half *dst, __m512 v) {
   _mm256_storeu_si256(reinterpret_cast<__m256i *>(static_cast<void *>(dst)), bits);
 }
 
+/// 16 values of a row of B as floats, the first `n` of them when `partial` (no further).
+POPLIN_AVX512 inline __m512 loadB16(const float *p, bool partial, __mmask16 mask, unsigned) {
+  return partial ? _mm512_maskz_loadu_ps(mask, p) : _mm512_loadu_ps(p);
+}
+POPLIN_AVX512 inline __m512 loadB16(const half *p, bool partial, __mmask16, unsigned n) {
+  // Half B converted as it is loaded (exact): no float copy of B per worker. The zero-masked
+  // conversion: GCC 12 warns about the undefined source of the plain one.
+  if (!partial)
+    return _mm512_maskz_cvtph_ps(__mmask16(0xffff), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(
+                                                        static_cast<const void *>(p))));
+  alignas(32) std::uint16_t bits[16] = {};
+  std::memcpy(bits, static_cast<const void *>(p), n * sizeof(std::uint16_t));
+  return _mm512_maskz_cvtph_ps(__mmask16(0xffff), _mm256_load_si256(reinterpret_cast<const __m256i *>(bits)));
+}
+
 /// C[0:R, 0:16V) (+)= A[0:R, 0:depth) * B[0:depth, 0:16V), the last vector holding
 /// `lastCols` (1..16) columns (masked loads: B is read no further than its last column).
-template <unsigned R, unsigned V, typename OutType>
-POPLIN_AVX512 void tileAvx512(const float *a, std::size_t lda, const float *b, std::size_t ldb,
+template <unsigned R, unsigned V, typename OutType, typename BType>
+POPLIN_AVX512 void tileAvx512(const float *a, std::size_t lda, const BType *b, std::size_t ldb,
                               unsigned depth, OutType *c, std::size_t ldc, unsigned lastCols,
                               const Chain &chain) {
   const __mmask16 mask = __mmask16((1u << lastCols) - 1u);
@@ -338,11 +354,11 @@ POPLIN_AVX512 void tileAvx512(const float *a, std::size_t lda, const float *b, s
                             : _mm512_maskz_loadu_ps(v + 1 == V ? mask : __mmask16(0xffff),
                                                     chain.acc + r * chain.ldacc + 16 * v);
   for (unsigned p = 0; p < depth; ++p) {
-    const float *bRow = b + std::size_t(p) * ldb;
+    const BType *bRow = b + std::size_t(p) * ldb;
     __m512 bv[V];
     POPLIN_UNROLL
     for (unsigned v = 0; v < V; ++v)
-      bv[v] = v + 1 == V ? _mm512_maskz_loadu_ps(mask, bRow + 16 * v) : _mm512_loadu_ps(bRow + 16 * v);
+      bv[v] = loadB16(bRow + 16 * v, v + 1 == V && lastCols != 16, mask, lastCols);
     POPLIN_UNROLL
     for (unsigned r = 0; r < R; ++r) {
       const __m512 x = _mm512_set1_ps(a[r * lda + p]);
@@ -371,35 +387,36 @@ POPLIN_AVX512 void tileAvx512(const float *a, std::size_t lda, const float *b, s
   }
 }
 
-template <unsigned R, typename OutType> TileFn<OutType> pickAvx512(unsigned vectors) {
+template <unsigned R, typename OutType, typename BType> TileFn<OutType, BType> pickAvx512(unsigned vectors) {
   switch (vectors) {
   case 1:
-    return tileAvx512<R, 1, OutType>;
+    return tileAvx512<R, 1, OutType, BType>;
   case 2:
-    return tileAvx512<R, 2, OutType>;
+    return tileAvx512<R, 2, OutType, BType>;
   case 3:
-    return tileAvx512<R, 3, OutType>;
+    return tileAvx512<R, 3, OutType, BType>;
   case 4:
-    return tileAvx512<R, 4, OutType>;
+    return tileAvx512<R, 4, OutType, BType>;
   default: // only with R <= 5 (rowTile)
-    return tileAvx512<R, 5, OutType>;
+    return tileAvx512<R, 5, OutType, BType>;
   }
 }
 
-template <typename OutType> TileFn<OutType> pickAvx512(unsigned rows, unsigned vectors) {
+template <typename OutType, typename BType>
+TileFn<OutType, BType> pickAvx512(unsigned rows, unsigned vectors) {
   switch (rows) {
   case 1:
-    return pickAvx512<1, OutType>(vectors);
+    return pickAvx512<1, OutType, BType>(vectors);
   case 2:
-    return pickAvx512<2, OutType>(vectors);
+    return pickAvx512<2, OutType, BType>(vectors);
   case 3:
-    return pickAvx512<3, OutType>(vectors);
+    return pickAvx512<3, OutType, BType>(vectors);
   case 4:
-    return pickAvx512<4, OutType>(vectors);
+    return pickAvx512<4, OutType, BType>(vectors);
   case 5:
-    return pickAvx512<5, OutType>(vectors);
+    return pickAvx512<5, OutType, BType>(vectors);
   default:
-    return pickAvx512<6, OutType>(vectors);
+    return pickAvx512<6, OutType, BType>(vectors);
   }
 }
 
@@ -428,8 +445,9 @@ inline unsigned panelAvx512(unsigned cols, unsigned colsLeft) {
 #ifdef POPLIN_X86_KERNELS
 /// C[0:rows, 0:cols] = A * B by register tiles of `isa`, the inner dimension walked in
 /// chunks of `config.depthChunk` (sums carried in float in `accScratch`, rows * cols floats).
-template <typename OutType>
-void productTiled(const KernelConfig &config, const float *a, std::size_t lda, const float *b,
+/// B is float, or half for the AVX-512 kernel (`takesHalfB`), converted as it is loaded.
+template <typename OutType, typename BType>
+void productTiled(const KernelConfig &config, const float *a, std::size_t lda, const BType *b,
                   std::size_t ldb, unsigned rows, unsigned depth, unsigned cols, OutType *c, std::size_t ldc,
                   float *accScratch) {
   const Isa isa = config.isa;
@@ -452,11 +470,11 @@ void productTiled(const KernelConfig &config, const float *a, std::size_t lda, c
         if (at.acc)
           at.acc += std::size_t(r) * cols + j;
         const float *aTile = a + r * lda + d;
-        const float *bTile = b + std::size_t(d) * ldb + j;
+        const BType *bTile = b + std::size_t(d) * ldb + j;
         OutType *cTile = c + r * ldc + j;
         if (isa == Isa::Avx512)
-          pickAvx512<OutType>(R, vectors)(aTile, lda, bTile, ldb, dn, cTile, ldc, last, at);
-        else
+          pickAvx512<OutType, BType>(R, vectors)(aTile, lda, bTile, ldb, dn, cTile, ldc, last, at);
+        else if constexpr (std::is_same_v<BType, float>)
           pickAvx2<OutType>(R, vectors, last != 8)(aTile, lda, bTile, ldb, dn, cTile, ldc, last, at);
       }
       j += n;
@@ -464,6 +482,32 @@ void productTiled(const KernelConfig &config, const float *a, std::size_t lda, c
   }
 }
 #endif
+
+/// Whether `config`'s kernel reads half B directly (productHalfB), converting as it loads.
+inline bool takesHalfB(const KernelConfig &config) {
+  return config.isa == Isa::Avx512;
+}
+
+/// C = A * B with float A and half B, by a kernel that takesHalfB (AVX-512).
+template <typename OutType>
+void productHalfB(const KernelConfig &config, const float *a, std::size_t lda, const half *b, std::size_t ldb,
+                  unsigned rows, unsigned depth, unsigned cols, OutType *c, std::size_t ldc,
+                  float *accScratch) {
+#ifdef POPLIN_X86_KERNELS
+  if (takesHalfB(config) && depth > 0) {
+    productTiled(config, a, lda, b, ldb, rows, depth, cols, c, ldc, accScratch);
+    return;
+  }
+#endif
+  for (unsigned r = 0; r < rows; ++r) // the plain loop (depth 0, or a kernel that does not take half B)
+    for (unsigned j = 0; j < cols; ++j) {
+      float sum = 0.0f;
+      for (unsigned p = 0; p < depth; ++p)
+        sum = std::fma(a[r * lda + p], toFloat(b[p * ldb + j]), sum);
+      storeValue(c + r * ldc + j, sum);
+    }
+  (void)accScratch;
+}
 
 /// C[0:rows, 0:cols] = A * B with float operands, by `config`'s kernel. `accScratch` (rows *
 /// cols floats, or null: the whole depth in one pass) carries sums between depth chunks.
