@@ -77,6 +77,11 @@ foreach(_isa avx2 generic)
     ENVIRONMENT "ASPEN_CODELET_ISA=${_isa};ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache;ASPEN_SOURCE_DIR=${PROJECT_SOURCE_DIR};ASPEN_SDK_DIR=${ASPEN_SDK_DIR}")
 endforeach()
 
+# Each kernel variant the host runs (cpuid), called directly against the plain loop, bit for bit.
+aspen_add_test(poplin_matmul_kernel_variants LABEL unit SOURCES unit/poplin_matmul_kernel_variants.cpp
+  LIBS aspen_vertex_headers)
+target_include_directories(poplin_matmul_kernel_variants PRIVATE ${PROJECT_SOURCE_DIR}/vertices/poplin)
+
 # matmul_bench also times Eigen built for AVX-512 (called only on a host that has it), from a
 # library of its own with hidden symbols so its Eigen instantiations stay apart from the AVX2 ones.
 include(CheckCXXCompilerFlag)

@@ -5,11 +5,12 @@
 // rate they imply on a 1.33 GHz ipu2; then the same product in half (half
 // inputs and output, float partials) against the float one.
 //
-// Eigen is built with the project's flags (-mavx2 -mfma). poplin's block
-// product picks its kernel when it first runs: AVX-512 on a host that has it,
-// else AVX2 (ASPEN_CODELET_ISA=avx2 caps it; docs/matmul.md). So that the
-// comparison can also be made instruction set for instruction set, a host
-// with AVX-512 also times Eigen built for AVX-512 (matmul_bench_eigen512.cpp).
+// Eigen is built with the project's flags (-O2 -mavx2 -mfma). poplin's block
+// product picks its kernel when it first runs, from cpuid: AVX-512 on a host that
+// has it, else AVX2 (ASPEN_CODELET_ISA=avx2 caps it; docs/matmul.md). So that
+// Aspen is also compared with Eigen at its fastest on the host, a host with AVX-512
+// also times Eigen built for AVX-512 (-mavx512f -mavx512dq -mavx512vl -mavx512bw,
+// matmul_bench_eigen512.cpp).
 //
 // Usage: matmul_bench [size] [repeats] [host threads (default: every core)]
 #include <poplar/CycleCount.hpp>
@@ -53,7 +54,7 @@ namespace {
 #if defined(__AVX512F__)
 const char *const eigenIsa = "AVX-512";
 #elif defined(__AVX2__) && defined(__FMA__)
-const char *const eigenIsa = "AVX2 + FMA";
+const char *const eigenIsa = "AVX2 + FMA: -mavx2 -mfma";
 #elif defined(__AVX__)
 const char *const eigenIsa = "AVX";
 #else
@@ -72,7 +73,8 @@ const char *codeletKernel() {
     return "plain loop (ASPEN_CODELET_ISA=generic)";
   if (cap && std::strcmp(cap, "avx2") == 0)
     return "AVX2 (ASPEN_CODELET_ISA=avx2)";
-  return avx512 ? "AVX-512" : "AVX2";
+  return avx512 ? "AVX-512 (tiles of 6 rows x 64 columns, 5 x 80 for blocks 65-80 wide)"
+                : "AVX2 (tiles of 6 rows x 16 columns)";
 }
 
 struct AspenRun {
@@ -203,7 +205,8 @@ int main(int argc, char **argv) {
   if (__builtin_cpu_supports("avx512f")) {
     RowMatrix c512(size, size);
     const double eigen512 = aspenBenchEigen512(A.data(), B.data(), c512.data(), long(n), repeats, int(cores));
-    std::printf("  Eigen built for AVX-512:  %.2f ms  (%.1f GFLOP/s); Aspen reaches %.0f%% of its speed\n",
+    std::printf("  Eigen built for AVX-512 (-mavx512f -mavx512dq -mavx512vl -mavx512bw): %.2f ms  (%.1f "
+                "GFLOP/s); Aspen reaches %.0f%% of its speed\n",
                 eigen512 * 1e3, flops / eigen512 / 1e9, 100.0 * eigen512 / aspenSeconds);
   }
 #endif
