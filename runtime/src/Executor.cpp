@@ -70,6 +70,43 @@ struct FaultRecord {
   }
 };
 
+/// A chunk's share of the totals of a step with counted vertices (docs/cost-model.md,
+/// "Cycles from the code"): its slowest tile's cycles and, when profiling, its vertices'
+/// cycles per vertex type (a few types held here; others added to the step's directly).
+/// Chunks combine theirs into the step's once each, so the step's figures (a maximum and
+/// sums of integers) do not depend on how its tiles were cut or on the number of threads.
+struct CountedTotals {
+  static constexpr unsigned kTypes = 4;
+  std::uint64_t worst = 0;
+  unsigned used = 0;
+  std::uint32_t types[kTypes];
+  std::uint64_t cycles[kTypes];
+
+  static void addTo(std::uint64_t &shared, std::uint64_t c) {
+    std::atomic_ref<std::uint64_t>(shared).fetch_add(c, std::memory_order_relaxed);
+  }
+  void add(std::uint32_t type, std::uint64_t c, std::uint64_t *typeTotals) {
+    for (unsigned j = 0; j < used; ++j)
+      if (types[j] == type) {
+        cycles[j] += c;
+        return;
+      }
+    if (used == kTypes) {
+      addTo(typeTotals[type], c);
+      return;
+    }
+    types[used] = type;
+    cycles[used++] = c;
+  }
+  void combineInto(std::atomic<std::uint64_t> &stepWorst, std::uint64_t *typeTotals) const {
+    std::uint64_t seen = stepWorst.load(std::memory_order_relaxed);
+    while (worst > seen && !stepWorst.compare_exchange_weak(seen, worst, std::memory_order_relaxed)) {
+    }
+    for (unsigned j = 0; j < used; ++j)
+      addTo(typeTotals[types[j]], cycles[j]);
+  }
+};
+
 // Whether some run of `plan` reads bytes that another run writes: then every
 // read must happen before any write (as in the hardware's exchange), so the
 // plan runs through a staging buffer.
@@ -161,12 +198,11 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> perTypeCounting(vertexCode.size()); // counted, not
   std::vector<std::uint8_t> warned(vertexCode.size(), 0);
   std::vector<std::uint32_t> typesUsed;
-  std::size_t mostVertices = 0;
   for (std::size_t c = 0; c < exe_.computeSteps.size(); ++c) {
     const exe::ComputeStep &cs = exe_.computeSteps[c];
     PreparedComputeStep &p = prepared_[c];
     p.vertices.resize(cs.vertices.size());
-    p.worker.resize(cs.vertices.size());
+    p.tileType.assign(cs.tiles.size(), kMixedTypes);
     std::vector<std::uint64_t> tileWork(cs.tiles.size(), 0);
     std::vector<std::uint64_t> load(std::min<std::uint32_t>(workers, kAlone));
     for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
@@ -180,14 +216,17 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
         // Counted cycles (docs/cost-model.md): a vertex without an estimate of its own is
         // priced from what its code counts; one whose library cannot count is named.
         const bool counted = v.counted && code.countsCycles;
-        p.vertices[i] = PreparedVertex{code.compute, tile + v.state, vertexWorkers, counted};
-        if (code.isMultiVertex || code.isSupervisor) {
-          p.worker[i] = kAlone;
-        } else { // the compiler's packing: the least-loaded worker (EstimateCycles.cpp)
+        // The worker the compiler's packing gives it (from the static estimates, as Poplar
+        // assigns workers when it compiles: EstimateCycles.cpp), or kAlone for a MultiVertex
+        // or Supervisor.
+        std::uint8_t worker = kAlone;
+        if (!code.isMultiVertex && !code.isSupervisor) {
           const auto least = std::min_element(load.begin(), load.end());
           *least += v.cycles;
-          p.worker[i] = static_cast<std::uint8_t>(least - load.begin());
+          worker = static_cast<std::uint8_t>(least - load.begin());
         }
+        p.vertices[i] = PreparedVertex{
+            code.compute, tile + v.state, v.type, static_cast<std::uint16_t>(vertexWorkers), worker, counted};
         p.anyCounted = p.anyCounted || counted;
         work += v.cycles + vertexCallWork * vertexWorkers;
         auto &t = perType[v.type];
@@ -208,8 +247,12 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
         }
       }
       tileWork[k] = work;
+      const std::uint32_t first = cs.tileBegin[k];
+      if (first < cs.tileBegin[k + 1] &&
+          std::all_of(cs.vertices.begin() + first, cs.vertices.begin() + cs.tileBegin[k + 1],
+                      [&](const exe::VertexInstance &v) { return v.type == cs.vertices[first].type; }))
+        p.tileType[k] = cs.vertices[first].type;
     }
-    mostVertices = std::max(mostVertices, cs.vertices.size());
     std::sort(typesUsed.begin(), typesUsed.end());
     for (std::uint32_t type : typesUsed) {
       p.typeCycles.emplace_back(type, perType[type].first);
@@ -236,11 +279,6 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
       prepareFused(cs, tileWork, p);
   }
 
-  counted_.assign(mostVertices, 0);
-  std::size_t mostTiles = 0;
-  for (const exe::ComputeStep &cs : exe_.computeSteps)
-    mostTiles = std::max(mostTiles, cs.tiles.size());
-  tileCycles_.assign(mostTiles, 0);
   typeScratch_.assign(vertexCode.size(), 0);
 
   // Streams made by poplar::cycleCount / cycleStamp: "<prefix>stamp/<id>",
@@ -422,8 +460,15 @@ Executor::Pause Executor::resume() {
       } else {
         // Counted cycles are known once the vertices ran: the step is accounted after it
         // (the static estimate's sync term, step.cycles - computeCycles - exchange, kept).
-        execute(step);
-        const std::uint64_t compute = countedComputeCycles(cs, typeScratch_, profile.enabled);
+        std::uint64_t *tileTotals = nullptr; // per tile, summed over the step's executions
+        if (profile.enabled) {
+          std::vector<std::uint64_t> &t = profile.stepTileCycles[here];
+          if (t.size() != cs.tiles.size())
+            t.assign(cs.tiles.size(), 0);
+          tileTotals = t.data();
+        }
+        execute(step, tileTotals);
+        const std::uint64_t compute = countedWorst_.load(std::memory_order_relaxed);
         const std::uint64_t sync = step.cycles - std::min(step.cycles, cs.computeCycles + exchange);
         const std::uint64_t total = compute + exchange + sync;
         account(here, total);
@@ -433,11 +478,11 @@ Executor::Pause Executor::resume() {
           profile.exchangeCycles += exchange;
           profile.syncCycles += sync;
         }
-        for (const auto &[type, cycles] : p.typeCycles) {
-          if (profile.enabled)
+        if (profile.enabled)
+          for (const auto &[type, cycles] : p.typeCycles) {
             profile.vertexTypeCycles[type] += typeScratch_[type];
-          typeScratch_[type] = 0;
-        }
+            typeScratch_[type] = 0;
+          }
       }
       if (profile.enabled) {
         for (const auto &[type, count] : p.typeInstances)
@@ -614,7 +659,7 @@ void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles, CycleCateg
 
 // ---- compute sets and exchange ------------------------------------------------------
 
-void Executor::execute(const exe::Step &step) {
+void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   const exe::ComputeStep &cs = exe_.computeSteps[step.a];
   const PreparedComputeStep &p = prepared_[step.a];
   if (!p.fused)
@@ -626,64 +671,119 @@ void Executor::execute(const exe::Step &step) {
   std::atomic<std::size_t> firstFailure{none};
   const PreparedVertex *vertices = p.vertices.data();
   const std::uint32_t *tileBegin = cs.tileBegin.data();
+  auto failedAt = [&](std::size_t i) {
+    std::size_t seen = firstFailure.load(std::memory_order_relaxed);
+    while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+    }
+  };
   // `vt.vertex` names the vertex running for the fault handler (VertexFaults.hpp).
-  // Counted vertices: the cycles each compute() call counted on this thread (a
-  // MultiVertex: its slowest worker's), written per vertex (tiles never share one).
-  std::uint64_t *const counted = p.anyCounted ? counted_.data() : nullptr;
-  // The tile's time is priced as the compiler packs it (docs/cost-model.md, "Compute"): each
-  // worker vertex on the worker the static packing gave it, MultiVertex and Supervisor
-  // vertices one after another; written per tile (tileCycles_).
-  const exe::VertexInstance *instances = cs.vertices.data();
-  const std::uint8_t *workerOf = p.worker.data();
-  std::uint64_t *const tileCycles = tileCycles_.data();
-  const std::uint32_t numWorkers =
-      std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone));
-  auto runTile = [&](std::size_t k, VertexThread &vt) {
-    std::uint64_t &counter = codelets::cycleCounter();
-    std::uint64_t load[kAlone], alone = 0;
-    if (counted)
-      std::fill(load, load + numWorkers, 0);
-    std::uint32_t i = tileBegin[k];
-    for (const std::uint32_t e = tileBegin[k + 1]; i < e; ++i) {
+  auto runTilePlain = [&](std::size_t k, VertexThread &vt) {
+    for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
       const PreparedVertex &v = vertices[i];
       vt.vertex.store(i, std::memory_order_relaxed);
       int ok = 1;
-      if (counted) {
-        std::uint64_t cycles = instances[i].cycles;
-        if (v.counted) {
-          std::uint64_t slowest = 0;
-          for (std::uint32_t w = 0; w < v.workers; ++w) {
-            const std::uint64_t before = counter;
-            ok &= v.compute(v.object, w);
-            slowest = std::max(slowest, counter - before);
-          }
-          cycles = workerOf[i] == kAlone ? slowest * numWorkers : slowest;
-        } else {
-          for (std::uint32_t w = 0; w < v.workers; ++w)
-            ok &= v.compute(v.object, w);
-        }
-        counted[i] = cycles;
-        if (workerOf[i] == kAlone)
-          alone += cycles;
-        else
-          load[workerOf[i]] += cycles;
-      } else {
-        for (std::uint32_t w = 0; w < v.workers; ++w)
-          ok &= v.compute(v.object, w);
-      }
+      for (std::uint32_t w = 0; w < v.workers; ++w)
+        ok &= v.compute(v.object, w);
       if (!ok) {
-        std::size_t seen = firstFailure.load(std::memory_order_relaxed);
-        while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-        }
+        failedAt(i);
         break;
       }
     }
-    if (counted) {
-      for (const std::uint32_t e = tileBegin[k + 1]; ++i < e;) // not run (a failure): nothing
-        counted[i] = 0;
-      tileCycles[k] = *std::max_element(load, load + numWorkers) * numWorkers + alone;
-    }
     vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
+  };
+  // A step with counted vertices (docs/cost-model.md, "Compute"): each counted vertex costs
+  // the cycles its compute() calls counted on this thread (a MultiVertex: its slowest
+  // worker's, on every worker), the others their static estimate; the tile's time is priced
+  // as the compiler packs it: each worker vertex on the worker the static packing gave it,
+  // MultiVertex and Supervisor vertices one after another. The tile's cycles go into the
+  // chunk's totals (and, when profiling, the step's per-tile totals); so do its vertices'
+  // cycles per vertex type. Written for a few instructions a vertex beyond the plain loop:
+  // the counter is read once after each vertex, the worker loads and their maximum kept as
+  // the vertices run, and a tile of one vertex type adds to its type once.
+  const exe::VertexInstance *instances = cs.vertices.data();
+  const std::uint32_t numWorkers =
+      std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone));
+  std::uint64_t *const typeTotals = typeScratch_.data();
+  const std::uint32_t *tileType = p.tileType.data();
+  const bool perType = tileTotals != nullptr;
+  auto runTileCounted = [&](std::size_t k, VertexThread &vt, CountedTotals &totals) {
+    const PreparedVertex *const vs = vertices;
+    const std::uint64_t nw = numWorkers;
+    std::uint64_t &counter = codelets::cycleCounter();
+    std::uint32_t i = tileBegin[k];
+    const std::uint32_t e = tileBegin[k + 1];
+    // Per worker, the cycles of the vertices packed on it; load[kAlone]: those run alone.
+    std::uint64_t load[std::size_t(kAlone) + 1];
+    if (nw <= 8)
+      std::memset(load, 0, 8 * sizeof(std::uint64_t));
+    else
+      std::memset(load, 0, nw * sizeof(std::uint64_t));
+    load[kAlone] = 0;
+    std::uint64_t maxLoad = 0, total = 0, before = counter;
+    const std::uint32_t type = tileType[k];
+    const bool mixed = perType && type == kMixedTypes;
+    std::uint32_t runType = mixed && i < e ? vs[i].type : 0; // a run of vertices of one type (mixed tiles)
+    std::uint64_t runCycles = 0;
+    for (; i < e; ++i) {
+      const PreparedVertex &v = vs[i];
+      vt.vertex.store(i, std::memory_order_relaxed);
+      int ok;
+      std::uint64_t c;
+      if (v.counted && v.workers == 1) [[likely]] {
+        ok = v.compute(v.object, 0);
+        const std::uint64_t now = counter;
+        c = (now - before) * (v.worker == kAlone ? nw : 1); // a Supervisor: in machine cycles
+        before = now;
+      } else {
+        ok = 1;
+        if (!v.counted) {
+          for (std::uint32_t w = 0; w < v.workers; ++w)
+            ok &= v.compute(v.object, w);
+          c = instances[i].cycles;
+        } else {
+          std::uint64_t slowest = 0;
+          for (std::uint32_t w = 0; w < v.workers; ++w) {
+            const std::uint64_t b = counter;
+            ok &= v.compute(v.object, w);
+            slowest = std::max(slowest, counter - b);
+          }
+          c = slowest * nw;
+        }
+        before = counter; // (code of a vertex with an estimate may count too)
+      }
+      const std::uint8_t w = v.worker;
+      const std::uint64_t l = load[w] + c;
+      load[w] = l;
+      maxLoad = std::max(maxLoad, w == kAlone ? 0 : l);
+      total += c;
+      if (mixed) {
+        if (v.type != runType) {
+          totals.add(runType, runCycles, typeTotals);
+          runType = v.type;
+          runCycles = 0;
+        }
+        runCycles += c;
+      }
+      if (!ok) [[unlikely]] { // the tile's later vertices do not run: they cost nothing
+        failedAt(i);
+        break;
+      }
+    }
+    if (perType && (mixed ? runCycles : total))
+      totals.add(mixed ? runType : type, mixed ? runCycles : total, typeTotals);
+    const std::uint64_t tileCycles = maxLoad * nw + load[kAlone];
+    totals.worst = std::max(totals.worst, tileCycles);
+    if (tileTotals)
+      tileTotals[k] += tileCycles;
+    vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
+  };
+  const bool counting = p.anyCounted;
+  countedWorst_.store(0, std::memory_order_relaxed);
+  auto runTile = [&](std::size_t k, VertexThread &vt, CountedTotals &totals) {
+    if (counting)
+      runTileCounted(k, vt, totals);
+    else
+      runTilePlain(k, vt);
   };
   // Faults: the lowest faulting vertex (a chunk stops at its first fault, so
   // every vertex before it has run whatever the chunking), and its fault.
@@ -753,6 +853,7 @@ void Executor::execute(const exe::Step &step) {
     runChunks(checking ? serial : p.fusedChunks, p.fusedTiles.size(),
               [&](std::size_t jBegin, std::size_t jEnd) {
                 TileDataHolder held;
+                CountedTotals totals;
                 guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
                   const FusedTile &f = fusedTiles[j];
                   if (f.exchangeIn != noTile)
@@ -761,21 +862,31 @@ void Executor::execute(const exe::Step &step) {
                   if (f.compute != noTile) {
                     if (swapBegin)
                       held.moveTo(swaps + swapBegin[f.compute], swaps + swapBegin[f.compute + 1]);
-                    runTile(f.compute, vt);
+                    runTile(f.compute, vt, totals);
                   }
                 });
+                if (counting)
+                  totals.combineInto(countedWorst_, typeTotals);
               });
   } else if (!cs.tiles.empty()) {
     runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
-      if (!swapBegin) {
-        guarded(VertexThread::current(), kBegin, kEnd, runTile);
+      if (!swapBegin && !counting) {
+        guarded(VertexThread::current(), kBegin, kEnd, runTilePlain);
         return;
       }
-      TileDataHolder held;
-      guarded(VertexThread::current(), kBegin, kEnd, [&](std::size_t k, VertexThread &vt) {
-        held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
-        runTile(k, vt);
-      });
+      CountedTotals totals;
+      if (!swapBegin) {
+        guarded(VertexThread::current(), kBegin, kEnd,
+                [&](std::size_t k, VertexThread &vt) { runTileCounted(k, vt, totals); });
+      } else {
+        TileDataHolder held;
+        guarded(VertexThread::current(), kBegin, kEnd, [&](std::size_t k, VertexThread &vt) {
+          held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
+          runTile(k, vt, totals);
+        });
+      }
+      if (counting)
+        totals.combineInto(countedWorst_, typeTotals);
     });
   }
 
@@ -796,31 +907,6 @@ void Executor::execute(const exe::Step &step) {
     vertexFailed(cs, failed);
   }
   runCopyPlan(cs.exchangeOut, p.exchangeOut);
-}
-
-std::uint64_t Executor::countedComputeCycles(const exe::ComputeStep &cs,
-                                             std::vector<std::uint64_t> &typeCycles, bool perType) const {
-  std::uint64_t worst = 0;
-  for (std::size_t k = 0; k < cs.tiles.size(); ++k)
-    worst = std::max(worst, tileCycles_[k]);
-  if (perType) {
-    const exe::VertexInstance *vertices = cs.vertices.data();
-    const std::uint64_t *counted = counted_.data();
-    // Runs of one type are common (a tile's vertices, a compute set of one operation).
-    std::uint32_t type = 0;
-    std::uint64_t sum = 0;
-    for (std::size_t i = 0, n = cs.vertices.size(); i < n; ++i) {
-      if (vertices[i].type != type) {
-        typeCycles[type] += sum;
-        type = vertices[i].type;
-        sum = 0;
-      }
-      sum += counted[i];
-    }
-    if (!typeCycles.empty())
-      typeCycles[type] += sum;
-  }
-  return worst;
 }
 
 std::string Executor::describeVertex(const exe::ComputeStep &cs, std::size_t vertexIndex) const {

@@ -129,9 +129,12 @@ private:
   struct PreparedVertex {
     ComputeFn compute;
     void *object;
-    std::uint32_t workers; // 1, or the number of worker contexts for a MultiVertex
+    std::uint32_t type;    // its vertex type (the profile's per-type cycles of counted steps)
+    std::uint16_t workers; // 1, or the number of worker contexts for a MultiVertex
+    std::uint8_t worker;   // the worker the compiler's packing gives it, or kAlone
     bool counted;          // priced from the cycles its code counts (docs/cost-model.md)
   };
+  static_assert(sizeof(void *) != 8 || sizeof(PreparedVertex) == 24, "one vertex in 24 bytes");
   /// How a copy plan runs: in chunks or inline, and through a staging buffer
   /// when some run reads bytes another run writes.
   struct PlanInfo {
@@ -159,10 +162,11 @@ private:
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeNotCounted; // (type, instances not countable)
     StepSwaps dataSwaps;     // tiles' own copies of their codelets' data (empty: none needed)
     bool anyCounted = false; // some vertex is priced from its counted cycles
-    // Per vertex: the worker the compiler's packing gives it (from the static estimates, as
-    // Poplar assigns workers when it compiles), or kAlone for a MultiVertex or Supervisor.
-    std::vector<std::uint8_t> worker;
+    // Per tile: the type of all its vertices, or kMixedTypes (counted steps add each tile's
+    // cycles to its type at once).
+    std::vector<std::uint32_t> tileType;
   };
+  static constexpr std::uint32_t kMixedTypes = ~0u;
   /// The role a reserved stream (poplar::cycleCount/cycleStamp) plays.
   enum class CycleStream : std::uint8_t { None, Stamp, CountBegin, CountEnd };
 
@@ -174,13 +178,10 @@ private:
   /// Cuts tiles with the given work into chunks, or one chunk when the total is
   /// too small to repay a parallel loop.
   TileChunks makeChunks(const std::vector<std::uint64_t> &tileWork, std::uint64_t inlineBelow) const;
-  void execute(const exe::Step &step);
+  /// Runs a compute step; `tileTotals` (profiling a step with counted vertices): each
+  /// tile's compute cycles are added to it.
+  void execute(const exe::Step &step, std::uint64_t *tileTotals = nullptr);
   static constexpr std::uint8_t kAlone = 0xff;
-  /// Compute cycles of a step whose vertices include counted ones, from `tileCycles_`
-  /// (docs/cost-model.md, "Compute"); adds each vertex type's cycles (`counted_`) to
-  /// `typeCycles` when `perType`.
-  std::uint64_t countedComputeCycles(const exe::ComputeStep &cs, std::vector<std::uint64_t> &typeCycles,
-                                     bool perType) const;
   void runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info);
   void runCycleStream(unsigned stream, const exe::HostTransfer &transfer);
   void remoteCopy(const exe::Step &step, bool toDevice);
@@ -210,9 +211,10 @@ private:
   std::vector<std::uint64_t> counters_;
   std::vector<std::uint32_t> callStack_;
   std::vector<std::uint8_t> staging_;
-  std::vector<std::uint64_t> counted_;     // per vertex of the running step: its cycles (counted or static)
-  std::vector<std::uint64_t> tileCycles_;  // per tile of the running step with counted vertices
-  std::vector<std::uint64_t> typeScratch_; // per vertex type: cycles of the step being accounted
+  // A step with counted vertices: its slowest tile's cycles, and per vertex type the cycles
+  // of its vertices (when profiling), combined from the parallel chunks' partial results.
+  std::atomic<std::uint64_t> countedWorst_{0};
+  std::vector<std::uint64_t> typeScratch_; // per vertex type (added to atomically)
   std::uint64_t cycles_ = 0;
   std::uint64_t runStartCycles_ = 0; // cycles_ when the run began
   bool checkTileWrites_ = false;
