@@ -23,6 +23,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <type_traits>
 
 namespace aspen::rt {
 
@@ -67,43 +68,6 @@ struct FaultRecord {
       vertex = at;
       fault = f;
     }
-  }
-};
-
-/// A chunk's share of the totals of a step with counted vertices (docs/cost-model.md,
-/// "Cycles from the code"): its slowest tile's cycles and, when profiling, its vertices'
-/// cycles per vertex type (a few types held here; others added to the step's directly).
-/// Chunks combine theirs into the step's once each, so the step's figures (a maximum and
-/// sums of integers) do not depend on how its tiles were cut or on the number of threads.
-struct CountedTotals {
-  static constexpr unsigned kTypes = 4;
-  std::uint64_t worst = 0;
-  unsigned used = 0;
-  std::uint32_t types[kTypes];
-  std::uint64_t cycles[kTypes];
-
-  static void addTo(std::uint64_t &shared, std::uint64_t c) {
-    std::atomic_ref<std::uint64_t>(shared).fetch_add(c, std::memory_order_relaxed);
-  }
-  void add(std::uint32_t type, std::uint64_t c, std::uint64_t *typeTotals) {
-    for (unsigned j = 0; j < used; ++j)
-      if (types[j] == type) {
-        cycles[j] += c;
-        return;
-      }
-    if (used == kTypes) {
-      addTo(typeTotals[type], c);
-      return;
-    }
-    types[used] = type;
-    cycles[used++] = c;
-  }
-  void combineInto(std::atomic<std::uint64_t> &stepWorst, std::uint64_t *typeTotals) const {
-    std::uint64_t seen = stepWorst.load(std::memory_order_relaxed);
-    while (worst > seen && !stepWorst.compare_exchange_weak(seen, worst, std::memory_order_relaxed)) {
-    }
-    for (unsigned j = 0; j < used; ++j)
-      addTo(typeTotals[types[j]], cycles[j]);
   }
 };
 
@@ -700,88 +664,21 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   // cycles per vertex type. Written for a few instructions a vertex beyond the plain loop:
   // the counter is read once after each vertex, the worker loads and their maximum kept as
   // the vertices run, and a tile of one vertex type adds to its type once.
-  const exe::VertexInstance *instances = cs.vertices.data();
-  const std::uint32_t numWorkers =
-      std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone));
+  CountedStep countedStep{p.vertices.data(),
+                          cs.vertices.data(),
+                          tileBegin,
+                          p.tileType.data(),
+                          tileTotals,
+                          typeScratch_.data(),
+                          &firstFailure,
+                          stop_,
+                          std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone))};
   std::uint64_t *const typeTotals = typeScratch_.data();
-  const std::uint32_t *tileType = p.tileType.data();
-  const bool perType = tileTotals != nullptr;
-  auto runTileCounted = [&](std::size_t k, VertexThread &vt, CountedTotals &totals) {
-    const PreparedVertex *const vs = vertices;
-    const std::uint64_t nw = numWorkers;
-    std::uint64_t &counter = codelets::cycleCounter();
-    std::uint32_t i = tileBegin[k];
-    const std::uint32_t e = tileBegin[k + 1];
-    // Per worker, the cycles of the vertices packed on it; load[kAlone]: those run alone.
-    std::uint64_t load[std::size_t(kAlone) + 1];
-    if (nw <= 8)
-      std::memset(load, 0, 8 * sizeof(std::uint64_t));
-    else
-      std::memset(load, 0, nw * sizeof(std::uint64_t));
-    load[kAlone] = 0;
-    std::uint64_t maxLoad = 0, total = 0, before = counter;
-    const std::uint32_t type = tileType[k];
-    const bool mixed = perType && type == kMixedTypes;
-    std::uint32_t runType = mixed && i < e ? vs[i].type : 0; // a run of vertices of one type (mixed tiles)
-    std::uint64_t runCycles = 0;
-    for (; i < e; ++i) {
-      const PreparedVertex &v = vs[i];
-      vt.vertex.store(i, std::memory_order_relaxed);
-      int ok;
-      std::uint64_t c;
-      if (v.counted && v.workers == 1) [[likely]] {
-        ok = v.compute(v.object, 0);
-        const std::uint64_t now = counter;
-        c = (now - before) * (v.worker == kAlone ? nw : 1); // a Supervisor: in machine cycles
-        before = now;
-      } else {
-        ok = 1;
-        if (!v.counted) {
-          for (std::uint32_t w = 0; w < v.workers; ++w)
-            ok &= v.compute(v.object, w);
-          c = instances[i].cycles;
-        } else {
-          std::uint64_t slowest = 0;
-          for (std::uint32_t w = 0; w < v.workers; ++w) {
-            const std::uint64_t b = counter;
-            ok &= v.compute(v.object, w);
-            slowest = std::max(slowest, counter - b);
-          }
-          c = slowest * nw;
-        }
-        before = counter; // (code of a vertex with an estimate may count too)
-      }
-      const std::uint8_t w = v.worker;
-      const std::uint64_t l = load[w] + c;
-      load[w] = l;
-      maxLoad = std::max(maxLoad, w == kAlone ? 0 : l);
-      total += c;
-      if (mixed) {
-        if (v.type != runType) {
-          totals.add(runType, runCycles, typeTotals);
-          runType = v.type;
-          runCycles = 0;
-        }
-        runCycles += c;
-      }
-      if (!ok) [[unlikely]] { // the tile's later vertices do not run: they cost nothing
-        failedAt(i);
-        break;
-      }
-    }
-    if (perType && (mixed ? runCycles : total))
-      totals.add(mixed ? runType : type, mixed ? runCycles : total, typeTotals);
-    const std::uint64_t tileCycles = maxLoad * nw + load[kAlone];
-    totals.worst = std::max(totals.worst, tileCycles);
-    if (tileTotals)
-      tileTotals[k] += tileCycles;
-    vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
-  };
   const bool counting = p.anyCounted;
   countedWorst_.store(0, std::memory_order_relaxed);
   auto runTile = [&](std::size_t k, VertexThread &vt, CountedTotals &totals) {
     if (counting)
-      runTileCounted(k, vt, totals);
+      runCountedTiles(countedStep, k, k + 1, vt, totals);
     else
       runTilePlain(k, vt);
   };
@@ -805,7 +702,12 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
       return;
     }
     vt.enter(&point, stop);
-    auto body = [&] { runRange(stop, begin, end, runOne, vt); };
+    auto body = [&] {
+      if constexpr (std::is_same_v<std::decay_t<decltype(runOne)>, CountedRange>)
+        runCountedTiles(countedStep, begin, end, vt, *runOne.totals);
+      else
+        runRange(stop, begin, end, runOne, vt);
+    };
     runOnWorkerStack(
         vt, workerStackBytes, [](void *f) { (*static_cast<decltype(&body)>(f))(); }, &body);
     vt.leave();
@@ -876,8 +778,7 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
       }
       CountedTotals totals;
       if (!swapBegin) {
-        guarded(VertexThread::current(), kBegin, kEnd,
-                [&](std::size_t k, VertexThread &vt) { runTileCounted(k, vt, totals); });
+        guarded(VertexThread::current(), kBegin, kEnd, CountedRange{&totals});
       } else {
         TileDataHolder held;
         guarded(VertexThread::current(), kBegin, kEnd, [&](std::size_t k, VertexThread &vt) {
@@ -907,6 +808,115 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
     vertexFailed(cs, failed);
   }
   runCopyPlan(cs.exchangeOut, p.exchangeOut);
+}
+
+void Executor::runCountedTiles(const CountedStep &step, std::size_t begin, std::size_t end, VertexThread &vt,
+                               CountedTotals &totals) {
+  // Everything the loop reads, in locals (registers or the frame): the vertex calls cannot
+  // change them, so nothing is reloaded through pointers after each call.
+  const PreparedVertex *const vs = step.vertices;
+  const exe::VertexInstance *const instances = step.instances;
+  const std::uint32_t *const tileBegin = step.tileBegin;
+  const std::uint32_t *const tileType = step.tileType;
+  std::uint64_t *const tileTotals = step.tileTotals;
+  std::uint64_t *const typeTotals = step.typeTotals;
+  const std::atomic<bool> *const stop = step.stop;
+  const std::uint64_t nw = step.numWorkers;
+  const bool perType = tileTotals != nullptr;
+  std::uint64_t &counter = codelets::cycleCounter();
+  std::uint64_t worst = totals.worst;
+  // Per worker, the cycles of the vertices packed on it.
+  std::uint64_t load[kAlone];
+  // The type of the last one-type tiles and their cycles (added to `totals` when it changes).
+  std::uint32_t lastType = kMixedTypes;
+  std::uint64_t lastCycles = 0;
+  for (std::size_t k = begin; k < end; ++k) {
+    if (stop && stop->load(std::memory_order_relaxed))
+      break;
+    std::uint32_t i = tileBegin[k];
+    const std::uint32_t e = tileBegin[k + 1];
+    if (nw <= 8)
+      std::memset(load, 0, 8 * sizeof(std::uint64_t));
+    else
+      std::memset(load, 0, nw * sizeof(std::uint64_t));
+    std::uint64_t maxLoad = 0, alone = 0, total = 0, before = counter;
+    const std::uint32_t type = tileType[k];
+    const bool mixed = perType && type == kMixedTypes;
+    std::uint32_t runType = mixed && i < e ? vs[i].type : 0; // a run of vertices of one type (mixed tiles)
+    std::uint64_t runCycles = 0;
+    for (; i < e; ++i) {
+      const PreparedVertex &v = vs[i];
+      vt.vertex.store(i, std::memory_order_relaxed);
+      int ok;
+      std::uint64_t c;
+      if (v.counted && v.workers == 1) [[likely]] {
+        ok = v.compute(v.object, 0);
+        const std::uint64_t now = counter;
+        c = now - before;
+        before = now;
+      } else {
+        ok = 1;
+        if (!v.counted) {
+          for (std::uint32_t w = 0; w < v.workers; ++w)
+            ok &= v.compute(v.object, w);
+          c = instances[i].cycles;
+        } else {
+          std::uint64_t slowest = 0;
+          for (std::uint32_t w = 0; w < v.workers; ++w) {
+            const std::uint64_t b = counter;
+            ok &= v.compute(v.object, w);
+            slowest = std::max(slowest, counter - b);
+          }
+          c = slowest;
+        }
+        before = counter; // (code of a vertex with an estimate may count too)
+      }
+      const std::uint8_t w = v.worker;
+      if (w == kAlone) { // a MultiVertex or Supervisor: in machine cycles
+        if (v.counted)
+          c *= nw;
+        alone += c;
+      } else {
+        const std::uint64_t l = load[w] + c;
+        load[w] = l;
+        maxLoad = std::max(maxLoad, l);
+      }
+      total += c;
+      if (mixed) {
+        if (v.type != runType) {
+          totals.add(runType, runCycles, typeTotals);
+          runType = v.type;
+          runCycles = 0;
+        }
+        runCycles += c;
+      }
+      if (!ok) [[unlikely]] { // the tile's later vertices do not run: they cost nothing
+        std::size_t seen = step.firstFailure->load(std::memory_order_relaxed);
+        while (i < seen && !step.firstFailure->compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+        }
+        break;
+      }
+    }
+    if (mixed) {
+      if (runCycles)
+        totals.add(runType, runCycles, typeTotals);
+    } else if (type == lastType) {
+      lastCycles += total;
+    } else {
+      if (lastCycles)
+        totals.add(lastType, lastCycles, typeTotals);
+      lastType = type;
+      lastCycles = total;
+    }
+    const std::uint64_t tileCycles = maxLoad * nw + alone;
+    worst = std::max(worst, tileCycles);
+    if (tileTotals)
+      tileTotals[k] += tileCycles;
+  }
+  if (perType && lastCycles)
+    totals.add(lastType, lastCycles, typeTotals);
+  totals.worst = worst;
+  vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
 }
 
 std::string Executor::describeVertex(const exe::ComputeStep &cs, std::size_t vertexIndex) const {

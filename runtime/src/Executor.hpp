@@ -167,6 +167,64 @@ private:
     std::vector<std::uint32_t> tileType;
   };
   static constexpr std::uint32_t kMixedTypes = ~0u;
+  /// A chunk's share of the totals of a step with counted vertices (docs/cost-model.md,
+  /// "Cycles from the code"): its slowest tile's cycles and, when profiling, its vertices'
+  /// cycles per vertex type (a few types held here; others added to the step's directly).
+  /// Chunks combine theirs into the step's once each, so the step's figures (a maximum and
+  /// sums of integers) do not depend on how its tiles were cut or on the number of threads.
+  struct CountedTotals {
+    static constexpr unsigned kTypes = 4;
+    std::uint64_t worst = 0;
+    unsigned used = 0;
+    std::uint32_t types[kTypes];
+    std::uint64_t cycles[kTypes];
+
+    static void addTo(std::uint64_t &shared, std::uint64_t c) {
+      std::atomic_ref<std::uint64_t>(shared).fetch_add(c, std::memory_order_relaxed);
+    }
+    void add(std::uint32_t type, std::uint64_t c, std::uint64_t *typeTotals) {
+      for (unsigned j = 0; j < used; ++j)
+        if (types[j] == type) {
+          cycles[j] += c;
+          return;
+        }
+      if (used == kTypes) {
+        addTo(typeTotals[type], c);
+        return;
+      }
+      types[used] = type;
+      cycles[used++] = c;
+    }
+    void combineInto(std::atomic<std::uint64_t> &stepWorst, std::uint64_t *typeTotals) const {
+      std::uint64_t seen = stepWorst.load(std::memory_order_relaxed);
+      while (worst > seen && !stepWorst.compare_exchange_weak(seen, worst, std::memory_order_relaxed)) {
+      }
+      for (unsigned j = 0; j < used; ++j)
+        addTo(typeTotals[types[j]], cycles[j]);
+    }
+  };
+  /// What the counted tile loop reads of a step (execute()).
+  struct CountedStep {
+    const PreparedVertex *vertices;
+    const exe::VertexInstance *instances;
+    const std::uint32_t *tileBegin;
+    const std::uint32_t *tileType;
+    std::uint64_t *tileTotals; // per tile, summed over executions (profiling), or nullptr
+    std::uint64_t *typeTotals; // per vertex type (when tileTotals)
+    std::atomic<std::size_t> *firstFailure;
+    const std::atomic<bool> *stop;
+    std::uint32_t numWorkers;
+  };
+  /// A chunk's counted tiles, run as one loop (execute()).
+  struct CountedRange {
+    CountedTotals *totals;
+  };
+  /// Runs tiles [begin, end) of a step with counted vertices, pricing each tile as it goes
+  /// (docs/cost-model.md, "Compute"): its cycles into `totals` (and the step's per-tile
+  /// totals when profiling), its vertices' cycles per type too when profiling.
+  __attribute__((noinline)) static void runCountedTiles(const CountedStep &step, std::size_t begin,
+                                                        std::size_t end, VertexThread &vt,
+                                                        CountedTotals &totals);
   /// The role a reserved stream (poplar::cycleCount/cycleStamp) plays.
   enum class CycleStream : std::uint8_t { None, Stamp, CountBegin, CountEnd };
 

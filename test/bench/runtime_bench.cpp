@@ -10,7 +10,8 @@
 //     the same work as host loops;
 //  5. a 1,472-tile superstep of vertices with statics of their own (each tile's
 //     copy swapped in, docs/tile-model.md) against one of stateless vertices.
-// Usage: runtime_bench [repetitions-scale]   (not run by ctest)
+// Usage: runtime_bench [repetitions-scale [only]]   (not run by ctest; `only`: the benchmarks
+// whose function name contains it: dispatch, superstep, exchange, smallProgram, tileState)
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
@@ -218,12 +219,20 @@ void tileState(unsigned repeats) {
 int main(int argc, char **argv) {
   const double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
   auto reps = [&](unsigned n) { return std::max(1u, unsigned(n * scale)); };
+  const std::string only = argc > 2 ? argv[2] : "";
+  auto run = [&](const char *name) { return std::string(name).find(only) != std::string::npos; };
   std::printf("Aspen runtime benchmarks (best of several trials)\n");
-  dispatch(1, 6000, reps(200));
-  dispatch(1472, 8, reps(100));
-  superstep(reps(2000));
-  exchange(reps(10));
-  smallProgram(reps(1000));
-  tileState(reps(2000));
+  if (run("dispatch")) {
+    dispatch(1, 6000, reps(200));
+    dispatch(1472, 8, reps(100));
+  }
+  if (run("superstep"))
+    superstep(reps(2000));
+  if (run("exchange"))
+    exchange(reps(10));
+  if (run("smallProgram"))
+    smallProgram(reps(1000));
+  if (run("tileState"))
+    tileState(reps(2000));
   return 0;
 }
