@@ -40,6 +40,9 @@ struct ExecutionProfile {
   // (priced by the static default instead).
   std::vector<std::uint64_t> vertexTypeCounted;
   std::vector<std::uint64_t> vertexTypeNotCounted;
+  // Per step: for an Execute step with counted vertices, each of its tiles' compute cycles
+  // summed over the step's executions (tiles as ComputeStep::tiles); empty for other steps.
+  std::vector<std::vector<std::uint64_t>> stepTileCycles;
   std::vector<TraceEntry> trace;
   std::uint64_t traceDropped = 0;
   double hostSeconds = 0;        // wall time spent in run()
@@ -52,6 +55,7 @@ struct ExecutionProfile {
     runsPerProgram.assign(numPrograms, 0);
     stepExecutions.assign(numSteps, 0);
     stepCycles.assign(numSteps, 0);
+    stepTileCycles.assign(numSteps, {});
     vertexTypeInstances.assign(numVertexTypes, 0);
     vertexTypeCycles.assign(numVertexTypes, 0);
     vertexTypeCounted.assign(numVertexTypes, 0);

@@ -24,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <type_traits>
 
 namespace aspen::rt {
 
@@ -175,17 +176,17 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> perTypeCounting(vertexCode.size()); // counted, not
   std::vector<std::uint8_t> warned(vertexCode.size(), 0);
   std::vector<std::uint32_t> typesUsed;
-  std::size_t mostVertices = 0;
   for (std::size_t c = 0; c < exe_.computeSteps.size(); ++c) {
     const exe::ComputeStep &cs = exe_.computeSteps[c];
     PreparedComputeStep &p = prepared_[c];
     p.vertices.resize(cs.vertices.size());
-    p.worker.resize(cs.vertices.size());
+    p.staticBefore.resize(cs.vertices.size());
+    p.tileType.assign(cs.tiles.size(), kMixedTypes);
     std::vector<std::uint64_t> tileWork(cs.tiles.size(), 0);
     std::vector<std::uint64_t> load(std::min<std::uint32_t>(workers, kAlone));
     for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
       std::uint8_t *const tile = memory_.at(cs.tiles[k], 0);
-      std::uint64_t work = 0;
+      std::uint64_t work = 0, aloneBefore = 0;
       std::fill(load.begin(), load.end(), 0);
       for (std::uint32_t i = cs.tileBegin[k]; i < cs.tileBegin[k + 1]; ++i) {
         const exe::VertexInstance &v = cs.vertices[i];
@@ -194,14 +195,21 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
         // Counted cycles (docs/cost-model.md): a vertex without an estimate of its own is
         // priced from what its code counts; one whose library cannot count is named.
         const bool counted = v.counted && code.countsCycles;
-        p.vertices[i] = PreparedVertex{code.compute, tile + v.state, vertexWorkers, counted};
-        if (code.isMultiVertex || code.isSupervisor) {
-          p.worker[i] = kAlone;
-        } else { // the compiler's packing: the least-loaded worker (EstimateCycles.cpp)
+        // The worker the compiler's packing gives it (from the static estimates, as Poplar
+        // assigns workers when it compiles: EstimateCycles.cpp), or kAlone for a MultiVertex
+        // or Supervisor.
+        std::uint8_t worker = kAlone;
+        if (!code.isMultiVertex && !code.isSupervisor) {
           const auto least = std::min_element(load.begin(), load.end());
+          p.staticBefore[i] = load.size() * *least + aloneBefore;
           *least += v.cycles;
-          p.worker[i] = static_cast<std::uint8_t>(least - load.begin());
+          worker = static_cast<std::uint8_t>(least - load.begin());
+        } else {
+          p.staticBefore[i] = load.size() * *std::max_element(load.begin(), load.end()) + aloneBefore;
+          aloneBefore += v.cycles;
         }
+        p.vertices[i] = PreparedVertex{
+            code.compute, tile + v.state, v.type, static_cast<std::uint16_t>(vertexWorkers), worker, counted};
         p.anyCounted = p.anyCounted || counted;
         work += v.cycles + vertexCallWork * vertexWorkers;
         auto &t = perType[v.type];
@@ -222,8 +230,12 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
         }
       }
       tileWork[k] = work;
+      const std::uint32_t first = cs.tileBegin[k];
+      if (first < cs.tileBegin[k + 1] &&
+          std::all_of(cs.vertices.begin() + first, cs.vertices.begin() + cs.tileBegin[k + 1],
+                      [&](const exe::VertexInstance &v) { return v.type == cs.vertices[first].type; }))
+        p.tileType[k] = cs.vertices[first].type;
     }
-    mostVertices = std::max(mostVertices, cs.vertices.size());
     std::sort(typesUsed.begin(), typesUsed.end());
     for (std::uint32_t type : typesUsed) {
       p.typeCycles.emplace_back(type, perType[type].first);
@@ -250,11 +262,6 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
       prepareFused(cs, tileWork, p);
   }
 
-  counted_.assign(mostVertices, 0);
-  std::size_t mostTiles = 0;
-  for (const exe::ComputeStep &cs : exe_.computeSteps)
-    mostTiles = std::max(mostTiles, cs.tiles.size());
-  tileCycles_.assign(mostTiles, 0);
   typeScratch_.assign(vertexCode.size(), 0);
 
   // Streams made by poplar::cycleCount / cycleStamp: "<prefix>stamp/<id>",
@@ -438,10 +445,17 @@ Executor::Pause Executor::resume() {
       } else {
         // Counted cycles are known once the vertices ran: the step is accounted after it
         // (the static estimate's sync term, step.cycles - computeCycles - exchange, kept).
+        std::uint64_t *tileTotals = nullptr; // per tile, summed over the step's executions
+        if (profile.enabled) {
+          std::vector<std::uint64_t> &t = profile.stepTileCycles[here];
+          if (t.size() != cs.tiles.size())
+            t.assign(cs.tiles.size(), 0);
+          tileTotals = t.data();
+        }
         const std::uint64_t sync = step.cycles - std::min(step.cycles, cs.computeCycles + exchange);
         computeStart_ = cycles_ + sync + cs.exchangeIn.cycles;
-        execute(step);
-        const std::uint64_t compute = countedComputeCycles(cs, typeScratch_, profile.enabled);
+        execute(step, tileTotals);
+        const std::uint64_t compute = countedWorst_.load(std::memory_order_relaxed);
         const std::uint64_t total = compute + exchange + sync;
         account(here, total);
         if (profile.enabled) {
@@ -450,11 +464,11 @@ Executor::Pause Executor::resume() {
           profile.exchangeCycles += exchange;
           profile.syncCycles += sync;
         }
-        for (const auto &[type, cycles] : p.typeCycles) {
-          if (profile.enabled)
+        if (profile.enabled)
+          for (const auto &[type, cycles] : p.typeCycles) {
             profile.vertexTypeCycles[type] += typeScratch_[type];
-          typeScratch_[type] = 0;
-        }
+            typeScratch_[type] = 0;
+          }
       }
       if (profile.enabled) {
         for (const auto &[type, count] : p.typeInstances)
@@ -631,7 +645,7 @@ void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles, CycleCateg
 
 // ---- compute sets and exchange ------------------------------------------------------
 
-void Executor::execute(const exe::Step &step) {
+void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   const exe::ComputeStep &cs = exe_.computeSteps[step.a];
   const PreparedComputeStep &p = prepared_[step.a];
   if (!p.fused)
@@ -643,26 +657,18 @@ void Executor::execute(const exe::Step &step) {
   std::atomic<std::size_t> firstFailure{none};
   const PreparedVertex *vertices = p.vertices.data();
   const std::uint32_t *tileBegin = cs.tileBegin.data();
+  auto failedAt = [&](std::size_t i) {
+    std::size_t seen = firstFailure.load(std::memory_order_relaxed);
+    while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+    }
+  };
   // `vt.vertex` names the vertex running for the fault handler (VertexFaults.hpp).
-  // Counted vertices: the cycles each compute() call counted on this thread (a
-  // MultiVertex: its slowest worker's), written per vertex (tiles never share one).
-  std::uint64_t *const counted = p.anyCounted ? counted_.data() : nullptr;
-  // The tile's time is priced as the compiler packs it (docs/cost-model.md, "Compute"): each
-  // worker vertex on the worker the static packing gave it, MultiVertex and Supervisor
-  // vertices one after another; written per tile (tileCycles_).
-  const exe::VertexInstance *instances = cs.vertices.data();
-  const std::uint8_t *workerOf = p.worker.data();
-  std::uint64_t *const tileCycles = tileCycles_.data();
-  const std::uint32_t numWorkers =
-      std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone));
   // What the IPU builtins of the step's vertices read (TileBuiltins.hpp).
   BuiltinStep builtins;
   builtins.tiles = cs.tiles.data();
-  builtins.tileBegin = tileBegin;
-  builtins.instances = instances;
-  builtins.workerOf = workerOf;
-  builtins.counted = counted;
-  builtins.numWorkers = numWorkers;
+  builtins.staticBefore = p.staticBefore.data();
+  builtins.counted = p.anyCounted;
+  builtins.numWorkers = std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone));
   builtins.tilesPerIpu = std::max(1u, exe_.target.tilesPerIPU);
   builtins.workerContexts = std::max(1u, exe_.target.numWorkerContexts);
   builtins.computeStart = computeStart_;
@@ -673,63 +679,57 @@ void Executor::execute(const exe::Step &step) {
   const std::uintptr_t ownBase =
       reinterpret_cast<std::uintptr_t>(memory_.firstPage()) - TileMemory::guardBytes();
   const std::uint64_t stride = memory_.stride();
-  auto runTile = [&](std::size_t k, VertexThread &vt) {
+  auto runTilePlain = [&](std::size_t k, VertexThread &vt) {
     codelets::aspenTileWriteRange.ownLo = ownBase + stepTiles[k] * stride;
     std::uint64_t &counter = codelets::cycleCounter();
     vt.builtins = &builtins;
     vt.builtinTile = static_cast<std::uint32_t>(k);
-    std::uint64_t load[kAlone], alone = 0;
-    if (counted)
-      std::fill(load, load + numWorkers, 0);
-    std::uint32_t i = tileBegin[k];
-    for (const std::uint32_t e = tileBegin[k + 1]; i < e; ++i) {
+    for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
       const PreparedVertex &v = vertices[i];
       vt.vertex.store(i, std::memory_order_relaxed);
       int ok = 1;
-      if (counted) {
-        std::uint64_t cycles = instances[i].cycles;
-        if (v.counted) {
-          std::uint64_t slowest = 0;
-          for (std::uint32_t w = 0; w < v.workers; ++w) {
-            const std::uint64_t before = counter;
-            vt.builtinWorker = w;
-            vt.builtinCounterStart = before;
-            ok &= v.compute(v.object, w);
-            slowest = std::max(slowest, counter - before);
-          }
-          cycles = workerOf[i] == kAlone ? slowest * numWorkers : slowest;
-        } else {
-          for (std::uint32_t w = 0; w < v.workers; ++w) {
-            vt.builtinWorker = w;
-            vt.builtinCounterStart = counter;
-            ok &= v.compute(v.object, w);
-          }
-        }
-        counted[i] = cycles;
-        if (workerOf[i] == kAlone)
-          alone += cycles;
-        else
-          load[workerOf[i]] += cycles;
-      } else {
-        for (std::uint32_t w = 0; w < v.workers; ++w) {
-          vt.builtinWorker = w;
-          vt.builtinCounterStart = counter;
-          ok &= v.compute(v.object, w);
-        }
+      for (std::uint32_t w = 0; w < v.workers; ++w) {
+        vt.builtinWorker = v.worker == kAlone ? w : v.worker;
+        vt.builtinCounterStart = counter;
+        ok &= v.compute(v.object, w);
       }
       if (!ok) {
-        std::size_t seen = firstFailure.load(std::memory_order_relaxed);
-        while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-        }
+        failedAt(i);
         break;
       }
     }
-    if (counted) {
-      for (const std::uint32_t e = tileBegin[k + 1]; ++i < e;) // not run (a failure): nothing
-        counted[i] = 0;
-      tileCycles[k] = *std::max_element(load, load + numWorkers) * numWorkers + alone;
-    }
     vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
+  };
+  // A step with counted vertices (docs/cost-model.md, "Compute"): each counted vertex costs
+  // the cycles its compute() calls counted on this thread (a MultiVertex: its slowest
+  // worker's, on every worker), the others their static estimate; the tile's time is priced
+  // as the compiler packs it: each worker vertex on the worker the static packing gave it,
+  // MultiVertex and Supervisor vertices one after another. The tile's cycles go into the
+  // chunk's totals (and, when profiling, the step's per-tile totals); so do its vertices'
+  // cycles per vertex type. Written for a few instructions a vertex beyond the plain loop:
+  // the counter is read once after each vertex, the worker loads and their maximum kept as
+  // the vertices run, and a tile of one vertex type adds to its type once.
+  CountedStep countedStep{p.vertices.data(),
+                          cs.vertices.data(),
+                          tileBegin,
+                          p.tileType.data(),
+                          tileTotals,
+                          typeScratch_.data(),
+                          &firstFailure,
+                          stop_,
+                          std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone)),
+                          &builtins,
+                          stepTiles,
+                          ownBase,
+                          stride};
+  std::uint64_t *const typeTotals = typeScratch_.data();
+  const bool counting = p.anyCounted;
+  countedWorst_.store(0, std::memory_order_relaxed);
+  auto runTile = [&](std::size_t k, VertexThread &vt, CountedTotals &totals) {
+    if (counting)
+      runCountedTiles(countedStep, k, k + 1, vt, totals);
+    else
+      runTilePlain(k, vt);
   };
   // Faults: the lowest faulting vertex (a chunk stops at its first fault, so
   // every vertex before it has run whatever the chunking), and its fault.
@@ -760,7 +760,12 @@ void Executor::execute(const exe::Step &step) {
     range.ownBytes = stride + TileMemory::guardBytes();
     range.arenaLo = ownBase;
     range.arenaBytes = arenaBytes;
-    auto body = [&] { runRange(stop, begin, end, runOne, vt); };
+    auto body = [&] {
+      if constexpr (std::is_same_v<std::decay_t<decltype(runOne)>, CountedRange>)
+        runCountedTiles(countedStep, begin, end, vt, *runOne.totals);
+      else
+        runRange(stop, begin, end, runOne, vt);
+    };
     runOnWorkerStack(
         vt, workerStackBytes, [](void *f) { (*static_cast<decltype(&body)>(f))(); }, &body);
     range.arenaBytes = 0;
@@ -810,6 +815,7 @@ void Executor::execute(const exe::Step &step) {
     runChunks(checking ? serial : p.fusedChunks, p.fusedTiles.size(),
               [&](std::size_t jBegin, std::size_t jEnd) {
                 TileDataHolder held;
+                CountedTotals totals;
                 guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
                   const FusedTile &f = fusedTiles[j];
                   if (f.exchangeIn != noTile)
@@ -818,21 +824,30 @@ void Executor::execute(const exe::Step &step) {
                   if (f.compute != noTile) {
                     if (swapBegin)
                       held.moveTo(swaps + swapBegin[f.compute], swaps + swapBegin[f.compute + 1]);
-                    runTile(f.compute, vt);
+                    runTile(f.compute, vt, totals);
                   }
                 });
+                if (counting)
+                  totals.combineInto(countedWorst_, typeTotals);
               });
   } else if (!cs.tiles.empty()) {
     runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
-      if (!swapBegin) {
-        guarded(VertexThread::current(), kBegin, kEnd, runTile);
+      if (!swapBegin && !counting) {
+        guarded(VertexThread::current(), kBegin, kEnd, runTilePlain);
         return;
       }
-      TileDataHolder held;
-      guarded(VertexThread::current(), kBegin, kEnd, [&](std::size_t k, VertexThread &vt) {
-        held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
-        runTile(k, vt);
-      });
+      CountedTotals totals;
+      if (!swapBegin) {
+        guarded(VertexThread::current(), kBegin, kEnd, CountedRange{&totals});
+      } else {
+        TileDataHolder held;
+        guarded(VertexThread::current(), kBegin, kEnd, [&](std::size_t k, VertexThread &vt) {
+          held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
+          runTile(k, vt, totals);
+        });
+      }
+      if (counting)
+        totals.combineInto(countedWorst_, typeTotals);
     });
   }
 
@@ -855,29 +870,125 @@ void Executor::execute(const exe::Step &step) {
   runCopyPlan(cs.exchangeOut, p.exchangeOut);
 }
 
-std::uint64_t Executor::countedComputeCycles(const exe::ComputeStep &cs,
-                                             std::vector<std::uint64_t> &typeCycles, bool perType) const {
-  std::uint64_t worst = 0;
-  for (std::size_t k = 0; k < cs.tiles.size(); ++k)
-    worst = std::max(worst, tileCycles_[k]);
-  if (perType) {
-    const exe::VertexInstance *vertices = cs.vertices.data();
-    const std::uint64_t *counted = counted_.data();
-    // Runs of one type are common (a tile's vertices, a compute set of one operation).
-    std::uint32_t type = 0;
-    std::uint64_t sum = 0;
-    for (std::size_t i = 0, n = cs.vertices.size(); i < n; ++i) {
-      if (vertices[i].type != type) {
-        typeCycles[type] += sum;
-        type = vertices[i].type;
-        sum = 0;
+void Executor::runCountedTiles(const CountedStep &step, std::size_t begin, std::size_t end, VertexThread &vt,
+                               CountedTotals &totals) {
+  // Everything the loop reads, in locals (registers or the frame): the vertex calls cannot
+  // change them, so nothing is reloaded through pointers after each call.
+  const PreparedVertex *const vs = step.vertices;
+  const exe::VertexInstance *const instances = step.instances;
+  const std::uint32_t *const tileBegin = step.tileBegin;
+  const std::uint32_t *const tileType = step.tileType;
+  std::uint64_t *const tileTotals = step.tileTotals;
+  std::uint64_t *const typeTotals = step.typeTotals;
+  const std::atomic<bool> *const stop = step.stop;
+  const std::uint64_t nw = step.numWorkers;
+  const bool perType = tileTotals != nullptr;
+  std::uint64_t &counter = codelets::cycleCounter();
+  std::uint64_t worst = totals.worst;
+  // Per worker, the cycles of the vertices packed on it.
+  std::uint64_t load[kAlone];
+  // The type of the last one-type tiles and their cycles (added to `totals` when it changes).
+  std::uint32_t lastType = kMixedTypes;
+  std::uint64_t lastCycles = 0;
+  for (std::size_t k = begin; k < end; ++k) {
+    if (stop && stop->load(std::memory_order_relaxed))
+      break;
+    std::uint32_t i = tileBegin[k];
+    const std::uint32_t e = tileBegin[k + 1];
+    codelets::aspenTileWriteRange.ownLo = step.ownBase + step.stepTiles[k] * step.stride;
+    vt.builtins = step.builtins;
+    vt.builtinTile = static_cast<std::uint32_t>(k);
+    if (nw <= 8)
+      std::memset(load, 0, 8 * sizeof(std::uint64_t));
+    else
+      std::memset(load, 0, nw * sizeof(std::uint64_t));
+    std::uint64_t maxLoad = 0, alone = 0, total = 0, before = counter;
+    const std::uint32_t type = tileType[k];
+    const bool mixed = perType && type == kMixedTypes;
+    std::uint32_t runType = mixed && i < e ? vs[i].type : 0; // a run of vertices of one type (mixed tiles)
+    std::uint64_t runCycles = 0;
+    for (; i < e; ++i) {
+      const PreparedVertex &v = vs[i];
+      vt.vertex.store(i, std::memory_order_relaxed);
+      // The tile's time before this vertex, for __builtin_ipu_get_scount (TileBuiltins.hpp).
+      vt.builtinBefore = (v.worker == kAlone ? nw * maxLoad : nw * load[v.worker]) + alone;
+      int ok;
+      std::uint64_t c;
+      if (v.counted && v.workers == 1) [[likely]] {
+        vt.builtinWorker = v.worker == kAlone ? 0 : v.worker;
+        vt.builtinCounterStart = before;
+        ok = v.compute(v.object, 0);
+        const std::uint64_t now = counter;
+        c = now - before;
+        before = now;
+      } else {
+        ok = 1;
+        if (!v.counted) {
+          for (std::uint32_t w = 0; w < v.workers; ++w) {
+            vt.builtinWorker = v.worker == kAlone ? w : v.worker;
+            vt.builtinCounterStart = counter;
+            ok &= v.compute(v.object, w);
+          }
+          c = instances[i].cycles;
+        } else {
+          std::uint64_t slowest = 0;
+          for (std::uint32_t w = 0; w < v.workers; ++w) {
+            const std::uint64_t b = counter;
+            vt.builtinWorker = v.worker == kAlone ? w : v.worker;
+            vt.builtinCounterStart = b;
+            ok &= v.compute(v.object, w);
+            slowest = std::max(slowest, counter - b);
+          }
+          c = slowest;
+        }
+        before = counter; // (code of a vertex with an estimate may count too)
       }
-      sum += counted[i];
+      const std::uint8_t w = v.worker;
+      if (w == kAlone) { // a MultiVertex or Supervisor: in machine cycles
+        if (v.counted)
+          c *= nw;
+        alone += c;
+      } else {
+        const std::uint64_t l = load[w] + c;
+        load[w] = l;
+        maxLoad = std::max(maxLoad, l);
+      }
+      total += c;
+      if (mixed) {
+        if (v.type != runType) {
+          totals.add(runType, runCycles, typeTotals);
+          runType = v.type;
+          runCycles = 0;
+        }
+        runCycles += c;
+      }
+      if (!ok) [[unlikely]] { // the tile's later vertices do not run: they cost nothing
+        std::size_t seen = step.firstFailure->load(std::memory_order_relaxed);
+        while (i < seen && !step.firstFailure->compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+        }
+        break;
+      }
     }
-    if (!typeCycles.empty())
-      typeCycles[type] += sum;
+    if (mixed) {
+      if (runCycles)
+        totals.add(runType, runCycles, typeTotals);
+    } else if (type == lastType) {
+      lastCycles += total;
+    } else {
+      if (lastCycles)
+        totals.add(lastType, lastCycles, typeTotals);
+      lastType = type;
+      lastCycles = total;
+    }
+    const std::uint64_t tileCycles = maxLoad * nw + alone;
+    worst = std::max(worst, tileCycles);
+    if (tileTotals)
+      tileTotals[k] += tileCycles;
   }
-  return worst;
+  if (perType && lastCycles)
+    totals.add(lastType, lastCycles, typeTotals);
+  totals.worst = worst;
+  vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
 }
 
 std::string Executor::describeVertex(const exe::ComputeStep &cs, std::size_t vertexIndex) const {

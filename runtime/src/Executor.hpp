@@ -20,6 +20,8 @@
 
 namespace aspen::rt {
 
+struct BuiltinStep;
+
 /// A vertex type's entry point: returns 0 when the vertex's compute() returned false.
 using ComputeFn = int (*)(void *vertex, unsigned workerId);
 
@@ -129,9 +131,12 @@ private:
   struct PreparedVertex {
     ComputeFn compute;
     void *object;
-    std::uint32_t workers; // 1, or the number of worker contexts for a MultiVertex
+    std::uint32_t type;    // its vertex type (the profile's per-type cycles of counted steps)
+    std::uint16_t workers; // 1, or the number of worker contexts for a MultiVertex
+    std::uint8_t worker;   // the worker the compiler's packing gives it, or kAlone
     bool counted;          // priced from the cycles its code counts (docs/cost-model.md)
   };
+  static_assert(sizeof(void *) != 8 || sizeof(PreparedVertex) == 24, "one vertex in 24 bytes");
   /// How a copy plan runs: in chunks or inline, and through a staging buffer
   /// when some run reads bytes another run writes.
   struct PlanInfo {
@@ -159,10 +164,76 @@ private:
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeNotCounted; // (type, instances not countable)
     StepSwaps dataSwaps;     // tiles' own copies of their codelets' data (empty: none needed)
     bool anyCounted = false; // some vertex is priced from its counted cycles
-    // Per vertex: the worker the compiler's packing gives it (from the static estimates, as
-    // Poplar assigns workers when it compiles), or kAlone for a MultiVertex or Supervisor.
-    std::vector<std::uint8_t> worker;
+    // Per tile: the type of all its vertices, or kMixedTypes (counted steps add each tile's
+    // cycles to its type at once).
+    std::vector<std::uint32_t> tileType;
+    // Per vertex: the tile's time before it by the static estimates, as the packing places it
+    // (what __builtin_ipu_get_scount reads in a step without counted vertices).
+    std::vector<std::uint64_t> staticBefore;
   };
+  static constexpr std::uint32_t kMixedTypes = ~0u;
+  /// A chunk's share of the totals of a step with counted vertices (docs/cost-model.md,
+  /// "Cycles from the code"): its slowest tile's cycles and, when profiling, its vertices'
+  /// cycles per vertex type (a few types held here; others added to the step's directly).
+  /// Chunks combine theirs into the step's once each, so the step's figures (a maximum and
+  /// sums of integers) do not depend on how its tiles were cut or on the number of threads.
+  struct CountedTotals {
+    static constexpr unsigned kTypes = 4;
+    std::uint64_t worst = 0;
+    unsigned used = 0;
+    std::uint32_t types[kTypes];
+    std::uint64_t cycles[kTypes];
+
+    static void addTo(std::uint64_t &shared, std::uint64_t c) {
+      std::atomic_ref<std::uint64_t>(shared).fetch_add(c, std::memory_order_relaxed);
+    }
+    void add(std::uint32_t type, std::uint64_t c, std::uint64_t *typeTotals) {
+      for (unsigned j = 0; j < used; ++j)
+        if (types[j] == type) {
+          cycles[j] += c;
+          return;
+        }
+      if (used == kTypes) {
+        addTo(typeTotals[type], c);
+        return;
+      }
+      types[used] = type;
+      cycles[used++] = c;
+    }
+    void combineInto(std::atomic<std::uint64_t> &stepWorst, std::uint64_t *typeTotals) const {
+      std::uint64_t seen = stepWorst.load(std::memory_order_relaxed);
+      while (worst > seen && !stepWorst.compare_exchange_weak(seen, worst, std::memory_order_relaxed)) {
+      }
+      for (unsigned j = 0; j < used; ++j)
+        addTo(typeTotals[types[j]], cycles[j]);
+    }
+  };
+  /// What the counted tile loop reads of a step (execute()).
+  struct CountedStep {
+    const PreparedVertex *vertices;
+    const exe::VertexInstance *instances;
+    const std::uint32_t *tileBegin;
+    const std::uint32_t *tileType;
+    std::uint64_t *tileTotals; // per tile, summed over executions (profiling), or nullptr
+    std::uint64_t *typeTotals; // per vertex type (when tileTotals)
+    std::atomic<std::size_t> *firstFailure;
+    const std::atomic<bool> *stop;
+    std::uint32_t numWorkers;
+    const BuiltinStep *builtins; // what the IPU builtins read (TileBuiltins.hpp)
+    const std::uint32_t *stepTiles;
+    std::uintptr_t ownBase; // checked writes: the first tile's pages, less a guard
+    std::uint64_t stride;   // bytes from one tile's pages to the next's
+  };
+  /// A chunk's counted tiles, run as one loop (execute()).
+  struct CountedRange {
+    CountedTotals *totals;
+  };
+  /// Runs tiles [begin, end) of a step with counted vertices, pricing each tile as it goes
+  /// (docs/cost-model.md, "Compute"): its cycles into `totals` (and the step's per-tile
+  /// totals when profiling), its vertices' cycles per type too when profiling.
+  __attribute__((noinline)) static void runCountedTiles(const CountedStep &step, std::size_t begin,
+                                                        std::size_t end, VertexThread &vt,
+                                                        CountedTotals &totals);
   /// The role a reserved stream (poplar::cycleCount/cycleStamp) plays.
   enum class CycleStream : std::uint8_t { None, Stamp, CountBegin, CountEnd };
 
@@ -174,13 +245,10 @@ private:
   /// Cuts tiles with the given work into chunks, or one chunk when the total is
   /// too small to repay a parallel loop.
   TileChunks makeChunks(const std::vector<std::uint64_t> &tileWork, std::uint64_t inlineBelow) const;
-  void execute(const exe::Step &step);
+  /// Runs a compute step; `tileTotals` (profiling a step with counted vertices): each
+  /// tile's compute cycles are added to it.
+  void execute(const exe::Step &step, std::uint64_t *tileTotals = nullptr);
   static constexpr std::uint8_t kAlone = 0xff;
-  /// Compute cycles of a step whose vertices include counted ones, from `tileCycles_`
-  /// (docs/cost-model.md, "Compute"); adds each vertex type's cycles (`counted_`) to
-  /// `typeCycles` when `perType`.
-  std::uint64_t countedComputeCycles(const exe::ComputeStep &cs, std::vector<std::uint64_t> &typeCycles,
-                                     bool perType) const;
   void runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info);
   void runCycleStream(unsigned stream, const exe::HostTransfer &transfer);
   void remoteCopy(const exe::Step &step, bool toDevice);
@@ -210,9 +278,10 @@ private:
   std::vector<std::uint64_t> counters_;
   std::vector<std::uint32_t> callStack_;
   std::vector<std::uint8_t> staging_;
-  std::vector<std::uint64_t> counted_;     // per vertex of the running step: its cycles (counted or static)
-  std::vector<std::uint64_t> tileCycles_;  // per tile of the running step with counted vertices
-  std::vector<std::uint64_t> typeScratch_; // per vertex type: cycles of the step being accounted
+  // A step with counted vertices: its slowest tile's cycles, and per vertex type the cycles
+  // of its vertices (when profiling), combined from the parallel chunks' partial results.
+  std::atomic<std::uint64_t> countedWorst_{0};
+  std::vector<std::uint64_t> typeScratch_; // per vertex type (added to atomically)
   std::uint64_t cycles_ = 0;
   std::uint64_t runStartCycles_ = 0; // cycles_ when the run began
   // The IPU builtins (TileBuiltins.hpp): where the running step's compute phase begins on

@@ -414,7 +414,24 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
     if (step.kind == exe::StepKind::Execute) {
       const exe::ComputeStep &cs = exe.computeSteps[step.a];
       j["tiles"] = cs.tiles;
-      j["tileComputeCycles"] = tileComputeCycles(cs, exe.vertexTypes, workers);
+      // A step with counted vertices (docs/cost-model.md, "Cycles from the code"): each tile's
+      // cycles as the run counted them, the mean of the step's executions (rounded to nearest);
+      // otherwise the static estimate of one execution.
+      const std::vector<std::uint64_t> *counted =
+          s < profile.stepTileCycles.size() && profile.stepTileCycles[s].size() == cs.tiles.size() &&
+                  !cs.tiles.empty()
+              ? &profile.stepTileCycles[s]
+              : nullptr;
+      if (counted) {
+        const std::uint64_t n = profile.stepExecutions[s];
+        std::vector<std::uint64_t> mean(counted->size());
+        for (std::size_t k = 0; k < mean.size(); ++k)
+          mean[k] = (*counted)[k] / n + ((*counted)[k] % n >= n - n / 2 ? 1 : 0);
+        j["tileComputeCycles"] = std::move(mean);
+        j["tileComputeCyclesCounted"] = true;
+      } else {
+        j["tileComputeCycles"] = tileComputeCycles(cs, exe.vertexTypes, workers);
+      }
     } else if (step.kind == exe::StepKind::Copy) {
       const exe::CopyPlan &plan = exe.copies[step.a];
       std::vector<std::uint64_t> cycles;

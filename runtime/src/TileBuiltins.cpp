@@ -24,10 +24,9 @@ std::uint32_t vertexIndex(const VertexThread &t) {
 }
 
 /// The worker context running the call: the packing's slot of a worker vertex, the
-/// compute(workerId) argument of a MultiVertex (0 for a Supervisor).
+/// compute(workerId) argument of a MultiVertex (0 for a Supervisor), as the executor set it.
 std::uint32_t workerOf(const VertexThread &t) {
-  const std::uint8_t slot = t.builtins->workerOf[vertexIndex(t)];
-  return slot == BuiltinStep::kAlone ? t.builtinWorker : slot;
+  return t.builtinWorker;
 }
 
 std::uint32_t tileId() {
@@ -51,18 +50,7 @@ std::uint64_t scount() {
   if (!t)
     return 0;
   const BuiltinStep &s = *t->builtins;
-  const std::uint32_t i = vertexIndex(*t);
-  std::uint64_t load[BuiltinStep::kAlone] = {}, alone = 0;
-  for (std::uint32_t j = s.tileBegin[t->builtinTile]; j < i; ++j) {
-    const std::uint64_t c = s.counted ? s.counted[j] : s.instances[j].cycles;
-    if (s.workerOf[j] == BuiltinStep::kAlone)
-      alone += c;
-    else
-      load[s.workerOf[j]] += c;
-  }
-  const std::uint64_t before = s.workerOf[i] == BuiltinStep::kAlone
-                                   ? s.numWorkers * *std::max_element(load, load + s.numWorkers) + alone
-                                   : s.numWorkers * load[s.workerOf[i]] + alone;
+  const std::uint64_t before = s.counted ? t->builtinBefore : s.staticBefore[vertexIndex(*t)];
   const std::uint64_t inCall = codelets::cycleCounter() - t->builtinCounterStart;
   return s.computeStart + before + s.numWorkers * inCall;
 }

@@ -15,12 +15,12 @@ namespace aspen::rt {
 
 /// The running compute step, as the builtins see it.
 struct BuiltinStep {
-  const std::uint32_t *tiles = nullptr;     // the step's tiles (replica tile ids)
-  const std::uint32_t *tileBegin = nullptr; // vertex i runs on tiles[k], tileBegin[k] <= i < tileBegin[k + 1]
-  const exe::VertexInstance *instances = nullptr;
-  const std::uint8_t *workerOf = nullptr; // the packing's worker slot of each vertex, or kAlone
-  const std::uint64_t *counted = nullptr; // each vertex's cycles once it ran (null: static estimates)
-  std::uint32_t numWorkers = 1;           // worker slots of the packing
+  const std::uint32_t *tiles = nullptr; // the step's tiles (replica tile ids)
+  // Per vertex: the tile's time before it by the static estimates (a step without counted
+  // vertices); a step with counted vertices gives it per call (VertexThread::builtinBefore).
+  const std::uint64_t *staticBefore = nullptr;
+  bool counted = false;
+  std::uint32_t numWorkers = 1; // worker slots of the packing
   std::uint32_t tilesPerIpu = 1;
   std::uint32_t workerContexts = 1; // generator states per tile
   std::uint64_t computeStart = 0;   // the simulated clock when the step's compute phase begins

@@ -118,6 +118,7 @@ struct VertexThread {
   std::uint32_t builtinTile = 0;
   std::uint32_t builtinWorker = 0;
   std::uint64_t builtinCounterStart = 0;
+  std::uint64_t builtinBefore = 0; // the tile's time before the running vertex (counted steps)
 
   // The thread, and its stack (for telling an overflow).
   unsigned long self = 0; // pthread_t

@@ -12,7 +12,9 @@
 //     copy swapped in, docs/tile-model.md) against one of stateless vertices;
 //  6. 1, 2 and 4 again with codelets compiled without the write check
 //     (ASPEN_WRITE_CHECK=0, docs/tile-model.md), then with it, for its cost.
-// Usage: runtime_bench [repetitions-scale]   (not run by ctest)
+// Usage: runtime_bench [repetitions-scale [only]]   (not run by ctest; `only`: the benchmarks
+// whose function name contains it: dispatch, superstep, exchange, smallProgram, tileState,
+// writeCheck)
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
@@ -220,21 +222,31 @@ void tileState(unsigned repeats) {
 int main(int argc, char **argv) {
   const double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
   auto reps = [&](unsigned n) { return std::max(1u, unsigned(n * scale)); };
+  const std::string only = argc > 2 ? argv[2] : "";
+  auto run = [&](const char *name) { return std::string(name).find(only) != std::string::npos; };
   std::printf("Aspen runtime benchmarks (best of several trials)\n");
-  dispatch(1, 6000, reps(200));
-  dispatch(1472, 8, reps(100));
-  superstep(reps(2000));
-  exchange(reps(10));
-  smallProgram(reps(1000));
-  tileState(reps(2000));
-  // 6. The write check's cost: the same codelets compiled without it, then with it again.
-  for (const char *setting : {"0", "1"}) {
-    ::setenv("ASPEN_WRITE_CHECK", setting, 1);
-    std::printf("Codelets compiled with ASPEN_WRITE_CHECK=%s (%s)\n", setting,
-                setting[0] == '0' ? "writes not checked" : "checked writes, the default");
+  if (run("dispatch")) {
+    dispatch(1, 6000, reps(200));
     dispatch(1472, 8, reps(100));
+  }
+  if (run("superstep"))
     superstep(reps(2000));
+  if (run("exchange"))
+    exchange(reps(10));
+  if (run("smallProgram"))
     smallProgram(reps(1000));
+  if (run("tileState"))
+    tileState(reps(2000));
+  // 6. The write check's cost: the same codelets compiled without it, then with it again.
+  if (run("writeCheck")) {
+    for (const char *setting : {"0", "1"}) {
+      ::setenv("ASPEN_WRITE_CHECK", setting, 1);
+      std::printf("Codelets compiled with ASPEN_WRITE_CHECK=%s (%s)\n", setting,
+                  setting[0] == '0' ? "writes not checked" : "checked writes, the default");
+      dispatch(1472, 8, reps(100));
+      superstep(reps(2000));
+      smallProgram(reps(1000));
+    }
   }
   return 0;
 }

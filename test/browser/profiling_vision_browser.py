@@ -11,6 +11,7 @@ given as its only argument (samples/profiling_matmul).
 """
 import json
 import os
+import re
 import random
 import shutil
 import subprocess
@@ -225,6 +226,8 @@ def synthetic_report(num_tiles, num_steps):
         if st["kind"] == "Execute":
             tiles = sorted(rng.sample(range(num_tiles), 48))
             entry["tiles"], entry["tileComputeCycles"] = tiles, [rng.randrange(50, 900) for _ in tiles]
+            if s % 8 == 0:  # steps with counted vertices: their per-tile cycles as the run counted them
+                entry["tileComputeCyclesCounted"], entry["executions"] = True, 3
         exec_steps.append(entry)
         trace.append([s, 0, start, st["cycles"]])
         start += st["cycles"]
@@ -272,6 +275,25 @@ def large_report_checks(driver, tool, work):
     check(len(driver.find_elements(By.CSS_SELECTOR, "#heatmap .tile")) == 1472, "the large heatmap has 1,472 cells")
     show(driver, "Execution trace")
     check(driver.find_element(By.ID, "trace-count").text.startswith("10,000 steps executed"), "the large trace shows 10,000 steps")
+    # Clicking bars until one of a counted step: its per-tile view says the cycles were counted.
+    chart = driver.find_element(By.ID, "trace-chart")
+    counted = uncounted = None
+    for x in range(1, 400, 2):
+        driver.execute_script("""const c = arguments[0], r = c.getBoundingClientRect();
+            c.dispatchEvent(new MouseEvent('click', {clientX: r.left + arguments[1], clientY: r.top + r.height - 2,
+                                                     bubbles: true}));""", chart, x)
+        details = driver.find_element(By.ID, "step-details").text
+        m = re.match(r"Step (\d+) \(Execute", details)
+        if m and int(m.group(1)) % 8 == 0:
+            counted = details
+        elif m:
+            uncounted = details
+        if counted and uncounted:
+            break
+    check(counted is not None and "counted from the vertices' code, mean of 3 executions" in counted,
+          "a step with counted vertices says its per-tile cycles were counted (%r)" % (counted or "")[:200])
+    check(uncounted is not None and "counted" not in uncounted,
+          "a step without says nothing of counting (%r)" % (uncounted or "")[:200])
     errors = console_errors(driver)
     check(errors == [], "no console errors on the large page (%s)" % errors)
 

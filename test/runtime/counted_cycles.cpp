@@ -10,6 +10,7 @@
 #include <poplar/Executable.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
+#include <pva/pva.hpp>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -89,13 +90,20 @@ public:
 
 struct Run {
   std::map<std::string, std::uint64_t> typeCycles, typeCounted, typeNotCounted;
-  std::uint64_t totalCycles = 0;
+  std::uint64_t totalCycles = 0, computeCycles = 0;
   std::string summary;
+  // The profile's per-tile compute cycles of the Execute steps (tile -> cycles), whether it
+  // calls them counted, and what the analyser's library (pva) reads for the same steps.
+  std::vector<std::map<unsigned, std::uint64_t>> tileCycles, pvaTileCycles;
+  std::vector<bool> tileCyclesCounted;
 };
 
 /// Builds the graph `build` makes on a `tiles`-tile ipu2 model, runs program 0 once, and
 /// returns what the profile says. `reload`: through Executable::serialize/deserialize.
-template <class Build> Run runGraph(unsigned tiles, const Build &build, bool reload = false) {
+/// `runs`: of program 0; `withGraph`: the graph profile too, and what pva reads from both.
+template <class Build>
+Run runGraph(unsigned tiles, const Build &build, bool reload = false, unsigned runs = 1,
+             bool withGraph = false) {
   IPUModel model("ipu2");
   model.tilesPerIPU = tiles;
   Device device = model.createDevice();
@@ -106,6 +114,8 @@ template <class Build> Run runGraph(unsigned tiles, const Build &build, bool rel
   build(graph, prog);
   aspen::test::TempDir dir;
   const OptionFlags options{{"autoReport.outputExecutionProfile", "true"},
+                            {"autoReport.outputGraphProfile", withGraph ? "true" : "false"},
+                            {"autoReport.outputHtml", "false"},
                             {"autoReport.directory", dir.path}};
   Run r;
   {
@@ -118,7 +128,8 @@ template <class Build> Run runGraph(unsigned tiles, const Build &build, bool rel
       engine = std::make_unique<Engine>(graph, prog, options);
     }
     engine->load(device);
-    engine->run(0);
+    for (unsigned i = 0; i < runs; ++i)
+      engine->run(0);
     std::ostringstream summary;
     engine->printProfileSummary(summary);
     r.summary = summary.str();
@@ -128,11 +139,34 @@ template <class Build> Run runGraph(unsigned tiles, const Build &build, bool rel
   const nlohmann::json profile = nlohmann::json::parse(in);
   const nlohmann::json &x = profile.at("execution");
   r.totalCycles = x.at("totalCycles").get<std::uint64_t>();
+  r.computeCycles = x.at("cycles").at("compute").get<std::uint64_t>();
+  for (const auto &step : x.at("steps")) {
+    if (step.at("kind") != "Execute")
+      continue;
+    std::map<unsigned, std::uint64_t> perTile;
+    for (std::size_t k = 0; k < step.at("tiles").size(); ++k)
+      perTile[step.at("tiles")[k].get<unsigned>()] = step.at("tileComputeCycles")[k].get<std::uint64_t>();
+    r.tileCycles.push_back(perTile);
+    r.tileCyclesCounted.push_back(step.value("tileComputeCyclesCounted", false));
+  }
   for (const auto &t : x.at("vertexTypes")) {
     const std::string name = t.at("name").get<std::string>();
     r.typeCycles[name] = t.at("cycles").get<std::uint64_t>();
     r.typeCounted[name] = t.at("instancesCounted").get<std::uint64_t>();
     r.typeNotCounted[name] = t.at("instancesNotCounted").get<std::uint64_t>();
+  }
+  if (!withGraph)
+    return r;
+  const pva::Report report = pva::openReport(dir.path + "/profile.json");
+  for (const pva::ExecutionStep &step : report.execution().steps()) {
+    if (step.program()->type() != pva::Program::Type::OnTileExecute || step.run() != 0)
+      continue;
+    std::map<unsigned, std::uint64_t> perTile;
+    const std::vector<std::uint64_t> cycles = step.cyclesByTile();
+    for (unsigned t = 0; t < cycles.size(); ++t)
+      if (cycles[t])
+        perTile[t] = cycles[t];
+    r.pvaTileCycles.push_back(perTile);
   }
   return r;
 }
@@ -271,4 +305,46 @@ TEST_CASE("Codelets compiled by GCC do not count: named, priced by the default e
   REQUIRE(r.typeCycles.at("DivLoop") == 20 + 3);
   INFO(r.summary);
   REQUIRE(r.summary.find("DivLoop (1 instances, 1 NOT counted (default estimate))") != std::string::npos);
+}
+
+TEST_CASE("Per-tile compute cycles in the profile and the analyser are the counted ones",
+          "[counted][profile]") {
+  // One DivLoop per tile; each tile's vertex alone on one of its W = 6 workers, so the tile
+  // costs 6 x its vertex, whose cycles a one-tile run of the same vertex gives on its own.
+  const std::vector<unsigned> counts = {5000, 7000, 100};
+  std::map<unsigned, std::uint64_t> expected;
+  for (unsigned t = 0; t < counts.size(); ++t)
+    expected[t] = 6 * divLoopCycles(counts[t]);
+  Run one, two, twice;
+  {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 1);
+    one = runGraph(3, divLoops(counts), false, 1, true);
+  }
+  {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 2);
+    two = runGraph(3, divLoops(counts));
+    twice = runGraph(3, divLoops(counts), false, 2, true);
+  }
+  REQUIRE(one.tileCycles.size() == 1);
+  REQUIRE(one.tileCyclesCounted == std::vector<bool>{true});
+  INFO("tile 0: " << one.tileCycles[0][0] << ", expected " << expected[0]);
+  REQUIRE(one.tileCycles[0] == expected);
+  // Not the static default (20 + 3 cycles a vertex, x 6).
+  REQUIRE(one.tileCycles[0][2] > 6 * 100 * 5);
+  // The step's compute cycles are its slowest tile's.
+  REQUIRE(one.computeCycles == expected[1]);
+  REQUIRE(two.tileCycles == one.tileCycles);
+  REQUIRE(two.computeCycles == one.computeCycles);
+  // Two runs: the profile's figures are per execution (the mean of the two, equal here).
+  REQUIRE(twice.tileCycles == one.tileCycles);
+  REQUIRE(twice.computeCycles == 2 * one.computeCycles);
+  // The analyser's library reads the same per-tile figures.
+  REQUIRE(one.pvaTileCycles == one.tileCycles);
+  REQUIRE(twice.pvaTileCycles == one.tileCycles);
+}
+
+TEST_CASE("Steps whose vertices have estimates keep static per-tile figures", "[counted][profile]") {
+  const Run r = runGraph(2, divLoops({5000, 7000}, 1000));
+  REQUIRE(r.tileCyclesCounted == std::vector<bool>{false});
+  REQUIRE(r.tileCycles[0] == std::map<unsigned, std::uint64_t>{{0, 6000}, {1, 6000}});
 }

@@ -492,7 +492,9 @@
           const values = new Array(m.numTiles).fill(0);
           ex.tiles.forEach((t, j) => { if (t < m.numTiles) values[t] = perTile[j]; });
           let max = 0; for (const v of values) max = Math.max(max, v);
-          parts.push(el('div', { text: (ex.tileComputeCycles ? 'Compute' : 'Exchange') + ' cycles per tile (' + ex.tiles.length + ' tiles, max ' + fmt(max) + '):' }),
+          // A step with counted vertices: the cycles its code counted, per execution (docs/cost-model.md).
+          const how = ex.tileComputeCyclesCounted ? ', counted from the vertices\' code' + (ex.executions > 1 ? ', mean of ' + fmt(ex.executions) + ' executions' : '') : '';
+          parts.push(el('div', { text: (ex.tileComputeCycles ? 'Compute' : 'Exchange') + ' cycles per tile (' + ex.tiles.length + ' tiles, max ' + fmt(max) + how + '):' }),
             heatmap(m, values, max, () => {}, 'step-tiles' + (k ? '-b' : '')));
         }
         const cs = step.computeSet !== undefined && m.r.computeSets ? m.r.computeSets[step.computeSet] : null;
