@@ -96,7 +96,7 @@ inline unsigned cpuidCacheBytes(unsigned level) {
   const bool intel = ebx == 0x756e6547; // "Genu"
   unsigned leaf = 4;
   if (!intel) {
-    if (__get_cpuid_max(0x80000000u, nullptr) < 0x8000001Du)
+    if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x8000001Du) // int in clang's cpuid.h
       return 0;
     leaf = 0x8000001Du;
   } else if (eax < 4) {
