@@ -143,7 +143,12 @@ void FieldData::readInitialBytes(void *dst, std::size_t bytes, std::size_t index
   std::memset(dst, 0, bytes);
   if (info.kind != aspen::ir::FieldKind::State) {
     // An edge: element `index` of the connected tensor, from its variable's initial value
-    // (a constant's values, or setInitialValue's); zero when the variable has none.
+    // (a constant's values, or setInitialValue's); zero when the variable has none. In a
+    // list of scalar edges (`Vector<Input<T>>`) as a whole, value `index` is edge `index`'s.
+    if (info.shape == FieldShape::VectorOfScalarEdges && !isIndexed(index_)) {
+      FieldData(graph_, vertex_, field_, index).readInitialBytes(dst, bytes, 0);
+      return;
+    }
     const auto edge = edgeOf(graph_, vertex_, field_, index_);
     if (!edge || index >= edge->numElements())
       return;
@@ -175,11 +180,26 @@ void FieldData::readInitialBytes(void *dst, std::size_t bytes, std::size_t index
 }
 
 std::size_t FieldData::stateCount() const {
-  if (infoOf(graph_, vertex_, field_).kind != aspen::ir::FieldKind::State) {
+  const FieldInfo &info = infoOf(graph_, vertex_, field_);
+  if (info.shape == FieldShape::VectorOfScalarEdges && !isIndexed(index_))
+    return size(); // one value per scalar edge
+  if (info.kind != aspen::ir::FieldKind::State) {
     const auto edge = edgeOf(graph_, vertex_, field_, index_);
     return edge ? static_cast<std::size_t>(edge->numElements()) : 0;
   }
   return valueOf(graph_, vertex_, field_).stateCount;
+}
+
+std::size_t FieldData::rowCount(const char *what) const {
+  const FieldInfo &info = infoOf(graph_, vertex_, field_);
+  if (info.shape == FieldShape::VectorOfEdges && !isIndexed(index_))
+    return size();
+  const std::string typeName = graph_->vertexTypes[graph_->vertices[vertex_].type].name;
+  throw type_error(std::string("FieldData::") + what + ": field '" + info.name +
+                   (isIndexed(index_) ? "[" + std::to_string(index_) + "]" : std::string()) +
+                   "' of vertex type '" + typeName +
+                   "' is not a 2-D field (Vector<Input<Vector<T>>> or VectorList<T>); read its "
+                   "values with getInitialValues<T>");
 }
 
 FieldData VertexIntrospector::getFieldInfo(const std::string &name) const {

@@ -6,9 +6,14 @@
 #include <poplar/Graph.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/TypeTraits.hpp>
+#include <poplar/VertexIntrospector.hpp>
 #include <poplar/exceptions.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 using namespace poplar;
 using aspen::test::requireError;
@@ -37,4 +42,20 @@ TEST_CASE("issue 24 errors: clone of a tensor of another graph", "[error][poplib
   Graph other(Target::createIPUTarget(1, 2, "ipu2"));
   Tensor t = other.addVariable(FLOAT, {2}, "elsewhere");
   requireError<poplar_error>([&] { graph.clone(t.getMetadata(), t, {"c"}); }, {"clone", "different graph"});
+}
+
+TEST_CASE("issue 24 errors: rows of initial values from a field that is not 2-D", "[error][poplibs]") {
+  Graph graph(Target::createIPUTarget(1, 2, "ipu2"));
+  const char *root = std::getenv("ASPEN_SOURCE_DIR");
+  REQUIRE(root != nullptr);
+  graph.addCodelets(std::string(root) + "/test/compat/vertices/worklist_vertices.cpp");
+  ComputeSet cs = graph.addComputeSet("cs");
+  VertexRef v = graph.addVertex(cs, "PairListCount");
+  const VertexIntrospector vi(&graph.getImpl(), v.getId());
+  const Target &target = graph.getTarget();
+  requireError<type_error>([&] { vi.getFieldInfo("limits").getInitialValues<std::vector<unsigned>>(target); },
+                           {"field 'limits'", "'PairListCount'", "not a 2-D field"});
+  requireError<type_error>(
+      [&] { vi.getFieldInfo("work")[1].getInitialValues<std::vector<unsigned short>>(target); },
+      {"field 'work[1]'", "'PairListCount'", "not a 2-D field"});
 }

@@ -38,16 +38,37 @@ public:
     readInitialBytes(&v, sizeof(T), 0);
     return v;
   }
-  template <typename T> std::vector<T> getInitialValues(const Target &) const {
+  /// One value per element of a vector field (per edge of a `Vector<Input<T>>`). With
+  /// `T = std::vector<U>`, the field must be 2-D (`Vector<Input<Vector<U>>>`, `VectorList<U>`):
+  /// one vector per row, `size()` of them, row `i` holding `(*this)[i].getInitialValues<U>()`.
+  template <typename T> std::vector<T> getInitialValues(const Target &target) const {
+    return initialValues(target, static_cast<T *>(nullptr));
+  }
+
+private:
+  // getInitialValues<T>: a value per element (overloads chosen by T, C++11-compatible).
+  template <typename T> std::vector<T> initialValues(const Target &, T *) const {
     std::vector<T> out(stateCount());
     for (std::size_t i = 0; i < out.size(); ++i)
       readInitialBytes(&out[i], sizeof(T), i);
     return out;
   }
-
-private:
+  // getInitialValues<std::vector<U>>: a vector per row of a 2-D field.
+  template <typename U, typename A>
+  std::vector<std::vector<U, A>> initialValues(const Target &target, std::vector<U, A> *) const {
+    const std::size_t rows = rowCount("getInitialValues<std::vector<T>>");
+    std::vector<std::vector<U, A>> out;
+    out.reserve(rows);
+    for (std::size_t i = 0; i < rows; ++i) {
+      const std::vector<U> row = (*this)[i].template getInitialValues<U>(target);
+      out.emplace_back(row.begin(), row.end());
+    }
+    return out;
+  }
   void readInitialBytes(void *dst, std::size_t bytes, std::size_t index) const;
   std::size_t stateCount() const;
+  /// The outer count of a 2-D field; throws type_error naming the field for any other.
+  std::size_t rowCount(const char *what) const;
   const aspen::ir::GraphData *graph_;
   unsigned vertex_;
   unsigned field_;
