@@ -48,6 +48,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/ModRef.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
 #include <cstdlib>
@@ -62,6 +63,9 @@ namespace {
 
 constexpr const char *kOffsetVariable = "aspen_codelet_write_range_offset";
 constexpr const char *kFaultFunction = "aspen_codelet_tile_write_fault";
+/// Defined in every module the check ran over (even one with nothing to check): the codelet
+/// compiler looks for it in the objects to decide whether the library says it checks writes.
+constexpr const char *kCheckedMarker = "aspen_codelet_write_checked";
 constexpr const char *kCheckedAttribute = "aspen-write-checked";
 /// Stores at constant offsets from a checked store's address within this many bytes (less
 /// the widest store) share its check: the runtime's guard regions are 64 KiB.
@@ -142,6 +146,21 @@ Function *slowCheck(Module &m) {
 struct Hoisted {
   const Loop *loop;
   const SCEV *first, *last; // addresses at the first and the last iteration
+};
+
+/// Marks the module as compiled with the write check (kCheckedMarker).
+struct WriteCheckMarker : PassInfoMixin<WriteCheckMarker> {
+  PreservedAnalyses run(Module &m, ModuleAnalysisManager &) {
+    if (m.getNamedGlobal(kCheckedMarker))
+      return PreservedAnalyses::all();
+    Type *i8 = Type::getInt8Ty(m.getContext());
+    auto *marker =
+        new GlobalVariable(m, i8, true, GlobalValue::WeakODRLinkage, ConstantInt::get(i8, 1), kCheckedMarker);
+    marker->setVisibility(GlobalValue::HiddenVisibility);
+    appendToCompilerUsed(m, {marker});
+    return PreservedAnalyses::none();
+  }
+  static bool isRequired() { return true; }
 };
 
 struct WriteCheckPass : PassInfoMixin<WriteCheckPass> {
@@ -332,6 +351,7 @@ void registerWriteCheck(PassBuilder &pb) {
   if (setting && std::strcmp(setting, "0") == 0)
     return;
   pb.registerOptimizerLastEPCallback([](ModulePassManager &mpm, OptimizationLevel) {
+    mpm.addPass(WriteCheckMarker());
     mpm.addPass(createModuleToFunctionPassAdaptor(WriteCheckPass()));
   });
 }

@@ -161,7 +161,8 @@ std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLib
       std::call_once(warned, [&] {
         ASPEN_LOG(Warn, "Vertex type '" << type.name << "' (" << library->path()
                                         << ") does not check its writes: its library was not compiled "
-                                           "with clang++-16 and Aspen's plugin, so a write through a wild "
+                                           "with clang++-16 and Aspen's plugin (or was, under "
+                                           "ASPEN_WRITE_CHECK=0), so a write through a wild "
                                            "pointer into another tile's memory is not stopped (the engine "
                                            "option aspen.checkTileWrites stops it; docs/tile-model.md)");
       });

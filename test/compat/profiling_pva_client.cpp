@@ -107,5 +107,37 @@ int main() {
   for (const pva::Tile &tile : report.compilation().tiles())
     variablesOk = variablesOk && tile.memory().category().variable().total() >= 1024;
   check(variablesOk, "every tile's variables category holds its 1 KiB of a and b");
+
+  // Only the execution profile (no graph part): every step's program() is a valid node named
+  // and typed from the execution part (this crashed before: the report has no compiled steps).
+  {
+    IPUModel model("ipu2");
+    model.tilesPerIPU = tiles;
+    Device device = model.createDevice();
+    Graph graph(device.getTarget());
+    popops::addCodelets(graph);
+    Tensor a = graph.addVariable(FLOAT, {1024}, "a");
+    graph.setTileMapping(a, 0);
+    Sequence prog;
+    popops::addInPlace(graph, a, a, prog, "add");
+    Engine engine(graph, prog,
+                  {{"autoReport.outputExecutionProfile", "true"}, {"autoReport.directory", "exec_only"}});
+    engine.load(device);
+    engine.run(0);
+  }
+  auto execOnly = pva::openReport("exec_only/profile.pop");
+  const auto executed = execOnly.execution().steps();
+  std::size_t valid = 0, executes = 0;
+  for (const pva::ExecutionStep &step : executed) {
+    const std::shared_ptr<pva::Program> program = step.program();
+    if (!program)
+      continue;
+    valid += !program->name().empty() && program->children().empty();
+    executes += program->type() == pva::Program::Type::OnTileExecute;
+  }
+  check(!executed.empty(), "an execution-only report records the steps run");
+  check(valid == executed.size(), "each step's program() is a named leaf without the graph part");
+  check(executes == 1, "the one compute set executed is an OnTileExecute step");
+  check(execOnly.compilation().programs().empty(), "without the graph part there are no compiled programs");
   return failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }

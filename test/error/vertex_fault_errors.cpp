@@ -733,6 +733,91 @@ TEST_CASE("A vertex writing into another tile's variable is stopped before the w
   }
 }
 
+namespace {
+
+/// What the process writes to stderr (where Aspen's log goes) while `f` runs.
+template <class F> std::string stderrOf(F &&f) {
+  std::fflush(stderr);
+  std::FILE *capture = std::tmpfile();
+  REQUIRE(capture);
+  const int saved = ::dup(2);
+  ::dup2(::fileno(capture), 2);
+  try {
+    f();
+  } catch (...) {
+    ::dup2(saved, 2);
+    ::close(saved);
+    std::fclose(capture);
+    throw;
+  }
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::string text;
+  std::rewind(capture);
+  for (int c; (c = std::fgetc(capture)) != EOF;)
+    text += static_cast<char>(c);
+  std::fclose(capture);
+  return text;
+}
+
+/// Builds, loads and runs one vertex of `type` (from `source`) adding one to 8 ints on tile 0;
+/// returns what the log said meanwhile, and checks the result.
+std::string runAddOne(const std::string &source, const std::string &type) {
+  return stderrOf([&] {
+    Device device = makeDevice();
+    Graph graph(device.getTarget());
+    std::stringstream codelets(source);
+    graph.addCodelets(codelets);
+    Tensor v = graph.addVariable(INT, {8}, "v");
+    graph.setTileMapping(v, 0);
+    ComputeSet cs = graph.addComputeSet("addOne");
+    graph.setTileMapping(graph.addVertex(cs, type, {{"v", v}}), 0);
+    graph.createHostWrite("in", v);
+    graph.createHostRead("out", v);
+    Engine engine(graph, Execute(cs));
+    engine.load(device);
+    std::vector<int> data{1, 2, 3, 4, 5, 6, 7, 8}, back(8);
+    engine.writeTensor("in", data.data(), data.data() + data.size());
+    engine.run(0);
+    engine.readTensor("out", back.data(), back.data() + back.size());
+    CHECK(back == std::vector<int>{2, 3, 4, 5, 6, 7, 8, 9});
+  });
+}
+
+const char *kUncheckedCodelets = R"(
+#include <poplar/Vertex.hpp>
+class AddOneWriteCheck : public poplar::Vertex {
+public:
+  poplar::InOut<poplar::Vector<int>> v;
+  bool compute() { for (unsigned i = 0; i < v.size(); ++i) v[i] += 1; return true; }
+};
+)";
+
+} // namespace
+
+TEST_CASE("A library compiled under ASPEN_WRITE_CHECK=0 says it does not check its writes",
+          "[error][fault]") {
+  // The warning comes once a process: first a library compiled with the check (the default)
+  // loads without the warning, then one compiled under ASPEN_WRITE_CHECK=0 (which still counts its
+  // cycles) must not claim to check, so the warning names its vertex type.
+  const std::string checked = runAddOne(kUncheckedCodelets, "AddOneWriteCheck");
+  CHECK(checked.find("does not check its writes") == std::string::npos);
+  ::setenv("ASPEN_WRITE_CHECK", "0", 1);
+  std::string unchecked;
+  try {
+    // Another source text, so no in-process memo of the first compile can stand in for it.
+    unchecked = runAddOne(std::string("// unchecked\n") + kUncheckedCodelets, "AddOneWriteCheck");
+  } catch (...) {
+    ::unsetenv("ASPEN_WRITE_CHECK");
+    throw;
+  }
+  ::unsetenv("ASPEN_WRITE_CHECK");
+  INFO(unchecked);
+  CHECK(unchecked.find("Vertex type 'AddOneWriteCheck'") != std::string::npos);
+  CHECK(unchecked.find("does not check its writes") != std::string::npos);
+}
+
 // ---- aspen.checkTileWrites ------------------------------------------------------------
 
 TEST_CASE("Under aspen.checkTileWrites a vertex writing into another tile's variable is stopped",

@@ -357,9 +357,17 @@ LinkedObjects linkObjects(const std::string &cxx, const std::vector<ObjectFile> 
   const bool counting = std::any_of(objects.begin(), objects.end(), [](const ObjectFile &o) {
     return fileContains(o.path, "aspen_codelet_cycle_offset");
   });
+  // Objects compiled with the write check (not under ASPEN_WRITE_CHECK=0) read the tile range
+  // the entry unit's setter is given; only then does the library export it, so the loader
+  // learns the truth about which code checks its writes (docs/tile-model.md).
+  const bool checking = std::any_of(objects.begin(), objects.end(), [](const ObjectFile &o) {
+    return fileContains(o.path, "aspen_codelet_write_checked") ||
+           fileContains(o.path, "aspen_codelet_write_range_offset");
+  });
   std::string command = cxx + " -std=c++17 -O2 -fPIC -fvisibility=hidden -isystem " +
                         shellQuote(embeddedIncludeDir()) +
-                        (counting ? std::string(" -D") + kCycleCountMacro + "=1" : std::string()) + " -c " +
+                        (counting ? std::string(" -D") + kCycleCountMacro + "=1" : std::string()) +
+                        (checking ? std::string(" -D") + kWriteCheckMacro + "=1" : std::string()) + " -c " +
                         shellQuote(entrySource) + " -o " + shellQuote(entryObject);
   if ((r.status = runCommand(command, r.output)) != 0) {
     r.output = "error: cannot compile the vertex library's entry unit:\n" + r.output;

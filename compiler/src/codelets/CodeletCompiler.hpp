@@ -87,5 +87,8 @@ int clangMajorVersion(const std::string &cxx);
 std::string cycleCountPlugin(const std::string &cxx);
 /// The macro a counting compile defines: the registration unit then gives the library its slot.
 inline constexpr const char *kCycleCountMacro = "__ASPEN_CYCLE_COUNT__";
+/// The macro the entry unit is compiled with when the objects check their writes: it then
+/// defines the write check's range, fault function and the setter the loader looks for.
+inline constexpr const char *kWriteCheckMacro = "__ASPEN_WRITE_CHECK__";
 
 } // namespace aspen::codelets

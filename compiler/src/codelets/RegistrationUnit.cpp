@@ -70,6 +70,8 @@ extern "C" __attribute__((visibility("hidden"))) int64_t aspen_codelet_cycle_off
 extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_cycle_counter(int64_t offset) {
   aspen_codelet_cycle_offset = offset;
 }
+#endif
+#ifdef __ASPEN_WRITE_CHECK__
 // Checked writes (docs/tile-model.md): the instrumented code reads the running thread's
 // tile range at this offset from the thread pointer (0: none yet, nothing checked) and calls
 // the fault function below for a write into another tile, which hands it to the runtime.

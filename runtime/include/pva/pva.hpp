@@ -288,6 +288,9 @@ private:
 class ExecutionStep {
 public:
   ExecutionStep(detail::Data d, std::size_t entry) : d_(std::move(d)), entry_(entry) {}
+  /// The step's program node (never null). In a report without the graph part
+  /// (only autoReport.outputExecutionProfile) it is a leaf with the name and
+  /// type the execution part records, no children and no estimated cycles.
   std::shared_ptr<Program> program() const;
   /// Device cycle counter when the step began and ended.
   std::uint64_t cyclesFrom() const;

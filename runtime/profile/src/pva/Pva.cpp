@@ -39,11 +39,15 @@ struct ReportData {
   std::vector<Node> nodes;
   std::size_t numControl = 0;
   std::vector<std::size_t> stepNode; // per step: its leaf node (or ~0)
+  // Nodes before this index are the compilation's programs; after it, leaves made for executed
+  // steps the report has no graph part for (an execution-only report).
+  std::size_t numCompiledNodes = 0;
+  std::map<std::uint32_t, std::size_t> executedNode; // such a step: its leaf node
   std::vector<TraceEntry> trace;
   std::vector<std::size_t> runBegin; // trace index where each run begins, plus the end
   std::vector<std::int64_t> runProgram;
   // Per executed step: (tiles, cycles) from execution.steps.
-  std::vector<const json *> executedStep;
+  std::map<std::size_t, const json *> executedStep;
   // debugContexts: index by id.
   std::map<std::uint64_t, std::size_t> debugIndex;
 
@@ -186,12 +190,14 @@ void build(detail::ReportData &d) {
       d.nodes.push_back(std::move(n));
     }
 
+  d.numCompiledNodes = d.nodes.size();
+
   const json &x = d.at("execution");
-  d.executedStep.assign(steps.size(), nullptr);
   if (auto it = x.find("steps"); it != x.end() && it->is_array())
     for (const json &e : *it) {
-      const std::size_t s = val(e, "step", steps.size());
-      if (s < steps.size())
+      // Without a graph part "steps" is absent, so the execution part alone says which steps ran.
+      const std::size_t s = val(e, "step", ~std::size_t(0));
+      if (s < steps.size() || (steps.empty() && s != ~std::size_t(0)))
         d.executedStep[s] = &e;
     }
   if (auto it = x.find("trace"); it != x.end() && it->is_array()) {
@@ -208,6 +214,23 @@ void build(detail::ReportData &d) {
     if (i == 0 || d.trace[i].run != d.trace[i - 1].run)
       d.runBegin.push_back(i);
   d.runBegin.push_back(d.trace.size());
+  // A traced step the graph part does not describe (an execution-only report): a leaf made from
+  // what the execution part records of it (name, kind), so ExecutionStep::program() is valid.
+  for (const detail::TraceEntry &t : d.trace) {
+    if (t.step < d.stepNode.size() || d.executedNode.count(t.step))
+      continue;
+    const auto found = d.executedStep.find(t.step);
+    const json *e = found != d.executedStep.end() ? found->second : nullptr;
+    detail::Node n;
+    const std::string kind = e ? val(*e, "kind", std::string()) : std::string();
+    n.name = e ? val(*e, "name", std::string()) : std::string();
+    if (n.name.empty())
+      n.name = kind.empty() ? "Step " + std::to_string(t.step) : kind;
+    n.type = typeOf(kind);
+    n.step = static_cast<std::int64_t>(t.step);
+    d.executedNode.emplace(t.step, d.nodes.size());
+    d.nodes.push_back(std::move(n));
+  }
   // Each run's program: the control program whose entry step the run begins at.
   for (std::size_t k = 0; k + 1 < d.runBegin.size(); ++k) {
     std::int64_t program = -1;
@@ -446,7 +469,7 @@ std::vector<Tile> Compilation::tiles() const {
 }
 std::vector<std::shared_ptr<Program>> Compilation::programs() const {
   std::vector<std::shared_ptr<Program>> out;
-  for (std::size_t i = 0; i < d_->nodes.size(); ++i)
+  for (std::size_t i = 0; i < d_->numCompiledNodes; ++i)
     out.push_back(node(d_, i));
   return out;
 }
@@ -471,7 +494,8 @@ bool Compilation::outOfMemory() const {
 
 // ---- execution ----------------------------------------------------------------------
 std::shared_ptr<Program> ExecutionStep::program() const {
-  return node(d_, d_->stepNode[d_->trace[entry_].step]);
+  const std::uint32_t s = d_->trace[entry_].step;
+  return node(d_, s < d_->stepNode.size() ? d_->stepNode[s] : d_->executedNode.at(s));
 }
 std::uint64_t ExecutionStep::cyclesFrom() const {
   return d_->trace[entry_].start;
@@ -485,7 +509,8 @@ std::size_t ExecutionStep::run() const {
 std::vector<std::uint64_t> ExecutionStep::cyclesByTile() const {
   std::vector<std::uint64_t> out(Target(d_).numTiles(), 0);
   const std::uint32_t s = d_->trace[entry_].step;
-  const json *e = s < d_->executedStep.size() ? d_->executedStep[s] : nullptr;
+  const auto found = d_->executedStep.find(s);
+  const json *e = found != d_->executedStep.end() ? found->second : nullptr;
   if (!e)
     return out;
   const json tiles = val(*e, "tiles", json::array());
