@@ -339,7 +339,8 @@ TEST_CASE("popnn non-linearities are priced as PopLibs prices them", "[fidelity]
 
 TEST_CASE("popnn softmax, log-softmax and the softmax gradient are priced as PopLibs' steps",
           "[fidelity][popnn]") {
-  for (const auto &[rows, len] : std::vector<std::pair<u64, u64>>{{1, 10}, {4, 10}, {32, 100}}) {
+  for (const auto &shape : std::vector<std::pair<u64, u64>>{{1, 10}, {4, 10}, {32, 100}}) {
+    const u64 rows = shape.first, len = shape.second; // (clang 14: lambdas cannot capture bindings)
     for (const bool logOutput : {false, true}) {
       const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
         for (const poplar::Type &t : {poplar::FLOAT, poplar::HALF}) {
@@ -368,7 +369,8 @@ TEST_CASE("popnn softmax, log-softmax and the softmax gradient are priced as Pop
 
 TEST_CASE("popnn loss, arg-max and accuracy vertices are priced as PopLibs prices them",
           "[fidelity][popnn]") {
-  for (const auto &[rows, classes] : std::vector<std::pair<u64, u64>>{{4, 5}, {1, 7}, {16, 10}, {32, 1000}}) {
+  for (const auto &shape : std::vector<std::pair<u64, u64>>{{4, 5}, {1, 7}, {16, 10}, {32, 1000}}) {
+    const u64 rows = shape.first, classes = shape.second; // (clang 14: lambdas cannot capture bindings)
     for (const bool crossEntropy : {false, true}) {
       const auto got = vertexCycles([&](poplar::Graph &g, poplar::program::Sequence &prog) {
         for (const poplar::Type &t : {poplar::FLOAT, poplar::HALF}) {
