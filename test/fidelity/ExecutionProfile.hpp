@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 #include <unistd.h>
 
@@ -34,6 +35,18 @@ inline nlohmann::json runAndReadProfile(poplar::Graph &graph, const poplar::prog
   const nlohmann::json profile = nlohmann::json::parse(in);
   std::system(("rm -rf '" + dir + "'").c_str());
   return profile;
+}
+
+/// Each vertex type's simulated cycles per executed instance, from the profile's execution
+/// part (types that did not run are left out).
+inline std::map<std::string, double> cyclesPerInstance(const nlohmann::json &profile) {
+  std::map<std::string, double> out;
+  for (const auto &type : profile.at("execution").at("vertexTypes")) {
+    const double instances = type.at("instancesExecuted").get<double>();
+    if (instances > 0)
+      out[type.at("name").get<std::string>()] = type.at("cycles").get<double>() / instances;
+  }
+  return out;
 }
 
 } // namespace fidelity

@@ -63,14 +63,7 @@ vertexCycles(const std::function<void(poplar::Graph &, poplar::program::Sequence
   popnn::addCodelets(graph);
   poplar::program::Sequence prog;
   build(graph, prog);
-  const nlohmann::json profile = fidelity::runAndReadProfile(graph, prog, device);
-  std::map<std::string, double> out;
-  for (const auto &type : profile.at("execution").at("vertexTypes")) {
-    const double instances = type.at("instancesExecuted").get<double>();
-    if (instances > 0)
-      out[type.at("name").get<std::string>()] = type.at("cycles").get<double>() / instances;
-  }
-  return out;
+  return fidelity::cyclesPerInstance(fidelity::runAndReadProfile(graph, prog, device));
 }
 
 poplar::Tensor var(poplar::Graph &graph, const poplar::Type &type, std::vector<std::size_t> shape,

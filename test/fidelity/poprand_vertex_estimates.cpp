@@ -42,14 +42,7 @@ std::map<std::string, double> vertexCycles(
   poplar::Tensor seed = graph.addVariable(poplar::UNSIGNED_INT, {2}, "seed");
   graph.setTileMapping(seed, 0);
   build(graph, prog, seed);
-  const nlohmann::json profile = fidelity::runAndReadProfile(graph, prog, device);
-  std::map<std::string, double> out;
-  for (const auto &type : profile.at("execution").at("vertexTypes")) {
-    const double instances = type.at("instancesExecuted").get<double>();
-    if (instances > 0)
-      out[type.at("name").get<std::string>()] = type.at("cycles").get<double>() / instances;
-  }
-  return out;
+  return fidelity::cyclesPerInstance(fidelity::runAndReadProfile(graph, prog, device));
 }
 
 void check(const std::map<std::string, double> &got, const std::string &vertex, const std::string &what,
