@@ -17,9 +17,16 @@ foreach(_lib IN ITEMS popops popnn poplibs_test)
   add_library(foreign_${_lib} SHARED error/foreign_poplib.cpp)
   set_target_properties(foreign_${_lib} PROPERTIES OUTPUT_NAME ${_lib} LIBRARY_OUTPUT_DIRECTORY ${_foreign_dir})
 endforeach()
+# A library linked against the stand-in libpopops.so (DT_NEEDED "libpopops.so") whose run path
+# finds Aspen's libpopops.so first: PopLibs' programs run with Aspen's lib/ ahead on the path.
+add_library(foreign_program SHARED error/foreign_program.cpp)
+target_link_libraries(foreign_program PRIVATE foreign_popops)
+set_target_properties(foreign_program PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${_foreign_dir}/program
+  SKIP_BUILD_RPATH ON)
+target_link_options(foreign_program PRIVATE -Wl,--no-as-needed -Wl,-rpath,${ASPEN_SDK_DIR}/lib)
 aspen_add_test(poplibs_builds_errors LABEL error SOURCES error/poplibs_builds_errors.cpp)
 target_compile_definitions(poplibs_builds_errors PRIVATE ASPEN_FOREIGN_POPLIBS_DIR="${_foreign_dir}")
-add_dependencies(poplibs_builds_errors foreign_popops foreign_popnn foreign_poplibs_test popops poplin
+add_dependencies(poplibs_builds_errors foreign_popops foreign_popnn foreign_poplibs_test foreign_program popops poplin
   poprand)
 
 # Issue 24: libpoplar_test, the host helpers PopLibs' tests use (include/poplar_test/Util.hpp).

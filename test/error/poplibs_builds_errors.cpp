@@ -147,6 +147,25 @@ TEST_CASE("issue 24 item 4: a PopLibs test program run on Aspen's libraries is r
   });
 }
 
+TEST_CASE("issue 24 item 4: a program linked against another build's libpopops but given Aspen's is refused",
+          "[error][poplibs]") {
+  // The case the two-builds check cannot see: only Aspen's libpopops is loaded, but the program
+  // (here a library standing for it) was linked against PopLibs' own (SONAME libpopops.so) and the
+  // dynamic loader found Aspen's (SONAME libpopops.so.0) first.
+  inChild([] {
+    STEP(load(foreignDir + "/program/libforeign_program.so"));
+    bool aspensPopops = false;
+    for (const auto &l : aspen::util::loadedPoplibsLibraries())
+      aspensPopops |= l.name == "popops" && l.aspens;
+    if (!aspensPopops)
+      return std::string("the stand-in program did not get Aspen's libpopops.so");
+    STEP(expectRefusal([] { poplar::Graph g(poplar::Target::createCPUTarget()); },
+                       {"Graph: ", "libforeign_program.so", "linked against another build of libpopops.so",
+                        "needs 'libpopops.so'", "Aspen's is 'libpopops.so.0'", "LD_LIBRARY_PATH"}));
+    return std::string();
+  });
+}
+
 TEST_CASE("issue 24 item 4: a mix loaded after the graph is made is refused at addCodelets",
           "[error][poplibs]") {
   inChild([] {

@@ -13,16 +13,19 @@ namespace aspen::util {
 /// A loaded shared object of the PopLibs family (libpopops.so, libpoplin.so, ...,
 /// libpoplibs_support.so, libpoplibs_test.so).
 struct PoplibsLibrary {
-  std::string name; // "popops"
-  std::string path; // as the dynamic loader names it
-  bool aspens;      // Aspen's own build (it defines aspen_library_<name>)
+  std::string name;   // "popops"
+  std::string path;   // as the dynamic loader names it
+  bool aspens;        // Aspen's own build (it defines aspen_library_<name>)
+  std::string soname; // its DT_SONAME ("libpopops.so.0" for Aspen's, "libpopops.so" for PopLibs')
 };
 
 /// The PopLibs-family libraries loaded now (rescanned only when the set of loaded objects changed).
 std::vector<PoplibsLibrary> loadedPoplibsLibraries();
 
 /// Throws poplar::poplar_error, naming `operation` and one library of each build, when Aspen's
-/// PopLibs libraries and another build's (PopLibs built from source) are both loaded.
+/// PopLibs libraries and another build's (PopLibs built from source) are both loaded; also when a
+/// loaded program or library was linked against another build's lib<lib>.so (its DT_NEEDED names
+/// that build's SONAME) but the dynamic loader gave it Aspen's.
 void checkOnePoplibsBuild(const std::string &operation);
 
 /// For a vertex library named <lib>.gp (popops.gp, poplin.gp, ...) while lib<lib>.so is loaded:
