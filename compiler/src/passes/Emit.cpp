@@ -14,6 +14,8 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <string.h>
 #include <tuple>
 #include <utility>
 
@@ -188,9 +190,24 @@ void emitCodeletData(exe::ExecutableData &x, const ir::GraphData &g, const Excha
 /// Whether a vertex library declares that its vertices never write through their Input
 /// fields (it defines `aspen_codelet_inputs_read_only`: docs/exchange.md), so that they may
 /// read edge data in place. The symbol's name is in the library's symbol tables.
-bool declaresInputsReadOnly(const std::vector<std::uint8_t> &gp) {
+/// Looked up once per library content (a process compiles with the same few libraries).
+bool declaresInputsReadOnly(const exe::CodeletLibraryBlob &library) {
+  static std::mutex mutex;
+  static std::map<std::string, bool> known; // content hash -> declares
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = known.find(library.contentHash);
+    if (it != known.end())
+      return it->second;
+  }
   static constexpr char kMarker[] = "aspen_codelet_inputs_read_only";
-  return std::search(gp.begin(), gp.end(), kMarker, kMarker + sizeof kMarker - 1) != gp.end();
+  const std::vector<std::uint8_t> &gp = library.bytes;
+  const bool declares = !gp.empty() && memmem(gp.data(), gp.size(), kMarker, sizeof kMarker - 1) != nullptr;
+  if (!library.contentHash.empty()) {
+    std::lock_guard<std::mutex> lock(mutex);
+    known.emplace(library.contentHash, declares);
+  }
+  return declares;
 }
 
 /// Reading in place (docs/exchange.md). Contract: for the candidates of `pcs` whose readers
@@ -290,7 +307,7 @@ void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const Exch
   // Per graph vertex type: its library declares its Inputs read-only (reading in place).
   std::vector<std::uint8_t> libraryReadOnly(x.codeletLibraries.size());
   for (std::size_t l = 0; l < x.codeletLibraries.size(); ++l)
-    libraryReadOnly[l] = declaresInputsReadOnly(x.codeletLibraries[l].bytes) ? 1 : 0;
+    libraryReadOnly[l] = declaresInputsReadOnly(x.codeletLibraries[l]) ? 1 : 0;
   std::vector<std::uint8_t> typeReadOnly(g.vertexTypes.size(), 0);
   for (std::size_t t = 0; t < g.vertexTypes.size(); ++t)
     if (typeIndex[t] != ~0u)
