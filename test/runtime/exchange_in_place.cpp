@@ -48,6 +48,19 @@ public:
   }
 };
 
+// x[i] = 0.25 (first + i) - 3 + 100 * index: each replica's own values.
+class FillIndexed : public Vertex {
+public:
+  Input<unsigned> index;
+  Output<Vector<float>> x;
+  unsigned first;
+  bool compute() {
+    for (unsigned i = 0; i < x.size(); ++i)
+      x[i] = 0.25f * float(first + i) - 3.0f + 100.0f * float(*index);
+    return true;
+  }
+};
+
 class AddOneInPlace : public Vertex {
 public:
   InOut<Vector<float>> x;
@@ -332,4 +345,52 @@ TEST_CASE("exchange: edges at odd offsets share one edge buffer instead of one e
   // when the source keeps the alignment, else copied once.
   CHECK(sixReaders(1, 0, 0, &out) != 0);
   CHECK(sixReaders(2, 0, 0, &out) != 0);
+}
+
+TEST_CASE("exchange in place: each replica reads its own data", "[exchange][inplace][replicas]") {
+  constexpr unsigned R = 2, tiles = 4, n = 96;
+  for (unsigned sources : {1u, 2u}) {
+    for (bool inPlace : {true, false}) {
+      IPUModel model("ipu2");
+      model.numIPUs = R;
+      model.tilesPerIPU = tiles;
+      Device d = model.createDevice();
+      Graph g(d.getTarget(), replication_factor(R));
+      std::stringstream a(kReadOnlyCodelets);
+      g.addCodelets(a, "-O2");
+      Tensor index = g.addReplicationIndexConstant();
+      g.setTileMapping(index, 0);
+      Tensor x = g.addVariable(FLOAT, {n}, "x");
+      ComputeSet fill = g.addComputeSet("fill"), read = g.addComputeSet("read");
+      for (unsigned s = 0; s < sources; ++s) {
+        const unsigned first = s * n / sources;
+        Tensor slice = x.slice(first, (s + 1) * n / sources);
+        g.setTileMapping(slice, s);
+        VertexRef v = g.addVertex(fill, "FillIndexed", {{"index", index}, {"x", slice}});
+        g.setInitialValue(v["first"], first);
+        g.setTileMapping(v, s);
+      }
+      Tensor out = g.addVariable(FLOAT, {2}, "out");
+      for (unsigned r = 0; r < 2; ++r) {
+        g.setTileMapping(g.addVertex(read, "WeightedSum", {{"in", x}, {"out", out[r]}}), 2 + r);
+        g.setTileMapping(out[r], 2 + r);
+      }
+      g.createHostRead("out", out);
+      Engine engine(g, Sequence{Execute(fill), Execute(read)},
+                    {{"aspen.compileCache", "false"}, {"aspen.exchangeInPlace", inPlace ? "true" : "false"}});
+      engine.load(d);
+      engine.run(0);
+      std::vector<float> got(R * 2);
+      engine.readTensor("out", got.data(), got.data() + got.size());
+      std::vector<float> expected;
+      for (unsigned r = 0; r < R; ++r) {
+        std::vector<float> xs(n);
+        for (unsigned i = 0; i < n; ++i)
+          xs[i] = 0.25f * float(i) - 3.0f + 100.0f * float(r);
+        expected.insert(expected.end(), 2, weighted(xs));
+      }
+      CHECK(got == expected);
+      CHECK(engine.getImpl().executor_->readsInPlace(1) == inPlace);
+    }
+  }
 }

@@ -308,9 +308,11 @@ void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const Exch
   std::vector<std::uint8_t> libraryReadOnly(x.codeletLibraries.size());
   for (std::size_t l = 0; l < x.codeletLibraries.size(); ++l)
     libraryReadOnly[l] = declaresInputsReadOnly(x.codeletLibraries[l]) ? 1 : 0;
+  // A library the graph linked from several (docs/codelets.md, "Linking") may hold vertices
+  // of libraries that do not declare it: not trusted.
   std::vector<std::uint8_t> typeReadOnly(g.vertexTypes.size(), 0);
   for (std::size_t t = 0; t < g.vertexTypes.size(); ++t)
-    if (typeIndex[t] != ~0u)
+    if (typeIndex[t] != ~0u && g.codeletLibraries[g.vertexTypes[t].library].linkedFrom.empty())
       typeReadOnly[t] = libraryReadOnly[x.vertexTypes[typeIndex[t]].library];
   tbb::parallel_for(std::size_t(0), plan.computeSets.size(), [&](std::size_t c) {
     const PlannedComputeSet &pcs = plan.computeSets[c];
