@@ -89,6 +89,11 @@ const std::vector<OptionRow> &optionTable() {
        {},
        "fill tile memory with all-ones bytes at load: reads before writes show "
        "(docs/uninitialised-memory.md)"},
+      {"aspen.exchangeInPlace",
+       K::Bool,
+       {},
+       "read edge data in place instead of copying it into edge buffers where no correct program can tell "
+       "(default true; false: copy every byte the exchange moves; docs/exchange.md)"},
       {"aspen.checkTileWrites",
        K::Bool,
        {},

@@ -141,16 +141,19 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
               vertexCode_[t].dataImage = typeImage[t];
             codeLoaded_ = true;
           }
-          r.executor = std::make_unique<Executor>(
-              x, *r.memory, vertexCode_,
-              HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
-                          replicationFactor_ > 1 ? &printMutex_ : nullptr, &codeletData_});
+          r.executor =
+              std::make_unique<Executor>(x, *r.memory, vertexCode_,
+                                         HostContext{&r.streams, &r.remoteBuffers, printSink_.stream, profile,
+                                                     replicationFactor_ > 1 ? &printMutex_ : nullptr,
+                                                     &codeletData_, options_.exchangeInPlace});
           r.executor->setRunBounds(options_.maxRunCycles, options_.maxRunSeconds > 0 ? &stopRun_ : nullptr,
                                    options_.maxRunSeconds);
           r.executor->setCheckTileWrites(options_.checkTileWrites);
           r.executor->setWorkerStack(workerStacksSupported() ? options_.hostStackBytes() : 0,
                                      options_.stackOptionsText());
         });
+    // Fields that read edge data in place point at it (docs/exchange.md).
+    r.executor->bindInPlace();
     // Each tile's copy of its codelets' data starts as loading the library left it.
     writeCodeletData(x, codeletData_, *r.memory);
     // Offloaded variables start with their initial values in Streaming Memory.

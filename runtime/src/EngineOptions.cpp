@@ -56,6 +56,7 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
   result.instrument = flag(o, "debug.instrument", false);
   result.poisonUninitialisedMemory = flag(o, "aspen.poisonUninitialisedMemory", false);
   result.checkTileWrites = flag(o, "aspen.checkTileWrites", false);
+  result.exchangeInPlace = flag(o, "aspen.exchangeInPlace", true);
   auto stackBytes = [&](const char *key, std::uint64_t &out) {
     if (o.contains(key))
       out = aspen::compiler::parseStackBytes(key, o.at(key).str());

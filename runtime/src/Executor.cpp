@@ -19,10 +19,12 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <new>
 #include <sstream>
 #include <type_traits>
 
@@ -162,9 +164,26 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
   const bool compiled = exe_.provenance == exe::Provenance::Compiled;
   copyPlans_.resize(exe_.copies.size());
   const std::size_t numSteps = exe_.computeSteps.size();
+  // Reading in place (docs/exchange.md): a step with bindings runs the exchange-in of its
+  // in-place reads, and fills its part of the staging area first.
+  std::uint64_t stagingBytes = 0;
+  for (std::size_t k = 0; k < numSteps; ++k) {
+    const exe::ComputeStep &cs = exe_.computeSteps[k];
+    const bool inPlace = host_.exchangeInPlace && !cs.inPlace.empty();
+    prepared_[k].in = inPlace ? &cs.inPlace.exchangeIn : &cs.exchangeIn;
+    if (inPlace)
+      stagingBytes = std::max(stagingBytes, cs.inPlace.stagingBytes);
+  }
+  if (stagingBytes != 0) {
+    const std::uint64_t page = TileMemory::pageSize();
+    inPlaceStaging_.reset(
+        static_cast<std::uint8_t *>(std::aligned_alloc(page, (stagingBytes + page - 1) / page * page)));
+    if (!inPlaceStaging_)
+      throw std::bad_alloc();
+  }
   tbb::parallel_for(std::size_t(0), numSteps + exe_.copies.size(), [&](std::size_t k) {
     if (k < numSteps) {
-      prepared_[k].exchangeIn = analyse(exe_.computeSteps[k].exchangeIn, !compiled);
+      prepared_[k].exchangeIn = analyse(*prepared_[k].in, !compiled);
       prepared_[k].exchangeOut = analyse(exe_.computeSteps[k].exchangeOut, !compiled);
     } else {
       copyPlans_[k - numSteps] = analyse(exe_.copies[k - numSteps]);
@@ -257,7 +276,7 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     }
     // A plan that reads what it writes needs every read before any write, so
     // it cannot be split per tile (exchange-in never does; this is a guard).
-    p.fused = cs.fuseExchangeIn && !cs.exchangeIn.empty() && !p.exchangeIn.snapshot;
+    p.fused = cs.fuseExchangeIn && !p.in->empty() && !p.exchangeIn.snapshot;
     if (p.fused)
       prepareFused(cs, tileWork, p);
   }
@@ -294,7 +313,7 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
 
 void Executor::prepareFused(const exe::ComputeStep &cs, const std::vector<std::uint64_t> &computeWork,
                             PreparedComputeStep &p) const {
-  const exe::CopyPlan &in = cs.exchangeIn;
+  const exe::CopyPlan &in = *p.in;
   std::vector<std::uint64_t> work;
   std::uint64_t totalCompute = 0, totalBytes = 0;
   std::size_t i = 0, k = 0;
@@ -648,8 +667,11 @@ void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles, CycleCateg
 void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   const exe::ComputeStep &cs = exe_.computeSteps[step.a];
   const PreparedComputeStep &p = prepared_[step.a];
+  if (p.in != &cs.exchangeIn && !cs.inPlace.staging.empty())
+    stageInPlace(cs.inPlace);
+  bytesCopied_ += p.in->totalBytes + cs.exchangeOut.totalBytes;
   if (!p.fused)
-    runCopyPlan(cs.exchangeIn, p.exchangeIn);
+    runCopyPlan(*p.in, p.exchangeIn);
 
   // The lowest failing vertex index, so that the error does not depend on
   // which thread saw a failure first. A tile stops at its first failure.
@@ -808,8 +830,8 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   }
   if (p.fused) {
     // Each tile's inputs arrive just before its vertices use them (still in cache).
-    const exe::CopyRun *runs = cs.exchangeIn.runs.data();
-    const std::uint32_t *runBegin = cs.exchangeIn.tileBegin.data();
+    const exe::CopyRun *runs = p.in->runs.data();
+    const std::uint32_t *runBegin = p.in->tileBegin.data();
     const FusedTile *fusedTiles = p.fusedTiles.data();
     TileMemory &memory = memory_;
     runChunks(checking ? serial : p.fusedChunks, p.fusedTiles.size(),
@@ -868,6 +890,41 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
     vertexFailed(cs, failed);
   }
   runCopyPlan(cs.exchangeOut, p.exchangeOut);
+}
+
+void Executor::bindInPlace() {
+  // A field reading in place holds the host address of the data it reads (docs/exchange.md).
+  for (std::size_t c = 0; c < exe_.computeSteps.size(); ++c) {
+    const exe::ComputeStep &cs = exe_.computeSteps[c];
+    if (prepared_[c].in == &cs.exchangeIn)
+      continue;
+    for (const exe::InPlaceBinding &b : cs.inPlace.bindings) {
+      const std::uint8_t *target =
+          b.target.tile == exe::kStagingTile ? inPlaceStaging_.get() + b.target.addr : memory_.at(b.target);
+      std::memcpy(memory_.at(b.where), &target, sizeof target);
+    }
+  }
+}
+
+void Executor::stageInPlace(const exe::InPlaceReads &ip) {
+  // Gathered edge data that several tiles read: one copy, before any vertex runs.
+  std::uint8_t *const area = inPlaceStaging_.get();
+  const exe::CopyRun *const runs = ip.staging.data();
+  TileMemory &memory = memory_;
+  auto copy = [=, &memory](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r)
+      std::memcpy(area + runs[r].dst.addr, memory.at(runs[r].src), runs[r].bytes);
+  };
+  std::uint64_t bytes = 0;
+  for (const exe::CopyRun &r : ip.staging)
+    bytes += r.bytes;
+  bytesCopied_ += bytes;
+  if (bytes < inlineExchangeBytes) {
+    copy(0, ip.staging.size());
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ip.staging.size(), 8),
+                    [&](const tbb::blocked_range<std::size_t> &r) { copy(r.begin(), r.end()); });
 }
 
 void Executor::runCountedTiles(const CountedStep &step, std::size_t begin, std::size_t end, VertexThread &vt,

@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <ostream>
 #include <string>
@@ -42,6 +44,9 @@ struct HostContext {
   ExecutionProfile *profile = nullptr;
   std::mutex *printMutex = nullptr;                       // replicas print to one stream
   const std::vector<CodeletImage> *codeletData = nullptr; // libraries' per-tile data (TileData.hpp)
+  // aspen.exchangeInPlace: read edge data in place (docs/exchange.md); the caller then calls
+  // Executor::bindInPlace once the memory image is loaded.
+  bool exchangeInPlace = false;
 };
 
 /// Tile-index boundaries of the chunks a phase runs as parallel tasks, cut so
@@ -102,6 +107,15 @@ public:
   /// Where Print steps write.
   void setPrintStream(std::ostream *stream) { host_.printStream = stream; }
 
+  /// Reading in place (docs/exchange.md): points the fields that read edge data in place at
+  /// that data, once the memory image is loaded (it writes them as the relocations say).
+  void bindInPlace();
+  /// Bytes compute steps' exchanges copied since load: exchange-in, exchange-out and the
+  /// staging of in-place reads (for tests; deterministic).
+  std::uint64_t exchangeBytesCopied() const { return bytesCopied_; }
+  /// Whether compute step `c` reads some edge data in place.
+  bool readsInPlace(unsigned c) const { return prepared_[c].in != &exe_.computeSteps[c].exchangeIn; }
+
   /// How compute step `c`'s vertices and its exchange-out are split into
   /// parallel chunks (for tests and benchmarks).
   const TileChunks &computeChunks(unsigned c) const { return prepared_[c].chunks; }
@@ -152,6 +166,8 @@ private:
   };
   static constexpr std::uint32_t noTile = ~0u;
   struct PreparedComputeStep {
+    // The exchange-in it runs: the step's, or the one of reading in place (docs/exchange.md).
+    const exe::CopyPlan *in = nullptr;
     std::vector<PreparedVertex> vertices; // the executable's order (tile-major)
     TileChunks chunks;
     PlanInfo exchangeIn, exchangeOut;
@@ -250,6 +266,8 @@ private:
   void execute(const exe::Step &step, std::uint64_t *tileTotals = nullptr);
   static constexpr std::uint8_t kAlone = 0xff;
   void runCopyPlan(const exe::CopyPlan &plan, const PlanInfo &info);
+  /// Reading in place: fills the staging area of a step (docs/exchange.md).
+  void stageInPlace(const exe::InPlaceReads &ip);
   void runCycleStream(unsigned stream, const exe::HostTransfer &transfer);
   void remoteCopy(const exe::Step &step, bool toDevice);
   void print(const exe::PrintSpec &spec);
@@ -278,6 +296,10 @@ private:
   std::vector<std::uint64_t> counters_;
   std::vector<std::uint32_t> callStack_;
   std::vector<std::uint8_t> staging_;
+  // Reading in place: the staging area of the running step (the largest any step needs),
+  // page-aligned, and the bytes the exchange copied since load.
+  std::unique_ptr<std::uint8_t, void (*)(void *)> inPlaceStaging_{nullptr, &std::free};
+  std::uint64_t bytesCopied_ = 0;
   // A step with counted vertices: its slowest tile's cycles, and per vertex type the cycles
   // of its vertices (when profiling), combined from the parallel chunks' partial results.
   std::atomic<std::uint64_t> countedWorst_{0};

@@ -175,6 +175,16 @@ TEST_CASE("hardening: aspen.poisonUninitialisedMemory takes true or false only",
       {"aspen.poisonUninitialisedMemory", "yes"});
 }
 
+TEST_CASE("hardening: aspen.exchangeInPlace takes true or false only", "[hardening][error]") {
+  Device device = smallDevice();
+  Graph g(device.getTarget());
+  requireError<invalid_option>(
+      [&] {
+        Engine engine(g, Sequence{}, {{"aspen.exchangeInPlace", "sometimes"}});
+      },
+      {"aspen.exchangeInPlace", "sometimes"});
+}
+
 // ---- the compile cache heals itself ----------------------------------------------------
 
 namespace {

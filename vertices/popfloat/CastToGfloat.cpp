@@ -9,6 +9,10 @@
 #include <cstddef>
 #include <limits>
 
+// The vertices of this library never write through their Input fields, so the exchange may
+// let them read edge data in place (docs/exchange.md, "Reading in place").
+extern "C" __attribute__((weak, used, visibility("default"))) const int aspen_codelet_inputs_read_only = 1;
+
 namespace popfloat {
 namespace experimental {
 namespace gfloat_detail {

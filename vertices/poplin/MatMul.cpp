@@ -26,6 +26,10 @@
 #include <cstring>
 #include <vector>
 
+// The vertices of this library never write through their Input fields, so the exchange may
+// let them read edge data in place (docs/exchange.md, "Reading in place").
+extern "C" __attribute__((weak, used, visibility("default"))) const int aspen_codelet_inputs_read_only = 1;
+
 // The half conversions and the reduction use AVX2 and F16C where the codelets are compiled
 // for them (popc's baseline); they add in a fixed order, so they need no choice of kernel.
 #if defined(POPLIN_X86_KERNELS) && defined(__AVX2__) && defined(__F16C__)

@@ -9,6 +9,10 @@
 #include <cmath>
 #include <cstddef>
 
+// The vertices of this library never write through their Input fields, so the exchange may
+// let them read edge data in place (docs/exchange.md, "Reading in place").
+extern "C" __attribute__((weak, used, visibility("default"))) const int aspen_codelet_inputs_read_only = 1;
+
 namespace popnn {
 namespace loss_detail {
 

@@ -12,6 +12,10 @@
 #include <cstdint>
 #include <cstdlib>
 
+// The vertices of this library never write through their Input fields, so the exchange may
+// let them read edge data in place (docs/exchange.md, "Reading in place").
+extern "C" __attribute__((weak, used, visibility("default"))) const int aspen_codelet_inputs_read_only = 1;
+
 using namespace poplar;
 
 namespace popops {

@@ -46,6 +46,30 @@ struct HostRun {
   std::uint32_t bytes = 0;
 };
 
+/// Reading in place (docs/exchange.md): a pointer in tile memory (a vertex field or a
+/// descriptor entry) that the runtime may point at `target` instead of the edge buffer the
+/// relocation table points it at. `target.tile == kStagingTile`: `target.addr` is an offset
+/// in the compute step's staging area (host memory the runtime fills before the step).
+inline constexpr std::uint32_t kStagingTile = ~0u;
+struct InPlaceBinding {
+  TileAddr where;
+  TileAddr target;
+};
+
+/// What the runtime does instead of a compute step's exchange-in when it reads in place:
+/// `exchangeIn` holds the runs it still copies (the step's exchange-in less the edge-buffer
+/// ranges every reader of which reads in place), `staging` the runs that fill the staging
+/// area (`dst.tile == kStagingTile`, `dst.addr` its offset) before any vertex runs, and
+/// `bindings` the pointers it redirects at load. Empty: the step reads nothing in place.
+/// Cycles, memory and the profile come from the step's own `exchangeIn`, whatever is copied.
+struct InPlaceReads {
+  CopyPlan exchangeIn;
+  std::vector<CopyRun> staging;
+  std::uint64_t stagingBytes = 0; // size of the staging area the step needs
+  std::vector<InPlaceBinding> bindings;
+  bool empty() const { return bindings.empty(); }
+};
+
 /// One vertex placed on a tile: its object lives at `state` in tile memory.
 struct VertexInstance {
   std::uint32_t type = 0;        // index into Executable::vertexTypes
@@ -72,6 +96,8 @@ struct ComputeStep {
   /// before any vertex: set when no vertex writes in place a variable that
   /// exchange-in reads, so no tile's vertices can change another tile's input.
   bool fuseExchangeIn = false;
+  /// Reading in place (docs/exchange.md); empty when nothing is.
+  InPlaceReads inPlace;
 };
 
 enum class StepKind : std::uint8_t {

@@ -531,6 +531,28 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
                    {"computeCycles", c.computeCycles},
                    {"totalVertexCycles", c.totalVertexCycles},
                    {"fuseExchangeIn", c.fuseExchangeIn}});
+    if (!c.inPlace.empty()) { // absent: the step reads nothing in place (docs/exchange.md)
+      const InPlaceReads &ip = c.inPlace;
+      css.back()["inPlace"] = {
+          {"exchangeIn", planToJson(ip.exchangeIn, w)},
+          {"staging", w.array(ip.staging.size(), kCopyRunBytes,
+                              [&](std::size_t i, std::uint8_t *q) {
+                                const CopyRun &r = ip.staging[i];
+                                put32(q, r.src.tile);
+                                put32(q + 4, r.src.addr);
+                                put32(q + 8, r.dst.tile);
+                                put32(q + 12, r.dst.addr);
+                                put32(q + 16, r.bytes);
+                              })},
+          {"stagingBytes", ip.stagingBytes},
+          {"bindings", w.array(ip.bindings.size(), kRelocationBytes, [&](std::size_t i, std::uint8_t *q) {
+             const InPlaceBinding &b = ip.bindings[i];
+             put32(q, b.where.tile);
+             put32(q + 4, b.where.addr);
+             put32(q + 8, b.target.tile);
+             put32(q + 12, b.target.addr);
+           })}};
+    }
   }
   m["computeSteps"] = std::move(css);
   json copies = json::array();
@@ -709,6 +731,23 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
     read(c, "computeCycles", cs.computeCycles);
     read(c, "totalVertexCycles", cs.totalVertexCycles);
     read(c, "fuseExchangeIn", cs.fuseExchangeIn);
+    if (c.contains("inPlace")) {
+      const json &ip = member(c, "inPlace");
+      cs.inPlace.exchangeIn =
+          planFromJson(member(ip, "exchangeIn"), r, "computeSteps", i, "inPlace.exchangeIn");
+      r.at("computeSteps", i, "inPlace.staging");
+      r.array(member(ip, "staging"), kCopyRunBytes, cs.inPlace.staging,
+              [](CopyRun &run, const std::uint8_t *q) {
+                run = CopyRun{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}, get32(q + 16)};
+              });
+      r.at("computeSteps", i, "inPlace");
+      read(ip, "stagingBytes", cs.inPlace.stagingBytes);
+      r.at("computeSteps", i, "inPlace.bindings");
+      r.array(member(ip, "bindings"), kRelocationBytes, cs.inPlace.bindings,
+              [](InPlaceBinding &b, const std::uint8_t *q) {
+                b = InPlaceBinding{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}};
+              });
+    }
     x.computeSteps.push_back(std::move(cs));
   }
   const json &copies = arrayMember(m, "copies");

@@ -445,6 +445,39 @@ private:
       planFail(field() + ".exchangeIn", cs.exchangeIn);
     if (!planOk(cs.exchangeOut))
       planFail(field() + ".exchangeOut", cs.exchangeOut);
+    inPlace(field() + ".inPlace", cs.inPlace);
+  }
+
+  /// Reading in place: a copy plan, staging runs into a staging area no larger than the
+  /// device's memory, and pointers in tile memory bound to tile memory or the staging area.
+  void inPlace(const std::string &field, const InPlaceReads &ip) const {
+    if (ip.empty() && (!ip.staging.empty() || ip.stagingBytes != 0 || !ip.exchangeIn.runs.empty()))
+      fail(field, "has staging or runs but no bindings");
+    if (!planOk(ip.exchangeIn))
+      planFail(field + ".exchangeIn", ip.exchangeIn);
+    if (ip.stagingBytes > std::uint64_t(numTiles_) * bytesPerTile_)
+      fail(field + ".stagingBytes", std::to_string(ip.stagingBytes) + " is more than the device's memory");
+    auto inStaging = [&](TileAddr a, std::uint64_t bytes) {
+      return a.tile == kStagingTile && bytes <= ip.stagingBytes && a.addr <= ip.stagingBytes - bytes;
+    };
+    for (std::size_t r = 0; r < ip.staging.size(); ++r) {
+      const CopyRun &run = ip.staging[r];
+      const std::string f = field + ".staging[" + std::to_string(r) + "]";
+      if (!inside(run.src, run.bytes))
+        outside(f + ".src", run.src, run.bytes);
+      if (!inStaging(run.dst, run.bytes))
+        fail(f + ".dst", "(address " + std::to_string(run.dst.addr) + ", " + std::to_string(run.bytes) +
+                             " bytes) lies outside the staging area of " + std::to_string(ip.stagingBytes) +
+                             " bytes");
+    }
+    for (std::size_t b = 0; b < ip.bindings.size(); ++b) {
+      const InPlaceBinding &bind = ip.bindings[b];
+      const std::string f = field + ".bindings[" + std::to_string(b) + "]";
+      if (!inside(bind.where, 8))
+        outside(f + ".where", bind.where, 8);
+      if (!inside(bind.target, 0) && !inStaging(bind.target, 0))
+        outside(f + ".target", bind.target, 0);
+    }
   }
 
   /// Runs place consecutive host bytes, together exactly `bytes`, on the device.

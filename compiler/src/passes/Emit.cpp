@@ -12,7 +12,11 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
+#include <mutex>
+#include <string.h>
+#include <tuple>
 #include <utility>
 
 namespace aspen::compiler {
@@ -183,6 +187,116 @@ void emitCodeletData(exe::ExecutableData &x, const ir::GraphData &g, const Excha
   }
 }
 
+/// Whether a vertex library declares that its vertices never write through their Input
+/// fields (it defines `aspen_codelet_inputs_read_only`: docs/exchange.md), so that they may
+/// read edge data in place. The symbol's name is in the library's symbol tables.
+/// Looked up once per library content (a process compiles with the same few libraries).
+bool declaresInputsReadOnly(const exe::CodeletLibraryBlob &library) {
+  static std::mutex mutex;
+  static std::map<std::string, bool> known; // content hash -> declares
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = known.find(library.contentHash);
+    if (it != known.end())
+      return it->second;
+  }
+  static constexpr char kMarker[] = "aspen_codelet_inputs_read_only";
+  const std::vector<std::uint8_t> &gp = library.bytes;
+  const bool declares = !gp.empty() && memmem(gp.data(), gp.size(), kMarker, sizeof kMarker - 1) != nullptr;
+  if (!library.contentHash.empty()) {
+    std::lock_guard<std::mutex> lock(mutex);
+    known.emplace(library.contentHash, declares);
+  }
+  return declares;
+}
+
+/// Reading in place (docs/exchange.md). Contract: for the candidates of `pcs` whose readers
+/// all come from libraries that declare their Inputs read-only: a range whose bytes are one
+/// run of one tile piece on another tile, aligned as its edges need and not written in place
+/// during the step, is bound to that run; a range of several runs that two or more tiles read
+/// (the same bytes of the same variable) is bound to one copy in the step's staging area.
+/// Their exchange-in runs leave `inPlace.exchangeIn`; everything else stays as planned.
+exe::InPlaceReads planInPlaceReads(const ir::GraphData &g, const ExchangePlan &plan,
+                                   const PlannedComputeSet &pcs, const Resolver &at,
+                                   const std::vector<std::uint8_t> &typeReadOnly) {
+  exe::InPlaceReads ip;
+  if (pcs.inPlace.empty())
+    return ip;
+  std::vector<std::uint8_t> elided(pcs.exchangeIn.size(), 0);
+  auto bind = [&](const InPlaceCandidate &c, exe::TileAddr base) {
+    const exe::TileAddr buffer = at(c.buffer);
+    for (std::uint32_t rel : c.relocations) {
+      const SymRelocation &r = plan.relocations[rel];
+      const exe::TileAddr target = at(r.target);
+      ASPEN_ASSERT(target.tile == buffer.tile && target.addr >= buffer.addr &&
+                       target.addr - buffer.addr < c.bytes,
+                   "an in-place edge points outside its range");
+      ip.bindings.push_back({at(r.where), exe::TileAddr{base.tile, base.addr + (target.addr - buffer.addr)}});
+    }
+    std::fill(elided.begin() + c.runBegin, elided.begin() + c.runEnd, 1);
+  };
+  // Gathered ranges by their bytes: (variable, first byte, bytes) -> candidates.
+  std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::vector<const InPlaceCandidate *>>
+      gathers;
+  for (const InPlaceCandidate &c : pcs.inPlace) {
+    if (!std::all_of(c.readers.begin(), c.readers.end(),
+                     [&](std::uint32_t v) { return typeReadOnly[g.vertices[v].type] != 0; }))
+      continue;
+    if (c.runEnd - c.runBegin == 1) {
+      if (c.sourceWrittenInPlace)
+        continue;
+      const exe::TileAddr src = at(pcs.exchangeIn[c.runBegin].src);
+      const exe::TileAddr buffer = at(c.buffer);
+      if (src.tile != buffer.tile && src.addr % c.align == buffer.addr % c.align)
+        bind(c, src);
+    } else if (c.runEnd > c.runBegin) {
+      gathers[{c.var, c.begin, c.bytes}].push_back(&c);
+    }
+  }
+  for (const auto &[key, readers] : gathers) {
+    if (readers.size() < 2)
+      continue; // one reader: the staging copy would cost what the edge buffer's does
+    // The copy lies where the most demanding reader's buffer does modulo its alignment;
+    // readers whose buffers agree with it share it (all, unless edges of one start at odd
+    // offsets where another's start at even ones).
+    const InPlaceCandidate &first = **std::max_element(
+        readers.begin(), readers.end(),
+        [](const InPlaceCandidate *a, const InPlaceCandidate *b) { return a->align < b->align; });
+    const std::uint32_t align = first.align;
+    if (align > 4096) // the staging area is page-aligned host memory
+      continue;
+    const exe::TileAddr buffer = at(first.buffer);
+    const std::uint64_t at0 = (ip.stagingBytes + align - 1) / align * align + buffer.addr % align;
+    if (at0 + std::get<2>(key) > std::numeric_limits<std::uint32_t>::max())
+      continue;
+    std::vector<const InPlaceCandidate *> sharing;
+    for (const InPlaceCandidate *c : readers)
+      if (at(c->buffer).addr % c->align == at0 % c->align)
+        sharing.push_back(c);
+    if (sharing.size() < 2)
+      continue;
+    for (std::uint32_t r = first.runBegin; r < first.runEnd; ++r) {
+      const SymCopyRun &run = pcs.exchangeIn[r];
+      ip.staging.push_back({at(run.src),
+                            exe::TileAddr{exe::kStagingTile,
+                                          static_cast<std::uint32_t>(at0 + (at(run.dst).addr - buffer.addr))},
+                            run.bytes});
+    }
+    ip.stagingBytes = at0 + std::get<2>(key);
+    for (const InPlaceCandidate *c : sharing)
+      bind(*c, exe::TileAddr{exe::kStagingTile, static_cast<std::uint32_t>(at0)});
+  }
+  if (ip.bindings.empty())
+    return exe::InPlaceReads{};
+  std::vector<SymCopyRun> kept;
+  kept.reserve(pcs.exchangeIn.size());
+  for (std::size_t r = 0; r < pcs.exchangeIn.size(); ++r)
+    if (!elided[r])
+      kept.push_back(pcs.exchangeIn[r]);
+  ip.exchangeIn = makeCopyPlan(at.runs(kept));
+  return ip;
+}
+
 /// Phase 4. Contract: one compute step per planned compute set: exchange-in
 /// and exchange-out as copy plans (makeCopyPlan), vertex instances grouped by
 /// tile (CSR: `tiles`, `tileBegin`) with their state addresses and cycles.
@@ -190,6 +304,16 @@ void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const Exch
                       const AllocationResult &alloc, const CycleEstimates &est, const Resolver &at,
                       const std::vector<std::uint32_t> &typeIndex) {
   x.computeSteps.resize(plan.computeSets.size());
+  // Per graph vertex type: its library declares its Inputs read-only (reading in place).
+  std::vector<std::uint8_t> libraryReadOnly(x.codeletLibraries.size());
+  for (std::size_t l = 0; l < x.codeletLibraries.size(); ++l)
+    libraryReadOnly[l] = declaresInputsReadOnly(x.codeletLibraries[l]) ? 1 : 0;
+  // A library the graph linked from several (docs/codelets.md, "Linking") may hold vertices
+  // of libraries that do not declare it: not trusted.
+  std::vector<std::uint8_t> typeReadOnly(g.vertexTypes.size(), 0);
+  for (std::size_t t = 0; t < g.vertexTypes.size(); ++t)
+    if (typeIndex[t] != ~0u && g.codeletLibraries[g.vertexTypes[t].library].linkedFrom.empty())
+      typeReadOnly[t] = libraryReadOnly[x.vertexTypes[typeIndex[t]].library];
   tbb::parallel_for(std::size_t(0), plan.computeSets.size(), [&](std::size_t c) {
     const PlannedComputeSet &pcs = plan.computeSets[c];
     exe::ComputeStep &cs = x.computeSteps[c];
@@ -199,6 +323,9 @@ void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const Exch
     cs.exchangeOut = makeCopyPlan(at.runs(pcs.exchangeOut));
     cs.exchangeOut.cycles = est.exchangeOutCycles[c];
     cs.fuseExchangeIn = pcs.fuseExchangeIn;
+    cs.inPlace = planInPlaceReads(g, plan, pcs, at, typeReadOnly);
+    if (!cs.inPlace.empty())
+      cs.inPlace.exchangeIn.cycles = cs.exchangeIn.cycles;
     cs.vertices.resize(pcs.vertices.size());
     for (std::size_t i = 0; i < pcs.vertices.size(); ++i) {
       const PlannedVertex &pv = pcs.vertices[i];

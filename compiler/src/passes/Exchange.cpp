@@ -402,8 +402,8 @@ private:
         });
       return runs_[0].loc;
     }
-    // One contiguous range of one variable: served by the tile's shared edge
-    // buffer, which keeps each byte's offset modulo the edge's alignment.
+    // One contiguous range of one variable (at any offset): served by the tile's shared
+    // edge buffer, which places each edge at an address its alignment allows.
     std::uint32_t onlyVar = 0;
     std::uint64_t begin = 0, numRuns = 0;
     forEachByteRun(view, [&](std::uint32_t var, std::uint64_t b, std::uint64_t) {
@@ -411,7 +411,7 @@ private:
       begin = b;
       return ++numRuns < 2;
     });
-    if (numRuns == 1 && (align & (align - 1)) == 0 && begin % align == 0) {
+    if (numRuns == 1 && (align & (align - 1)) == 0) {
       out_.shared.push_back({tile, onlyVar, begin, begin + bytes, v, kNoObject, align, reads, writes});
       return Loc{kSharedEdgeObject, static_cast<std::uint32_t>(out_.shared.size() - 1)};
     }
@@ -448,6 +448,7 @@ struct SharedBuffers {
   std::vector<MemObject> objects;                     // buffer k is object `base + k` once placed
   std::vector<SymCopyRun> in, out;                    // dst (in) / src (out) name buffer k as object k
   std::vector<std::pair<std::uint32_t, Loc>> targets; // (relocation, data; object = buffer k)
+  std::vector<InPlaceCandidate> inPlace;              // runs index `in`; buffer object = buffer k
 };
 
 /// Lays out the shared edge buffers of one compute set. Contract: every edge
@@ -503,17 +504,42 @@ SharedBuffers layOutSharedBuffers(const MemoryObjects &memory, std::vector<Share
       const std::uint32_t var = edges[i].var;
       const std::uint64_t base = edges[i].begin;
       std::uint64_t reach = base;
+      // The range's place `pos` in the buffer must put every edge e at a multiple of its
+      // alignment: pos + (e.begin - base) = 0 modulo e.align. Alignments are powers of two,
+      // so the edges agree when each one's need agrees with the largest alignment's so far
+      // (pos = residue modulo align); an edge that disagrees (one starting at an odd offset
+      // where the others start at even ones) begins a range of its own.
       std::uint32_t align = 1;
+      std::uint64_t residue = 0;
       std::size_t j = i;
       for (; j < edges.size() && edges[j].tile == tile && edges[j].var == var && edges[j].begin <= reach;
            ++j) {
-        reach = std::max(reach, edges[j].end);
-        align = std::max(align, edges[j].align);
+        const SharedEdge &e = edges[j];
+        const std::uint64_t need = (e.align - (e.begin - base) % e.align) % e.align;
+        const std::uint32_t common = std::min(align, e.align);
+        if (residue % common != need % common)
+          break;
+        if (e.align > align) {
+          align = e.align;
+          residue = need;
+        }
+        reach = std::max(reach, e.end);
       }
-      // Every edge starts at a multiple of its alignment in the variable and
-      // alignments are powers of two: keeping offsets modulo the largest one
-      // keeps all of them aligned.
-      const std::uint64_t pos = (size + align - 1) / align * align + base % align;
+      // Edges aligned in the variable need pos = base modulo their alignment: offsets kept
+      // modulo the largest one, as before odd offsets were shared.
+      const std::uint64_t pos = (size + align - 1) / align * align + residue;
+      // A range only Input edges read may be read in place (docs/exchange.md).
+      const bool readOnly =
+          std::all_of(edges.begin() + i, edges.begin() + j, [](const SharedEdge &e) { return !e.writes; });
+      InPlaceCandidate candidate;
+      if (readOnly) {
+        candidate.buffer = Loc{buffer, static_cast<std::uint32_t>(pos)};
+        candidate.var = var;
+        candidate.begin = base;
+        candidate.bytes = reach - base;
+        candidate.align = align;
+        candidate.runBegin = static_cast<std::uint32_t>(out.in.size());
+      }
       for (; i < j; ++i) {
         const SharedEdge &e = edges[i];
         out.targets.push_back(
@@ -522,8 +548,16 @@ SharedBuffers layOutSharedBuffers(const MemoryObjects &memory, std::vector<Share
           reads.push_back({e.begin, e.end});
         if (e.writes)
           writes.push_back({e.begin, e.end});
+        if (readOnly) {
+          candidate.relocations.push_back(e.relocation);
+          candidate.readers.push_back(e.vertex);
+        }
       }
       emitRuns(reads, var, buffer, pos, base, true);
+      if (readOnly) {
+        candidate.runEnd = static_cast<std::uint32_t>(out.in.size());
+        out.inPlace.push_back(std::move(candidate));
+      }
       emitRuns(writes, var, buffer, pos, base, false);
       size = pos + (reach - base);
       bufferAlign = std::max(bufferAlign, align);
@@ -783,10 +817,17 @@ void addSharedBuffers(const std::vector<std::uint32_t> &executed, ComputeSetWork
       PlannedComputeSet &pcs = plan.computeSets[i];
       pcs.exchangeIn.reserve(pcs.exchangeIn.size() + b.in.size());
       pcs.exchangeOut.reserve(pcs.exchangeOut.size() + b.out.size());
+      const std::uint32_t firstRun = static_cast<std::uint32_t>(pcs.exchangeIn.size());
       for (SymCopyRun &r : b.in) {
         r.dst.object += base;
         pcs.exchangeIn.push_back(r);
       }
+      for (InPlaceCandidate &c : b.inPlace) {
+        c.buffer.object += base;
+        c.runBegin += firstRun;
+        c.runEnd += firstRun;
+      }
+      pcs.inPlace = std::move(b.inPlace);
       for (SymCopyRun &r : b.out) {
         r.src.object += base;
         pcs.exchangeOut.push_back(r);
@@ -824,6 +865,9 @@ void finishComputeSets(const ir::GraphData &g, const std::vector<std::uint32_t> 
       ASPEN_ASSERT(r.src.object < numPieces, "exchange-in reads variable pieces");
       return std::binary_search(direct.begin(), direct.end(), plan.memory.objects[r.src.object].owner);
     });
+    // Reading such a variable in place would see what a vertex writes during the step.
+    for (InPlaceCandidate &c : pcs.inPlace)
+      c.sourceWrittenInPlace = std::binary_search(direct.begin(), direct.end(), c.var);
     direct = {};
     csReads[i] = {};
     csWrites[i] = {};

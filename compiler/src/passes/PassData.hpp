@@ -126,6 +126,19 @@ struct PlannedVertex {
   std::uint64_t edgeBytes = 0; // bytes of all its edges (for the default estimate)
 };
 
+/// A merged range of a tile's shared edge buffer that only Input edges read: a candidate for
+/// reading in place (docs/exchange.md). Emit decides, once addresses and libraries are known.
+struct InPlaceCandidate {
+  std::uint32_t runBegin = 0, runEnd = 0; // its exchange-in runs (PlannedComputeSet::exchangeIn)
+  Loc buffer;                             // its first byte in the edge buffer
+  std::uint32_t var = 0;                  // the variable bytes it holds: [begin, begin + bytes)
+  std::uint64_t begin = 0, bytes = 0;
+  std::uint32_t align = 1;                // the largest alignment of its edges
+  bool sourceWrittenInPlace = false;      // a vertex of the step writes the variable in place
+  std::vector<std::uint32_t> relocations; // of its edges (targets inside the range)
+  std::vector<std::uint32_t> readers;     // graph vertices reading it
+};
+
 /// One compute set as the device runs it.
 struct PlannedComputeSet {
   std::uint32_t computeSet = 0;
@@ -134,6 +147,7 @@ struct PlannedComputeSet {
   std::vector<SymCopyRun> exchangeOut;
   std::vector<VarAccess> accesses;
   bool fuseExchangeIn = false; // see exe::ComputeStep::fuseExchangeIn
+  std::vector<InPlaceCandidate> inPlace;
 };
 
 struct PlannedCopy {

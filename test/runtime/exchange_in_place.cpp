@@ -1,0 +1,396 @@
+// Copyright (c) Aspen contributors.
+// Reading edge data in place (docs/exchange.md, "Reading in place"; issue 28 item 1): a
+// read-only edge whose bytes are one run of another tile's memory is bound to that memory,
+// a gathered range several tiles read is staged once, and their edge-buffer copies are
+// skipped, for vertices whose library declares its Inputs read-only. Results and simulated
+// cycles are those of copying everything (aspen.exchangeInPlace=false), at one host thread and
+// at two; vertices of other libraries (which may write through an Input) still get their
+// edge buffers; a vertex writing in place what another tile reads is not read in place.
+#include "EngineImpl.hpp"
+
+#include <poplar/Engine.hpp>
+#include <poplar/Executable.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/IPUModel.hpp>
+#include <poplar/exceptions.hpp>
+
+#include <catch2/catch.hpp>
+#include <oneapi/tbb/global_control.h>
+
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace poplar;
+using namespace poplar::program;
+
+namespace {
+
+// A library that declares its Inputs read-only, and one that does not (and writes through one).
+const char *const kReadOnlyCodelets = R"(
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+extern "C" __attribute__((weak, used, visibility("default"))) const int aspen_codelet_inputs_read_only = 1;
+
+// out = sum of in[i] * (i + 1): order-sensitive, so a misplaced byte shows.
+class WeightedSum : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<float> out;
+  bool compute() {
+    float s = 0;
+    for (unsigned i = 0; i < in.size(); ++i)
+      s += in[i] * float(i + 1);
+    *out = s;
+    return true;
+  }
+};
+
+// x[i] = 0.25 (first + i) - 3 + 100 * index: each replica's own values.
+class FillIndexed : public Vertex {
+public:
+  Input<unsigned> index;
+  Output<Vector<float>> x;
+  unsigned first;
+  bool compute() {
+    for (unsigned i = 0; i < x.size(); ++i)
+      x[i] = 0.25f * float(first + i) - 3.0f + 100.0f * float(*index);
+    return true;
+  }
+};
+
+class AddOneInPlace : public Vertex {
+public:
+  InOut<Vector<float>> x;
+  bool compute() {
+    for (unsigned i = 0; i < x.size(); ++i)
+      x[i] += 1.0f;
+    return true;
+  }
+};
+)";
+
+const char *const kPlainCodelets = R"(
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+
+// Writes through its Input (as some codelets do), then sums what it wrote.
+class ScribbleSum : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<float> out;
+  bool compute() {
+    float *p = const_cast<float *>(&in[0]);
+    float s = 0;
+    for (unsigned i = 0; i < in.size(); ++i) {
+      p[i] = p[i] * 2.0f;
+      s += in[i];
+    }
+    *out = s;
+    return true;
+  }
+};
+)";
+
+struct Result {
+  std::vector<float> out;
+  std::vector<float> x;
+  std::uint64_t cycles = 0;
+  std::uint64_t copied = 0;
+  bool inPlace = false;
+};
+
+Device makeDevice(unsigned tiles) {
+  IPUModel model("ipu2");
+  model.tilesPerIPU = tiles;
+  return model.createDevice();
+}
+
+/// `x` (n floats) is spread over `sourceTiles` tiles (tile 0 first); vertices of `type` on
+/// each of `readers` (other tiles) read all of it. Optionally a vertex on tile 0 adds one to
+/// x in place in the same compute set. Run twice, as the engine options say.
+Result run(const std::string &type, unsigned sourceTiles, std::vector<unsigned> readers, bool writeInPlace,
+           OptionFlags options, unsigned threads, bool serialise = false) {
+  std::unique_ptr<tbb::global_control> limit;
+  if (threads)
+    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
+  constexpr unsigned n = 96;
+  Device device = makeDevice(8);
+  Graph g(device.getTarget());
+  std::stringstream a(kReadOnlyCodelets), b(kPlainCodelets);
+  g.addCodelets(a, "-O2");
+  g.addCodelets(b, "-O2");
+  Tensor x = g.addVariable(FLOAT, {n}, "x");
+  for (unsigned s = 0; s < sourceTiles; ++s)
+    g.setTileMapping(x.slice(s * n / sourceTiles, (s + 1) * n / sourceTiles), s);
+  Tensor out = g.addVariable(FLOAT, {readers.size()}, "out");
+  ComputeSet cs = g.addComputeSet("read");
+  for (std::size_t r = 0; r < readers.size(); ++r) {
+    VertexRef v = g.addVertex(cs, type, {{"in", x}, {"out", out[r]}});
+    g.setTileMapping(v, readers[r]);
+    g.setTileMapping(out[r], readers[r]);
+  }
+  if (writeInPlace) {
+    VertexRef w = g.addVertex(cs, "AddOneInPlace", {{"x", x.slice(0, n / sourceTiles)}});
+    g.setTileMapping(w, 0);
+  }
+  g.createHostWrite("x", x);
+  g.createHostRead("x", x);
+  g.createHostRead("out", out);
+  options.set("aspen.compileCache", "false");
+  std::unique_ptr<Engine> engine;
+  if (serialise) {
+    Executable exe = compileGraph(g, {Repeat(2, Execute(cs))}, options);
+    std::stringstream file;
+    exe.serialize(file);
+    engine = std::make_unique<Engine>(Executable::deserialize(file), options);
+  } else {
+    engine = std::make_unique<Engine>(g, Repeat(2, Execute(cs)), options);
+  }
+  engine->load(device);
+  std::vector<float> xs(n);
+  for (unsigned i = 0; i < n; ++i)
+    xs[i] = 0.25f * float(i) - 3.0f;
+  engine->writeTensor("x", xs.data(), xs.data() + n);
+  engine->run(0);
+  Result res;
+  res.out.resize(readers.size());
+  res.x.resize(n);
+  engine->readTensor("out", res.out.data(), res.out.data() + res.out.size());
+  engine->readTensor("x", res.x.data(), res.x.data() + n);
+  aspen::rt::Executor &e = *engine->getImpl().executor_;
+  res.cycles = e.cycles();
+  res.copied = e.exchangeBytesCopied();
+  res.inPlace = e.readsInPlace(0);
+  return res;
+}
+
+float weighted(const std::vector<float> &x) {
+  float s = 0;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    s += x[i] * float(i + 1);
+  return s;
+}
+
+std::vector<float> initialX() {
+  std::vector<float> xs(96);
+  for (unsigned i = 0; i < 96; ++i)
+    xs[i] = 0.25f * float(i) - 3.0f;
+  return xs;
+}
+
+const OptionFlags kCopyAll{{"aspen.exchangeInPlace", "false"}};
+
+} // namespace
+
+TEST_CASE("exchange in place: one remote run is read where it is, results and cycles unchanged",
+          "[exchange][inplace]") {
+  for (unsigned threads : {1u, 2u}) {
+    const Result in = run("WeightedSum", 1, {1, 2, 3}, false, {}, threads);
+    const Result copy = run("WeightedSum", 1, {1, 2, 3}, false, kCopyAll, threads);
+    const float expected = weighted(initialX());
+    CHECK(in.out == std::vector<float>(3, expected));
+    CHECK(copy.out == in.out);
+    CHECK(in.cycles == copy.cycles);
+    CHECK(in.inPlace);
+    CHECK_FALSE(copy.inPlace);
+    // Two runs of the step, three readers of 384 bytes each: copied only without in place.
+    CHECK(copy.copied == 2 * 3 * 384);
+    CHECK(in.copied == 0);
+    CHECK(in.x == initialX());
+  }
+}
+
+TEST_CASE("exchange in place: a gathered range several tiles read is staged once", "[exchange][inplace]") {
+  for (unsigned threads : {1u, 2u}) {
+    // x on tiles 0..2 (three runs); read whole by tiles 4..7.
+    const Result in = run("WeightedSum", 3, {4, 5, 6, 7}, false, {}, threads);
+    const Result copy = run("WeightedSum", 3, {4, 5, 6, 7}, false, kCopyAll, threads);
+    CHECK(in.out == std::vector<float>(4, weighted(initialX())));
+    CHECK(copy.out == in.out);
+    CHECK(in.cycles == copy.cycles);
+    CHECK(in.inPlace);
+    CHECK(copy.copied == 2 * 4 * 384);
+    CHECK(in.copied == 2 * 384); // one staging copy per run of the step
+  }
+  // One reader of a gathered range: staging would cost what its edge buffer does.
+  const Result one = run("WeightedSum", 3, {4}, false, {}, 1);
+  CHECK_FALSE(one.inPlace);
+  CHECK(one.copied == 2 * 384);
+}
+
+TEST_CASE("exchange in place: survives serialisation of the executable", "[exchange][inplace]") {
+  const Result in = run("WeightedSum", 3, {4, 5}, false, {}, 0, true);
+  const Result copy = run("WeightedSum", 3, {4, 5}, false, kCopyAll, 0, true);
+  CHECK(in.out == std::vector<float>(2, weighted(initialX())));
+  CHECK(in.inPlace);
+  CHECK(in.copied == 2 * 384);
+  CHECK(copy.copied == 2 * 2 * 384);
+  CHECK(in.cycles == copy.cycles);
+}
+
+TEST_CASE("exchange in place: a vertex that may write through its Input keeps its edge buffer",
+          "[exchange][inplace]") {
+  for (unsigned sources : {1u, 3u}) {
+    const Result r = run("ScribbleSum", sources, {4, 5}, false, {}, 0);
+    // Each reader doubled its own copy: the sum of 2x, and x itself unchanged.
+    float sum = 0;
+    for (float v : initialX())
+      sum += 2.0f * v;
+    CHECK(r.out == std::vector<float>(2, sum));
+    CHECK(r.x == initialX());
+    CHECK_FALSE(r.inPlace);
+    CHECK(r.copied == 2 * 2 * 384);
+  }
+}
+
+TEST_CASE("exchange in place: data a vertex writes in place in the same step is copied",
+          "[exchange][inplace]") {
+  // Tile 0 adds one to x in place while tiles 1 and 2 read x: they must see x as the step
+  // began (BSP), in both runs of the step.
+  const Result r = run("WeightedSum", 1, {1, 2}, true, {}, 2);
+  const Result copy = run("WeightedSum", 1, {1, 2}, true, kCopyAll, 2);
+  std::vector<float> second = initialX();
+  for (float &v : second)
+    v += 1.0f;
+  CHECK(r.out == std::vector<float>(2, weighted(second)));
+  CHECK(r.out == copy.out);
+  CHECK(r.cycles == copy.cycles);
+  CHECK(r.copied == copy.copied);
+}
+
+namespace {
+
+const char *const kAlignedCodelets = R"(
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+extern "C" __attribute__((weak, used, visibility("default"))) const int aspen_codelet_inputs_read_only = 1;
+
+// Needs its input 8-byte aligned (as vectorised library vertices do).
+class AlignedSum : public Vertex {
+public:
+  Input<Vector<float, VectorLayout::SPAN, 8>> in;
+  Output<float> out;
+  bool compute() {
+    float s = 0;
+    for (unsigned i = 0; i < in.size(); ++i)
+      s += in[i] * float(i + 1);
+    *out = s;
+    return true;
+  }
+};
+)";
+
+/// Six worker vertices on tile 1 read x[offset, offset + k) (x on tile `xTile`). Returns
+/// tile 1's peak bytes, or 0 when it does not fit in `bytesPerTile` (0: the default).
+std::uint64_t sixReaders(unsigned offset, unsigned xTile, unsigned bytesPerTile, std::vector<float> *out) {
+  constexpr unsigned k = 2000;
+  IPUModel model("ipu1");
+  model.tilesPerIPU = 4;
+  if (bytesPerTile)
+    model.memoryBytesPerTile = bytesPerTile;
+  Device device = model.createDevice();
+  Graph g(device.getTarget());
+  std::stringstream src(kAlignedCodelets);
+  g.addCodelets(src, "-O2");
+  Tensor x = g.addVariable(FLOAT, {k + 8}, "x");
+  g.setTileMapping(x, xTile);
+  Tensor sums = g.addVariable(FLOAT, {6}, "sums");
+  g.setTileMapping(sums, 1);
+  ComputeSet cs = g.addComputeSet("sum");
+  for (unsigned w = 0; w < 6; ++w) {
+    VertexRef v = g.addVertex(cs, "AlignedSum", {{"in", x.slice(offset, offset + k)}, {"out", sums[w]}});
+    g.setTileMapping(v, 1);
+  }
+  g.createHostWrite("x", x);
+  g.createHostRead("sums", sums);
+  try {
+    Engine engine(g, Execute(cs), {{"aspen.compileCache", "false"}});
+    engine.load(device);
+    std::vector<float> xs(k + 8);
+    for (unsigned i = 0; i < xs.size(); ++i)
+      xs[i] = float(i % 17) - 8.0f;
+    engine.writeTensor("x", xs.data(), xs.data() + xs.size());
+    engine.run(0);
+    if (out) {
+      out->resize(6);
+      engine.readTensor("sums", out->data(), out->data() + 6);
+      std::vector<float> slice(xs.begin() + offset, xs.begin() + offset + k);
+      CHECK(*out == std::vector<float>(6, weighted(slice)));
+    }
+    return engine.getImpl().exe().tileBytesUsed[1];
+  } catch (const graph_memory_allocation_error &) {
+    return 0;
+  }
+}
+
+} // namespace
+
+TEST_CASE("exchange: edges at odd offsets share one edge buffer instead of one each", "[exchange][odd]") {
+  // Local data: aligned, the six read x in place; at an odd offset (4 bytes off the 8-byte
+  // alignment the field needs) they share one aligned copy, where each had its own before.
+  std::vector<float> out;
+  const std::uint64_t aligned = sixReaders(0, 1, 0, &out);
+  const std::uint64_t odd = sixReaders(1, 1, 0, &out);
+  REQUIRE(aligned != 0);
+  REQUIRE(odd != 0);
+  CHECK(odd - aligned <= 2000 * 4 + 64);
+  // A tile with room for one copy, not six, runs it (six copies needed 40 KB more).
+  const unsigned budget = static_cast<unsigned>((odd + 1023) / 1024 * 1024);
+  CHECK(budget < aligned + 6 * 2000 * 4);
+  CHECK(sixReaders(1, 1, budget, &out) != 0);
+  // Remote data at an odd offset: one shared buffer on the readers' tile, read in place
+  // when the source keeps the alignment, else copied once.
+  CHECK(sixReaders(1, 0, 0, &out) != 0);
+  CHECK(sixReaders(2, 0, 0, &out) != 0);
+}
+
+TEST_CASE("exchange in place: each replica reads its own data", "[exchange][inplace][replicas]") {
+  constexpr unsigned R = 2, tiles = 4, n = 96;
+  for (unsigned sources : {1u, 2u}) {
+    for (bool inPlace : {true, false}) {
+      IPUModel model("ipu2");
+      model.numIPUs = R;
+      model.tilesPerIPU = tiles;
+      Device d = model.createDevice();
+      Graph g(d.getTarget(), replication_factor(R));
+      std::stringstream a(kReadOnlyCodelets);
+      g.addCodelets(a, "-O2");
+      Tensor index = g.addReplicationIndexConstant();
+      g.setTileMapping(index, 0);
+      Tensor x = g.addVariable(FLOAT, {n}, "x");
+      ComputeSet fill = g.addComputeSet("fill"), read = g.addComputeSet("read");
+      for (unsigned s = 0; s < sources; ++s) {
+        const unsigned first = s * n / sources;
+        Tensor slice = x.slice(first, (s + 1) * n / sources);
+        g.setTileMapping(slice, s);
+        VertexRef v = g.addVertex(fill, "FillIndexed", {{"index", index}, {"x", slice}});
+        g.setInitialValue(v["first"], first);
+        g.setTileMapping(v, s);
+      }
+      Tensor out = g.addVariable(FLOAT, {2}, "out");
+      for (unsigned r = 0; r < 2; ++r) {
+        g.setTileMapping(g.addVertex(read, "WeightedSum", {{"in", x}, {"out", out[r]}}), 2 + r);
+        g.setTileMapping(out[r], 2 + r);
+      }
+      g.createHostRead("out", out);
+      Engine engine(g, Sequence{Execute(fill), Execute(read)},
+                    {{"aspen.compileCache", "false"}, {"aspen.exchangeInPlace", inPlace ? "true" : "false"}});
+      engine.load(d);
+      engine.run(0);
+      std::vector<float> got(R * 2);
+      engine.readTensor("out", got.data(), got.data() + got.size());
+      std::vector<float> expected;
+      for (unsigned r = 0; r < R; ++r) {
+        std::vector<float> xs(n);
+        for (unsigned i = 0; i < n; ++i)
+          xs[i] = 0.25f * float(i) - 3.0f + 100.0f * float(r);
+        expected.insert(expected.end(), 2, weighted(xs));
+      }
+      CHECK(got == expected);
+      CHECK(engine.getImpl().executor_->readsInPlace(1) == inPlace);
+    }
+  }
+}
