@@ -9,12 +9,12 @@
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/ProfileValue.hpp>
-#include <pva/pva.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Quarter.hpp>
 #include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/exceptions.hpp>
+#include <pva/pva.hpp>
 
 #include <cstdint>
 #include <functional>
