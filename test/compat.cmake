@@ -201,3 +201,5 @@ add_dependencies(compat_codelets_link popc)
 aspen_add_test(compat_codelets_builtins_rt LABEL integration SOURCES compat/codelets_builtins_rt.cpp
   LIBS TBB::tbb nlohmann_json::nlohmann_json)
 add_dependencies(compat_codelets_builtins_rt popc)
+# Issue 24: Engine::getReport and libpva's vertex and compute-set views, as PopLibs' tests use them.
+aspen_add_test(compat_engine_get_report LABEL conformance SOURCES compat/engine_get_report.cpp LIBS Aspen::pva)

@@ -970,11 +970,29 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions, b
   });
   if (aliases)
     aliases->clear();
+  // For `aliases`: the elements of the current variable covered so far, as disjoint runs in
+  // ascending order, each with the tensor position of its first element in the earliest
+  // interval that covers it (pieces come sorted by element, then by tensor position).
+  struct Cover {
+    std::int64_t begin, end;
+    std::uint64_t pos;
+  };
+  std::vector<Cover> covered;
+  const auto firstPosition = [&covered](std::int64_t element, std::uint64_t otherwise) {
+    auto it = std::upper_bound(covered.begin(), covered.end(), element,
+                               [](std::int64_t e, const Cover &c) { return e < c.begin; });
+    if (it == covered.begin())
+      return otherwise;
+    --it;
+    return element < it->end ? it->pos + static_cast<std::uint64_t>(element - it->begin) : otherwise;
+  };
   std::vector<std::vector<Interval>> result;
   bool haveLast = false;
   VarId lastVar = 0;
   std::int64_t lastEnd = 0;
   for (Piece p : pieces) {
+    if (aliases && (!haveLast || p.var != lastVar))
+      covered.clear();
     if (removeAliasedIntervals && haveLast && p.var == lastVar && p.varBegin < lastEnd) {
       // Drop the elements already covered by an earlier piece.
       const auto covered = static_cast<std::uint64_t>(lastEnd - p.varBegin);
@@ -988,10 +1006,21 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions, b
     if (!continues)
       result.emplace_back();
     auto &group = result.back();
-    if (!group.empty() && group.back().end() == p.pos)
+    if (!group.empty() && group.back().end() == p.pos) {
       group.back() = Interval(group.back().begin(), p.pos + p.len);
-    else
+    } else {
       group.emplace_back(p.pos, p.pos + p.len);
+      // One entry per interval: where the element it begins with first appears (its own
+      // start unless an earlier interval holds the same element), as PopLibs reads it.
+      if (aliases)
+        aliases->push_back(firstPosition(p.varBegin, p.pos));
+    }
+    if (aliases) {
+      const std::int64_t pieceEnd = p.varBegin + static_cast<std::int64_t>(p.len);
+      const std::int64_t from = covered.empty() ? p.varBegin : std::max(p.varBegin, covered.back().end);
+      if (from < pieceEnd)
+        covered.push_back(Cover{from, pieceEnd, p.pos + static_cast<std::uint64_t>(from - p.varBegin)});
+    }
     lastEnd = std::max(haveLast && p.var == lastVar ? lastEnd : std::numeric_limits<std::int64_t>::min(),
                        p.varBegin + static_cast<std::int64_t>(p.len));
     lastVar = p.var;

@@ -4,6 +4,7 @@
 
 #include "EngineImpl.hpp"
 #include "ProfileReport.hpp"
+#include "ReportFile.hpp"
 #include "ir/ProgramNode.hpp"
 #include "ir/QuarterMetadata.hpp"
 #include "poplar/Device.hpp"
@@ -519,6 +520,10 @@ void Engine::printProfileSummary(std::ostream &out, const OptionFlags &options) 
   aspen::rt::printProfileSummary(out, impl.exe(), impl.profile_, aspen::rt::parseSummaryOptions(options));
 }
 
+aspen::rt::EngineImpl &Engine::getImpl() const {
+  return live(impl_);
+}
+
 ProfileValue Engine::getGraphProfile() const {
   const EngineImpl &impl = live(impl_);
   return aspen::rt::legacyGraphProfile(aspen::rt::profileJson(impl.exe(), impl.profile_, true, false));
@@ -528,6 +533,15 @@ ProfileValue Engine::getExecutionProfile() const {
   const EngineImpl &impl = live(impl_);
   return aspen::rt::legacyExecutionProfile(aspen::rt::profileJson(impl.exe(), impl.profile_, true, true));
 }
+
+} // namespace poplar
+
+nlohmann::json aspen::profile::engineReport(const poplar::Engine &engine, bool includeExecution) {
+  const aspen::rt::EngineImpl &impl = engine.getImpl(); // throws for a moved-from engine
+  return aspen::rt::profileJson(impl.exe(), impl.profile_, true, includeExecution);
+}
+
+namespace poplar {
 
 void Engine::enableExecutionProfiling() {
   live(impl_).profile_.enabled = true;

@@ -369,6 +369,28 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
 json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile, bool includeGraph,
                  bool includeExecution) {
   json out = includeGraph ? compileProfile(exe) : json::object();
+  if (includeGraph) {
+    // Per compute set, what libpva's ComputeSet views read (docs/profile-format.md): its
+    // vertices by type and the estimated compute cycles of each tile it runs on.
+    auto css = out.find("computeSets");
+    if (css != out.end() && css->is_array())
+      for (std::size_t c = 0; c < exe.computeSteps.size() && c < css->size(); ++c) {
+        const exe::ComputeStep &cs = exe.computeSteps[c];
+        std::map<std::uint32_t, std::uint64_t> perType;
+        for (const exe::VertexInstance &v : cs.vertices)
+          ++perType[v.type];
+        std::vector<std::uint64_t> flat;
+        flat.reserve(2 * perType.size());
+        for (const auto &entry : perType) {
+          flat.push_back(entry.first);
+          flat.push_back(entry.second);
+        }
+        json &j = (*css)[c];
+        j["vertexTypeCounts"] = std::move(flat);
+        j["tileList"] = cs.tiles;
+        j["tileEstimatedCycles"] = tileComputeCycles(cs, exe.vertexTypes, exe.target.numWorkerContexts);
+      }
+  }
   out["format"] = "aspen-profile";
   out["version"] = profile::kReportVersion;
   out["poplarVersion"] = poplar::versionString();

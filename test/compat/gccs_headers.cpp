@@ -199,3 +199,25 @@ TEST_CASE("gccs popsolver: PopLibs-shaped planner", "[gccs][compat]") {
   const auto highest = popsolver::DataType::max();
   CHECK(highest != s[e.cycles]);
 }
+
+TEST_CASE("gccs::ArrayRef<const T> is the same view as ArrayRef<T> (issue 24)", "[compat][gccs]") {
+  const std::vector<float> values = {1.0f, -2.0f, 0.5f};
+  const gccs::ArrayRef<const float> view(values); // from a vector of float
+  CHECK(view.size() == 3);
+  CHECK(view.vec() == values);
+  const gccs::ArrayRef<float> plain = view; // and to the view without const
+  CHECK(plain.data() == values.data());
+  const gccs::ArrayRef<const float> back = plain;
+  CHECK(back.size() == 3);
+  // As PopLibs' UnaryCodeletsTest converts one float to fp8: through Poplar's ArrayRef<float>
+  // parameter, giving the same bytes as the plain view.
+  const poplar::QuarterMetadata md(poplar::QuarterMetadata::Format::F143, 0);
+  const float one = values[0];
+  unsigned char fromConst = 0, fromPlain = 1;
+  poplar::convertToDeviceType(poplar::QUARTER, md, gccs::ArrayRef<const float>(&one, 1U), &fromConst);
+  poplar::convertToDeviceType(poplar::QUARTER, md, gccs::ArrayRef<float>(&one, 1U), &fromPlain);
+  CHECK(fromConst == fromPlain);
+  float roundTrip = 0;
+  poplar::convertFromDeviceType(poplar::QUARTER, md, &fromConst, gccs::ArrayRef<float>(&roundTrip, 1U));
+  CHECK(roundTrip == 1.0f); // 1.0 is exact in F143
+}

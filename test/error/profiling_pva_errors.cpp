@@ -1,5 +1,7 @@
 // Copyright (c) Aspen contributors.
 // pva::openReport on reports it cannot read: pva::Exception naming the file and the fault.
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
 #include <pva/pva.hpp>
 
 #include <catch2/catch.hpp>
@@ -69,4 +71,51 @@ TEST_CASE("pva::openReport names the file and what is wrong with it", "[error][p
   write(dir / "good.pop", good);
   CHECK(pva::openReport((dir / "good.pop").string()).compilation().target().numTiles() == 4);
   fs::remove_all(dir);
+}
+
+TEST_CASE("libpva's vertex and compute-set views of odd content: out-of-range entries left out",
+          "[error][pva]") {
+  const fs::path dir = scratch();
+  // A compute set naming vertex type 7 of 1, a tile beyond the target's 2, a count of 0 and
+  // an odd-length pair list; a step naming compute set 5 of 1.
+  write(dir / "odd.json", R"({"format":"aspen-profile","version":2,"target":{"numTiles":2},
+    "vertexTypes":[{"name":"V","tiles":[0,2,9,1,1,0,1]}],
+    "computeSets":[{"name":"cs","vertexTypeCounts":[0,3,7,1,0],"tileList":[1,5],
+                    "tileEstimatedCycles":[30,40]}],
+    "steps":[{"kind":"Execute","name":"cs","computeSet":5}],
+    "execution":{"steps":[{"step":0,"kind":"Execute","tiles":[1],"tileComputeCycles":[31]}],
+                 "trace":[[0,0,0,31]]}})");
+  const pva::Report r = pva::openReport((dir / "odd.json").string());
+  const std::vector<pva::Tile> tiles = r.compilation().tiles();
+  REQUIRE(tiles.size() == 2);
+  REQUIRE(tiles[0].memory().vertices().size() == 1);
+  CHECK(tiles[0].memory().vertices()[0].count() == 2);
+  CHECK(tiles[0].memory().vertices()[0].type().name() == "V");
+  CHECK(tiles[1].memory().vertices().empty()); // a count of 0 is no vertex
+  const std::vector<pva::ComputeSet> css = r.compilation().computeSets();
+  REQUIRE(css.size() == 1);
+  REQUIRE(css[0].vertices().size() == 1);
+  CHECK(css[0].vertices()[0].count() == 3);
+  CHECK(css[0].estimatedCyclesByTile() == std::vector<std::uint64_t>{0, 30});
+  // The step's compute set index is out of range: named from the execution part, no vertices.
+  const std::vector<pva::ExecutionStep> steps = r.execution().steps();
+  REQUIRE(steps.size() == 1);
+  const std::vector<pva::ComputeSet> ran = steps[0].computeSets();
+  REQUIRE(ran.size() == 1);
+  CHECK(ran[0].name() == "cs");
+  CHECK(ran[0].vertices().empty());
+  CHECK(ran[0].cyclesByTile() == std::vector<std::uint64_t>{0, 31});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Engine::getReport of a moved-from engine throws poplar_error", "[error][pva]") {
+  poplar::IPUModel model("ipu2");
+  model.tilesPerIPU = 2;
+  poplar::Device device = model.createDevice();
+  poplar::Graph graph(device.getTarget());
+  poplar::Engine engine(graph, poplar::program::Sequence{});
+  poplar::Engine moved(std::move(engine));
+  CHECK_THROWS_WITH(engine.getReport(), Catch::Contains("moved from"));
+  CHECK_THROWS_AS(engine.getReport(false), poplar::poplar_error);
+  CHECK(moved.getReport().compilation().target().numTiles() == 2);
 }

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <initializer_list>
+#include <type_traits>
 #include <vector>
 
 namespace gccs {
@@ -14,7 +15,11 @@ namespace gccs {
 /// A non-owning view of a contiguous array, implicitly made from a vector, an
 /// initializer list, a C array, a std::array or (pointer, size).
 /// Example: `void f(ArrayRef<std::size_t> shape); f({2, 3});`
+/// `ArrayRef<const T>` is the same view as `ArrayRef<T>` (both read only), and each converts
+/// to the other, as PopLibs passes `ArrayRef<const float>` where Poplar takes `ArrayRef<float>`.
 template <class T> class ArrayRef {
+  using Elem = typename std::remove_const<T>::type;
+
 public:
   using value_type = T;
   using const_iterator = const T *;
@@ -25,6 +30,16 @@ public:
   ArrayRef(const T *p, std::size_t n) : ptr_(p), size_(n) {}
   ArrayRef(const T &one) : ptr_(&one), size_(1) {}
   template <class A> ArrayRef(const std::vector<T, A> &v) : ptr_(v.data()), size_(v.size()) {}
+  /// An ArrayRef<const T> of a std::vector<T> (the constructor above deduces T for CTAD).
+  template <
+      class U, class A,
+      typename std::enable_if<std::is_same<const U, T>::value && !std::is_same<U, T>::value, int>::type = 0>
+  ArrayRef(const std::vector<U, A> &v) : ptr_(v.data()), size_(v.size()) {}
+  /// From the view of the same elements with or without const.
+  template <class U, typename std::enable_if<std::is_same<typename std::remove_const<U>::type, Elem>::value &&
+                                                 !std::is_same<U, T>::value,
+                                             int>::type = 0>
+  ArrayRef(ArrayRef<U> other) : ptr_(other.data()), size_(other.size()) {}
   // The list must outlive the ArrayRef, as for any argument; taking the pointer
   // through a function keeps GCC's -Winit-list-lifetime quiet about that.
   ArrayRef(const std::initializer_list<T> &l) : ptr_(firstOf(l)), size_(l.size()) {}
@@ -41,8 +56,8 @@ public:
   const T &front() const { return ptr_[0]; }
   const T &back() const { return ptr_[size_ - 1]; }
   const T &operator[](std::size_t i) const { return ptr_[i]; }
-  std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
-  operator std::vector<T>() const { return vec(); }
+  std::vector<Elem> vec() const { return std::vector<Elem>(begin(), end()); }
+  operator std::vector<Elem>() const { return vec(); }
 
 private:
   static const T *firstOf(const std::initializer_list<T> &l) { return l.size() ? l.begin() : nullptr; }

@@ -246,6 +246,10 @@ public:
   TileToTensorMapping getTileMapping(const Tensor &t, bool *isComplete) const;
   TileToTensorMapping getVariableTileMapping(const Tensor &t) const;
   unsigned getTileMapping(VertexRef v) const;
+  /// `regions` of `t` as sequences of intervals, each sequence contiguous in memory, in
+  /// memory order. `aliases`, when given, gets one entry per interval (in the order of the
+  /// flattened result): the position in `t` where the element the interval begins with first
+  /// appears, its own `lower()` unless an earlier interval holds the same element.
   std::vector<std::vector<Interval>>
   getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions, bool removeAliasedIntervals = false,
                              std::vector<std::size_t> *aliases = nullptr) const;

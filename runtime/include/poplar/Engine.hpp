@@ -14,6 +14,7 @@
 #include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/exceptions.hpp>
+#include <pva/pva.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -188,8 +189,21 @@ public:
   /// The engine options in force (after merging POPLAR_ENGINE_OPTIONS).
   const OptionFlags &getEngineOptions() const;
 
-  /// Internal: the implementation. Not part of Poplar's API.
-  aspen::rt::EngineImpl &getImpl() const { return *impl_; }
+  /// The profile report as libpva reads it (pva/pva.hpp): the graph part always,
+  /// and when `reportExecution` the execution part (every run since the engine was
+  /// made or its profile reset; empty before the first run). The same report
+  /// autoReport writes, made now, whatever the autoReport options; the Report is a
+  /// snapshot that later runs do not change. Defined in libpva: link `pva`.
+  /// ```
+  /// for (const pva::Tile &t : engine.getReport(false).compilation().tiles())
+  ///   for (const pva::Vertex &v : t.memory().vertices())
+  ///     std::cout << t.number() << ": " << v.count() << " x " << v.type().name() << "\n";
+  /// ```
+  pva::Report getReport(bool reportExecution = true) const;
+
+  /// Internal: the implementation (throws poplar_error for a moved-from
+  /// engine). Not part of Poplar's API.
+  aspen::rt::EngineImpl &getImpl() const;
 
 private:
   std::unique_ptr<aspen::rt::EngineImpl> impl_;

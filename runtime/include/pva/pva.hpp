@@ -159,9 +159,42 @@ private:
   std::uint64_t including_, excluding_;
 };
 
+/// A vertex type of the graph: a codelet class with its template arguments
+/// ("popops::ScaledAdd2D<float,float,float,false>").
+class VertexType {
+public:
+  VertexType(detail::Data d, std::size_t index) : d_(std::move(d)), index_(index) {}
+  std::string name() const;
+  /// A number unique to this vertex type in its report.
+  std::size_t _id() const { return index_; }
+
+private:
+  detail::Data d_;
+  std::size_t index_;
+};
+
+/// The vertices of one type in a group: a compute set (`ComputeSet::vertices()`),
+/// or those on one tile over the executed compute sets (`TileMemory::vertices()`).
+class Vertex {
+public:
+  Vertex(detail::Data d, std::size_t type, std::uint64_t count)
+      : d_(std::move(d)), type_(type), count_(count) {}
+  VertexType type() const { return VertexType(d_, type_); }
+  /// How many vertices of the type the group has (at least 1).
+  std::uint64_t count() const { return count_; }
+
+private:
+  detail::Data d_;
+  std::size_t type_;
+  std::uint64_t count_;
+};
+
 class TileMemory {
 public:
   TileMemory(detail::Data d, unsigned tile) : d_(std::move(d)), tile_(tile) {}
+  /// The vertices on this tile, one entry per vertex type (ascending type), over
+  /// every compute set the programs execute.
+  std::vector<Vertex> vertices() const;
   TileMemoryTotal total() const;
   std::uint64_t alwaysLiveBytes() const;
   std::uint64_t notAlwaysLiveBytes() const;
@@ -242,6 +275,38 @@ private:
   std::size_t index_;
 };
 
+/// A compute set the programs execute. From `Compilation::computeSets()`, the
+/// compiled compute set; from `ExecutionStep::computeSets()`, the one that step
+/// executed, with `cyclesByTile()` of that execution.
+class ComputeSet {
+public:
+  static constexpr std::size_t npos = ~std::size_t(0);
+  /// `index` into the report's compute sets (npos: a report without the graph
+  /// part); `entry`: the execution trace entry it was executed in (npos: none).
+  ComputeSet(detail::Data d, std::size_t index, std::size_t entry = npos)
+      : d_(std::move(d)), index_(index), entry_(entry) {}
+  /// The name the compute set was made with (Graph::addComputeSet).
+  std::string name() const;
+  /// Its vertices, one entry per vertex type (ascending type), over all tiles.
+  std::vector<Vertex> vertices() const;
+  /// Estimated compute cycles of one execution on each tile (one entry per tile,
+  /// zero on tiles without its vertices), by the cost model's rule
+  /// (docs/cost-model.md).
+  std::vector<std::uint64_t> estimatedCyclesByTile() const;
+  /// One entry per tile: for a compute set from an ExecutionStep, its cycles in
+  /// that execution (counted where the vertices count them, else the estimate);
+  /// otherwise `estimatedCyclesByTile()`.
+  std::vector<std::uint64_t> cyclesByTile() const;
+  /// The debug information it was made under (empty if none).
+  std::vector<std::shared_ptr<DebugContext>> debugContexts() const;
+  /// A number unique to this compute set in its report (npos: unknown).
+  std::size_t _id() const { return index_; }
+
+private:
+  detail::Data d_;
+  std::size_t index_, entry_;
+};
+
 class NotAlwaysLiveMemory {
 public:
   explicit NotAlwaysLiveMemory(std::uint64_t bytes) : bytes_(bytes) {}
@@ -274,6 +339,8 @@ public:
   /// The control programs the engine runs (Engine::run(i) runs controlPrograms()[i]).
   std::vector<std::shared_ptr<Program>> controlPrograms() const;
   std::vector<LivenessProgramStep> livenessProgramSteps() const;
+  /// Every compute set the programs execute, in the order the compiler lists them.
+  std::vector<ComputeSet> computeSets() const;
   /// Every DebugInfo the report records, by ascending id.
   std::vector<std::shared_ptr<DebugContext>> debugContexts() const;
   /// Sum over tiles of the peak bytes (including gaps).
@@ -299,6 +366,9 @@ public:
   /// Cycles of this step per tile (compute for Execute, exchange for Copy;
   /// zero on other tiles and for other steps); one entry per tile.
   std::vector<std::uint64_t> cyclesByTile() const;
+  /// The compute set an Execute step ran (one), with this execution's cycles;
+  /// empty for other steps.
+  std::vector<ComputeSet> computeSets() const;
   /// The run (index of the Engine::run call) it belongs to.
   std::size_t run() const;
 

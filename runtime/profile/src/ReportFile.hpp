@@ -10,6 +10,10 @@
 #include <cstdint>
 #include <string>
 
+namespace poplar {
+class Engine;
+}
+
 namespace aspen::profile {
 
 /// The newest report format version this build writes and reads.
@@ -50,5 +54,11 @@ void writeReportFiles(const std::string &directory, const nlohmann::json &report
 /// Writes `contents` to `file` through a temporary file and a rename; throws
 /// poplar_error naming the file when it cannot.
 void writeFileAtomically(const std::string &file, const std::string &contents);
+
+/// The report `engine` would write with autoReport now: its graph part always, and its
+/// execution part (every run since the engine was made or its profile reset) when
+/// `includeExecution`. Defined in libpoplar (runtime/src/Engine.cpp) for libpva's
+/// `Engine::getReport`; throws poplar_error for a moved-from engine.
+nlohmann::json engineReport(const poplar::Engine &engine, bool includeExecution);
 
 } // namespace aspen::profile

@@ -4,6 +4,7 @@
 #include "pva/pva.hpp"
 
 #include "ReportFile.hpp"
+#include "poplar/Engine.hpp"
 #include "poplar/exceptions.hpp"
 
 #include <nlohmann/json.hpp>
@@ -253,13 +254,8 @@ std::shared_ptr<DebugContext> debugContextOf(const detail::Data &d, std::uint64_
 
 } // namespace
 
-Report openReport(const std::string &reportFilename, const std::string &) {
-  auto data = std::make_shared<detail::ReportData>();
-  try {
-    data->report = aspen::profile::readReport(reportFilename, &data->path);
-  } catch (const poplar::poplar_error &e) {
-    throw Exception(e.what());
-  }
+namespace {
+Report fromData(std::shared_ptr<detail::ReportData> data) {
   try {
     build(*data);
   } catch (const json::exception &e) {
@@ -267,6 +263,17 @@ Report openReport(const std::string &reportFilename, const std::string &) {
                     ")");
   }
   return Report(std::move(data));
+}
+} // namespace
+
+Report openReport(const std::string &reportFilename, const std::string &) {
+  auto data = std::make_shared<detail::ReportData>();
+  try {
+    data->report = aspen::profile::readReport(reportFilename, &data->path);
+  } catch (const poplar::poplar_error &e) {
+    throw Exception(e.what());
+  }
+  return fromData(std::move(data));
 }
 
 std::string Report::path() const {
@@ -565,4 +572,142 @@ std::uint64_t Run::cyclesTo() const {
   return last.start + last.cycles;
 }
 
+// ---- vertices and compute sets ---------------------------------------------------------
+namespace {
+const json &arrayAt(const detail::ReportData &d, const char *key) {
+  auto it = d.report.find(key);
+  return it != d.report.end() && it->is_array() ? *it : d.empty;
+}
+
+/// `[key, count, key, count, ...]` of `o[member]` as (key, count) pairs, entries that are
+/// not numbers (or a count of 0) left out.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs(const json &o, const char *member) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  if (!o.is_object())
+    return out;
+  auto it = o.find(member);
+  if (it == o.end() || !it->is_array())
+    return out;
+  for (std::size_t k = 0; k + 1 < it->size(); k += 2)
+    if ((*it)[k].is_number_unsigned() && (*it)[k + 1].is_number_unsigned() &&
+        (*it)[k + 1].get<std::uint64_t>())
+      out.emplace_back((*it)[k].get<std::uint64_t>(), (*it)[k + 1].get<std::uint64_t>());
+  return out;
+}
+
+/// Per tile (numTiles entries): `cycles[k]` on tile `tiles[k]` of `o`.
+std::vector<std::uint64_t> perTile(const detail::ReportData &d, const json &o, const char *tilesKey,
+                                   const char *cyclesKey) {
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(num(d.at("target"), "numTiles")), 0);
+  if (!o.is_object())
+    return out;
+  const json tiles = val(o, tilesKey, json::array());
+  const json cycles = val(o, cyclesKey, json::array());
+  for (std::size_t k = 0; k < tiles.size() && k < cycles.size(); ++k)
+    if (tiles[k].is_number_unsigned() && cycles[k].is_number_unsigned() &&
+        tiles[k].get<std::size_t>() < out.size())
+      out[tiles[k].get<std::size_t>()] = cycles[k].get<std::uint64_t>();
+  return out;
+}
+
+const json &computeSetJson(const detail::ReportData &d, std::size_t index) {
+  const json &list = arrayAt(d, "computeSets");
+  return index < list.size() && list[index].is_object() ? list[index] : d.empty;
+}
+} // namespace
+
+std::string VertexType::name() const {
+  const json &types = arrayAt(*d_, "vertexTypes");
+  return index_ < types.size() ? val(types[index_], "name", std::string()) : std::string();
+}
+
+std::vector<Vertex> TileMemory::vertices() const {
+  std::vector<Vertex> out;
+  const json &types = arrayAt(*d_, "vertexTypes");
+  for (std::size_t t = 0; t < types.size(); ++t)
+    for (const auto &[tile, count] : pairs(types[t], "tiles"))
+      if (tile == tile_)
+        out.emplace_back(d_, t, count);
+  return out;
+}
+
+std::string ComputeSet::name() const {
+  if (index_ != npos)
+    return val(computeSetJson(*d_, index_), "name", std::string());
+  if (entry_ < d_->trace.size()) {
+    // The step that ran it names it: the graph part's step, else the execution part's.
+    const std::uint32_t s = d_->trace[entry_].step;
+    const json &steps = arrayAt(*d_, "steps");
+    if (s < steps.size() && steps[s].is_object() && steps[s].contains("name"))
+      return val(steps[s], "name", std::string());
+    const auto found = d_->executedStep.find(s);
+    if (found != d_->executedStep.end())
+      return val(*found->second, "name", std::string());
+  }
+  return std::string();
+}
+
+std::vector<Vertex> ComputeSet::vertices() const {
+  std::vector<Vertex> out;
+  if (index_ == npos)
+    return out;
+  const std::size_t numTypes = arrayAt(*d_, "vertexTypes").size();
+  for (const auto &[type, count] : pairs(computeSetJson(*d_, index_), "vertexTypeCounts"))
+    if (type < numTypes)
+      out.emplace_back(d_, static_cast<std::size_t>(type), count);
+  return out;
+}
+
+std::vector<std::uint64_t> ComputeSet::estimatedCyclesByTile() const {
+  return perTile(*d_, index_ == npos ? d_->empty : computeSetJson(*d_, index_), "tileList",
+                 "tileEstimatedCycles");
+}
+
+std::vector<std::uint64_t> ComputeSet::cyclesByTile() const {
+  if (entry_ < d_->trace.size())
+    return ExecutionStep(d_, entry_).cyclesByTile();
+  return estimatedCyclesByTile();
+}
+
+std::vector<std::shared_ptr<DebugContext>> ComputeSet::debugContexts() const {
+  std::vector<std::shared_ptr<DebugContext>> out;
+  if (auto dc = debugContextOf(d_, index_ == npos ? 0 : num(computeSetJson(*d_, index_), "debugId")))
+    out.push_back(std::move(dc));
+  return out;
+}
+
+std::vector<ComputeSet> Compilation::computeSets() const {
+  std::vector<ComputeSet> out;
+  const std::size_t n = arrayAt(*d_, "computeSets").size();
+  out.reserve(n);
+  for (std::size_t c = 0; c < n; ++c)
+    out.emplace_back(d_, c);
+  return out;
+}
+
+std::vector<ComputeSet> ExecutionStep::computeSets() const {
+  std::vector<ComputeSet> out;
+  const std::uint32_t s = d_->trace[entry_].step;
+  const json &steps = arrayAt(*d_, "steps");
+  if (s < steps.size()) {
+    if (val(steps[s], "kind", std::string()) != "Execute")
+      return out;
+    const std::size_t c = val(steps[s], "computeSet", ComputeSet::npos);
+    out.emplace_back(d_, c < arrayAt(*d_, "computeSets").size() ? c : ComputeSet::npos, entry_);
+    return out;
+  }
+  // A report without the graph part: the execution part says the step's kind and name.
+  const auto found = d_->executedStep.find(s);
+  if (found != d_->executedStep.end() && val(*found->second, "kind", std::string()) == "Execute")
+    out.emplace_back(d_, ComputeSet::npos, entry_);
+  return out;
+}
+
 } // namespace pva
+
+// ---- Engine::getReport: defined here, in libpva, as it returns libpva's Report ------------
+pva::Report poplar::Engine::getReport(bool reportExecution) const {
+  auto data = std::make_shared<pva::detail::ReportData>();
+  data->report = aspen::profile::engineReport(*this, reportExecution);
+  return pva::fromData(std::move(data));
+}
