@@ -67,8 +67,8 @@ void parseMethod(const json &v, const std::string &op, ConvPlanConstraints &c) {
     const std::string path = "method." + key;
     if (key == "type") {
       static const char *const kTypes[] = {"AMP", "SLIC", "HMAC", "VMAC", "OUTER_PRODUCT"};
-      if (!value.is_string() ||
-          std::none_of(std::begin(kTypes), std::end(kTypes), [&](const char *t) { return value == t; }))
+      const std::string type = value.is_string() ? value.get<std::string>() : std::string();
+      if (std::none_of(std::begin(kTypes), std::end(kTypes), [&type](const char *t) { return type == t; }))
         fail(op, path,
              "not a valid method type (" + value.dump() + "; AMP, SLIC, HMAC, VMAC or OUTER_PRODUCT)");
     } else if (key == "useLimitedVersion") {
