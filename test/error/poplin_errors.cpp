@@ -187,6 +187,12 @@ TEST_CASE("poplin_errors: planConstraints that are malformed or cannot be met na
                                {"'0.partition.fieldSplit.2'", "2 field dimensions"});
   requireError<invalid_option>(convWith(R"({"0": {"partition": {"kernelSplit": {"0": 4}}}})"),
                                {"'0.partition.kernelSplit.0'", "kernel dimension 0"});
+  requireError<invalid_option>(
+      convWith(
+          R"({"0": {"partition": {"outChanSplit": {"parallel": 2}, "batchSplit": 2, "fieldSplit": {"1": 2}}}})"),
+      {"poplin::createWeights",
+       "0.partition.outChanSplit.parallel x 0.partition.batchSplit x 0.partition.fieldSplit.1", "8 tiles",
+       "target has 4"});
   requireError<invalid_option>(convWith(R"({"0": {"transform": {"swapOperands": true}}})"),
                                {"'0.transform.swapOperands'", "does not swap"});
   requireError<invalid_option>(convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 2}}}})"),

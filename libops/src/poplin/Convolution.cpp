@@ -256,13 +256,14 @@ std::pair<std::vector<std::size_t>, std::vector<std::size_t>> matShapes(const Co
 // `mm` (matMulOptions of `options`) with the convolution's planConstraints mapped onto the splits
 // of the product `which` (docs/matmul.md, "Plan constraints").
 OptionFlags constrained(OptionFlags mm, const OptionFlags &options, const ConvParams &p,
-                        planning::ConvProduct which, const std::string &op) {
+                        planning::ConvProduct which, const Target &target, const std::string &op) {
   std::string text;
   for (const auto &kv : options)
     if (kv.first == "planConstraints")
       text = kv.second;
   const planning::ConvPlanConstraints c = planning::parsePlanConstraints(text, op);
   planning::ConvSizes sizes;
+  sizes.numTiles = target.getNumTiles();
   sizes.groups = p.numConvGroups;
   sizes.batch = p.batchSize;
   sizes.inChans = p.inputChannelsPerConvGroup;
@@ -319,8 +320,8 @@ Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext 
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::createWeights";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm =
-      constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward, op);
+  const OptionFlags mm = constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward,
+                                     graph.getTarget(), op);
   bool identityKernel = true;
   for (unsigned d = 0; d < p.getNumFieldDims(); ++d)
     identityKernel =
@@ -382,8 +383,8 @@ Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugConte
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::createConvOutput";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm =
-      constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward, op);
+  const OptionFlags mm = constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward,
+                                     graph.getTarget(), op);
   if (hasOutputPadding(p)) {
     Tensor out = graph.addVariable(p.outputType, outputShape(p), {debugContext, "output"});
     poputil::mapTensorLinearly(graph, out);
@@ -419,8 +420,8 @@ Tensor convolution(Graph &graph, const Tensor &in, const Tensor &weights, const 
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::convolution";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm =
-      constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward, op);
+  const OptionFlags mm = constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward,
+                                     graph.getTarget(), op);
   requireTensor(in, inputShape(p), p.inputType, op, "the input");
   requireTensor(weights, weightsShape(p, transposeAndFlipWeights), p.inputType, op, "the weights");
   const DebugContext dc{debugContext, "convolution"};
@@ -467,8 +468,8 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::calculateWeightDeltas";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm =
-      constrained(matMulOptions(options, op), options, p, planning::ConvProduct::WeightUpdate, op);
+  const OptionFlags mm = constrained(matMulOptions(options, op), options, p,
+                                     planning::ConvProduct::WeightUpdate, graph.getTarget(), op);
   for (unsigned d = 0; d < p.getNumFieldDims(); ++d)
     if (p.kernelTransform != ConvParams::InputTransform(p.getNumFieldDims()))
       throw poputil::poplibs_error(op +
@@ -594,8 +595,8 @@ void reportPlanInfo(std::ostream &out, const Graph &graph, const ConvParams &par
                     const OptionFlags &options, PlanningCache *cache) {
   const std::string op = "poplin::reportPlanInfo";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm =
-      constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward, op);
+  const OptionFlags mm = constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward,
+                                     graph.getTarget(), op);
   const auto [a, b] = matShapes(p);
   out << "poplin::convolution as a grouped matrix product (rows: output channels; columns: batch x output "
          "field; reduction: kernel positions x input channels)\n";
@@ -608,7 +609,7 @@ std::vector<preplanning::PlanRequest> preplanning::convolutionRequests(const Tar
                                                                        const std::string &op) {
   const ConvParams p = checked(params, op);
   const OptionFlags mm = matMulOptions(options, op);
-  const OptionFlags fwd = constrained(mm, options, p, planning::ConvProduct::Forward, op);
+  const OptionFlags fwd = constrained(mm, options, p, planning::ConvProduct::Forward, target, op);
   // The forward product (convolution, createWeights, createConvOutput) and the layout of
   // createInput, with the shapes and options those ops use.
   const auto [a, b] = matShapes(p);

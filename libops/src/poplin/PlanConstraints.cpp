@@ -268,6 +268,11 @@ std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSize
     kernel.push_back(s);
   }
   const SplitConstraint columns = combine(field), inner = combine(kernel);
+  const SplitConstraint tiles = combine({c.convGroupSplit, c.outChanParallel, columns, inner});
+  if (sizes.numTiles != 0 && tiles.value > sizes.numTiles)
+    fail(op, tiles.key,
+         "the parallel splits asked for use " + std::to_string(tiles.value) + " tiles; the target has " +
+             std::to_string(sizes.numTiles));
   // Forward: rows output channels, inner kernel x input channels, columns batch x field.
   // Weight update: rows output channels, inner batch x field, columns kernel x input channels.
   const SplitConstraint &depth = which == ConvProduct::Forward ? inner : columns;

@@ -59,6 +59,7 @@ enum class ConvProduct {
 
 /// The sizes of a convolution the constraints split.
 struct ConvSizes {
+  unsigned numTiles = 0; // of the target; 0: not checked
   std::size_t groups = 1, batch = 1, inChans = 1, outChans = 1;
   std::vector<std::size_t> outField, kernel; // the product's output field and kernel positions
 };
