@@ -94,6 +94,15 @@ void validateTargetData(const ir::TargetData &data) {
           "dataPathWidth must be a positive multiple of 8 bits (got " + std::to_string(data.dataPathWidth) +
               ")");
   require(data.tilesPerSuperTile >= 1, "tilesPerSuperTile must be at least 1");
+  // The cost model's other rates (docs/cost-model.md).
+  for (const auto &[name, value] :
+       {std::pair<const char *, double>{"hostLinkBandwidth", data.hostLinkBandwidth},
+        {"ipuLinkBandwidth", data.ipuLinkBandwidth},
+        {"streamingMemoryBandwidth", data.streamingMemoryBandwidth}})
+    require(std::isfinite(value) && value > 0, std::string(name) +
+                                                   " must be a positive, finite number of bytes/s (got " +
+                                                   std::to_string(value) + ")");
+  require(data.ipuLinksPerRing >= 1, "ipuLinksPerRing must be at least 1");
   for (const auto &constraint : data.globalExchangeConstraints)
     for (const auto &flow : constraint.flows)
       require(flow.first < data.numIPUs && flow.second < data.numIPUs,

@@ -31,6 +31,10 @@ struct ExecutionProfile {
   std::uint64_t streamingMemoryCycles = 0; // remote-buffer copies (docs/streaming-memory.md)
   std::uint64_t syncCycles = 0;
   std::uint64_t controlCycles = 0;
+  // Engine::run launches (docs/cost-model.md, "Launch"): per run the host link's round trip and a
+  // host sync. Host time around the program's, so not part of totalCycles (which, as on the IPU,
+  // counts the program's own cycles).
+  std::uint64_t launchCycles = 0;
   std::vector<std::uint64_t> stepExecutions;      // per step of the executable
   std::vector<std::uint64_t> stepCycles;          // per step: total over its executions
   std::vector<std::uint64_t> vertexTypeInstances; // per vertex type: vertices executed

@@ -412,6 +412,7 @@ void Executor::begin(unsigned program) {
   ExecutionProfile &profile = *host_.profile;
   if (profile.enabled) {
     ++profile.runs;
+    profile.launchCycles += exe_.target.launchCycles();
     if (program < profile.runsPerProgram.size())
       ++profile.runsPerProgram[program];
   }

@@ -304,6 +304,8 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
        withCommas(profile.syncCycles) + " (" + percent(profile.syncCycles, total) + ")");
   line(os, 2, "Control cycles",
        withCommas(profile.controlCycles) + " (" + percent(profile.controlCycles, total) + ")");
+  line(os, 2, "Launch cycles (Engine::run)",
+       withCommas(profile.launchCycles) + " (" + withCommas(profile.runs) + " run(s), not in the total)");
   char wall[64];
   std::snprintf(wall, sizeof wall, "%.3f ms (of which compute sets %.3f ms)", profile.hostSeconds * 1e3,
                 profile.hostComputeSeconds * 1e3);
@@ -400,6 +402,7 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
   x["runs"] = profile.runs;
   x["runsPerProgram"] = profile.runsPerProgram;
   x["totalCycles"] = profile.totalCycles;
+  x["launchCycles"] = profile.launchCycles;
   x["cycles"] = {{"compute", profile.computeCycles},
                  {"exchange", profile.exchangeCycles},
                  {"hostExchange", profile.hostExchangeCycles},

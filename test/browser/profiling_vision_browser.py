@@ -252,7 +252,12 @@ def synthetic_report(num_tiles, num_steps):
         "variables": variables,
         "execution": {"runs": 1, "runsPerProgram": [1], "totalCycles": start,
                       "cycles": {"compute": start // 2, "exchange": start // 4, "hostExchange": 0, "sync": start - start // 2 - start // 4, "control": 0},
-                      "hostSeconds": 1.0, "hostComputeSeconds": 0.8, "vertexTypes": [], "steps": exec_steps, "trace": trace, "traceDropped": 0},
+                      "hostSeconds": 1.0, "hostComputeSeconds": 0.8, "steps": exec_steps,
+                      # A custom vertex type counted from its code, one whose code could not count.
+                      "vertexTypes": [{"name": "popops::Vertex0<float>", "instancesExecuted": 16000, "cycles": 123456789,
+                                       "instancesCounted": 16000, "instancesNotCounted": 0},
+                                      {"name": "popops::Vertex1<float>", "instancesExecuted": 16000, "cycles": 368000,
+                                       "instancesCounted": 0, "instancesNotCounted": 16000}], "trace": trace, "traceDropped": 0},
     }
 
 
@@ -294,6 +299,15 @@ def large_report_checks(driver, tool, work):
           "a step with counted vertices says its per-tile cycles were counted (%r)" % (counted or "")[:200])
     check(uncounted is not None and "counted" not in uncounted,
           "a step without says nothing of counting (%r)" % (uncounted or "")[:200])
+    # The vertex types view: a counted type's executed cycles are its counted cycles, and it says so.
+    show(driver, "Vertex types")
+    rows = {r.find_element(By.CSS_SELECTOR, "td").text: r.text
+            for r in driver.find_elements(By.CSS_SELECTOR, "#vertex-table tr") if r.find_elements(By.CSS_SELECTOR, "td")}
+    v0, v1 = rows.get("popops::Vertex0<float>", ""), rows.get("popops::Vertex1<float>", "")
+    check("123,456,789" in v0 and v0.rstrip().endswith("counted") and "NOT" not in v0,
+          "a counted vertex type shows its counted cycles and 'counted' (%r)" % v0)
+    check("368,000" in v1 and "NOT counted (default)" in v1,
+          "a vertex type whose code could not count says so (%r)" % v1)
     errors = console_errors(driver)
     check(errors == [], "no console errors on the large page (%s)" % errors)
 

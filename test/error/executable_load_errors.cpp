@@ -248,6 +248,24 @@ TEST_CASE("exe_load: malformed JSON is reported as a load error naming the field
              Contains("meta"));
 }
 
+TEST_CASE("exe_load: a cost-model rate out of range names the target parameter", "[error][executable]") {
+  // docs/cost-model.md: every rate the model divides by must be positive and finite.
+  CHECK_THAT(loadError(crafted([](ExeParts &p) { p.meta["target"]["tileClockFrequency"] = 0.0; })),
+             Contains("target.tileClockFrequency") && Contains("positive, finite"));
+  CHECK_THAT(loadError(crafted([](ExeParts &p) { p.meta["target"]["tileClockFrequency"] = -1.33e9; })),
+             Contains("target.tileClockFrequency"));
+  CHECK_THAT(loadError(crafted([](ExeParts &p) { p.meta["target"]["hostLinkBandwidth"] = 0.0; })),
+             Contains("target.hostLinkBandwidth"));
+  CHECK_THAT(loadError(crafted([](ExeParts &p) { p.meta["target"]["ipuLinkBandwidth"] = -32e9; })),
+             Contains("target.ipuLinkBandwidth"));
+  CHECK_THAT(loadError(crafted([](ExeParts &p) { p.meta["target"]["streamingMemoryBandwidth"] = 0.0; })),
+             Contains("target.streamingMemoryBandwidth"));
+  CHECK_THAT(loadError(crafted([](ExeParts &p) { p.meta["target"]["exchangeBytesPerCycle"] = 0; })),
+             Contains("target.exchangeBytesPerCycle"));
+  CHECK_THAT(loadError(crafted([](ExeParts &p) { p.meta["target"]["ipuLinksPerRing"] = 0; })),
+             Contains("target.ipuLinksPerRing"));
+}
+
 TEST_CASE("exe_load: a malformed replication factor is a load error; the profile is only described",
           "[error][executable]") {
   // The replica count is the executable's own field, read with the checked readers.

@@ -2,6 +2,7 @@
 // poplin rejects bad operands and options (PopLibs <poplin/MatMul.hpp>) with
 // poputil::poplibs_error or poplar::invalid_option, naming the operation, the
 // tensors' shapes and the option at fault.
+#include <poplin/Convolution.hpp>
 #include <poplin/MatMul.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -118,4 +119,87 @@ TEST_CASE("poplin_errors: unknown option keys and bad option values", "[poplin]"
   CHECK_NOTHROW(poplin::matmulValidateOptions({{"fullyConnectedPass", "TRAINING_BWD"},
                                                {"partialsType", "half"},
                                                {"availableMemoryProportion", "0.2"}}));
+}
+
+TEST_CASE("poplin_errors: planConstraints that are malformed or cannot be met name the key",
+          "[poplin][planConstraints]") {
+  Fixture f; // 4 tiles
+  Tensor a = f.var(FLOAT, {6, 8}), b = f.var(FLOAT, {8, 5});
+  const auto matMulWith = [&](const std::string &constraints) {
+    return [&f, a, b, constraints] {
+      poplin::matMul(f.graph, a, b, f.prog, "", {{"planConstraints", constraints}});
+    };
+  };
+  using aspen::test::requireError;
+  // As PopLibs validates the option.
+  requireError<invalid_option>(matMulWith("{\"0\": "), {"planConstraints", "not valid JSON"});
+  requireError<invalid_option>(matMulWith("[1, 2]"), {"planConstraints", "must be an object"});
+  requireError<invalid_option>(matMulWith(R"({"0": {"partition": {"rowSplit": 2}}})"),
+                               {"planConstraints", "'0.partition.rowSplit'", "not currently handled"});
+  requireError<invalid_option>(matMulWith(R"({"0": {"partition": {"batchSplit": -1}}})"),
+                               {"planConstraints", "'0.partition.batchSplit'", "unsigned"});
+  requireError<invalid_option>(matMulWith(R"({"0": {"partition": {"outChanSplit": {"both": 2}}}})"),
+                               {"'0.partition.outChanSplit.both'", "'parallel' or 'serial'"});
+  requireError<invalid_option>(matMulWith(R"({"0": {"plan": {}}})"),
+                               {"'0.plan'", "'transform' or 'partition'"});
+  requireError<invalid_option>(matMulWith(R"({"tiles": 4})"), {"'tiles'", "index"});
+  requireError<invalid_option>(matMulWith(R"({"2": {}})"), {"'2'", "level"});
+  requireError<invalid_option>(matMulWith(R"({"method": {"type": "FAST"}})"), {"'method.type'", "FAST"});
+  requireError<invalid_option>(matMulWith(R"({"0": {"transform": {"swapOperands": 3}}})"),
+                               {"'0.transform.swapOperands'", "boolean"});
+  // Constraints Aspen's plan cannot meet.
+  requireError<invalid_option>(matMulWith(R"({"0": {"partition": {"batchSplit": 7}}})"),
+                               {"planConstraints", "'0.partition.batchSplit'", "split of 7", "6 elements"});
+  requireError<invalid_option>(matMulWith(R"({"0": {"partition": {"batchSplit": 0}}})"),
+                               {"'0.partition.batchSplit'", "split of 0"});
+  requireError<invalid_option>(
+      matMulWith(R"({"0": {"partition": {"batchSplit": 3, "outChanSplit": {"parallel": 2}}}})"),
+      {"planConstraints", "0.partition.batchSplit", "0.partition.outChanSplit.parallel", "6 tiles",
+       "target has 4"});
+  requireError<invalid_option>(
+      matMulWith(R"({"0": {"partition": {"inChanSplit": {"serial": 2}}}})"),
+      {"'0.partition.inChanSplit.serial'", "no serial split of the inner dimension"});
+  requireError<invalid_option>(matMulWith(R"({"0": {"partition": {"fieldSplit": {"0": 2}}}})"),
+                               {"'0.partition.fieldSplit.0'", "field has one element"});
+  requireError<invalid_option>(
+      matMulWith(R"({"0": {"partition": {"outChanSplit": {"serial": 5, "parallel": 2}}}})"),
+      {"0.partition.outChanSplit.parallel", "0.partition.outChanSplit.serial", "5 serial passes"});
+  requireError<invalid_option>(
+      matMulWith(
+          R"({"0": {"transform": {"swapOperands": true}, "partition": {"outChanSplit": {"serial": 2}}}})"),
+      {"'0.partition.outChanSplit.serial'", "columns of its result"});
+  // Accepted: keys PopLibs knows that name what Aspen's planner does not choose.
+  CHECK_NOTHROW(poplin::matmulValidateOptions(
+      {{"planConstraints",
+        R"({"method": {"type": "AMP"}, "partialChansPerGroup": 8, "1": {"transform": {}}})"}}));
+
+  // A convolution names its own keys.
+  poplin::ConvParams p(FLOAT, 2, {4, 4}, {3, 3}, 3, 4, 1);
+  const auto convWith = [&](const std::string &constraints) {
+    return [&f, p, constraints] {
+      poplin::createWeights(f.graph, p, "w", {{"planConstraints", constraints}});
+    };
+  };
+  requireError<invalid_option>(
+      convWith(R"({"0": {"partition": {"outChanSplit": {"parallel": 5}}}})"),
+      {"poplin::createWeights", "'0.partition.outChanSplit.parallel'", "output channels"});
+  requireError<invalid_option>(convWith(R"({"0": {"partition": {"fieldSplit": {"2": 1}}}})"),
+                               {"'0.partition.fieldSplit.2'", "2 field dimensions"});
+  requireError<invalid_option>(convWith(R"({"0": {"partition": {"kernelSplit": {"0": 4}}}})"),
+                               {"'0.partition.kernelSplit.0'", "kernel dimension 0"});
+  requireError<invalid_option>(
+      convWith(
+          R"({"0": {"partition": {"outChanSplit": {"parallel": 2}, "batchSplit": 2, "fieldSplit": {"1": 2}}}})"),
+      {"poplin::createWeights",
+       "0.partition.outChanSplit.parallel x 0.partition.batchSplit x 0.partition.fieldSplit.1", "8 tiles",
+       "target has 4"});
+  requireError<invalid_option>(convWith(R"({"0": {"transform": {"swapOperands": true}}})"),
+                               {"'0.transform.swapOperands'", "does not swap"});
+  requireError<invalid_option>(convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 2}}}})"),
+                               {"'0.partition.outChanSplit.serial'", "serial"});
+  requireError<invalid_option>(
+      [] {
+        poplin::convolutionValidateOptions({{"planConstraints", R"({"0": {"partition": {"x": 1}}})"}});
+      },
+      {"planConstraints", "'0.partition.x'"});
 }

@@ -124,16 +124,17 @@ std::vector<std::size_t> shapeOf(std::initializer_list<std::size_t> l) {
   return l;
 }
 
-void runConv(const poplin::ConvParams &p, const Type &type, TestTarget target, unsigned seed) {
+void runConv(const poplin::ConvParams &p, const Type &type, TestTarget target, unsigned seed,
+             const OptionFlags &options = {}) {
   TestDevice dev(target);
   Graph graph(dev.getTarget());
   popops::addCodelets(graph);
   poplin::addCodelets(graph);
   program::Sequence prog;
   poplin::PlanningCache cache;
-  Tensor in = poplin::createInput(graph, p, "in", {}, &cache);
-  Tensor w = poplin::createWeights(graph, p, "w", {}, &cache);
-  Tensor out = poplin::convolution(graph, in, w, p, false, prog, "conv", {}, &cache);
+  Tensor in = poplin::createInput(graph, p, "in", options, &cache);
+  Tensor w = poplin::createWeights(graph, p, "w", options, &cache);
+  Tensor out = poplin::convolution(graph, in, w, p, false, prog, "conv", options, &cache);
   REQUIRE(out.shape() ==
           shapeOf({p.batchSize, p.getNumOutputChans(), p.getOutputSize(0), p.getOutputSize(1)}));
   const auto iv = aspen::test::randomValues(in.numElements(), -1, 1, seed, type, dev.getTarget());
@@ -162,6 +163,27 @@ TEST_CASE("convolution with padding and stride matches a host loop", "[poplin][c
   poplin::ConvParams h = p;
   h.inputType = h.outputType = HALF;
   runConv(h, HALF, TestTarget::FewTiles, 2);
+}
+
+TEST_CASE("planConstraints split a convolution's product as they name", "[poplin][conv][planConstraints]") {
+  // The product is {G, Co, K*Ci} x {G, K*Ci, B*O'}: outChanSplit splits its rows, batchSplit x
+  // fieldSplit its columns, inChanSplit x kernelSplit its inner dimension.
+  poplin::ConvParams p(FLOAT, 2, {6, 5}, {3, 3}, 3, 4, 2);
+  p.inputTransform.paddingLower = {1, 1};
+  p.inputTransform.paddingUpper = {1, 1};
+  const OptionFlags options{
+      {"planConstraints",
+       R"({"0": {"partition": {"convGroupSplit": 2, "outChanSplit": {"parallel": 2}, "batchSplit": 2,
+            "fieldSplit": {"0": 3}, "kernelSplit": {"1": 3}, "inChanSplit": {"parallel": 1}}},
+          "method": {"type": "AMP"}})"}};
+  Graph graph(Target::createIPUTarget(1, 1472, "ipu2"));
+  std::ostringstream plan;
+  poplin::reportPlanInfo(plan, graph, p, options);
+  INFO(plan.str());
+  CHECK(plan.str().find(
+            "split: groups 2 (block 1), rows 2 (block 2), columns 6 (block 10), inner 3 (block 9)") !=
+        std::string::npos);
+  runConv(p, FLOAT, TestTarget::FullIpu, 3, options);
 }
 
 TEST_CASE("grouped convolution with dilation, flip, truncation and output padding", "[poplin][conv]") {

@@ -405,3 +405,99 @@ TEST_CASE("poplin_matmul: products PopLibs plans on ipu1 plan within its memory"
     CHECK(plan.str().find("serial passes") != std::string::npos);
   }
 }
+
+namespace {
+
+/// Runs `a` x `b` (float) on a 16-tile ipu2 model with `options` and checks the result; returns
+/// the plan matMulReportPlan describes for the same options.
+std::string runConstrained(std::size_t m, std::size_t k, std::size_t n, const OptionFlags &options,
+                           const std::string &what) {
+  poplar::IPUModel model("ipu2");
+  model.tilesPerIPU = 16;
+  poplar::Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  poplin::addCodelets(graph);
+  const Target &target = graph.getTarget();
+  std::ostringstream plan;
+  poplin::matMulReportPlan(plan, graph, FLOAT, FLOAT, {m, k}, {k, n}, options);
+  program::Sequence prog;
+  Tensor A = poplin::createMatMulInputLHS(graph, FLOAT, {m, k}, {k, n}, "A", options);
+  Tensor B = poplin::createMatMulInputRHS(graph, FLOAT, {m, k}, {k, n}, "B", options);
+  Tensor C = poplin::matMul(graph, A, B, prog, FLOAT, "constrained", options);
+  graph.createHostWrite("A", A);
+  graph.createHostWrite("B", B);
+  graph.createHostRead("C", C);
+  const RowMatrix a = randomMatrix(m, k, 31, FLOAT, target), b = randomMatrix(k, n, 32, FLOAT, target);
+  poplar::Engine engine(graph, prog);
+  engine.load(device);
+  aspen::test::writeFloats(engine, "A", FLOAT, target, toVector(a));
+  aspen::test::writeFloats(engine, "B", FLOAT, target, toVector(b));
+  engine.run(0);
+  checkClose(aspen::test::readFloats(engine, "C", FLOAT, target, m * n), a * b, absOf(a) * absOf(b), FLOAT, k,
+             0, what);
+  return plan.str();
+}
+
+} // namespace
+
+TEST_CASE("poplin_matmul: planConstraints fix the splits they name, as PopLibs maps a product",
+          "[poplin][planConstraints]") {
+  // PopLibs plans {m, k} x {k, n} as a convolution with batch m, k input and n output channels:
+  // batchSplit splits the rows, outChanSplit the columns (serial: passes), inChanSplit the inner
+  // dimension, convGroupSplit the groups.
+  const std::size_t m = 40, k = 48, n = 36;
+  {
+    const std::string plan = runConstrained(
+        m, k, n,
+        {{"planConstraints",
+          R"({"0": {"partition": {"batchSplit": 2, "outChanSplit": {"parallel": 3}, "inChanSplit": {"parallel": 2}}}})"}},
+        "batch 2, out 3, in 2");
+    INFO(plan);
+    CHECK(planField(plan, "rows") == 2);
+    CHECK(planField(plan, "columns") == 3);
+    CHECK(planField(plan, "inner") == 2);
+    CHECK(plan.find("0.partition.batchSplit = 2") != std::string::npos);
+  }
+  {
+    // Uneven: 5 row pieces of 8 for a split of 5; a serial split of 3 passes over the columns.
+    const std::string plan = runConstrained(
+        m, k, n,
+        {{"planConstraints",
+          R"({"0": {"partition": {"batchSplit": 5, "outChanSplit": {"serial": 3, "parallel": 1}}}})"}},
+        "batch 5, 3 serial passes");
+    INFO(plan);
+    CHECK(planField(plan, "rows") == 5);
+    CHECK(planField(plan, "columns") == 1);
+    CHECK(planField(plan, "in") == 3); // "in 3 serial passes over columns"
+  }
+  {
+    // swapOperands: PopLibs' transposed product (batch n, output channels m).
+    const std::string plan = runConstrained(
+        m, k, n,
+        {{"planConstraints",
+          R"({"0": {"transform": {"swapOperands": true}, "partition": {"batchSplit": 4, "outChanSplit": {"parallel": 2}}}})"}},
+        "swapped");
+    INFO(plan);
+    CHECK(planField(plan, "rows") == 2);
+    CHECK(planField(plan, "columns") == 4);
+  }
+  {
+    // Keys PopLibs accepts that name choices Aspen's planner does not make: accepted, listed.
+    const std::string plan = runConstrained(
+        m, k, n,
+        {{"planConstraints",
+          R"({"method": {"type": "AMP", "convUnits": 8}, "inChansPerGroup": 16, "0": {"transform": {"expandDims": []}}, "1": {"partition": {"batchSplit": 1}}})"}},
+        "ignored keys");
+    INFO(plan);
+    CHECK(plan.find("planConstraints ignored (not chosen by Aspen's planner): 0.transform.expandDims "
+                    "1.partition.batchSplit inChansPerGroup method.convUnits method.type") !=
+          std::string::npos);
+    CHECK(plan.find("planConstraints honoured") == std::string::npos);
+  }
+  // Without constraints the planner chooses otherwise, so the constrained plans above were forced.
+  Graph graph(Target::createIPUTarget(1, 16, "ipu2"));
+  std::ostringstream free;
+  poplin::matMulReportPlan(free, graph, FLOAT, FLOAT, {m, k}, {k, n}, {});
+  INFO(free.str());
+  CHECK(!(planField(free.str(), "rows") == 5 && planField(free.str(), "columns") == 1));
+}

@@ -16,10 +16,12 @@
 #include <nlohmann/json.hpp>
 #include <oneapi/tbb/global_control.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -289,6 +291,17 @@ TEST_CASE("The profile summary and JSON say which vertices were counted", "[coun
   REQUIRE(r.typeNotCounted.at("DivLoop") == 0);
   INFO(r.summary);
   REQUIRE(r.summary.find("DivLoop (2 instances, counted)") != std::string::npos);
+  // The figure beside it is the counted one: each vertex's count as it gives alone, far above the
+  // static default (20 + 3 thread cycles a vertex), with thousands separators as Poplar prints.
+  const std::uint64_t counted = divLoopCycles(5000) + divLoopCycles(7000);
+  REQUIRE(r.typeCycles.at("DivLoop") == counted);
+  REQUIRE(counted > 2 * 8 * 5000);
+  std::smatch line;
+  REQUIRE(
+      std::regex_search(r.summary, line, std::regex("DivLoop \\(2 instances, counted\\)[ .:]*([0-9,]+)")));
+  std::string digits = line[1];
+  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+  REQUIRE(std::stoull(digits) == counted);
 }
 
 TEST_CASE("Codelets compiled by GCC do not count: named, priced by the default estimate, never 0",

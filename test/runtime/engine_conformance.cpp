@@ -577,6 +577,15 @@ TEST_CASE("printProfileSummary reports Target, Graph, Memory Usage and Execution
   REQUIRE(profile.totalCycles == profile.computeCycles + profile.exchangeCycles + profile.hostExchangeCycles +
                                      profile.streamingMemoryCycles + profile.syncCycles +
                                      profile.controlCycles);
+  // The launch (docs/cost-model.md, "Launch"): a host-link round trip and a host sync per run,
+  // beside the program's total.
+  const auto &target = engine.getImpl().exe().target;
+  REQUIRE(profile.launchCycles == std::uint64_t(target.hostLinkLatencyCycles) + target.globalSyncCycles);
+  REQUIRE(profile.launchCycles == 1330 + 150); // the ipu2 model's defaults
+  REQUIRE(s.find("Launch cycles (Engine::run)") != std::string::npos);
+  REQUIRE(s.find("1,480 (1 run(s), not in the total)") != std::string::npos);
+  engine.run(0);
+  REQUIRE(profile.launchCycles == 2 * (1330 + 150));
   engine.resetExecutionProfile();
   engine.disableExecutionProfiling();
   engine.run(0);

@@ -1,6 +1,8 @@
 // Copyright (c) Aspen contributors.
 #include "exe/Validate.hpp"
 
+#include <cmath>
+
 #include "poplar/Type.hpp"
 #include "poplar/exceptions.hpp"
 
@@ -287,6 +289,21 @@ private:
     if (t.numWorkerContexts > kMaxWorkerContexts)
       fail("target.numWorkerContexts",
            std::to_string(t.numWorkerContexts) + " is more than " + std::to_string(kMaxWorkerContexts));
+    // The cost model's rates (docs/cost-model.md): a zero, negative or infinite one would price
+    // every step at nothing or forever.
+    const struct {
+      const char *name;
+      double value;
+    } rates[] = {{"target.tileClockFrequency", t.tileClockFrequency},
+                 {"target.hostLinkBandwidth", t.hostLinkBandwidth},
+                 {"target.ipuLinkBandwidth", t.ipuLinkBandwidth},
+                 {"target.streamingMemoryBandwidth", t.streamingMemoryBandwidth},
+                 {"target.exchangeBytesPerCycle", double(t.exchangeBytesPerCycle)},
+                 {"target.memcpyBytesPerCycle", double(t.memcpyBytesPerCycle)},
+                 {"target.ipuLinksPerRing", double(t.ipuLinksPerRing)}};
+    for (const auto &r : rates)
+      if (!(std::isfinite(r.value) && r.value > 0))
+        fail(r.name, std::to_string(r.value) + " is not a positive, finite number");
   }
 
   void step(std::size_t i, const Step &s) const {

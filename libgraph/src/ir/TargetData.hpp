@@ -59,6 +59,9 @@ struct TargetData {
   unsigned hostLinkLatencyCycles = 1330; // a transfer's round trip, ~1 us (an assumption; tunable)
   /// Host-link bytes per tile-clock cycle of one IPU.
   double hostLinkBytesPerCycle() const { return hostLinkBandwidth / tileClockFrequency; }
+  /// Cycles of one Engine::run launch (docs/cost-model.md, "Launch"): the host starts the program
+  /// and learns that it ended over the host link (one round trip) and a host sync.
+  std::uint64_t launchCycles() const { return std::uint64_t(hostLinkLatencyCycles) + globalSyncCycles; }
   // Streaming Memory, the DDR beside each IPU that remote buffers live in (docs/cost-model.md,
   // "Streaming Memory"; docs/streaming-memory.md).
   std::uint64_t streamingMemoryBytes = 112'000'000'000; // per IPU: an IPU-M2000's 448 GB over its 4 IPUs

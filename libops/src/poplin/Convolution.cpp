@@ -8,6 +8,7 @@
 #include "poplin/Convolution.hpp"
 
 #include "ConvInternal.hpp"
+#include "PlanConstraints.hpp"
 #include "Preplan.hpp"
 #include "common/OpDebugInfo.hpp"
 #include "common/OpsCommon.hpp"
@@ -48,7 +49,7 @@ std::size_t product(const std::vector<std::size_t> &v) {
 // Convolution options: parsed (unknown keys rejected), the planner's ones passed to matMul.
 OptionFlags matMulOptions(const OptionFlags &options, const std::string &op) {
   double amp = 0.6;
-  std::string partials, pass, ignoredString;
+  std::string partials, pass, constraints;
   bool ignoredBool = false;
   unsigned ignoredUnsigned = 0;
   const std::map<std::string, std::string> passes{{"NONE", "NONE"},
@@ -73,10 +74,11 @@ OptionFlags matMulOptions(const OptionFlags &options, const std::string &op) {
       {"gatherConvOutput", poplibs::OptionHandler::createWithBool(ignoredBool)},
       {"enableTransformsPlan", poplibs::OptionHandler::createWithBool(ignoredBool)},
       {"enableAmpHalfEnginesPlan", poplibs::OptionHandler::createWithBool(ignoredBool)},
-      {"planConstraints", poplibs::OptionHandler::createWithString(ignoredString)},
+      {"planConstraints", poplibs::OptionHandler::createWithString(constraints)},
       {"startTileMultiplier", poplibs::OptionHandler::createWithUnsignedInt(ignoredUnsigned)},
   };
   aspen::ops::parseOptions(spec, options, op);
+  (void)planning::parsePlanConstraints(constraints, op); // validated as PopLibs does; mapped by constrained()
   OptionFlags out;
   for (const auto &kv : options) {
     if (kv.first == "availableMemoryProportion" || kv.first == "partialsType")
@@ -251,6 +253,30 @@ std::pair<std::vector<std::size_t>, std::vector<std::size_t>> matShapes(const Co
           {p.numConvGroups, K * p.inputChannelsPerConvGroup, M}};
 }
 
+// `mm` (matMulOptions of `options`) with the convolution's planConstraints mapped onto the splits
+// of the product `which` (docs/matmul.md, "Plan constraints").
+OptionFlags constrained(OptionFlags mm, const OptionFlags &options, const ConvParams &p,
+                        planning::ConvProduct which, const Target &target, const std::string &op) {
+  std::string text;
+  for (const auto &kv : options)
+    if (kv.first == "planConstraints")
+      text = kv.second;
+  const planning::ConvPlanConstraints c = planning::parsePlanConstraints(text, op);
+  planning::ConvSizes sizes;
+  sizes.numTiles = target.getNumTiles();
+  sizes.groups = p.numConvGroups;
+  sizes.batch = p.batchSize;
+  sizes.inChans = p.inputChannelsPerConvGroup;
+  sizes.outChans = p.outputChannelsPerConvGroup;
+  sizes.outField = stridedField(p);
+  for (unsigned d = 0; d < p.getNumFieldDims(); ++d)
+    sizes.kernel.push_back(p.getTransformedKernelSize(d));
+  const std::string mapped = planning::convToMatMulConstraints(c, sizes, which, op);
+  if (!mapped.empty())
+    mm.set("planConstraints", mapped);
+  return mm;
+}
+
 bool hasOutputPadding(const ConvParams &p) {
   for (unsigned d = 0; d < p.getNumFieldDims(); ++d)
     if (p.outputTransform.paddingLower[d] || p.outputTransform.paddingUpper[d])
@@ -294,7 +320,8 @@ Tensor createWeights(Graph &graph, const ConvParams &params, const DebugContext 
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::createWeights";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm = matMulOptions(options, op);
+  const OptionFlags mm = constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward,
+                                     graph.getTarget(), op);
   bool identityKernel = true;
   for (unsigned d = 0; d < p.getNumFieldDims(); ++d)
     identityKernel =
@@ -356,7 +383,8 @@ Tensor createConvOutput(Graph &graph, const ConvParams &params, const DebugConte
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::createConvOutput";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm = matMulOptions(options, op);
+  const OptionFlags mm = constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward,
+                                     graph.getTarget(), op);
   if (hasOutputPadding(p)) {
     Tensor out = graph.addVariable(p.outputType, outputShape(p), {debugContext, "output"});
     poputil::mapTensorLinearly(graph, out);
@@ -392,7 +420,8 @@ Tensor convolution(Graph &graph, const Tensor &in, const Tensor &weights, const 
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::convolution";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm = matMulOptions(options, op);
+  const OptionFlags mm = constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward,
+                                     graph.getTarget(), op);
   requireTensor(in, inputShape(p), p.inputType, op, "the input");
   requireTensor(weights, weightsShape(p, transposeAndFlipWeights), p.inputType, op, "the weights");
   const DebugContext dc{debugContext, "convolution"};
@@ -439,7 +468,8 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::calculateWeightDeltas";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm = matMulOptions(options, op);
+  const OptionFlags mm = constrained(matMulOptions(options, op), options, p,
+                                     planning::ConvProduct::WeightUpdate, graph.getTarget(), op);
   for (unsigned d = 0; d < p.getNumFieldDims(); ++d)
     if (p.kernelTransform != ConvParams::InputTransform(p.getNumFieldDims()))
       throw poputil::poplibs_error(op +
@@ -565,7 +595,8 @@ void reportPlanInfo(std::ostream &out, const Graph &graph, const ConvParams &par
                     const OptionFlags &options, PlanningCache *cache) {
   const std::string op = "poplin::reportPlanInfo";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm = matMulOptions(options, op);
+  const OptionFlags mm = constrained(matMulOptions(options, op), options, p, planning::ConvProduct::Forward,
+                                     graph.getTarget(), op);
   const auto [a, b] = matShapes(p);
   out << "poplin::convolution as a grouped matrix product (rows: output channels; columns: batch x output "
          "field; reduction: kernel positions x input channels)\n";
@@ -578,14 +609,15 @@ std::vector<preplanning::PlanRequest> preplanning::convolutionRequests(const Tar
                                                                        const std::string &op) {
   const ConvParams p = checked(params, op);
   const OptionFlags mm = matMulOptions(options, op);
+  const OptionFlags fwd = constrained(mm, options, p, planning::ConvProduct::Forward, target, op);
   // The forward product (convolution, createWeights, createConvOutput) and the layout of
-  // createInput, with the shapes those ops compute.
+  // createInput, with the shapes and options those ops use.
   const auto [a, b] = matShapes(p);
   const std::vector<std::size_t> inA{p.numConvGroups, p.outputChannelsPerConvGroup,
                                      p.inputChannelsPerConvGroup};
   const std::vector<std::size_t> inB{p.numConvGroups, p.inputChannelsPerConvGroup,
                                      p.batchSize * product(p.inputFieldShape)};
-  return {matMulRequest(&target, {p.inputType, p.outputType, a, b}, mm, op),
+  return {matMulRequest(&target, {p.inputType, p.outputType, a, b}, fwd, op),
           matMulRequest(&target, {p.inputType, p.outputType, inA, inB}, mm, op)};
 }
 

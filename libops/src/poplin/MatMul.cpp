@@ -118,7 +118,8 @@ std::string cacheKey(const Target &target, const MatMulProblem &p, const MatMulO
   std::ostringstream key;
   key << target.getNumTiles() << ':' << target.getBytesPerTile() << ':' << target.getTargetArchString() << ':'
       << p.groups << ',' << p.m << ',' << p.k << ',' << p.n << ':' << p.inputType << ',' << p.outputType
-      << ',' << p.partialsType << ':' << p.accumulate << ':' << o.availableMemoryProportion;
+      << ',' << p.partialsType << ':' << p.accumulate << ':' << o.availableMemoryProportion << ':'
+      << o.constraints.text;
   return key.str();
 }
 

@@ -116,7 +116,7 @@ bool better(const MatMulPlan &a, const MatMulPlan &b) {
 MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options, const std::string &op) {
   MatMulOptions parsed;
   bool ignoredBool = false;
-  std::string ignoredString;
+  std::string constraints;
   const poplibs::OptionSpec spec{
       {"availableMemoryProportion",
        poplibs::OptionHandler::createWithDouble(parsed.availableMemoryProportion)},
@@ -139,9 +139,10 @@ MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options, const std::
       {"enableFastReduce", poplibs::OptionHandler::createWithBool(ignoredBool)},
       {"remapOutputTensor", poplibs::OptionHandler::createWithBool(ignoredBool)},
       {"gatherOutput", poplibs::OptionHandler::createWithBool(ignoredBool)},
-      {"planConstraints", poplibs::OptionHandler::createWithString(ignoredString)},
+      {"planConstraints", poplibs::OptionHandler::createWithString(constraints)},
   };
   aspen::ops::parseOptions(spec, options, op);
+  parsed.constraints = matMulConstraints(parsePlanConstraints(constraints, op), constraints, op);
   if (!(parsed.availableMemoryProportion >= 0.0 && parsed.availableMemoryProportion <= 1.0))
     throw poplar::invalid_option(op + ": option 'availableMemoryProportion' must lie in [0, 1], got " +
                                  options.at("availableMemoryProportion").str());
@@ -203,15 +204,69 @@ MatMulPlan passPlan(const MatMulProblem &p, const MatMulPlan &plan, unsigned c) 
 
 namespace {
 
+/// The splits to try along a dimension of `size`: the constrained one, or every distinct one.
+std::vector<unsigned> splitsOf(const SplitConstraint &c, std::size_t size, unsigned maxSplit) {
+  if (c.set())
+    return {c.value};
+  return candidateSplits(size, std::max(1u, maxSplit));
+}
+
+[[noreturn]] void unmet(const MatMulConstraints &c, const std::string &key, const std::string &what) {
+  throw poplar::invalid_option((c.op.empty() ? "poplin::matMul" : c.op) + ": option 'planConstraints': '" +
+                               key + "': " + what);
+}
+
+/// Throws when a constrained split cannot be met on `target` for `p`.
+void checkConstraints(const poplar::Target &target, const MatMulProblem &p, const MatMulConstraints &c) {
+  const struct {
+    const SplitConstraint &split;
+    std::size_t size;
+    const char *what;
+  } dims[] = {{c.groupSplit, p.groups, "the groups"},
+              {c.rowSplit, p.m, "the rows of the result"},
+              {c.colSplit, p.n, "the columns of the result"},
+              {c.depthSplit, p.k, "the inner dimension"},
+              {c.serialSplit, p.n, "the columns of the result"}};
+  std::uint64_t tiles = 1;
+  std::string keys;
+  for (const auto &d : dims) {
+    if (!d.split.set())
+      continue;
+    if (d.split.value == 0)
+      unmet(c, d.split.key, "a split of 0 cannot be met (splits are at least 1)");
+    if (d.split.value > std::max<std::size_t>(d.size, 1))
+      unmet(c, d.split.key,
+            "a split of " + std::to_string(d.split.value) + " cannot be met: " + d.what + " has " +
+                std::to_string(d.size) + (d.size == 1 ? " element" : " elements"));
+    if (&d.split != &c.serialSplit) {
+      tiles *= d.split.value;
+      keys += (keys.empty() ? "" : ", ") + d.split.key;
+    }
+  }
+  if (c.serialSplit.set() && c.colSplit.set() && c.serialSplit.value != 0 &&
+      c.colSplit.value > ceilDiv(p.n, c.serialSplit.value))
+    unmet(c, c.colSplit.key + ", " + c.serialSplit.key,
+          "a parallel split of " + std::to_string(c.colSplit.value) + " cannot be met in " +
+              std::to_string(c.serialSplit.value) + " serial passes over " + std::to_string(p.n) +
+              " columns");
+  if (tiles > std::max(1u, target.getNumTiles()))
+    unmet(c, keys,
+          "the parallel splits asked for use " + std::to_string(tiles) + " tiles; the target has " +
+              std::to_string(target.getNumTiles()));
+}
+
 /// The cheapest one-pass plan (or, when none fits, the one needing least memory).
 MatMulPlan planOnePass(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options) {
   const unsigned numTiles = std::max(1u, target.getNumTiles());
+  const MatMulConstraints &c = options.constraints;
   MatMulPlan best;
   bool haveBest = false;
-  for (unsigned pg : candidateSplits(p.groups, numTiles)) {
-    for (unsigned pm : candidateSplits(p.m, numTiles / pg)) {
-      for (unsigned pn : candidateSplits(p.n, numTiles / (pg * pm))) {
-        for (unsigned pk : candidateSplits(p.k, numTiles / (pg * pm * pn))) {
+  for (unsigned pg : splitsOf(c.groupSplit, p.groups, numTiles)) {
+    for (unsigned pm : splitsOf(c.rowSplit, p.m, numTiles / pg)) {
+      for (unsigned pn : splitsOf(c.colSplit, p.n, numTiles / (pg * pm))) {
+        for (unsigned pk : splitsOf(c.depthSplit, p.k, numTiles / (pg * pm * pn))) {
+          if (std::uint64_t(pg) * pm * pn * pk > numTiles)
+            continue;
           MatMulPlan plan;
           plan.groupSplit = pg;
           plan.rowSplit = pm;
@@ -233,37 +288,53 @@ MatMulPlan planOnePass(const poplar::Target &target, const MatMulProblem &p, con
   return best;
 }
 
+/// The plan of `s` serial passes over the result's columns, each planned as one pass of the widest.
+MatMulPlan serialPlan(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options,
+                      unsigned s) {
+  MatMulProblem widest = p;
+  widest.n = ceilDiv(p.n, s);
+  MatMulPlan plan = planOnePass(target, widest, options);
+  plan.serialSplit = s;
+  const MatMulCost pass = plan.cost;
+  const std::uint64_t passOutputBytes = pass.totalBytesPerTile - pass.tempBytesPerTile;
+  plan.cost.computeCycles = s * pass.computeCycles;
+  plan.cost.exchangeCycles = s * pass.exchangeCycles;
+  plan.cost.reduceCycles = s * pass.reduceCycles;
+  plan.cost.totalCycles = s * pass.totalCycles;
+  plan.cost.totalBytesPerTile = pass.tempBytesPerTile + s * passOutputBytes;
+  const double budget = options.availableMemoryProportion * double(target.getBytesPerTile());
+  plan.cost.fitsTempBudget =
+      double(plan.cost.tempBytesPerTile) <= budget && plan.cost.totalBytesPerTile <= target.getBytesPerTile();
+  return plan;
+}
+
 /// The most serial passes tried before giving up on fitting (each repeats A's exchange).
 constexpr unsigned kMaxSerialSplit = 64;
 
 } // namespace
 
 MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options) {
+  const MatMulConstraints &c = options.constraints;
+  if (c.any())
+    checkConstraints(target, p, c);
+  if (c.serialSplit.set()) // the passes asked for, within the budget or not
+    return c.serialSplit.value == 1 ? planOnePass(target, p, options)
+                                    : serialPlan(target, p, options, c.serialSplit.value);
   MatMulPlan best = planOnePass(target, p, options);
   if (best.cost.fitsTempBudget)
     return best;
   // Too large for one superstep: the fewest serial passes over the result's columns that fit.
   // Every pass holds its operand copies and partials only while it runs, but the result of
   // all passes stays.
-  const double budget = options.availableMemoryProportion * double(target.getBytesPerTile());
   std::size_t lastWidth = p.n;
   for (unsigned s = 2; s <= std::min<std::size_t>(p.n, kMaxSerialSplit); ++s) {
-    MatMulProblem widest = p;
-    widest.n = ceilDiv(p.n, s);
-    if (widest.n == lastWidth)
+    const std::size_t width = ceilDiv(p.n, s);
+    if (width == lastWidth)
       continue; // the same passes as fewer of them
-    lastWidth = widest.n;
-    MatMulPlan plan = planOnePass(target, widest, options);
-    plan.serialSplit = s;
-    const MatMulCost pass = plan.cost;
-    const std::uint64_t passOutputBytes = pass.totalBytesPerTile - pass.tempBytesPerTile;
-    plan.cost.computeCycles = s * pass.computeCycles;
-    plan.cost.exchangeCycles = s * pass.exchangeCycles;
-    plan.cost.reduceCycles = s * pass.reduceCycles;
-    plan.cost.totalCycles = s * pass.totalCycles;
-    plan.cost.totalBytesPerTile = pass.tempBytesPerTile + s * passOutputBytes;
-    plan.cost.fitsTempBudget = double(plan.cost.tempBytesPerTile) <= budget &&
-                               plan.cost.totalBytesPerTile <= target.getBytesPerTile();
+    lastWidth = width;
+    if (c.colSplit.set() && c.colSplit.value > width)
+      break; // narrower passes cannot take the constrained column split
+    MatMulPlan plan = serialPlan(target, p, options, s);
     if (plan.cost.fitsTempBudget)
       return plan;
     if (plan.cost.totalBytesPerTile < best.cost.totalBytesPerTile)
@@ -289,6 +360,20 @@ void describePlan(std::ostream &os, const poplar::Target &target, const MatMulPr
      << "  memory per tile: temporaries " << plan.cost.tempBytesPerTile << " bytes (budget "
      << std::uint64_t(options.availableMemoryProportion * double(target.getBytesPerTile())) << "), total "
      << plan.cost.totalBytesPerTile << " bytes" << (plan.cost.fitsTempBudget ? "" : " (over budget)") << "\n";
+  const MatMulConstraints &c = options.constraints;
+  if (c.any()) {
+    os << "  planConstraints honoured:";
+    for (const SplitConstraint *s : {&c.groupSplit, &c.rowSplit, &c.colSplit, &c.depthSplit, &c.serialSplit})
+      if (s->set())
+        os << " " << s->key << " = " << s->value << ";";
+    os << "\n";
+  }
+  if (!c.ignored.empty()) {
+    os << "  planConstraints ignored (not chosen by Aspen's planner):";
+    for (const std::string &key : c.ignored)
+      os << " " << key;
+    os << "\n";
+  }
 }
 
 } // namespace poplin::planning

@@ -7,6 +7,8 @@
 // cycles agree.
 #pragma once
 
+#include "PlanConstraints.hpp"
+
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Type.hpp>
@@ -23,6 +25,8 @@ struct MatMulOptions {
   double availableMemoryProportion = 0.6;
   poplar::Type partialsType = poplar::FLOAT;
   std::string fullyConnectedPass = "NONE";
+  /// `planConstraints`, mapped onto the plan's splits (docs/matmul.md, "Plan constraints").
+  MatMulConstraints constraints;
 };
 
 /// Parses `options`; throws poplar::invalid_option naming an unknown key or a bad value.
@@ -84,6 +88,8 @@ MatMulPlan passPlan(const MatMulProblem &problem, const MatMulPlan &plan, unsign
 /// The cheapest plan for `problem` on `target` within the memory budget (or,
 /// when none fits, the one needing least memory). One pass when that fits;
 /// otherwise the fewest serial passes over the result's columns that fit.
+/// Splits named by `options.constraints` are taken as given (memory budget or not); one that
+/// cannot be met throws poplar::invalid_option naming the option and key.
 MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &problem,
                       const MatMulOptions &options);
 

@@ -1,0 +1,294 @@
+// Copyright (c) Aspen contributors.
+#include "PlanConstraints.hpp"
+
+#include <poplar/exceptions.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+namespace poplin::planning {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string &op, const std::string &path, const std::string &what) {
+  throw poplar::invalid_option(
+      op + ": option 'planConstraints': " + (path.empty() ? "" : "'" + path + "': ") + what);
+}
+
+bool isIndex(const std::string &s) {
+  return !s.empty() && s.size() < 10 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c); });
+}
+
+// An unsigned value: a JSON number, or a string of digits (PopLibs reads the option into a Boost
+// property tree, where every value is text).
+unsigned unsignedValue(const json &v, const std::string &op, const std::string &path) {
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::numeric_limits<unsigned>::max())
+    return v.get<unsigned>();
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0 &&
+      v.get<std::int64_t>() <= std::numeric_limits<unsigned>::max())
+    return unsigned(v.get<std::int64_t>());
+  if (v.is_string() && isIndex(v.get<std::string>()))
+    return unsigned(std::stoul(v.get<std::string>()));
+  fail(op, path, "not a valid unsigned integer (" + v.dump() + ")");
+}
+
+bool boolValue(const json &v, const std::string &op, const std::string &path) {
+  if (v.is_boolean())
+    return v.get<bool>();
+  if (v.is_string() && (v.get<std::string>() == "true" || v.get<std::string>() == "false"))
+    return v.get<std::string>() == "true";
+  fail(op, path, "not a boolean value (" + v.dump() + ")");
+}
+
+const json &object(const json &v, const std::string &op, const std::string &path) {
+  if (!v.is_object())
+    fail(op, path, "must be an object");
+  return v;
+}
+
+void unsignedArray(const json &v, const std::string &op, const std::string &path) {
+  if (!v.is_array())
+    fail(op, path, "must be an array");
+  for (const json &e : v)
+    (void)unsignedValue(e, op, path);
+}
+
+SplitConstraint split(const json &v, const std::string &op, const std::string &path) {
+  return {unsignedValue(v, op, path), path};
+}
+
+void parseMethod(const json &v, const std::string &op, ConvPlanConstraints &c) {
+  for (const auto &[key, value] : object(v, op, "method").items()) {
+    const std::string path = "method." + key;
+    if (key == "type") {
+      static const char *const kTypes[] = {"AMP", "SLIC", "HMAC", "VMAC", "OUTER_PRODUCT"};
+      const std::string type = value.is_string() ? value.get<std::string>() : std::string();
+      if (std::none_of(std::begin(kTypes), std::end(kTypes), [&type](const char *t) { return type == t; }))
+        fail(op, path,
+             "not a valid method type (" + value.dump() + "; AMP, SLIC, HMAC, VMAC or OUTER_PRODUCT)");
+    } else if (key == "useLimitedVersion") {
+      (void)boolValue(value, op, path);
+    } else if (key == "convUnits" || key == "convUnitChainsRequired" || key == "windowWidth") {
+      (void)unsignedValue(value, op, path);
+    } // PopLibs ignores other keys of the method
+    c.ignored.push_back(path);
+  }
+}
+
+void parseTransform(const json &v, const std::string &path, bool tileLevel, const std::string &op,
+                    ConvPlanConstraints &c) {
+  for (const auto &[key, value] : object(v, op, path).items()) {
+    const std::string sub = path + "." + key;
+    if (key == "swapOperands") {
+      const bool swap = boolValue(value, op, sub);
+      if (tileLevel) {
+        c.ignored.push_back(sub);
+      } else {
+        c.swapOperands = swap;
+        c.swapOperandsKey = sub;
+      }
+    } else if (key == "expandDims" || key == "outChanFlattenDims" || key == "combineConvGroupsFactor") {
+      unsignedArray(value, op, sub);
+      c.ignored.push_back(sub);
+    } else {
+      fail(op, sub, key + " is not currently handled or does not exist");
+    }
+  }
+}
+
+void parsePartition(const json &v, const std::string &path, bool tileLevel, const std::string &op,
+                    ConvPlanConstraints &c) {
+  ConvPlanConstraints scratch; // the tile level has no partition: validated, then ignored
+  ConvPlanConstraints &into = tileLevel ? scratch : c;
+  for (const auto &[key, value] : object(v, op, path).items()) {
+    const std::string sub = path + "." + key;
+    if (key == "convGroupSplit") {
+      into.convGroupSplit = split(value, op, sub);
+    } else if (key == "batchSplit") {
+      into.batchSplit = split(value, op, sub);
+    } else if (key == "fieldSplit" || key == "kernelSplit") {
+      auto &dims = key == "fieldSplit" ? into.fieldSplit : into.kernelSplit;
+      for (const auto &[index, s] : object(value, op, sub).items()) {
+        if (!isIndex(index))
+          fail(op, sub + "." + index, "index not a non-negative integer");
+        dims[unsigned(std::stoul(index))] = split(s, op, sub + "." + index);
+      }
+    } else if (key == "inChanSplit" || key == "outChanSplit") {
+      for (const auto &[kind, s] : object(value, op, sub).items()) {
+        const std::string at = sub + "." + kind;
+        const bool in = key == "inChanSplit";
+        if (kind == "parallel")
+          (in ? into.inChanParallel : into.outChanParallel) = split(s, op, at);
+        else if (kind == "serial")
+          (in ? into.inChanSerial : into.outChanSerial) = split(s, op, at);
+        else
+          fail(op, at, kind + " is not either 'parallel' or 'serial'");
+      }
+    } else {
+      fail(op, sub, key + " is not currently handled or does not exist");
+    }
+    if (tileLevel)
+      c.ignored.push_back(sub);
+  }
+}
+
+/// The product of the splits of several keys, and their names joined.
+SplitConstraint combine(const std::vector<SplitConstraint> &parts) {
+  SplitConstraint out;
+  for (const SplitConstraint &s : parts) {
+    if (!s.set())
+      continue;
+    out.value *= s.value;
+    out.key += (out.key.empty() ? "" : " x ") + s.key;
+  }
+  return out;
+}
+
+void requireWithin(const SplitConstraint &s, std::size_t size, const std::string &what,
+                   const std::string &op) {
+  if (!s.set())
+    return;
+  if (s.value == 0)
+    fail(op, s.key, "a split of 0 cannot be met (splits are at least 1)");
+  if (s.value > std::max<std::size_t>(size, 1))
+    fail(op, s.key,
+         "a split of " + std::to_string(s.value) + " cannot be met: " + what + " has " +
+             std::to_string(size) + (size == 1 ? " element" : " elements"));
+}
+
+void requireOne(const SplitConstraint &s, const std::string &why, const std::string &op) {
+  if (s.set() && s.value != 1)
+    fail(op, s.key, "a split of " + std::to_string(s.value) + " cannot be met: " + why);
+}
+
+} // namespace
+
+ConvPlanConstraints parsePlanConstraints(const std::string &text, const std::string &op) {
+  ConvPlanConstraints c;
+  if (text.empty())
+    return c;
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error &e) {
+    fail(op, "", std::string("not valid JSON: ") + e.what());
+  }
+  if (!root.is_object())
+    fail(op, "", "plan constraints must be an object");
+  for (const auto &[key, value] : root.items()) {
+    if (key == "method") {
+      parseMethod(value, op, c);
+    } else if (key == "convGroupsPerGroup" || key == "inChansPerGroup" || key == "partialChansPerGroup") {
+      (void)unsignedValue(value, op, key);
+      c.ignored.push_back(key);
+    } else {
+      if (!isIndex(key))
+        fail(op, key,
+             "index not a non-negative integer (a level of the plan's hierarchy, or method, "
+             "convGroupsPerGroup, inChansPerGroup, partialChansPerGroup)");
+      const unsigned level = unsigned(std::stoul(key));
+      // PopLibs' hierarchy has two levels: 0, the partition over tiles; 1, the tile.
+      if (level > 1)
+        fail(op, key, "not a valid level of the plan's hierarchy (0 or 1)");
+      for (const auto &[part, v] : object(value, op, key).items()) {
+        const std::string path = key + "." + part;
+        if (part == "transform")
+          parseTransform(v, path, level == 1, op, c);
+        else if (part == "partition")
+          parsePartition(v, path, level == 1, op, c);
+        else
+          fail(op, path,
+               part + " is not a valid sub-domain of the plan: must be either 'transform' or 'partition'");
+      }
+    }
+  }
+  return c;
+}
+
+MatMulConstraints matMulConstraints(const ConvPlanConstraints &c, const std::string &text,
+                                    const std::string &op) {
+  MatMulConstraints m;
+  m.text = text;
+  m.op = op;
+  m.ignored = c.ignored;
+  m.groupSplit = c.convGroupSplit;
+  m.depthSplit = c.inChanParallel;
+  if (c.swapOperands) { // the transposed product: batch n, output channels m
+    m.rowSplit = c.outChanParallel;
+    m.colSplit = c.batchSplit;
+    requireOne(c.outChanSerial,
+               "Aspen's planner splits a product serially only over the columns of its result", op);
+  } else {
+    m.rowSplit = c.batchSplit;
+    m.colSplit = c.outChanParallel;
+    m.serialSplit = c.outChanSerial;
+  }
+  requireOne(c.inChanSerial, "Aspen's planner has no serial split of the inner dimension", op);
+  for (const auto &[d, s] : c.fieldSplit) {
+    if (d != 0)
+      fail(op, s.key, "a matrix product has one field dimension (index 0)");
+    requireOne(s, "a matrix product's field has one element", op);
+  }
+  for (const auto &[d, s] : c.kernelSplit) {
+    if (d != 0)
+      fail(op, s.key, "a matrix product has one kernel dimension (index 0)");
+    requireOne(s, "a matrix product's kernel has one element", op);
+  }
+  return m;
+}
+
+std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSizes &sizes, ConvProduct which,
+                                    const std::string &op) {
+  if (c.swapOperands)
+    fail(op, c.swapOperandsKey, "cannot be met: Aspen's convolution does not swap its operands");
+  requireOne(c.inChanSerial, "Aspen's convolution is one product, with no serial split of its input channels",
+             op);
+  requireOne(c.outChanSerial,
+             "Aspen's convolution is one product, with no serial split of its output channels", op);
+  requireWithin(c.convGroupSplit, sizes.groups, "the convolution groups", op);
+  requireWithin(c.batchSplit, sizes.batch, "the batch", op);
+  requireWithin(c.inChanParallel, sizes.inChans, "the input channels", op);
+  requireWithin(c.outChanParallel, sizes.outChans, "the output channels", op);
+  std::vector<SplitConstraint> field{c.batchSplit}, kernel{c.inChanParallel};
+  for (const auto &[d, s] : c.fieldSplit) {
+    if (d >= sizes.outField.size())
+      fail(op, s.key, "the convolution has " + std::to_string(sizes.outField.size()) + " field dimensions");
+    requireWithin(s, sizes.outField[d], "output field dimension " + std::to_string(d), op);
+    field.push_back(s);
+  }
+  for (const auto &[d, s] : c.kernelSplit) {
+    if (d >= sizes.kernel.size())
+      fail(op, s.key, "the convolution has " + std::to_string(sizes.kernel.size()) + " kernel dimensions");
+    requireWithin(s, sizes.kernel[d], "kernel dimension " + std::to_string(d), op);
+    kernel.push_back(s);
+  }
+  const SplitConstraint columns = combine(field), inner = combine(kernel);
+  const SplitConstraint tiles = combine({c.convGroupSplit, c.outChanParallel, columns, inner});
+  if (sizes.numTiles != 0 && tiles.value > sizes.numTiles)
+    fail(op, tiles.key,
+         "the parallel splits asked for use " + std::to_string(tiles.value) + " tiles; the target has " +
+             std::to_string(sizes.numTiles));
+  // Forward: rows output channels, inner kernel x input channels, columns batch x field.
+  // Weight update: rows output channels, inner batch x field, columns kernel x input channels.
+  const SplitConstraint &depth = which == ConvProduct::Forward ? inner : columns;
+  const SplitConstraint &cols = which == ConvProduct::Forward ? columns : inner;
+  json partition = json::object();
+  if (c.convGroupSplit.set())
+    partition["convGroupSplit"] = c.convGroupSplit.value;
+  if (c.outChanParallel.set())
+    partition["batchSplit"] = c.outChanParallel.value;
+  if (cols.set())
+    partition["outChanSplit"]["parallel"] = cols.value;
+  if (depth.set())
+    partition["inChanSplit"]["parallel"] = depth.value;
+  if (partition.empty())
+    return "";
+  return json{{"0", {{"partition", partition}}}}.dump();
+}
+
+} // namespace poplin::planning

@@ -1,0 +1,73 @@
+// Copyright (c) Aspen contributors.
+// PopLibs' `planConstraints` option (a JSON object) for matMul and convolution: parsed and
+// validated as PopLibs validates it, then mapped onto the splits Aspen's planner chooses
+// (docs/matmul.md, "Plan constraints").
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace poplin::planning {
+
+/// One constrained value and the path of the key(s) that gave it ("0.partition.batchSplit").
+struct SplitConstraint {
+  unsigned value = 1;
+  std::string key; // empty: not constrained
+  bool set() const { return !key.empty(); }
+};
+
+/// A `planConstraints` value in PopLibs' convolution vocabulary (level 0, the tile partition).
+struct ConvPlanConstraints {
+  SplitConstraint convGroupSplit, batchSplit, inChanParallel, inChanSerial, outChanParallel, outChanSerial;
+  std::map<unsigned, SplitConstraint> fieldSplit, kernelSplit;
+  bool swapOperands = false;
+  std::string swapOperandsKey;
+  /// Keys PopLibs accepts that name choices Aspen's planner does not make (method, grouping,
+  /// other transforms, the tile level): accepted and ignored, listed in the plan report.
+  std::vector<std::string> ignored;
+};
+
+/// Parses `json` (empty: no constraints). Throws poplar::invalid_option
+/// "<op>: option 'planConstraints': '<path>': ..." for JSON or keys PopLibs rejects.
+ConvPlanConstraints parsePlanConstraints(const std::string &json, const std::string &op);
+
+/// The constraints on the splits of Aspen's matrix-product plan.
+struct MatMulConstraints {
+  SplitConstraint groupSplit, rowSplit, colSplit, depthSplit, serialSplit;
+  std::vector<std::string> ignored;
+  /// The option's text, for plan-cache keys, and the operation it was given to, for errors.
+  std::string text, op;
+  bool any() const {
+    return groupSplit.set() || rowSplit.set() || colSplit.set() || depthSplit.set() || serialSplit.set();
+  }
+};
+
+/// A matrix product {G, m, k} x {G, k, n} as PopLibs plans it: a convolution with batch m, k input
+/// and n output channels, a field and kernel of one element (swapOperands: batch n, output
+/// channels m). Throws poplar::invalid_option naming the key of a constraint Aspen's plan
+/// cannot meet (a serial split of the inner dimension, a field or kernel split above 1).
+MatMulConstraints matMulConstraints(const ConvPlanConstraints &c, const std::string &text,
+                                    const std::string &op);
+
+/// Which product of a convolution the constraints are mapped onto.
+enum class ConvProduct {
+  Forward,     // {G, Co, K*Ci} x {G, K*Ci, B*O'}
+  WeightUpdate // {G, Co, B*O'} x {G, B*O', K*Ci}
+};
+
+/// The sizes of a convolution the constraints split.
+struct ConvSizes {
+  unsigned numTiles = 0; // of the target; 0: not checked
+  std::size_t groups = 1, batch = 1, inChans = 1, outChans = 1;
+  std::vector<std::size_t> outField, kernel; // the product's output field and kernel positions
+};
+
+/// The constraints of a convolution of `sizes` mapped onto the product `which` runs, as a
+/// matMul `planConstraints` value; throws poplar::invalid_option naming the convolution's key
+/// when it cannot be met (a split above its dimension, a serial split, swapOperands).
+std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSizes &sizes, ConvProduct which,
+                                    const std::string &op);
+
+} // namespace poplin::planning
