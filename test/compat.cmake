@@ -201,3 +201,7 @@ add_dependencies(compat_codelets_link popc)
 aspen_add_test(compat_codelets_builtins_rt LABEL integration SOURCES compat/codelets_builtins_rt.cpp
   LIBS TBB::tbb nlohmann_json::nlohmann_json)
 add_dependencies(compat_codelets_builtins_rt popc)
+# Which build runs where: the IPUModel the cpu build, a DeviceManager IPU device the IPU build
+# (__IPU__ defined) unless it is IPU assembly.
+aspen_add_test(compat_codelets_targets LABEL integration SOURCES compat/codelets_targets.cpp)
+add_dependencies(compat_codelets_targets popc)
