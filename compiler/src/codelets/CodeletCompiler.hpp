@@ -2,7 +2,8 @@
 // The codelet compiler: codelet sources (C++, C) -> a .gp vertex library, used by
 // Graph::addCodelets and popc. Steps: find vertex types (Introspect), generate a
 // registration unit per source (RegistrationUnit), build one shared object with
-// the host compiler (g++, or $ASPEN_CXX) with __POPC__ defined and __IPU__ not,
+// the host compiler (clang, or $ASPEN_CXX) with __POPC__ defined (and __IPU__ only in an
+// IPU build, compileForTargets),
 // load it to read the field layout the compiler chose, and wrap it as a .gp
 // (GpFile). Results are cached by content (CodeletCache).
 #pragma once
