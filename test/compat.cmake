@@ -203,3 +203,7 @@ aspen_add_test(compat_codelets_builtins_rt LABEL integration SOURCES compat/code
 add_dependencies(compat_codelets_builtins_rt popc)
 # Issue 24: Engine::getReport and libpva's vertex and compute-set views, as PopLibs' tests use them.
 aspen_add_test(compat_engine_get_report LABEL conformance SOURCES compat/engine_get_report.cpp LIBS Aspen::pva)
+# Which build runs where: the IPUModel the cpu build, a DeviceManager IPU device the IPU build
+# (__IPU__ defined) unless it is IPU assembly.
+aspen_add_test(compat_codelets_targets LABEL integration SOURCES compat/codelets_targets.cpp)
+add_dependencies(compat_codelets_targets popc)

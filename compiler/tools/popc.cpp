@@ -29,7 +29,11 @@ const char *const kUsage =
 Compiles codelets (C++ vertex classes deriving from poplar::Vertex, MultiVertex or
 SupervisorVertex) into a vertex library for Aspen's simulated IPU. Sources are
 compiled with clang (clang++-16, or $ASPEN_CXX) for the host with __POPC__
-defined and __IPU__ not defined. Vertex libraries (.gp) given as inputs are linked
+defined and __IPU__ not defined (the cpu build, which the IPUModel runs). When the
+targets name an IPU (ipu1, ipu2, ipu21), the sources are also compiled with __IPU__
+and __IPU_ARCH_VERSION__ defined (the IPU build, kept in the same library), which a
+DeviceManager IPU device runs; when that build does not compile or marks a vertex
+isExternalCodelet, a warning says so and the IPU device runs the cpu build. Vertex libraries (.gp) given as inputs are linked
 with the compiled sources into one library. IPU assembly sources (.S, .s) have no
 host build: each gets a warning and adds nothing (as Graphcore's popc adds nothing
 from them to a cpu target's code); the simulated IPU runs the C++ versions of the
@@ -46,7 +50,7 @@ Options:
   -std=<standard>      C++ language standard (default c++17)
   --target <list>      targets: comma-separated (ipu1, ipu2, ipu21, cpu, ipumodel; also
                        -target, -target=, --target=) or a JSON list whose "compile-flags"
-                       are applied; recorded, every target runs the same host code
+                       are applied; an IPU target adds the IPU build (above)
   -X <flag>            pass <flag> to the compiler
   --list-targets       print the IPU targets (ipu1,ipu2,ipu21) and exit
   --version            print the version and exit
@@ -230,9 +234,15 @@ int main(int argc, char **argv) {
     std::vector<std::uint8_t> bytes;
     aspen::codelets::CompiledCodelets compiled;
     if (!sources.empty()) {
+      std::string noIpuBuild;
       compiled = emptySource.empty()
-                     ? aspen::codelets::compileCodelets(sources, parsed, &std::cerr)
+                     ? aspen::codelets::compileForTargets(sources, parsed, &std::cerr, {}, &noIpuBuild)
                      : aspen::codelets::compileCodelets(sources, parsed, &std::cerr, {assembly.front()});
+      if (!noIpuBuild.empty())
+        std::cerr << "popc: warning: " << (sources.size() == 1 ? sources.front() : output) << ": "
+                  << noIpuBuild
+                  << "; a DeviceManager IPU device runs its cpu build (docs/codelets.md, \"Which build runs "
+                     "where\")\n";
       if (verbose)
         printCounts(compiled.metadata, compiled.fromCache ? " (cached)" : "");
       bytes = std::move(compiled.gpBytes);
@@ -251,7 +261,27 @@ int main(int argc, char **argv) {
           printCounts(aspen::codelets::decodeGp(inputs[i].data(), inputs[i].size(), libraries[i]).metadata,
                       " (from " + libraries[i] + ")");
       }
-      bytes = aspen::codelets::linkCodeletLibraries(parts, parsed.targets).gpBytes;
+      std::vector<std::uint8_t> host = aspen::codelets::linkCodeletLibraries(parts, parsed.targets).gpBytes;
+      // The IPU builds link as the host builds do, an input without one taking part with its
+      // host build (docs/codelets.md, "Which build runs where").
+      std::vector<std::vector<std::uint8_t>> ipuBuilds;
+      std::string arch;
+      for (const aspen::codelets::GpInput &part : parts) {
+        ipuBuilds.push_back(aspen::codelets::ipuBuildOf(part.bytes, part.size, part.name));
+        if (!ipuBuilds.back().empty() && arch.empty())
+          arch = aspen::codelets::decodeGp(part.bytes, part.size, part.name).metadata.ipuBuild.name;
+      }
+      if (!arch.empty()) {
+        std::vector<aspen::codelets::GpInput> ipuParts;
+        for (std::size_t i = 0; i < parts.size(); ++i)
+          ipuParts.push_back(
+              ipuBuilds[i].empty()
+                  ? parts[i]
+                  : aspen::codelets::GpInput{ipuBuilds[i].data(), ipuBuilds[i].size(), parts[i].name});
+        host = aspen::codelets::withIpuBuild(
+            host, aspen::codelets::linkCodeletLibraries(ipuParts, parsed.targets).gpBytes, arch);
+      }
+      bytes = std::move(host);
     }
     if (verbose)
       std::cerr << "popc: " << output << ": "

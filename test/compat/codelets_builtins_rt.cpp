@@ -6,14 +6,12 @@
 // device: tile and worker ids against the graph's mapping, the random builtins against an
 // independent host transcription of the documented generator (and their moments), the
 // tile's cycle counter against the execution profile.
-#include <poplar/DeviceManager.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
-#include <poplar/IPUModel.hpp>
 #include <poplar/RandomSeed.hpp>
 #include <poplar/Target.hpp>
 
-#include "CommandSupport.hpp"
+#include "CodeletHarness.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -33,47 +31,13 @@ using namespace poplar::program;
 
 namespace {
 
-enum class DeviceKind { IPUModel, IPU };
-enum class Build { Popc, AddCodelets };
-
-Device makeDevice(DeviceKind kind) {
-  if (kind == DeviceKind::IPUModel) {
-    IPUModel model("ipu2");
-    model.tilesPerIPU = 4;
-    return model.createDevice();
-  }
-  DeviceManager manager = DeviceManager::createDeviceManager();
-  for (Device &d : manager.getDevices(TargetType::IPU, 1))
-    if (d.attach())
-      return std::move(d);
-  FAIL("no DeviceManager IPU device could be attached");
-  return Device();
-}
+using aspen::test::codelets::roundHalf;
 
 /// Builds `source` with popc as a Makefile does and runs `body` on a graph holding it, for
 /// each build (the .gp, addCodelets of the source) and each device kind.
 void onEveryBuildAndDevice(const std::string &source, const std::string &flags,
                            const std::function<void(Graph &, Device &)> &body) {
-  aspen::test::TempDir dir;
-  const std::string gp = dir.path + "/codelets.gp";
-  const std::string command =
-      aspen::test::popc() + " " + flags + " " + aspen::test::compatCodeletFile(source) + " -o " + gp;
-  const aspen::test::CommandResult built = aspen::test::runCommand(command);
-  INFO(command << "\n" << built.output);
-  REQUIRE(built.status == 0);
-  for (Build build : {Build::Popc, Build::AddCodelets}) {
-    for (DeviceKind kind : {DeviceKind::IPUModel, DeviceKind::IPU}) {
-      INFO((build == Build::Popc ? "popc .gp" : "addCodelets")
-           << " on " << (kind == DeviceKind::IPUModel ? "IPUModel" : "IPU"));
-      Device device = makeDevice(kind);
-      Graph graph(device.getTarget());
-      if (build == Build::Popc)
-        REQUIRE(graph.addCodelets(gp));
-      else
-        graph.addCodelets(aspen::test::compatCodeletFile(source), flags);
-      body(graph, device);
-    }
-  }
+  aspen::test::codelets::onEveryBuildAndDevice({source}, flags, body);
 }
 
 Tensor onTile(Graph &graph, Type type, std::size_t n, unsigned tile, const std::string &name) {
@@ -103,14 +67,6 @@ std::vector<float> readHalf(Engine &engine, const Target &target, const std::str
   std::vector<float> v(n);
   copyDeviceHalfToFloat(target, bits.data(), v.data(), n);
   return v;
-}
-
-float roundHalf(const Target &target, float x) {
-  std::uint16_t bits;
-  copyFloatToDeviceHalf(target, &x, &bits, 1);
-  float back;
-  copyDeviceHalfToFloat(target, &bits, &back, 1);
-  return back;
 }
 
 // ---- the generator, transcribed from its published description -----------------------
@@ -335,13 +291,11 @@ TEST_CASE("builtins: random samples do not depend on host threads, and repeat wi
           "[compat][codelets][builtins]") {
   aspen::test::TempDir dir;
   const std::string gp = dir.path + "/r.gp";
-  const std::string command =
-      aspen::test::popc() + " -O2 " + aspen::test::compatCodeletFile("HwRandom.cpp") + " -o " + gp;
-  REQUIRE(aspen::test::runCommand(command).status == 0);
+  aspen::test::codelets::popcOk("-O2 " + aspen::test::compatCodeletFile("HwRandom.cpp") + " -o " + gp);
   std::vector<RandomGraph> results;
   for (int threads : {1, 2, 2}) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
-    Device device = makeDevice(DeviceKind::IPUModel);
+    Device device = aspen::test::codelets::makeDevice(aspen::test::codelets::DeviceKind::IPUModel);
     Graph graph(device.getTarget());
     REQUIRE(graph.addCodelets(gp));
     results.emplace_back().run(graph, device, 1);

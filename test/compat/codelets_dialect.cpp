@@ -3,13 +3,11 @@
 // (test/compat/codelets/), built with popc as a Makefile calls it and with
 // Graph::addCodelets, run on the IPUModel and on a DeviceManager IPU device, results
 // checked against host loops.
-#include <poplar/DeviceManager.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
-#include <poplar/IPUModel.hpp>
 #include <poplar/Target.hpp>
 
-#include "CommandSupport.hpp"
+#include "CodeletHarness.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -44,32 +42,9 @@ bool exists(const std::string &path) {
   return std::ifstream(path).good();
 }
 
-enum class DeviceKind { IPUModel, IPU };
-enum class Build { Popc, AddCodelets };
-
-Device makeDevice(DeviceKind kind) {
-  if (kind == DeviceKind::IPUModel) {
-    IPUModel model("ipu2");
-    model.tilesPerIPU = 4;
-    return model.createDevice();
-  }
-  DeviceManager manager = DeviceManager::createDeviceManager();
-  std::vector<Device> devices = manager.getDevices(TargetType::IPU, 1);
-  for (Device &d : devices)
-    if (d.attach())
-      return std::move(d);
-  FAIL("no DeviceManager IPU device could be attached");
-  return Device();
-}
-
-/// The value of `x` rounded to half (ties to even), on the host.
-float roundHalf(const Target &target, float x) {
-  std::uint16_t bits;
-  copyFloatToDeviceHalf(target, &x, &bits, 1);
-  float back;
-  copyDeviceHalfToFloat(target, &bits, &back, 1);
-  return back;
-}
+using aspen::test::codelets::DeviceKind;
+using aspen::test::codelets::makeDevice;
+using aspen::test::codelets::roundHalf;
 
 /// One compute set on tile 0: inputs written, the set run, outputs read as floats.
 class Harness {
@@ -191,33 +166,10 @@ private:
 /// with addCodelets, and runs `body` on the IPUModel and on a DeviceManager IPU device.
 void onEveryBuildAndDevice(const std::vector<std::string> &sources, const std::string &flags,
                            const std::function<void(Harness &)> &body) {
-  TempDir dir;
-  const std::string gp = dir.path + "/codelets.gp";
-  std::string command = popc() + " " + flags;
-  for (const std::string &s : sources)
-    command += " " + aspen::test::compatCodeletFile(s);
-  const Result built = run(command + " -o " + gp);
-  INFO(command << "\n" << built.output);
-  REQUIRE(built.status == 0);
-  REQUIRE(exists(gp));
-  for (Build build : {Build::Popc, Build::AddCodelets}) {
-    for (DeviceKind kind : {DeviceKind::IPUModel, DeviceKind::IPU}) {
-      INFO((build == Build::Popc ? "popc .gp" : "addCodelets")
-           << " on " << (kind == DeviceKind::IPUModel ? "IPUModel" : "IPU"));
-      Device device = makeDevice(kind);
-      Graph graph(device.getTarget());
-      if (build == Build::Popc) {
-        REQUIRE(graph.addCodelets(gp));
-      } else {
-        std::vector<std::string> paths;
-        for (const std::string &s : sources)
-          paths.push_back(aspen::test::compatCodeletFile(s));
-        graph.addCodelets(paths, flags);
-      }
-      Harness h(graph, device);
-      body(h);
-    }
-  }
+  aspen::test::codelets::onEveryBuildAndDevice(sources, flags, [&](Graph &graph, Device &device) {
+    Harness h(graph, device);
+    body(h);
+  });
 }
 
 std::vector<float> ramp(std::size_t n, float start, float step) {

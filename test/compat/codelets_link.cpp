@@ -5,13 +5,11 @@
 // the .gp files), given to one popc call, or added to one graph one by one, as .gp files
 // or sources: the calls resolve, the runtime's variable is each tile's own, and the
 // results match a host loop on the IPUModel and on a DeviceManager IPU device.
-#include <poplar/DeviceManager.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
-#include <poplar/IPUModel.hpp>
 #include <poplar/Program.hpp>
 
-#include "CommandSupport.hpp"
+#include "CodeletHarness.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -24,27 +22,8 @@ using namespace poplar;
 
 namespace {
 
-using aspen::test::popc;
-
-void popcOk(const std::string &args) {
-  const aspen::test::CommandResult r = aspen::test::runCommand(popc() + " " + args);
-  INFO("popc " << args << "\n" << r.output);
-  REQUIRE(r.status == 0);
-}
-
-Device makeDevice(bool ipu) {
-  if (!ipu) {
-    IPUModel model("ipu2");
-    model.tilesPerIPU = 4;
-    return model.createDevice();
-  }
-  DeviceManager manager = DeviceManager::createDeviceManager();
-  for (Device &d : manager.getDevices(TargetType::IPU, 1))
-    if (d.attach())
-      return std::move(d);
-  FAIL("no DeviceManager IPU device could be attached");
-  return Device();
-}
+using aspen::test::codelets::DeviceKind;
+using aspen::test::codelets::popcOk;
 
 /// Tiles 0 and 1 run Axpy twice (y = a * x + y, clamp), then every tile of 0..2 reads
 /// how often its vertices called into the runtime.
@@ -107,13 +86,8 @@ void runAndCheck(Graph &graph, Device &device) {
 }
 
 void onBothDevices(const std::function<void(Graph &)> &addCodelets) {
-  for (bool ipu : {false, true}) {
-    INFO((ipu ? "IPU device" : "IPUModel"));
-    Device device = makeDevice(ipu);
-    Graph graph(device.getTarget());
-    addCodelets(graph);
-    runAndCheck(graph, device);
-  }
+  aspen::test::codelets::onBothDevices(
+      addCodelets, [](Graph &graph, Device &device, DeviceKind) { runAndCheck(graph, device); });
 }
 
 } // namespace

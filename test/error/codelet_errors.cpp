@@ -6,6 +6,7 @@
 #include "ErrorCheck.hpp"
 
 #include "codelets/CodeletCompiler.hpp"
+#include "codelets/ContentHash.hpp"
 #include "poplar/Graph.hpp"
 #include "poplar/Program.hpp"
 #include "poplar/exceptions.hpp"
@@ -84,6 +85,22 @@ TEST_CASE("codelet_errors: a .gp of another format version", "[codelets][error]"
   const std::string path = dir.write("future.gp", bytes);
   Graph g(smallTarget());
   requireError<graph_object_load_error>([&] { g.addCodelets(path); }, {"future.gp", "format version 99"});
+}
+
+TEST_CASE("codelet_errors: a .gp whose IPU build is damaged", "[codelets][error]") {
+  // A library carrying its IPU build (docs/codelets.md, "Which build runs where"), the IPU
+  // build's bytes changed and the file's own checksum made to match again: an IPU target,
+  // which runs the IPU build, names the file and what is wrong.
+  TempDir dir;
+  const std::vector<std::uint8_t> host = validGp();
+  std::vector<std::uint8_t> bytes = aspen::codelets::withIpuBuild(host, host, "ipu2");
+  bytes[bytes.size() - 10] ^= 0x5a;
+  const std::string hash = aspen::codelets::contentHash(bytes.data() + 64, bytes.size() - 64);
+  std::memcpy(bytes.data() + 32, hash.data(), 32);
+  const std::string path = dir.write("damaged-ipu.gp", bytes);
+  Graph g(smallTarget());
+  requireError<graph_object_load_error>([&] { g.addCodelets(path); },
+                                        {"damaged-ipu.gp", "IPU build does not match its recorded hash"});
 }
 
 TEST_CASE("codelet_errors: a truncated .gp, and a file that is not a .gp", "[codelets][error]") {

@@ -280,6 +280,13 @@ TEST_CASE("codelet_hostile: crafted .gp metadata is bounded before use", "[codel
         m["units"] = {"a); system(\"x"};
       },
       {"crafted.gp", "is not an identifier"});
+  // An IPU build (format 5) the file does not hold, and one that is not an object.
+  check(
+      [&](nlohmann::json &m) {
+        m["ipuBuild"] = {{"arch", "ipu2"}, {"hash", "00"}, {"size", 1u << 30}};
+      },
+      {"crafted.gp", "IPU build is larger"});
+  check([&](nlohmann::json &m) { m["ipuBuild"] = 3; }, {"crafted.gp", "\"ipuBuild\" is not an object"});
 
   // A version 2 file (one shared object, no part list) still reads.
   {
@@ -292,10 +299,11 @@ TEST_CASE("codelet_hostile: crafted .gp metadata is bounded before use", "[codel
     const auto decoded = cl::decodeGp(bytes.data(), bytes.size(), "v2.gp");
     REQUIRE(decoded.parts.size() == 1);
     REQUIRE(decoded.parts[0].size == c.soSize);
-    const std::uint32_t five = 5;
-    std::memcpy(bytes.data() + 8, &five, 4);
-    requireError<graph_object_load_error>([&] { cl::decodeGp(bytes.data(), bytes.size(), "v5.gp"); },
-                                          {"v5.gp", "format version 5"});
+    // Format 5 (a library carrying its IPU build) is read; a version after it is not.
+    const std::uint32_t six = 6;
+    std::memcpy(bytes.data() + 8, &six, 4);
+    requireError<graph_object_load_error>([&] { cl::decodeGp(bytes.data(), bytes.size(), "v6.gp"); },
+                                          {"v6.gp", "format version 6"});
   }
 
   // Structurally valid metadata that disagrees with its code (fields swapped) is

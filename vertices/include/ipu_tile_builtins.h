@@ -102,25 +102,33 @@ ASPEN_TB_INLINE half2 aspen_ipu_f16v2grand(void) {
 #define __builtin_ipu_urand_f32 aspen_ipu_urand_f32
 #define __builtin_ipu_f32v2grand aspen_ipu_f32v2grand
 
-/* Control and status registers: the IPU's (floating-point control, PRNG seeds, ...) have no
- * counterpart in the simulator's host code. A call is refused when it is compiled, naming
- * the builtin (clang and GCC: the `error` attribute). */
+/* Control and status registers (<tilearch.h> names them). Reading the worker status register
+ * (CSR_W_WSR__INDEX, 0x101 in Aspen's numbering) gives the running worker context's index in
+ * its CTXTID_M1 field (bits 0..2), as __builtin_ipu_get_worker_id; the other registers
+ * (floating-point control, the PRNG seeds, the AMP unit's, ...) have no counterpart in the
+ * simulator's host code, and a call that reads or writes one is refused when it is compiled,
+ * naming the builtin (clang and GCC: the `error` attribute; with a constant register index,
+ * as code always passes it, the branch not taken is not compiled). */
 #ifdef __cplusplus
 extern "C" {
 #endif
-__attribute__((error("__builtin_ipu_get: IPU control and status registers have no host meaning in "
-                     "Aspen's simulator (docs/codelets.md, \"IPU builtins backed by the runtime\"); use "
-                     "__builtin_ipu_get_tile_id, __builtin_ipu_get_worker_id or __builtin_ipu_get_scount_l "
-                     "for what they hold"))) unsigned
+__attribute__((
+    error("__builtin_ipu_get: this IPU control and status register has no host meaning in Aspen's "
+          "simulator; only the worker status register (CSR_W_WSR__INDEX, a constant) has one "
+          "(docs/codelets.md, \"Control and status registers\"); use __builtin_ipu_get_tile_id, "
+          "__builtin_ipu_get_worker_id or __builtin_ipu_get_scount_l for what the others hold"))) unsigned
 aspen_ipu_refused_get(unsigned csr);
 __attribute__((error("__builtin_ipu_put: IPU control and status registers have no host meaning in "
-                     "Aspen's simulator (docs/codelets.md, \"IPU builtins backed by the runtime\"); seed "
+                     "Aspen's simulator (docs/codelets.md, \"Control and status registers\"); seed "
                      "the generators with poplar::setHwSeeds"))) void
 aspen_ipu_refused_put(unsigned value, unsigned csr);
 #ifdef __cplusplus
 }
 #endif
-#define __builtin_ipu_get(csr) aspen_ipu_refused_get((unsigned)(csr))
+#define ASPEN_CSR_W_WSR_INDEX 0x101u
+#define __builtin_ipu_get(csr)                                                                               \
+  ((unsigned)(csr) == ASPEN_CSR_W_WSR_INDEX ? aspen_ipu_get_worker_id()                                      \
+                                            : aspen_ipu_refused_get((unsigned)(csr)))
 #define __builtin_ipu_uget(csr) aspen_ipu_refused_get((unsigned)(csr))
 #define __builtin_ipu_put(value, csr) aspen_ipu_refused_put((unsigned)(value), (unsigned)(csr))
 #define __builtin_ipu_uput(value, csr) aspen_ipu_refused_put((unsigned)(value), (unsigned)(csr))

@@ -19,6 +19,7 @@ extern "C" {
 /* AspenVertexEntry::flags */
 #define ASPEN_VERTEX_MULTI 1u      /* derives from poplar::MultiVertex: compute(workerId) per worker */
 #define ASPEN_VERTEX_SUPERVISOR 2u /* derives from poplar::SupervisorVertex */
+#define ASPEN_VERTEX_EXTERNAL 4u   /* isExternalCodelet is true: on an IPU its compute is assembly */
 
 /* AspenFieldEntry::kind (= aspen::ir::FieldKind) */
 #define ASPEN_FIELD_INPUT 0u

@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -1272,6 +1273,84 @@ std::string demangledSymbols(const std::vector<std::string> &symbols) {
     std::free(name);
   }
   return out;
+}
+
+std::string ipuBuildArch(const std::vector<std::string> &targets) {
+  bool ipu1 = false, ipu2 = false, ipu21 = false;
+  for (const std::string &t : targets) {
+    const std::string arch = t.substr(0, t.find(':'));
+    ipu1 = ipu1 || arch == "ipu1";
+    ipu2 = ipu2 || arch == "ipu2";
+    ipu21 = ipu21 || arch == "ipu21";
+  }
+  // One IPU build: the architecture of Aspen's DeviceManager devices (ipu2) when listed.
+  return ipu2 ? "ipu2" : ipu21 ? "ipu21" : ipu1 ? "ipu1" : "";
+}
+
+CodeletFlags ipuBuildFlags(const CodeletFlags &flags, const std::string &arch) {
+  CodeletFlags out = flags;
+  // As Graphcore's popc defines them for an IPU target: ipu1 -> 1, ipu2 -> 2, ipu21 -> 21.
+  const std::string version = arch.substr(3);
+  for (const std::string &define : {std::string("-D__IPU__"), "-D__IPU_ARCH_VERSION__=" + version}) {
+    out.compilerArgs.push_back(define);
+    out.clangArgs.push_back(define);
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> compileIpuBuild(const std::vector<std::string> &sources, const CodeletFlags &flags,
+                                          const std::string &arch,
+                                          const std::vector<std::string> &displayNames, std::string &why) {
+  CompiledCodelets ipu;
+  std::ostringstream diagnostics;
+  try {
+    ipu = compileCodelets(sources, ipuBuildFlags(flags, arch), &diagnostics, displayNames);
+  } catch (const poplar::graph_object_creation_error &e) {
+    // The first error names the file and line (inline IPU assembly, a control register written, ...).
+    const std::string text = diagnostics.str().empty() ? std::string(e.what()) : diagnostics.str();
+    std::string first;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("error") != std::string::npos) {
+        first = line;
+        break;
+      }
+    why = "its " + arch + " build (__IPU__ defined) does not compile" + (first.empty() ? "" : ": " + first);
+    return {};
+  }
+  std::vector<std::string> external;
+  for (const ir::VertexTypeInfo &v : ipu.metadata.vertexTypes)
+    if (v.isExternal)
+      external.push_back(v.name);
+  if (!external.empty()) {
+    why = "its " + arch + " build marks " + std::to_string(external.size()) +
+          " vertex type(s) isExternalCodelet (their compute is IPU assembly), first '" + external.front() +
+          "'";
+    return {};
+  }
+  return std::move(ipu.gpBytes);
+}
+
+CompiledCodelets compileForTargets(const std::vector<std::string> &sources, const CodeletFlags &flags,
+                                   std::ostream *compileOutput, const std::vector<std::string> &displayNames,
+                                   std::string *noIpuBuild) {
+  CompiledCodelets host = compileCodelets(sources, flags, compileOutput, displayNames);
+  const std::string arch = ipuBuildArch(flags.targets);
+  if (arch.empty())
+    return host;
+  std::string why;
+  const std::vector<std::uint8_t> ipu = compileIpuBuild(sources, flags, arch, displayNames, why);
+  if (ipu.empty()) {
+    if (noIpuBuild)
+      *noIpuBuild = why;
+    return host;
+  }
+  CompiledCodelets out;
+  out.gpBytes = withIpuBuild(host.gpBytes, ipu, arch);
+  out.contentHash = contentHash(out.gpBytes.data(), out.gpBytes.size());
+  out.metadata = decodeGp(out.gpBytes.data(), out.gpBytes.size(), "codelets").metadata;
+  out.fromCache = host.fromCache;
+  return out; // gpPath empty: the cache holds the two builds, not the pair
 }
 
 } // namespace aspen::codelets

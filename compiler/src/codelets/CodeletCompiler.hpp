@@ -2,7 +2,8 @@
 // The codelet compiler: codelet sources (C++, C) -> a .gp vertex library, used by
 // Graph::addCodelets and popc. Steps: find vertex types (Introspect), generate a
 // registration unit per source (RegistrationUnit), build one shared object with
-// the host compiler (g++, or $ASPEN_CXX) with __POPC__ defined and __IPU__ not,
+// the host compiler (clang, or $ASPEN_CXX) with __POPC__ defined (and __IPU__ only in an
+// IPU build, compileForTargets),
 // load it to read the field layout the compiler chose, and wrap it as a .gp
 // (GpFile). Results are cached by content (CodeletCache).
 #pragma once
@@ -60,6 +61,25 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sources, const 
 /// Results are cached by the inputs' content.
 CompiledCodelets linkCodeletLibraries(const std::vector<GpInput> &inputs,
                                       const std::vector<std::string> &targets);
+
+/// Which build runs where (docs/codelets.md): the architecture of the IPU build a target
+/// list asks for ("ipu2" when listed, else "ipu21", else "ipu1"; "" when it names no IPU).
+std::string ipuBuildArch(const std::vector<std::string> &targets);
+/// `flags` with __IPU__ and __IPU_ARCH_VERSION__ defined for `arch`, as Graphcore's popc.
+CodeletFlags ipuBuildFlags(const CodeletFlags &flags, const std::string &arch);
+/// The IPU build of `sources` (a .gp), or empty with `why` set when the IPU device must run
+/// the host build: the build does not compile (first error, file:line) or a vertex type in it
+/// is isExternalCodelet (its compute is IPU assembly).
+std::vector<std::uint8_t> compileIpuBuild(const std::vector<std::string> &sources, const CodeletFlags &flags,
+                                          const std::string &arch,
+                                          const std::vector<std::string> &displayNames, std::string &why);
+/// compileCodelets (the host build), and when `flags.targets` names an IPU architecture the
+/// IPU build too, carried inside the result's .gp (then gpPath is empty: the pair is not
+/// cached, each build is). When there is none, `noIpuBuild` (if given) says why.
+CompiledCodelets compileForTargets(const std::vector<std::string> &sources, const CodeletFlags &flags,
+                                   std::ostream *compileOutput = nullptr,
+                                   const std::vector<std::string> &displayNames = {},
+                                   std::string *noIpuBuild = nullptr);
 
 /// Mangled symbols as a message lists them: "'foo(int)', 'bar'".
 std::string demangledSymbols(const std::vector<std::string> &symbols);

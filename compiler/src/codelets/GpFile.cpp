@@ -185,6 +185,8 @@ std::string metadataToJson(const LibraryMetadata &metadata) {
                {"multiVertex", v.isMultiVertex},
                {"supervisor", v.isSupervisor},
                {"fields", std::move(fields)}};
+    if (v.isExternal)
+      jv["external"] = true;
     if (i < metadata.vertexParts.size() && metadata.vertexParts[i] != 0)
       jv["part"] = metadata.vertexParts[i];
     vertices.push_back(std::move(jv));
@@ -213,6 +215,9 @@ std::string metadataToJson(const LibraryMetadata &metadata) {
     doc["cacheKey"] = metadata.cacheKey;
   if (!metadata.aliases.empty())
     doc["aliases"] = metadata.aliases;
+  if (metadata.ipuBuild.size != 0)
+    doc["ipuBuild"] = {
+        {"arch", metadata.ipuBuild.name}, {"hash", metadata.ipuBuild.hash}, {"size", metadata.ipuBuild.size}};
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -312,6 +317,14 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
                 std::string::npos)
           fail(fileName, "the metadata's unit '" + u + "' is not an identifier");
     }
+    if (doc.contains("ipuBuild")) {
+      const Json &jb = doc.at("ipuBuild");
+      if (!jb.is_object())
+        fail(fileName, "the metadata's \"ipuBuild\" is not an object");
+      m.ipuBuild.name = stringField(jb, "arch", fileName, "the IPU build");
+      m.ipuBuild.hash = stringField(jb, "hash", fileName, "the IPU build");
+      m.ipuBuild.size = unsignedField(jb, "size", ~std::uint64_t(0) >> 1, fileName, "the IPU build");
+    }
     if (doc.contains("undefined"))
       m.undefined = stringList(doc, "undefined", fileName);
     const std::uint64_t numParts = m.sharedObjects.empty() ? 1 : m.sharedObjects.size();
@@ -330,6 +343,8 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
       v.objectAlign = static_cast<std::uint32_t>(unsignedField(jv, "align", kMaxFieldAlign, fileName, where));
       v.isMultiVertex = boolField(jv, "multiVertex", fileName, where);
       v.isSupervisor = boolField(jv, "supervisor", fileName, where);
+      if (jv.contains("external"))
+        v.isExternal = boolField(jv, "external", fileName, where);
       std::uint32_t part = 0;
       if (jv.contains("part")) {
         part = static_cast<std::uint32_t>(unsignedField(jv, "part", numParts - 1, fileName, where));
@@ -420,7 +435,8 @@ std::vector<std::uint8_t> assembleGp(const std::string &json, std::vector<GpInpu
     soSize += p.size;
   std::vector<std::uint8_t> out(kHeaderSize + json.size() + soSize);
   std::memcpy(out.data(), kMagic, sizeof kMagic);
-  put32(out.data() + 8, kGpFormatVersion);
+  const bool ipuBuild = json.find("\"ipuBuild\":") != std::string::npos;
+  put32(out.data() + 8, ipuBuild ? kGpFormatVersion : kGpFormatWithoutIpuBuild);
   put32(out.data() + 12, static_cast<std::uint32_t>(kHeaderSize));
   put64(out.data() + 16, json.size());
   put64(out.data() + 24, soSize);
@@ -548,12 +564,44 @@ GpContents decodeGp(const std::uint8_t *data, std::size_t size, const std::strin
     contents.objectParts.push_back({static_cast<std::size_t>(at), static_cast<std::size_t>(o.size)});
     at += o.size;
   }
+  if (m.ipuBuild.size != 0) {
+    if (m.ipuBuild.size > soSize - total)
+      fail(fileName, "the metadata's IPU build is larger than the file holds");
+    total += m.ipuBuild.size;
+    contents.ipuBuild = {static_cast<std::size_t>(at), static_cast<std::size_t>(m.ipuBuild.size)};
+    at += m.ipuBuild.size;
+  }
   if (total != soSize)
     fail(fileName, "the metadata's shared objects and objects (" + std::to_string(total) +
                        " bytes) do not fill the " + std::to_string(soSize) + " bytes the file holds");
   if (!m.objects.empty() && m.sharedObjects.size() != 1)
     fail(fileName, "it holds objects and more than one shared object");
   return contents;
+}
+
+std::vector<std::uint8_t> withIpuBuild(const std::vector<std::uint8_t> &host,
+                                       const std::vector<std::uint8_t> &ipu, const std::string &arch) {
+  const GpContents gp = decodeGp(host.data(), host.size(), "<host build>");
+  LibraryMetadata m = gp.metadata;
+  const std::size_t keep = gp.sharedObjectSize - gp.ipuBuild.size; // the old IPU build is last
+  m.ipuBuild = {};
+  if (!ipu.empty())
+    m.ipuBuild = {arch, contentHash(ipu.data(), ipu.size()), ipu.size()};
+  std::vector<GpInput> parts{{host.data() + gp.sharedObjectOffset, keep, ""}};
+  if (!ipu.empty())
+    parts.push_back({ipu.data(), ipu.size(), ""});
+  return assembleGp(metadataToJson(m), parts);
+}
+
+std::vector<std::uint8_t> ipuBuildOf(const std::uint8_t *bytes, std::size_t size,
+                                     const std::string &fileName) {
+  const GpContents gp = decodeGp(bytes, size, fileName);
+  if (gp.ipuBuild.size == 0)
+    return {};
+  const std::uint8_t *at = bytes + gp.ipuBuild.offset;
+  if (contentHash(at, gp.ipuBuild.size) != gp.metadata.ipuBuild.hash)
+    fail(fileName, "its IPU build does not match its recorded hash");
+  return std::vector<std::uint8_t>(at, at + gp.ipuBuild.size);
 }
 
 std::vector<std::uint8_t> readBinaryFile(const std::string &path) {

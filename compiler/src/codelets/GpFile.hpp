@@ -30,7 +30,11 @@ namespace aspen::codelets {
 ///    from ("objects", after the shared objects), so that libraries link into one
 ///    image (docs/codelets.md, "Linking"); "undefined" lists the symbols no object
 ///    defines (the shared object then only describes the vertex types).
-constexpr std::uint32_t kGpFormatVersion = 4;
+/// 5: a library may carry its IPU build (`ipuBuild`, a whole .gp after the objects;
+///    docs/codelets.md, "Which build runs where"). Only such libraries are written as 5,
+///    so that readers of format 4 still read every other library.
+constexpr std::uint32_t kGpFormatVersion = 5;
+constexpr std::uint32_t kGpFormatWithoutIpuBuild = 4;
 constexpr std::uint32_t kGpOldestReadableVersion = 2;
 
 /// Bounds the reader enforces on metadata (a vertex object lives in one tile's memory).
@@ -80,6 +84,11 @@ struct LibraryMetadata {
   /// linked with the ones that define them before it runs; its shared object only
   /// describes the vertex types (the missing symbols are stubs).
   std::vector<std::string> undefined;
+  /// The library's IPU build (docs/codelets.md, "Which build runs where"): a whole .gp
+  /// compiled with __IPU__ for `ipuBuild.name` (the architecture, "ipu2"), which a
+  /// DeviceManager IPU device runs instead of this (host) build. Its bytes follow the
+  /// objects; size 0: none.
+  ObjectRef ipuBuild;
 };
 
 /// A decoded .gp: the metadata and where the shared object is in the bytes.
@@ -93,6 +102,7 @@ struct GpContents {
   };
   std::vector<Part> parts;       // at least one; metadata.sharedObjects has the same length
   std::vector<Part> objectParts; // parallel to metadata.objects
+  Part ipuBuild;                 // metadata.ipuBuild's bytes (size 0: none)
 };
 
 /// Builds the bytes of a .gp file.
@@ -111,6 +121,14 @@ std::vector<std::uint8_t> encodeGp(const LibraryMetadata &metadata, const std::u
 /// linkCodeletLibraries in CodeletCompiler.hpp). Throws graph_object_creation_error
 /// naming a vertex type defined by two inputs.
 std::vector<std::uint8_t> linkGp(const std::vector<GpInput> &inputs, const std::vector<std::string> &targets);
+
+/// `host` (a .gp) with `ipu` (a .gp built with __IPU__ for `arch`) as its IPU build,
+/// replacing any it had; `ipu` empty: `host` without an IPU build.
+std::vector<std::uint8_t> withIpuBuild(const std::vector<std::uint8_t> &host,
+                                       const std::vector<std::uint8_t> &ipu, const std::string &arch);
+/// The IPU build a .gp carries (empty: none). `bytes` must have been checked (decodeGp).
+std::vector<std::uint8_t> ipuBuildOf(const std::uint8_t *bytes, std::size_t size,
+                                     const std::string &fileName);
 
 /// Checks and decodes a .gp file's bytes. Throws poplar::graph_object_load_error
 /// naming `fileName` and the problem: not a .gp, truncated, another format

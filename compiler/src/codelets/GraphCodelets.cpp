@@ -204,13 +204,37 @@ bool addGpFile(GraphData &data, const std::string &file) {
   if (alreadyAdded(data, hash))
     return false;
   const auto gp = aspen::codelets::decodeGp(bytes.data(), bytes.size(), file);
+  if (data.target.type == poplar::TargetType::IPU && gp.ipuBuild.size != 0) {
+    // A DeviceManager IPU device stands for hardware: it runs the library's IPU build
+    // (docs/codelets.md, "Which build runs where"), kept in memory.
+    auto ipu = std::make_shared<const std::vector<std::uint8_t>>(
+        aspen::codelets::ipuBuildOf(bytes.data(), bytes.size(), file));
+    const std::string ipuHash = aspen::codelets::contentHash(ipu->data(), ipu->size());
+    const auto ipuGp = aspen::codelets::decodeGp(ipu->data(), ipu->size(), file);
+    return registerLibrary(data, ipuHash, path, file + " (" + gp.metadata.ipuBuild.name + " build)",
+                           ipuGp.metadata, std::move(ipu));
+  }
   return registerLibrary(data, hash, path, file, gp.metadata);
 }
 
 bool addCompiled(GraphData &data, const std::vector<std::string> &sources, StringRef flags,
                  std::ostream *output, const std::vector<std::string> &displayNames) {
   const auto parsed = aspen::codelets::parseCodeletFlags(std::string_view(flags.data(), flags.size()));
-  auto compiled = aspen::codelets::compileCodelets(sources, parsed, output, displayNames);
+  // A target list naming an IPU adds the IPU build, which a DeviceManager IPU device runs.
+  std::string noIpuBuild;
+  auto compiled = aspen::codelets::compileForTargets(sources, parsed, output, displayNames, &noIpuBuild);
+  const std::string origin = displayNames.empty() ? sources.front() : displayNames.front();
+  if (!noIpuBuild.empty())
+    ASPEN_LOG(Warn, "codelets '" << origin << "': " << noIpuBuild
+                                 << "; a DeviceManager IPU device runs their cpu build");
+  if (data.target.type == poplar::TargetType::IPU && !compiled.metadata.ipuBuild.name.empty()) {
+    auto ipu = std::make_shared<const std::vector<std::uint8_t>>(
+        aspen::codelets::ipuBuildOf(compiled.gpBytes.data(), compiled.gpBytes.size(), origin));
+    const std::string ipuHash = aspen::codelets::contentHash(ipu->data(), ipu->size());
+    const auto ipuGp = aspen::codelets::decodeGp(ipu->data(), ipu->size(), origin);
+    return registerLibrary(data, ipuHash, "", origin + " (" + compiled.metadata.ipuBuild.name + " build)",
+                           ipuGp.metadata, std::move(ipu));
+  }
   std::shared_ptr<const std::vector<std::uint8_t>> bytes;
   if (compiled.gpPath.empty()) // not cached: keep the bytes
     bytes = std::make_shared<const std::vector<std::uint8_t>>(std::move(compiled.gpBytes));

@@ -239,9 +239,17 @@ template <class T> struct IsVertexType {
       HasCompute<T>::value;
 };
 
+/// Whether a vertex says its compute is assembly on an IPU (`static const bool
+/// isExternalCodelet = true`, as PopLibs' IS_EXTERNAL_CODELET writes it under __IPU__).
+template <class T, class = void> struct IsExternalCodelet : std::false_type {};
+template <class T>
+struct IsExternalCodelet<T, decltype((void)T::isExternalCodelet)>
+    : std::integral_constant<bool, static_cast<bool>(T::isExternalCodelet)> {};
+
 template <class V> constexpr std::uint32_t vertexFlags() {
   return (std::is_base_of<poplar::MultiVertex, V>::value ? ASPEN_VERTEX_MULTI : 0u) |
-         (std::is_base_of<poplar::SupervisorVertex, V>::value ? ASPEN_VERTEX_SUPERVISOR : 0u);
+         (std::is_base_of<poplar::SupervisorVertex, V>::value ? ASPEN_VERTEX_SUPERVISOR : 0u) |
+         (IsExternalCodelet<V>::value ? ASPEN_VERTEX_EXTERNAL : 0u);
 }
 
 } // namespace aspen_codelet

@@ -253,6 +253,7 @@ std::vector<ir::VertexTypeInfo> LoadedVertexLibrary::describe() const {
     v.objectAlign = e.align;
     v.isMultiVertex = (e.flags & ASPEN_VERTEX_MULTI) != 0;
     v.isSupervisor = (e.flags & ASPEN_VERTEX_SUPERVISOR) != 0;
+    v.isExternal = (e.flags & ASPEN_VERTEX_EXTERNAL) != 0;
     for (std::uint32_t k = 0; k < e.numFields; ++k) {
       const AspenFieldEntry &f = e.fields[k];
       ir::FieldInfo info;
@@ -301,7 +302,8 @@ void checkMetadataAgainstCode(const GpContents &gp, const LoadedVertexLibrary &l
       mismatch(vertex);
     if (e->size != v.objectSize || e->align != v.objectAlign || e->numFields != v.fields.size() ||
         ((e->flags & ASPEN_VERTEX_MULTI) != 0) != v.isMultiVertex ||
-        ((e->flags & ASPEN_VERTEX_SUPERVISOR) != 0) != v.isSupervisor)
+        ((e->flags & ASPEN_VERTEX_SUPERVISOR) != 0) != v.isSupervisor ||
+        ((e->flags & ASPEN_VERTEX_EXTERNAL) != 0) != v.isExternal)
       mismatch("the size, alignment, kind or number of fields of " + vertex);
     for (std::size_t k = 0; k < v.fields.size(); ++k) {
       const ir::FieldInfo &f = v.fields[k];

@@ -85,6 +85,9 @@ struct VertexTypeInfo {
   std::uint32_t objectAlign = 8;
   bool isMultiVertex = false;
   bool isSupervisor = false;
+  /// Its build marks it isExternalCodelet (an IPU build: its compute is IPU assembly,
+  /// which the simulator cannot run; docs/codelets.md, "Which build runs where").
+  bool isExternal = false;
   std::vector<FieldInfo> fields;
   int fieldIndex(const std::string &field) const {
     for (std::size_t i = 0; i < fields.size(); ++i)

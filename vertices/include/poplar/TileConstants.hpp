@@ -1,9 +1,11 @@
 // Copyright (c) Aspen contributors. Poplar-compatible codelet header.
-// Tile constants used by portable codelets (the ipu2 values). The IPU's
-// control-register constants are only meaningful under __IPU__ and are not
-// provided.
+// Tile constants used by portable codelets (the ipu2 values), and the names of the
+// IPU's control and status registers (<tilearch.h>, Aspen's numbering; docs/codelets.md,
+// "Control and status registers"), which PopLibs' IPU paths take from here.
 #ifndef POPLAR_TILECONSTANTS_HPP
 #define POPLAR_TILECONSTANTS_HPP
+
+#include <tilearch.h>
 
 /// Worker contexts per tile (MultiVertex::numWorkers()).
 #define CTXT_WORKERS 6

@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors. Poplar-compatible codelet header.
 // The base classes of vertices and the types of their fields, for codelets
-// compiled for the simulated IPU (host code, `__POPC__` defined, `__IPU__` not).
+// compiled for the simulated IPU (host code, `__POPC__` defined; `__IPU__` too in an IPU
+// build, docs/codelets.md "Which build runs where").
 //
 // Every field type here has exactly the layout given in docs/internals.md
 // ("Host layout of vertex fields") and is trivially constructible: the runtime
