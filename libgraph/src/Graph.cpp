@@ -970,6 +970,8 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions, b
   });
   if (aliases)
     aliases->clear();
+  // For `aliases`: the variable element each returned interval starts at.
+  std::vector<std::pair<VarId, std::int64_t>> intervalStarts;
   std::vector<std::vector<Interval>> result;
   bool haveLast = false;
   VarId lastVar = 0;
@@ -988,14 +990,53 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions, b
     if (!continues)
       result.emplace_back();
     auto &group = result.back();
-    if (!group.empty() && group.back().end() == p.pos)
+    if (!group.empty() && group.back().end() == p.pos) {
       group.back() = Interval(group.back().begin(), p.pos + p.len);
-    else
+    } else {
       group.emplace_back(p.pos, p.pos + p.len);
+      intervalStarts.emplace_back(p.var, p.varBegin);
+    }
     lastEnd = std::max(haveLast && p.var == lastVar ? lastEnd : std::numeric_limits<std::int64_t>::min(),
                        p.varBegin + static_cast<std::int64_t>(p.len));
     lastVar = p.var;
     haveLast = true;
+  }
+  if (aliases) {
+    // Each interval's entry names the elements it holds: the union of the variable
+    // elements the regions cover, numbered in memory order, is the index space, so
+    // intervals that alias one another get the same numbers (PopLibs' broadcast
+    // analysis finds repeated elements this way), and an interval's k-th element
+    // is its entry + k.
+    struct Run {
+      VarId var;
+      std::int64_t begin, end;
+      std::uint64_t first;
+    };
+    std::vector<Run> runs;
+    std::uint64_t next = 0;
+    for (const Piece &p : pieces) {
+      const std::int64_t end = p.varBegin + static_cast<std::int64_t>(p.len);
+      if (!runs.empty() && runs.back().var == p.var && p.varBegin <= runs.back().end) {
+        if (end > runs.back().end) {
+          next += static_cast<std::uint64_t>(end - runs.back().end);
+          runs.back().end = end;
+        }
+        continue;
+      }
+      runs.push_back(Run{p.var, p.varBegin, end, next});
+      next += p.len;
+    }
+    aliases->reserve(intervalStarts.size());
+    for (const auto &[var, begin] : intervalStarts) {
+      auto it = std::upper_bound(runs.begin(), runs.end(), std::make_pair(var, begin),
+                                 [](const std::pair<VarId, std::int64_t> &key, const Run &r) {
+                                   return key.first != r.var ? key.first < r.var : key.second < r.begin;
+                                 });
+      ASPEN_ASSERT(it != runs.begin(),
+                   "getSortedContiguousRegions: an interval outside the covered elements");
+      --it;
+      aliases->push_back(static_cast<std::size_t>(it->first + static_cast<std::uint64_t>(begin - it->begin)));
+    }
   }
   return result;
 }

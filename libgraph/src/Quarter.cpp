@@ -42,25 +42,9 @@ std::string QuarterMetadata::toString() const {
   return os.str();
 }
 
-std::ostream &operator<<(std::ostream &os, QuarterMetadata::Format format) {
-  return os << (format == QuarterMetadata::Format::F143 ? "F143" : "F152");
-}
-
-std::istream &operator>>(std::istream &is, QuarterMetadata::Format &format) {
-  std::string word;
-  if (!(is >> word))
-    return is;
-  if (word == "F143")
-    format = QuarterMetadata::Format::F143;
-  else if (word == "F152")
-    format = QuarterMetadata::Format::F152;
-  else
-    is.setstate(std::ios::failbit);
-  return is;
-}
-
 std::ostream &operator<<(std::ostream &os, const QuarterMetadata &md) {
-  return os << md.getFormat() << " scale " << static_cast<int>(md.getScale());
+  return os << (md.getFormat() == QuarterMetadata::Format::F143 ? "F143" : "F152") << " scale "
+            << static_cast<int>(md.getScale());
 }
 
 namespace {

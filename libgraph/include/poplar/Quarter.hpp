@@ -55,10 +55,9 @@ private:
 };
 
 std::ostream &operator<<(std::ostream &os, const QuarterMetadata &md);
-std::ostream &operator<<(std::ostream &os, QuarterMetadata::Format format);
-/// Reads "F143" or "F152" (as operator<< writes them); anything else sets failbit and
-/// leaves `format` unchanged (so boost::lexical_cast and program_options report it).
-std::istream &operator>>(std::istream &is, QuarterMetadata::Format &format);
+// No stream operators for QuarterMetadata::Format, as in Poplar: programs define their
+// own (PopLibs' tests define `operator<<`/`operator>>` for it in namespace std, for
+// program_options), and one here would make every `os << format` there ambiguous.
 
 } // namespace poplar
 
