@@ -74,10 +74,11 @@ struct Document {
 }
 
 // ---- element types ----------------------------------------------------------
-// Poplar's numbering of element types is not published. 16 is the code of the
-// one tensor in the one file Poplar wrote that we could read (a convolution's
-// bias-update deltas, half in PopLibs' conv tests); the other codes are Aspen's.
-// Aspen also writes each type's name, which its reader prefers.
+// Poplar's numbering of element types is not published. 16 is the code of the one
+// tensor in the one file Poplar wrote that we could read, and it is float: PopLibs' test
+// reading that file (reduce_op_T59445) uploads its values into the tensor after casting
+// it to reduce_op's default type, float, so it passes only when no cast is made. The
+// other codes are Aspen's. Aspen also writes each type's name, which its reader prefers.
 
 struct TypeCode {
   const Type *type;
@@ -99,9 +100,9 @@ const TypeCode kTypeCodes[] = {
     {&UNSIGNED_LONGLONG, 12},
     {&DOUBLE, 13},
     {&QUARTER, 14},
-    {&QUARTER_METADATA, 15},
-    {&HALF, 16},
-    {&FLOAT, 17},
+    {&HALF, 15},
+    {&FLOAT, 16},
+    {&QUARTER_METADATA, 17},
 };
 
 std::uint16_t typeCode(const Type &t) {

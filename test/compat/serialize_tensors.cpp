@@ -184,7 +184,7 @@ struct Segment {
 };
 
 /// A Cap'n Proto message laid out as the tensor file Poplar wrote that PopLibs'
-/// reduce_op test reads (docs/graph-serialization.md): one half tensor of shape
+/// reduce_op test reads (docs/graph-serialization.md): one float tensor of shape
 /// {1, 2, 6} that is the transpose of a 12-element variable 'zDeltas' seen as
 /// {6, 2} (view kind 2 over kind 0), mapped [0, 8) on tile 1 and [8, 12) on
 /// tile 2 of 3 listed tiles; the root struct sits in a second segment behind a
@@ -197,7 +197,7 @@ std::string poplarLayoutMessage() {
   const std::size_t root = s1.alloc(2);
   s1.structAt(pad, root, 0, 2);
   const std::size_t tensor = s1.structList(root, 1, 1, 3);
-  s1.w[tensor] = 16; // type code
+  s1.w[tensor] = 16; // type code: float
   const std::size_t shape = s1.alloc(3);
   s1.listAt(tensor + 1, shape, 5, 3);
   s1.w[shape] = 1, s1.w[shape + 1] = 2, s1.w[shape + 2] = 6;
@@ -250,7 +250,7 @@ TEST_CASE("deserializeTensors reads a message laid out as Poplar's tensor files"
   const auto read = g.deserializeTensors(file, SerializationFormat::Binary);
   REQUIRE(read.size() == 1);
   const Tensor &t = read[0];
-  CHECK(t.elementType() == poplar::HALF);
+  CHECK(t.elementType() == poplar::FLOAT);
   CHECK(t.shape() == std::vector<std::size_t>{1, 2, 6});
   const auto mapping = g.getTileMapping(t);
   CHECK(mapping[0].empty());
@@ -269,7 +269,7 @@ TEST_CASE("serializeTensors' binary form is a Cap'n Proto message in Poplar's la
           "[compat][serialize]") {
   poplar::Device d = device(2);
   Graph g(d.getTarget());
-  Tensor x = g.addVariable(poplar::HALF, {3, 4}, "zDeltas");
+  Tensor x = g.addVariable(poplar::FLOAT, {3, 4}, "zDeltas");
   g.setTileMapping(x, 1);
   std::stringstream ss;
   g.serializeTensors(ss, {x}, SerializationFormat::Binary);
@@ -295,5 +295,5 @@ TEST_CASE("serializeTensors' binary form is a Cap'n Proto message in Poplar's la
   const std::size_t tagAt = rootAt + 1 + ((tensors >> 2) & 0x3fffffff);
   CHECK(((word(tagAt) >> 2) & 0x3fffffff) == 1); // one tensor
   CHECK(((word(tagAt) >> 32) & 0xffff) == 1);    // one data word
-  CHECK((word(tagAt + 1) & 0xffff) == 16);       // half's code, as in Poplar's file
+  CHECK((word(tagAt + 1) & 0xffff) == 16);       // float's code, as in Poplar's file
 }
