@@ -15,9 +15,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <dlfcn.h>
 #include <filesystem>
 #include <limits>
 #include <ostream>
@@ -72,22 +70,6 @@ std::string suggestVertexTypes(const GraphData &data, const std::string &name, s
   if (ranked.size() > limit)
     out += " (" + std::to_string(ranked.size()) + " in total)";
   return out;
-}
-
-/// Poplar's built-in vertices (poplar_rt::Transpose2D, ...; vertices/poplar_rt/), which
-/// programs add by name without adding codelets: poplar_rt.gp beside libpoplar.so, added
-/// to the graph the first time it asks for one.
-void addBuiltinVertices(Graph &graph) {
-  Dl_info info{};
-  if (!dladdr(reinterpret_cast<const void *>(&addBuiltinVertices), &info) || !info.dli_fname)
-    return; // then the lookup below reports the unknown type
-  std::string dir = info.dli_fname;
-  dir = dir.substr(0, dir.find_last_of('/') + 1);
-  const std::string path = dir + "poplar_rt.gp";
-  if (FILE *f = std::fopen(path.c_str(), "rb")) {
-    std::fclose(f);
-    graph.addCodelets(StringRef(path));
-  }
 }
 
 const VertexTypeInfo &findVertexType(const GraphData &data, const std::string &name) {
@@ -228,7 +210,8 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
   if (typeId >= data_->vertexTypes.size() || !(vertexType == StringRef(data_->vertexTypes[typeId].name))) {
     const std::string name = vertexType.str();
     if (name.rfind("poplar_rt::", 0) == 0 && !data_->vertexTypeByName.count(name))
-      addBuiltinVertices(*this);
+      if (aspen::ir::BuiltinVertexLoader load = aspen::ir::builtinVertexLoader())
+        load(*this);              // poplar_rt.gp, from the compiler module (it compiles and loads codelets)
     findVertexType(*data_, name); // throws for an unknown name
     typeId = data_->vertexTypeByName.find(name)->second;
     data_->lastAddedVertexType = typeId;
