@@ -110,6 +110,11 @@ aspen_add_test(compat_api LABEL conformance
           compat/api_scalar_connect.cpp compat/api_overloads.cpp compat/api_debuginfo.cpp
   LIBS nlohmann_json::nlohmann_json)
 aspen_add_test(compat_errors LABEL error SOURCES error/compat_errors.cpp)
+# Issue 24: Graph::serializeTensors / deserializeTensors (PopLibs' reduce_op reads a tensor file).
+aspen_add_test(compat_serialize_tensors LABEL conformance SOURCES compat/serialize_tensors.cpp
+  LIBS nlohmann_json::nlohmann_json)
+aspen_add_test(serialize_tensors_errors LABEL error SOURCES error/serialize_tensors_errors.cpp
+  LIBS nlohmann_json::nlohmann_json)
 # Issue: PopLibs' sort estimators read a 2-D worklist field with getInitialValues<std::vector<T>>.
 aspen_add_test(compat_introspect_worklists LABEL conformance SOURCES compat/introspect_worklists.cpp)
 aspen_add_test(compat_supervisor_vertex LABEL conformance SOURCES compat/supervisor_vertex.cpp)

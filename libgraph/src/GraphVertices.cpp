@@ -209,6 +209,9 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
   std::uint32_t typeId = data_->lastAddedVertexType;
   if (typeId >= data_->vertexTypes.size() || !(vertexType == StringRef(data_->vertexTypes[typeId].name))) {
     const std::string name = vertexType.str();
+    if (name.rfind("poplar_rt::", 0) == 0 && !data_->vertexTypeByName.count(name))
+      if (aspen::ir::BuiltinVertexLoader load = aspen::ir::builtinVertexLoader())
+        load(*this);              // poplar_rt.gp, from the compiler module (it compiles and loads codelets)
     findVertexType(*data_, name); // throws for an unknown name
     typeId = data_->vertexTypeByName.find(name)->second;
     data_->lastAddedVertexType = typeId;

@@ -254,3 +254,129 @@ TEST_CASE("issue 24: getSortedContiguousRegions reports each interval's first oc
   CHECK(aliases == lowers);
   CHECK(lowers.size() == 2);
 }
+
+namespace {
+
+/// The number getSortedContiguousRegions' `aliases` gives each position of `regions`:
+/// the entry of the returned interval holding it, plus its offset in that interval.
+std::vector<std::size_t> aliasNumbers(const Graph &graph, const Tensor &t) {
+  std::vector<std::size_t> aliases;
+  const auto groups = graph.getSortedContiguousRegions(t, {{0, t.numElements()}}, false, &aliases);
+  std::vector<std::size_t> number(t.numElements(), SIZE_MAX);
+  std::size_t i = 0;
+  for (const auto &group : groups)
+    for (const auto &interval : group) {
+      REQUIRE(i < aliases.size());
+      for (std::size_t p = interval.begin(); p < interval.end(); ++p)
+        number[p] = aliases[i] + (p - interval.begin());
+      ++i;
+    }
+  CHECK(i == aliases.size()); // one entry for each returned interval
+  return number;
+}
+
+} // namespace
+
+TEST_CASE("issue 24: getSortedContiguousRegions numbers aliased elements alike", "[compat][poplibs]") {
+  // PopLibs' broadcast analysis (popops::mapInPlace of a broadcast operand) reads
+  // `aliases` from worker threads and indexes it once per returned interval.
+  IPUModel model;
+  model.tilesPerIPU = 2;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  Tensor v = graph.addVariable(FLOAT, {3}, "v");
+  graph.setTileMapping(v, 0);
+  // Position p of each view holds element element[p] of v.
+  const std::vector<std::pair<Tensor, std::vector<int>>> cases = {
+      {v.reshape({3, 1}).broadcast(2, 1).flatten(), {0, 0, 1, 1, 2, 2}},
+      {v.broadcast(2, 0), {0, 1, 2, 0, 1, 2}},
+      {concat(v.slice(1, 3), v), {1, 2, 0, 1, 2}},
+      {v.reverse(0), {2, 1, 0}},
+  };
+  for (const auto &[t, element] : cases) {
+    INFO("view " << t.shortString());
+    const auto number = aliasNumbers(graph, t);
+    for (std::size_t p = 0; p < number.size(); ++p)
+      for (std::size_t q = 0; q < number.size(); ++q)
+        CHECK((number[p] == number[q]) == (element[p] == element[q]));
+  }
+  // With no aliases asked for, nothing changes.
+  CHECK(graph.getSortedContiguousRegions(v, {{0, 3}}).size() == 1);
+}
+
+TEST_CASE("issue 24: Poplar's built-in poplar_rt transpose vertices, added by name", "[compat][poplibs]") {
+  // popops' rearrangements (regroup, partialTranspose) add these without adding codelets.
+  IPUModel model;
+  model.tilesPerIPU = 2;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  program::Sequence prog;
+  ComputeSet cs = graph.addComputeSet("transposes");
+  struct Case {
+    std::string vertex;
+    unsigned rows, cols, matrices;
+  };
+  // One Transpose2D over a list of two 3 x 5 matrices (one edge each); the 1-D forms over
+  // matrices back to back, rows and columns counted in blocks of 4 (8 for 1-byte types).
+  const std::vector<Case> cases = {{"poplar_rt::Transpose2D<int>", 3, 5, 2},
+                                   {"poplar_rt::Transpose1D<int>", 4, 8, 3},
+                                   {"poplar_rt::Transpose1DSingleWorker<int>", 8, 4, 2},
+                                   {"poplar_rt::SplitTranspose1D<int>", 4, 4, 2}};
+  std::vector<Tensor> ins, outs;
+  for (const Case &c : cases) {
+    const std::size_t n = std::size_t(c.rows) * c.cols * c.matrices;
+    std::vector<int> values(n);
+    for (std::size_t i = 0; i < n; ++i)
+      values[i] = static_cast<int>(i * 7 % 101);
+    Tensor in = graph.addConstant<int>(INT, {n}, values, c.vertex + "/in");
+    Tensor out = graph.addVariable(INT, {n}, c.vertex + "/out");
+    graph.setTileMapping(in, 1);
+    graph.setTileMapping(out, 1);
+    VertexRef v = graph.addVertex(cs, c.vertex);
+    graph.setTileMapping(v, 1);
+    if (c.vertex.find("Transpose2D") != std::string::npos) {
+      const std::size_t m = std::size_t(c.rows) * c.cols;
+      graph.connect(v["src"], std::vector<Tensor>{in.slice(0, m), in.slice(m, 2 * m)});
+      graph.connect(v["dst"], std::vector<Tensor>{out.slice(0, m), out.slice(m, 2 * m)});
+      graph.setInitialValue(v["numSrcRows"], c.rows);
+      graph.setInitialValue(v["numSrcColumns"], c.cols);
+    } else {
+      graph.connect(v["src"], in);
+      graph.connect(v["dst"], out);
+      graph.setInitialValue(v["numSrcRowsD4Or8"], c.rows / 4);
+      graph.setInitialValue(v["numSrcColumnsD4Or8"], c.cols / 4);
+      if (c.vertex.find("SingleWorker") != std::string::npos) {
+        graph.setInitialValue(v["numTranspositionsM1"], c.matrices - 1);
+      } else if (c.vertex.find("Split") != std::string::npos) {
+        Tensor workList = graph.addConstant<unsigned short>(UNSIGNED_SHORT, {2}, {0, 1}, "workList");
+        graph.setTileMapping(workList, 1);
+        graph.connect(v["workList"], workList);
+      } else {
+        graph.setInitialValue(v["numTranspositions"], 1u);
+        graph.setInitialValue(v["workerCount"], c.matrices);
+      }
+    }
+    ins.push_back(in);
+    outs.push_back(out);
+    graph.createHostRead(c.vertex + "/read", out);
+  }
+  prog.add(program::Execute(cs));
+  Engine engine(graph, prog);
+  engine.load(device);
+  engine.run(0);
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const Case &c = cases[k];
+    INFO(c.vertex);
+    const std::size_t n = std::size_t(c.rows) * c.cols * c.matrices;
+    std::vector<int> got(n);
+    engine.readTensor(c.vertex + "/read", got.data(), got.data() + n);
+    for (std::size_t m = 0; m < c.matrices; ++m)
+      for (unsigned r = 0; r < c.rows; ++r)
+        for (unsigned col = 0; col < c.cols; ++col) {
+          const std::size_t base = m * c.rows * c.cols;
+          CHECK(got[base + col * c.rows + r] == static_cast<int>((base + r * c.cols + col) * 7 % 101));
+        }
+  }
+  // A name in the namespace that Poplar does not have is still an unknown vertex type.
+  CHECK_THROWS_AS(graph.addVertex(cs, "poplar_rt::NoSuchVertex<float>"), unknown_vertex_type);
+}

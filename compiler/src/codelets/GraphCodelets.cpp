@@ -18,7 +18,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <dlfcn.h>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -429,3 +431,26 @@ std::vector<std::uint8_t> readLibraryBytes(const ir::CodeletLibrary &library, co
 }
 
 } // namespace aspen::codelets
+
+namespace {
+
+/// Poplar's built-in vertices (poplar_rt::Transpose2D, ...; vertices/poplar_rt/), which
+/// programs add by name without adding codelets: poplar_rt.gp beside libpoplar.so, added
+/// to a graph the first time it asks for one (libgraph's addVertex calls this hook).
+void addBuiltinVertices(poplar::Graph &graph) {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<const void *>(&addBuiltinVertices), &info) || !info.dli_fname)
+    return; // then addVertex reports the unknown type
+  std::string dir = info.dli_fname;
+  dir = dir.substr(0, dir.find_last_of('/') + 1);
+  const std::string path = dir + "poplar_rt.gp";
+  if (FILE *f = std::fopen(path.c_str(), "rb")) {
+    std::fclose(f);
+    graph.addCodelets(poplar::StringRef(path));
+  }
+}
+
+[[maybe_unused]] const bool builtinVerticesRegistered =
+    (aspen::ir::builtinVertexLoader() = &addBuiltinVertices, true);
+
+} // namespace

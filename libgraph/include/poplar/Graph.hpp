@@ -367,6 +367,19 @@ public:
   /// The same, with the programs `progs` (program i as the Engine's run(i)).
   void serialize(std::ostream &out, ArrayRef<program::Program> progs, SerializationFormat format) const;
 
+  /// Writes `tensors` (their element types, shapes, tile mappings and which
+  /// elements of which variables they view; no values) to `out`, for
+  /// deserializeTensors. `Binary` is a Cap'n Proto message laid out as Poplar's
+  /// (as far as a file Poplar wrote shows it); `JSON` is a JSON document.
+  /// Every tensor must be of this graph. docs/graph-serialization.md.
+  void serializeTensors(std::ostream &out, ArrayRef<Tensor> tensors, SerializationFormat format) const;
+  /// Reads tensors written by serializeTensors (Aspen's or Poplar's binary form,
+  /// or Aspen's JSON) and recreates them in this graph: one new variable for
+  /// each variable the file names, each tensor the same view of them as it was,
+  /// mapped as it was. Returns the tensors in the order they were written.
+  /// Malformed input throws `parse_error`, naming the part at fault.
+  std::vector<Tensor> deserializeTensors(std::istream &in, SerializationFormat format);
+
   // --- debug output --------------------------------------------------------
   void outputComputeGraph(std::ostream &os, ArrayRef<program::Program> progs = {}) const;
   void outputVertexGraph(std::ostream &os, ArrayRef<program::Program> progs = {}) const;

@@ -64,4 +64,9 @@ std::string GraphData::describeVariable(VarId v) const {
          shapeString(var.shape) + " " + var.type.toString().str() + ")";
 }
 
+BuiltinVertexLoader &builtinVertexLoader() {
+  static BuiltinVertexLoader loader = nullptr;
+  return loader;
+}
+
 } // namespace aspen::ir

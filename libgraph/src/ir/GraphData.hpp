@@ -238,4 +238,10 @@ struct GraphData {
   std::string describeVariable(VarId v) const;
 };
 
+/// Adds Poplar's built-in poplar_rt:: vertices to a graph (vertices/poplar_rt/). The codelet
+/// loader lives in the compiler module, which sets this when libpoplar loads; libgraph calls
+/// it from addVertex the first time a graph asks for a poplar_rt:: type (null: none).
+using BuiltinVertexLoader = void (*)(poplar::Graph &);
+BuiltinVertexLoader &builtinVertexLoader();
+
 } // namespace aspen::ir
