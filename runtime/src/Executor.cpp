@@ -230,6 +230,8 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
         p.vertices[i] = PreparedVertex{
             code.compute, tile + v.state, v.type, static_cast<std::uint16_t>(vertexWorkers), worker, counted};
         p.anyCounted = p.anyCounted || counted;
+        p.anyBuiltins = p.anyBuiltins || code.usesBuiltins;
+        p.anyChecked = p.anyChecked || code.checksWrites;
         work += v.cycles + vertexCallWork * vertexWorkers;
         auto &t = perType[v.type];
         if (t.second++ == 0)
@@ -678,13 +680,7 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   // which thread saw a failure first. A tile stops at its first failure.
   constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
   std::atomic<std::size_t> firstFailure{none};
-  const PreparedVertex *vertices = p.vertices.data();
   const std::uint32_t *tileBegin = cs.tileBegin.data();
-  auto failedAt = [&](std::size_t i) {
-    std::size_t seen = firstFailure.load(std::memory_order_relaxed);
-    while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-    }
-  };
   // `vt.vertex` names the vertex running for the fault handler (VertexFaults.hpp).
   // What the IPU builtins of the step's vertices read (TileBuiltins.hpp).
   BuiltinStep builtins;
@@ -702,57 +698,37 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   const std::uintptr_t ownBase =
       reinterpret_cast<std::uintptr_t>(memory_.firstPage()) - TileMemory::guardBytes();
   const std::uint64_t stride = memory_.stride();
-  auto runTilePlain = [&](std::size_t k, VertexThread &vt) {
-    codelets::aspenTileWriteRange.ownLo = ownBase + stepTiles[k] * stride;
-    std::uint64_t &counter = codelets::cycleCounter();
-    vt.builtins = &builtins;
-    vt.builtinTile = static_cast<std::uint32_t>(k);
-    for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
-      const PreparedVertex &v = vertices[i];
-      vt.vertex.store(i, std::memory_order_relaxed);
-      int ok = 1;
-      for (std::uint32_t w = 0; w < v.workers; ++w) {
-        vt.builtinWorker = v.worker == kAlone ? w : v.worker;
-        vt.builtinCounterStart = counter;
-        ok &= v.compute(v.object, w);
-      }
-      if (!ok) {
-        failedAt(i);
-        break;
-      }
-    }
-    vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
-  };
-  // A step with counted vertices (docs/cost-model.md, "Compute"): each counted vertex costs
-  // the cycles its compute() calls counted on this thread (a MultiVertex: its slowest
-  // worker's, on every worker), the others their static estimate; the tile's time is priced
-  // as the compiler packs it: each worker vertex on the worker the static packing gave it,
-  // MultiVertex and Supervisor vertices one after another. The tile's cycles go into the
-  // chunk's totals (and, when profiling, the step's per-tile totals); so do its vertices'
-  // cycles per vertex type. Written for a few instructions a vertex beyond the plain loop:
-  // the counter is read once after each vertex, the worker loads and their maximum kept as
-  // the vertices run, and a tile of one vertex type adds to its type once.
-  CountedStep countedStep{p.vertices.data(),
-                          cs.vertices.data(),
-                          tileBegin,
-                          p.tileType.data(),
-                          tileTotals,
-                          typeScratch_.data(),
-                          &firstFailure,
-                          stop_,
-                          std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone)),
-                          &builtins,
-                          stepTiles,
-                          ownBase,
-                          stride};
+  // The step's tiles run through one loop per chunk (runPlainTiles, runCountedTiles), chosen
+  // for what the step's vertices need: the IPU builtins' per-call record only when some
+  // library calls a builtin, the tile's write range only when some code checks its writes,
+  // and a step with counted vertices (docs/cost-model.md, "Compute") prices each tile as it
+  // goes, its per-type sums only when profiling.
+  TileLoop loop{p.vertices.data(),
+                cs.vertices.data(),
+                tileBegin,
+                p.tileType.data(),
+                tileTotals,
+                typeScratch_.data(),
+                &firstFailure,
+                stop_,
+                std::max(1u, std::min<std::uint32_t>(exe_.target.numWorkerContexts, kAlone)),
+                &builtins,
+                stepTiles,
+                ownBase,
+                stride,
+                p.anyChecked};
   std::uint64_t *const typeTotals = typeScratch_.data();
   const bool counting = p.anyCounted;
+  const PlainTilesFn runPlain = p.anyBuiltins ? &runPlainTiles<true> : &runPlainTiles<false>;
+  const CountedTilesFn runCounted =
+      p.anyBuiltins ? (tileTotals ? &runCountedTiles<true, true> : &runCountedTiles<true, false>)
+                    : (tileTotals ? &runCountedTiles<false, true> : &runCountedTiles<false, false>);
   countedWorst_.store(0, std::memory_order_relaxed);
   auto runTile = [&](std::size_t k, VertexThread &vt, CountedTotals &totals) {
     if (counting)
-      runCountedTiles(countedStep, k, k + 1, vt, totals);
+      runCounted(loop, k, k + 1, vt, totals);
     else
-      runTilePlain(k, vt);
+      runPlain(loop, k, k + 1, vt);
   };
   // Faults: the lowest faulting vertex (a chunk stops at its first fault, so
   // every vertex before it has run whatever the chunking), and its fault.
@@ -784,10 +760,14 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
     range.arenaLo = ownBase;
     range.arenaBytes = arenaBytes;
     auto body = [&] {
-      if constexpr (std::is_same_v<std::decay_t<decltype(runOne)>, CountedRange>)
-        runCountedTiles(countedStep, begin, end, vt, *runOne.totals);
-      else
+      if constexpr (std::is_same_v<std::decay_t<decltype(runOne)>, TileRange>) {
+        if (runOne.totals)
+          runCounted(loop, begin, end, vt, *runOne.totals);
+        else
+          runPlain(loop, begin, end, vt);
+      } else {
         runRange(stop, begin, end, runOne, vt);
+      }
     };
     runOnWorkerStack(
         vt, workerStackBytes, [](void *f) { (*static_cast<decltype(&body)>(f))(); }, &body);
@@ -856,12 +836,12 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   } else if (!cs.tiles.empty()) {
     runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
       if (!swapBegin && !counting) {
-        guarded(VertexThread::current(), kBegin, kEnd, runTilePlain);
+        guarded(VertexThread::current(), kBegin, kEnd, TileRange{nullptr});
         return;
       }
       CountedTotals totals;
       if (!swapBegin) {
-        guarded(VertexThread::current(), kBegin, kEnd, CountedRange{&totals});
+        guarded(VertexThread::current(), kBegin, kEnd, TileRange{&totals});
       } else {
         TileDataHolder held;
         guarded(VertexThread::current(), kBegin, kEnd, [&](std::size_t k, VertexThread &vt) {
@@ -928,53 +908,129 @@ void Executor::stageInPlace(const exe::InPlaceReads &ip) {
                     [&](const tbb::blocked_range<std::size_t> &r) { copy(r.begin(), r.end()); });
 }
 
-void Executor::runCountedTiles(const CountedStep &step, std::size_t begin, std::size_t end, VertexThread &vt,
+
+namespace {
+/// Notes vertex `i` as failed: the step reports its lowest failing vertex.
+void noteFailure(std::atomic<std::size_t> &firstFailure, std::size_t i) {
+  std::size_t seen = firstFailure.load(std::memory_order_relaxed);
+  while (i < seen && !firstFailure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+  }
+}
+} // namespace
+
+template <bool kBuiltins>
+void Executor::runPlainTiles(const TileLoop &step, std::size_t begin, std::size_t end, VertexThread &vt) {
+  // Everything the loop reads, in locals (registers or the frame): the vertex calls cannot
+  // change them, so nothing is reloaded through pointers after each call.
+  const PreparedVertex *const vs = step.vertices;
+  const std::uint32_t *const tileBegin = step.tileBegin;
+  const std::atomic<bool> *const stop = step.stop;
+  const std::uint32_t *const stepTiles = step.stepTiles;
+  const std::uintptr_t ownBase = step.ownBase;
+  const std::uint64_t stride = step.stride;
+  const bool writeRange = step.writeRange;
+  [[maybe_unused]] std::uint64_t &counter = codelets::cycleCounter();
+  if constexpr (kBuiltins)
+    vt.builtins = step.builtins;
+  for (std::size_t k = begin; k < end; ++k) {
+    if (stop && stop->load(std::memory_order_relaxed))
+      break;
+    if (writeRange)
+      codelets::aspenTileWriteRange.ownLo = ownBase + stepTiles[k] * stride;
+    if constexpr (kBuiltins)
+      vt.builtinTile = static_cast<std::uint32_t>(k);
+    for (std::uint32_t i = tileBegin[k], e = tileBegin[k + 1]; i < e; ++i) {
+      const PreparedVertex &v = vs[i];
+      vt.vertex.store(i, std::memory_order_relaxed);
+      int ok;
+      if (v.workers == 1) [[likely]] {
+        if constexpr (kBuiltins) {
+          vt.builtinWorker = v.worker == kAlone ? 0 : v.worker;
+          vt.builtinCounterStart = counter;
+        }
+        ok = v.compute(v.object, 0);
+      } else {
+        ok = 1;
+        for (std::uint32_t w = 0; w < v.workers; ++w) {
+          if constexpr (kBuiltins) {
+            vt.builtinWorker = v.worker == kAlone ? w : v.worker;
+            vt.builtinCounterStart = counter;
+          }
+          ok &= v.compute(v.object, w);
+        }
+      }
+      if (!ok) [[unlikely]] { // the tile's later vertices do not run
+        noteFailure(*step.firstFailure, i);
+        break;
+      }
+    }
+  }
+  vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
+}
+
+template <bool kBuiltins, bool kProfile>
+void Executor::runCountedTiles(const TileLoop &step, std::size_t begin, std::size_t end, VertexThread &vt,
                                CountedTotals &totals) {
   // Everything the loop reads, in locals (registers or the frame): the vertex calls cannot
   // change them, so nothing is reloaded through pointers after each call.
   const PreparedVertex *const vs = step.vertices;
   const exe::VertexInstance *const instances = step.instances;
   const std::uint32_t *const tileBegin = step.tileBegin;
-  const std::uint32_t *const tileType = step.tileType;
-  std::uint64_t *const tileTotals = step.tileTotals;
-  std::uint64_t *const typeTotals = step.typeTotals;
+  [[maybe_unused]] const std::uint32_t *const tileType = step.tileType;
+  [[maybe_unused]] std::uint64_t *const tileTotals = step.tileTotals;
+  [[maybe_unused]] std::uint64_t *const typeTotals = step.typeTotals;
   const std::atomic<bool> *const stop = step.stop;
+  const std::uint32_t *const stepTiles = step.stepTiles;
+  const std::uintptr_t ownBase = step.ownBase;
+  const std::uint64_t stride = step.stride;
+  const bool writeRange = step.writeRange;
   const std::uint64_t nw = step.numWorkers;
-  const bool perType = tileTotals != nullptr;
   std::uint64_t &counter = codelets::cycleCounter();
   std::uint64_t worst = totals.worst;
   // Per worker, the cycles of the vertices packed on it.
   std::uint64_t load[kAlone];
   // The type of the last one-type tiles and their cycles (added to `totals` when it changes).
-  std::uint32_t lastType = kMixedTypes;
-  std::uint64_t lastCycles = 0;
+  [[maybe_unused]] std::uint32_t lastType = kMixedTypes;
+  [[maybe_unused]] std::uint64_t lastCycles = 0;
+  if constexpr (kBuiltins)
+    vt.builtins = step.builtins;
   for (std::size_t k = begin; k < end; ++k) {
     if (stop && stop->load(std::memory_order_relaxed))
       break;
     std::uint32_t i = tileBegin[k];
     const std::uint32_t e = tileBegin[k + 1];
-    codelets::aspenTileWriteRange.ownLo = step.ownBase + step.stepTiles[k] * step.stride;
-    vt.builtins = step.builtins;
-    vt.builtinTile = static_cast<std::uint32_t>(k);
+    if (writeRange)
+      codelets::aspenTileWriteRange.ownLo = ownBase + stepTiles[k] * stride;
+    if constexpr (kBuiltins)
+      vt.builtinTile = static_cast<std::uint32_t>(k);
     if (nw <= 8)
       std::memset(load, 0, 8 * sizeof(std::uint64_t));
     else
       std::memset(load, 0, nw * sizeof(std::uint64_t));
-    std::uint64_t maxLoad = 0, alone = 0, total = 0, before = counter;
-    const std::uint32_t type = tileType[k];
-    const bool mixed = perType && type == kMixedTypes;
-    std::uint32_t runType = mixed && i < e ? vs[i].type : 0; // a run of vertices of one type (mixed tiles)
-    std::uint64_t runCycles = 0;
+    std::uint64_t maxLoad = 0, alone = 0, before = counter;
+    [[maybe_unused]] std::uint64_t total = 0;
+    [[maybe_unused]] std::uint32_t type = 0;
+    [[maybe_unused]] bool mixed = false;
+    [[maybe_unused]] std::uint32_t runType = 0; // a run of vertices of one type (mixed tiles)
+    [[maybe_unused]] std::uint64_t runCycles = 0;
+    if constexpr (kProfile) {
+      type = tileType[k];
+      mixed = type == kMixedTypes;
+      runType = mixed && i < e ? vs[i].type : 0;
+    }
     for (; i < e; ++i) {
       const PreparedVertex &v = vs[i];
       vt.vertex.store(i, std::memory_order_relaxed);
       // The tile's time before this vertex, for __builtin_ipu_get_scount (TileBuiltins.hpp).
-      vt.builtinBefore = (v.worker == kAlone ? nw * maxLoad : nw * load[v.worker]) + alone;
+      if constexpr (kBuiltins)
+        vt.builtinBefore = (v.worker == kAlone ? nw * maxLoad : nw * load[v.worker]) + alone;
       int ok;
       std::uint64_t c;
       if (v.counted && v.workers == 1) [[likely]] {
-        vt.builtinWorker = v.worker == kAlone ? 0 : v.worker;
-        vt.builtinCounterStart = before;
+        if constexpr (kBuiltins) {
+          vt.builtinWorker = v.worker == kAlone ? 0 : v.worker;
+          vt.builtinCounterStart = before;
+        }
         ok = v.compute(v.object, 0);
         const std::uint64_t now = counter;
         c = now - before;
@@ -983,8 +1039,10 @@ void Executor::runCountedTiles(const CountedStep &step, std::size_t begin, std::
         ok = 1;
         if (!v.counted) {
           for (std::uint32_t w = 0; w < v.workers; ++w) {
-            vt.builtinWorker = v.worker == kAlone ? w : v.worker;
-            vt.builtinCounterStart = counter;
+            if constexpr (kBuiltins) {
+              vt.builtinWorker = v.worker == kAlone ? w : v.worker;
+              vt.builtinCounterStart = counter;
+            }
             ok &= v.compute(v.object, w);
           }
           c = instances[i].cycles;
@@ -992,8 +1050,10 @@ void Executor::runCountedTiles(const CountedStep &step, std::size_t begin, std::
           std::uint64_t slowest = 0;
           for (std::uint32_t w = 0; w < v.workers; ++w) {
             const std::uint64_t b = counter;
-            vt.builtinWorker = v.worker == kAlone ? w : v.worker;
-            vt.builtinCounterStart = b;
+            if constexpr (kBuiltins) {
+              vt.builtinWorker = v.worker == kAlone ? w : v.worker;
+              vt.builtinCounterStart = b;
+            }
             ok &= v.compute(v.object, w);
             slowest = std::max(slowest, counter - b);
           }
@@ -1011,40 +1071,43 @@ void Executor::runCountedTiles(const CountedStep &step, std::size_t begin, std::
         load[w] = l;
         maxLoad = std::max(maxLoad, l);
       }
-      total += c;
-      if (mixed) {
-        if (v.type != runType) {
-          totals.add(runType, runCycles, typeTotals);
-          runType = v.type;
-          runCycles = 0;
+      if constexpr (kProfile) {
+        total += c;
+        if (mixed) {
+          if (v.type != runType) {
+            totals.add(runType, runCycles, typeTotals);
+            runType = v.type;
+            runCycles = 0;
+          }
+          runCycles += c;
         }
-        runCycles += c;
       }
       if (!ok) [[unlikely]] { // the tile's later vertices do not run: they cost nothing
-        std::size_t seen = step.firstFailure->load(std::memory_order_relaxed);
-        while (i < seen && !step.firstFailure->compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-        }
+        noteFailure(*step.firstFailure, i);
         break;
       }
     }
-    if (mixed) {
-      if (runCycles)
-        totals.add(runType, runCycles, typeTotals);
-    } else if (type == lastType) {
-      lastCycles += total;
-    } else {
-      if (lastCycles)
-        totals.add(lastType, lastCycles, typeTotals);
-      lastType = type;
-      lastCycles = total;
+    if constexpr (kProfile) {
+      if (mixed) {
+        if (runCycles)
+          totals.add(runType, runCycles, typeTotals);
+      } else if (type == lastType) {
+        lastCycles += total;
+      } else {
+        if (lastCycles)
+          totals.add(lastType, lastCycles, typeTotals);
+        lastType = type;
+        lastCycles = total;
+      }
     }
     const std::uint64_t tileCycles = maxLoad * nw + alone;
     worst = std::max(worst, tileCycles);
-    if (tileTotals)
+    if constexpr (kProfile)
       tileTotals[k] += tileCycles;
   }
-  if (perType && lastCycles)
-    totals.add(lastType, lastCycles, typeTotals);
+  if constexpr (kProfile)
+    if (lastCycles)
+      totals.add(lastType, lastCycles, typeTotals);
   totals.worst = worst;
   vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
 }

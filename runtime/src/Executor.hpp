@@ -34,6 +34,8 @@ struct VertexCode {
   std::uint32_t dataImage = ~0u; // its library's per-tile data: index into HostContext::codeletData
   bool countsCycles = false;     // its code counts the cycles it runs (codelets::cycleCounter)
   bool isSupervisor = false;     // priced in machine cycles, alone on its tile (as a MultiVertex)
+  bool checksWrites = true;      // its code reads the thread's tile write range (docs/tile-model.md)
+  bool usesBuiltins = true;      // its code may call the IPU builtins (TileBuiltins.hpp)
 };
 
 /// Host-side state the executor uses but does not own (it outlives a load).
@@ -178,8 +180,10 @@ private:
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeInstances;  // (vertex type, count)
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCounted;    // (vertex type, counted instances)
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeNotCounted; // (type, instances not countable)
-    StepSwaps dataSwaps;     // tiles' own copies of their codelets' data (empty: none needed)
-    bool anyCounted = false; // some vertex is priced from its counted cycles
+    StepSwaps dataSwaps;      // tiles' own copies of their codelets' data (empty: none needed)
+    bool anyCounted = false;  // some vertex is priced from its counted cycles
+    bool anyBuiltins = false; // some vertex's code may call the IPU builtins (TileBuiltins.hpp)
+    bool anyChecked = false;  // some vertex's code checks its writes (docs/tile-model.md)
     // Per tile: the type of all its vertices, or kMixedTypes (counted steps add each tile's
     // cycles to its type at once).
     std::vector<std::uint32_t> tileType;
@@ -224,8 +228,8 @@ private:
         addTo(typeTotals[types[j]], cycles[j]);
     }
   };
-  /// What the counted tile loop reads of a step (execute()).
-  struct CountedStep {
+  /// What the tile loops read of a step (execute()).
+  struct TileLoop {
     const PreparedVertex *vertices;
     const exe::VertexInstance *instances;
     const std::uint32_t *tileBegin;
@@ -239,17 +243,30 @@ private:
     const std::uint32_t *stepTiles;
     std::uintptr_t ownBase; // checked writes: the first tile's pages, less a guard
     std::uint64_t stride;   // bytes from one tile's pages to the next's
+    bool writeRange;        // some vertex checks its writes: set the running tile's range
   };
-  /// A chunk's counted tiles, run as one loop (execute()).
-  struct CountedRange {
+  /// A chunk's tiles, run as one loop (execute()): counted (`totals`) or plain (null).
+  struct TileRange {
     CountedTotals *totals;
   };
+  /// Runs tiles [begin, end) of a step without counted vertices. `kBuiltins`: some vertex of
+  /// the step may call the IPU builtins, so the thread records the running tile and call
+  /// for them (TileBuiltins.hpp); a step whose libraries call none skips that bookkeeping.
+  template <bool kBuiltins>
+  __attribute__((noinline)) static void runPlainTiles(const TileLoop &step, std::size_t begin,
+                                                      std::size_t end, VertexThread &vt);
   /// Runs tiles [begin, end) of a step with counted vertices, pricing each tile as it goes
   /// (docs/cost-model.md, "Compute"): its cycles into `totals` (and the step's per-tile
-  /// totals when profiling), its vertices' cycles per type too when profiling.
-  __attribute__((noinline)) static void runCountedTiles(const CountedStep &step, std::size_t begin,
+  /// totals when profiling), its vertices' cycles per type too when profiling (`kProfile`).
+  /// `kBuiltins` as for runPlainTiles: the tile's time before each vertex is known as it
+  /// starts (what __builtin_ipu_get_scount reads).
+  template <bool kBuiltins, bool kProfile>
+  __attribute__((noinline)) static void runCountedTiles(const TileLoop &step, std::size_t begin,
                                                         std::size_t end, VertexThread &vt,
                                                         CountedTotals &totals);
+  using PlainTilesFn = void (*)(const TileLoop &, std::size_t, std::size_t, VertexThread &);
+  using CountedTilesFn = void (*)(const TileLoop &, std::size_t, std::size_t, VertexThread &,
+                                  CountedTotals &);
   /// The role a reserved stream (poplar::cycleCount/cycleStamp) plays.
   enum class CycleStream : std::uint8_t { None, Stamp, CountBegin, CountEnd };
 

@@ -154,7 +154,9 @@ std::vector<VertexCode> loadVertexCode(const exe::ExecutableData &exe, VertexLib
     // Vertex does (emission records it so), so the supervisor flag is not compared here.
     code[t] = VertexCode{entry->compute, (entry->flags & ASPEN_VERTEX_MULTI) != 0};
     code[t].countsCycles = library->countsCycles(entry);
-    if (!library->checksWrites(entry)) {
+    code[t].checksWrites = library->checksWrites(entry);
+    code[t].usesBuiltins = library->usesBuiltins(entry);
+    if (!code[t].checksWrites) {
       // Checked writes (docs/tile-model.md): code compiled without the plugin (GCC, clang
       // other than 16, ASPEN_CYCLE_COUNT=0 or ASPEN_WRITE_CHECK=0) is not checked.
       static std::once_flag warned;

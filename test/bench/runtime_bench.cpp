@@ -11,10 +11,13 @@
 //  5. a 1,472-tile superstep of vertices with statics of their own (each tile's
 //     copy swapped in, docs/tile-model.md) against one of stateless vertices;
 //  6. 1, 2 and 4 again with codelets compiled without the write check
-//     (ASPEN_WRITE_CHECK=0, docs/tile-model.md), then with it, for its cost.
+//     (ASPEN_WRITE_CHECK=0, docs/tile-model.md), then with it, for its cost;
+//  7. 1, 2 and 4 again with codelets compiled without counting (ASPEN_CYCLE_COUNT=0:
+//     no plugin, so neither counted nor checked) and with it (the default), twice in
+//     turn, for counting's cost (docs/cost-model.md, "Cost of counting").
 // Usage: runtime_bench [repetitions-scale [only]]   (not run by ctest; `only`: the benchmarks
 // whose function name contains it: dispatch, superstep, exchange, smallProgram, tileState,
-// writeCheck)
+// writeCheck, cycleCount)
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
@@ -247,6 +250,19 @@ int main(int argc, char **argv) {
       superstep(reps(2000));
       smallProgram(reps(1000));
     }
+  }
+  // 7. Counting's cost: the same codelets compiled without the plugin, then with it, twice.
+  if (run("cycleCount")) {
+    for (const char *setting : {"0", "1", "0", "1"}) {
+      ::setenv("ASPEN_CYCLE_COUNT", setting, 1);
+      std::printf("Codelets compiled with ASPEN_CYCLE_COUNT=%s (%s)\n", setting,
+                  setting[0] == '0' ? "not counted, not checked" : "counted and checked, the default");
+      dispatch(1, 6000, reps(200));
+      dispatch(1472, 8, reps(100));
+      superstep(reps(2000));
+      smallProgram(reps(1000));
+    }
+    ::unsetenv("ASPEN_CYCLE_COUNT");
   }
   return 0;
 }

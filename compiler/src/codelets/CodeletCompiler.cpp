@@ -329,13 +329,6 @@ private:
   std::string dir_;
 };
 
-/// Whether the file at `path` holds the bytes of `text` (a symbol name in an object file).
-bool fileContains(const std::string &path, const std::string &text) {
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return bytes.find(text) != std::string::npos;
-}
-
 /// Links `objects` and the entry unit of `unitTokens` into `<workDir>/codelets.so`, as
 /// the IPU linker makes one image of them: a function one object defines, another
 /// calls; a symbol two define is the linker's error, naming both (by their `name`s).
@@ -353,22 +346,30 @@ LinkedObjects linkObjects(const std::string &cxx, const std::vector<ObjectFile> 
     r.output = "error: cannot write '" + entrySource + "'\n";
     return r;
   }
-  // Objects compiled counting cycles add to the slot the entry unit gives the library; the
-  // loader tells the library where its thread's counter is (docs/cost-model.md).
-  const bool counting = std::any_of(objects.begin(), objects.end(), [](const ObjectFile &o) {
-    return fileContains(o.path, "aspen_codelet_cycle_offset");
-  });
-  // Objects compiled with the write check (not under ASPEN_WRITE_CHECK=0) read the tile range
-  // the entry unit's setter is given; only then does the library export it, so the loader
-  // learns the truth about which code checks its writes (docs/tile-model.md).
-  const bool checking = std::any_of(objects.begin(), objects.end(), [](const ObjectFile &o) {
-    return fileContains(o.path, "aspen_codelet_write_checked") ||
-           fileContains(o.path, "aspen_codelet_write_range_offset");
-  });
+  // What the objects need of the entry unit, from the symbols they name (each object read once).
+  bool counting = false, checking = false, builtins = false;
+  for (const ObjectFile &o : objects) {
+    std::ifstream in(o.path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto names = [&](const char *symbol) { return bytes.find(symbol) != std::string::npos; };
+    // Objects compiled counting cycles add to the slot the entry unit gives the library; the
+    // loader tells the library where its thread's counter is (docs/cost-model.md).
+    counting = counting || names("aspen_codelet_cycle_offset");
+    // Objects compiled with the write check (not under ASPEN_WRITE_CHECK=0) read the tile range
+    // the entry unit's setter is given; only then does the library export it, so the loader
+    // learns the truth about which code checks its writes (docs/tile-model.md).
+    checking = checking || names("aspen_codelet_write_checked") || names("aspen_codelet_write_range_offset");
+    // Objects calling an IPU builtin backed by the runtime refer to the table slot or the
+    // counter reading the entry unit defines; only then does the library export the table's
+    // setter, so the loader learns which libraries' vertices need the executor's per-call
+    // record for the builtins (docs/codelets.md, "IPU builtins backed by the runtime").
+    builtins = builtins || names("aspen_codelet_runtime") || names("aspen_codelet_scount");
+  }
   std::string command = cxx + " -std=c++17 -O2 -fPIC -fvisibility=hidden -isystem " +
                         shellQuote(embeddedIncludeDir()) +
                         (counting ? std::string(" -D") + kCycleCountMacro + "=1" : std::string()) +
-                        (checking ? std::string(" -D") + kWriteCheckMacro + "=1" : std::string()) + " -c " +
+                        (checking ? std::string(" -D") + kWriteCheckMacro + "=1" : std::string()) +
+                        (builtins ? std::string(" -D") + kTileBuiltinsMacro + "=1" : std::string()) + " -c " +
                         shellQuote(entrySource) + " -o " + shellQuote(entryObject);
   if ((r.status = runCommand(command, r.output)) != 0) {
     r.output = "error: cannot compile the vertex library's entry unit:\n" + r.output;

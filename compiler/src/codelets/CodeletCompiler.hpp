@@ -110,5 +110,10 @@ inline constexpr const char *kCycleCountMacro = "__ASPEN_CYCLE_COUNT__";
 /// The macro the entry unit is compiled with when the objects check their writes: it then
 /// defines the write check's range, fault function and the setter the loader looks for.
 inline constexpr const char *kWriteCheckMacro = "__ASPEN_WRITE_CHECK__";
+/// The macro the entry unit is compiled with when some object calls an IPU builtin backed by
+/// the runtime (<ipu_tile_builtins.h>): it then defines the builtins' table slot and the setter
+/// the loader looks for, so a library that calls none says so and its vertices run without
+/// the executor's per-call record for the builtins (docs/codelets.md).
+inline constexpr const char *kTileBuiltinsMacro = "__ASPEN_TILE_BUILTINS__";
 
 } // namespace aspen::codelets

@@ -88,8 +88,11 @@ extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_write_c
 }
 #endif
 
+#ifdef __ASPEN_TILE_BUILTINS__
 // The IPU builtins backed by the runtime (<ipu_tile_builtins.h>): the runtime's table. Its
-// name starts aspen_codelet, so tiles share it (CodeletData.cpp).
+// name starts aspen_codelet, so tiles share it (CodeletData.cpp). Defined (and the setter
+// exported) only when some object of the library calls a builtin: the loader reads the
+// setter's presence as "its vertices may call the builtins".
 extern "C" __attribute__((visibility("hidden"))) const AspenCodeletRuntime *aspen_codelet_runtime = 0;
 extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_runtime(const AspenCodeletRuntime *r) {
   aspen_codelet_runtime = r;
@@ -99,6 +102,7 @@ extern "C" __attribute__((visibility("default"))) void aspen_codelet_set_runtime
 extern "C" __attribute__((visibility("hidden"))) uint64_t aspen_codelet_scount(void) {
   return aspen_codelet_runtime ? aspen_codelet_runtime->scount() : 0;
 }
+#endif
 
 extern "C" __attribute__((visibility("hidden"))) int aspen_codelet_printf(const char *format, ...) {
   char local[1024];

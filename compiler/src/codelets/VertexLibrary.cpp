@@ -166,8 +166,11 @@ LoadedVertexLibrary::LoadedVertexLibrary(void *handle, std::string sharedObjectH
   }
   // The IPU builtins backed by the runtime (a library made before them has no setter).
   using SetRuntimeFn = void (*)(const AspenCodeletRuntime *);
-  if (auto setRuntime = reinterpret_cast<SetRuntimeFn>(::dlsym(handle_, "aspen_codelet_set_runtime")))
+  // Exported only by a library whose code calls one (and by every library made before that).
+  if (auto setRuntime = reinterpret_cast<SetRuntimeFn>(::dlsym(handle_, "aspen_codelet_set_runtime"))) {
     setRuntime(codeletRuntime);
+    usesBuiltins_ = true;
+  }
   // Checked writes: the library reads the running thread's tile range at this offset.
   using SetWriteCheckFn = void (*)(std::int64_t, void (*)(void *));
   if (auto setCheck = reinterpret_cast<SetWriteCheckFn>(::dlsym(handle_, "aspen_codelet_set_write_check"))) {
@@ -219,6 +222,13 @@ bool LoadedVertexLibrary::checksWrites(const AspenVertexEntry *e) const {
     return checksWrites_;
   const LoadedVertexLibrary *part = partOf(e);
   return part && part->checksWrites_;
+}
+
+bool LoadedVertexLibrary::usesBuiltins(const AspenVertexEntry *e) const {
+  if (parts_.empty())
+    return usesBuiltins_;
+  const LoadedVertexLibrary *part = partOf(e);
+  return part && part->usesBuiltins_;
 }
 
 bool LoadedVertexLibrary::countsCycles(const AspenVertexEntry *e) const {

@@ -79,6 +79,11 @@ public:
   /// Whether the code of vertex type entry `e` checks its writes into tile memory
   /// (compiled with the plugin's write check; docs/tile-model.md).
   bool checksWrites(const AspenVertexEntry *e) const;
+  /// Whether the code of vertex type entry `e` may call an IPU builtin backed by the runtime
+  /// (<ipu_tile_builtins.h>): its library exports the builtins' table setter, which the entry
+  /// unit defines only when some object calls one (docs/codelets.md). When not, the executor
+  /// keeps no per-call record for the builtins while its vertices run.
+  bool usesBuiltins(const AspenVertexEntry *e) const;
 
 private:
   void *handle_ = nullptr;
@@ -89,6 +94,7 @@ private:
   void (*setSink_)(AspenPrintSink, void *) = nullptr;
   bool countsCycles_ = false;                      // this shared object's code counts its cycles
   bool checksWrites_ = false;                      // ... and checks its writes into tile memory
+  bool usesBuiltins_ = false;                      // ... and may call the IPU builtins
   std::vector<const LoadedVertexLibrary *> parts_; // a linked library: setPrintSink reaches each
   std::unordered_map<std::string_view, const AspenVertexEntry *> byName_;
   std::unique_ptr<TileData> data_;
