@@ -908,7 +908,6 @@ void Executor::stageInPlace(const exe::InPlaceReads &ip) {
                     [&](const tbb::blocked_range<std::size_t> &r) { copy(r.begin(), r.end()); });
 }
 
-
 namespace {
 /// Notes vertex `i` as failed: the step reports its lowest failing vertex.
 void noteFailure(std::atomic<std::size_t> &firstFailure, std::size_t i) {
