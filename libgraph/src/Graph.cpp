@@ -972,24 +972,46 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions, b
     aliases->clear();
   // For `aliases`: the elements of the current variable covered so far, as disjoint runs in
   // ascending order, each with the tensor position of its first element in the earliest
-  // interval that covers it (pieces come sorted by element, then by tensor position).
+  // interval that covers it (pieces come sorted by element, then by tensor position). The
+  // part of a piece at or past its start that earlier pieces cover is one range ending at
+  // covered.back().end, since every earlier piece starts at or before it.
   struct Cover {
     std::int64_t begin, end;
     std::uint64_t pos;
   };
   std::vector<Cover> covered;
-  const auto firstPosition = [&covered](std::int64_t element, std::uint64_t otherwise) {
-    auto it = std::upper_bound(covered.begin(), covered.end(), element,
-                               [](std::int64_t e, const Cover &c) { return e < c.begin; });
-    if (it == covered.begin())
-      return otherwise;
-    --it;
-    return element < it->end ? it->pos + static_cast<std::uint64_t>(element - it->begin) : otherwise;
+  // A piece split where its elements' first positions stop running on (only with `aliases`).
+  struct Part {
+    std::uint64_t pos, len, alias;
+  };
+  std::vector<Part> parts;
+  const auto splitByFirstPosition = [&covered, &parts](const Piece &p) {
+    parts.clear();
+    std::int64_t e = p.varBegin;
+    const std::int64_t end = p.varBegin + static_cast<std::int64_t>(p.len);
+    auto it = std::upper_bound(covered.begin(), covered.end(), e,
+                               [](std::int64_t x, const Cover &c) { return x < c.begin; });
+    if (it != covered.begin())
+      --it;
+    for (; it != covered.end() && e < end; ++it) {
+      if (e < it->begin || e >= it->end)
+        continue;
+      const std::int64_t stop = std::min(end, it->end);
+      parts.push_back(Part{p.pos + static_cast<std::uint64_t>(e - p.varBegin),
+                           static_cast<std::uint64_t>(stop - e),
+                           it->pos + static_cast<std::uint64_t>(e - it->begin)});
+      e = stop;
+    }
+    if (e < end) { // first appearances: each element is its own first position
+      const std::uint64_t pos = p.pos + static_cast<std::uint64_t>(e - p.varBegin);
+      parts.push_back(Part{pos, static_cast<std::uint64_t>(end - e), pos});
+    }
   };
   std::vector<std::vector<Interval>> result;
   bool haveLast = false;
   VarId lastVar = 0;
   std::int64_t lastEnd = 0;
+  std::uint64_t lastAliasEnd = 0; // with `aliases`: the last interval's entry + its length
   for (Piece p : pieces) {
     if (aliases && (!haveLast || p.var != lastVar))
       covered.clear();
@@ -1006,16 +1028,28 @@ Graph::getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions, b
     if (!continues)
       result.emplace_back();
     auto &group = result.back();
-    if (!group.empty() && group.back().end() == p.pos) {
-      group.back() = Interval(group.back().begin(), p.pos + p.len);
+    if (!aliases) {
+      if (!group.empty() && group.back().end() == p.pos)
+        group.back() = Interval(group.back().begin(), p.pos + p.len);
+      else
+        group.emplace_back(p.pos, p.pos + p.len);
     } else {
-      group.emplace_back(p.pos, p.pos + p.len);
-      // One entry per interval: where the element it begins with first appears (its own
-      // start unless an earlier interval holds the same element), as PopLibs reads it.
-      if (aliases)
-        aliases->push_back(firstPosition(p.varBegin, p.pos));
-    }
-    if (aliases) {
+      // One entry per interval: the tensor position where the element it begins with first
+      // appears (its own start unless an earlier interval holds the same element), and its
+      // k-th element first appears at entry + k, as PopLibs reads it: an interval whose
+      // lower() differs from its entry aliases an earlier one (poputil), and the entries
+      // number the underlying elements (popops' broadcast analysis). So an interval is cut
+      // where the first positions of its elements stop running on.
+      splitByFirstPosition(p);
+      for (const Part &part : parts) {
+        if (!group.empty() && group.back().end() == part.pos && lastAliasEnd == part.alias) {
+          group.back() = Interval(group.back().begin(), part.pos + part.len);
+        } else {
+          group.emplace_back(part.pos, part.pos + part.len);
+          aliases->push_back(part.alias);
+        }
+        lastAliasEnd = part.alias + part.len;
+      }
       const std::int64_t pieceEnd = p.varBegin + static_cast<std::int64_t>(p.len);
       const std::int64_t from = covered.empty() ? p.varBegin : std::max(p.varBegin, covered.back().end);
       if (from < pieceEnd)
