@@ -520,6 +520,19 @@ TEST_CASE("codelets_library: the .gp file round-trips and loads once per process
   REQUIRE(metadataToJson(described) == metadataToJson(c.compiled.metadata));
 }
 
+TEST_CASE("codelets_library: only libraries calling a builtin carry the builtins' table", "[codelets][gp]") {
+  // The executor keeps the IPU builtins' per-call record only for vertices whose library may
+  // call one (docs/codelets.md); the library says so by exporting the table's setter, which
+  // the entry unit defines only when some object calls a builtin.
+  const CompiledCorpus &plain = fieldKinds();
+  const CompiledCorpus &calling = corpus("Builtins.cpp");
+  for (const auto &t : plain.compiled.metadata.vertexTypes) {
+    INFO(t.name);
+    CHECK_FALSE(plain.library->usesBuiltins(&plain.entry(t.name)));
+  }
+  CHECK(calling.library->usesBuiltins(&calling.entry("TileOfVertex")));
+}
+
 TEST_CASE("codelets_library: compiling again is a cache hit", "[codelets][cache]") {
   const CompiledCorpus &c = templates();
   const auto again = compileCodelets({codelet_test::corpusFile("Templates.cpp")},
