@@ -6,13 +6,16 @@
 #include <poplar/Device.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
+#include <poplar/IPUModel.hpp>
 #include <poplar/Program.hpp>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <unistd.h>
@@ -47,6 +50,37 @@ inline std::map<std::string, double> cyclesPerInstance(const nlohmann::json &pro
       out[type.at("name").get<std::string>()] = type.at("cycles").get<double>() / instances;
   }
   return out;
+}
+
+/// Each vertex type's simulated cycles per instance after `build` runs once on a one-tile ipu2
+/// IPUModel whose graph `addCodelets` prepared (the library vertex-estimate tests' one setup).
+inline std::map<std::string, double>
+oneTileVertexCycles(const std::function<void(poplar::Graph &)> &addCodelets,
+                    const std::function<void(poplar::Graph &, poplar::program::Sequence &)> &build) {
+  poplar::IPUModel model("ipu2");
+  model.tilesPerIPU = 1;
+  poplar::Device device = model.createDevice();
+  poplar::Graph graph(device.getTarget());
+  addCodelets(graph);
+  poplar::program::Sequence prog;
+  build(graph, prog);
+  return cyclesPerInstance(runAndReadProfile(graph, prog, device));
+}
+
+/// Checks that `vertex` ran and that its simulated cycles are within 10% of `popLibs`, the
+/// figure PopLibs' estimator gives for the same work (issue 23 item 2); prints the ratio.
+inline void checkAgainstPopLibs(const std::map<std::string, double> &got, const std::string &vertex,
+                                const std::string &what, double popLibs) {
+  INFO("vertex " << vertex << (what.empty() ? "" : " (" + what + ")"));
+  if (!got.count(vertex))
+    for (const auto &entry : got)
+      std::printf("  profiled: %s\n", entry.first.c_str());
+  REQUIRE(got.count(vertex) == 1);
+  const double aspen = got.at(vertex);
+  std::printf("%-40s %-30s PopLibs %8.0f  Aspen %8.0f  ratio %.3f\n", vertex.c_str(), what.c_str(), popLibs,
+              aspen, aspen / popLibs);
+  CHECK(aspen / popLibs > 0.9);
+  CHECK(aspen / popLibs < 1.1);
 }
 
 } // namespace fidelity

@@ -55,15 +55,12 @@ u64 cdiv(u64 a, u64 b) {
 // Profile cycles of one vertex of each type, after building `build` on a one-tile ipu2 model.
 std::map<std::string, double>
 vertexCycles(const std::function<void(poplar::Graph &, poplar::program::Sequence &)> &build) {
-  poplar::IPUModel model("ipu2");
-  model.tilesPerIPU = 1;
-  poplar::Device device = model.createDevice();
-  poplar::Graph graph(device.getTarget());
-  popops::addCodelets(graph);
-  popnn::addCodelets(graph);
-  poplar::program::Sequence prog;
-  build(graph, prog);
-  return fidelity::cyclesPerInstance(fidelity::runAndReadProfile(graph, prog, device));
+  return fidelity::oneTileVertexCycles(
+      [](poplar::Graph &g) {
+        popops::addCodelets(g);
+        popnn::addCodelets(g);
+      },
+      build);
 }
 
 poplar::Tensor var(poplar::Graph &graph, const poplar::Type &type, std::vector<std::size_t> shape,
@@ -75,16 +72,7 @@ poplar::Tensor var(poplar::Graph &graph, const poplar::Type &type, std::vector<s
 
 void check(const std::map<std::string, double> &got, const std::string &vertex, const std::string &what,
            double popLibs) {
-  INFO("vertex " << vertex << " (" << what << ")");
-  if (!got.count(vertex))
-    for (const auto &[name, cycles] : got)
-      std::printf("  profiled: %s\n", name.c_str());
-  REQUIRE(got.count(vertex) == 1);
-  const double aspen = got.at(vertex);
-  std::printf("%-34s %-30s PopLibs %8.0f  Aspen %8.0f  ratio %.3f\n", vertex.c_str(), what.c_str(), popLibs,
-              aspen, aspen / popLibs);
-  CHECK(aspen / popLibs > 0.9);
-  CHECK(aspen / popLibs < 1.1);
+  fidelity::checkAgainstPopLibs(got, vertex, what, popLibs);
 }
 
 // --- PopLibs' estimators, transcribed -----------------------------------------------------------

@@ -32,28 +32,21 @@ constexpr u64 W = 6;
 
 std::map<std::string, double> vertexCycles(
     const std::function<void(poplar::Graph &, poplar::program::Sequence &, const poplar::Tensor &)> &build) {
-  poplar::IPUModel model("ipu2");
-  model.tilesPerIPU = 1;
-  poplar::Device device = model.createDevice();
-  poplar::Graph graph(device.getTarget());
-  popops::addCodelets(graph);
-  poprand::addCodelets(graph);
-  poplar::program::Sequence prog;
-  poplar::Tensor seed = graph.addVariable(poplar::UNSIGNED_INT, {2}, "seed");
-  graph.setTileMapping(seed, 0);
-  build(graph, prog, seed);
-  return fidelity::cyclesPerInstance(fidelity::runAndReadProfile(graph, prog, device));
+  return fidelity::oneTileVertexCycles(
+      [](poplar::Graph &g) {
+        popops::addCodelets(g);
+        poprand::addCodelets(g);
+      },
+      [&](poplar::Graph &g, poplar::program::Sequence &prog) {
+        poplar::Tensor seed = g.addVariable(poplar::UNSIGNED_INT, {2}, "seed");
+        g.setTileMapping(seed, 0);
+        build(g, prog, seed);
+      });
 }
 
 void check(const std::map<std::string, double> &got, const std::string &vertex, const std::string &what,
            double popLibs) {
-  INFO("vertex " << vertex << " (" << what << ")");
-  REQUIRE(got.count(vertex) == 1);
-  const double aspen = got.at(vertex);
-  std::printf("%-28s %-26s PopLibs %8.0f  Aspen %8.0f  ratio %.3f\n", vertex.c_str(), what.c_str(), popLibs,
-              aspen, aspen / popLibs);
-  CHECK(aspen / popLibs > 0.9);
-  CHECK(aspen / popLibs < 1.1);
+  fidelity::checkAgainstPopLibs(got, vertex, what, popLibs);
 }
 
 // The estimators as PopLibs writes them: `width` is what each computes (Uniform and Bernoulli
