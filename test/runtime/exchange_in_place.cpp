@@ -263,6 +263,157 @@ TEST_CASE("exchange in place: data a vertex writes in place in the same step is 
 
 namespace {
 
+// Two libraries that call each other, so the graph links them into one image: trust stays
+// with the object that defines each vertex type (docs/exchange.md, "Reading in place").
+const char *const kLinkedReadOnly = R"(
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+extern "C" __attribute__((weak, used, visibility("default"))) const int aspen_codelet_inputs_read_only = 1;
+
+float linkedScale() { return 2.0f; }
+
+class WeightedSum : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<float> out;
+  bool compute() {
+    float s = 0;
+    for (unsigned i = 0; i < in.size(); ++i)
+      s += in[i] * float(i + 1);
+    *out = s;
+    return true;
+  }
+};
+)";
+
+const char *const kLinkedPlain = R"(
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+float linkedScale(); // defined by the other library
+
+class ScribbleSum : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<float> out;
+  bool compute() {
+    float *p = const_cast<float *>(&in[0]);
+    float s = 0;
+    for (unsigned i = 0; i < in.size(); ++i) {
+      p[i] = p[i] * linkedScale();
+      s += in[i];
+    }
+    *out = s;
+    return true;
+  }
+};
+)";
+
+// Names the declaration only in a comment and a string: not a declaration.
+const char *const kMentionsReadOnly = R"(
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+// aspen_codelet_inputs_read_only
+__attribute__((used)) static const char note[] = "aspen_codelet_inputs_read_only";
+extern "C" __attribute__((used)) const char *aspenNote() { return note; }
+
+class ScribbleSum : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<float> out;
+  bool compute() {
+    float *p = const_cast<float *>(&in[0]);
+    float s = 0;
+    for (unsigned i = 0; i < in.size(); ++i) {
+      p[i] = p[i] * 2.0f;
+      s += in[i];
+    }
+    *out = s;
+    return true;
+  }
+};
+)";
+
+/// x (96 floats) on tile 0; WeightedSum on tiles 1 and 2 (when `weighted`), ScribbleSum on
+/// tiles 3 and 4 read all of it, twice, with the libraries of `sources`.
+Result runMixed(const std::vector<const char *> &sources, bool weighted, OptionFlags options) {
+  constexpr unsigned n = 96;
+  Device device = makeDevice(8);
+  Graph g(device.getTarget());
+  for (const char *text : sources) {
+    std::stringstream src(text);
+    g.addCodelets(src, "-O2");
+  }
+  Tensor x = g.addVariable(FLOAT, {n}, "x");
+  g.setTileMapping(x, 0);
+  Tensor out = g.addVariable(FLOAT, {4}, "out");
+  ComputeSet cs = g.addComputeSet("read");
+  for (unsigned r = weighted ? 0 : 2; r < 4; ++r) {
+    VertexRef v = g.addVertex(cs, r < 2 ? "WeightedSum" : "ScribbleSum", {{"in", x}, {"out", out[r]}});
+    g.setTileMapping(v, 1 + r);
+  }
+  for (unsigned r = 0; r < 4; ++r)
+    g.setTileMapping(out[r], 1 + r);
+  g.createHostWrite("x", x);
+  g.createHostRead("x", x);
+  g.createHostRead("out", out);
+  options.set("aspen.compileCache", "false");
+  Engine engine(g, Repeat(2, Execute(cs)), options);
+  engine.load(device);
+  const std::vector<float> xs = initialX();
+  engine.writeTensor("x", xs.data(), xs.data() + n);
+  engine.run(0);
+  Result res;
+  res.out.resize(4);
+  res.x.resize(n);
+  engine.readTensor("out", res.out.data(), res.out.data() + 4);
+  engine.readTensor("x", res.x.data(), res.x.data() + n);
+  aspen::rt::Executor &e = *engine.getImpl().executor_;
+  res.cycles = e.cycles();
+  res.copied = e.exchangeBytesCopied();
+  res.inPlace = e.readsInPlace(0);
+  return res;
+}
+
+float doubledSum() {
+  float sum = 0;
+  for (float v : initialX())
+    sum += 2.0f * v;
+  return sum;
+}
+
+} // namespace
+
+TEST_CASE("exchange in place: a linked library trusts the vertices of the declaring object only",
+          "[exchange][inplace][link]") {
+  // The graph links the two libraries into one (ScribbleSum calls linkedScale, which the other
+  // defines). WeightedSum's object declares its Inputs read-only: read in place. ScribbleSum's
+  // does not, and it writes through its Input: it keeps its edge buffer, x stays as written.
+  const Result r = runMixed({kLinkedReadOnly, kLinkedPlain}, true, {});
+  const Result copy = runMixed({kLinkedReadOnly, kLinkedPlain}, true, kCopyAll);
+  CHECK(r.out[0] == weighted(initialX()));
+  CHECK(r.out[1] == weighted(initialX()));
+  CHECK(r.out[2] == doubledSum());
+  CHECK(r.out[3] == doubledSum());
+  CHECK(r.out == copy.out);
+  CHECK(r.x == initialX());
+  CHECK(r.cycles == copy.cycles);
+  CHECK(r.inPlace);
+  CHECK(copy.copied == 2 * 4 * 384);
+  CHECK(r.copied == 2 * 2 * 384); // only the two ScribbleSum readers' copies, each run
+}
+
+TEST_CASE("exchange in place: a library naming the declaration only in a string is not trusted",
+          "[exchange][inplace]") {
+  const Result r = runMixed({kMentionsReadOnly}, false, {});
+  CHECK(r.out[2] == doubledSum());
+  CHECK(r.out[3] == doubledSum());
+  CHECK(r.x == initialX());
+  CHECK_FALSE(r.inPlace);
+  CHECK(r.copied == 2 * 2 * 384);
+}
+
+namespace {
+
 const char *const kAlignedCodelets = R"(
 #include <poplar/Vertex.hpp>
 using namespace poplar;

@@ -533,6 +533,75 @@ TEST_CASE("codelets_library: only libraries calling a builtin carry the builtins
   CHECK(calling.library->usesBuiltins(&calling.entry("TileOfVertex")));
 }
 
+TEST_CASE("codelets_library: each object's own declaration decides whether its vertices read inputs only",
+          "[codelets][gp]") {
+  // docs/exchange.md, "Reading in place": a vertex type may read exchanged data in place only
+  // when the object that defines it defines `aspen_codelet_inputs_read_only` (non-zero), as
+  // its symbol table says when the library is linked. Not: another object of the same
+  // library, the name in a string literal or a comment, a definition of 0.
+  char dirTemplate[] = "/tmp/aspen-codelet-readonly-XXXXXX";
+  const std::string dir = ::mkdtemp(dirTemplate);
+  auto write = [&](const std::string &name, const std::string &text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  auto vertex = [](const std::string &name) {
+    return "class " + name +
+           " : public poplar::Vertex {\npublic:\n  poplar::Input<poplar::Vector<float>> in;\n"
+           "  poplar::Output<float> out;\n  bool compute() { *out = in[0]; return true; }\n};\n";
+  };
+  const std::string head = "#include <poplar/Vertex.hpp>\n";
+  const std::string declares = "extern \"C\" __attribute__((weak, used, visibility(\"default\"))) const int "
+                               "aspen_codelet_inputs_read_only = 1;\n";
+  const std::string a = write("a.cpp", head + declares + vertex("Declaring"));
+  const std::string b =
+      write("b.cpp", head + "float linkedHelper(float x) { return x; }\n" + vertex("Plain"));
+  const std::string c = write(
+      "c.cpp", head +
+                   "// aspen_codelet_inputs_read_only is only named here, in a comment and a string:\n"
+                   "__attribute__((used)) static const char note[] = \"aspen_codelet_inputs_read_only\";\n"
+                   "extern \"C\" __attribute__((used)) const char *aspenNote() { return note; }\n" +
+                   vertex("Mentioning"));
+  const std::string d =
+      write("d.cpp", head +
+                         "extern \"C\" __attribute__((weak, used, visibility(\"default\"))) "
+                         "const int aspen_codelet_inputs_read_only = 0;\n" +
+                         vertex("DeclaringZero"));
+  const CodeletFlags flags = parseCodeletFlags("-O2");
+  auto readOnly = [](const CompiledCodelets &lib, const std::string &name) {
+    const LoadedVertexLibrary &loaded = loadVertexLibrary(lib.contentHash, lib.gpBytes, name);
+    const AspenVertexEntry *e = loaded.find(name);
+    REQUIRE(e != nullptr);
+    for (const auto &t : lib.metadata.vertexTypes)
+      if (t.name == name) {
+        // The metadata says what the entry's flag says (checked when the library loads).
+        CHECK(t.inputsReadOnly == ((e->flags & ASPEN_VERTEX_INPUTS_READ_ONLY) != 0));
+        return t.inputsReadOnly;
+      }
+    FAIL("no vertex type " << name);
+    return false;
+  };
+  // One library of four sources, one object each.
+  const CompiledCodelets all = compileCodelets({a, b, c, d}, flags);
+  CHECK(readOnly(all, "Declaring"));
+  CHECK_FALSE(readOnly(all, "Plain"));
+  CHECK_FALSE(readOnly(all, "Mentioning"));
+  CHECK_FALSE(readOnly(all, "DeclaringZero"));
+  // Libraries compiled apart and linked into one image (popc with .gp inputs,
+  // Graph::addCodelets of libraries that call each other): the same, vertex by vertex.
+  const CompiledCodelets one = compileCodelets({a}, flags), two = compileCodelets({b}, flags);
+  CHECK(readOnly(one, "Declaring"));
+  const CompiledCodelets linked = linkCodeletLibraries({{one.gpBytes.data(), one.gpBytes.size(), "one.gp"},
+                                                        {two.gpBytes.data(), two.gpBytes.size(), "two.gp"}},
+                                                       {});
+  CHECK(readOnly(linked, "Declaring"));
+  CHECK_FALSE(readOnly(linked, "Plain"));
+  // The metadata round-trips the flag.
+  const LibraryMetadata back = metadataFromJson(metadataToJson(linked.metadata), "linked");
+  CHECK(metadataToJson(back) == metadataToJson(linked.metadata));
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
 TEST_CASE("codelets_library: compiling again is a cache hit", "[codelets][cache]") {
   const CompiledCorpus &c = templates();
   const auto again = compileCodelets({codelet_test::corpusFile("Templates.cpp")},

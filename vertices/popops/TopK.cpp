@@ -12,6 +12,11 @@
 #include <numeric>
 #include <vector>
 
+// The vertices of this source never write through their Input fields, so the exchange may
+// let them read edge data in place (docs/exchange.md, "Reading in place"). The declaration
+// covers the vertex types of the object that defines it: each source says it for its own.
+extern "C" __attribute__((weak, used, visibility("default"))) const int aspen_codelet_inputs_read_only = 1;
+
 using namespace poplar;
 
 namespace popops {

@@ -20,6 +20,12 @@ extern "C" {
 #define ASPEN_VERTEX_MULTI 1u      /* derives from poplar::MultiVertex: compute(workerId) per worker */
 #define ASPEN_VERTEX_SUPERVISOR 2u /* derives from poplar::SupervisorVertex */
 #define ASPEN_VERTEX_EXTERNAL 4u   /* isExternalCodelet is true: on an IPU its compute is assembly */
+/* The object that defines the vertex type also defines `extern "C" const int
+ * aspen_codelet_inputs_read_only` (non-zero): its vertices never write through an Input, so
+ * they may read exchanged data in place (docs/exchange.md). Set by the entry unit at link
+ * time, per registration unit, from each object's symbol table; a library made before it
+ * existed never sets it (its vertices keep their edge buffers). */
+#define ASPEN_VERTEX_INPUTS_READ_ONLY 8u
 
 /* AspenFieldEntry::kind (= aspen::ir::FieldKind) */
 #define ASPEN_FIELD_INPUT 0u

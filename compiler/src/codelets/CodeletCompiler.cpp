@@ -18,9 +18,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cxxabi.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -29,6 +31,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -274,6 +277,80 @@ struct ObjectFile {
   std::string name;
 };
 
+/// What a relocatable object's symbol table says of it (docs/exchange.md, "Reading in place").
+struct ObjectSymbols {
+  std::vector<std::string> units; // tokens of the registration units it defines
+  bool inputsReadOnly = false;    // it defines aspen_codelet_inputs_read_only, non-zero
+};
+
+/// Reads the symbol table of `bytes`, a 64-bit little-endian ELF relocatable object (as the
+/// host compiler makes them, or as a .gp carries them: anyone's bytes, so every offset is
+/// checked; anything malformed or of another kind says nothing). A symbol counts only where
+/// the object defines it (global or weak, in one of its sections): a mention in a string,
+/// a comment or debug information, or a reference to another object's definition, does not.
+ObjectSymbols readObjectSymbols(const std::string &bytes) {
+  ObjectSymbols out;
+  const std::uint8_t *const data = reinterpret_cast<const std::uint8_t *>(bytes.data());
+  const std::size_t size = bytes.size();
+  auto fits = [&](std::uint64_t offset, std::uint64_t length) {
+    return offset <= size && length <= size - offset;
+  };
+  Elf64_Ehdr eh;
+  if (!fits(0, sizeof eh))
+    return out;
+  std::memcpy(&eh, data, sizeof eh);
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_type != ET_REL || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+      !fits(eh.e_shoff, std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr)))
+    return out;
+  std::vector<Elf64_Shdr> sections(eh.e_shnum);
+  if (eh.e_shnum)
+    std::memcpy(sections.data(), data + eh.e_shoff, sections.size() * sizeof(Elf64_Shdr));
+  constexpr char kUnitPrefix[] = "aspen_codelet_unit_entries_";
+  constexpr char kReadOnly[] = "aspen_codelet_inputs_read_only";
+  for (const Elf64_Shdr &symtab : sections) {
+    if (symtab.sh_type != SHT_SYMTAB || symtab.sh_entsize != sizeof(Elf64_Sym) ||
+        symtab.sh_link >= sections.size() || !fits(symtab.sh_offset, symtab.sh_size))
+      continue;
+    const Elf64_Shdr &strtab = sections[symtab.sh_link];
+    if (strtab.sh_type != SHT_STRTAB || !fits(strtab.sh_offset, strtab.sh_size))
+      continue;
+    const char *const strings = reinterpret_cast<const char *>(data + strtab.sh_offset);
+    for (std::uint64_t i = 0; i < symtab.sh_size / sizeof(Elf64_Sym); ++i) {
+      Elf64_Sym sym;
+      std::memcpy(&sym, data + symtab.sh_offset + i * sizeof(Elf64_Sym), sizeof sym);
+      const unsigned binding = ELF64_ST_BIND(sym.st_info), type = ELF64_ST_TYPE(sym.st_info);
+      if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= sections.size() ||
+          (binding != STB_GLOBAL && binding != STB_WEAK) || sym.st_name >= strtab.sh_size ||
+          !std::memchr(strings + sym.st_name, 0, strtab.sh_size - sym.st_name))
+        continue;
+      const std::string_view name(strings + sym.st_name);
+      if (type == STT_FUNC) {
+        // A unit's entry function is C++ (RegistrationUnit.cpp): "_Z<length><name><parameters>".
+        std::string_view id;
+        std::size_t length = 0, at = 2;
+        if (name.substr(0, 2) == "_Z") {
+          for (; at < name.size() && name[at] >= '0' && name[at] <= '9' && length < name.size(); ++at)
+            length = length * 10 + static_cast<std::size_t>(name[at] - '0');
+          if (length <= name.size() - at)
+            id = name.substr(at, length);
+        }
+        if (id.size() > sizeof kUnitPrefix - 1 && id.substr(0, sizeof kUnitPrefix - 1) == kUnitPrefix)
+          out.units.emplace_back(id.substr(sizeof kUnitPrefix - 1));
+      } else if (type == STT_OBJECT && name == kReadOnly) {
+        // Its value, from the section's bytes: 0 (or a .bss definition) declares nothing.
+        const Elf64_Shdr &in = sections[sym.st_shndx];
+        if (in.sh_type != SHT_PROGBITS || sym.st_size == 0 || sym.st_value > in.sh_size ||
+            sym.st_size > in.sh_size - sym.st_value || !fits(in.sh_offset + sym.st_value, sym.st_size))
+          continue;
+        const std::uint8_t *value = data + in.sh_offset + sym.st_value;
+        out.inputsReadOnly = std::any_of(value, value + sym.st_size, [](std::uint8_t b) { return b != 0; });
+      }
+    }
+  }
+  return out;
+}
+
 struct LinkedObjects {
   int status = 0;
   std::string output;                 // the linker's messages, objects named as the user knows them
@@ -340,18 +417,20 @@ LinkedObjects linkObjects(const std::string &cxx, const std::vector<ObjectFile> 
                           const std::vector<std::string> &linkFlags) {
   LinkedObjects r;
   const std::string entrySource = workDir + "/entry.cpp", entryObject = workDir + "/entry.o";
-  const std::string entryText = generateEntryUnit(unitTokens);
-  if (!writeFileAtomic(entrySource, entryText.data(), entryText.size())) {
-    r.status = 1;
-    r.output = "error: cannot write '" + entrySource + "'\n";
-    return r;
-  }
   // What the objects need of the entry unit, from the symbols they name (each object read once).
   bool counting = false, checking = false, builtins = false;
+  std::set<std::string> readOnlyUnits;
   for (const ObjectFile &o : objects) {
     std::ifstream in(o.path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto names = [&](const char *symbol) { return bytes.find(symbol) != std::string::npos; };
+    // Trust is per object, from its symbol table (docs/exchange.md, "Reading in place"): the
+    // vertex types of the registration units an object defines read their Inputs only if
+    // that same object defines the declaration. (The flags below may err towards doing more
+    // work; this one may not, so no mention of the name in the bytes is taken for it.)
+    const ObjectSymbols symbols = readObjectSymbols(bytes);
+    if (symbols.inputsReadOnly)
+      readOnlyUnits.insert(symbols.units.begin(), symbols.units.end());
     // Objects compiled counting cycles add to the slot the entry unit gives the library; the
     // loader tells the library where its thread's counter is (docs/cost-model.md).
     counting = counting || names("aspen_codelet_cycle_offset");
@@ -364,6 +443,15 @@ LinkedObjects linkObjects(const std::string &cxx, const std::vector<ObjectFile> 
     // setter, so the loader learns which libraries' vertices need the executor's per-call
     // record for the builtins (docs/codelets.md, "IPU builtins backed by the runtime").
     builtins = builtins || names("aspen_codelet_runtime") || names("aspen_codelet_scount");
+  }
+  std::vector<std::uint32_t> unitFlags;
+  for (const std::string &token : unitTokens)
+    unitFlags.push_back(readOnlyUnits.count(token) ? ASPEN_VERTEX_INPUTS_READ_ONLY : 0u);
+  const std::string entryText = generateEntryUnit(unitTokens, unitFlags);
+  if (!writeFileAtomic(entrySource, entryText.data(), entryText.size())) {
+    r.status = 1;
+    r.output = "error: cannot write '" + entrySource + "'\n";
+    return r;
   }
   std::string command = cxx + " -std=c++17 -O2 -fPIC -fvisibility=hidden -isystem " +
                         shellQuote(embeddedIncludeDir()) +
@@ -1174,7 +1262,7 @@ CompiledCodelets linkCodeletLibraries(const std::vector<GpInput> &inputs,
   }
 
   const std::string cxx = hostCompiler();
-  std::string keyText = "link-v1\n" + compilerIdentity(cxx) + "\n";
+  std::string keyText = "link-v2\n" + compilerIdentity(cxx) + "\n";
   for (const GpInput &in : inputs)
     keyText += contentHash(in.bytes, in.size) + "\n";
   for (const std::string &t : targets)

@@ -187,6 +187,8 @@ std::string metadataToJson(const LibraryMetadata &metadata) {
                {"fields", std::move(fields)}};
     if (v.isExternal)
       jv["external"] = true;
+    if (v.inputsReadOnly)
+      jv["inputsReadOnly"] = true;
     if (i < metadata.vertexParts.size() && metadata.vertexParts[i] != 0)
       jv["part"] = metadata.vertexParts[i];
     vertices.push_back(std::move(jv));
@@ -345,6 +347,8 @@ LibraryMetadata metadataFromJson(const std::string &json, const std::string &fil
       v.isSupervisor = boolField(jv, "supervisor", fileName, where);
       if (jv.contains("external"))
         v.isExternal = boolField(jv, "external", fileName, where);
+      if (jv.contains("inputsReadOnly"))
+        v.inputsReadOnly = boolField(jv, "inputsReadOnly", fileName, where);
       std::uint32_t part = 0;
       if (jv.contains("part")) {
         part = static_cast<std::uint32_t>(unsignedField(jv, "part", numParts - 1, fileName, where));

@@ -10,6 +10,7 @@
 
 #include "codelets/Introspect.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,10 @@ std::string generateRegistrationUnit(const std::string &sourcePath,
                                      const std::vector<std::string> &notVertices = {});
 
 /// The unit that gathers the entries of the units with `unitTokens` and defines the
-/// library's exported functions.
-std::string generateEntryUnit(const std::vector<std::string> &unitTokens);
+/// library's exported functions. `unitFlags` (parallel to `unitTokens`; missing: 0) are
+/// AspenVertexEntry flags the link decided for each unit's vertex types, added to theirs.
+std::string generateEntryUnit(const std::vector<std::string> &unitTokens,
+                              const std::vector<std::uint32_t> &unitFlags = {});
 
 /// Precedes the name of a vertex type that introspection missed in the host
 /// compiler's diagnostics: "<marker>'ns::Foo<float>'".

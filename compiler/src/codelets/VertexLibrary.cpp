@@ -264,6 +264,7 @@ std::vector<ir::VertexTypeInfo> LoadedVertexLibrary::describe() const {
     v.isMultiVertex = (e.flags & ASPEN_VERTEX_MULTI) != 0;
     v.isSupervisor = (e.flags & ASPEN_VERTEX_SUPERVISOR) != 0;
     v.isExternal = (e.flags & ASPEN_VERTEX_EXTERNAL) != 0;
+    v.inputsReadOnly = (e.flags & ASPEN_VERTEX_INPUTS_READ_ONLY) != 0;
     for (std::uint32_t k = 0; k < e.numFields; ++k) {
       const AspenFieldEntry &f = e.fields[k];
       ir::FieldInfo info;
@@ -313,8 +314,9 @@ void checkMetadataAgainstCode(const GpContents &gp, const LoadedVertexLibrary &l
     if (e->size != v.objectSize || e->align != v.objectAlign || e->numFields != v.fields.size() ||
         ((e->flags & ASPEN_VERTEX_MULTI) != 0) != v.isMultiVertex ||
         ((e->flags & ASPEN_VERTEX_SUPERVISOR) != 0) != v.isSupervisor ||
-        ((e->flags & ASPEN_VERTEX_EXTERNAL) != 0) != v.isExternal)
-      mismatch("the size, alignment, kind or number of fields of " + vertex);
+        ((e->flags & ASPEN_VERTEX_EXTERNAL) != 0) != v.isExternal ||
+        ((e->flags & ASPEN_VERTEX_INPUTS_READ_ONLY) != 0) != v.inputsReadOnly)
+      mismatch("the size, alignment, kind, read-only inputs or number of fields of " + vertex);
     for (std::size_t k = 0; k < v.fields.size(); ++k) {
       const ir::FieldInfo &f = v.fields[k];
       const AspenFieldEntry &c = e->fields[k];

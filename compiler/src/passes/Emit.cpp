@@ -14,8 +14,6 @@
 #include <iterator>
 #include <limits>
 #include <map>
-#include <mutex>
-#include <string.h>
 #include <tuple>
 #include <utility>
 
@@ -187,29 +185,6 @@ void emitCodeletData(exe::ExecutableData &x, const ir::GraphData &g, const Excha
   }
 }
 
-/// Whether a vertex library declares that its vertices never write through their Input
-/// fields (it defines `aspen_codelet_inputs_read_only`: docs/exchange.md), so that they may
-/// read edge data in place. The symbol's name is in the library's symbol tables.
-/// Looked up once per library content (a process compiles with the same few libraries).
-bool declaresInputsReadOnly(const exe::CodeletLibraryBlob &library) {
-  static std::mutex mutex;
-  static std::map<std::string, bool> known; // content hash -> declares
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    const auto it = known.find(library.contentHash);
-    if (it != known.end())
-      return it->second;
-  }
-  static constexpr char kMarker[] = "aspen_codelet_inputs_read_only";
-  const std::vector<std::uint8_t> &gp = library.bytes;
-  const bool declares = !gp.empty() && memmem(gp.data(), gp.size(), kMarker, sizeof kMarker - 1) != nullptr;
-  if (!library.contentHash.empty()) {
-    std::lock_guard<std::mutex> lock(mutex);
-    known.emplace(library.contentHash, declares);
-  }
-  return declares;
-}
-
 /// Reading in place (docs/exchange.md). Contract: for the candidates of `pcs` whose readers
 /// all come from libraries that declare their Inputs read-only: a range whose bytes are one
 /// run of one tile piece on another tile, aligned as its edges need and not written in place
@@ -304,16 +279,12 @@ void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const Exch
                       const AllocationResult &alloc, const CycleEstimates &est, const Resolver &at,
                       const std::vector<std::uint32_t> &typeIndex) {
   x.computeSteps.resize(plan.computeSets.size());
-  // Per graph vertex type: its library declares its Inputs read-only (reading in place).
-  std::vector<std::uint8_t> libraryReadOnly(x.codeletLibraries.size());
-  for (std::size_t l = 0; l < x.codeletLibraries.size(); ++l)
-    libraryReadOnly[l] = declaresInputsReadOnly(x.codeletLibraries[l]) ? 1 : 0;
-  // A library the graph linked from several (docs/codelets.md, "Linking") may hold vertices
-  // of libraries that do not declare it: not trusted.
+  // Per graph vertex type: the object defining it declares its Inputs read-only (reading in
+  // place), as the library's metadata records it per vertex type (decided when its objects
+  // were linked, and checked against the entries' flags when the library loads).
   std::vector<std::uint8_t> typeReadOnly(g.vertexTypes.size(), 0);
   for (std::size_t t = 0; t < g.vertexTypes.size(); ++t)
-    if (typeIndex[t] != ~0u && g.codeletLibraries[g.vertexTypes[t].library].linkedFrom.empty())
-      typeReadOnly[t] = libraryReadOnly[x.vertexTypes[typeIndex[t]].library];
+    typeReadOnly[t] = typeIndex[t] != ~0u && g.vertexTypes[t].inputsReadOnly ? 1 : 0;
   tbb::parallel_for(std::size_t(0), plan.computeSets.size(), [&](std::size_t c) {
     const PlannedComputeSet &pcs = plan.computeSets[c];
     exe::ComputeStep &cs = x.computeSteps[c];

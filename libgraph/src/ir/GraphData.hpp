@@ -88,6 +88,10 @@ struct VertexTypeInfo {
   /// Its build marks it isExternalCodelet (an IPU build: its compute is IPU assembly,
   /// which the simulator cannot run; docs/codelets.md, "Which build runs where").
   bool isExternal = false;
+  /// The object that defines it declares that its vertices never write through an Input
+  /// (`aspen_codelet_inputs_read_only`, found in that object's symbol table when the library
+  /// was linked): the exchange may let them read edge data in place (docs/exchange.md).
+  bool inputsReadOnly = false;
   std::vector<FieldInfo> fields;
   int fieldIndex(const std::string &field) const {
     for (std::size_t i = 0; i < fields.size(); ++i)
