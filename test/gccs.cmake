@@ -6,7 +6,8 @@ aspen_add_test(gccs_compat_headers LABEL conformance SOURCES compat/gccs_headers
 
 # Issue 24 item 2: the Poplar API gaps building PopLibs found (conformance), and their errors.
 aspen_add_test(poplibs_compat_api_gaps LABEL conformance SOURCES compat/poplibs_api_gaps.cpp
-  compat/poplibs_std_from_type.cpp compat/poplibs_std_from_interval.cpp LIBS Aspen::pvti)
+  compat/poplibs_std_from_type.cpp compat/poplibs_std_from_interval.cpp LIBS Aspen::pvti
+  nlohmann_json::nlohmann_json)
 # Poplar's built-in poplar_rt:: vertices come from poplar_rt.gp beside libpoplar.
 add_dependencies(poplibs_compat_api_gaps poplar_rt_codelets)
 aspen_add_test(poplibs_api_gap_errors LABEL error SOURCES error/poplibs_gap_errors.cpp)

@@ -513,10 +513,15 @@ void mapVariableLinearly(const Graph &graph, GraphData &data, VarId var, std::ui
                          std::uint64_t grainSize) {
   Variable &v = data.variables[var];
   const Target &target = graph.getTarget();
+  // Poplar's own linear mapping (addVariable(LINEAR), addLinearlyMappedVariable
+  // without a minimum or grain) spreads by single elements with no minimum per
+  // tile, unlike poputil::mapTensorLinearly's 128 bytes a tile: PopLibs' tests,
+  // written against Poplar, count one vertex per tile for 10 floats or 12 long
+  // longs on 4 tiles (docs/poplibs-from-source.md, session 24).
   if (grainSize == 0)
-    grainSize = aspen::util::defaultLinearGrainSize(target, v.type);
+    grainSize = 1;
   if (minElementsPerTile == 0)
-    minElementsPerTile = aspen::util::defaultLinearMinElementsPerTile(v.type);
+    minElementsPerTile = 1;
   const auto chunks =
       aspen::util::linearMappingChunks(v.numElements, target.getNumTiles(), minElementsPerTile, grainSize);
   v.mapping.clear();
@@ -730,6 +735,52 @@ Tensor cloneVariable(const std::shared_ptr<GraphData> &data, const Type &type, c
   return aspen::ir::makeVariableTensor(data, var, type, std::move(shape));
 }
 
+/// For the clone methods that keep aliases: where positions of `flat` hold the
+/// same element, the clone's do too. Returns, in `distinct`, `flat`'s positions
+/// where an element first appears (in position order: the variable to clone),
+/// and in `pieces` every position interval with the `distinct` index of its
+/// first element; empty `pieces` when `flat` has no aliases.
+struct AliasPiece {
+  Interval positions;
+  std::size_t distinctBegin;
+};
+void aliasStructure(const Graph &graph, const Tensor &flat, std::vector<Interval> &distinct,
+                    std::vector<AliasPiece> &pieces) {
+  std::vector<std::size_t> aliases;
+  const auto groups = graph.getSortedContiguousRegions(flat, {{0, flat.numElements()}}, false, &aliases);
+  std::vector<std::pair<Interval, std::size_t>> all; // interval, position its first element first appears
+  std::size_t k = 0;
+  bool any = false;
+  for (const auto &group : groups)
+    for (const Interval &i : group) {
+      all.emplace_back(i, aliases[k]);
+      any |= aliases[k] != i.begin();
+      ++k;
+    }
+  if (!any)
+    return;
+  std::sort(all.begin(), all.end(),
+            [](const auto &a, const auto &b) { return a.first.begin() < b.first.begin(); });
+  std::vector<std::size_t> distinctStart; // index in the clone of each distinct interval's first element
+  std::size_t count = 0;
+  for (const auto &[interval, first] : all)
+    if (interval.begin() == first) {
+      distinct.push_back(interval);
+      distinctStart.push_back(count);
+      count += interval.size();
+    }
+  for (const auto &[interval, first] : all) {
+    // `first` .. `first + size` are first appearances running on, inside one distinct interval.
+    auto it = std::upper_bound(distinct.begin(), distinct.end(), first,
+                               [](std::size_t x, const Interval &d) { return x < d.begin(); });
+    ASPEN_ASSERT(it != distinct.begin(), "an alias before every first appearance");
+    --it;
+    ASPEN_ASSERT(first + interval.size() <= it->end(), "an alias across distinct intervals");
+    const auto d = static_cast<std::size_t>(it - distinct.begin());
+    pieces.push_back(AliasPiece{interval, distinctStart[d] + (first - it->begin())});
+  }
+}
+
 } // namespace
 
 Tensor Graph::clone(const Tensor &t, const DebugContext &debugContext, TensorCloneMethod method) {
@@ -737,12 +788,33 @@ Tensor Graph::clone(const Tensor &t, const DebugContext &debugContext, TensorClo
   return clone(t.elementType(), t, debugContext, method);
 }
 
-Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &debugContext, TensorCloneMethod) {
+Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &debugContext,
+                    TensorCloneMethod method) {
   // Every clone method gives a new variable in t's row-major order: Aspen lays
   // out each tile's elements in variable order, so there is no other order to keep.
+  // The methods that keep aliases make one element per distinct element of t
+  // (where it first appears) and view it so that t's aliases alias in the clone.
   getTarget();
+  requireTensorOf<tensor_creation_error>(data_.get(), t, "clone");
+  std::vector<Interval> distinct;
+  std::vector<AliasPiece> pieces;
+  if (method == TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES ||
+      method == TensorCloneMethod::GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES)
+    aliasStructure(*this, t.flatten(), distinct, pieces);
   aspen::ir::MutationGuard mutationGuard(data_->mutation, "Graph::clone");
-  Tensor c = cloneVariable(data_, type, t, std::nullopt, debugContext);
+  Tensor c;
+  if (pieces.empty()) {
+    c = cloneVariable(data_, type, t, std::nullopt, debugContext);
+  } else {
+    const Tensor flat = t.flatten();
+    const Tensor firsts =
+        cloneVariable(data_, type, concat(flat.slices(distinct)), std::nullopt, debugContext);
+    std::vector<Tensor> parts;
+    parts.reserve(pieces.size());
+    for (const AliasPiece &p : pieces)
+      parts.push_back(firsts.slice(p.distinctBegin, p.distinctBegin + p.positions.size()));
+    c = concat(parts).reshape(t.shape());
+  }
   // A quarter clone of a quarter tensor carries the same metadata; else its own.
   const Tensor metadata = type.requiresMetadata() ? aspen::ir::uniqueMetadataOf(t) : Tensor();
   aspen::ir::attachQuarterMetadata(*this, *data_, static_cast<VarId>(data_->variables.size() - 1),

@@ -278,4 +278,16 @@ void Graph::serialize(std::ostream &out, ArrayRef<program::Program> progs, Seria
     throw poplar_error("Graph::serialize: writing to the output stream failed");
 }
 
+void dumpProgram(const Graph &graph, const program::Program &program, std::ostream &out) {
+  if (!graph.getImplPtr())
+    throw poplar_error("dumpProgram called with an empty Graph (default-constructed or moved from)");
+  // The program tree as JSON, one object per program with its "kind" (Copy,
+  // Execute, Sequence, ...), laid out as Graph::serialize's "programs" entries.
+  const json doc = program.getImpl() ? ProgramWriter(graph.getImpl()).write(*program.getImpl())
+                                     : json({{"kind", "Sequence"}});
+  out << doc.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
+  if (!out)
+    throw poplar_error("dumpProgram: writing to the output stream failed");
+}
+
 } // namespace poplar

@@ -7,7 +7,8 @@
 //  - clone(metadata, t, di, method), and t.getMetadata() of a float tensor is an empty Tensor
 //    that addVariable, addConstant and clone accept;
 //  - pvti::createJsonMetadata;
-//  - VertexIntrospector: getInitialValues of an edge connected to a constant.
+//  - VertexIntrospector: getInitialValues of an edge connected to a constant;
+//  - dumpProgram(graph, program, out): the program tree as JSON.
 #include "ir/GraphData.hpp"
 
 #include <poplar/DebugContext.hpp>
@@ -20,6 +21,7 @@
 #include <pvti/pvti.hpp>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <cstdlib>
@@ -379,4 +381,76 @@ TEST_CASE("issue 24: Poplar's built-in poplar_rt transpose vertices, added by na
   }
   // A name in the namespace that Poplar does not have is still an unknown vertex type.
   CHECK_THROWS_AS(graph.addVertex(cs, "poplar_rt::NoSuchVertex<float>"), unknown_vertex_type);
+}
+
+TEST_CASE("issue 24: dumpProgram writes a program's tree as JSON", "[compat][poplibs]") {
+  // PopLibs' ReduceEdgeCases reads dumpProgram's text to see whether a reduction
+  // needed a Copy or an Execute; the dump names each program's kind.
+  Graph graph(Target::createIPUTarget(1, 2, "ipu2"));
+  Tensor a = graph.addVariable(FLOAT, {4}, "a");
+  Tensor b = graph.addVariable(FLOAT, {4}, "b");
+  graph.setTileMapping(a, 0);
+  graph.setTileMapping(b, 1);
+  ComputeSet cs = graph.addComputeSet("work");
+  program::Sequence body({program::Copy(a, b), program::Execute(cs)}, {"body"});
+  program::Sequence prog({program::Repeat(3, body)}, {"outer"});
+
+  std::stringstream s;
+  dumpProgram(graph, prog, s);
+  const nlohmann::json doc = nlohmann::json::parse(s.str());
+  CHECK(doc["kind"] == "Sequence");
+  CHECK(doc["name"] == "outer");
+  REQUIRE(doc["children"].size() == 1);
+  const auto &repeat = doc["children"][0];
+  CHECK(repeat["kind"] == "Repeat");
+  CHECK(repeat["count"] == 3);
+  const auto &inner = repeat["children"][0]["children"];
+  REQUIRE(inner.size() == 2);
+  CHECK(inner[0]["kind"] == "Copy");
+  CHECK(inner[1]["kind"] == "Execute");
+  CHECK(inner[1]["computeSet"] == cs.getId());
+
+  // An empty sequence has neither kind of work in it.
+  std::stringstream empty;
+  dumpProgram(graph, program::Sequence(), empty);
+  CHECK(empty.str().find("Copy") == std::string::npos);
+  CHECK(empty.str().find("Execute") == std::string::npos);
+  CHECK(nlohmann::json::parse(empty.str())["kind"] == "Sequence");
+}
+
+TEST_CASE("issue 24: clone keeping aliases, as poputil::copyToIpu asks", "[compat][poplibs]") {
+  // PopLibs' CopyToIpu and DuplicateTensor clone a broadcast tensor with
+  // PRESERVE_ORDER_AND_ALIASES and expect the clone's aliased elements to be one.
+  Graph graph(Target::createIPUTarget(1, 4, "ipu2"));
+  Tensor v = graph.addVariable(FLOAT, {6}, "v");
+  for (unsigned i = 0; i < 6; ++i)
+    graph.setTileMapping(v[i], i % 4);
+  const Tensor t = concat({v.slice(2, 5), v.broadcast(2, 0), v.slice(0, 2).reverse(0)});
+  const std::size_t n = t.numElements();
+  for (auto method : {TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES,
+                      TensorCloneMethod::GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES}) {
+    const Tensor c = graph.clone(t, {"c"}, method);
+    REQUIRE(c.shape() == t.shape());
+    CHECK(c.containsAliases());
+    CHECK_FALSE(c.intersectsWith(v));
+    // Positions alias in the clone exactly where they alias in t, and each is on t's tile.
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < n; ++j)
+        CHECK(c[i].intersectsWith(c[j]) == t[i].intersectsWith(t[j]));
+    }
+    CHECK(graph.getTileMapping(c) == graph.getTileMapping(t));
+    const auto distinct = graph.getSortedContiguousRegions(c, {{0, n}}, true);
+    std::size_t count = 0;
+    for (const auto &group : distinct)
+      for (const Interval &i : group)
+        count += i.size();
+    CHECK(count == 6);
+  }
+  // The methods that do not keep aliases give one element per position.
+  const Tensor plain = graph.clone(t, {"plain"});
+  CHECK_FALSE(plain.containsAliases());
+  CHECK(graph.getTileMapping(plain) == graph.getTileMapping(t));
+  // Without aliases the clone is one new variable either way.
+  const Tensor w = graph.clone(v, {"w"}, TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES);
+  CHECK(w.getVarRegions().size() == 1);
 }

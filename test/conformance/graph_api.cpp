@@ -156,44 +156,43 @@ TEST_CASE("addVariable records type, shape and name", "[graph]") {
 }
 
 TEST_CASE("Linear mapping: contiguous, balanced chunks from tile 0", "[graph][mapping]") {
+  // Poplar's LINEAR spreads single elements with no minimum a tile (not
+  // poputil::mapTensorLinearly's 128 bytes): every used tile but the last holds
+  // ceil(n / tiles) elements.
   const unsigned numTiles = 16;
   Graph graph(smallTarget(numTiles));
   for (std::size_t n : {1ul, 31ul, 32ul, 1000ul, 4097ul, 100000ul}) {
-    for (Type type : {FLOAT, HALF, UNSIGNED_CHAR}) {
+    for (Type type : {FLOAT, HALF, UNSIGNED_CHAR, LONGLONG}) {
       INFO("n = " << n << ", type " << type);
       Tensor t = graph.addVariable(type, {n}, VariableMappingMethod::LINEAR);
       const auto m = graph.getTileMapping(t);
       REQUIRE(m.size() == numTiles);
-      const std::size_t grain = graph.getTarget().getVectorWidth(type);
-      const std::size_t minPerTile = (128 + type.size() - 1) / type.size();
+      const std::size_t perTile = (n + numTiles - 1) / numTiles;
       // Tiles are used from 0 upwards, one interval each, covering 0..n in order.
-      std::size_t next = 0, usedTiles = 0, largest = 0;
+      std::size_t next = 0, usedTiles = 0;
       for (unsigned tile = 0; tile < numTiles; ++tile) {
         if (m[tile].empty())
           break;
         REQUIRE(m[tile].size() == 1);
         CHECK(m[tile][0].begin() == next);
+        CHECK(m[tile][0].size() == std::min(perTile, n - next));
         next = m[tile][0].end();
-        largest = std::max<std::size_t>(largest, m[tile][0].size());
         ++usedTiles;
       }
       CHECK(next == n);
+      CHECK(usedTiles == (n + perTile - 1) / perTile);
       for (unsigned tile = usedTiles; tile < numTiles; ++tile)
         CHECK(m[tile].empty());
-      // Every chunk but the last has the same size: a whole number of grains,
-      // at least the minimum, and no larger than needed to spread the grains.
-      for (unsigned tile = 0; tile + 1 < usedTiles; ++tile) {
-        CHECK(m[tile][0].size() == largest);
-        CHECK(largest % grain == 0);
-        CHECK(largest >= minPerTile);
-      }
-      const std::size_t grains = (n + grain - 1) / grain;
-      const std::size_t spread = (grains + numTiles - 1) / numTiles * grain;
-      CHECK(largest <= std::max(spread, (minPerTile + grain - 1) / grain * grain));
       Tensor same = graph.addLinearlyMappedVariable(type, {n});
       CHECK(graph.getTileMapping(same) == m);
     }
   }
+  // PopLibs' MapFusionTest: 10 floats and 12 long longs on 4 tiles use all 4.
+  Graph four(smallTarget(4));
+  CHECK(four.getTileMapping(four.addVariable(FLOAT, {10}, VariableMappingMethod::LINEAR)) ==
+        TileToTensorMapping{{{0, 3}}, {{3, 6}}, {{6, 9}}, {{9, 10}}});
+  CHECK(four.getTileMapping(four.addVariable(LONGLONG, {12}, VariableMappingMethod::LINEAR)) ==
+        TileToTensorMapping{{{0, 3}}, {{3, 6}}, {{6, 9}}, {{9, 12}}});
   // Explicit minimum and grain.
   Tensor t = graph.addLinearlyMappedVariable(FLOAT, {100}, 10, 5);
   const auto m = graph.getTileMapping(t);
@@ -402,10 +401,11 @@ TEST_CASE("Virtual graphs use relative tile numbers", "[graph][virtual]") {
   Graph inner = vg.createVirtualGraph(2, 4);
   CHECK(inner.getTarget().getNumTiles() == 2);
   Tensor y = inner.addVariable(INT, {3}, VariableMappingMethod::LINEAR, "y");
-  CHECK(top.getTileMapping(y)[6] == std::vector<Interval>{{0, 3}});
+  CHECK(top.getTileMapping(y)[6] == std::vector<Interval>{{0, 2}});
+  CHECK(top.getTileMapping(y)[7] == std::vector<Interval>{{2, 3}});
   Graph back = inner.getTopLevelGraph();
   CHECK(back.getTarget().getNumTiles() == 16);
-  CHECK(back.getTileMapping(y)[6] == std::vector<Interval>{{0, 3}});
+  CHECK(back.getTileMapping(y)[6] == std::vector<Interval>{{0, 2}});
   CHECK(&back.getImpl() == &top.getImpl());
 
   // Linear mapping over the virtual graph's tiles.
@@ -656,7 +656,7 @@ TEST_CASE("A 100M-element linear mapping over 1472 tiles is fast", "[graph][perf
   Tensor big = graph.addVariable(FLOAT, {n}, VariableMappingMethod::LINEAR, "big");
   const auto mapping = graph.getTileMapping(big);
   Tensor other = graph.addVariable(FLOAT, {10000, 10000}, "other");
-  graph.setTileMapping(other, aspen::util::linearTileMapping(n, 1472, 32, 2));
+  graph.setTileMapping(other, aspen::util::linearTileMapping(n, 1472, 1, 1));
   const auto otherMapping = graph.getTileMapping(other.flatten());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(seconds < 1.0);

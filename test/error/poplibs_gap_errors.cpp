@@ -3,7 +3,9 @@
 // thing at fault.
 #include "ErrorCheck.hpp"
 
+#include <poplar/Engine.hpp> // dumpProgram
 #include <poplar/Graph.hpp>
+#include <poplar/Program.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/TypeTraits.hpp>
 #include <poplar/VertexIntrospector.hpp>
@@ -12,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -58,4 +61,16 @@ TEST_CASE("issue 24 errors: rows of initial values from a field that is not 2-D"
   requireError<type_error>(
       [&] { vi.getFieldInfo("work")[1].getInitialValues<std::vector<unsigned short>>(target); },
       {"field 'work[1]'", "'PairListCount'", "not a 2-D field"});
+}
+
+TEST_CASE("issue 24 errors: dumpProgram of an empty graph or to a failed stream", "[error][poplibs]") {
+  Graph empty;
+  std::stringstream s;
+  requireError<poplar_error>([&] { dumpProgram(empty, program::Sequence(), s); },
+                             {"dumpProgram", "empty Graph"});
+  Graph graph(Target::createIPUTarget(1, 2, "ipu2"));
+  std::stringstream bad;
+  bad.setstate(std::ios::badbit);
+  requireError<poplar_error>([&] { dumpProgram(graph, program::Sequence(), bad); },
+                             {"dumpProgram", "output stream"});
 }

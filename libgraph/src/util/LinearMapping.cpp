@@ -9,7 +9,6 @@ namespace {
 std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) {
   return (a + b - 1) / b;
 }
-constexpr std::uint64_t minBytesPerTile = 128;
 } // namespace
 
 std::vector<LinearChunk> linearMappingChunks(std::uint64_t numElements, unsigned numTiles,
@@ -37,15 +36,6 @@ poplar::TileToTensorMapping linearTileMapping(std::uint64_t numElements, unsigne
   for (const auto &chunk : linearMappingChunks(numElements, numTiles, minElementsPerTile, grainSize))
     mapping[chunk.tile].emplace_back(chunk.begin, chunk.end);
   return mapping;
-}
-
-unsigned defaultLinearGrainSize(const poplar::Target &target, const poplar::Type &type) {
-  return target.getVectorWidth(type);
-}
-
-unsigned defaultLinearMinElementsPerTile(const poplar::Type &type) {
-  const std::uint64_t size = std::max<std::uint64_t>(1, type.size());
-  return static_cast<unsigned>(ceilDiv(minBytesPerTile, size));
 }
 
 } // namespace aspen::util

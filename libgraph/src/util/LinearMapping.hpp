@@ -31,10 +31,4 @@ std::vector<LinearChunk> linearMappingChunks(std::uint64_t numElements, unsigned
 poplar::TileToTensorMapping linearTileMapping(std::uint64_t numElements, unsigned numTiles,
                                               std::uint64_t minElementsPerTile, std::uint64_t grainSize);
 
-/// Default grain: the target's vector width for `type` (2 floats, 4 halves).
-unsigned defaultLinearGrainSize(const poplar::Target &target, const poplar::Type &type);
-
-/// Default minimum per tile: enough elements for 128 bytes, `ceil(128 / size)`.
-unsigned defaultLinearMinElementsPerTile(const poplar::Type &type);
-
 } // namespace aspen::util

@@ -209,6 +209,12 @@ private:
   std::unique_ptr<aspen::rt::EngineImpl> impl_;
 };
 
+/// Writes `program` (a program of `graph`) to `out` as JSON: one object per
+/// program, `"kind"` naming it (`"Copy"`, `"Execute"`, `"Sequence"`, ...) with its
+/// tensors, compute set and children (docs/poplibs-from-source.md). Defined in
+/// libpoplar's graph part; declared here, where PopLibs' tests reach it.
+void dumpProgram(const Graph &graph, const program::Program &program, std::ostream &out);
+
 } // namespace poplar
 
 #endif
