@@ -356,7 +356,7 @@ TEST_CASE("poplin_matmul: the planner uses the tiles and honours availableMemory
 TEST_CASE("poplin_matmul: a product too large for one superstep runs in serial passes", "[poplin]") {
   // 128 x 128 x 128 floats on 4 tiles of 128 KiB with availableMemoryProportion 0.4 (52 KB):
   // every one-pass split needs at least 64 KB of operand copies and partials on a tile; two
-  // passes over the columns need 48 KB, two over the inner dimension 32 KB (the cheaper).
+  // passes over the columns need 48 KB.
   poplar::IPUModel model("ipu2");
   model.tilesPerIPU = 4;
   model.memoryBytesPerTile = 128 * 1024;
