@@ -330,4 +330,56 @@ TEST_CASE("PopLibs' older pre-planning entry points and matMulGetConvPlanParams"
           want[i * 8 + g * 4 + j] = c[(g * 3 + i) * 4 + j];
     checkClose(got, want, "matMul as convolution");
   }
+
+  SECTION("matMulGetConvPlanParams: a matMul's serial planConstraints plan the convolution alike") {
+    // {6, 8} x {8, 4}: batch 6, 8 input and 4 output channels. outChanSplit.serial is a serial
+    // split of the matMul's columns and of the convolution's output channels (the rows of its
+    // product); inChanSplit.serial of the inner dimension of both.
+    const struct {
+      const char *constraints, *matMulPasses, *convPasses;
+    } cases[] = {{R"({"0": {"partition": {"outChanSplit": {"serial": 2}}}})", "2 serial passes over columns",
+                  "2 serial passes over rows"},
+                 {R"({"0": {"partition": {"inChanSplit": {"serial": 2}}}})",
+                  "2 serial passes over the inner dimension", "2 serial passes over the inner dimension"}};
+    for (const auto &c : cases) {
+      INFO(c.constraints);
+      const OptionFlags serial{{"planConstraints", c.constraints}};
+      std::set<poplin::MatMulPlanParams> one;
+      one.emplace(&target, poplin::MatMulParams{FLOAT, FLOAT, {1, 6, 8}, {1, 8, 4}}, &serial);
+      poplin::MatMulToConvOptions convOptions;
+      const std::set<poplin::ConvPlanParams> convs = poplin::matMulGetConvPlanParams(one, convOptions);
+      REQUIRE(convs.size() == 1);
+      const poplin::ConvParams &conv = std::get<1>(*convs.begin());
+      const OptionFlags &opts = *std::get<2>(*convs.begin());
+      CHECK(opts.at("planConstraints") == c.constraints);
+      poplin::PlanningCache cache;
+      poplin::preplan(convs, {}, cache); // threw before convolutions had serial splits
+      CHECK(cache.size() > 0);
+      std::ostringstream mmPlan, convPlan;
+      poplin::matMulReportPlan(mmPlan, graph, FLOAT, FLOAT, {6, 8}, {8, 4}, serial);
+      poplin::reportPlanInfo(convPlan, graph, conv, opts, &cache);
+      INFO(mmPlan.str() << convPlan.str());
+      CHECK(mmPlan.str().find(c.matMulPasses) != std::string::npos);
+      CHECK(convPlan.str().find(c.convPasses) != std::string::npos);
+      // The convolution computes the product in those passes.
+      Sequence prog;
+      Tensor acts = poplin::createInput(graph, conv, "acts", opts, &cache);
+      Tensor weights = poplin::createWeights(graph, conv, "weights", opts, &cache);
+      Tensor out = poplin::convolution(graph, acts, weights, conv, false, prog, "serialConv", opts, &cache);
+      REQUIRE(out.shape() == std::vector<std::size_t>{6, 4, 1});
+      const std::string tag = c.convPasses;
+      graph.createHostWrite("A" + tag, acts.reshape({6, 8}));
+      graph.createHostWrite("B" + tag, weights.reshape({4, 8}).transpose());
+      graph.createHostRead("out" + tag, out.reshape({6, 4}));
+      const std::vector<float> hostA = sinePattern(48, 0.3f, 0.2f), hostB = sinePattern(32, 0.7f, 1.1f);
+      Engine engine(graph, prog);
+      engine.load(model.device);
+      engine.writeTensor("A" + tag, hostA.data(), hostA.data() + hostA.size());
+      engine.writeTensor("B" + tag, hostB.data(), hostB.data() + hostB.size());
+      engine.run(0);
+      std::vector<float> got(24);
+      engine.readTensor("out" + tag, got.data(), got.data() + got.size());
+      checkClose(got, hostMatMul(hostA, hostB, 1, 6, 8, 4), "matMul as convolution in serial passes");
+    }
+  }
 }

@@ -157,8 +157,14 @@ TEST_CASE("poplin_errors: planConstraints that are malformed or cannot be met na
       {"planConstraints", "0.partition.batchSplit", "0.partition.outChanSplit.parallel", "6 tiles",
        "target has 4"});
   requireError<invalid_option>(
-      matMulWith(R"({"0": {"partition": {"inChanSplit": {"serial": 2}}}})"),
-      {"'0.partition.inChanSplit.serial'", "no serial split of the inner dimension"});
+      matMulWith(R"({"0": {"partition": {"inChanSplit": {"serial": 9}}}})"),
+      {"'0.partition.inChanSplit.serial'", "split of 9", "the inner dimension has 8 elements"});
+  requireError<invalid_option>(
+      matMulWith(R"({"0": {"partition": {"inChanSplit": {"serial": 2}, "outChanSplit": {"serial": 2}}}})"),
+      {"0.partition.outChanSplit.serial", "0.partition.inChanSplit.serial", "one dimension at a time"});
+  requireError<invalid_option>(
+      matMulWith(R"({"0": {"partition": {"inChanSplit": {"serial": 3, "parallel": 4}}}})"),
+      {"0.partition.inChanSplit.parallel", "0.partition.inChanSplit.serial", "3 serial passes over 8"});
   requireError<invalid_option>(matMulWith(R"({"0": {"partition": {"fieldSplit": {"0": 2}}}})"),
                                {"'0.partition.fieldSplit.0'", "field has one element"});
   requireError<invalid_option>(
@@ -166,8 +172,8 @@ TEST_CASE("poplin_errors: planConstraints that are malformed or cannot be met na
       {"0.partition.outChanSplit.parallel", "0.partition.outChanSplit.serial", "5 serial passes"});
   requireError<invalid_option>(
       matMulWith(
-          R"({"0": {"transform": {"swapOperands": true}, "partition": {"outChanSplit": {"serial": 2}}}})"),
-      {"'0.partition.outChanSplit.serial'", "columns of its result"});
+          R"({"0": {"transform": {"swapOperands": true}, "partition": {"outChanSplit": {"serial": 7}}}})"),
+      {"'0.partition.outChanSplit.serial'", "split of 7", "the rows of the result has 6 elements"});
   // Accepted: keys PopLibs knows that name what Aspen's planner does not choose.
   CHECK_NOTHROW(poplin::matmulValidateOptions(
       {{"planConstraints",
@@ -195,8 +201,20 @@ TEST_CASE("poplin_errors: planConstraints that are malformed or cannot be met na
        "target has 4"});
   requireError<invalid_option>(convWith(R"({"0": {"transform": {"swapOperands": true}}})"),
                                {"'0.transform.swapOperands'", "does not swap"});
-  requireError<invalid_option>(convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 2}}}})"),
-                               {"'0.partition.outChanSplit.serial'", "serial"});
+  requireError<invalid_option>(convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 5}}}})"),
+                               {"'0.partition.outChanSplit.serial'", "split of 5", "output channels"});
+  requireError<invalid_option>(convWith(R"({"0": {"partition": {"inChanSplit": {"serial": 4}}}})"),
+                               {"'0.partition.inChanSplit.serial'", "split of 4", "input channels"});
+  requireError<invalid_option>(
+      convWith(R"({"0": {"partition": {"inChanSplit": {"serial": 2}, "outChanSplit": {"serial": 2}}}})"),
+      {"poplin::createWeights", "0.partition.inChanSplit.serial, 0.partition.outChanSplit.serial",
+       "one dimension at a time"});
+  requireError<invalid_option>(
+      convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 4, "parallel": 2}}}})"),
+      {"0.partition.outChanSplit.parallel, 0.partition.outChanSplit.serial",
+       "4 serial passes over 4 output"});
+  CHECK_NOTHROW(convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 2}}}})")());
+  CHECK_NOTHROW(convWith(R"({"0": {"partition": {"inChanSplit": {"serial": 3}}}})")());
   requireError<invalid_option>(
       [] {
         poplin::convolutionValidateOptions({{"planConstraints", R"({"0": {"partition": {"x": 1}}})"}});

@@ -186,6 +186,86 @@ TEST_CASE("planConstraints split a convolution's product as they name", "[poplin
   runConv(p, FLOAT, TestTarget::FullIpu, 3, options);
 }
 
+TEST_CASE("serial splits of a convolution: honoured from planConstraints",
+          "[poplin][conv][planConstraints]") {
+  // Forward product {G, Co, K*Ci} x {G, K*Ci, B*O'}: outChanSplit.serial passes over its rows
+  // (output channels), inChanSplit.serial over its inner dimension (kernel positions x input
+  // channels), adding into the partial sums of the earlier passes.
+  poplin::ConvParams p(FLOAT, 2, {6, 5}, {3, 3}, 3, 4, 1);
+  p.inputTransform.paddingLower = {1, 1};
+  p.inputTransform.paddingUpper = {1, 1};
+  Graph graph(Target::createIPUTarget(1, 4, "ipu2"));
+  const struct {
+    const char *constraints, *expected;
+  } cases[] = {
+      {R"({"0": {"partition": {"outChanSplit": {"serial": 2}}}})", "in 2 serial passes over rows"},
+      {R"({"0": {"partition": {"inChanSplit": {"serial": 3, "parallel": 1}, "kernelSplit": {"0": 2}}}})",
+       "in 3 serial passes over the inner dimension"},
+  };
+  for (const auto &c : cases) {
+    const OptionFlags options{{"planConstraints", c.constraints}};
+    std::ostringstream plan;
+    poplin::reportPlanInfo(plan, graph, p, options);
+    INFO(c.constraints << "\n" << plan.str());
+    CHECK(plan.str().find(c.expected) != std::string::npos);
+    runConv(p, FLOAT, TestTarget::FewTiles, 21, options);
+  }
+}
+
+TEST_CASE("a convolution that fits only in serial passes", "[poplin][conv]") {
+  // 16 -> 16 channels, 16 x 16 image, 3 x 3 kernel, float, on 4 tiles of 56 KiB: the windows
+  // (im2col) of one pass are 9 x the input (144 KB). Told it may use all of a tile's memory, the
+  // planner takes one pass, which does not fit; with the default budget it splits the product
+  // into serial passes, each copying only the windows it reads, and the convolution fits.
+  poplin::ConvParams p(FLOAT, 1, {16, 16}, {3, 3}, 16, 16, 1);
+  p.inputTransform.paddingLower = {1, 1};
+  p.inputTransform.paddingUpper = {1, 1};
+  IPUModel model("ipu2");
+  model.tilesPerIPU = 4;
+  model.memoryBytesPerTile = 56 * 1024;
+  Device device = model.createDevice();
+  auto build = [&](Graph &graph, program::Sequence &prog, const OptionFlags &options, std::string &plan) {
+    popops::addCodelets(graph);
+    poplin::addCodelets(graph);
+    std::ostringstream report;
+    poplin::reportPlanInfo(report, graph, p, options);
+    plan = report.str();
+    Tensor in = poplin::createInput(graph, p, "in", options);
+    Tensor w = poplin::createWeights(graph, p, "w", options);
+    Tensor out = poplin::convolution(graph, in, w, p, false, prog, "conv", options);
+    graph.createHostWrite("in", in);
+    graph.createHostWrite("w", w);
+    graph.createHostRead("out", out);
+    return std::make_pair(in, w);
+  };
+  {
+    Graph graph(device.getTarget());
+    program::Sequence prog;
+    std::string plan;
+    build(graph, prog, {{"availableMemoryProportion", "1"}}, plan);
+    INFO(plan);
+    CHECK(plan.find("serial passes") == std::string::npos);
+    CHECK_THROWS_AS(Engine(graph, prog), graph_memory_allocation_error);
+  }
+  Graph graph(device.getTarget());
+  program::Sequence prog;
+  std::string plan;
+  const auto [in, w] = build(graph, prog, {}, plan);
+  INFO(plan);
+  REQUIRE(plan.find("serial passes") != std::string::npos);
+  REQUIRE(plan.find("over budget") == std::string::npos);
+  const Target &target = graph.getTarget();
+  const auto iv = aspen::test::randomValues(in.numElements(), -1, 1, 31, FLOAT, target);
+  const auto wv = aspen::test::randomValues(w.numElements(), -1, 1, 32, FLOAT, target);
+  Engine engine(graph, prog);
+  engine.load(device);
+  aspen::test::writeFloats(engine, "in", FLOAT, target, iv);
+  aspen::test::writeFloats(engine, "w", FLOAT, target, wv);
+  engine.run(0);
+  const auto got = aspen::test::readFloats(engine, "out", FLOAT, target, 16 * 16 * 16);
+  requireClose(got, hostConv(p, iv, wv), 1e-5, 1e-5, "convolution in serial passes");
+}
+
 TEST_CASE("grouped convolution with dilation, flip, truncation and output padding", "[poplin][conv]") {
   for (Type type : {FLOAT, HALF}) {
     INFO("type " << type);
@@ -200,8 +280,17 @@ TEST_CASE("grouped convolution with dilation, flip, truncation and output paddin
 }
 
 TEST_CASE("backward pass and weight deltas of a 3x3 convolution", "[poplin][conv]") {
-  for (Type type : {FLOAT, HALF}) {
-    INFO("type " << type);
+  // The weight-update product {G, Co, B*O'} x {G, B*O', K*Ci} also in serial passes: over its
+  // rows (outChanSplit.serial) and over its columns (inChanSplit.serial).
+  const std::vector<std::pair<Type, std::string>> runs{
+      {FLOAT, ""},
+      {HALF, ""},
+      {FLOAT, R"({"0": {"partition": {"outChanSplit": {"serial": 2}}}})"},
+      {FLOAT, R"({"0": {"partition": {"inChanSplit": {"serial": 3}}}})"}};
+  for (const auto &[type, constraints] : runs) {
+    INFO("type " << type << ", weight update planConstraints " << constraints);
+    const OptionFlags wuOptions =
+        constraints.empty() ? OptionFlags{} : OptionFlags{{"planConstraints", constraints}};
     const std::size_t B = 2, Ci = 3, Co = 4, H = 5, W = 4;
     poplin::ConvParams fwd(type, B, {H, W}, {3, 3}, Ci, Co, 1);
     fwd.inputTransform.paddingLower = {1, 1};
@@ -220,10 +309,11 @@ TEST_CASE("backward pass and weight deltas of a 3x3 convolution", "[poplin][conv
     Tensor w = poplin::createWeights(graph, fwd, "w");
     Tensor dOut = poplin::createInput(graph, bwd, "dOut");
     Tensor dIn = poplin::convolution(graph, dOut, w, bwd, true, prog, "bwd");
-    Tensor dW = poplin::calculateWeightDeltas(graph, dOut, in, fwd, prog, "wu");
+    Tensor dW = poplin::calculateWeightDeltas(graph, dOut, in, fwd, prog, "wu", wuOptions);
     Tensor w2 = graph.clone(w, "w2");
     prog.add(program::Copy(w, w2));
-    poplin::convolutionWeightUpdate(graph, dOut, w2, in, fwd, -0.5f, prog, "update");
+    poplin::convolutionWeightUpdate(graph, dOut, w2, in, fwd, -0.5f, prog, "update", wuOptions);
+
     const Target &target = dev.getTarget();
     const auto iv = aspen::test::randomValues(in.numElements(), -1, 1, 3, type, target);
     const auto wv = aspen::test::randomValues(w.numElements(), -1, 1, 4, type, target);

@@ -371,7 +371,7 @@ TEST_CASE("poplin_matmul: a product too large for one superstep runs in serial p
   INFO(plan.str());
   std::smatch passes;
   const std::string description = plan.str();
-  REQUIRE(std::regex_search(description, passes, std::regex("in ([0-9]+) serial passes over columns")));
+  REQUIRE(std::regex_search(description, passes, std::regex("in ([0-9]+) serial passes over")));
   REQUIRE(std::stoul(passes[1]) > 1);
   REQUIRE(plan.str().find("over budget") == std::string::npos);
   program::Sequence prog;
@@ -471,6 +471,40 @@ TEST_CASE("poplin_matmul: planConstraints fix the splits they name, as PopLibs m
     CHECK(planField(plan, "in") == 3); // "in 3 serial passes over columns"
   }
   {
+    // inChanSplit.serial: passes over the inner dimension, each adding into the result.
+    const std::string plan = runConstrained(
+        m, k, n, {{"planConstraints", R"({"0": {"partition": {"inChanSplit": {"serial": 3}}}})"}},
+        "3 inner serial passes");
+    INFO(plan);
+    CHECK(planField(plan, "in") == 3);
+    CHECK(plan.find("in 3 serial passes over the inner dimension") != std::string::npos);
+    CHECK(plan.find("0.partition.inChanSplit.serial = 3") != std::string::npos);
+  }
+  {
+    // With the inner dimension also split over tiles: partial sums kept across the passes on
+    // their tiles, reduced once at the end.
+    const std::string plan = runConstrained(
+        m, k, n,
+        {{"planConstraints",
+          R"({"0": {"partition": {"batchSplit": 2, "inChanSplit": {"serial": 2, "parallel": 3}}}})"}},
+        "2 inner serial passes, inner 3");
+    INFO(plan);
+    CHECK(planField(plan, "inner") == 3);
+    CHECK(plan.find("in 2 serial passes over the inner dimension") != std::string::npos);
+  }
+  {
+    // swapOperands with outChanSplit.serial: passes over the rows (PopLibs' transposed product's
+    // output channels).
+    const std::string plan = runConstrained(
+        m, k, n,
+        {{"planConstraints",
+          R"({"0": {"transform": {"swapOperands": true}, "partition": {"outChanSplit": {"serial": 3, "parallel": 2}}}})"}},
+        "3 serial passes over rows");
+    INFO(plan);
+    CHECK(planField(plan, "rows") == 2);
+    CHECK(plan.find("in 3 serial passes over rows") != std::string::npos);
+  }
+  {
     // swapOperands: PopLibs' transposed product (batch n, output channels m).
     const std::string plan = runConstrained(
         m, k, n,
@@ -500,4 +534,69 @@ TEST_CASE("poplin_matmul: planConstraints fix the splits they name, as PopLibs m
   poplin::matMulReportPlan(free, graph, FLOAT, FLOAT, {m, k}, {k, n}, {});
   INFO(free.str());
   CHECK(!(planField(free.str(), "rows") == 5 && planField(free.str(), "columns") == 1));
+}
+
+TEST_CASE("poplin_matmul: a product that fits only in serial passes over the inner dimension",
+          "[poplin][planConstraints]") {
+  // {16, 2048} x {2048, 16} floats on 4 tiles of 128 KiB, budget 0.2 (26 KB): a pass over rows or
+  // columns needs at least one row of A and all 16 columns of B (or the converse) over a quarter
+  // of the inner dimension on each tile (34 KB); one pass 64 KB. Three passes over the inner
+  // dimension copy a third of that each (23 KB). The operands are mapped linearly (not where
+  // the plan wants them), so the copies are real.
+  const std::size_t m = 16, k = 2048, n = 16;
+  IPUModel model("ipu2");
+  model.tilesPerIPU = 4;
+  model.memoryBytesPerTile = 128 * 1024;
+  Device device = model.createDevice();
+  for (const Type &type : {FLOAT, HALF}) {
+    // Half: the same passes asked for (half partial sums kept in float, cast once at the end).
+    const Type inType = type, outType = type;
+    OptionFlags options{{"availableMemoryProportion", "0.2"}};
+    if (type == HALF)
+      options.set("planConstraints", R"({"0": {"partition": {"inChanSplit": {"serial": 4}}}})");
+    INFO("type " << type);
+    Graph graph(device.getTarget());
+    poplin::addCodelets(graph);
+    const Target &target = graph.getTarget();
+    std::ostringstream plan;
+    poplin::matMulReportPlan(plan, graph, inType, outType, {m, k}, {k, n}, options);
+    INFO(plan.str());
+    REQUIRE(plan.str().find("serial passes over the inner dimension") != std::string::npos);
+    REQUIRE(plan.str().find("over budget") == std::string::npos);
+    if (type == FLOAT) { // without passes over the inner dimension nothing fits the budget
+      std::ostringstream other;
+      OptionFlags noInner = options;
+      noInner.set("planConstraints", R"({"0": {"partition": {"inChanSplit": {"serial": 1}}}})");
+      poplin::matMulReportPlan(other, graph, inType, outType, {m, k}, {k, n}, noInner);
+      INFO(other.str());
+      CHECK(other.str().find("over budget") != std::string::npos);
+    }
+
+    program::Sequence prog;
+    Tensor A = graph.addVariable(inType, {m, k}, "A"), B = graph.addVariable(inType, {k, n}, "B");
+    poputil::mapTensorLinearly(graph, A);
+    poputil::mapTensorLinearly(graph, B);
+    Tensor C = poplin::matMul(graph, A, B, prog, outType, "inner passes", options);
+    // matMulAcc in the same passes: C2 = C2 + 0.5 A B, partial sums in float, one final add.
+    Tensor C2 = graph.clone(outType, C, "C2");
+    poplin::matMulAcc(graph, C2, 0.5f, A, B, prog, "inner passes acc", options);
+    graph.createHostWrite("A", A);
+    graph.createHostWrite("B", B);
+    graph.createHostWrite("C2", C2);
+    graph.createHostRead("C", C);
+    graph.createHostRead("C2", C2);
+    const RowMatrix a = randomMatrix(m, k, 51, inType, target), b = randomMatrix(k, n, 52, inType, target),
+                    c2 = randomMatrix(m, n, 53, outType, target);
+    Engine engine(graph, prog); // compiles within the tiles' memory
+    engine.load(device);
+    aspen::test::writeFloats(engine, "A", inType, target, toVector(a));
+    aspen::test::writeFloats(engine, "B", inType, target, toVector(b));
+    aspen::test::writeFloats(engine, "C2", outType, target, toVector(c2));
+    engine.run(0);
+    checkClose(aspen::test::readFloats(engine, "C", outType, target, m * n), a * b, absOf(a) * absOf(b),
+               outType, k, 0, "inner serial passes");
+    const RowMatrix acc = c2 + 0.5f * (a * b);
+    checkClose(aspen::test::readFloats(engine, "C2", outType, target, m * n), acc,
+               c2.cwiseAbs() + 0.5f * (absOf(a) * absOf(b)), outType, k, 0, "inner serial passes, matMulAcc");
+  }
 }

@@ -150,6 +150,45 @@ template class MatMulBlock<float, half>;
 template class MatMulBlock<half, float>;
 template class MatMulBlock<half, half>;
 
+/// C {rows, cols} += A {rows, depth} * B {depth, cols}: a block product added to the partial
+/// sums an earlier serial pass over the inner dimension left in C (the product in float, as
+/// MatMulBlock's, then added to C's value in float). The workers split the rows of C.
+template <typename InType, typename OutType> class MatMulBlockAcc : public poplar::MultiVertex {
+public:
+  poplar::Input<poplar::Vector<InType>> a;
+  poplar::Input<poplar::Vector<InType>> b;
+  poplar::InOut<poplar::Vector<OutType>> c;
+  unsigned rows;
+  unsigned depth;
+  unsigned cols;
+
+  bool compute(unsigned workerId) {
+    if (a.size() != std::size_t(rows) * depth || b.size() != std::size_t(depth) * cols ||
+        c.size() != std::size_t(rows) * cols)
+      return false;
+    unsigned begin, end;
+    matmul_detail::workerRows(rows, cols, workerId, numWorkers(), begin, end);
+    if (begin >= end)
+      return true;
+    // Host scratch for the worker's rows of the product (not tile memory).
+    thread_local std::vector<float> product;
+    const std::size_t n = std::size_t(end - begin) * cols;
+    if (product.size() < n)
+      product.resize(n);
+    matmul_detail::blockProduct(a.data() + std::size_t(begin) * depth, b.data(), product.data(), 0,
+                                end - begin, depth, cols);
+    OutType *out = c.data() + std::size_t(begin) * cols;
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = OutType(matmul_detail::toFloat(out[i]) + product[i]);
+    return true;
+  }
+};
+
+template class MatMulBlockAcc<float, float>;
+template class MatMulBlockAcc<float, half>;
+template class MatMulBlockAcc<half, float>;
+template class MatMulBlockAcc<half, half>;
+
 namespace matmul_detail {
 
 /// Elements summed together: a run the compiler can vectorise along.

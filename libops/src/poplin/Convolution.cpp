@@ -8,6 +8,7 @@
 #include "poplin/Convolution.hpp"
 
 #include "ConvInternal.hpp"
+#include "MatMulInternal.hpp"
 #include "PlanConstraints.hpp"
 #include "Preplan.hpp"
 #include "common/OpDebugInfo.hpp"
@@ -291,12 +292,12 @@ Tensor convolutionImpl(Graph &graph, const Tensor &in, const Tensor &weights, co
   const Tensor wm = weightMatrix(graph, weights, p, transposeAndFlipWeights, kernel);
   const Tensor x = windows(transformInput(graph, in, 2, p.inputTransform), p, kernel);
   // The windows are a view with a run per (kernel position, channel, image, output row):
-  // copying them once into the layout the product wants keeps the product's per-tile blocks
-  // cheap to cut (as PopLibs rearranges a convolution's input before its vertices read it).
-  const Tensor xs = createMatMulGroupedInputRHS(graph, p.inputType, p.outputType, wm.shape(), x.shape(),
-                                                {dc, "windows"}, mmOptions, cache);
-  prog.add(program::Copy(x, xs, false, {dc, "im2col"}));
-  const Tensor r = matMulGrouped(graph, wm, xs, prog, p.outputType, {dc, "matMul"}, mmOptions, cache);
+  // copying them into the layout the product wants keeps the product's per-tile blocks cheap
+  // to cut (as PopLibs rearranges a convolution's input before its vertices read it). In
+  // serial passes, each pass copies only the windows it reads, so the copies are live one
+  // pass at a time.
+  const Tensor r =
+      internal::matMulGroupedStagedRhs(graph, wm, x, prog, p.outputType, {dc, "matMul"}, mmOptions, cache);
   return fromMatrix(r, p, stridedField(p));
 }
 
@@ -490,11 +491,8 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   if (z.elementType() != p.inputType)
     z = popops::cast(graph, z, p.inputType, prog, {dc, "castDeltas"});
   const Tensor x = windows(transformInput(graph, activations, 2, p.inputTransform), p, p.kernelShape);
-  const std::vector<std::size_t> xtShape{x.dim(0), x.dim(2), x.dim(1)};
-  const Tensor xt = createMatMulGroupedInputRHS(graph, p.inputType, p.inputType, z.shape(), xtShape,
-                                                {dc, "windows"}, mm, cache);
-  prog.add(program::Copy(x.dimShufflePartial({1, 2}, {2, 1}), xt, false, {dc, "im2col"}));
-  Tensor dw = matMulGrouped(graph, z, xt, prog, p.inputType, {dc, "matMul"}, mm, cache);
+  Tensor dw = internal::matMulGroupedStagedRhs(graph, z, x.dimShufflePartial({1, 2}, {2, 1}), prog,
+                                               p.inputType, {dc, "matMul"}, mm, cache);
   std::vector<std::size_t> shape{p.numConvGroups, p.outputChannelsPerConvGroup};
   shape.insert(shape.end(), p.kernelShape.begin(), p.kernelShape.end());
   shape.push_back(p.inputChannelsPerConvGroup);

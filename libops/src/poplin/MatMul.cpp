@@ -5,6 +5,7 @@
 // that adds up the partial sums.
 #include <poplin/MatMul.hpp>
 
+#include "MatMulInternal.hpp"
 #include "MatMulPlan.hpp"
 #include "Preplan.hpp"
 #include "common/OpDebugInfo.hpp"
@@ -246,13 +247,19 @@ BlockedTensor createBlocked(Graph &graph, const Type &type, std::size_t groups, 
 /// each block's elements shared out over the depthSplit tiles that reduce them.
 Tensor createOutput(Graph &graph, const Type &type, const MatMulProblem &p, const MatMulPlan &plan,
                     const DebugContext &dc) {
-  if (plan.serialSplit > 1) { // each pass's columns laid out and mapped as that pass produces them
-    std::vector<Tensor> passes;
-    for (unsigned c = 0; c < plan.serialSplit; ++c)
-      if (planning::serialColumns(p, plan, c).count != 0)
-        passes.push_back(
-            createOutput(graph, type, planning::passProblem(p, plan, c), planning::passPlan(p, plan, c), dc));
-    return concat(passes, 2);
+  if (plan.serialRows * plan.serialCols > 1) { // each pass's block laid out and mapped as it is produced
+    std::vector<Tensor> rows;
+    for (unsigned r = 0; r < plan.serialRows; ++r) {
+      std::vector<Tensor> cols;
+      for (unsigned c = 0; c < plan.serialCols; ++c) {
+        const MatMulProblem pass = planning::passProblem(p, plan, r, c);
+        if (pass.m != 0 && pass.n != 0)
+          cols.push_back(createOutput(graph, type, pass, planning::passPlan(p, plan, r, c), dc));
+      }
+      if (!cols.empty())
+        rows.push_back(concat(cols, 2));
+    }
+    return concat(rows, 1);
   }
   const BlockedTensor out = createBlocked(graph, type, p.groups, p.m, p.n, plan.rowBlock, plan.rowSplit,
                                           plan.colBlock, plan.colSplit, dc);
@@ -270,41 +277,58 @@ Tensor createOutput(Graph &graph, const Type &type, const MatMulProblem &p, cons
   return out.view;
 }
 
+Tensor createInputOperand(Graph &graph, bool lhs, const Type &type, const MatMulProblem &p,
+                          const MatMulPlan &plan, const DebugContext &dc);
+
 /// Builds the multiplication of A3 {G,m,k} by B3 {G,k,n} into out3 {G,m,n};
-/// with `accScale` (one element) the product scaled by it is added to out3.
+/// with `accScale` (one element) the product scaled by it is added to out3. `plan` has no
+/// serial passes over rows or columns. With `stageB`, B3 is a view copied, one inner pass's
+/// rows at a time, into a tensor laid out for the pass before its products read it.
 void buildPass(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor &out3, const Tensor *accScale,
-               const MatMulProblem &p, const MatMulPlan &plan, program::Sequence &prog,
+               const MatMulProblem &p, const MatMulPlan &plan, bool stageB, program::Sequence &prog,
                const DebugContext &dc);
 
-void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor &out3, const Tensor *accScale,
-                 MatMulProblem p, program::Sequence &prog, const DebugContext &dc,
-                 const OptionFlags &optionFlags, PlanningCache *cache) {
+void buildMatMul(Graph &graph, const Tensor &A3, const Tensor &B3In, const Tensor &out3,
+                 const Tensor *accScale, MatMulProblem p, program::Sequence &prog, const DebugContext &dc,
+                 const OptionFlags &optionFlags, PlanningCache *cache, bool stageB = false) {
   const MatMulOptions options = planning::parseMatMulOptions(optionFlags, "poplin::matMul");
   p.accumulate = accScale != nullptr;
   if (p.groups * p.m * p.n == 0)
     return;
   const MatMulPlan plan = getPlan(graph, p, options, cache);
-  // Serial passes run one after another, each over its columns of B and the result.
-  for (unsigned c = 0; c < plan.serialSplit; ++c) {
-    const planning::ColumnRange cols = planning::serialColumns(p, plan, c);
-    if (cols.count == 0)
-      continue;
-    const std::size_t end = cols.first + cols.count;
-    buildPass(graph, A3, B3.slice(cols.first, end, 2), out3.slice(cols.first, end, 2), accScale,
-              planning::passProblem(p, plan, c), planning::passPlan(p, plan, c), prog, dc);
+  Tensor B3 = B3In;
+  if (stageB && plan.serialRows > 1) { // every row pass reads all of B: one copy before them
+    B3 = createInputOperand(graph, false, p.inputType, p, plan, {dc, "rhs"});
+    prog.add(program::Copy(B3In, B3, false, {dc, "stageRhs"}));
+    stageB = false;
+  }
+  // Serial passes over rows and columns run one after another, each over its rows of A, its
+  // columns of B and its block of the result.
+  for (unsigned r = 0; r < plan.serialRows; ++r) {
+    const planning::SerialRange rows = planning::serialRange(p.m, plan.serialRows, r);
+    for (unsigned c = 0; c < plan.serialCols; ++c) {
+      const planning::SerialRange cols = planning::serialRange(p.n, plan.serialCols, c);
+      if (rows.count == 0 || cols.count == 0)
+        continue;
+      const std::size_t rowEnd = rows.first + rows.count, colEnd = cols.first + cols.count;
+      buildPass(graph, A3.slice(rows.first, rowEnd, 1), B3.slice(cols.first, colEnd, 2),
+                out3.slice({0, rows.first, cols.first}, {p.groups, rowEnd, colEnd}), accScale,
+                planning::passProblem(p, plan, r, c), planning::passPlan(p, plan, r, c), stageB, prog, dc);
+    }
   }
 }
 
-/// One superstep of block products (and one of reductions): `plan` has one pass.
+/// The block products (one superstep per inner serial pass) and the reduction of their partial
+/// sums: `plan` has no serial passes over rows or columns.
 void buildPass(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor &out3, const Tensor *accScale,
-               const MatMulProblem &p, const MatMulPlan &plan, program::Sequence &prog,
+               const MatMulProblem &p, const MatMulPlan &plan, bool stageB, program::Sequence &prog,
                const DebugContext &dc) {
   const Target &target = graph.getTarget();
   const bool reduces = plan.reduces(p);
   const Type blockOutType = reduces ? p.partialsType : p.outputType;
 
   // Partial sums: block (g, i, j) of inner split d is block (g * depthSplit + d, i, j),
-  // on the tile that computes it.
+  // on the tile that computes it; kept across the inner serial passes.
   BlockedTensor partials;
   if (reduces) {
     partials = createBlocked(graph, p.partialsType, p.groups * plan.depthSplit, p.m, p.n, plan.rowBlock,
@@ -319,43 +343,64 @@ void buildPass(Graph &graph, const Tensor &A3, const Tensor &B3, const Tensor &o
     graph.setTileMapping(partials.flat, mapping);
   }
 
-  const ComputeSet productCs = graph.addComputeSet({dc, "matMul/product"});
+  // Inner split d's blocks are written by the first inner pass where its block is not empty and
+  // added to by the later ones. Partials whose block is empty in every pass hold zeros and are
+  // never written; they are left out of the sums.
+  std::vector<bool> written(plan.depthSplit, false);
   const std::string blockVertex = poputil::templateVertex("poplin::MatMulBlock", p.inputType, blockOutType);
-  forEachOutputBlock(
-      p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
-        for (unsigned d = 0; d < plan.depthSplit; ++d) {
-          const Range depth = blockRange(d, plan.depthBlock, p.k);
-          const unsigned tile = plan.tileOf(gi, i, j, d);
-          Tensor c;
-          if (reduces) {
-            c = partials.block(g * plan.depthSplit + d, i, j);
-            if (depth.empty()) // more inner splits than inner elements: this partial is zero
+  const std::string blockAccVertex =
+      poputil::templateVertex("poplin::MatMulBlockAcc", p.inputType, blockOutType);
+  for (unsigned s = 0; s < plan.serialInner; ++s) {
+    const planning::SerialRange inner = planning::serialRange(p.k, plan.serialInner, s);
+    if (inner.count == 0)
+      continue;
+    const std::size_t depthBlock = planning::innerPassPlan(p, plan, s).depthBlock;
+    const std::string pass = plan.serialInner > 1 ? "[" + std::to_string(s) + "]" : "";
+    Tensor b3 = B3.slice(inner.first, inner.first + inner.count, 1);
+    if (stageB) { // this pass's rows of the view, laid out for its products
+      const Tensor staged =
+          createInputOperand(graph, false, p.inputType, planning::innerPassProblem(p, plan, s),
+                             planning::innerPassPlan(p, plan, s), {dc, "rhs" + pass});
+      prog.add(program::Copy(b3, staged, false, {dc, "stageRhs" + pass}));
+      b3 = staged;
+    }
+    const Tensor a3 = A3.slice(inner.first, inner.first + inner.count, 2);
+    std::vector<bool> writes(plan.depthSplit, false);
+    const ComputeSet productCs = graph.addComputeSet({dc, "matMul/product" + pass});
+    forEachOutputBlock(
+        p, plan, [&](std::size_t g, unsigned gi, unsigned i, unsigned j, Range rows, Range cols) {
+          for (unsigned d = 0; d < plan.depthSplit; ++d) {
+            const Range depth = blockRange(d, depthBlock, inner.count);
+            const unsigned tile = plan.tileOf(gi, i, j, d);
+            if (depth.empty()) // more inner splits than this pass's inner elements: nothing to add
               continue;
-          } else {
-            c = out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end});
+            writes[d] = true;
+            const Tensor c = reduces ? partials.block(g * plan.depthSplit + d, i, j)
+                                     : out3[g].slice({rows.begin, cols.begin}, {rows.end, cols.end});
+            const Tensor a = a3[g].slice({rows.begin, depth.begin}, {rows.end, depth.end});
+            const Tensor b = b3[g].slice({depth.begin, cols.begin}, {depth.end, cols.end});
+            VertexRef v = graph.addVertex(productCs, written[d] ? blockAccVertex : blockVertex,
+                                          {{"a", a}, {"b", b}, {"c", c}});
+            graph.setInitialValue(v["rows"], unsigned(rows.size()));
+            graph.setInitialValue(v["depth"], unsigned(depth.size()));
+            graph.setInitialValue(v["cols"], unsigned(cols.size()));
+            graph.setTileMapping(v, tile);
+            graph.setPerfEstimate(v,
+                                  planning::estimateBlockCycles(target, p.inputType, p.partialsType,
+                                                                rows.size(), depth.size(), cols.size()),
+                                  2ull * rows.size() * depth.size() * cols.size());
           }
-          const Tensor a = A3[g].slice({rows.begin, depth.begin}, {rows.end, depth.end});
-          const Tensor b = B3[g].slice({depth.begin, cols.begin}, {depth.end, cols.end});
-          VertexRef v = graph.addVertex(productCs, blockVertex, {{"a", a}, {"b", b}, {"c", c}});
-          graph.setInitialValue(v["rows"], unsigned(rows.size()));
-          graph.setInitialValue(v["depth"], unsigned(depth.size()));
-          graph.setInitialValue(v["cols"], unsigned(cols.size()));
-          graph.setTileMapping(v, tile);
-          graph.setPerfEstimate(v,
-                                planning::estimateBlockCycles(target, p.inputType, p.partialsType,
-                                                              rows.size(), depth.size(), cols.size()),
-                                2ull * rows.size() * depth.size() * cols.size());
-        }
-      });
-  prog.add(program::Execute(productCs, {dc, "matMul/product"}));
+        });
+    prog.add(program::Execute(productCs, {dc, "matMul/product" + pass}));
+    for (unsigned d = 0; d < plan.depthSplit; ++d)
+      written[d] = written[d] || writes[d];
+  }
   if (!reduces)
     return;
 
-  // Partials whose inner block is empty hold zeros and are never written by
-  // a product vertex; leave them out of the sums.
   std::vector<unsigned> usedDepths;
   for (unsigned d = 0; d < plan.depthSplit; ++d)
-    if (!blockRange(d, plan.depthBlock, p.k).empty())
+    if (written[d])
       usedDepths.push_back(d);
 
   const ComputeSet reduceCs = graph.addComputeSet({dc, "matMul/reduce"});
@@ -394,7 +439,7 @@ Tensor as3d(const Tensor &t) {
 
 Tensor matMulImpl(Graph &graph, const char *opBase, const Tensor &A, const Tensor &B, program::Sequence &prog,
                   const Type &outputType, const DebugContext &dc, const OptionFlags &options,
-                  PlanningCache *cache, bool grouped) {
+                  PlanningCache *cache, bool grouped, bool stageB = false) {
   const std::string op = aspen::ops::opNameWithContext(opBase, dc);
   MatMulProblem p = checkOperands(op, A, B, outputType, grouped);
   const MatMulOptions parsed = planning::parseMatMulOptions(options, op);
@@ -407,7 +452,7 @@ Tensor matMulImpl(Graph &graph, const char *opBase, const Tensor &A, const Tenso
   } else {
     out3 = graph.addVariable(outputType, {p.groups, p.m, p.n}, {dc, "output"});
   }
-  buildMatMul(graph, A3, B3, out3, nullptr, p, prog, dc, options, cache);
+  buildMatMul(graph, A3, B3, out3, nullptr, p, prog, dc, options, cache, stageB);
   return grouped ? out3 : out3[0];
 }
 
@@ -461,16 +506,26 @@ Tensor scaleConstant(Graph &graph, float k, const DebugContext &dc) {
 /// by every pass and B's columns are laid out pass by pass.
 Tensor createInputOperand(Graph &graph, bool lhs, const Type &type, const MatMulProblem &p,
                           const MatMulPlan &plan, const DebugContext &dc) {
-  if (plan.serialSplit > 1) {
-    if (lhs)
-      return createInputOperand(graph, lhs, type, planning::passProblem(p, plan, 0),
-                                planning::passPlan(p, plan, 0), dc);
-    std::vector<Tensor> passes;
-    for (unsigned c = 0; c < plan.serialSplit; ++c)
-      if (planning::serialColumns(p, plan, c).count != 0)
-        passes.push_back(createInputOperand(graph, lhs, type, planning::passProblem(p, plan, c),
-                                            planning::passPlan(p, plan, c), dc));
-    return concat(passes, 2);
+  if (plan.serialRows * plan.serialCols > 1) {
+    // A's rows (B's columns) pass by pass, as each pass uses them; the other operand as the
+    // first pass uses it (every pass reads all of it).
+    const unsigned passes = lhs ? plan.serialRows : plan.serialCols;
+    std::vector<Tensor> parts;
+    for (unsigned x = 0; x < passes; ++x) {
+      const unsigned r = lhs ? x : 0, c = lhs ? 0 : x;
+      const MatMulProblem pass = planning::passProblem(p, plan, r, c);
+      if (pass.m != 0 && pass.n != 0)
+        parts.push_back(createInputOperand(graph, lhs, type, pass, planning::passPlan(p, plan, r, c), dc));
+    }
+    return concat(parts, lhs ? 1 : 2);
+  }
+  if (plan.serialInner > 1) { // the inner dimension pass by pass
+    std::vector<Tensor> parts;
+    for (unsigned s = 0; s < plan.serialInner; ++s)
+      if (planning::serialRange(p.k, plan.serialInner, s).count != 0)
+        parts.push_back(createInputOperand(graph, lhs, type, planning::innerPassProblem(p, plan, s),
+                                           planning::innerPassPlan(p, plan, s), dc));
+    return concat(parts, lhs ? 2 : 1);
   }
   const BlockedTensor blocked = lhs ? createBlocked(graph, type, p.groups, p.m, p.k, plan.rowBlock,
                                                     plan.rowSplit, plan.depthBlock, plan.depthSplit, dc)
@@ -732,6 +787,13 @@ Tensor createMatMulGroupedOutput(Graph &graph, const Type &inputType, const Type
   const poplar::DebugContext debugContext(di);
   return createOperand(graph, "poplin::createMatMulGroupedOutput", Operand::Output, inputType, outputType,
                        aShape, bShape, debugContext, options, cache, true);
+}
+
+Tensor internal::matMulGroupedStagedRhs(Graph &graph, const Tensor &A, const Tensor &B,
+                                        program::Sequence &prog, const Type &outputType,
+                                        const DebugContext &dc, const OptionFlags &options,
+                                        PlanningCache *cache) {
+  return matMulImpl(graph, "poplin::matMulGrouped", A, B, prog, outputType, dc, options, cache, true, true);
 }
 
 Tensor transposeGroupedMatrix(const Tensor &A) {

@@ -66,11 +66,13 @@ MatMulCost evaluate(const poplar::Target &target, const MatMulProblem &p, const 
   const bool reduces = plan.reduces(p);
   const std::uint64_t exchangeRate = std::max(1u, target.getExchangeBytesPerCycle());
 
-  // Superstep 1: receive the A and B blocks, multiply.
+  // Superstep 1 (once per inner serial pass): receive the A and B blocks, multiply (adding
+  // into the partial sums of the earlier inner passes).
+  const std::uint64_t passes = std::max(1u, plan.serialInner);
   const std::uint64_t inputBytes = gb * (bm * bk + bk * bn) * inSize;
-  cost.computeCycles = gb * estimateBlockCycles(target, p.inputType, p.partialsType, bm, bk, bn);
-  cost.exchangeCycles = ceilDiv(inputBytes, exchangeRate);
-  std::uint64_t total = kSuperstepCycles + cost.computeCycles + cost.exchangeCycles;
+  cost.computeCycles = passes * gb * estimateBlockCycles(target, p.inputType, p.partialsType, bm, bk, bn);
+  cost.exchangeCycles = passes * ceilDiv(inputBytes, exchangeRate);
+  std::uint64_t total = passes * kSuperstepCycles + cost.computeCycles + cost.exchangeCycles;
 
   // Superstep 2: each of the depthSplit tiles of a block adds up its share of
   // the block's partial sums, received from the others.
@@ -183,22 +185,40 @@ std::uint64_t estimateReduceCycles(const poplar::Target &target, const poplar::T
   return workers * (kReduceWorkerOverhead + ceilDiv(perWorker * numPartials, vector));
 }
 
-ColumnRange serialColumns(const MatMulProblem &p, const MatMulPlan &plan, unsigned c) {
-  const std::size_t passes = std::max(1u, plan.serialSplit);
-  const std::size_t first = p.n * c / passes, end = p.n * (c + 1) / passes;
+SerialRange serialRange(std::size_t size, unsigned passes, unsigned index) {
+  const std::size_t n = std::max(1u, passes);
+  const std::size_t first = size * index / n, end = size * (index + 1) / n;
   return {first, end - first};
 }
 
-MatMulProblem passProblem(const MatMulProblem &p, const MatMulPlan &plan, unsigned c) {
+MatMulProblem passProblem(const MatMulProblem &p, const MatMulPlan &plan, unsigned r, unsigned c) {
   MatMulProblem pass = p;
-  pass.n = serialColumns(p, plan, c).count;
+  pass.m = serialRange(p.m, plan.serialRows, r).count;
+  pass.n = serialRange(p.n, plan.serialCols, c).count;
   return pass;
 }
 
-MatMulPlan passPlan(const MatMulProblem &p, const MatMulPlan &plan, unsigned c) {
+MatMulPlan passPlan(const MatMulProblem &p, const MatMulPlan &plan, unsigned r, unsigned c) {
   MatMulPlan pass = plan;
-  pass.serialSplit = 1;
-  pass.colBlock = ceilDiv(std::max<std::size_t>(serialColumns(p, plan, c).count, 1), plan.colSplit);
+  pass.serialRows = pass.serialCols = 1;
+  pass.rowBlock =
+      ceilDiv(std::max<std::size_t>(serialRange(p.m, plan.serialRows, r).count, 1), plan.rowSplit);
+  pass.colBlock =
+      ceilDiv(std::max<std::size_t>(serialRange(p.n, plan.serialCols, c).count, 1), plan.colSplit);
+  return pass;
+}
+
+MatMulProblem innerPassProblem(const MatMulProblem &p, const MatMulPlan &plan, unsigned s) {
+  MatMulProblem pass = p;
+  pass.k = serialRange(p.k, plan.serialInner, s).count;
+  return pass;
+}
+
+MatMulPlan innerPassPlan(const MatMulProblem &p, const MatMulPlan &plan, unsigned s) {
+  MatMulPlan pass = plan;
+  pass.serialInner = 1;
+  pass.depthBlock =
+      ceilDiv(std::max<std::size_t>(serialRange(p.k, plan.serialInner, s).count, 1), plan.depthSplit);
   return pass;
 }
 
@@ -222,11 +242,14 @@ void checkConstraints(const poplar::Target &target, const MatMulProblem &p, cons
     const SplitConstraint &split;
     std::size_t size;
     const char *what;
-  } dims[] = {{c.groupSplit, p.groups, "the groups"},
-              {c.rowSplit, p.m, "the rows of the result"},
-              {c.colSplit, p.n, "the columns of the result"},
-              {c.depthSplit, p.k, "the inner dimension"},
-              {c.serialSplit, p.n, "the columns of the result"}};
+    bool serial;
+  } dims[] = {{c.groupSplit, p.groups, "the groups", false},
+              {c.rowSplit, p.m, "the rows of the result", false},
+              {c.colSplit, p.n, "the columns of the result", false},
+              {c.depthSplit, p.k, "the inner dimension", false},
+              {c.serialRows, p.m, "the rows of the result", true},
+              {c.serialCols, p.n, "the columns of the result", true},
+              {c.serialInner, p.k, "the inner dimension", true}};
   std::uint64_t tiles = 1;
   std::string keys;
   for (const auto &d : dims) {
@@ -238,33 +261,54 @@ void checkConstraints(const poplar::Target &target, const MatMulProblem &p, cons
       unmet(c, d.split.key,
             "a split of " + std::to_string(d.split.value) + " cannot be met: " + d.what + " has " +
                 std::to_string(d.size) + (d.size == 1 ? " element" : " elements"));
-    if (&d.split != &c.serialSplit) {
+    if (!d.serial) {
       tiles *= d.split.value;
       keys += (keys.empty() ? "" : ", ") + d.split.key;
     }
   }
-  if (c.serialSplit.set() && c.colSplit.set() && c.serialSplit.value != 0 &&
-      c.colSplit.value > ceilDiv(p.n, c.serialSplit.value))
-    unmet(c, c.colSplit.key + ", " + c.serialSplit.key,
-          "a parallel split of " + std::to_string(c.colSplit.value) + " cannot be met in " +
-              std::to_string(c.serialSplit.value) + " serial passes over " + std::to_string(p.n) +
-              " columns");
+  // One kind of serial split at a time, as PopLibs plans them.
+  std::vector<const SplitConstraint *> serial;
+  for (const SplitConstraint *s : {&c.serialRows, &c.serialCols, &c.serialInner})
+    if (s->set() && s->value > 1)
+      serial.push_back(s);
+  if (serial.size() > 1)
+    unmet(c, serial[0]->key + ", " + serial[1]->key,
+          "serial splits of " + std::to_string(serial[0]->value) + " and " +
+              std::to_string(serial[1]->value) +
+              " cannot both be met: a plan splits serially over one dimension at a time (as PopLibs')");
+  const struct {
+    const SplitConstraint &parallel, &serial;
+    std::size_t size;
+    const char *what;
+  } pairs[] = {{c.rowSplit, c.serialRows, p.m, "rows"},
+               {c.colSplit, c.serialCols, p.n, "columns"},
+               {c.depthSplit, c.serialInner, p.k, "inner elements"}};
+  for (const auto &pr : pairs)
+    if (pr.serial.set() && pr.parallel.set() && pr.serial.value != 0 &&
+        pr.parallel.value > ceilDiv(pr.size, pr.serial.value))
+      unmet(c, pr.parallel.key + ", " + pr.serial.key,
+            "a parallel split of " + std::to_string(pr.parallel.value) + " cannot be met in " +
+                std::to_string(pr.serial.value) + " serial passes over " + std::to_string(pr.size) + " " +
+                pr.what);
   if (tiles > std::max(1u, target.getNumTiles()))
     unmet(c, keys,
           "the parallel splits asked for use " + std::to_string(tiles) + " tiles; the target has " +
               std::to_string(target.getNumTiles()));
 }
 
-/// The cheapest one-pass plan (or, when none fits, the one needing least memory).
-MatMulPlan planOnePass(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options) {
+/// The cheapest plan of one pass over rows and columns, with `innerPasses` serial passes over the
+/// inner dimension (or, when none fits, the one needing least memory).
+MatMulPlan planOnePass(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options,
+                       unsigned innerPasses) {
   const unsigned numTiles = std::max(1u, target.getNumTiles());
   const MatMulConstraints &c = options.constraints;
+  const std::size_t passK = ceilDiv(p.k, innerPasses); // the widest inner pass
   MatMulPlan best;
   bool haveBest = false;
   for (unsigned pg : splitsOf(c.groupSplit, p.groups, numTiles)) {
     for (unsigned pm : splitsOf(c.rowSplit, p.m, numTiles / pg)) {
       for (unsigned pn : splitsOf(c.colSplit, p.n, numTiles / (pg * pm))) {
-        for (unsigned pk : splitsOf(c.depthSplit, p.k, numTiles / (pg * pm * pn))) {
+        for (unsigned pk : splitsOf(c.depthSplit, passK, numTiles / (pg * pm * pn))) {
           if (std::uint64_t(pg) * pm * pn * pk > numTiles)
             continue;
           MatMulPlan plan;
@@ -272,10 +316,11 @@ MatMulPlan planOnePass(const poplar::Target &target, const MatMulProblem &p, con
           plan.rowSplit = pm;
           plan.colSplit = pn;
           plan.depthSplit = pk;
+          plan.serialInner = innerPasses;
           plan.groupBlock = ceilDiv(p.groups, pg);
           plan.rowBlock = ceilDiv(p.m, pm);
           plan.colBlock = ceilDiv(p.n, pn);
-          plan.depthBlock = ceilDiv(p.k, pk);
+          plan.depthBlock = ceilDiv(passK, pk);
           plan.cost = evaluate(target, p, options, plan);
           if (!haveBest || better(plan, best)) {
             best = plan;
@@ -288,13 +333,19 @@ MatMulPlan planOnePass(const poplar::Target &target, const MatMulProblem &p, con
   return best;
 }
 
-/// The plan of `s` serial passes over the result's columns, each planned as one pass of the widest.
+/// The plan of `rows` x `cols` serial passes over the result's rows and columns, each planned as
+/// the widest, each with `inner` serial passes over the inner dimension.
 MatMulPlan serialPlan(const poplar::Target &target, const MatMulProblem &p, const MatMulOptions &options,
-                      unsigned s) {
+                      unsigned rows, unsigned cols, unsigned inner) {
   MatMulProblem widest = p;
-  widest.n = ceilDiv(p.n, s);
-  MatMulPlan plan = planOnePass(target, widest, options);
-  plan.serialSplit = s;
+  widest.m = ceilDiv(p.m, rows);
+  widest.n = ceilDiv(p.n, cols);
+  MatMulPlan plan = planOnePass(target, widest, options, inner);
+  plan.serialRows = rows;
+  plan.serialCols = cols;
+  const std::uint64_t s = std::uint64_t(rows) * cols;
+  if (s == 1)
+    return plan;
   const MatMulCost pass = plan.cost;
   const std::uint64_t passOutputBytes = pass.totalBytesPerTile - pass.tempBytesPerTile;
   plan.cost.computeCycles = s * pass.computeCycles;
@@ -308,7 +359,8 @@ MatMulPlan serialPlan(const poplar::Target &target, const MatMulProblem &p, cons
   return plan;
 }
 
-/// The most serial passes tried before giving up on fitting (each repeats A's exchange).
+/// The most serial passes tried before giving up on fitting (each repeats an operand's exchange
+/// or a superstep).
 constexpr unsigned kMaxSerialSplit = 64;
 
 } // namespace
@@ -317,30 +369,54 @@ MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &p, cons
   const MatMulConstraints &c = options.constraints;
   if (c.any())
     checkConstraints(target, p, c);
-  if (c.serialSplit.set()) // the passes asked for, within the budget or not
-    return c.serialSplit.value == 1 ? planOnePass(target, p, options)
-                                    : serialPlan(target, p, options, c.serialSplit.value);
-  MatMulPlan best = planOnePass(target, p, options);
-  if (best.cost.fitsTempBudget)
+  // The serial passes asked for (1 where not asked for) are taken as given, within the budget
+  // or not; when they do not fit and one kind is asked for as more than 1, that is the plan.
+  const unsigned given[3] = {c.serialRows.set() ? c.serialRows.value : 1u,
+                             c.serialCols.set() ? c.serialCols.value : 1u,
+                             c.serialInner.set() ? c.serialInner.value : 1u};
+  MatMulPlan best = serialPlan(target, p, options, given[0], given[1], given[2]);
+  if (best.cost.fitsTempBudget || given[0] * given[1] * given[2] > 1)
     return best;
-  // Too large for one superstep: the fewest serial passes over the result's columns that fit.
-  // Every pass holds its operand copies and partials only while it runs, but the result of
-  // all passes stays.
-  std::size_t lastWidth = p.n;
-  for (unsigned s = 2; s <= std::min<std::size_t>(p.n, kMaxSerialSplit); ++s) {
-    const std::size_t width = ceilDiv(p.n, s);
-    if (width == lastWidth)
-      continue; // the same passes as fewer of them
-    lastWidth = width;
-    if (c.colSplit.set() && c.colSplit.value > width)
-      break; // narrower passes cannot take the constrained column split
-    MatMulPlan plan = serialPlan(target, p, options, s);
-    if (plan.cost.fitsTempBudget)
-      return plan;
-    if (plan.cost.totalBytesPerTile < best.cost.totalBytesPerTile)
-      best = plan;
+  // Too large for one superstep: of each kind of serial pass the constraints leave free, the
+  // fewest passes that fit; then the cheapest of those (rows and columns before the inner dimension). Every
+  // row or column pass holds its operand copies and partials only while it runs, but the result of all passes
+  // stays; inner passes hold their operand copies, and the partial sums stay across them.
+  const SplitConstraint *kinds[3] = {&c.serialRows, &c.serialCols, &c.serialInner};
+  const SplitConstraint *parallel[3] = {&c.rowSplit, &c.colSplit, &c.depthSplit};
+  const std::size_t sizes[3] = {p.m, p.n, p.k};
+  MatMulPlan fitting;
+  bool haveFitting = false;
+  for (unsigned kind = 0; kind < 3; ++kind) {
+    // Passes over the inner dimension only when no passes over rows or columns fit: their
+    // partial sums stay live across every pass, and on ipu1 the cheaper inner plan of fp32
+    // 2048^3 (5 passes, 1,055,970 cycles against 1,132,910) did not fit the tiles once laid
+    // out (289,544 bytes on the fullest tile, against 262,144).
+    if (kind == 2 && haveFitting)
+      break;
+    if (kinds[kind]->set())
+      continue;
+    std::size_t lastWidth = sizes[kind];
+    for (unsigned s = 2; s <= std::min<std::size_t>(sizes[kind], kMaxSerialSplit); ++s) {
+      const std::size_t width = ceilDiv(sizes[kind], s);
+      if (width == lastWidth)
+        continue; // the same passes as fewer of them
+      lastWidth = width;
+      if (parallel[kind]->set() && parallel[kind]->value > width)
+        break; // narrower passes cannot take the constrained parallel split
+      const MatMulPlan plan =
+          serialPlan(target, p, options, kind == 0 ? s : 1, kind == 1 ? s : 1, kind == 2 ? s : 1);
+      if (plan.cost.fitsTempBudget) {
+        if (!haveFitting || better(plan, fitting)) {
+          fitting = plan;
+          haveFitting = true;
+        }
+        break;
+      }
+      if (plan.cost.totalBytesPerTile < best.cost.totalBytesPerTile)
+        best = plan;
+    }
   }
-  return best;
+  return haveFitting ? fitting : best;
 }
 
 void describePlan(std::ostream &os, const poplar::Target &target, const MatMulProblem &p,
@@ -351,7 +427,10 @@ void describePlan(std::ostream &os, const poplar::Target &target, const MatMulPr
      << "  split: groups " << plan.groupSplit << " (block " << plan.groupBlock << "), rows " << plan.rowSplit
      << " (block " << plan.rowBlock << "), columns " << plan.colSplit << " (block " << plan.colBlock
      << "), inner " << plan.depthSplit << " (block " << plan.depthBlock << ")"
-     << (plan.serialSplit > 1 ? ", in " + std::to_string(plan.serialSplit) + " serial passes over columns"
+     << (plan.serialRows > 1 ? ", in " + std::to_string(plan.serialRows) + " serial passes over rows" : "")
+     << (plan.serialCols > 1 ? ", in " + std::to_string(plan.serialCols) + " serial passes over columns" : "")
+     << (plan.serialInner > 1 ? ", in " + std::to_string(plan.serialInner) +
+                                    " serial passes over the inner dimension (partial sums kept across them)"
                               : "")
      << "\n"
      << "  tiles used: " << plan.tilesUsed() << " of " << target.getNumTiles() << "\n"
@@ -363,7 +442,8 @@ void describePlan(std::ostream &os, const poplar::Target &target, const MatMulPr
   const MatMulConstraints &c = options.constraints;
   if (c.any()) {
     os << "  planConstraints honoured:";
-    for (const SplitConstraint *s : {&c.groupSplit, &c.rowSplit, &c.colSplit, &c.depthSplit, &c.serialSplit})
+    for (const SplitConstraint *s : {&c.groupSplit, &c.rowSplit, &c.colSplit, &c.depthSplit, &c.serialRows,
+                                     &c.serialCols, &c.serialInner})
       if (s->set())
         os << " " << s->key << " = " << s->value << ";";
     os << "\n";

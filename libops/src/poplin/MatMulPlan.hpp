@@ -57,37 +57,56 @@ struct MatMulCost {
 /// [g*groupBlock, ...), rows [i*rowBlock, ...), columns [j*colBlock, ...),
 /// inner [d*depthBlock, ...) — is computed on tile tileOf(g, i, j, d).
 ///
-/// A product too large to fit in one superstep is computed in `serialSplit`
-/// passes, one after another: pass c computes columns serialRange(c) of the
-/// result with the splits above (colBlock is that of the widest pass), so each
-/// pass needs only its share of operand copies and partial sums.
+/// A product too large to fit in one superstep is computed in serial passes, one after
+/// another, of one kind (as PopLibs plans them, one kind at a time):
+/// - `serialRows` / `serialCols` passes over the rows / columns of the result: pass r (c)
+///   computes rows serialRange(m, serialRows, r) (columns serialRange(n, serialCols, c)) with
+///   the splits above (blocks of the widest pass), so it needs only its share of operand
+///   copies and partial sums;
+/// - `serialInner` passes over the inner dimension: pass s multiplies inner elements
+///   serialRange(k, serialInner, s) and adds its products into the partial sums the earlier
+///   passes left (kept on their tiles across the passes), which are reduced (or cast) once at
+///   the end. depthBlock is that of the widest inner pass.
 struct MatMulPlan {
   unsigned groupSplit = 1, rowSplit = 1, colSplit = 1, depthSplit = 1;
   std::size_t groupBlock = 0, rowBlock = 0, colBlock = 0, depthBlock = 0;
-  unsigned serialSplit = 1;
+  unsigned serialRows = 1, serialCols = 1, serialInner = 1;
   MatMulCost cost;
 
   unsigned tilesUsed() const { return groupSplit * rowSplit * colSplit * depthSplit; }
   unsigned tileOf(unsigned g, unsigned i, unsigned j, unsigned d) const {
     return ((g * rowSplit + i) * colSplit + j) * depthSplit + d;
   }
-  /// True when partial sums are reduced in a second superstep.
-  bool reduces(const MatMulProblem &p) const { return depthSplit > 1 || p.accumulate; }
+  unsigned serialPasses() const { return serialRows * serialCols * serialInner; }
+  /// True when the blocks' products go to partial sums that a second superstep reduces (or
+  /// casts) into the result: the inner dimension is split over tiles, the result accumulates
+  /// (matMulAcc), or inner serial passes accumulate in a partials type the output does not have.
+  bool reduces(const MatMulProblem &p) const {
+    return depthSplit > 1 || p.accumulate || (serialInner > 1 && p.outputType != p.partialsType);
+  }
 };
 
-/// Columns [first, first + count) of the result that serial pass `c` of `serialSplit` computes.
-struct ColumnRange {
+/// Elements [first, first + count) of a dimension of `size` that serial pass `index` of `passes` takes.
+struct SerialRange {
   std::size_t first = 0, count = 0;
 };
-ColumnRange serialColumns(const MatMulProblem &problem, const MatMulPlan &plan, unsigned c);
+SerialRange serialRange(std::size_t size, unsigned passes, unsigned index);
 
-/// The problem and the one-pass plan of serial pass `c` of `plan`.
-MatMulProblem passProblem(const MatMulProblem &problem, const MatMulPlan &plan, unsigned c);
-MatMulPlan passPlan(const MatMulProblem &problem, const MatMulPlan &plan, unsigned c);
+/// The problem and the plan of the output pass (r, c) of `plan` (rows serialRange(m,
+/// serialRows, r), columns serialRange(n, serialCols, c)): no serial passes over rows or
+/// columns left; inner serial passes kept.
+MatMulProblem passProblem(const MatMulProblem &problem, const MatMulPlan &plan, unsigned r, unsigned c);
+MatMulPlan passPlan(const MatMulProblem &problem, const MatMulPlan &plan, unsigned r, unsigned c);
+
+/// The problem and the one-pass plan of inner pass `s` of a plan without row or column
+/// passes (inner elements serialRange(k, serialInner, s)).
+MatMulProblem innerPassProblem(const MatMulProblem &problem, const MatMulPlan &plan, unsigned s);
+MatMulPlan innerPassPlan(const MatMulProblem &problem, const MatMulPlan &plan, unsigned s);
 
 /// The cheapest plan for `problem` on `target` within the memory budget (or,
-/// when none fits, the one needing least memory). One pass when that fits;
-/// otherwise the fewest serial passes over the result's columns that fit.
+/// when none fits, the one needing least memory). One pass when that fits; otherwise, of the
+/// fewest serial passes over rows, over columns and over the inner dimension that fit, the
+/// cheapest.
 /// Splits named by `options.constraints` are taken as given (memory budget or not); one that
 /// cannot be met throws poplar::invalid_option naming the option and key.
 MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &problem,

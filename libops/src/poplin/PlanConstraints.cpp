@@ -218,17 +218,16 @@ MatMulConstraints matMulConstraints(const ConvPlanConstraints &c, const std::str
   m.ignored = c.ignored;
   m.groupSplit = c.convGroupSplit;
   m.depthSplit = c.inChanParallel;
+  m.serialInner = c.inChanSerial;
   if (c.swapOperands) { // the transposed product: batch n, output channels m
     m.rowSplit = c.outChanParallel;
     m.colSplit = c.batchSplit;
-    requireOne(c.outChanSerial,
-               "Aspen's planner splits a product serially only over the columns of its result", op);
+    m.serialRows = c.outChanSerial;
   } else {
     m.rowSplit = c.batchSplit;
     m.colSplit = c.outChanParallel;
-    m.serialSplit = c.outChanSerial;
+    m.serialCols = c.outChanSerial;
   }
-  requireOne(c.inChanSerial, "Aspen's planner has no serial split of the inner dimension", op);
   for (const auto &[d, s] : c.fieldSplit) {
     if (d != 0)
       fail(op, s.key, "a matrix product has one field dimension (index 0)");
@@ -246,15 +245,23 @@ std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSize
                                     const std::string &op) {
   if (c.swapOperands)
     fail(op, c.swapOperandsKey, "cannot be met: Aspen's convolution does not swap its operands");
-  requireOne(c.inChanSerial, "Aspen's convolution is one product, with no serial split of its input channels",
-             op);
-  requireOne(c.outChanSerial,
-             "Aspen's convolution is one product, with no serial split of its output channels", op);
   requireWithin(c.convGroupSplit, sizes.groups, "the convolution groups", op);
   requireWithin(c.batchSplit, sizes.batch, "the batch", op);
   requireWithin(c.inChanParallel, sizes.inChans, "the input channels", op);
   requireWithin(c.outChanParallel, sizes.outChans, "the output channels", op);
+  requireWithin(c.inChanSerial, sizes.inChans, "the input channels", op);
+  requireWithin(c.outChanSerial, sizes.outChans, "the output channels", op);
+  const bool inSerial = c.inChanSerial.set() && c.inChanSerial.value > 1;
+  const bool outSerial = c.outChanSerial.set() && c.outChanSerial.value > 1;
+  if (inSerial && outSerial)
+    fail(op, c.inChanSerial.key + ", " + c.outChanSerial.key,
+         "serial splits of " + std::to_string(c.inChanSerial.value) + " and " +
+             std::to_string(c.outChanSerial.value) +
+             " cannot both be met: a plan splits serially over one dimension at a time (as PopLibs')");
   std::vector<SplitConstraint> field{c.batchSplit}, kernel{c.inChanParallel};
+  std::size_t kernelElements = 1;
+  for (std::size_t k : sizes.kernel)
+    kernelElements *= k;
   for (const auto &[d, s] : c.fieldSplit) {
     if (d >= sizes.outField.size())
       fail(op, s.key, "the convolution has " + std::to_string(sizes.outField.size()) + " field dimensions");
@@ -273,22 +280,59 @@ std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSize
     fail(op, tiles.key,
          "the parallel splits asked for use " + std::to_string(tiles.value) + " tiles; the target has " +
              std::to_string(sizes.numTiles));
+  // A serial pass over the output channels takes its share of them; one over the input channels
+  // its share of the kernel positions x input channels (rows of Aspen's product, in that order).
+  auto fitsPasses = [&op](const SplitConstraint &parallel, const SplitConstraint &serial, std::size_t size,
+                          const char *what) {
+    if (!parallel.set() || !serial.set() || serial.value == 0)
+      return;
+    const std::size_t width = (size + serial.value - 1) / serial.value;
+    if (parallel.value > width)
+      fail(op, parallel.key + ", " + serial.key,
+           "a parallel split of " + std::to_string(parallel.value) + " cannot be met in " +
+               std::to_string(serial.value) + " serial passes over " + std::to_string(size) + " " + what);
+  };
+  fitsPasses(c.outChanParallel, c.outChanSerial, sizes.outChans, "output channels");
+  fitsPasses(inner, c.inChanSerial, kernelElements * sizes.inChans, "kernel positions x input channels");
   // Forward: rows output channels, inner kernel x input channels, columns batch x field.
   // Weight update: rows output channels, inner batch x field, columns kernel x input channels.
-  const SplitConstraint &depth = which == ConvProduct::Forward ? inner : columns;
-  const SplitConstraint &cols = which == ConvProduct::Forward ? columns : inner;
+  // The product is written as PopLibs' transposed matMul (swapOperands: batchSplit the columns,
+  // outChanSplit the rows and their serial passes), except for serial passes over the columns
+  // (the weight update's input channels), which only the untransposed form names.
+  const bool forward = which == ConvProduct::Forward;
+  const SplitConstraint &depth = forward ? inner : columns;
+  const SplitConstraint &cols = forward ? columns : inner;
+  const bool serialColumns = !forward && inSerial;
   json partition = json::object();
   if (c.convGroupSplit.set())
     partition["convGroupSplit"] = c.convGroupSplit.value;
-  if (c.outChanParallel.set())
-    partition["batchSplit"] = c.outChanParallel.value;
-  if (cols.set())
-    partition["outChanSplit"]["parallel"] = cols.value;
+  const char *rowKey = serialColumns ? "batchSplit" : "outChanSplit";
+  if (c.outChanParallel.set()) {
+    if (serialColumns)
+      partition[rowKey] = c.outChanParallel.value;
+    else
+      partition[rowKey]["parallel"] = c.outChanParallel.value;
+  }
+  if (c.outChanSerial.set() && !serialColumns)
+    partition["outChanSplit"]["serial"] = c.outChanSerial.value;
+  if (cols.set()) {
+    if (serialColumns)
+      partition["outChanSplit"]["parallel"] = cols.value;
+    else
+      partition["batchSplit"] = cols.value;
+  }
+  if (serialColumns)
+    partition["outChanSplit"]["serial"] = c.inChanSerial.value;
   if (depth.set())
     partition["inChanSplit"]["parallel"] = depth.value;
+  if (forward && c.inChanSerial.set())
+    partition["inChanSplit"]["serial"] = c.inChanSerial.value;
   if (partition.empty())
     return "";
-  return json{{"0", {{"partition", partition}}}}.dump();
+  json level = {{"partition", partition}};
+  if (!serialColumns)
+    level["transform"] = {{"swapOperands", true}};
+  return json{{"0", level}}.dump();
 }
 
 } // namespace poplin::planning

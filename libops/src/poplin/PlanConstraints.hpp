@@ -35,19 +35,23 @@ ConvPlanConstraints parsePlanConstraints(const std::string &json, const std::str
 
 /// The constraints on the splits of Aspen's matrix-product plan.
 struct MatMulConstraints {
-  SplitConstraint groupSplit, rowSplit, colSplit, depthSplit, serialSplit;
+  SplitConstraint groupSplit, rowSplit, colSplit, depthSplit;
+  /// Serial passes over the result's rows, its columns, the inner dimension.
+  SplitConstraint serialRows, serialCols, serialInner;
   std::vector<std::string> ignored;
   /// The option's text, for plan-cache keys, and the operation it was given to, for errors.
   std::string text, op;
   bool any() const {
-    return groupSplit.set() || rowSplit.set() || colSplit.set() || depthSplit.set() || serialSplit.set();
+    return groupSplit.set() || rowSplit.set() || colSplit.set() || depthSplit.set() || serialRows.set() ||
+           serialCols.set() || serialInner.set();
   }
 };
 
 /// A matrix product {G, m, k} x {G, k, n} as PopLibs plans it: a convolution with batch m, k input
 /// and n output channels, a field and kernel of one element (swapOperands: batch n, output
-/// channels m). Throws poplar::invalid_option naming the key of a constraint Aspen's plan
-/// cannot meet (a serial split of the inner dimension, a field or kernel split above 1).
+/// channels m). outChanSplit.serial: serial passes over the columns (swapOperands: the rows),
+/// inChanSplit.serial: over the inner dimension. Throws poplar::invalid_option naming the key
+/// of a constraint Aspen's plan cannot meet (a field or kernel split above 1).
 MatMulConstraints matMulConstraints(const ConvPlanConstraints &c, const std::string &text,
                                     const std::string &op);
 
@@ -66,7 +70,8 @@ struct ConvSizes {
 
 /// The constraints of a convolution of `sizes` mapped onto the product `which` runs, as a
 /// matMul `planConstraints` value; throws poplar::invalid_option naming the convolution's key
-/// when it cannot be met (a split above its dimension, a serial split, swapOperands).
+/// when it cannot be met (a split above its dimension, two kinds of serial split, a parallel
+/// split wider than a serial pass, swapOperands).
 std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSizes &sizes, ConvProduct which,
                                     const std::string &op);
 
