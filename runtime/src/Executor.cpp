@@ -381,13 +381,7 @@ TileChunks Executor::makeChunks(const std::vector<std::uint64_t> &tileWork, std:
     total += w;
   const auto n = static_cast<std::uint32_t>(tileWork.size());
   const unsigned threads = static_cast<unsigned>(std::max(1, tbb::this_task_arena::max_concurrency()));
-  // At least chunksPerThread chunks a thread; more for large phases (up to maxChunksPerThread), so
-  // that a thread the host takes away mid-phase holds back little of it: the others take the
-  // chunks it has not started.
-  const std::uint64_t byWork =
-      std::min<std::uint64_t>(total / chunkWork, std::uint64_t(threads) * maxChunksPerThread);
-  const std::uint64_t wanted =
-      std::min<std::uint64_t>(n, std::max<std::uint64_t>(std::uint64_t(threads) * chunksPerThread, byWork));
+  const std::uint64_t wanted = std::min<std::uint64_t>(n, std::uint64_t(threads) * chunksPerThread);
   if (n < 2 || total < inlineBelow || threads == 1 || wanted < 2) {
     chunks.bounds = {0, n};
     return chunks;

@@ -138,12 +138,8 @@ public:
   static constexpr std::uint64_t vertexCallWork = 20;
   /// Exchange phases moving fewer bytes than this run on the calling thread.
   static constexpr std::uint64_t inlineExchangeBytes = 64 * 1024;
-  /// Parallel phases are cut into about this many chunks per host thread, or more for large
-  /// ones: one chunk per chunkWork of work (cycles, or bytes of an exchange), up to
-  /// maxChunksPerThread a thread.
+  /// Parallel phases are cut into about this many chunks per host thread.
   static constexpr unsigned chunksPerThread = 4;
-  static constexpr unsigned maxChunksPerThread = 32;
-  static constexpr std::uint64_t chunkWork = 256 * 1024;
   /// Deeper Call nesting than this is reported as an error.
   static constexpr std::size_t maxCallDepth = 1u << 16;
 
