@@ -219,8 +219,6 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
           p.staticBefore[i] = load.size() * *least + aloneBefore;
           *least += v.cycles;
           worker = static_cast<std::uint8_t>(least - load.begin());
-          // The tile loops zero only the loads of the first min(vertices, workers) workers.
-          ASPEN_ASSERT(worker <= i - cs.tileBegin[k], "a tile's j-th vertex packed on a worker <= j");
         } else {
           p.staticBefore[i] = load.size() * *std::max_element(load.begin(), load.end()) + aloneBefore;
           aloneBefore += v.cycles;
@@ -1079,10 +1077,12 @@ void Executor::runCountedTiles(const TileLoop &step, std::size_t begin, std::siz
       }
       continue;
     }
-    // The packing puts a tile's j-th vertex on a worker below j + 1 (the first least-loaded
-    // one, prepare()), so only the first min(vertices, workers) loads are used.
-    for (std::uint64_t w = 0, used = std::min<std::uint64_t>(e - i, nw); w < used; ++w)
-      load[w] = 0;
+    // A fixed-size clear (inline stores): a loop over only the used loads became a call to
+    // memset per tile, slower on 1,472 tiles x 8 vertices (runtime_bench, session 24).
+    if (nw <= 8)
+      std::memset(load, 0, 8 * sizeof(std::uint64_t));
+    else
+      std::memset(load, 0, nw * sizeof(std::uint64_t));
     std::uint64_t maxLoad = 0, alone = 0, before = counter;
     [[maybe_unused]] std::uint64_t total = 0;
     [[maybe_unused]] std::uint32_t type = 0;
