@@ -49,8 +49,9 @@ struct ExecutionProfile {
   std::vector<std::vector<std::uint64_t>> stepTileCycles;
   std::vector<TraceEntry> trace;
   std::uint64_t traceDropped = 0;
-  double hostSeconds = 0;        // wall time spent in run()
-  double hostComputeSeconds = 0; // wall time of Execute steps (only measured while enabled)
+  // Host wall time in hostclock ticks (HostClock.hpp: hostclock::seconds converts them).
+  std::uint64_t hostTicks = 0;        // spent in run()
+  std::uint64_t hostComputeTicks = 0; // of Execute steps (only measured while enabled)
 
   void reset(std::size_t numPrograms, std::size_t numSteps, std::size_t numVertexTypes) {
     bool keepEnabled = enabled;

@@ -187,6 +187,13 @@ private:
     // Per tile: the type of all its vertices, or kMixedTypes (counted steps add each tile's
     // cycles to its type at once).
     std::vector<std::uint32_t> tileType;
+    // Per tile: 1 when it has one vertex type and its vertices are all counted, each alone on a
+    // worker of its own (the packing gives the j-th worker j), so the counted loop prices it
+    // by its slowest vertex without per-worker loads.
+    std::vector<std::uint8_t> oneWorkerEach;
+    // The vertex type of every tile when each is oneWorkerEach with that one type, else
+    // kMixedTypes.
+    std::uint32_t uniformType = ~0u; // kMixedTypes
     // Per vertex: the tile's time before it by the static estimates, as the packing places it
     // (what __builtin_ipu_get_scount reads in a step without counted vertices).
     std::vector<std::uint64_t> staticBefore;
@@ -234,8 +241,10 @@ private:
     const exe::VertexInstance *instances;
     const std::uint32_t *tileBegin;
     const std::uint32_t *tileType;
-    std::uint64_t *tileTotals; // per tile, summed over executions (profiling), or nullptr
-    std::uint64_t *typeTotals; // per vertex type (when tileTotals)
+    const std::uint8_t *oneWorkerEach; // per tile (PreparedComputeStep::oneWorkerEach)
+    std::uint32_t uniformType;         // PreparedComputeStep::uniformType
+    std::uint64_t *tileTotals;         // per tile, summed over executions (profiling), or nullptr
+    std::uint64_t *typeTotals;         // per vertex type (when tileTotals)
     std::atomic<std::size_t> *firstFailure;
     const std::atomic<bool> *stop;
     std::uint32_t numWorkers;

@@ -1,6 +1,7 @@
 // Copyright (c) Aspen contributors.
 #include "ProfileReport.hpp"
 
+#include "HostClock.hpp"
 #include "ReportFile.hpp"
 #include "VisionHtml.hpp"
 #include "poplar/Version.hpp"
@@ -307,8 +308,9 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
   line(os, 2, "Launch cycles (Engine::run)",
        withCommas(profile.launchCycles) + " (" + withCommas(profile.runs) + " run(s), not in the total)");
   char wall[64];
-  std::snprintf(wall, sizeof wall, "%.3f ms (of which compute sets %.3f ms)", profile.hostSeconds * 1e3,
-                profile.hostComputeSeconds * 1e3);
+  std::snprintf(wall, sizeof wall, "%.3f ms (of which compute sets %.3f ms)",
+                hostclock::seconds(profile.hostTicks) * 1e3,
+                hostclock::seconds(profile.hostComputeTicks) * 1e3);
   line(os, 2, "Host time simulating", wall);
   os << '\n' << "  Cycles by vertex type:\n";
   std::vector<std::size_t> order;
@@ -409,8 +411,8 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
                  {"streamingMemory", profile.streamingMemoryCycles},
                  {"sync", profile.syncCycles},
                  {"control", profile.controlCycles}};
-  x["hostSeconds"] = profile.hostSeconds;
-  x["hostComputeSeconds"] = profile.hostComputeSeconds;
+  x["hostSeconds"] = hostclock::seconds(profile.hostTicks);
+  x["hostComputeSeconds"] = hostclock::seconds(profile.hostComputeTicks);
   json types = json::array();
   for (std::size_t v = 0; v < exe.vertexTypes.size() && v < profile.vertexTypeCycles.size(); ++v)
     types.push_back(

@@ -380,7 +380,7 @@ bool workerStacksSupported() {
 void runOnWorkerStack(VertexThread &thread, std::size_t bytes, void (*fn)(void *), void *argument) {
 #ifdef ASPEN_WORKER_STACKS
   if (bytes != 0) {
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); // once, not per step
     bytes = (bytes + page - 1) / page * page;
     if (thread.workerStackBytes != bytes) {
       if (thread.workerStackGuard)

@@ -3,7 +3,7 @@
 //  1. dispatch: cost per vertex of compute sets of >= 1,000 trivial vertices
 //     (aim <= 10 ns) against a native loop of indirect calls;
 //  2. an empty 1,472-tile superstep (aim <= 10 us) against a TBB parallel_for
-//     over 1,472 empty tasks;
+//     over 1,472 empty tasks, also loaded with one host thread (the step on the calling thread);
 //  3. exchange: bytes per second of a large all-tiles exchange against memcpy
 //     of the same bytes (aim >= 50%);
 //  4. a small program (stream in, compute, stream out) run 1,000 times against
@@ -24,6 +24,7 @@
 
 #include "BenchSupport.hpp"
 
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
@@ -124,7 +125,16 @@ void superstep(unsigned repeats) {
                                    tbb::parallel_for(0u, tiles, [](unsigned) {});
                                }) /
                         repeats;
+  // The same step loaded with one host thread: every compute set on the calling thread.
+  double oneThread = 0;
+  {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+    Engine serialEngine(s.graph, Repeat(repeats, Execute(cs)));
+    serialEngine.load(s.device);
+    oneThread = bestOf(5, [&] { serialEngine.run(0); }) / repeats;
+  }
   report("superstep, 1,472 tiles x 1 trivial vertex (vs parallel_for)", full, native, "us", 1e6);
+  report("superstep, the same on 1 host thread (vs parallel_for)", oneThread, native, "us", 1e6);
   report("superstep, empty compute set (vs parallel_for)", none, native, "us", 1e6);
 }
 

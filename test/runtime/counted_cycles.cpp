@@ -356,6 +356,70 @@ TEST_CASE("Per-tile compute cycles in the profile and the analyser are the count
   REQUIRE(twice.pvaTileCycles == one.tileCycles);
 }
 
+TEST_CASE("A tile's counted cycles are its busiest worker's, however its vertices are packed",
+          "[counted][profile]") {
+  // Tile 0: eight DivLoops of one static estimate; the packing puts the first six on workers
+  // 0-5, the seventh on worker 0 and the eighth on worker 1 (the first least-loaded ones).
+  // Tile 1: two DivLoops and a ScaleScalar, each alone on its worker (two vertex types).
+  // Tile 2: three DivLoops, each alone on its worker (one type). Every vertex counts the same
+  // cycles as it does alone on a tile.
+  const std::vector<unsigned> tile0 = {1000, 2000, 100, 100, 100, 100, 3000, 4000};
+  const std::vector<unsigned> tile1 = {600, 900}, tile2 = {300, 5000, 200};
+  constexpr unsigned scaled = 64;
+  auto build = [&](Graph &g, Sequence &prog) {
+    ComputeSet cs = g.addComputeSet("packed");
+    auto addDiv = [&](unsigned tile, unsigned count) {
+      Tensor n = g.addConstant(UNSIGNED_INT, {}, count, "n");
+      Tensor d = g.addConstant(FLOAT, {}, 1.0001f, "d");
+      Tensor x = g.addVariable(FLOAT, {}, "x");
+      g.setTileMapping(n, tile);
+      g.setTileMapping(d, tile);
+      g.setTileMapping(x, tile);
+      g.setInitialValue(x, 3.0f);
+      g.setTileMapping(g.addVertex(cs, "DivLoop", {{"n", n}, {"d", d}, {"x", x}}), tile);
+    };
+    for (unsigned c : tile0)
+      addDiv(0, c);
+    for (unsigned c : tile1)
+      addDiv(1, c);
+    Tensor data = g.addVariable(FLOAT, {scaled}, "data");
+    g.setTileMapping(data, 1);
+    g.setTileMapping(g.addVertex(cs, "ScaleScalar", {{"data", data}}), 1);
+    for (unsigned c : tile2)
+      addDiv(2, c);
+    prog.add(Execute(cs));
+  };
+  auto d = [](unsigned n) { return divLoopCycles(n); };
+  const std::uint64_t scale = runGraph(1, [&](Graph &g, Sequence &prog) {
+                                ComputeSet cs = g.addComputeSet("one");
+                                Tensor data = g.addVariable(FLOAT, {scaled}, "data");
+                                g.setTileMapping(data, 0);
+                                g.setTileMapping(g.addVertex(cs, "ScaleScalar", {{"data", data}}), 0);
+                                prog.add(Execute(cs));
+                              }).typeCycles.at("ScaleScalar");
+  std::vector<std::uint64_t> workers0(6, 0);
+  for (unsigned i = 0; i < tile0.size(); ++i)
+    workers0[i < 6 ? i : i - 6] += d(tile0[i]);
+  std::map<unsigned, std::uint64_t> expected;
+  expected[0] = 6 * *std::max_element(workers0.begin(), workers0.end());
+  expected[1] = 6 * std::max({d(tile1[0]), d(tile1[1]), scale});
+  expected[2] = 6 * std::max({d(tile2[0]), d(tile2[1]), d(tile2[2])});
+  std::uint64_t divTotal = 0;
+  for (const auto *counts : {&tile0, &tile1, &tile2})
+    for (unsigned c : *counts)
+      divTotal += d(c);
+  for (unsigned threads : {1u, 2u}) {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, threads);
+    const Run r = runGraph(3, build);
+    INFO(threads << " host threads");
+    REQUIRE(r.tileCycles.size() == 1);
+    REQUIRE(r.tileCycles[0] == expected);
+    REQUIRE(r.computeCycles == std::max({expected[0], expected[1], expected[2]}));
+    REQUIRE(r.typeCycles.at("DivLoop") == divTotal);
+    REQUIRE(r.typeCycles.at("ScaleScalar") == scale);
+  }
+}
+
 TEST_CASE("Steps whose vertices have estimates keep static per-tile figures", "[counted][profile]") {
   const Run r = runGraph(2, divLoops({5000, 7000}, 1000));
   REQUIRE(r.tileCyclesCounted == std::vector<bool>{false});
