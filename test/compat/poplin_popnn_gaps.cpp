@@ -39,7 +39,8 @@ TEST_CASE("Tensor::slice with fewer bounds than dimensions slices the leading on
   graph.setTileMapping(in, 0);
   Tensor sub = in.slice({1, 1}, {3, 3}); // groups 1..2, batches 1..2, the rest whole
   REQUIRE(sub.shape() == std::vector<std::size_t>{2, 2, 2, 5});
-  CHECK(in.slice({2}, {3}).shape() == std::vector<std::size_t>{1, 4, 2, 5});
+  const std::vector<std::size_t> group2 = {2}, group3 = {3};
+  CHECK(in.slice(group2, group3).shape() == std::vector<std::size_t>{1, 4, 2, 5});
 
   Tensor out = graph.addVariable(FLOAT, sub.shape(), "out");
   graph.setTileMapping(out, 1);
