@@ -292,7 +292,9 @@ unsigned Target::getConvUnitInputLoadElemsPerCycle(const Type &actsType) const {
     return getFp32ConvUnitInputLoadElemsPerCycle();
   if (actsType == HALF)
     return getFp16ConvUnitInputLoadElemsPerCycle();
-  throw type_error("getConvUnitInputLoadElemsPerCycle: the conv units take half or float, not '" +
+  if (actsType == QUARTER) // fp8 (PopLibs' quarter convolutions)
+    return impl_->fp8ConvUnitInputLoadElems;
+  throw type_error("getConvUnitInputLoadElemsPerCycle: the conv units take quarter, half or float, not '" +
                    actsType.toString().str() + "'");
 }
 // By default a conv unit loads 64 bits of input per cycle: 4 halves or 2 floats (IPUModel sets these).

@@ -90,6 +90,7 @@ TEST_CASE("IPUModel's conv-unit fields reach the target", "[compat][poplibs]") {
   CHECK(target.getFp32ConvUnitInputLoadElemsPerCycle() == 4);
   CHECK(target.getFp16ConvUnitInputLoadElemsPerCycle() == 8);
   CHECK(target.getConvUnitInputLoadElemsPerCycle(HALF) == 8);
+  CHECK(target.getConvUnitInputLoadElemsPerCycle(QUARTER) == 16); // fp8: the quarter convolutions
   CHECK(target.getFp16InFp32OutConvUnitsPerTile() == 16);
   CHECK(target.getNumConvUnits(HALF, FLOAT) == 16);
   CHECK(target.getNumConvUnits(HALF, HALF) == 16);
