@@ -34,3 +34,8 @@ add_dependencies(poplibs_builds_errors foreign_popops foreign_popnn foreign_popl
 
 # Issue 24: libpoplar_test, the host helpers PopLibs' tests use (include/poplar_test/Util.hpp).
 aspen_add_test(poplar_test_util LABEL unit SOURCES unit/poplar_test_util.cpp LIBS Aspen::poplar_test)
+
+# Issue 24: the Poplar API PopLibs' poplin and popnn tests found (slice with leading bounds,
+# IPUModel's conv-unit fields, pva::ProgramVisitor, poplar_test::copy<T, N>).
+aspen_add_test(poplin_popnn_compat_gaps LABEL conformance SOURCES compat/poplin_popnn_gaps.cpp
+  LIBS Aspen::pva Aspen::poplar_test)

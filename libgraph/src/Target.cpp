@@ -29,6 +29,7 @@ ir::TargetData ipuTargetDefaults(const std::string &arch) {
     data.tileClockFrequency = 1.6e9;
     data.fp16AccumConvUnits = 8;
     data.fp32AccumConvUnits = 4;
+    data.fp32InFp32OutConvUnits = 4;
     data.interleavedMemoryElementIndex = 8; // (?) Mk1's interleaved region start is not documented
   } else if (arch == "ipu21") {
     // Same tile as Mk2 at the Bow clock.
@@ -94,6 +95,14 @@ void validateTargetData(const ir::TargetData &data) {
           "dataPathWidth must be a positive multiple of 8 bits (got " + std::to_string(data.dataPathWidth) +
               ")");
   require(data.tilesPerSuperTile >= 1, "tilesPerSuperTile must be at least 1");
+  // The planners divide by these.
+  for (const auto &[name, value] : {std::pair<const char *, unsigned>{"fp32ConvUnitInputLoadElemsPerCycle",
+                                                                      data.fp32ConvUnitInputLoadElems},
+                                    {"fp16ConvUnitInputLoadElemsPerCycle", data.fp16ConvUnitInputLoadElems},
+                                    {"fp8ConvUnitInputLoadElemsPerCycle", data.fp8ConvUnitInputLoadElems},
+                                    {"fp16ConvUnitMaxPipelineDepth", data.fp16ConvUnitPipelineDepth},
+                                    {"fp32ConvUnitMaxPipelineDepth", data.fp32ConvUnitPipelineDepth}})
+    require(value >= 1, std::string(name) + " must be at least 1");
   // The cost model's other rates (docs/cost-model.md).
   for (const auto &[name, value] :
        {std::pair<const char *, double>{"hostLinkBandwidth", data.hostLinkBandwidth},
@@ -271,7 +280,7 @@ unsigned Target::getFp16InFp32OutConvUnitsPerTile() const {
   return impl_->fp32AccumConvUnits;
 }
 unsigned Target::getFp32InFp32OutConvUnitsPerTile() const {
-  return impl_->fp32AccumConvUnits;
+  return impl_->fp32InFp32OutConvUnits;
 }
 
 unsigned Target::getWeightsPerConvUnit(const Type &actsType) const {
@@ -283,16 +292,19 @@ unsigned Target::getConvUnitInputLoadElemsPerCycle(const Type &actsType) const {
     return getFp32ConvUnitInputLoadElemsPerCycle();
   if (actsType == HALF)
     return getFp16ConvUnitInputLoadElemsPerCycle();
-  throw type_error("getConvUnitInputLoadElemsPerCycle: the conv units take half or float, not '" +
+  if (actsType == QUARTER) // fp8 (PopLibs' quarter convolutions)
+    return impl_->fp8ConvUnitInputLoadElems;
+  throw type_error("getConvUnitInputLoadElemsPerCycle: the conv units take quarter, half or float, not '" +
                    actsType.toString().str() + "'");
 }
-// A conv unit loads 64 bits of input per cycle: 4 halves or 2 floats.
+// By default a conv unit loads 64 bits of input per cycle: 4 halves or 2 floats (IPUModel sets these).
 unsigned Target::getFp16ConvUnitInputLoadElemsPerCycle() const {
-  return impl_->dataPathWidth / 16;
+  return impl_->fp16ConvUnitInputLoadElems;
 }
 unsigned Target::getFp32ConvUnitInputLoadElemsPerCycle() const {
-  return impl_->dataPathWidth / 32;
+  return impl_->fp32ConvUnitInputLoadElems;
 }
+
 unsigned Target::getConvUnitCoeffLoadBytesPerCycle() const {
   return impl_->arch == "ipu1" ? 8 : 16;
 }
@@ -305,10 +317,10 @@ unsigned Target::getConvUnitMaxPipelineDepth(const Type &partialType) const {
                    partialType.toString().str() + "'");
 }
 unsigned Target::getFp16ConvUnitMaxPipelineDepth() const {
-  return 4;
+  return impl_->fp16ConvUnitPipelineDepth;
 }
 unsigned Target::getFp32ConvUnitMaxPipelineDepth() const {
-  return 4;
+  return impl_->fp32ConvUnitPipelineDepth;
 }
 
 Target Target::createVirtualTarget(unsigned numIPUs, unsigned tilesPerIPU) const {
@@ -352,7 +364,9 @@ auto comparableFields(const TargetData &d) {
                   d.instructionBytes, d.tileClockFrequency, d.minIPUSyncDelay, d.relativeSyncDelayAuto,
                   d.globalSyncCycles, d.syncCycles, d.exchangeOverheadCycles, d.interleavedMemoryElementIndex,
                   d.memoryElementBytes, d.atomicStoreGranularity, d.rptCountMax, d.numStrideBits,
-                  d.fp16AccumConvUnits, d.fp32AccumConvUnits, d.supportsSuperTileSendReceive,
+                  d.fp16AccumConvUnits, d.fp32AccumConvUnits, d.fp32InFp32OutConvUnits,
+                  d.fp32ConvUnitInputLoadElems, d.fp16ConvUnitInputLoadElems, d.fp8ConvUnitInputLoadElems,
+                  d.fp16ConvUnitPipelineDepth, d.fp32ConvUnitPipelineDepth, d.supportsSuperTileSendReceive,
                   d.compileIPUCode, d.accurateHalf, d.perTileOverheadBytes);
 }
 bool sameConstraints(const TargetData &a, const TargetData &b) {

@@ -402,12 +402,16 @@ Tensor Tensor::slice(const Interval &region, unsigned dimension) const {
 Tensor Tensor::slice(ArrayRef<std::size_t> begin, ArrayRef<std::size_t> end) const {
   const TensorView &v = checkedView(impl_, "slice()");
   const std::string operation = "slice(" + listString(begin) + ", " + listString(end) + ")";
-  if (begin.size() != v.shape.size() || end.size() != v.shape.size())
-    throw index_error(operation + ": bounds must have one entry per dimension of " + about(v));
+  // As Poplar's (PopLibs slices a convolution's {group, batch, ...} tensors with two bounds):
+  // fewer bounds than dimensions slice the leading dimensions and keep the rest whole.
+  if (begin.size() != end.size() || begin.size() > v.shape.size())
+    throw index_error(operation +
+                      ": bounds must have as many begin as end entries, at most one per dimension of " +
+                      about(v));
   auto axes = identityAxes(v);
   auto shape = v.shape;
   std::int64_t base = 0;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
+  for (std::size_t d = 0; d < begin.size(); ++d) {
     if (begin[d] > end[d] || end[d] > v.shape[d])
       throw index_error(operation + " is out of range for " + about(v) + " in dimension " +
                         std::to_string(d));

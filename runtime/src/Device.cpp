@@ -202,6 +202,14 @@ IPUModel::IPUModel(const char *version) : IPUVersion(version ? version : "") {
   relativeSyncDelay = d.relativeSyncDelayAuto ? RelativeSyncDelayType::AUTO : RelativeSyncDelayType::NO_DELAY;
   globalSyncCycles = d.globalSyncCycles;
   compileIPUCode = d.compileIPUCode;
+  fp16InFp16OutConvUnitsPerTile = d.fp16AccumConvUnits;
+  fp16InFp32OutConvUnitsPerTile = d.fp32AccumConvUnits;
+  fp32InFp32OutConvUnitsPerTile = d.fp32InFp32OutConvUnits;
+  fp32ConvUnitInputLoadElemsPerCycle = d.fp32ConvUnitInputLoadElems;
+  fp16ConvUnitInputLoadElemsPerCycle = d.fp16ConvUnitInputLoadElems;
+  fp8ConvUnitInputLoadElemsPerCycle = d.fp8ConvUnitInputLoadElems;
+  fp16ConvUnitMaxPipelineDepth = d.fp16ConvUnitPipelineDepth;
+  fp32ConvUnitMaxPipelineDepth = d.fp32ConvUnitPipelineDepth;
 }
 
 Device IPUModel::createDevice(OptionFlags, bool accurateHalf, unsigned deviceManagerId) const {
@@ -223,6 +231,14 @@ Device IPUModel::createDevice(OptionFlags, bool accurateHalf, unsigned deviceMan
   d.relativeSyncDelayAuto = relativeSyncDelay == RelativeSyncDelayType::AUTO;
   d.globalSyncCycles = globalSyncCycles;
   d.compileIPUCode = compileIPUCode;
+  d.fp16AccumConvUnits = fp16InFp16OutConvUnitsPerTile;
+  d.fp32AccumConvUnits = fp16InFp32OutConvUnitsPerTile;
+  d.fp32InFp32OutConvUnits = fp32InFp32OutConvUnitsPerTile;
+  d.fp32ConvUnitInputLoadElems = fp32ConvUnitInputLoadElemsPerCycle;
+  d.fp16ConvUnitInputLoadElems = fp16ConvUnitInputLoadElemsPerCycle;
+  d.fp8ConvUnitInputLoadElems = fp8ConvUnitInputLoadElemsPerCycle;
+  d.fp16ConvUnitPipelineDepth = fp16ConvUnitMaxPipelineDepth;
+  d.fp32ConvUnitPipelineDepth = fp32ConvUnitMaxPipelineDepth;
   d.accurateHalf = accurateHalf;
   d.globalExchangeConstraints.clear();
   for (const auto &c : globalExchangeConstraints) {

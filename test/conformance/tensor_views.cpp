@@ -510,6 +510,18 @@ TEST_CASE("tensor: slice in every form", "[tensor][conformance]") {
         }
         checkMatches(t.slice(begin, end), refSlice(r, begin, end), *f.graph);
         checkMatches(t.slice(Index(shape.size(), 0), shape), r, *f.graph);
+        // Fewer bounds than dimensions (as PopLibs' convolutions slice {group, batch, ...}):
+        // the leading dimensions are sliced, the others kept whole.
+        for (std::size_t n = 1; n < shape.size(); ++n) {
+          Index fullEnd = end;
+          std::copy(shape.begin() + static_cast<std::ptrdiff_t>(n), shape.end(),
+                    fullEnd.begin() + static_cast<std::ptrdiff_t>(n));
+          Index fullBegin = begin;
+          std::fill(fullBegin.begin() + static_cast<std::ptrdiff_t>(n), fullBegin.end(), 0);
+          checkMatches(t.slice(Index(begin.begin(), begin.begin() + static_cast<std::ptrdiff_t>(n)),
+                               Index(end.begin(), end.begin() + static_cast<std::ptrdiff_t>(n))),
+                       refSlice(r, fullBegin, fullEnd), *f.graph);
+        }
       }
     }
   }

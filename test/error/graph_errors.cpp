@@ -226,6 +226,14 @@ TEST_CASE("IPUModel cost parameters out of range name the parameter", "[error]")
   IPUModel path;
   path.dataPathWidth = 0;
   requireExactError<invalid_machine_model>([&] { path.createDevice(); }, {"dataPathWidth"});
+  // The conv units' rates, which PopLibs' convolution planner divides by.
+  IPUModel load;
+  load.fp16ConvUnitInputLoadElemsPerCycle = 0;
+  requireExactError<invalid_machine_model>([&] { load.createDevice(); },
+                                           {"fp16ConvUnitInputLoadElemsPerCycle"});
+  IPUModel depth;
+  depth.fp32ConvUnitMaxPipelineDepth = 0;
+  requireExactError<invalid_machine_model>([&] { depth.createDevice(); }, {"fp32ConvUnitMaxPipelineDepth"});
 }
 
 TEST_CASE("DeviceManager device id that does not exist", "[error]") {

@@ -70,8 +70,12 @@ TEST_CASE("tensor error: multi-dimensional slice out of range", "[tensor][error]
 TEST_CASE("tensor error: multi-dimensional slice with the wrong number of bounds", "[tensor][error]") {
   Fixture f;
   const Tensor w = f.var("weights", {4, 3});
-  const std::vector<std::size_t> begin = {0}, end = {2};
-  requireError<index_error>([&] { (void)w.slice(begin, end); }, {"slice({0}, {2})", "'weights'"});
+  // Fewer bounds than dimensions slice the leading ones (compat/tensor_views covers it); unequal
+  // counts, or more bounds than dimensions, are refused.
+  const std::vector<std::size_t> begin = {0}, end = {2, 3};
+  requireError<index_error>([&] { (void)w.slice(begin, end); }, {"slice({0}, {2,3})", "'weights'"});
+  const std::vector<std::size_t> begin3 = {0, 0, 0}, end3 = {1, 1, 1};
+  requireError<index_error>([&] { (void)w.slice(begin3, end3); }, {"slice({0,0,0}, {1,1,1})", "'weights'"});
 }
 
 TEST_CASE("tensor error: operator[] out of range", "[tensor][error]") {

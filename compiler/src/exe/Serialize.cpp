@@ -188,6 +188,12 @@ json targetToJson(const ir::TargetData &t) {
           {"numStrideBits", t.numStrideBits},
           {"fp16AccumConvUnits", t.fp16AccumConvUnits},
           {"fp32AccumConvUnits", t.fp32AccumConvUnits},
+          {"fp32InFp32OutConvUnits", t.fp32InFp32OutConvUnits},
+          {"fp32ConvUnitInputLoadElems", t.fp32ConvUnitInputLoadElems},
+          {"fp16ConvUnitInputLoadElems", t.fp16ConvUnitInputLoadElems},
+          {"fp8ConvUnitInputLoadElems", t.fp8ConvUnitInputLoadElems},
+          {"fp16ConvUnitPipelineDepth", t.fp16ConvUnitPipelineDepth},
+          {"fp32ConvUnitPipelineDepth", t.fp32ConvUnitPipelineDepth},
           {"supportsSuperTileSendReceive", t.supportsSuperTileSendReceive},
           {"compileIPUCode", t.compileIPUCode},
           {"accurateHalf", t.accurateHalf},
@@ -416,6 +422,19 @@ ir::TargetData targetFromJson(const json &j) {
   read(j, "numStrideBits", t.numStrideBits);
   read(j, "fp16AccumConvUnits", t.fp16AccumConvUnits);
   read(j, "fp32AccumConvUnits", t.fp32AccumConvUnits);
+  // The conv units' other parameters (IPUModel's fields); absent in older files: the defaults, and
+  // float-in units as many as half-in float-out ones, as those files meant.
+  t.fp32InFp32OutConvUnits = t.fp32AccumConvUnits;
+  if (j.contains("fp32InFp32OutConvUnits"))
+    read(j, "fp32InFp32OutConvUnits", t.fp32InFp32OutConvUnits);
+  for (auto [key, field] :
+       {std::pair<const char *, unsigned *>{"fp32ConvUnitInputLoadElems", &t.fp32ConvUnitInputLoadElems},
+        {"fp16ConvUnitInputLoadElems", &t.fp16ConvUnitInputLoadElems},
+        {"fp8ConvUnitInputLoadElems", &t.fp8ConvUnitInputLoadElems},
+        {"fp16ConvUnitPipelineDepth", &t.fp16ConvUnitPipelineDepth},
+        {"fp32ConvUnitPipelineDepth", &t.fp32ConvUnitPipelineDepth}})
+    if (j.contains(key))
+      read(j, key, *field);
   read(j, "supportsSuperTileSendReceive", t.supportsSuperTileSendReceive);
   read(j, "compileIPUCode", t.compileIPUCode);
   read(j, "accurateHalf", t.accurateHalf);

@@ -41,8 +41,15 @@ struct TargetData {
   unsigned atomicStoreGranularity = 4;
   unsigned rptCountMax = 4095;
   unsigned numStrideBits = 10;
-  unsigned fp16AccumConvUnits = 16; // AMP units (ipu2)
-  unsigned fp32AccumConvUnits = 8;
+  unsigned fp16AccumConvUnits = 16;    // AMP units (ipu2)
+  unsigned fp32AccumConvUnits = 8;     // half in, float out
+  unsigned fp32InFp32OutConvUnits = 8; // float in, float out
+  // Elements of input a conv unit loads per cycle (64 bits), and its pipeline depth by partials type.
+  unsigned fp32ConvUnitInputLoadElems = 2;
+  unsigned fp16ConvUnitInputLoadElems = 4;
+  unsigned fp8ConvUnitInputLoadElems = 8;
+  unsigned fp16ConvUnitPipelineDepth = 4;
+  unsigned fp32ConvUnitPipelineDepth = 4;
   bool supportsSuperTileSendReceive = true;
   bool compileIPUCode = false;
   bool accurateHalf = false;

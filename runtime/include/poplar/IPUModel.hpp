@@ -46,6 +46,16 @@ struct IPUModel {
   RelativeSyncDelayType relativeSyncDelay;
   unsigned globalSyncCycles;
   bool compileIPUCode;
+  // The conv units (AMP): how many a tile has by input and partials type, the elements of input
+  // each loads per cycle, and their pipeline depth (Target::getNumConvUnits and its neighbours).
+  unsigned fp16InFp16OutConvUnitsPerTile;
+  unsigned fp16InFp32OutConvUnitsPerTile;
+  unsigned fp32InFp32OutConvUnitsPerTile;
+  unsigned fp32ConvUnitInputLoadElemsPerCycle;
+  unsigned fp16ConvUnitInputLoadElemsPerCycle;
+  unsigned fp8ConvUnitInputLoadElemsPerCycle;
+  unsigned fp16ConvUnitMaxPipelineDepth;
+  unsigned fp32ConvUnitMaxPipelineDepth;
   std::vector<GlobalExchangeConstraint> globalExchangeConstraints;
 };
 

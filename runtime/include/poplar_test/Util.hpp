@@ -23,6 +23,7 @@
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
 #include <poplar/TypeConversion.hpp> // PopLibs' poplibs_test/Util.cpp relies on it through this header
+#include <poplar/exceptions.hpp>
 
 #include <boost/optional.hpp>
 
@@ -194,6 +195,32 @@ template <class C, class = typename detail::EnableContainer<C>::type>
 void copy(const poplar::Target &target, const poplar::Type &srcType, const poplar::QuarterMetadata &metadata,
           const void *src, C &&dst) {
   copy(target, srcType, metadata, src, dst.data(), detail::elementCount(dst, 0));
+}
+
+/// One host container per device buffer, in order (PopLibs' tools keep a convolution's pieces as
+/// `std::vector<boost::multi_array<T, N>>` beside one raw buffer each): `copy<T, N>(target, type,
+/// hosts, buffers)` and back. The containers hold `T` in `N` dimensions; the lists have one length.
+template <class T, std::size_t N, class C, class = typename detail::EnableContainer<C>::type>
+void copy(const poplar::Target &target, const poplar::Type &dstType, const std::vector<C> &src,
+          const std::vector<std::unique_ptr<char[]>> &dst) {
+  static_assert(std::is_same<typename C::element, T>::value && C::dimensionality == N,
+                "copy<T, N>: the host containers must hold T in N dimensions");
+  if (src.size() != dst.size())
+    throw poplar::poplar_error("poplar_test::copy: " + std::to_string(src.size()) + " host containers but " +
+                               std::to_string(dst.size()) + " device buffers");
+  for (std::size_t i = 0; i < src.size(); ++i)
+    copy(target, src[i], dstType, static_cast<void *>(dst[i].get()));
+}
+template <class T, std::size_t N, class C, class = typename detail::EnableContainer<C>::type>
+void copy(const poplar::Target &target, const poplar::Type &srcType,
+          const std::vector<std::unique_ptr<char[]>> &src, std::vector<C> &dst) {
+  static_assert(std::is_same<typename C::element, T>::value && C::dimensionality == N,
+                "copy<T, N>: the host containers must hold T in N dimensions");
+  if (src.size() != dst.size())
+    throw poplar::poplar_error("poplar_test::copy: " + std::to_string(src.size()) + " device buffers but " +
+                               std::to_string(dst.size()) + " host containers");
+  for (std::size_t i = 0; i < src.size(); ++i)
+    copy(target, srcType, static_cast<const void *>(src[i].get()), dst[i]);
 }
 
 } // namespace poplar_test

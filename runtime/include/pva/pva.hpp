@@ -240,6 +240,24 @@ private:
   std::size_t index_;
 };
 
+class ProgramVisitor;
+
+/// A variable a program step uses: its name, its bytes over all tiles, and whether it is live
+/// for the whole program.
+class Variable {
+public:
+  Variable(std::string name, std::uint64_t bytes, bool alwaysLive)
+      : name_(std::move(name)), bytes_(bytes), alwaysLive_(alwaysLive) {}
+  std::string name() const { return name_; }
+  std::uint64_t bytes() const { return bytes_; }
+  bool alwaysLive() const { return alwaysLive_; }
+
+private:
+  std::string name_;
+  std::uint64_t bytes_;
+  bool alwaysLive_;
+};
+
 /// A node of the program tree: a control program, a named block, or a step.
 class Program {
 public:
@@ -269,10 +287,62 @@ public:
   std::vector<std::shared_ptr<DebugContext>> debugContexts() const;
   /// A number unique to this program in its report.
   std::size_t _id() const { return index_; }
+  /// The variables the step uses, as far as the report records them (Aspen's reports do not
+  /// record them per step yet: empty; docs/profiling.md).
+  std::vector<Variable> vars() const;
+  /// Calls the visitor's method for this program's type (`visitOnTileExecute` for an
+  /// OnTileExecute step, ...), with this program as that type's class.
+  void accept(ProgramVisitor &visitor) const;
 
 private:
   detail::Data d_;
   std::size_t index_;
+};
+
+/// The program classes a ProgramVisitor receives, one per Program::Type.
+class SequenceProgram : public Program {
+  using Program::Program;
+};
+class OnTileExecuteProgram : public Program {
+  using Program::Program;
+};
+class DoExchangeProgram : public Program {
+  using Program::Program;
+};
+class StreamCopyMidProgram : public Program {
+  using Program::Program;
+};
+class RemoteBufferCopyProgram : public Program {
+  using Program::Program;
+};
+class SyncProgram : public Program {
+  using Program::Program;
+};
+class CallProgram : public Program {
+  using Program::Program;
+};
+class RepeatProgram : public Program {
+  using Program::Program;
+};
+class IfProgram : public Program {
+  using Program::Program;
+};
+
+/// Visits programs by type (`program->accept(visitor)`); each method does nothing unless
+/// overridden. A program of type Other goes to `visitProgram`.
+class ProgramVisitor {
+public:
+  virtual ~ProgramVisitor() = default;
+  virtual void visitSequence(const SequenceProgram &) {}
+  virtual void visitOnTileExecute(const OnTileExecuteProgram &) {}
+  virtual void visitDoExchange(const DoExchangeProgram &) {}
+  virtual void visitStreamCopyMid(const StreamCopyMidProgram &) {}
+  virtual void visitRemoteBufferCopy(const RemoteBufferCopyProgram &) {}
+  virtual void visitSync(const SyncProgram &) {}
+  virtual void visitCall(const CallProgram &) {}
+  virtual void visitRepeat(const RepeatProgram &) {}
+  virtual void visitIf(const IfProgram &) {}
+  virtual void visitProgram(const Program &) {}
 };
 
 /// A compute set the programs execute. From `Compilation::computeSets()`, the

@@ -397,6 +397,34 @@ std::vector<std::shared_ptr<Program>> Program::children() const {
     out.push_back(node(d_, c));
   return out;
 }
+std::vector<Variable> Program::vars() const {
+  return {};
+}
+void Program::accept(ProgramVisitor &visitor) const {
+  switch (type()) {
+  case Type::Sequence:
+    return visitor.visitSequence(SequenceProgram(d_, index_));
+  case Type::OnTileExecute:
+    return visitor.visitOnTileExecute(OnTileExecuteProgram(d_, index_));
+  case Type::DoExchange:
+    return visitor.visitDoExchange(DoExchangeProgram(d_, index_));
+  case Type::StreamCopyMid:
+    return visitor.visitStreamCopyMid(StreamCopyMidProgram(d_, index_));
+  case Type::RemoteBufferCopy:
+    return visitor.visitRemoteBufferCopy(RemoteBufferCopyProgram(d_, index_));
+  case Type::Sync:
+    return visitor.visitSync(SyncProgram(d_, index_));
+  case Type::Call:
+    return visitor.visitCall(CallProgram(d_, index_));
+  case Type::Repeat:
+    return visitor.visitRepeat(RepeatProgram(d_, index_));
+  case Type::If:
+    return visitor.visitIf(IfProgram(d_, index_));
+  case Type::Other:
+    break;
+  }
+  visitor.visitProgram(*this);
+}
 std::uint64_t Program::estimatedCycles() const {
   return d_->nodes[index_].cycles;
 }
