@@ -11,12 +11,14 @@
 
 namespace poplar {
 
-QuarterMetadata::QuarterMetadata(Format format, std::int8_t scale) : format_(format), scale_(scale) {
+QuarterMetadata::QuarterMetadata(Format format, std::int8_t scale) {
   if (format != Format::F143 && format != Format::F152)
     throw poplar_error("QuarterMetadata: invalid format " + std::to_string(static_cast<int>(format)));
   if (scale < -32 || scale > 31)
     throw poplar_error("QuarterMetadata: scale " + std::to_string(scale) +
                        " is outside the range -32..31 of the metadata's 6-bit scale");
+  binary_ = static_cast<std::uint8_t>((format == Format::F143 ? 0x80 : 0x00) |
+                                      (static_cast<unsigned>(scale) & 0x3f));
 }
 
 QuarterMetadata::QuarterMetadata(std::uint8_t binary) {
@@ -26,14 +28,7 @@ QuarterMetadata::QuarterMetadata(std::uint8_t binary) {
        << " has an invalid format field (bit 6 must be 0; bit 7 is 1 for F143, 0 for F152)";
     throw poplar_error(os.str());
   }
-  format_ = (binary & 0x80) ? Format::F143 : Format::F152;
-  // Bits 0-5: two's complement.
-  scale_ = static_cast<std::int8_t>((binary & 0x20) ? static_cast<int>(binary & 0x3f) - 64 : (binary & 0x3f));
-}
-
-std::uint8_t QuarterMetadata::getBinary() const {
-  return static_cast<std::uint8_t>((format_ == Format::F143 ? 0x80 : 0x00) |
-                                   (static_cast<unsigned>(scale_) & 0x3f));
+  binary_ = binary; // bit 7 the format, bits 0-5 the scale in two's complement
 }
 
 std::string QuarterMetadata::toString() const {

@@ -421,11 +421,23 @@ Tensor Tensor::slice(ArrayRef<std::size_t> begin, ArrayRef<std::size_t> end) con
   return affineView(v, base, axes, std::move(shape));
 }
 
+// slices() of a one-element tensor by intervals reaching past its end gives the element
+// broadcast to each interval's length (docs/poplibs-from-source.md, "Session 24"): popops'
+// generated element-wise vertices cut every operand by the output's regions, the
+// one-element scale of `x * scale` too, and only count the result's elements (the scalar
+// itself is connected whole); Poplar accepts that. Every other slice stays range-checked:
+// slice() of any tensor, and slices() of a tensor of more than one element.
 std::vector<Tensor> Tensor::slices(ArrayRef<Interval> intervals, unsigned dimension) const {
   std::vector<Tensor> out;
   out.reserve(intervals.size());
-  for (const Interval &i : intervals)
-    out.push_back(slice(i, dimension));
+  const bool oneElement = valid() && numElements() == 1 && dimension < rank();
+  for (const Interval &i : intervals) {
+    if (oneElement && i.begin() <= i.end() && i.end() > 1)
+      out.push_back(i.size() ? broadcast(static_cast<unsigned>(i.size()), dimension)
+                             : slice(0, 0, dimension));
+    else
+      out.push_back(slice(i, dimension));
+  }
   return out;
 }
 

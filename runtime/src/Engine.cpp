@@ -3,6 +3,7 @@
 #include "poplar/Engine.hpp"
 
 #include "EngineImpl.hpp"
+#include "HostQuarterMetadata.hpp"
 #include "ProfileReport.hpp"
 #include "ReportFile.hpp"
 #include "ir/ProgramNode.hpp"
@@ -397,9 +398,11 @@ void Engine::writeTensor(StringRef handle, const void *buf) {
 }
 void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
   live(impl_).readTensor(handle.str(), buf, bufEnd, true);
+  aspen::rt::forgetHostMetadata(buf, bufEnd); // the buffer holds other elements now
 }
 void Engine::readTensor(StringRef handle, void *buf) {
   live(impl_).readTensor(handle.str(), buf, nullptr, false);
+  aspen::rt::forgetHostMetadata(buf, static_cast<char *>(buf) + 1);
 }
 
 void Engine::writeTensor(StringRef handle, const QuarterMetadata &metadata, const void *buf,
@@ -412,6 +415,8 @@ void Engine::writeTensor(StringRef handle, const QuarterMetadata &metadata, cons
   impl.writeTensor(handle.str(), buf, bufEnd, true);
   const std::uint8_t binary = metadata.getBinary();
   impl.writeTensor(mdHandle, &binary, &binary + 1, true);
+  // The buffer holds quarter elements with this metadata (poplar_test::copy reads it back).
+  aspen::rt::noteHostMetadata(buf, bufEnd, binary);
 }
 
 void Engine::readTensor(StringRef handle, QuarterMetadata &metadata, void *buf, void *bufEnd) {
@@ -428,6 +433,8 @@ void Engine::readTensor(StringRef handle, QuarterMetadata &metadata, void *buf, 
   } catch (const poplar_error &e) {
     throw poplar_error("readTensor('" + handle.str() + "', metadata): the metadata tensor holds " + e.what());
   }
+  // poplar_test::copy(target, QUARTER, QuarterMetadata &, buf, ...) decodes the buffer with it.
+  aspen::rt::noteHostMetadata(buf, bufEnd, binary);
 }
 
 void Engine::connectStream(StringRef handle, void *p) {

@@ -8,6 +8,7 @@
 #include <poplar/MetadataCreation.hpp>
 #include <poplar/Quarter.hpp>
 #include <poplar/TypeConversion.hpp>
+#include <poplar_test/Util.hpp>
 #include <popops/Cast.hpp>
 #include <popops/codelets.hpp>
 #include <poputil/exceptions.hpp>
@@ -240,4 +241,40 @@ TEST_CASE("fp8 error: a quarter constant whose metadata holds an invalid format"
         graph.addConstant<float>(QUARTER, badMd, {2}, {1.0f, 2.0f}, "qc");
       },
       {"qc", "badMd", "0x45", "format"});
+}
+
+TEST_CASE("fp8 error: QUARTER_METADATA elements from a host type other than an 8-bit integer",
+          "[fp8][error]") {
+  Graph graph = makeGraph();
+  Tensor md = graph.addVariable(QUARTER_METADATA, {}, "md");
+  graph.setTileMapping(md, 0);
+  requireError<type_error>(
+      [&] { graph.setInitialValue(md, 1.5f); },
+      {"host elements of type float", "quarter_metadata", "QuarterMetadata::getBinary()"});
+  requireError<type_error>([&] { (void)graph.addConstant<int>(QUARTER_METADATA, {}, 0x80); },
+                           {"host elements of type int", "quarter_metadata"});
+}
+
+TEST_CASE("fp8 error: a poplar_test buffer whose quarter metadata is not valid", "[fp8][error]") {
+  static IPUModel model;
+  model.tilesPerIPU = 4;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  Tensor md = createVariableMetadataTensor(graph, Format::F143, 0, "md");
+  Tensor q = graph.addVariable(QUARTER, md, {2}, "q");
+  graph.setTileMapping(q, 1);
+  graph.createHostWrite("mdW", md.reinterpret(UNSIGNED_CHAR));
+  program::Sequence download;
+  std::vector<std::pair<std::string, poplar_test::HostMemory>> tmap;
+  auto raw = poplar_test::allocateHostMemoryForTensor(q, "q", graph, boost::none, download, tmap);
+  Engine engine(graph, download);
+  poplar_test::attachStreams(engine, tmap);
+  engine.load(device);
+  const unsigned char bad = 0x7f; // bit 6 set: no format
+  engine.writeTensor("mdW", &bad, &bad + 1);
+  engine.run(0);
+  QuarterMetadata got;
+  std::vector<double> host(2);
+  requireError<poplar_error>([&] { poplar_test::copy(graph.getTarget(), QUARTER, got, raw.get(), host); },
+                             {"poplar_test::copy", "metadata of the host buffer", "0x7f"});
 }

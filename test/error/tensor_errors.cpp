@@ -6,6 +6,7 @@
 #include "ir/TensorAlgebra.hpp"
 
 #include <poplar/Graph.hpp>
+#include <poplar/Interval.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/exceptions.hpp>
@@ -13,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <functional>
+#include <vector>
 
 using namespace poplar;
 using aspen::test::requireError;
@@ -369,4 +371,26 @@ TEST_CASE("tensor error: a tensor of another graph, or of a graph that is gone, 
     requireError<invalid_tile_mapping>(
         [&] { graph->setTileMapping(gone, 0); },
         {"setTileMapping", "variable 0", "{4}", "belongs to a different graph"});
+}
+
+TEST_CASE("tensor error: slices() out of range, except a one-element tensor's", "[tensor][error]") {
+  // slices() of a one-element tensor by wider intervals broadcasts it (popops' generated
+  // element-wise vertices rely on it); every other out-of-range slice still throws.
+  Fixture f;
+  const Tensor w = f.var("weights", {4});
+  const std::vector<Interval> wide{{0, 6}};
+  requireError<index_error>([&] { (void)w.slices(wide); }, {"slice(0, 6, 0)", "'weights'", "{4}"});
+  requireError<index_error>(
+      [&] {
+        (void)w.slices(std::vector<std::vector<Interval>>{{{2, 3}, {3, 5}}});
+      },
+      {"slice(3, 5, 0)", "'weights'"});
+  const Tensor s = f.var("scale", {1});
+  requireError<index_error>([&] { (void)s.slice(0, 20, 0); }, {"slice(0, 20, 0)", "'scale'", "{1}"});
+  requireError<index_error>(
+      [&] {
+        (void)s.slices(std::vector<Interval>{{3, 2}});
+      },
+      {"slice(3, 2, 0)", "'scale'"});
+  CHECK(s.slices(wide).at(0).numElements() == 6);
 }

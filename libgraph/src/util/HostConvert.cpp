@@ -103,8 +103,40 @@ template <class F> void withElementType(const poplar::Type &type, const char *ro
 
 } // namespace
 
+namespace {
+
+bool isByteInteger(const poplar::Type &type) {
+  return type == poplar::CHAR || type == poplar::SIGNED_CHAR || type == poplar::UNSIGNED_CHAR;
+}
+
+/// QUARTER_METADATA elements are bytes (QuarterMetadata::getBinary()): they convert
+/// bit for bit to and from QUARTER_METADATA and the 8-bit integer types, and to no
+/// other type (docs/fp8.md). Returns false when neither type is QUARTER_METADATA.
+bool copyMetadataBytes(const poplar::Type &from, const char *fromRole, const void *src,
+                       const poplar::Type &to, const char *toRole, void *dst, std::size_t count) {
+  const bool fromMd = from == poplar::QUARTER_METADATA;
+  const bool toMd = to == poplar::QUARTER_METADATA;
+  if (!fromMd && !toMd)
+    return false;
+  if ((fromMd || isByteInteger(from)) && (toMd || isByteInteger(to))) {
+    if (count)
+      std::memcpy(dst, src, count);
+    return true;
+  }
+  auto name = [](const poplar::Type &t) { return t.valid() ? t.toString().str() : std::string("<invalid>"); };
+  throw poplar::type_error(
+      std::string("Cannot convert ") + fromRole + " elements of type " + name(from) + " to " + toRole +
+      " elements of type " + name(to) +
+      ": a quarter_metadata element is one byte, QuarterMetadata::getBinary(), which "
+      "converts only to and from the 8-bit integer types (unsigned char, char, signed char)");
+}
+
+} // namespace
+
 void convertHostToDevice(const poplar::Type &hostType, const void *src, const poplar::Type &deviceType,
                          void *dst, std::size_t count) {
+  if (copyMetadataBytes(hostType, "host", src, deviceType, "device", dst, count))
+    return;
   withElementType(hostType, "host", [&](auto host) {
     withElementType(deviceType, "device",
                     [&](auto device) { convertArray<decltype(device), decltype(host)>(src, dst, count); });
@@ -113,6 +145,8 @@ void convertHostToDevice(const poplar::Type &hostType, const void *src, const po
 
 void convertDeviceToHost(const poplar::Type &deviceType, const void *src, const poplar::Type &hostType,
                          void *dst, std::size_t count) {
+  if (copyMetadataBytes(deviceType, "device", src, hostType, "host", dst, count))
+    return;
   withElementType(deviceType, "device", [&](auto device) {
     withElementType(hostType, "host",
                     [&](auto host) { convertArray<decltype(host), decltype(device)>(src, dst, count); });

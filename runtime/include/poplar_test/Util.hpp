@@ -77,6 +77,12 @@ std::unique_ptr<char[]> allocateHostMemoryForTensor(const poplar::Target &target
 /// A buffer for `t` (one copy per replica of `graph`), streamed into `t` by
 /// `uploadProg` and out of `t` by `downloadProg` when given; recorded in `map` as
 /// `name`. Throws poplar::poplar_error when `name` is already in `map`.
+/// A quarter tensor's buffer carries its metadata as well (kept beside the bytes, one
+/// per replica): the upload writes it to `t.getMetadata()` (unless that is a constant)
+/// and the download reads it back, through streams `<name>/upload/metadata` and
+/// `<name>/download/metadata`. It starts as the metadata tensor's value when the graph
+/// knows it (a constant or initial value), else F143 scale 0; copy(..., QUARTER,
+/// metadata, buffer) sets it, copy(..., QUARTER, QuarterMetadata &, buffer, ...) reads it.
 std::unique_ptr<char[]>
 allocateHostMemoryForTensor(const poplar::Tensor &t, const std::string &name, poplar::Graph &graph,
                             const boost::optional<poplar::program::Sequence &> &uploadProg,
@@ -104,6 +110,10 @@ void fromDevice(const poplar::Target &target, const poplar::Type &type,
                 const poplar::QuarterMetadata *metadata, const void *src, std::int64_t *dst, std::size_t n);
 void fromDevice(const poplar::Target &target, const poplar::Type &type,
                 const poplar::QuarterMetadata *metadata, const void *src, std::uint64_t *dst, std::size_t n);
+
+/// Sets `metadata` to the metadata the host buffer at `src` carries, when `type` is
+/// QUARTER and the buffer's metadata is known (see copy); leaves it otherwise.
+void bufferMetadata(const poplar::Type &type, const void *src, poplar::QuarterMetadata &metadata);
 
 template <class T> struct Wide {
   typedef typename std::conditional<
@@ -176,6 +186,17 @@ void copy(const poplar::Target &target, const poplar::Type &srcType, const popla
           const void *src, T *dst, std::size_t n) {
   detail::fromDevice(target, srcType, &metadata, src, dst, n);
 }
+/// QUARTER elements to host values with the metadata the buffer at `src` carries,
+/// which is stored in `metadata`: that of the last copy into it with metadata, of
+/// the last Engine::readTensor/writeTensor of it with metadata, or the tensor's (by
+/// its download stream) for a buffer of allocateHostMemoryForTensor. A buffer without
+/// known metadata is decoded with `metadata` as given (docs/fp8.md).
+template <class T>
+void copy(const poplar::Target &target, const poplar::Type &srcType, poplar::QuarterMetadata &metadata,
+          const void *src, T *dst, std::size_t n) {
+  detail::bufferMetadata(srcType, src, metadata);
+  detail::fromDevice(target, srcType, &metadata, src, dst, n);
+}
 /// A contiguous host container (std::vector, boost::multi_array, ...) to device elements.
 template <class C, class = typename detail::EnableContainer<C>::type>
 void copy(const poplar::Target &target, const C &src, const poplar::Type &dstType, void *dst) {
@@ -193,6 +214,11 @@ void copy(const poplar::Target &target, const poplar::Type &srcType, const void 
 }
 template <class C, class = typename detail::EnableContainer<C>::type>
 void copy(const poplar::Target &target, const poplar::Type &srcType, const poplar::QuarterMetadata &metadata,
+          const void *src, C &&dst) {
+  copy(target, srcType, metadata, src, dst.data(), detail::elementCount(dst, 0));
+}
+template <class C, class = typename detail::EnableContainer<C>::type>
+void copy(const poplar::Target &target, const poplar::Type &srcType, poplar::QuarterMetadata &metadata,
           const void *src, C &&dst) {
   copy(target, srcType, metadata, src, dst.data(), detail::elementCount(dst, 0));
 }

@@ -6,11 +6,44 @@
 #include <poplar/TypeConversion.hpp>
 #include <poplar/exceptions.hpp>
 
+#include "../../src/HostQuarterMetadata.hpp"
+
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
 
 namespace poplar_test {
+
+namespace {
+
+// The metadata cells of quarter buffers that allocateHostMemoryForTensor made, by the
+// buffer's first byte (one per replica), for attachStreams. Cells are never freed: an
+// engine may still hold a stream connected to one after its buffer is gone.
+struct QuarterBuffer {
+  std::vector<aspen::rt::MetadataCell> cells; // one per replica
+  bool uploads = false;                       // the metadata has an upload stream
+};
+struct Cells {
+  std::mutex mutex;
+  std::map<const char *, QuarterBuffer> byBuffer;
+  std::vector<aspen::rt::MetadataCell> all;
+};
+Cells &cells() {
+  static Cells *c = new Cells;
+  return *c;
+}
+
+std::string uploadMetadataHandle(const std::string &name) {
+  return uploadStreamHandle(name) + "/metadata";
+}
+std::string downloadMetadataHandle(const std::string &name) {
+  return downloadStreamHandle(name) + "/metadata";
+}
+
+} // namespace
 
 std::string uploadStreamHandle(const std::string &name) {
   return name + "/upload";
@@ -54,8 +87,43 @@ allocateHostMemoryForTensor(const poplar::Tensor &t, const std::string &name, po
     auto stream = graph.addDeviceToHostFIFO(downloadStreamHandle(name), t.elementType(), t.numElements());
     downloadProg->add(poplar::program::Copy(t, stream));
   }
+  const std::size_t perReplica = size / replicas;
+  std::vector<aspen::rt::MetadataCell> mdCells;
+  bool mdUploads = false;
+  if (t.elementType() == poplar::QUARTER && t.hasMetadata()) {
+    // The metadata travels beside the elements (see the header).
+    const poplar::Tensor md = t.getMetadata();
+    const poplar::Tensor mdBytes = md.reinterpret(poplar::UNSIGNED_CHAR);
+    if (uploadProg && !md.containsConstant()) {
+      auto stream = graph.addHostToDeviceFIFO(uploadMetadataHandle(name), poplar::UNSIGNED_CHAR, 1);
+      uploadProg->add(poplar::program::Copy(stream, mdBytes));
+      mdUploads = true;
+    }
+    if (downloadProg) {
+      auto stream = graph.addDeviceToHostFIFO(downloadMetadataHandle(name), poplar::UNSIGNED_CHAR, 1);
+      downloadProg->add(poplar::program::Copy(mdBytes, stream));
+    }
+    const std::uint8_t initial =
+        aspen::rt::knownMetadataValue(md).value_or(poplar::QuarterMetadata().getBinary());
+    for (unsigned r = 0; r != replicas; ++r) {
+      mdCells.push_back(std::make_shared<std::uint8_t>(initial));
+      const char *begin = buffer.get() + r * perReplica;
+      aspen::rt::attachHostMetadataCell(begin, begin + perReplica, mdCells.back());
+    }
+  }
+  if (mdCells.empty()) // the table may remember an earlier buffer freed at this address
+    aspen::rt::forgetHostMetadata(buffer.get(), buffer.get() + size);
+  {
+    Cells &c = cells();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.byBuffer.erase(buffer.get()); // an earlier buffer freed at this address
+    if (!mdCells.empty()) {
+      c.all.insert(c.all.end(), mdCells.begin(), mdCells.end());
+      c.byBuffer.emplace(buffer.get(), QuarterBuffer{std::move(mdCells), mdUploads});
+    }
+  }
   map.emplace_back(name,
-                   HostMemory(buffer.get(), size / replicas, replicas, bool(uploadProg), bool(downloadProg)));
+                   HostMemory(buffer.get(), perReplica, replicas, bool(uploadProg), bool(downloadProg)));
   return buffer;
 }
 
@@ -72,6 +140,16 @@ void connect(poplar::Engine &e, const std::string &handle, const HostMemory &mem
   }
 }
 
+void connectCells(poplar::Engine &e, const std::string &handle,
+                  const std::vector<aspen::rt::MetadataCell> &cells) {
+  if (cells.size() == 1) {
+    e.connectStream(handle, cells[0].get(), cells[0].get() + 1);
+    return;
+  }
+  for (unsigned r = 0; r != cells.size(); ++r)
+    e.connectStream(handle, r, cells[r].get(), cells[r].get() + 1);
+}
+
 } // namespace
 
 void attachStreams(poplar::Engine &e, const std::vector<std::pair<std::string, HostMemory>> &map) {
@@ -80,11 +158,28 @@ void attachStreams(poplar::Engine &e, const std::vector<std::pair<std::string, H
       connect(e, uploadStreamHandle(entry.first), entry.second);
     if (entry.second.hasDownload())
       connect(e, downloadStreamHandle(entry.first), entry.second);
+    QuarterBuffer quarter;
+    {
+      Cells &c = cells();
+      std::lock_guard<std::mutex> lock(c.mutex);
+      const auto it = c.byBuffer.find(entry.second.data());
+      if (it != c.byBuffer.end())
+        quarter = it->second;
+    }
+    if (quarter.cells.empty())
+      continue;
+    if (entry.second.hasUpload() && quarter.uploads)
+      connectCells(e, uploadMetadataHandle(entry.first), quarter.cells);
+    if (entry.second.hasDownload())
+      connectCells(e, downloadMetadataHandle(entry.first), quarter.cells);
   }
 }
 
 namespace detail {
 namespace {
+
+void noteBuffer(const poplar::Target &target, const poplar::Type &type,
+                const poplar::QuarterMetadata *metadata, void *dst, std::size_t n);
 
 bool isFloating(const poplar::Type &type) {
   return type == poplar::FLOAT || type == poplar::HALF || type == poplar::DOUBLE || type == poplar::QUARTER;
@@ -172,6 +267,7 @@ void checkIntegral(const poplar::Type &type, const poplar::QuarterMetadata *meta
 template <class I>
 void integersToDevice(const poplar::Target &target, const poplar::Type &type,
                       const poplar::QuarterMetadata *metadata, const I *src, std::size_t n, void *dst) {
+  noteBuffer(target, type, metadata, dst, n);
   if (isFloating(type)) {
     std::vector<double> values(src, src + n);
     floatingToDevice(target, type, metadata, values.data(), n, dst);
@@ -203,10 +299,22 @@ void integersFromDevice(const poplar::Target &target, const poplar::Type &type,
   }
 }
 
+// What the host buffer [dst, dst + n elements) holds now: quarter elements with
+// `metadata`, or other elements (copy(..., QuarterMetadata &, ...) reads it back).
+void noteBuffer(const poplar::Target &target, const poplar::Type &type,
+                const poplar::QuarterMetadata *metadata, void *dst, std::size_t n) {
+  char *end = static_cast<char *>(dst) + n * target.getTypeSize(type);
+  if (type == poplar::QUARTER && metadata)
+    aspen::rt::noteHostMetadata(dst, end, metadata->getBinary());
+  else
+    aspen::rt::forgetHostMetadata(dst, end);
+}
+
 } // namespace
 
 void toDevice(const poplar::Target &target, const poplar::Type &type, const poplar::QuarterMetadata *metadata,
               const double *src, std::size_t n, void *dst) {
+  noteBuffer(target, type, metadata, dst, n);
   if (isFloating(type)) {
     floatingToDevice(target, type, metadata, src, n, dst);
     return;
@@ -257,6 +365,22 @@ void fromDevice(const poplar::Target &target, const poplar::Type &type,
 void fromDevice(const poplar::Target &target, const poplar::Type &type,
                 const poplar::QuarterMetadata *metadata, const void *src, std::uint64_t *dst, std::size_t n) {
   integersFromDevice(target, type, metadata, src, dst, n);
+}
+
+void bufferMetadata(const poplar::Type &type, const void *src, poplar::QuarterMetadata &metadata) {
+  if (type != poplar::QUARTER)
+    return;
+  const auto binary = aspen::rt::hostMetadata(src);
+  if (!binary)
+    return;
+  try {
+    metadata = poplar::QuarterMetadata(*binary);
+  } catch (const poplar::poplar_error &e) {
+    throw poplar::poplar_error(
+        std::string("poplar_test::copy from QUARTER: the metadata of the host buffer is not "
+                    "valid: ") +
+        e.what());
+  }
 }
 
 } // namespace detail
