@@ -10,3 +10,9 @@ aspen_add_test(fidelity_popnn_vertex_estimates LABEL fidelity SOURCES fidelity/p
   LIBS Aspen::popnn Aspen::popops nlohmann_json::nlohmann_json)
 aspen_add_test(fidelity_poprand_vertex_estimates LABEL fidelity SOURCES fidelity/poprand_vertex_estimates.cpp
   LIBS Aspen::poprand Aspen::popops nlohmann_json::nlohmann_json)
+aspen_add_test(fidelity_tile_cycle_counts LABEL fidelity SOURCES fidelity/tile_cycle_counts.cpp
+  LIBS Aspen::popops)
+aspen_add_test(fidelity_matrix_vector_tut6 LABEL fidelity SOURCES fidelity/matrix_vector_tut6.cpp
+  LIBS nlohmann_json::nlohmann_json)
+aspen_add_test(fidelity_chip_matmul LABEL fidelity SOURCES fidelity/chip_matmul.cpp
+  LIBS Aspen::poplin Aspen::popops nlohmann_json::nlohmann_json)

@@ -1,0 +1,198 @@
+// Copyright (c) Aspen contributors.
+// Fidelity (issue 23 item 5): Graphcore's Poplar tutorial 6 ("Matrix-vector multiplication
+// optimisation", graphcore/examples, tutorials/tutorials/poplar/tut6_matrix_vector_opt/README.md)
+// prints the execution profile of `./tut6 10000 1000 --device ipu` on an IPU (Mk2, 1,472
+// tiles, 1.33 GHz: 25,444,984 cycles "approx 19,131.6 microseconds"):
+//
+//   Tile average compute cycles (including idle threads): 28,300.3
+//   Tile average IPU exchange cycles:                     8,743.1
+//   Tile average host exchange cycles:                    2,641,488.4
+//   Tile average sync cycles:                             135,849.6
+//
+// The program: stream a 10,000 x 1,000 float matrix and a 1,000-float vector in, one compute
+// set of dot products of row segments (the row split in 7, chosen by the tutorial's estimator as
+// its README prints, "colsAxisSplit=7"), one of reductions of the 7 partials of each row, and
+// stream the 10,000 results out. Its vertices are plain C++ loops (no assembly), so on Aspen
+// they are priced from the code they ran (docs/cost-model.md, "Cycles from the code"): this is
+// the suite's counted custom vertex with a published hardware figure. The vertices here are
+// Aspen's own code of the same loops; the mapping is the tutorial's, as its README describes it
+// (vector spread over all tiles, vertices and their row segments spread evenly in order).
+//
+// Checked within 2x (none of these parts of the model is meant to be exact): host exchange
+// cycles (the host link's bandwidth). Recorded as known gaps, with the gap asserted so that a
+// change shows: compute (the counted loops count address arithmetic and loop control the IPU's
+// code folds: 2.2x), IPU exchange (Aspen prices bytes, not the per-message work of gathering
+// each 143-float segment from the 143 tiles holding it; Poplar's IPUModel, which models that
+// work, printed 8,697.4 for the same program) and sync (the hardware figure includes tiles
+// waiting for others). docs/fidelity.md has the table.
+#include <poplar/Engine.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/IPUModel.hpp>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+const char *const kCodelets = R"(
+#include <poplar/Vertex.hpp>
+class DotProduct : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<float>> a;
+  poplar::Input<poplar::Vector<float>> b;
+  poplar::Output<float> out;
+  bool compute() {
+    float sum = 0;
+    for (unsigned i = 0; i < a.size(); ++i)
+      sum += a[i] * b[i];
+    *out = sum;
+    return true;
+  }
+};
+class SumPartials : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<float>> in;
+  poplar::Output<float> out;
+  bool compute() {
+    float sum = 0;
+    for (unsigned i = 0; i < in.size(); ++i)
+      sum += in[i];
+    *out = sum;
+    return true;
+  }
+};
+)";
+
+constexpr unsigned kRows = 10000, kCols = 1000, kSplit = 7;
+
+void report(const char *what, double hardware, double aspen) {
+  std::printf("%-44s hardware %12.1f  Aspen %12.1f  ratio %.3f\n", what, hardware, aspen, aspen / hardware);
+}
+
+} // namespace
+
+TEST_CASE("Poplar tutorial 6's matrix-vector product against its published IPU profile",
+          "[fidelity][counted][exchange][host]") {
+  poplar::IPUModel model("ipu2"); // Mk2: 1,472 tiles at 1.33 GHz, as the profile's cycles/us
+  poplar::Device device = model.createDevice();
+  poplar::Graph graph(device.getTarget());
+  std::stringstream source(kCodelets);
+  graph.addCodelets(source, "-O2");
+  const unsigned numTiles = graph.getTarget().getNumTiles();
+  REQUIRE(numTiles == 1472);
+  REQUIRE(graph.getTarget().getTileClockFrequency() == Approx(1.33e9).epsilon(0.01));
+
+  poplar::Tensor matrix = graph.addVariable(poplar::FLOAT, {kRows, kCols}, "matrix");
+  poplar::Tensor in = graph.addVariable(poplar::FLOAT, {kCols}, "inputVector");
+  poplar::Tensor out = graph.addVariable(poplar::FLOAT, {kRows}, "outputVector");
+  poplar::Tensor partials = graph.addVariable(poplar::FLOAT, {kRows, kSplit}, "partials");
+  for (unsigned i = 0; i < kCols; ++i)
+    graph.setTileMapping(in[i], i * numTiles / kCols);
+
+  poplar::ComputeSet mulCS = graph.addComputeSet("mulCS");
+  for (unsigned s = 0; s < kSplit; ++s) {
+    const unsigned begin = s * kCols / kSplit, end = (s + 1) * kCols / kSplit;
+    for (unsigned row = 0; row < kRows; ++row) {
+      const unsigned tile = (s * kRows + row) * numTiles / (kSplit * kRows);
+      poplar::VertexRef v = graph.addVertex(
+          mulCS, "DotProduct",
+          {{"a", matrix[row].slice(begin, end)}, {"b", in.slice(begin, end)}, {"out", partials[row][s]}});
+      graph.setTileMapping(v, tile);
+      graph.setTileMapping(matrix[row].slice(begin, end), tile);
+      graph.setTileMapping(partials[row][s], tile);
+    }
+  }
+  poplar::ComputeSet reduceCS = graph.addComputeSet("reduceCS");
+  for (unsigned row = 0; row < kRows; ++row) {
+    const unsigned tile = row * numTiles / kRows;
+    poplar::VertexRef v =
+        graph.addVertex(reduceCS, "SumPartials", {{"in", partials[row]}, {"out", out[row]}});
+    graph.setTileMapping(v, tile);
+    graph.setTileMapping(out[row], tile);
+  }
+
+  poplar::DataStream inV = graph.addHostToDeviceFIFO("inputVector", poplar::FLOAT, kCols);
+  poplar::DataStream inM = graph.addHostToDeviceFIFO("inputMatrix", poplar::FLOAT, kCols * kRows);
+  poplar::DataStream outS = graph.addDeviceToHostFIFO("out", poplar::FLOAT, kRows);
+  poplar::program::Sequence prog({poplar::program::Copy(inV, in), poplar::program::Copy(inM, matrix),
+                                  poplar::program::Execute(mulCS), poplar::program::Execute(reduceCS),
+                                  poplar::program::Copy(out, outS)});
+
+  std::vector<float> hMatrix(std::size_t(kRows) * kCols), hIn(kCols), hOut(kRows);
+  for (unsigned col = 0; col < kCols; ++col) {
+    hIn[col] = float(col % 7) - 3.0f;
+    for (unsigned row = 0; row < kRows; ++row)
+      hMatrix[std::size_t(row) * kCols + col] = float((row + col) % 5) - 2.0f;
+  }
+
+  char dirTemplate[] = "/tmp/aspen-fidelity-XXXXXX";
+  const std::string dir = ::mkdtemp(dirTemplate);
+  {
+    poplar::Engine engine(graph, prog,
+                          {{"autoReport.outputExecutionProfile", "true"}, {"autoReport.directory", dir}});
+    engine.load(device);
+    engine.connectStream("inputVector", hIn.data());
+    engine.connectStream("inputMatrix", hMatrix.data());
+    engine.connectStream("out", hOut.data());
+    engine.run(0);
+  }
+  // The product is right (small integers: exact in float).
+  for (unsigned row = 0; row < kRows; row += 97) {
+    float expected = 0;
+    for (unsigned col = 0; col < kCols; ++col)
+      expected += hMatrix[std::size_t(row) * kCols + col] * hIn[col];
+    REQUIRE(hOut[row] == expected);
+  }
+  std::ifstream file(dir + "/profile.json");
+  REQUIRE(file.good());
+  const nlohmann::json profile = nlohmann::json::parse(file);
+  std::system(("rm -rf '" + dir + "'").c_str());
+  const nlohmann::json &x = profile.at("execution");
+
+  // Compute: each tile's counted cycles in the two compute sets, averaged over the tiles.
+  std::vector<double> tileCompute(numTiles, 0.0);
+  unsigned computeSteps = 0;
+  for (const auto &step : x.at("steps")) {
+    if (step.at("kind") != "Execute")
+      continue;
+    ++computeSteps;
+    REQUIRE(step.value("tileComputeCyclesCounted", false));
+    const auto &tiles = step.at("tiles");
+    const auto &cycles = step.at("tileComputeCycles");
+    for (std::size_t k = 0; k < tiles.size(); ++k)
+      tileCompute.at(tiles[k].get<unsigned>()) += cycles[k].get<double>();
+  }
+  REQUIRE(computeSteps == 2);
+  double computeAverage = 0;
+  for (double c : tileCompute)
+    computeAverage += c / numTiles;
+  const double hostExchange = x.at("cycles").at("hostExchange").get<double>();
+  const double exchange = x.at("cycles").at("exchange").get<double>();
+  const double sync = x.at("cycles").at("sync").get<double>();
+  const double total = x.at("totalCycles").get<double>();
+
+  report("compute (known gap: counted C++ loops)", 28300.3, computeAverage);
+  report("host exchange (40 MB in, 40 KB out)", 2641488.4, hostExchange);
+  report("IPU exchange (known gap)", 8743.1, exchange);
+  report("sync (known gap)", 135849.6, sync);
+  report("total (known gap: host-side preparation)", 25444984, total);
+
+  // Known gap (docs/fidelity.md): the counted loop is 9 thread cycles an element against the
+  // hardware's 4.1 (address arithmetic and loop control the IPU folds); asserted as documented.
+  CHECK(computeAverage / 28300.3 > 2.0);
+  CHECK(computeAverage / 28300.3 < 2.5);
+  CHECK(hostExchange / 2641488.4 > 0.5);
+  CHECK(hostExchange / 2641488.4 < 2.0);
+  // Known gaps (docs/fidelity.md): Aspen is faster than the hardware by more than 2x here.
+  CHECK(exchange / 8743.1 < 0.5);
+  CHECK(sync / 135849.6 < 0.5);
+  CHECK(total / 25444984 < 0.5);
+}
