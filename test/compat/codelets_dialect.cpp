@@ -405,6 +405,60 @@ TEST_CASE("names: vertex types as Poplar and templateVertex spell them", "[compa
   });
 }
 
+TEST_CASE("names: a vertex base chosen by template parameters (std::conditional_t)", "[compat][codelets]") {
+  // Issue 24: the base is known only to the instantiation; the host compiler decides which
+  // instantiations are vertex types and which compute runs.
+  onEveryBuildAndDevice({"ConditionalBase.cpp"}, "-O2 -Werror", [](Harness &h) {
+    for (const char *name : {"cond::Scale<float,cond::Kind::MULTI>", "cond::Scale<int,cond::Kind::SINGLE>",
+                             "cond::Scale<int,cond::Kind::SUPERVISOR>",
+                             "cond::Scale<short,cond::Kind::MULTI>", "cond::Negate<float,true>",
+                             "cond::Negate<float,false>", "cond::Twice<float>", "cond::Twice<int>"}) {
+      INFO(name);
+      REQUIRE(h.graph().hasCodelet(name));
+    }
+    REQUIRE_FALSE(h.graph().hasCodelet("cond::Helper<float>"));
+    REQUIRE_FALSE(h.graph().hasCodelet("cond::Other<int>"));
+    const std::size_t n = 17;
+    const std::vector<float> in = ramp(n, -6.0f, 1.0f);
+    struct Case {
+      const char *vertex;
+      Type type;
+      float factor;
+      unsigned owner; // 6: the worker id (i % 6), else 100 + the base's kind
+    };
+    const Case cases[] = {{"cond::Scale<float,cond::Kind::MULTI>", FLOAT, 1.5f, 6},
+                          {"cond::Scale<int,cond::Kind::SINGLE>", INT, 3.0f, 101},
+                          {"cond::Scale<int,cond::Kind::SUPERVISOR>", INT, -2.0f, 102}};
+    for (unsigned c = 0; c < 3; ++c) {
+      const std::string k = std::to_string(c);
+      VertexRef v = h.vertex(cases[c].vertex, {{"in", h.input("in" + k, cases[c].type, in)},
+                                               {"out", h.output("out" + k, cases[c].type, n)},
+                                               {"owner", h.output("owner" + k, UNSIGNED_INT, n)}});
+      if (cases[c].type == FLOAT)
+        h.graph().setInitialValue(v["factor"], cases[c].factor);
+      else
+        h.graph().setInitialValue(v["factor"], static_cast<int>(cases[c].factor));
+    }
+    h.vertex("cond::Twice<float>", {{"data", h.inout("twice", FLOAT, in)}});
+    h.vertex("cond::Negate<float,true>", {{"data", h.inout("neg0", FLOAT, in)}});
+    h.vertex("cond::Negate<float,false>", {{"data", h.inout("neg1", FLOAT, in)}});
+    h.run();
+    for (unsigned c = 0; c < 3; ++c) {
+      const std::string k = std::to_string(c);
+      for (std::size_t i = 0; i < n; ++i) {
+        INFO(cases[c].vertex << " element " << i);
+        REQUIRE(h["out" + k][i] == in[i] * cases[c].factor);
+        REQUIRE(h["owner" + k][i] == (cases[c].owner == 6 ? static_cast<float>(i % 6) : cases[c].owner));
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      REQUIRE(h["neg0/read"][i] == -in[i]);
+      REQUIRE(h["neg1/read"][i] == -in[i]);
+      REQUIRE(h["twice/read"][i] == 2 * in[i]);
+    }
+  });
+}
+
 TEST_CASE("generated code: user macros, Eigen, anonymous namespaces, extern \"C\", a C source",
           "[compat][codelets]") {
   onEveryBuildAndDevice(

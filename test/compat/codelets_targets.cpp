@@ -219,6 +219,24 @@ TEST_CASE("targets: an IPU build in IPU assembly runs the cpu build on the IPU d
   }
 }
 
+TEST_CASE("targets: a vertex base chosen by EXTERNAL_CODELET: external in the IPU build, the cpu build runs",
+          "[compat][codelets][targets]") {
+  // Issue 24, as PopLibs' ConvPartial1x1Out: std::conditional_t<... && EXTERNAL_CODELET,
+  // SupervisorVertex, MultiVertex>, compute() IPU assembly in the IPU build.
+  aspen::test::TempDir dir;
+  const std::string printed =
+      popcOk("-O2 -Werror --target ipu2,cpu " + aspen::test::compatCodeletFile("ConditionalBase.cpp") +
+             " -o " + dir.path + "/cond.gp");
+  CHECK(contains(printed, "ConditionalBase.cpp: its ipu2 build marks 1 vertex type(s) isExternalCodelet"));
+  CHECK(contains(printed, "'cond::Twice<float>'"));
+  aspen::test::codelets::onBothDevices([&](Graph &g) { REQUIRE(g.addCodelets(dir.path + "/cond.gp")); },
+                                       [&](Graph &g, Device &, DeviceKind) {
+                                         CHECK(g.hasCodelet("cond::Twice<float>"));
+                                         CHECK(g.hasCodelet("cond::Scale<int,cond::Kind::SUPERVISOR>"));
+                                         CHECK_FALSE(g.hasCodelet("cond::Helper<float>"));
+                                       });
+}
+
 TEST_CASE("targets: popc linking .gp files links their IPU builds, the others' cpu builds with them",
           "[compat][codelets][targets]") {
   aspen::test::TempDir dir;

@@ -925,6 +925,8 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     if (languageOf(sources[i]) == SourceLanguage::Cpp)
       cppSources.push_back(i);
   std::set<std::string> registered;
+  // Classes whose base the host compiler decides: registered only if it finds a vertex type.
+  std::set<std::string> baseDeferred;
   std::string introspectionErrors;
   std::vector<std::string> units, unitTexts, unitTokens;
   std::vector<std::vector<std::string>> unitVertices;
@@ -942,8 +944,11 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
       for (IntrospectedVertex &v : found.vertices) {
         if (!wellFormedTypeName(v.name))
           malformed.insert(v.name + " (" + v.file + ":" + std::to_string(v.line) + ")");
-        else if (registered.insert(v.name).second)
+        else if (registered.insert(v.name).second) {
+          if (v.baseDeferred)
+            baseDeferred.insert(v.name);
           vertices.push_back(std::move(v));
+        }
       }
       vertexCounts[cppSources[u]] = static_cast<std::uint32_t>(vertices.size());
       for (const std::string &n : found.notVertices)
@@ -1128,6 +1133,13 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
     std::set<std::string> inLibrary, missing, extra;
     for (const ir::VertexTypeInfo &t : vertexTypes)
       inLibrary.insert(t.name);
+    for (const std::string &n : baseDeferred)
+      if (!inLibrary.count(n))
+        registered.erase(n); // not a vertex type after all (its base is not a vertex base)
+    for (std::size_t u = 0; u < cppSources.size() && u < unitVertices.size(); ++u)
+      vertexCounts[cppSources[u]] = static_cast<std::uint32_t>(
+          std::count_if(unitVertices[u].begin(), unitVertices[u].end(),
+                        [&](const std::string &n) { return inLibrary.count(n) != 0; }));
     for (const std::string &n : registered)
       if (!inLibrary.count(n))
         missing.insert(n);
@@ -1176,7 +1188,7 @@ CompiledCodelets compileCodelets(const std::vector<std::string> &sourcesIn, cons
   CompiledCodelets out;
   out.metadata.vertexCounts = vertexCounts;
   for (const auto &[alias, target] : aliases)
-    if (!registered.count(alias))
+    if (!registered.count(alias) && registered.count(target))
       out.metadata.aliases.emplace(alias, target);
   out.metadata.aspenVersion = kAspenVersion;
   out.metadata.sharedObjectHash = soHash;

@@ -114,6 +114,9 @@ CXCursor baseDeclOf(CXCursor spec) {
 struct ClassWalk {
   VertexBase base = VertexBase::None;
   bool hasCompute = false;
+  unsigned computeDecls = 0;
+  /// A base the pattern cannot resolve whose spelling names a vertex base.
+  bool baseDeferred = false;
   std::vector<std::string> fields;
   std::vector<std::string> fieldTypes;
 };
@@ -126,6 +129,47 @@ void addField(ClassWalk &walk, CXCursor field) {
     walk.fields.push_back(std::move(name));
     walk.fieldTypes.push_back(take(clang_getTypeSpelling(clang_getCursorType(field))));
   }
+}
+
+void walkClass(CXCursor decl, CXType type, ClassWalk &walk, int depth);
+
+bool isClassOrTemplate(CXCursor decl) {
+  const CXCursorKind k = kindOf(decl);
+  return isClassLike(k) || k == CXCursor_ClassTemplate || k == CXCursor_ClassTemplatePartialSpecialization;
+}
+
+/// Whether a base specifier's spelling names, anywhere in it, a vertex base or a class
+/// deriving from one (`std::conditional_t<C, poplar::SupervisorVertex, MultiVertex>`,
+/// `std::conditional_t<C, MyBase<T>, poplar::Vertex>`).
+bool spellingNamesVertexBase(CXCursor spec, int depth) {
+  struct State {
+    bool names;
+    int depth;
+  } state{false, depth};
+  clang_visitChildren(
+      spec,
+      [](CXCursor child, CXCursor, CXClientData data) {
+        State &s = *static_cast<State *>(data);
+        const CXCursorKind k = kindOf(child);
+        if (k == CXCursor_TypeRef || k == CXCursor_TemplateRef) {
+          CXCursor referenced = clang_getCursorReferenced(child);
+          const CXCursorKind rk = isNull(referenced) ? CXCursor_NoDeclFound : kindOf(referenced);
+          if (isClassOrTemplate(referenced)) {
+            ClassWalk probe;
+            walkClass(referenced, clang_getCursorType(referenced), probe, s.depth + 1);
+            s.names = s.names || probe.base != VertexBase::None || probe.baseDeferred;
+          } else if ((rk == CXCursor_TypeAliasTemplateDecl || rk == CXCursor_TypeAliasDecl ||
+                      rk == CXCursor_TypedefDecl) &&
+                     s.depth < 32) {
+            // An alias of the user's (`template <Kind K> using BaseOf = std::conditional_t<...>`):
+            // what it stands for.
+            s.names = spellingNamesVertexBase(referenced, s.depth + 1);
+          }
+        }
+        return s.names ? CXChildVisit_Break : CXChildVisit_Recurse;
+      },
+      &state);
+  return state.names;
 }
 
 void walkClass(CXCursor decl, CXType type, ClassWalk &walk, int depth) {
@@ -142,8 +186,18 @@ void walkClass(CXCursor decl, CXType type, ClassWalk &walk, int depth) {
     return;
   CXCursor body = bodyOf(decl);
   forEachChild(body, [&](CXCursor child) {
-    if (kindOf(child) == CXCursor_CXXBaseSpecifier)
-      walkClass(baseDeclOf(child), clang_getCursorType(child), walk, depth + 1);
+    if (kindOf(child) != CXCursor_CXXBaseSpecifier)
+      return;
+    const CXCursor baseDecl = baseDeclOf(child);
+    if (isNull(baseDecl) || !isClassOrTemplate(baseDecl)) {
+      // An alias template, a template parameter, a member type of a dependent type: only
+      // the instantiation knows the class. Deferred to the host compiler when it can be a
+      // vertex base.
+      if (spellingNamesVertexBase(child, depth))
+        walk.baseDeferred = true;
+      return;
+    }
+    walkClass(baseDecl, clang_getCursorType(child), walk, depth + 1);
   });
   // Own fields: from the (instantiated) type when it is complete, else as written.
   bool fromType = false;
@@ -168,8 +222,10 @@ void walkClass(CXCursor decl, CXType type, ClassWalk &walk, int depth) {
     if (ck == CXCursor_FieldDecl && !fromType)
       addField(walk, child);
     if ((ck == CXCursor_CXXMethod || ck == CXCursor_FunctionTemplate) &&
-        take(clang_getCursorSpelling(child)) == "compute")
+        take(clang_getCursorSpelling(child)) == "compute") {
       walk.hasCompute = true;
+      ++walk.computeDecls;
+    }
   });
 }
 
@@ -538,7 +594,8 @@ private:
       CXType type = clang_getCursorType(c);
       walkClass(c, type, walk, 0);
       name = canonicalSpecialisationName(c, type, pattern, alias);
-      if (walk.base == VertexBase::None || !walk.hasCompute) {
+      const bool deferred = walk.base == VertexBase::None && walk.baseDeferred && walk.hasCompute;
+      if (!deferred && (walk.base == VertexBase::None || !walk.hasCompute)) {
         if (notVertexSeen_.insert(name).second)
           result.notVertices.push_back(name);
         return;
@@ -560,6 +617,8 @@ private:
     v.alias = alias;
     v.fields = std::move(walk.fields);
     v.fieldTypes = std::move(walk.fieldTypes);
+    v.baseDeferred = walk.base == VertexBase::None;
+    v.computeOverloaded = walk.computeDecls > 1;
     CXFile file;
     unsigned line = 0, column = 0, offset = 0;
     clang_getSpellingLocation(clang_getCursorLocation(c), &file, &line, &column, &offset);

@@ -25,6 +25,14 @@ struct IntrospectedVertex {
   std::vector<std::string> fieldTypes;
   std::string file; // where the class or the explicit instantiation is written
   unsigned line = 0;
+  /// A base of the class template could not be resolved from its pattern (a dependent
+  /// base such as `std::conditional_t<C, SupervisorVertex, MultiVertex>`) but its spelling
+  /// names a vertex base: the host compiler decides, on the instantiated type, whether it is
+  /// a vertex type and which base it has; one that is not is left unregistered.
+  bool baseDeferred = false;
+  /// compute has several overloads (`compute()` and `compute(unsigned)`): the generated unit
+  /// calls the one the vertex's base runs instead of taking compute's address.
+  bool computeOverloaded = false;
 };
 
 struct IntrospectionResult {

@@ -230,8 +230,19 @@ template <class V, class B, class R, class W> int invoke(V *v, R (B::*m)(W) cons
 /// Whether the host compiler sees a vertex type: a class deriving from a vertex
 /// base with an accessible compute member. Checked (must be false) for every
 /// explicit instantiation introspection did not take for a vertex.
-template <class T, class = void> struct HasCompute : std::false_type {};
-template <class T> struct HasCompute<T, decltype((void)&T::compute)> : std::true_type {};
+/// compute's address, or (overloaded compute) a call without or with a worker id.
+template <class T, class = void> struct HasComputeAddress : std::false_type {};
+template <class T> struct HasComputeAddress<T, decltype((void)&T::compute)> : std::true_type {};
+template <class T, class = void> struct HasComputeCall0 : std::false_type {};
+template <class T>
+struct HasComputeCall0<T, decltype((void)static_cast<T *>(nullptr)->compute())> : std::true_type {};
+template <class T, class = void> struct HasComputeCall1 : std::false_type {};
+template <class T>
+struct HasComputeCall1<T, decltype((void)static_cast<T *>(nullptr)->compute(0u))> : std::true_type {};
+template <class T> struct HasCompute {
+  static constexpr bool value =
+      HasComputeAddress<T>::value || HasComputeCall0<T>::value || HasComputeCall1<T>::value;
+};
 template <class T> struct IsVertexType {
   static constexpr bool value =
       (std::is_base_of<poplar::Vertex, T>::value || std::is_base_of<poplar::MultiVertex, T>::value ||
@@ -245,6 +256,50 @@ template <class T, class = void> struct IsExternalCodelet : std::false_type {};
 template <class T>
 struct IsExternalCodelet<T, decltype((void)T::isExternalCodelet)>
     : std::integral_constant<bool, static_cast<bool>(T::isExternalCodelet)> {};
+
+/// compute called by overload resolution rather than through its address, for a class whose
+/// base only the host compiler knows (`std::conditional_t<C, SupervisorVertex, MultiVertex>`)
+/// or whose compute is overloaded (`void compute();` for the IPU's assembly beside
+/// `void compute(unsigned)` in C++): a MultiVertex runs compute(workerId) on every worker,
+/// a Vertex or SupervisorVertex compute() once. A class that turns out not to be a vertex
+/// type is not registered (its entry is dropped), so nothing of compute is named for it;
+/// nor for an isExternalCodelet vertex of an IPU build, whose compute is IPU assembly (that
+/// build is then not kept, docs/codelets.md "Which build runs where").
+template <class V> struct CallComputeW {
+  V *v;
+  unsigned w;
+  auto operator()() const -> decltype(v->compute(w)) { return v->compute(w); }
+};
+template <class V> struct CallCompute0 {
+  V *v;
+  auto operator()() const -> decltype(v->compute()) { return v->compute(); }
+};
+template <class V, int How> struct ComputeCaller { // 0: nothing to call
+  static int run(void *, unsigned) { return 0; }
+};
+template <class V> struct ComputeCaller<V, 1> { // MultiVertex
+  static int run(void *p, unsigned w) {
+    V *v = static_cast<V *>(p);
+    return Result<decltype(v->compute(w))>::run(CallComputeW<V>{v, w});
+  }
+};
+template <class V> struct ComputeCaller<V, 2> { // Vertex, SupervisorVertex
+  static int run(void *p, unsigned w) {
+    V *v = static_cast<V *>(p);
+    return w != 0 ? 1 : Result<decltype(v->compute())>::run(CallCompute0<V>{v});
+  }
+};
+#ifdef __IPU__
+constexpr bool kIpuBuild = true;
+#else
+constexpr bool kIpuBuild = false;
+#endif
+template <class V> struct ComputeCall {
+  static constexpr int how = !IsVertexType<V>::value || (kIpuBuild && IsExternalCodelet<V>::value) ? 0
+                             : std::is_base_of<poplar::MultiVertex, V>::value                      ? 1
+                                                                                                   : 2;
+  static int run(void *v, unsigned w) { return ComputeCaller<V, how>::run(v, w); }
+};
 
 template <class V> constexpr std::uint32_t vertexFlags() {
   return (std::is_base_of<poplar::MultiVertex, V>::value ? ASPEN_VERTEX_MULTI : 0u) |

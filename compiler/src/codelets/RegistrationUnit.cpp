@@ -217,9 +217,15 @@ std::string generateRegistrationUnit(const std::string &sourcePath,
   static const char *const kFieldProbe =
       " { template <class V, class P, P M> struct Probe { friend void describe(AspenFieldEntry *e) "
       "{ ::aspen_codelet::describeMember<V, P, M>(e); } }; void describe(AspenFieldEntry *e); }\n";
+  // A vertex whose base the host compiler decides, or whose compute is overloaded: compute is
+  // called (ComputeCall), not taken by address.
+  static const char *const kCallProbe =
+      " { template <class V> struct CallProbe { friend int compute(void *v, unsigned w) "
+      "{ return ::aspen_codelet::ComputeCall<V>::run(v, w); } }; int compute(void *v, unsigned w); }\n";
+  const auto byCall = [](const IntrospectedVertex &vx) { return vx.baseDeferred || vx.computeOverloaded; };
   os << "namespace aspen_codelet {\nnamespace " << ns << " {\n";
   for (std::size_t v = 0; v < vertices.size(); ++v) {
-    os << "namespace c" << v << kComputeProbe;
+    os << "namespace c" << v << (byCall(vertices[v]) ? kCallProbe : kComputeProbe);
     for (std::size_t f = 0; f < vertices[v].fields.size(); ++f)
       os << "namespace f" << v << "_" << f << kFieldProbe;
   }
@@ -230,8 +236,11 @@ std::string generateRegistrationUnit(const std::string &sourcePath,
   for (std::size_t v = 0; v < vertices.size(); ++v) {
     const IntrospectedVertex &vx = vertices[v];
     const std::string &type = vx.name;
-    os << "template struct " << probes << "c" << v << "::Probe<" << type << ", decltype(&" << type
-       << "::compute), &" << type << "::compute>;\n";
+    if (byCall(vx))
+      os << "template struct " << probes << "c" << v << "::CallProbe<" << type << " >;\n";
+    else
+      os << "template struct " << probes << "c" << v << "::Probe<" << type << ", decltype(&" << type
+         << "::compute), &" << type << "::compute>;\n";
     for (std::size_t f = 0; f < vx.fields.size(); ++f)
       os << "template struct " << probes << "f" << v << "_" << f << "::Probe<" << type << ", decltype(&"
          << type << "::" << vx.fields[f] << "), &" << type << "::" << vx.fields[f] << ">;\n";
@@ -280,18 +289,31 @@ std::string generateRegistrationUnit(const std::string &sourcePath,
   if (vertices.empty())
     os << "  {nullptr, 0, 0, 0, 0, nullptr, nullptr}\n";
   os << "};\n";
+  // Which entries are vertex types: those whose base the host compiler decides are kept only
+  // if it finds a vertex type (a helper class with a dependent base is not one).
+  os << "const bool isVertex[] = {";
+  for (std::size_t v = 0; v < vertices.size(); ++v)
+    os << (v ? ",\n  " : "")
+       << (vertices[v].baseDeferred ? "IsVertexType<" + vertices[v].name + " >::value" : std::string("true"));
+  os << (vertices.empty() ? "false" : "") << "};\n";
+  os << "AspenVertexEntry kept[" << std::max<std::size_t>(vertices.size(), 1) << "];\n";
+  os << "unsigned keptCount = 0;\n";
   os << "bool describeFields() {\n"
      << "  for (unsigned f = 0; f < " << totalFields << "; ++f) {\n"
      << "    fields[f].name = fieldNames[f];\n"
      << "    fieldDescribers[f](&fields[f]);\n"
-     << "  }\n  return true;\n}\n";
+     << "  }\n"
+     << "  for (unsigned v = 0; v < " << vertices.size() << "; ++v)\n"
+     << "    if (isVertex[v])\n"
+     << "      kept[keptCount++] = entries[v];\n"
+     << "  return true;\n}\n";
   os << "} // namespace\n} // namespace " << ns << "\n} // namespace aspen_codelet\n\n";
   os << "__attribute__((visibility(\"hidden\"))) const AspenVertexEntry *aspen_codelet_unit_entries_" << token
      << "(unsigned *count) {\n"
      << "  static const bool described = aspen_codelet::" << ns << "::describeFields();\n"
      << "  (void)described;\n"
-     << "  *count = " << vertices.size() << ";\n"
-     << "  return aspen_codelet::" << ns << "::entries;\n}\n";
+     << "  *count = aspen_codelet::" << ns << "::keptCount;\n"
+     << "  return aspen_codelet::" << ns << "::kept;\n}\n";
 
   // The support header comes first, so that the source's macros (`quarter`, `half`,
   // `Input`, `min`, ...) cannot change it; after the source, every name the generated
