@@ -1,12 +1,17 @@
 // Copyright (c) Aspen contributors.
 // Codelet corpus (bad input): a vertex type whose base class libclang cannot
-// resolve (a dependent alias), so introspection does not find it; the host
-// compiler does, and the codelet compiler must say so rather than drop it.
+// resolve and whose spelling names no vertex base (a member type of a dependent
+// class), so introspection does not find it; the host compiler does, and the
+// codelet compiler must say so rather than drop it. (A dependent base that names
+// one, such as std::conditional_t<C, poplar::Vertex, int>, is registered:
+// test/compat/codelets/ConditionalBase.cpp.)
 #include <poplar/Vertex.hpp>
 
-#include <type_traits>
+template <typename T> struct Pick {
+  using type = poplar::Vertex;
+};
 
-template <typename T> class Hidden : public std::conditional_t<sizeof(T) != 0, poplar::Vertex, int> {
+template <typename T> class Hidden : public Pick<T>::type {
 public:
   poplar::Output<int> out;
   bool compute() {
