@@ -7,9 +7,7 @@
 // test/compat/codelets/ConditionalBase.cpp.)
 #include <poplar/Vertex.hpp>
 
-template <typename T> struct Pick {
-  using type = poplar::Vertex;
-};
+template <typename T> struct Pick { using type = poplar::Vertex; };
 
 template <typename T> class Hidden : public Pick<T>::type {
 public:
