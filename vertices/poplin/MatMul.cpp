@@ -120,6 +120,17 @@ inline void workerRows(unsigned rows, unsigned cols, unsigned workerId, unsigned
     end = rows;
 }
 
+/// The rows worker `workerId` computes of a block product whose fields hold the shapes its
+/// sizes say; false when they do not (the vertex then fails, as a bad connection should).
+template <typename AField, typename BField, typename CField>
+bool blockWorkerRows(const AField &a, const BField &b, const CField &c, unsigned rows, unsigned depth,
+                     unsigned cols, unsigned workerId, unsigned numWorkers, unsigned &begin, unsigned &end) {
+  if (a.size() != std::size_t(rows) * depth || b.size() != std::size_t(depth) * cols ||
+      c.size() != std::size_t(rows) * cols)
+    return false;
+  workerRows(rows, cols, workerId, numWorkers, begin, end);
+  return true;
+}
 } // namespace matmul_detail
 
 /// C {rows, cols} = A {rows, depth} * B {depth, cols}, all row-major; partial
@@ -134,11 +145,9 @@ public:
   unsigned cols;
 
   bool compute(unsigned workerId) {
-    if (a.size() != std::size_t(rows) * depth || b.size() != std::size_t(depth) * cols ||
-        c.size() != std::size_t(rows) * cols)
-      return false;
     unsigned begin, end;
-    matmul_detail::workerRows(rows, cols, workerId, numWorkers(), begin, end);
+    if (!matmul_detail::blockWorkerRows(a, b, c, rows, depth, cols, workerId, numWorkers(), begin, end))
+      return false;
     if (begin < end)
       matmul_detail::blockProduct(a.data(), b.data(), c.data(), begin, end, depth, cols);
     return true;
@@ -163,11 +172,9 @@ public:
   unsigned cols;
 
   bool compute(unsigned workerId) {
-    if (a.size() != std::size_t(rows) * depth || b.size() != std::size_t(depth) * cols ||
-        c.size() != std::size_t(rows) * cols)
-      return false;
     unsigned begin, end;
-    matmul_detail::workerRows(rows, cols, workerId, numWorkers(), begin, end);
+    if (!matmul_detail::blockWorkerRows(a, b, c, rows, depth, cols, workerId, numWorkers(), begin, end))
+      return false;
     if (begin >= end)
       return true;
     // Host scratch for the worker's rows of the product (not tile memory).
