@@ -362,12 +362,12 @@ auto comparableFields(const TargetData &d) {
   return std::tie(d.type, d.arch, d.numIPUs, d.tilesPerIPU, d.tilesPerSuperTile, d.bytesPerTile,
                   d.numWorkerContexts, d.dataPathWidth, d.exchangeBytesPerCycle, d.memcpyBytesPerCycle,
                   d.instructionBytes, d.tileClockFrequency, d.minIPUSyncDelay, d.relativeSyncDelayAuto,
-                  d.globalSyncCycles, d.syncCycles, d.exchangeOverheadCycles, d.interleavedMemoryElementIndex,
-                  d.memoryElementBytes, d.atomicStoreGranularity, d.rptCountMax, d.numStrideBits,
-                  d.fp16AccumConvUnits, d.fp32AccumConvUnits, d.fp32InFp32OutConvUnits,
-                  d.fp32ConvUnitInputLoadElems, d.fp16ConvUnitInputLoadElems, d.fp8ConvUnitInputLoadElems,
-                  d.fp16ConvUnitPipelineDepth, d.fp32ConvUnitPipelineDepth, d.supportsSuperTileSendReceive,
-                  d.compileIPUCode, d.accurateHalf, d.perTileOverheadBytes);
+                  d.globalSyncCycles, d.syncCycles, d.exchangeOverheadCycles, d.exchangeSourceCycles,
+                  d.interleavedMemoryElementIndex, d.memoryElementBytes, d.atomicStoreGranularity,
+                  d.rptCountMax, d.numStrideBits, d.fp16AccumConvUnits, d.fp32AccumConvUnits,
+                  d.fp32InFp32OutConvUnits, d.fp32ConvUnitInputLoadElems, d.fp16ConvUnitInputLoadElems,
+                  d.fp8ConvUnitInputLoadElems, d.fp16ConvUnitPipelineDepth, d.fp32ConvUnitPipelineDepth,
+                  d.supportsSuperTileSendReceive, d.compileIPUCode, d.accurateHalf, d.perTileOverheadBytes);
 }
 bool sameConstraints(const TargetData &a, const TargetData &b) {
   if (a.globalExchangeConstraints.size() != b.globalExchangeConstraints.size())

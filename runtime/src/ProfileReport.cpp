@@ -125,6 +125,92 @@ std::vector<std::uint64_t> tileComputeCycles(const exe::ComputeStep &cs,
   return result;
 }
 
+/// Poplar's tile averages (docs/cost-model.md, "Tile averages"): each kind of cycle summed over
+/// the tiles and divided by their number. A step lasts as long for every tile; a tile spends
+/// its own compute and exchange cycles and waits the rest of the step at the sync (Poplar's
+/// SyncType: each tile waits until all the others reach the sync), so a tile's sync includes
+/// the wait for the slowest tile. In a host or Streaming Memory transfer the tiles with bytes
+/// in it spend the step less its sync on the transfer; tiles without bytes wait.
+struct TileAverages {
+  double compute = 0, exchange = 0, hostExchange = 0, streamingMemory = 0, sync = 0, control = 0;
+};
+
+TileAverages tileAverages(const exe::ExecutableData &exe, const ExecutionProfile &profile) {
+  TileAverages sum;
+  const double tiles = std::max(1u, exe.target.numTiles());
+  const std::uint64_t syncOnly = exe.target.syncCycles + exe.target.minIPUSyncDelay;
+  // Tiles with bytes in a host or Streaming Memory transfer.
+  auto transferTiles = [&](std::uint32_t transfer) -> double {
+    if (transfer >= exe.hostTransfers.size())
+      return 0;
+    std::vector<std::uint32_t> with;
+    for (const exe::HostRun &r : exe.hostTransfers[transfer].runs)
+      with.push_back(r.device.tile);
+    std::sort(with.begin(), with.end());
+    return double(std::unique(with.begin(), with.end()) - with.begin());
+  };
+  for (std::size_t s = 0; s < profile.stepExecutions.size() && s < exe.steps.size(); ++s) {
+    const std::uint64_t n = profile.stepExecutions[s];
+    if (!n)
+      continue;
+    const exe::Step &step = exe.steps[s];
+    const double all = tiles * double(profile.stepCycles[s]); // the step's cycles on every tile
+    auto transfer = [&](double &kind, std::uint32_t index) {
+      const double with = std::min(tiles, transferTiles(index));
+      const double own = double(profile.stepCycles[s] - std::min(profile.stepCycles[s], n * syncOnly));
+      kind += with * own;
+      sum.sync += all - with * own;
+    };
+    switch (step.kind) {
+    case exe::StepKind::Execute: {
+      const exe::ComputeStep &cs = exe.computeSteps[step.a];
+      double compute = 0;
+      if (s < profile.stepTileCycles.size() && profile.stepTileCycles[s].size() == cs.tiles.size() &&
+          !cs.tiles.empty()) {
+        for (std::uint64_t c : profile.stepTileCycles[s])
+          compute += double(c);
+      } else {
+        for (std::uint64_t c : tileComputeCycles(cs, exe.vertexTypes, exe.target.numWorkerContexts))
+          compute += double(n) * double(c);
+      }
+      const double exchange = double(n) * double(cs.exchangeIn.tileCycles + cs.exchangeOut.tileCycles);
+      sum.compute += compute;
+      sum.exchange += exchange;
+      sum.sync += std::max(0.0, all - compute - exchange);
+      break;
+    }
+    case exe::StepKind::Copy: {
+      const double exchange = std::min(all, double(n) * double(exe.copies[step.a].tileCycles));
+      sum.exchange += exchange;
+      sum.sync += all - exchange;
+      break;
+    }
+    case exe::StepKind::StreamToDevice:
+    case exe::StepKind::DeviceToStream:
+      transfer(sum.hostExchange, step.b);
+      break;
+    case exe::StepKind::Print:
+      transfer(sum.hostExchange, step.a < exe.prints.size() ? exe.prints[step.a].transfer : ~0u);
+      break;
+    case exe::StepKind::RemoteToDevice:
+    case exe::StepKind::DeviceToRemote:
+      transfer(sum.streamingMemory, step.b);
+      break;
+    case exe::StepKind::Collective:
+      sum.exchange += all;
+      break;
+    case exe::StepKind::Sync:
+      sum.sync += all;
+      break;
+    default:
+      sum.control += all;
+      break;
+    }
+  }
+  return {sum.compute / tiles,         sum.exchange / tiles, sum.hostExchange / tiles,
+          sum.streamingMemory / tiles, sum.sync / tiles,     sum.control / tiles};
+}
+
 } // namespace
 
 namespace {
@@ -305,6 +391,19 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
        withCommas(profile.syncCycles) + " (" + percent(profile.syncCycles, total) + ")");
   line(os, 2, "Control cycles",
        withCommas(profile.controlCycles) + " (" + percent(profile.controlCycles, total) + ")");
+  // Poplar's per-tile view (docs/cost-model.md, "Tile averages"): a tile's sync includes its
+  // wait for the slowest tile.
+  const TileAverages average = tileAverages(exe, profile);
+  auto averageLine = [&](const char *label, double cycles) {
+    line(os, 2, label,
+         fixed1(cycles) + " (" + fixed1(total ? 100.0 * cycles / double(total) : 0.0) + "% of total)");
+  };
+  averageLine("Tile average compute cycles", average.compute);
+  averageLine("Tile average IPU exchange cycles", average.exchange);
+  averageLine("Tile average host exchange cycles", average.hostExchange);
+  if (average.streamingMemory > 0)
+    averageLine("Tile average Streaming Memory cycles", average.streamingMemory);
+  averageLine("Tile average sync cycles", average.sync);
   line(os, 2, "Launch cycles (Engine::run)",
        withCommas(profile.launchCycles) + " (" + withCommas(profile.runs) + " run(s), not in the total)");
   char wall[64];
@@ -411,6 +510,13 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
                  {"streamingMemory", profile.streamingMemoryCycles},
                  {"sync", profile.syncCycles},
                  {"control", profile.controlCycles}};
+  const TileAverages average = tileAverages(exe, profile);
+  x["tileAverageCycles"] = {{"compute", average.compute},
+                            {"exchange", average.exchange},
+                            {"hostExchange", average.hostExchange},
+                            {"streamingMemory", average.streamingMemory},
+                            {"sync", average.sync},
+                            {"control", average.control}};
   x["hostSeconds"] = hostclock::seconds(profile.hostTicks);
   x["hostComputeSeconds"] = hostclock::seconds(profile.hostComputeTicks);
   json types = json::array();

@@ -174,16 +174,32 @@ TEST_CASE("Poplar tutorial 6's matrix-vector product against its published IPU p
   double computeAverage = 0;
   for (double c : tileCompute)
     computeAverage += c / numTiles;
-  const double hostExchange = x.at("cycles").at("hostExchange").get<double>();
-  const double exchange = x.at("cycles").at("exchange").get<double>();
-  const double sync = x.at("cycles").at("sync").get<double>();
+  // Poplar's profile gives tile averages (docs/cost-model.md, "Tile averages"): each kind of
+  // cycle summed over the tiles and divided by their number, a tile's sync including its wait
+  // for the slowest tile. The profile's figures are the same averages.
+  const nlohmann::json &average = x.at("tileAverageCycles");
+  CHECK(average.at("compute").get<double>() == Approx(computeAverage));
+  const double exchange = average.at("exchange").get<double>();
+  const double hostExchange = average.at("hostExchange").get<double>();
+  const double sync = average.at("sync").get<double>();
   const double total = x.at("totalCycles").get<double>();
+  // The averages add up to the total, as Poplar's do (tutorial 6 README: total = compute +
+  // exchange + sync + host I/O for one tile).
+  CHECK(computeAverage + exchange + hostExchange + sync + average.at("control").get<double>() ==
+        Approx(total).epsilon(1e-9));
+  // Hardware: the four averages summed, the total less the host's preparation of the streams
+  // (StreamCopyBegin, not modelled: docs/fidelity.md).
+  const double hardwareDevice = 28300.3 + 8743.1 + 2641488.4 + 135849.6;
 
-  report("compute (known gap: counted C++ loops)", 28300.3, computeAverage);
-  report("host exchange (40 MB in, 40 KB out)", 2641488.4, hostExchange);
-  report("IPU exchange (known gap)", 8743.1, exchange);
-  report("sync (known gap)", 135849.6, sync);
-  report("total (known gap: host-side preparation)", 25444984, total);
+  report("compute, tile average (known gap: counted loops)", 28300.3, computeAverage);
+  report("host exchange, tile average", 2641488.4, hostExchange);
+  report("IPU exchange, tile average", 8743.1, exchange);
+  report("  same, Poplar's IPUModel (README)", 8697.4, exchange);
+  report("  critical path (the slowest tile's)", 8743.1, x.at("cycles").at("exchange").get<double>());
+  report("sync, tile average (known gap)", 135849.6, sync);
+  report("  same, Poplar's IPUModel (README)", 1134.8, sync);
+  report("total (known gap: host's stream preparation)", 25444984, total);
+  report("total less the host's preparation", hardwareDevice, total);
 
   // Known gap (docs/fidelity.md): the counted loop is 9 thread cycles an element against the
   // hardware's 4.1 (address arithmetic and loop control the IPU folds); asserted as documented.
@@ -191,8 +207,18 @@ TEST_CASE("Poplar tutorial 6's matrix-vector product against its published IPU p
   CHECK(computeAverage / 28300.3 < 2.5);
   CHECK(hostExchange / 2641488.4 > 0.5);
   CHECK(hostExchange / 2641488.4 < 2.0);
-  // Known gaps (docs/fidelity.md): Aspen is faster than the hardware by more than 2x here.
-  CHECK(exchange / 8743.1 < 0.5);
+  // The exchange's per-source term (exchangeSourceCycles) is calibrated on this row, so this
+  // checks the calibration (and Poplar's IPUModel's figure for the same program), not the model.
+  CHECK(exchange / 8743.1 > 0.5);
+  CHECK(exchange / 8743.1 < 2.0);
+  CHECK(exchange / 8697.4 > 0.5);
+  CHECK(exchange / 8697.4 < 2.0);
+  CHECK(total / hardwareDevice > 0.5);
+  CHECK(total / hardwareDevice < 2.0);
+  // Known gaps (docs/fidelity.md): the hardware's sync is 120 times its IPUModel's; Aspen's sits
+  // between them (its 7 tiles holding two row segments receive from twice as many tiles, and the
+  // others wait for them). The hardware total is mostly the host's preparation of the streams.
   CHECK(sync / 135849.6 < 0.5);
+  CHECK(sync / 1134.8 > 2.0);
   CHECK(total / 25444984 < 0.5);
 }

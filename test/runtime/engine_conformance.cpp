@@ -4,6 +4,7 @@
 // test codelets, compiled, loaded on an IPUModel device, results checked against
 // host loops, and identical with one host thread and with all of them.
 #include "EngineImpl.hpp"
+#include "ProfileReport.hpp"
 #include "RuntimeTestSupport.hpp"
 
 #include <poplar/CycleCount.hpp>
@@ -593,6 +594,54 @@ TEST_CASE("printProfileSummary reports Target, Graph, Memory Usage and Execution
   engine.enableExecutionProfiling();
   engine.run(0);
   REQUIRE(engine.getImpl().profile_.computeCycles == 3 * 600);
+}
+
+TEST_CASE("Tile averages are Poplar's per-tile view: a tile's sync includes its wait for the slowest tile",
+          "[conformance][profile][cycles]") {
+  TestGraph t; // 4 tiles
+  Graph &g = t.graph;
+  Tensor x = g.addVariable(FLOAT, {16}, "x");
+  g.setTileMapping(x, 0);
+  Tensor y = g.addVariable(FLOAT, {16}, "y");
+  g.setTileMapping(y, 1);
+  Tensor z = g.addVariable(FLOAT, {16}, "z");
+  g.setTileMapping(z, 3);
+  ComputeSet add = g.addComputeSet("addOne");
+  VertexRef fast = g.addVertex(add, "AddOne", {{"data", x}});
+  g.setTileMapping(fast, 0);
+  g.setPerfEstimate(fast, 100);
+  VertexRef slow = g.addVertex(add, "AddOne", {{"data", y}});
+  g.setTileMapping(slow, 1);
+  g.setPerfEstimate(slow, 300);
+  Engine engine(g, Sequence({Execute(add), Copy(x, z)}));
+  engine.load(t.device);
+  engine.run(0);
+  const auto &exe = engine.getImpl().exe();
+  const auto &target = exe.target;
+  const std::uint64_t workers = target.numWorkerContexts, S = target.syncCycles + target.minIPUSyncDelay;
+  const std::uint64_t X = target.exchangeOverheadCycles, P = target.exchangeSourceCycles;
+  const std::uint64_t E = target.exchangeBytesPerCycle;
+  // The compute set lasts as long as its slowest tile (300 thread cycles on tile 1) and a sync;
+  // the copy as its slowest tile (tile 3 receiving 64 bytes from one tile), set-up and sync.
+  const std::uint64_t execute = 300 * workers + S, copy = 64 / E + P + X + S;
+  const auto &profile = engine.getImpl().profile_;
+  REQUIRE(profile.totalCycles == execute + copy);
+  const nlohmann::json averages =
+      aspen::rt::profileJson(exe, profile, false, true)["execution"]["tileAverageCycles"];
+  // Each tile's own compute (tiles 2 and 3 have none) and exchange (tile 0 sends 64 bytes, tile 3
+  // receives them from one tile; both pay the set-up), over the 4 tiles.
+  const double compute = double((100 + 300) * workers) / 4;
+  const double exchange = double(64 / E + X + 64 / E + P + X) / 4;
+  CHECK(averages["compute"].get<double>() == Approx(compute));
+  CHECK(averages["exchange"].get<double>() == Approx(exchange));
+  CHECK(averages["hostExchange"].get<double>() == 0);
+  // The rest of each tile's time is sync: its wait for the slowest tile, and the syncs.
+  CHECK(averages["sync"].get<double>() == Approx(double(execute + copy) - compute - exchange));
+  std::ostringstream summary;
+  engine.printProfileSummary(summary);
+  for (const char *line : {"Tile average compute cycles", "Tile average IPU exchange cycles",
+                           "Tile average host exchange cycles", "Tile average sync cycles"})
+    CHECK(summary.str().find(line) != std::string::npos);
 }
 
 TEST_CASE("Host transfers are priced over the IPU's host link (docs/cost-model.md)",

@@ -35,6 +35,9 @@ struct CopyPlan {
   std::vector<std::uint32_t> tileBegin; // size tiles.size() + 1
   std::uint64_t totalBytes = 0;
   std::uint64_t cycles = 0; // estimated exchange cycles (incl. sync)
+  // Each tile's own exchange cycles summed over the tiles (the profile's tile average,
+  // docs/cost-model.md "Tile averages"); the rest of `cycles` a tile spends waiting.
+  std::uint64_t tileCycles = 0;
   bool empty() const { return runs.empty(); }
 };
 

@@ -181,6 +181,7 @@ json targetToJson(const ir::TargetData &t) {
           {"globalSyncCycles", t.globalSyncCycles},
           {"syncCycles", t.syncCycles},
           {"exchangeOverheadCycles", t.exchangeOverheadCycles},
+          {"exchangeSourceCycles", t.exchangeSourceCycles},
           {"interleavedMemoryElementIndex", t.interleavedMemoryElementIndex},
           {"memoryElementBytes", t.memoryElementBytes},
           {"atomicStoreGranularity", t.atomicStoreGranularity},
@@ -415,6 +416,8 @@ ir::TargetData targetFromJson(const json &j) {
   read(j, "globalSyncCycles", t.globalSyncCycles);
   read(j, "syncCycles", t.syncCycles);
   read(j, "exchangeOverheadCycles", t.exchangeOverheadCycles);
+  if (j.contains("exchangeSourceCycles"))
+    read(j, "exchangeSourceCycles", t.exchangeSourceCycles);
   read(j, "interleavedMemoryElementIndex", t.interleavedMemoryElementIndex);
   read(j, "memoryElementBytes", t.memoryElementBytes);
   read(j, "atomicStoreGranularity", t.atomicStoreGranularity);
@@ -502,7 +505,8 @@ json planToJson(const CopyPlan &p, DataWriter &w) {
           {"tiles", w.u32s(p.tiles)},
           {"tileBegin", w.u32s(p.tileBegin)},
           {"totalBytes", p.totalBytes},
-          {"cycles", p.cycles}};
+          {"cycles", p.cycles},
+          {"tileCycles", p.tileCycles}};
 }
 
 CopyPlan planFromJson(const json &j, const DataReader &r, const char *table, std::size_t index,
@@ -516,6 +520,8 @@ CopyPlan planFromJson(const json &j, const DataReader &r, const char *table, std
   p.tileBegin = r.u32s(member(j, "tileBegin"));
   read(j, "totalBytes", p.totalBytes);
   read(j, "cycles", p.cycles);
+  if (j.contains("tileCycles"))
+    read(j, "tileCycles", p.tileCycles);
   return p;
 }
 

@@ -291,12 +291,16 @@ void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const Exch
     cs.name = g.computeSets[pcs.computeSet].name;
     cs.exchangeIn = makeCopyPlan(at.runs(pcs.exchangeIn));
     cs.exchangeIn.cycles = est.exchangeInCycles[c];
+    cs.exchangeIn.tileCycles = est.exchangeInTileCycles[c];
     cs.exchangeOut = makeCopyPlan(at.runs(pcs.exchangeOut));
     cs.exchangeOut.cycles = est.exchangeOutCycles[c];
+    cs.exchangeOut.tileCycles = est.exchangeOutTileCycles[c];
     cs.fuseExchangeIn = pcs.fuseExchangeIn;
     cs.inPlace = planInPlaceReads(g, plan, pcs, at, typeReadOnly);
     if (!cs.inPlace.empty())
       cs.inPlace.exchangeIn.cycles = cs.exchangeIn.cycles;
+    if (!cs.inPlace.empty())
+      cs.inPlace.exchangeIn.tileCycles = cs.exchangeIn.tileCycles;
     cs.vertices.resize(pcs.vertices.size());
     for (std::size_t i = 0; i < pcs.vertices.size(); ++i) {
       const PlannedVertex &pv = pcs.vertices[i];
@@ -326,6 +330,7 @@ void emitCopiesAndTransfers(exe::ExecutableData &x, const ExchangePlan &plan, co
   tbb::parallel_for(std::size_t(0), plan.copies.size(), [&](std::size_t k) {
     x.copies[k] = makeCopyPlan(at.runs(plan.copies[k].runs));
     x.copies[k].cycles = est.copyCycles[k];
+    x.copies[k].tileCycles = est.copyTileCycles[k];
   });
   x.hostTransfers.resize(plan.transfers.size());
   for (std::size_t k = 0; k < plan.transfers.size(); ++k) {

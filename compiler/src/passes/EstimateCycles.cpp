@@ -29,10 +29,17 @@ std::uint64_t syncCost(const ir::TargetData &t) {
 /// source byte), duplicates as local copies. A tile sends each byte once
 /// however many tiles receive it: the exchange is a broadcast medium, every
 /// receiver listening to the sender's bus in the same cycles.
-std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
-                             const std::vector<SymCopyRun> &runs) {
+/// ... and a receiving tile listens to one sending tile at a time, so each tile it receives
+/// from costs it `exchangeSourceCycles` (docs/cost-model.md, "Exchange").
+struct ExchangeCost {
+  std::uint64_t cycles = 0;     // the exchange's cycles (its slowest tile, set-up and sync)
+  std::uint64_t tileCycles = 0; // each tile's own exchange cycles, summed over the tiles
+};
+
+ExchangeCost exchangeCycles(const ir::TargetData &t, const std::vector<MemObject> &objects,
+                            const std::vector<SymCopyRun> &runs) {
   if (runs.empty())
-    return 0;
+    return {};
   const unsigned numTiles = t.numTiles();
   std::vector<std::uint64_t> sent(numTiles, 0), received(numTiles, 0), local(numTiles, 0);
   struct Remote {
@@ -49,6 +56,7 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
     bool operator<(const Sent &o) const { return object != o.object ? object < o.object : begin < o.begin; }
   };
   std::vector<Sent> sentRanges;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sources; // (receiving tile, sending tile)
   // Bytes leaving and entering each IPU go over IPU-Links (docs/cost-model.md).
   std::vector<std::uint64_t> ipuOut(t.numIPUs, 0), ipuIn(t.numIPUs, 0);
   const unsigned tilesPerIPU = std::max(1u, t.tilesPerIPU);
@@ -75,6 +83,8 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
       all += remote[i].end - remote[i].begin;
     }
     const std::uint32_t from = objects[first.object].tile;
+    if (sources.empty() || sources.back() != std::pair(first.to, from))
+      sources.emplace_back(first.to, from);
     sentRanges.push_back({first.object, b, e});
     received[first.to] += e - b;
     local[first.to] += all - (e - b);
@@ -94,11 +104,20 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
       e = std::max(e, sentRanges[i].end);
     sent[objects[object].tile] += e - b;
   }
-  std::uint64_t worst = 0;
+  // The tiles each tile receives from.
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  std::vector<std::uint32_t> senders(numTiles, 0);
+  for (const auto &pair : sources)
+    ++senders[pair.first];
+  std::uint64_t worst = 0, tileSum = 0, participants = 0;
   for (unsigned tile = 0; tile < numTiles; ++tile) {
     const std::uint64_t c = ceilDiv(std::max(sent[tile], received[tile]), t.exchangeBytesPerCycle) +
+                            std::uint64_t(senders[tile]) * t.exchangeSourceCycles +
                             ceilDiv(local[tile], t.memcpyBytesPerCycle);
     worst = std::max(worst, c);
+    tileSum += c;
+    participants += (sent[tile] | received[tile] | local[tile]) != 0;
   }
   if (crossIpu) { // the links, and a global (inter-IPU) sync instead of an internal one
     std::uint64_t linkBytes = 0;
@@ -107,9 +126,12 @@ std::uint64_t exchangeCycles(const ir::TargetData &t, const std::vector<MemObjec
     const double perCycle = std::max(1e-9, t.ipuLinkBytesPerCycle());
     const auto links =
         static_cast<std::uint64_t>(double(linkBytes) / perCycle + 0.999999) + t.ipuLinkLatencyCycles;
-    return std::max(worst, links) + t.exchangeOverheadCycles + t.globalSyncCycles;
+    return {std::max(worst, links) + t.exchangeOverheadCycles + t.globalSyncCycles,
+            tileSum + participants * t.exchangeOverheadCycles};
   }
-  return crossTile ? worst + t.exchangeOverheadCycles + syncCost(t) : worst;
+  if (!crossTile)
+    return {worst, tileSum};
+  return {worst + t.exchangeOverheadCycles + syncCost(t), tileSum + participants * t.exchangeOverheadCycles};
 }
 
 /// A transfer whose far end is off the chip: each tile moves its bytes at the exchange's rate,
@@ -167,6 +189,8 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*l
   est.totalVertexCycles.assign(numCs, 0);
   est.exchangeInCycles.assign(numCs, 0);
   est.exchangeOutCycles.assign(numCs, 0);
+  est.exchangeInTileCycles.assign(numCs, 0);
+  est.exchangeOutTileCycles.assign(numCs, 0);
 
   // Estimators registered for vertex types, by type index.
   std::vector<const poplar::PerfEstimateFunc *> estimator(g.vertexTypes.size(), nullptr);
@@ -240,13 +264,20 @@ CycleEstimates estimateCycles(const ir::GraphData &g, const LoweredProgram & /*l
     }
     est.computeCycles[c] = worst;
     est.totalVertexCycles[c] = total;
-    est.exchangeInCycles[c] = exchangeCycles(target, plan.memory.objects, pcs.exchangeIn);
-    est.exchangeOutCycles[c] = exchangeCycles(target, plan.memory.objects, pcs.exchangeOut);
+    const ExchangeCost in = exchangeCycles(target, plan.memory.objects, pcs.exchangeIn);
+    const ExchangeCost out = exchangeCycles(target, plan.memory.objects, pcs.exchangeOut);
+    est.exchangeInCycles[c] = in.cycles;
+    est.exchangeInTileCycles[c] = in.tileCycles;
+    est.exchangeOutCycles[c] = out.cycles;
+    est.exchangeOutTileCycles[c] = out.tileCycles;
   });
 
   est.copyCycles.resize(plan.copies.size());
+  est.copyTileCycles.resize(plan.copies.size());
   tbb::parallel_for(std::size_t(0), plan.copies.size(), [&](std::size_t k) {
-    est.copyCycles[k] = exchangeCycles(target, plan.memory.objects, plan.copies[k].runs);
+    const ExchangeCost cost = exchangeCycles(target, plan.memory.objects, plan.copies[k].runs);
+    est.copyCycles[k] = cost.cycles;
+    est.copyTileCycles[k] = cost.tileCycles;
   });
   est.transferCycles.resize(plan.transfers.size());
   tbb::parallel_for(std::size_t(0), plan.transfers.size(), [&](std::size_t k) {

@@ -21,7 +21,8 @@ inline constexpr std::uint64_t kDefaultVertexCycles = 20;
 ///    cycles are the max over tiles;
 ///  - an exchange (compute-set exchange, Copy): per tile ceil(max(bytes sent,
 ///    bytes received) / exchangeBytesPerCycle) + ceil(on-tile bytes /
-///    memcpyBytesPerCycle), max over tiles, + exchangeOverheadCycles + sync;
+///    memcpyBytesPerCycle) + exchangeSourceCycles per tile it receives from, max
+///    over tiles, + exchangeOverheadCycles + sync;
 ///  - an Execute step: exchange-in + compute + sync + exchange-out;
 ///  - host transfers priced like an exchange with the host as the far end;
 ///  - remote-buffer copies priced with Streaming Memory's bandwidth and latency

@@ -257,8 +257,11 @@ struct CycleEstimates {
   std::vector<std::uint64_t> totalVertexCycles;                   // per planned compute set
   std::vector<std::uint64_t> exchangeInCycles, exchangeOutCycles; // per planned compute set
   std::vector<std::uint64_t> copyCycles;                          // per planned copy
-  std::vector<std::uint64_t> transferCycles;                      // per planned transfer
-  std::vector<std::uint64_t> stepCycles;                          // per step
+  // Each tile's own exchange cycles summed over the tiles, per planned compute set and copy
+  // (the profile's tile averages, docs/cost-model.md).
+  std::vector<std::uint64_t> exchangeInTileCycles, exchangeOutTileCycles, copyTileCycles;
+  std::vector<std::uint64_t> transferCycles; // per planned transfer
+  std::vector<std::uint64_t> stepCycles;     // per step
   std::vector<std::uint64_t> hiddenCycles; // per step: a load's cycles hidden behind the compute it overlaps
   std::vector<std::uint64_t> streamingBytes; // per step: bytes moved to or from Streaming Memory
 };

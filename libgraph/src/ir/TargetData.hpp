@@ -36,6 +36,9 @@ struct TargetData {
   unsigned globalSyncCycles = 150;
   unsigned syncCycles = 30;             // fixed cost of an internal barrier
   unsigned exchangeOverheadCycles = 20; // fixed cost of an exchange phase
+  // Per receiving tile and exchange, per tile it receives from: the receiver listens to one
+  // sender at a time (docs/cost-model.md, "Exchange"; calibrated on Poplar's tutorial 6).
+  unsigned exchangeSourceCycles = 56;
   unsigned interleavedMemoryElementIndex = 13;
   unsigned memoryElementBytes = 16384;
   unsigned atomicStoreGranularity = 4;

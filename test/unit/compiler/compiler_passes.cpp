@@ -305,10 +305,13 @@ TEST_CASE("Exchange: Copy programs are grouped by destination tile with contiguo
   const exe::CopyPlan &back = exe->copies[2];
   CHECK(back.runs.size() == 1); // contiguous: one merged run
   CHECK(back.runs[0].bytes == 64);
-  // Exchange cost: tile 0 sends all 64 bytes: ceil(64 / 4) + overhead + sync.
+  // Exchange cost: tile 0 sends all 64 bytes (ceil(64 / 4)); tiles 2 and 3 each receive 32 bytes
+  // from one tile (ceil(32 / 4) + one source's exchangeSourceCycles): the slowest tile, plus
+  // overhead and sync.
   const auto &t = tg.g->target;
-  CHECK(toY.cycles ==
-        64 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
+  const std::uint64_t receiver = 32 / t.exchangeBytesPerCycle + t.exchangeSourceCycles;
+  CHECK(toY.cycles == std::max<std::uint64_t>(64 / t.exchangeBytesPerCycle, receiver) +
+                          t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
 }
 
 TEST_CASE("Exchange: a region sent from one tile to many is sent once (the exchange broadcasts)",
@@ -322,10 +325,13 @@ TEST_CASE("Exchange: a region sent from one tile to many is sent once (the excha
   auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
   REQUIRE(exe->copies.size() == 1);
   CHECK(exe->copies[0].tiles == std::vector<std::uint32_t>{1, 2, 3});
+  // Each receiver: 64 bytes from one tile.
   const auto &t = tg.g->target;
-  CHECK(exe->copies[0].cycles ==
-        64 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
-  // Different halves of x to different tiles: the sender sends each half once, 64 bytes in all.
+  CHECK(exe->copies[0].cycles == 64 / t.exchangeBytesPerCycle + t.exchangeSourceCycles +
+                                     t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
+  // Different halves of x to different tiles: the sender sends each half once, 64 bytes in all;
+  // each receiver takes its half (32 bytes) once from one tile and copies it to its second place
+  // (32 bytes within the tile).
   TestGraph tg2(4);
   auto x2 = tg2.var(poplar::FLOAT, {16}, "x", {0});
   auto z = tg2.var(poplar::FLOAT, {32}, "z", {1, 2});
@@ -334,8 +340,43 @@ TEST_CASE("Exchange: a region sent from one tile to many is sent once (the excha
   auto exe2 = emitExecutable(*tg2.g, c2.lowered, c2.plan, c2.liveness, c2.allocation, c2.cycles);
   REQUIRE(exe2->copies.size() == 1);
   const auto &t2 = tg2.g->target;
-  CHECK(exe2->copies[0].cycles ==
-        64 / t2.exchangeBytesPerCycle + t2.exchangeOverheadCycles + t2.syncCycles + t2.minIPUSyncDelay);
+  const std::uint64_t receiver2 =
+      32 / t2.exchangeBytesPerCycle + t2.exchangeSourceCycles + 32 / t2.memcpyBytesPerCycle;
+  CHECK(exe2->copies[0].cycles == std::max<std::uint64_t>(64 / t2.exchangeBytesPerCycle, receiver2) +
+                                      t2.exchangeOverheadCycles + t2.syncCycles + t2.minIPUSyncDelay);
+}
+
+TEST_CASE("Exchange: a tile pays exchangeSourceCycles for each tile it receives from",
+          "[compiler][exchange]") {
+  TestGraph tg(4);
+  auto a = tg.var(poplar::FLOAT, {4}, "a", {1});
+  auto b = tg.var(poplar::FLOAT, {4}, "b", {2});
+  auto d = tg.var(poplar::FLOAT, {4}, "d", {3});
+  auto y = tg.var(poplar::FLOAT, {12}, "y", {0});
+  // Tile 0 gathers 16 bytes from each of tiles 1, 2 and 3 (the second copy of a is a second
+  // region of the same tile: not another source).
+  auto prog = TestGraph::seq({TestGraph::copy(poplar::concat({a.slice(0, 2), b, d, a.slice(2, 4)}), y)});
+  const Compiled c = runPasses(*tg.g, {prog.get()});
+  auto exe = emitExecutable(*tg.g, c.lowered, c.plan, c.liveness, c.allocation, c.cycles);
+  REQUIRE(exe->copies.size() == 1);
+  const auto &t = tg.g->target;
+  const std::uint64_t receiver = 48 / t.exchangeBytesPerCycle + 3 * t.exchangeSourceCycles;
+  CHECK(exe->copies[0].cycles == receiver + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay);
+  // Each tile's own cycles summed over the tiles (the profile's tile average): the receiver, the
+  // three senders' 16 bytes each, and the set-up on each of the four tiles taking part.
+  CHECK(exe->copies[0].tileCycles ==
+        receiver + 3 * (16 / t.exchangeBytesPerCycle) + 4 * std::uint64_t(t.exchangeOverheadCycles));
+  // The same gather from one tile costs one source.
+  TestGraph tg2(2);
+  auto x = tg2.var(poplar::FLOAT, {12}, "x", {1});
+  auto z = tg2.var(poplar::FLOAT, {12}, "z", {0});
+  auto prog2 = TestGraph::seq({TestGraph::copy(poplar::concat({x.slice(8, 12), x.slice(0, 8)}), z)});
+  const Compiled c2 = runPasses(*tg2.g, {prog2.get()});
+  auto exe2 = emitExecutable(*tg2.g, c2.lowered, c2.plan, c2.liveness, c2.allocation, c2.cycles);
+  REQUIRE(exe2->copies.size() == 1);
+  const auto &t2 = tg2.g->target;
+  CHECK(exe2->copies[0].cycles == 48 / t2.exchangeBytesPerCycle + t2.exchangeSourceCycles +
+                                      t2.exchangeOverheadCycles + t2.syncCycles + t2.minIPUSyncDelay);
 }
 
 // ---- Shared edge buffers: each remote region received once per compute set and tile ---
@@ -361,9 +402,10 @@ exe::TileAddr fieldTarget(const exe::ExecutableData &x, const exe::ComputeStep &
   return {};
 }
 
+/// A tile receiving `bytes` from one other tile: the bytes, that one source, set-up and sync.
 std::uint64_t crossTileCycles(const ir::TargetData &t, std::uint64_t bytes) {
-  return (bytes + t.exchangeBytesPerCycle - 1) / t.exchangeBytesPerCycle + t.exchangeOverheadCycles +
-         t.syncCycles + t.minIPUSyncDelay;
+  return (bytes + t.exchangeBytesPerCycle - 1) / t.exchangeBytesPerCycle + t.exchangeSourceCycles +
+         t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay;
 }
 
 } // namespace
@@ -630,10 +672,10 @@ TEST_CASE("EstimateCycles: worker vertices share six workers, MultiVertex runs a
   CHECK(c.cycles.totalVertexCycles[0] == 7 * 100 + 500);
   CHECK(c.cycles.vertexCycles[1][0] == kDefaultVertexCycles + 16);
   CHECK(c.cycles.computeCycles[1] == (kDefaultVertexCycles + 16) * workers);
-  // The multivertex's 8 elements live on tile 0: exchange in and out of 32 bytes.
+  // The multivertex's 8 elements live on tile 0: exchange in and out of 32 bytes, from one tile.
   const auto &t = tg.g->target;
-  const std::uint64_t ex =
-      32 / t.exchangeBytesPerCycle + t.exchangeOverheadCycles + t.syncCycles + t.minIPUSyncDelay;
+  const std::uint64_t ex = 32 / t.exchangeBytesPerCycle + t.exchangeSourceCycles + t.exchangeOverheadCycles +
+                           t.syncCycles + t.minIPUSyncDelay;
   CHECK(c.cycles.exchangeInCycles[0] == ex);
   CHECK(c.cycles.stepCycles[0] == ex + c.cycles.computeCycles[0] + t.syncCycles + t.minIPUSyncDelay + ex);
 }
