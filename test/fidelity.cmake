@@ -16,3 +16,5 @@ aspen_add_test(fidelity_matrix_vector_tut6 LABEL fidelity SOURCES fidelity/matri
   LIBS nlohmann_json::nlohmann_json)
 aspen_add_test(fidelity_chip_matmul LABEL fidelity SOURCES fidelity/chip_matmul.cpp
   LIBS Aspen::poplin Aspen::popops nlohmann_json::nlohmann_json)
+aspen_add_test(fidelity_scaled_sub_loop LABEL fidelity SOURCES fidelity/scaled_sub_loop.cpp
+  LIBS nlohmann_json::nlohmann_json)

@@ -15,7 +15,9 @@
 // vectorises the loops it counts (the counter is an add reduction).
 #include "CostTable.hpp"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
@@ -40,6 +42,8 @@ constexpr const char *kCountedAttribute = "aspen-counted";
 // The tile's cycle counter (<ipu_tile_builtins.h>): before a call to it the function adds
 // what it has counted so far to the thread's counter, so that the reading includes it.
 constexpr const char *kScountFunction = "aspen_codelet_scount";
+// The builtins reading it (<ipu_tile_builtins.h>, not inlined): readings as well.
+constexpr const char *kScountLow = "aspen_ipu_get_scount_l", *kScountHigh = "aspen_ipu_get_scount_h";
 
 unsigned elementsOf(Type *t) {
   if (auto *v = dyn_cast<FixedVectorType>(t))
@@ -93,8 +97,27 @@ unsigned costOf(const Instruction &inst, const DataLayout &dl, Value *&dynamicBy
     return cast<BranchInst>(inst).isConditional() ? kCondBranch : 0;
   case Instruction::Switch:
     return kSwitch;
-  case Instruction::GetElementPtr:
-    return cast<GetElementPtrInst>(inst).hasAllConstantIndices() ? 0 : kAddress;
+  case Instruction::GetElementPtr: {
+    // The IPU's loads and stores add a base, a delta and a scaled offset register (ld32 $a,
+    // $mBase, $mDelta, $mOff) or post-increment (ld32step): one variable index of an address
+    // only loads and stores use is free; each further one, and an address used otherwise, costs.
+    const auto &gep = cast<GetElementPtrInst>(inst);
+    unsigned variable = 0;
+    for (const Use &index : gep.indices())
+      variable += isa<Constant>(index.get()) ? 0 : 1;
+    if (variable == 0)
+      return 0;
+    bool addressOnly = true;
+    for (const User *user : gep.users()) {
+      if (const auto *load = dyn_cast<LoadInst>(user))
+        addressOnly = addressOnly && load->getPointerOperand() == &gep;
+      else if (const auto *store = dyn_cast<StoreInst>(user))
+        addressOnly = addressOnly && store->getPointerOperand() == &gep && store->getValueOperand() != &gep;
+      else
+        addressOnly = false;
+    }
+    return kAddress * (variable - (addressOnly ? 1 : 0));
+  }
   case Instruction::Load:
     return dataPathOps(inst.getType(), dl);
   case Instruction::Store:
@@ -175,6 +198,9 @@ unsigned costOf(const Instruction &inst, const DataLayout &dl, Value *&dynamicBy
     }
     const Function *callee = call.getCalledFunction();
     if (callee) {
+      const StringRef name = callee->getName();
+      if (const BuiltinCost *builtin = findBuiltinCost(name.data(), name.size()))
+        return builtin->cycles;
       if (const MathCost *m = mathCostOf(callee->getName())) {
         Type *t = call.getType()->isVoidTy() ? callee->getFunctionType()->getParamType(0) : call.getType();
         if (t->isFPOrFPVectorTy()) {
@@ -214,6 +240,82 @@ unsigned costOf(const Instruction &inst, const DataLayout &dl, Value *&dynamicBy
   return dataPathOps(t, dl);
 }
 
+/// Whether `user`, a user of a counted loop's induction variable (or of a value derived from it),
+/// only addresses memory: a GEP's index, or a cast or an add/sub/mul/shl with a loop-invariant
+/// operand whose own users only address memory. Such arithmetic is strength-reduced into the
+/// post-increment of the loads' and stores' delta registers (ld32step, st32step), so it is
+/// free; `derived` collects it.
+bool onlyAddresses(const Instruction *user, const Value *of, const Loop &loop,
+                   SmallVectorImpl<const Instruction *> &derived, unsigned depth) {
+  if (const auto *gep = dyn_cast<GetElementPtrInst>(user))
+    return gep->getPointerOperand() != of; // an index: the GEP prices itself
+  if (depth == 0)
+    return false;
+  bool reduces = isa<ZExtInst>(user) || isa<SExtInst>(user) || isa<TruncInst>(user);
+  if (const auto *op = dyn_cast<BinaryOperator>(user)) {
+    const unsigned code = op->getOpcode();
+    const Value *other = op->getOperand(0) == of ? op->getOperand(1) : op->getOperand(0);
+    reduces = (code == Instruction::Add || code == Instruction::Sub || code == Instruction::Mul ||
+               code == Instruction::Shl) &&
+              loop.isLoopInvariant(other);
+  }
+  if (!reduces)
+    return false;
+  for (const User *next : user->users())
+    if (!isa<Instruction>(next) || !onlyAddresses(cast<Instruction>(next), user, loop, derived, depth - 1))
+      return false;
+  derived.push_back(user);
+  return true;
+}
+
+/// The instructions of counted loops that the IPU's loop control and addressing make free. A
+/// loop whose latch ends in a conditional branch on `icmp(iv + step, invariant)` (or on `iv`),
+/// with `iv` a header phi stepped by a constant, runs on the IPU as `brnzdec` (decrement a
+/// counter register and branch while it is not zero: one instruction, the branch's cost) when
+/// `iv` is used only to count and to address memory: its increment, the compare and the address
+/// arithmetic derived from it cost nothing.
+void foldLoopControl(const LoopInfo &loops, DenseSet<const Instruction *> &folded) {
+  for (const Loop *loop : loops.getLoopsInPreorder()) {
+    BasicBlock *latch = loop->getLoopLatch();
+    if (!latch)
+      continue;
+    const auto *branch = dyn_cast<BranchInst>(latch->getTerminator());
+    if (!branch || !branch->isConditional())
+      continue;
+    const auto *compare = dyn_cast<ICmpInst>(branch->getCondition());
+    if (!compare || !compare->hasOneUse() || compare->getParent() != latch)
+      continue;
+    const Value *lhs = compare->getOperand(0), *rhs = compare->getOperand(1);
+    const Value *counted = loop->isLoopInvariant(rhs) ? lhs : loop->isLoopInvariant(lhs) ? rhs : nullptr;
+    if (!counted)
+      continue;
+    const PHINode *iv = dyn_cast<PHINode>(counted);
+    const BinaryOperator *step = dyn_cast<BinaryOperator>(counted);
+    if (step)
+      iv = dyn_cast<PHINode>(step->getOperand(0));
+    if (!iv || iv->getParent() != loop->getHeader() || iv->getBasicBlockIndex(latch) < 0)
+      continue;
+    if (!step)
+      step = dyn_cast<BinaryOperator>(iv->getIncomingValueForBlock(latch));
+    if (!step || iv->getIncomingValueForBlock(latch) != step || step->getOperand(0) != iv ||
+        !isa<ConstantInt>(step->getOperand(1)) ||
+        (step->getOpcode() != Instruction::Add && step->getOpcode() != Instruction::Sub))
+      continue;
+    SmallVector<const Instruction *, 8> derived;
+    bool free = true;
+    for (const User *user : iv->users())
+      free = free && (user == step || onlyAddresses(cast<Instruction>(user), iv, *loop, derived, 4));
+    for (const User *user : step->users())
+      free = free && (user == iv || user == compare ||
+                      onlyAddresses(cast<Instruction>(user), step, *loop, derived, 4));
+    if (!free)
+      continue;
+    folded.insert(compare);
+    folded.insert(step);
+    folded.insert(derived.begin(), derived.end());
+  }
+}
+
 /// Adds `count` to the running thread's counter, inline before a return:
 ///   off = aspen_codelet_cycle_offset;  if (off) *(u64 __seg_fs *)off += count;
 /// The counter is an initial-exec thread-local of Aspen's runtime, at the same offset from
@@ -236,7 +338,12 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
   PreservedAnalyses run(Function &f, FunctionAnalysisManager &am) {
     if (f.isDeclaration() || f.hasFnAttribute(kCountedAttribute))
       return PreservedAnalyses::all();
+    // A builtin's host body (the runtime's call) is not the IPU's work: its callers price it.
+    if (findBuiltinCost(f.getName().data(), f.getName().size()))
+      return PreservedAnalyses::all();
     f.addFnAttr(kCountedAttribute);
+    DenseSet<const Instruction *> folded;
+    foldLoopControl(am.getResult<LoopAnalysis>(f), folded);
     // It now writes the runtime's counter: whatever was inferred about its memory no longer holds.
     f.setMemoryEffects(MemoryEffects::unknown());
     Module &m = *f.getParent();
@@ -252,7 +359,7 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
 
     std::vector<ReturnInst *> returns;
     std::vector<ResumeInst *> resumes;
-    std::vector<CallInst *> readings; // calls to kScountFunction
+    std::vector<CallInst *> readings; // calls to kScountFunction and its builtins
     for (BasicBlock &bb : f) {
       uint64_t cost = 0;
       std::vector<Value *> dynamic;
@@ -261,12 +368,14 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
                                  cast<StoreInst>(inst).getPointerOperand() == counter))
           continue;
         Value *bytes = nullptr;
-        cost += costOf(inst, dl, bytes);
+        const unsigned own = costOf(inst, dl, bytes);
+        cost += folded.count(&inst) ? 0 : own;
         if (bytes)
           dynamic.push_back(bytes);
         if (auto *call = dyn_cast<CallInst>(&inst)) {
           if (const Function *callee = call->getCalledFunction();
-              callee && callee->getName() == kScountFunction)
+              callee && (callee->getName() == kScountFunction || callee->getName() == kScountLow ||
+                         callee->getName() == kScountHigh))
             readings.push_back(call);
         }
         if (auto *r = dyn_cast<ReturnInst>(&inst))

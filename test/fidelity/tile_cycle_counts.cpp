@@ -19,8 +19,8 @@
 //   `popops::ScaledAddSupervisor` (scale a tensor) of N elements on one tile.
 // Aspen's figures follow PopLibs' estimators for these vertices (docs/cost-model.md) plus the
 // sync and the reading vertices, so the model is meant to be exact: within 20%. The slopes
-// (cycles an element) are checked separately, also within 20%. The readings alone are a known
-// gap (2.3x, below). docs/fidelity.md has the table.
+// (cycles an element) are checked separately, also within 20%. The readings alone (a counted
+// vertex and the assumed sync) are checked within 2x. docs/fidelity.md has the table.
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
@@ -122,18 +122,17 @@ void checkWithin20(double hardware, double aspen) {
 
 } // namespace
 
-// Known gap (docs/fidelity.md, "Known gaps"): Aspen's reading vertex counts its two builtin reads
-// as calls (12 thread cycles, 72 machine cycles for a supervisor) where the IPU issues one `get`
-// each, and the sync S = 30 is an assumption; the hardware bounds both together by 45. Asserted
-// as the documented gap (2x to 3x) so that a change to the model shows here.
-TEST_CASE("Two successive cycle-count readings against tessellate-ipu's Bow measurement (known gap)",
+// Aspen's reading vertex counts 7 thread cycles (42 machine cycles for a supervisor): each builtin
+// read is one `get` (of $COUNT_L, $COUNT_U) as on the IPU, plus the vertex's loads and stores; the
+// sync S = 30 is an assumption. Not meant to be exact (counted code, an assumed sync): within 2x.
+TEST_CASE("Two successive cycle-count readings against tessellate-ipu's Bow measurement",
           "[fidelity][sync]") {
   const double hardware = 45;
   const double aspen =
       double(stampedCycles(4, [](poplar::Graph &, poplar::program::Sequence &, unsigned) {}));
   report("two successive readings (sync + reading vertex)", hardware, aspen);
-  CHECK(aspen / hardware > 2.0);
-  CHECK(aspen / hardware < 3.0);
+  CHECK(aspen / hardware > 0.5);
+  CHECK(aspen / hardware < 2.0);
 }
 
 TEST_CASE("popops BinaryOp1D ADD float on each tile costs what tessellate-ipu measured on a Bow IPU",

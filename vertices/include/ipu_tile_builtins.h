@@ -15,11 +15,11 @@
 
 #ifdef __cplusplus
 #include <cstdint>
-#define ASPEN_TB_INLINE inline
+#define ASPEN_TB_INLINE inline __attribute__((noinline))
 extern "C" {
 #else
 #include <stdint.h>
-#define ASPEN_TB_INLINE static inline
+#define ASPEN_TB_INLINE static inline __attribute__((noinline))
 #endif
 
 #if defined(__has_include) && __has_include(<aspen/CodeletAbi.h>)
@@ -40,14 +40,17 @@ __attribute__((visibility("hidden"))) extern const AspenCodeletRuntime *aspen_co
 /* The tile's cycle counter: a call the cycle-counting pass recognises by name. */
 __attribute__((visibility("hidden"))) uint64_t aspen_codelet_scount(void);
 
-#ifdef __cplusplus
-}
-#endif
-
+/* Each builtin is a function of its own, never inlined: the cycle-counting pass prices a call to
+ * it as the IPU's instruction(s) for it and does not count its body, the runtime's call
+ * (docs/cost-model.md, "Cycles from the code"; CostTable.hpp, kBuiltinCosts). */
 ASPEN_TB_INLINE unsigned aspen_ipu_get_tile_id(void) {
   return aspen_codelet_runtime->tileId();
 }
 ASPEN_TB_INLINE unsigned aspen_ipu_get_worker_id(void) {
+  return aspen_codelet_runtime->workerId();
+}
+/* __builtin_ipu_get of the worker status register: its CTXTID_M1 field, the worker's index. */
+ASPEN_TB_INLINE unsigned aspen_ipu_get_wsr(void) {
   return aspen_codelet_runtime->workerId();
 }
 ASPEN_TB_INLINE unsigned aspen_ipu_get_scount_l(void) {
@@ -87,10 +90,15 @@ ASPEN_TB_INLINE half2 aspen_ipu_f16v2grand(void) {
   half2 v = {(half)g[0], (half)g[1]};
   return v;
 }
+#endif
+#undef ASPEN_TB_INLINE
+#ifdef __cplusplus
+}
+#endif
+#if defined(__cplusplus) || defined(ASPEN_HALF_BUILTIN)
 #define __builtin_ipu_urand_f16 aspen_ipu_urand_f16
 #define __builtin_ipu_f16v2grand aspen_ipu_f16v2grand
 #endif
-#undef ASPEN_TB_INLINE
 
 #define __builtin_ipu_get_tile_id aspen_ipu_get_tile_id
 #define __builtin_ipu_get_worker_id aspen_ipu_get_worker_id
@@ -127,8 +135,7 @@ aspen_ipu_refused_put(unsigned value, unsigned csr);
 #endif
 #define ASPEN_CSR_W_WSR_INDEX 0x101u
 #define __builtin_ipu_get(csr)                                                                               \
-  ((unsigned)(csr) == ASPEN_CSR_W_WSR_INDEX ? aspen_ipu_get_worker_id()                                      \
-                                            : aspen_ipu_refused_get((unsigned)(csr)))
+  ((unsigned)(csr) == ASPEN_CSR_W_WSR_INDEX ? aspen_ipu_get_wsr() : aspen_ipu_refused_get((unsigned)(csr)))
 #define __builtin_ipu_uget(csr) aspen_ipu_refused_get((unsigned)(csr))
 #define __builtin_ipu_put(value, csr) aspen_ipu_refused_put((unsigned)(value), (unsigned)(csr))
 #define __builtin_ipu_uput(value, csr) aspen_ipu_refused_put((unsigned)(value), (unsigned)(csr))
