@@ -213,6 +213,18 @@ TEST_CASE("poplin_errors: planConstraints that are malformed or cannot be met na
       convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 4, "parallel": 2}}}})"),
       {"0.partition.outChanSplit.parallel, 0.partition.outChanSplit.serial",
        "4 serial passes over 4 output"});
+  // planConstraintsOutputFilename naming a file that cannot be written: the option and the file.
+  aspen::test::requireError<invalid_option>(
+      [&f, p] {
+        poplar::program::Sequence prog;
+        poplin::ConvParams q = p;
+        Tensor in = poplin::createInput(f.graph, q, "in");
+        Tensor w = poplin::createWeights(f.graph, q, "w");
+        poplin::convolution(
+            f.graph, in, w, q, false, prog, "conv",
+            {{"pass", "TRAINING_FWD"}, {"planConstraintsOutputFilename", "/nonexistent-aspen-dir/plan"}});
+      },
+      {"poplin::convolution", "planConstraintsOutputFilename", "/nonexistent-aspen-dir/plan_FWD.json"});
   CHECK_NOTHROW(convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 2}}}})")());
   CHECK_NOTHROW(convWith(R"({"0": {"partition": {"inChanSplit": {"serial": 3}}}})")());
   requireError<invalid_option>(

@@ -52,6 +52,10 @@ const json &object(const json &v, const std::string &op, const std::string &path
 }
 
 void unsignedArray(const json &v, const std::string &op, const std::string &path) {
+  // An empty array as a Boost property tree writes it (PopLibs' planConstraintsOutputFilename
+  // files): an empty string.
+  if (v.is_string() && v.get<std::string>().empty())
+    return;
   if (!v.is_array())
     fail(op, path, "must be an array");
   for (const json &e : v)
@@ -333,6 +337,76 @@ std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSize
   if (!serialColumns)
     level["transform"] = {{"swapOperands", true}};
   return json{{"0", level}}.dump();
+}
+
+namespace {
+
+/// Factors f[i] <= max(dims[i], 1) of `value` with f[0] * f[1] * ... == value, or false.
+bool factorOver(unsigned value, const std::vector<std::size_t> &dims, std::size_t at,
+                std::vector<unsigned> &f) {
+  if (at == dims.size())
+    return value == 1;
+  const std::size_t limit = std::max<std::size_t>(dims[at], 1);
+  for (unsigned d = unsigned(std::min<std::size_t>(value, limit)); d >= 1; --d) {
+    if (value % d != 0)
+      continue;
+    f[at] = d;
+    if (factorOver(value / d, dims, at + 1, f))
+      return true;
+  }
+  return false;
+}
+
+/// The factors of the largest split not above `value` that factors over `dims` (1 always does).
+std::vector<unsigned> factorsOf(unsigned value, const std::vector<std::size_t> &dims, bool &exact) {
+  std::vector<unsigned> f(dims.size(), 1);
+  for (unsigned v = std::max(1u, value); v >= 1; --v)
+    if (factorOver(v, dims, 0, f)) {
+      exact = exact && v == value;
+      return f;
+    }
+  exact = false;
+  return std::vector<unsigned>(dims.size(), 1);
+}
+
+} // namespace
+
+std::string convConstraintsOfPlan(const ProductSplits &s, const ConvSizes &sizes, ConvProduct which,
+                                  bool *exactOut) {
+  bool exact = true;
+  const bool forward = which == ConvProduct::Forward;
+  // The dimensions the product's columns (forward) or inner dimension (weight update) flatten:
+  // batch, then the output field; and the other one: input channels, then the kernel.
+  std::vector<std::size_t> field{sizes.batch}, kernel{sizes.inChans};
+  field.insert(field.end(), sizes.outField.begin(), sizes.outField.end());
+  kernel.insert(kernel.end(), sizes.kernel.begin(), sizes.kernel.end());
+  const std::vector<unsigned> fieldF = factorsOf(forward ? s.cols : s.depth, field, exact);
+  const std::vector<unsigned> kernelF = factorsOf(forward ? s.depth : s.cols, kernel, exact);
+  // Serial passes PopLibs' keys name: over the output channels (rows); over the input channels
+  // (forward: the inner dimension; weight update: the columns), at most one pass a channel.
+  const unsigned inSerialPasses = forward ? s.serialInner : s.serialCols;
+  const unsigned inSerial =
+      unsigned(std::min<std::size_t>(inSerialPasses, std::max<std::size_t>(sizes.inChans, 1)));
+  if (inSerial != inSerialPasses || (forward ? s.serialCols : s.serialInner) != 1)
+    exact = false;
+  json partition = json::object();
+  partition["convGroupSplit"] = s.groups;
+  partition["batchSplit"] = fieldF[0];
+  partition["fieldSplit"] = json::object();
+  for (std::size_t d = 1; d < fieldF.size(); ++d)
+    partition["fieldSplit"][std::to_string(d - 1)] = fieldF[d];
+  partition["kernelSplit"] = json::object();
+  for (std::size_t d = 1; d < kernelF.size(); ++d)
+    partition["kernelSplit"][std::to_string(d - 1)] = kernelF[d];
+  partition["outChanSplit"] = {{"parallel", s.rows}, {"serial", s.serialRows}};
+  partition["inChanSplit"] = {{"parallel", kernelF[0]}, {"serial", inSerial}};
+  const json transform = {{"swapOperands", false},
+                          {"expandDims", json::array()},
+                          {"outChanFlattenDims", json::array()},
+                          {"combineConvGroupsFactor", json::array({1})}};
+  if (exactOut)
+    *exactOut = exact;
+  return json{{"0", {{"transform", transform}, {"partition", partition}}}}.dump(2) + "\n";
 }
 
 } // namespace poplin::planning
