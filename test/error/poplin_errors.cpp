@@ -199,8 +199,20 @@ TEST_CASE("poplin_errors: planConstraints that are malformed or cannot be met na
       {"poplin::createWeights",
        "0.partition.outChanSplit.parallel x 0.partition.batchSplit x 0.partition.fieldSplit.1", "8 tiles",
        "target has 4"});
-  requireError<invalid_option>(convWith(R"({"0": {"transform": {"swapOperands": true}}})"),
-                               {"'0.transform.swapOperands'", "does not swap"});
+  // swapOperands: the keys name the swapped convolution (batch and output channels exchanged, the
+  // input field its kernel).
+  requireError<invalid_option>(
+      convWith(R"({"0": {"transform": {"swapOperands": true}, "partition": {"batchSplit": 5}}})"),
+      {"'0.partition.batchSplit'", "split of 5", "the output channels has 4"});
+  requireError<invalid_option>(
+      convWith(
+          R"({"0": {"transform": {"swapOperands": true}, "partition": {"outChanSplit": {"serial": 3}}}})"),
+      {"'0.partition.outChanSplit.serial'", "split of 3", "the batch"});
+  requireError<invalid_option>(
+      convWith(R"({"0": {"transform": {"swapOperands": true}, "partition": {"kernelSplit": {"0": 5}}}})"),
+      {"'0.partition.kernelSplit.0'", "split of 5", "input field dimension 0 has 4"});
+  CHECK_NOTHROW(
+      convWith(R"({"0": {"transform": {"swapOperands": true}, "partition": {"kernelSplit": {"0": 4}}}})")());
   requireError<invalid_option>(convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 5}}}})"),
                                {"'0.partition.outChanSplit.serial'", "split of 5", "output channels"});
   requireError<invalid_option>(convWith(R"({"0": {"partition": {"inChanSplit": {"serial": 4}}}})"),

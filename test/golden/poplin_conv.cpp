@@ -188,6 +188,29 @@ TEST_CASE("planConstraints split a convolution's product as they name", "[poplin
             "split: groups 2 (block 1), rows 2 (block 2), columns 6 (block 10), inner 3 (block 9)") !=
         std::string::npos);
   runConv(p, FLOAT, TestTarget::FullIpu, 3, options);
+  // The same splits named as PopLibs names them for the swapped convolution (swapOperands: batch
+  // and output channels exchanged; its kernel is the input field, split here in 3 pieces of the
+  // inner dimension); then its serial split over the swapped output channels, the batch: passes
+  // over the product's columns.
+  const OptionFlags swapped{
+      {"planConstraints",
+       R"({"0": {"transform": {"swapOperands": true}, "partition": {"convGroupSplit": 2, "batchSplit": 2,
+            "outChanSplit": {"parallel": 2}, "fieldSplit": {"0": 3}, "kernelSplit": {"1": 3}}}})"}};
+  std::ostringstream swappedPlan;
+  poplin::reportPlanInfo(swappedPlan, graph, p, swapped);
+  INFO(swappedPlan.str());
+  CHECK(swappedPlan.str().find(
+            "split: groups 2 (block 1), rows 2 (block 2), columns 6 (block 10), inner 3 (block 9)") !=
+        std::string::npos);
+  runConv(p, FLOAT, TestTarget::FullIpu, 4, swapped);
+  const OptionFlags batchPasses{
+      {"planConstraints",
+       R"({"0": {"transform": {"swapOperands": true}, "partition": {"outChanSplit": {"serial": 2}}}})"}};
+  std::ostringstream passesPlan;
+  poplin::reportPlanInfo(passesPlan, graph, p, batchPasses);
+  INFO(passesPlan.str());
+  CHECK(passesPlan.str().find("in 2 serial passes over columns") != std::string::npos);
+  runConv(p, FLOAT, TestTarget::FewTiles, 5, batchPasses);
 }
 
 TEST_CASE("serial splits of a convolution: honoured from planConstraints",

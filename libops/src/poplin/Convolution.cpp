@@ -268,6 +268,7 @@ planning::ConvSizes convSizes(const ConvParams &p, const Target &target) {
   sizes.outField = stridedField(p);
   for (unsigned d = 0; d < p.getNumFieldDims(); ++d)
     sizes.kernel.push_back(p.getTransformedKernelSize(d));
+  sizes.inField = p.inputFieldShape;
   return sizes;
 }
 
@@ -365,6 +366,7 @@ OptionFlags inputLayoutOptions(OptionFlags mm, const OptionFlags &options, const
   sizes.outChans = p.outputChannelsPerConvGroup;
   sizes.outField = p.inputFieldShape;
   sizes.kernel.assign(p.getNumFieldDims(), 1);
+  sizes.inField = p.inputFieldShape;
   const std::string mapped = planning::convToMatMulConstraints(c, sizes, planning::ConvProduct::Forward, op);
   if (!mapped.empty())
     mm.set("planConstraints", mapped);

@@ -66,12 +66,14 @@ struct ConvSizes {
   unsigned numTiles = 0; // of the target; 0: not checked
   std::size_t groups = 1, batch = 1, inChans = 1, outChans = 1;
   std::vector<std::size_t> outField, kernel; // the product's output field and kernel positions
+  std::vector<std::size_t> inField;          // the input field (the swapped convolution's kernel)
 };
 
 /// The constraints of a convolution of `sizes` mapped onto the product `which` runs, as a
 /// matMul `planConstraints` value; throws poplar::invalid_option naming the convolution's key
 /// when it cannot be met (a split above its dimension, two kinds of serial split, a parallel
-/// split wider than a serial pass, swapOperands).
+/// split wider than a serial pass). With swapOperands the partition names PopLibs' swapped
+/// convolution (batch and output channels exchanged, the input field its kernel).
 std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSizes &sizes, ConvProduct which,
                                     const std::string &op);
 
