@@ -104,3 +104,5 @@ if(ASPEN_CXX_HAS_AVX512F AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   target_link_libraries(poplin_matmul_bench PRIVATE poplin_matmul_bench_eigen512)
   target_compile_definitions(poplin_matmul_bench PRIVATE ASPEN_BENCH_EIGEN512)
 endif()
+# Issue 23 item 3: the matMul planner's per-tile memory estimate against the compiled memory report.
+aspen_add_test(poplin_matmul_memory LABEL golden SOURCES golden/poplin_matmul_memory.cpp LIBS Aspen::poplin)

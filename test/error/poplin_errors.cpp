@@ -199,8 +199,20 @@ TEST_CASE("poplin_errors: planConstraints that are malformed or cannot be met na
       {"poplin::createWeights",
        "0.partition.outChanSplit.parallel x 0.partition.batchSplit x 0.partition.fieldSplit.1", "8 tiles",
        "target has 4"});
-  requireError<invalid_option>(convWith(R"({"0": {"transform": {"swapOperands": true}}})"),
-                               {"'0.transform.swapOperands'", "does not swap"});
+  // swapOperands: the keys name the swapped convolution (batch and output channels exchanged, the
+  // input field its kernel).
+  requireError<invalid_option>(
+      convWith(R"({"0": {"transform": {"swapOperands": true}, "partition": {"batchSplit": 5}}})"),
+      {"'0.partition.batchSplit'", "split of 5", "the output channels has 4"});
+  requireError<invalid_option>(
+      convWith(
+          R"({"0": {"transform": {"swapOperands": true}, "partition": {"outChanSplit": {"serial": 3}}}})"),
+      {"'0.partition.outChanSplit.serial'", "split of 3", "the batch"});
+  requireError<invalid_option>(
+      convWith(R"({"0": {"transform": {"swapOperands": true}, "partition": {"kernelSplit": {"0": 5}}}})"),
+      {"'0.partition.kernelSplit.0'", "split of 5", "input field dimension 0 has 4"});
+  CHECK_NOTHROW(
+      convWith(R"({"0": {"transform": {"swapOperands": true}, "partition": {"kernelSplit": {"0": 4}}}})")());
   requireError<invalid_option>(convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 5}}}})"),
                                {"'0.partition.outChanSplit.serial'", "split of 5", "output channels"});
   requireError<invalid_option>(convWith(R"({"0": {"partition": {"inChanSplit": {"serial": 4}}}})"),
@@ -213,6 +225,18 @@ TEST_CASE("poplin_errors: planConstraints that are malformed or cannot be met na
       convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 4, "parallel": 2}}}})"),
       {"0.partition.outChanSplit.parallel, 0.partition.outChanSplit.serial",
        "4 serial passes over 4 output"});
+  // planConstraintsOutputFilename naming a file that cannot be written: the option and the file.
+  aspen::test::requireError<invalid_option>(
+      [&f, p] {
+        poplar::program::Sequence prog;
+        poplin::ConvParams q = p;
+        Tensor in = poplin::createInput(f.graph, q, "in");
+        Tensor w = poplin::createWeights(f.graph, q, "w");
+        poplin::convolution(
+            f.graph, in, w, q, false, prog, "conv",
+            {{"pass", "TRAINING_FWD"}, {"planConstraintsOutputFilename", "/nonexistent-aspen-dir/plan"}});
+      },
+      {"poplin::convolution", "planConstraintsOutputFilename", "/nonexistent-aspen-dir/plan_FWD.json"});
   CHECK_NOTHROW(convWith(R"({"0": {"partition": {"outChanSplit": {"serial": 2}}}})")());
   CHECK_NOTHROW(convWith(R"({"0": {"partition": {"inChanSplit": {"serial": 3}}}})")());
   requireError<invalid_option>(

@@ -3,10 +3,12 @@
 // output padding; the backward pass as a convolution with transposed and flipped weights; the
 // weight-update pass) and of the normalisations (popnn::bn / gn / ln, poplin::norm*) against
 // plain host loops, in float and half.
+#include "CommandSupport.hpp"
 #include "OpsTestUtil.hpp"
 #include "TestDevice.hpp"
 
 #include <poplin/Convolution.hpp>
+#include <poplin/MatMul.hpp>
 #include <poplin/Norms.hpp>
 #include <poplin/codelets.hpp>
 #include <popnn/BatchNorm.hpp>
@@ -18,6 +20,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -184,6 +188,29 @@ TEST_CASE("planConstraints split a convolution's product as they name", "[poplin
             "split: groups 2 (block 1), rows 2 (block 2), columns 6 (block 10), inner 3 (block 9)") !=
         std::string::npos);
   runConv(p, FLOAT, TestTarget::FullIpu, 3, options);
+  // The same splits named as PopLibs names them for the swapped convolution (swapOperands: batch
+  // and output channels exchanged; its kernel is the input field, split here in 3 pieces of the
+  // inner dimension); then its serial split over the swapped output channels, the batch: passes
+  // over the product's columns.
+  const OptionFlags swapped{
+      {"planConstraints",
+       R"({"0": {"transform": {"swapOperands": true}, "partition": {"convGroupSplit": 2, "batchSplit": 2,
+            "outChanSplit": {"parallel": 2}, "fieldSplit": {"0": 3}, "kernelSplit": {"1": 3}}}})"}};
+  std::ostringstream swappedPlan;
+  poplin::reportPlanInfo(swappedPlan, graph, p, swapped);
+  INFO(swappedPlan.str());
+  CHECK(swappedPlan.str().find(
+            "split: groups 2 (block 1), rows 2 (block 2), columns 6 (block 10), inner 3 (block 9)") !=
+        std::string::npos);
+  runConv(p, FLOAT, TestTarget::FullIpu, 4, swapped);
+  const OptionFlags batchPasses{
+      {"planConstraints",
+       R"({"0": {"transform": {"swapOperands": true}, "partition": {"outChanSplit": {"serial": 2}}}})"}};
+  std::ostringstream passesPlan;
+  poplin::reportPlanInfo(passesPlan, graph, p, batchPasses);
+  INFO(passesPlan.str());
+  CHECK(passesPlan.str().find("in 2 serial passes over columns") != std::string::npos);
+  runConv(p, FLOAT, TestTarget::FewTiles, 5, batchPasses);
 }
 
 TEST_CASE("serial splits of a convolution: honoured from planConstraints",
@@ -210,6 +237,131 @@ TEST_CASE("serial splits of a convolution: honoured from planConstraints",
     CHECK(plan.str().find(c.expected) != std::string::npos);
     runConv(p, FLOAT, TestTarget::FewTiles, 21, options);
   }
+}
+
+TEST_CASE("createInput of a 1x1 convolution is laid out by the convolution's planConstraints",
+          "[poplin][conv][planConstraints]") {
+  // A 1x1 convolution's product is {G, Co, Ci} x {G, Ci, B*F}, the product createInput lays the
+  // input out for: with planConstraints the input must be where the constrained plan reads it —
+  // the layout of the product's right-hand side under the same splits written as PopLibs writes a
+  // matMul's (swapOperands: batchSplit the columns, outChanSplit the rows), not the layout of the
+  // unconstrained plan.
+  poplin::ConvParams p(FLOAT, 4, {4, 4}, {1, 1}, 8, 8, 1);
+  const OptionFlags options{
+      {"planConstraints",
+       R"({"0": {"partition": {"outChanSplit": {"parallel": 4}, "batchSplit": 1, "fieldSplit": {"0": 1},
+            "inChanSplit": {"parallel": 1}}}})"}};
+  const std::string product =
+      R"({"0": {"transform": {"swapOperands": true}, "partition": {"outChanSplit": {"parallel": 4},
+          "batchSplit": 1, "inChanSplit": {"parallel": 1}}}})";
+  Graph graph(Target::createIPUTarget(1, 4, "ipu2"));
+  // Tile of each element of a {G, Ci, B*F} view.
+  auto tiles = [&graph](const Tensor &t) {
+    std::vector<unsigned> tileOf(t.numElements(), ~0u);
+    const auto mapping = graph.getTileMapping(t);
+    for (unsigned tile = 0; tile < mapping.size(); ++tile)
+      for (const Interval &i : mapping[tile])
+        for (std::size_t e = i.begin(); e < i.end(); ++e)
+          tileOf[e] = tile;
+    return tileOf;
+  };
+  // {B, Ci, H, W} -> {G, Ci, B*H*W}
+  auto asRhs = [&p](const Tensor &in) {
+    return in.reshape({p.batchSize, 1, 8, 16}).dimShuffle({1, 2, 0, 3}).reshape({1, 8, p.batchSize * 16});
+  };
+  const Tensor constrained = asRhs(poplin::createInput(graph, p, "in", options));
+  const Tensor free = asRhs(poplin::createInput(graph, p, "free"));
+  const Tensor rhs = poplin::createMatMulGroupedInputRHS(graph, FLOAT, FLOAT, {1, 8, 8}, {1, 8, 64}, "rhs",
+                                                         {{"planConstraints", product}});
+  CHECK(tiles(constrained) == tiles(rhs));
+  CHECK(tiles(free) != tiles(rhs));
+  runConv(p, FLOAT, TestTarget::FewTiles, 41, options);
+}
+
+namespace {
+std::string fileText(const std::string &path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+std::string splitLine(const std::string &plan) {
+  const std::size_t at = plan.find("split: ");
+  REQUIRE(at != std::string::npos);
+  return plan.substr(at, plan.find('\n', at) - at);
+}
+} // namespace
+
+TEST_CASE("planConstraintsOutputFilename writes the plan as planConstraints that plan it again",
+          "[poplin][conv][planConstraints]") {
+  // PopLibs' option: "<value>_FWD.json" / "_BWD.json" / "_WU.json" by the pass option. Planned
+  // with no constraints, written; given back as planConstraints, the same splits are planned and
+  // written again, byte for byte; the convolution's result is unchanged.
+  aspen::test::TempDir dir;
+  const struct {
+    poplin::ConvParams params;
+    unsigned tiles;
+    const char *amp;
+  } cases[] = {
+      {poplin::ConvParams(FLOAT, 2, {6, 5}, {3, 3}, 3, 4, 2), 1472, "0.6"},
+      {poplin::ConvParams(FLOAT, 4, {8, 8}, {1, 1}, 8, 16, 1), 16, "0.6"},
+      // Serial passes over the output channels and over the inner dimension.
+      {poplin::ConvParams(FLOAT, 1, {16, 16}, {3, 3}, 16, 16, 1), 4, "0.05"},
+      {poplin::ConvParams(FLOAT, 2, {16, 16}, {3, 3}, 16, 8, 1), 4, "0.05"},
+  };
+  for (const auto &c : cases) {
+    const poplin::ConvParams &p = c.params;
+    INFO("params " << p << " on " << c.tiles << " tiles");
+    Graph graph(Target::createIPUTarget(1, c.tiles, "ipu2"));
+    popops::addCodelets(graph);
+    poplin::addCodelets(graph);
+    for (const char *pass : {"TRAINING_FWD", "TRAINING_WU"}) {
+      const bool wu = std::string(pass) == "TRAINING_WU";
+      const std::string path = dir.path + "/plan", file = path + (wu ? "_WU.json" : "_FWD.json");
+      std::remove(file.c_str());
+      auto build = [&](const OptionFlags &options) {
+        program::Sequence prog;
+        Tensor in = poplin::createInput(graph, p, "in", options);
+        if (wu) {
+          Tensor deltas = poplin::createConvOutput(graph, p, "deltas", options);
+          poplin::calculateWeightDeltas(graph, deltas, in, p, prog, "wu", options);
+        } else {
+          Tensor w = poplin::createWeights(graph, p, "w", options);
+          poplin::convolution(graph, in, w, p, false, prog, "conv", options);
+        }
+        return fileText(file);
+      };
+      const OptionFlags first{
+          {"pass", pass}, {"availableMemoryProportion", c.amp}, {"planConstraintsOutputFilename", path}};
+      const std::string written = build(first);
+      INFO(pass << " wrote " << written);
+      REQUIRE(written.find("\"partition\"") != std::string::npos);
+      OptionFlags again = first;
+      again.set("planConstraints", written);
+      CHECK(build(again) == written);
+      if (!wu) {
+        std::ostringstream free, constrained;
+        poplin::reportPlanInfo(free, graph, p, {{"availableMemoryProportion", c.amp}});
+        poplin::reportPlanInfo(constrained, graph, p, again);
+        CHECK(splitLine(constrained.str()) == splitLine(free.str()));
+      }
+    }
+  }
+  // The same constraints as PopLibs writes them (a Boost property tree: every value text, an empty
+  // array ""), with the tile level and the method: accepted, and the convolution is right.
+  poplin::ConvParams p(FLOAT, 2, {6, 5}, {3, 3}, 3, 4, 1);
+  const OptionFlags popLibsStyle{
+      {"planConstraints", R"({"0": {"transform": {"swapOperands": "false", "expandDims": "",
+          "outChanFlattenDims": "", "combineConvGroupsFactor": ["1"]},
+          "partition": {"fieldSplit": {"0": "2", "1": "1"}, "batchSplit": "1",
+          "outChanSplit": {"serial": "1", "parallel": "2"}, "kernelSplit": {"0": "1", "1": "1"},
+          "inChanSplit": {"serial": "1", "parallel": "1"}, "convGroupSplit": "1"}},
+          "1": {"transform": {"swapOperands": "false", "expandDims": "", "outChanFlattenDims": "",
+          "combineConvGroupsFactor": ["1"]}},
+          "method": {"type": "AMP", "convUnits": "8"}, "convGroupsPerGroup": "1", "inChansPerGroup": "4",
+          "partialChansPerGroup": "8"})"}};
+  runConv(p, FLOAT, TestTarget::FewTiles, 51, popLibsStyle);
 }
 
 TEST_CASE("a convolution that fits only in serial passes", "[poplin][conv]") {

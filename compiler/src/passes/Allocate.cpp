@@ -148,11 +148,18 @@ AllocationResult allocateMemory(const ir::GraphData &g, const LoweredProgram &lp
     st.alwaysLiveBytes = addr;
     std::uint64_t peak = addr;
 
-    // Not-always-live pieces: first fit in order of first live step.
+    // Not-always-live pieces: first fit in order of first live step; of those starting together,
+    // the one live longest first (lowest), so that shorter-lived ones lie above it and, freed, rejoin
+    // the free space above instead of leaving a hole below it that a slightly larger object of a
+    // later step does not fit (a matMul's partial sums kept across serial passes, each pass's edge
+    // buffers a few bytes larger or smaller than the last: docs/ops-nn.md "Serial passes").
     std::sort(notAlways.begin(), notAlways.end(), [&](std::uint32_t a, std::uint32_t b) {
       const std::uint32_t ba = liveBegin(a), bb = liveBegin(b);
       if (ba != bb)
         return ba < bb;
+      const std::uint32_t ea = liveEnd(a), eb = liveEnd(b);
+      if (ea != eb)
+        return ea > eb;
       if (plan.memory.objects[a].size != plan.memory.objects[b].size)
         return plan.memory.objects[a].size > plan.memory.objects[b].size;
       return a < b;

@@ -9,6 +9,7 @@
 
 #include "ConvInternal.hpp"
 #include "MatMulInternal.hpp"
+#include "MatMulPlan.hpp"
 #include "PlanConstraints.hpp"
 #include "Preplan.hpp"
 #include "common/OpDebugInfo.hpp"
@@ -24,6 +25,7 @@
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
+#include <fstream>
 #include <functional>
 #include <numeric>
 #include <sstream>
@@ -50,7 +52,7 @@ std::size_t product(const std::vector<std::size_t> &v) {
 // Convolution options: parsed (unknown keys rejected), the planner's ones passed to matMul.
 OptionFlags matMulOptions(const OptionFlags &options, const std::string &op) {
   double amp = 0.6;
-  std::string partials, pass, constraints;
+  std::string partials, pass, constraints, ignoredString;
   bool ignoredBool = false;
   unsigned ignoredUnsigned = 0;
   const std::map<std::string, std::string> passes{{"NONE", "NONE"},
@@ -76,6 +78,7 @@ OptionFlags matMulOptions(const OptionFlags &options, const std::string &op) {
       {"enableTransformsPlan", poplibs::OptionHandler::createWithBool(ignoredBool)},
       {"enableAmpHalfEnginesPlan", poplibs::OptionHandler::createWithBool(ignoredBool)},
       {"planConstraints", poplibs::OptionHandler::createWithString(constraints)},
+      {"planConstraintsOutputFilename", poplibs::OptionHandler::createWithString(ignoredString)},
       {"startTileMultiplier", poplibs::OptionHandler::createWithUnsignedInt(ignoredUnsigned)},
   };
   aspen::ops::parseOptions(spec, options, op);
@@ -254,15 +257,8 @@ std::pair<std::vector<std::size_t>, std::vector<std::size_t>> matShapes(const Co
           {p.numConvGroups, K * p.inputChannelsPerConvGroup, M}};
 }
 
-// `mm` (matMulOptions of `options`) with the convolution's planConstraints mapped onto the splits
-// of the product `which` (docs/matmul.md, "Plan constraints").
-OptionFlags constrained(OptionFlags mm, const OptionFlags &options, const ConvParams &p,
-                        planning::ConvProduct which, const Target &target, const std::string &op) {
-  std::string text;
-  for (const auto &kv : options)
-    if (kv.first == "planConstraints")
-      text = kv.second;
-  const planning::ConvPlanConstraints c = planning::parsePlanConstraints(text, op);
+// The sizes of `p` that its planConstraints split.
+planning::ConvSizes convSizes(const ConvParams &p, const Target &target) {
   planning::ConvSizes sizes;
   sizes.numTiles = target.getNumTiles();
   sizes.groups = p.numConvGroups;
@@ -272,7 +268,106 @@ OptionFlags constrained(OptionFlags mm, const OptionFlags &options, const ConvPa
   sizes.outField = stridedField(p);
   for (unsigned d = 0; d < p.getNumFieldDims(); ++d)
     sizes.kernel.push_back(p.getTransformedKernelSize(d));
-  const std::string mapped = planning::convToMatMulConstraints(c, sizes, which, op);
+  sizes.inField = p.inputFieldShape;
+  return sizes;
+}
+
+// `mm` (matMulOptions of `options`) with the convolution's planConstraints mapped onto the splits
+// of the product `which` (docs/matmul.md, "Plan constraints").
+OptionFlags constrained(OptionFlags mm, const OptionFlags &options, const ConvParams &p,
+                        planning::ConvProduct which, const Target &target, const std::string &op) {
+  std::string text;
+  for (const auto &kv : options)
+    if (kv.first == "planConstraints")
+      text = kv.second;
+  const planning::ConvPlanConstraints c = planning::parsePlanConstraints(text, op);
+  const std::string mapped = planning::convToMatMulConstraints(c, convSizes(p, target), which, op);
+  if (!mapped.empty())
+    mm.set("planConstraints", mapped);
+  return mm;
+}
+
+// PopLibs' `planConstraintsOutputFilename`: the plan of the product `which` (as `mm` plans it)
+// written as `planConstraints` to "<value>_FWD.json", "_BWD.json" or "_WU.json" by the `pass`
+// option ("<value>.json" for NONE), as PopLibs names them. The content is PopLibs' vocabulary
+// (level 0: the partition and the transforms); given back as `planConstraints`, it plans the same
+// splits (docs/ops-nn.md "Plan constraints written out").
+void writePlanConstraints(const Target &target, const OptionFlags &options, const OptionFlags &mm,
+                          const ConvParams &p, planning::ConvProduct which, const std::string &op) {
+  std::string path, pass = "NONE";
+  for (const auto &kv : options) {
+    if (kv.first == "planConstraintsOutputFilename")
+      path = kv.second;
+    else if (kv.first == "pass")
+      pass = kv.second;
+  }
+  if (path.empty())
+    return;
+  const auto endsWith = [&pass](const std::string &tail) {
+    return pass.size() >= tail.size() && pass.compare(pass.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  path += endsWith("_FWD") ? "_FWD" : endsWith("_BWD") ? "_BWD" : endsWith("_WU") ? "_WU" : "";
+  path += ".json";
+  const bool forward = which == planning::ConvProduct::Forward;
+  const auto [a, b] = matShapes(p); // {G, Co, K*Ci} x {G, K*Ci, B*O'}
+  planning::MatMulProblem problem;
+  problem.groups = a[0];
+  problem.m = a[1];
+  problem.k = forward ? a[2] : b[2];
+  problem.n = forward ? b[2] : a[2];
+  problem.inputType = p.inputType;
+  problem.outputType = forward ? p.outputType : p.inputType;
+  const planning::MatMulOptions parsed = planning::parseMatMulOptions(mm, op);
+  problem.partialsType = parsed.partialsType;
+  planning::ProductSplits splits;
+  if (problem.groups * problem.m * problem.k * problem.n != 0) {
+    const planning::MatMulPlan plan = planning::planMatMul(target, problem, parsed);
+    splits = {plan.groupSplit, plan.rowSplit,   plan.colSplit,   plan.depthSplit,
+              plan.serialRows, plan.serialCols, plan.serialInner};
+  }
+  const std::string json = planning::convConstraintsOfPlan(splits, convSizes(p, target), which);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << json;
+  out.close();
+  if (!out)
+    throw poplar::invalid_option(op + ": option 'planConstraintsOutputFilename': cannot write the plan to '" +
+                                 path + "'");
+}
+
+// The options of the product createInput lays a convolution's input out for, {G, Co, Ci} x
+// {G, Ci, B*F} (F: the input field): the convolution's planConstraints, validated against the
+// convolution itself (the same errors as it), then mapped onto that product. It has no kernel:
+// kernel splits are dropped; field splits are clamped to the input field and the input-channel
+// parallel split to a serial pass's channels. For a 1x1 convolution without transforms the product
+// is the convolution's own and the constraints map exactly as the convolution maps them, so its
+// input is laid out where the constrained plan reads it.
+OptionFlags inputLayoutOptions(OptionFlags mm, const OptionFlags &options, const ConvParams &p,
+                               const Target &target, const std::string &op) {
+  (void)constrained(mm, options, p, planning::ConvProduct::Forward, target, op);
+  std::string text;
+  for (const auto &kv : options)
+    if (kv.first == "planConstraints")
+      text = kv.second;
+  planning::ConvPlanConstraints c = planning::parsePlanConstraints(text, op);
+  c.kernelSplit.clear();
+  for (auto &[d, s] : c.fieldSplit)
+    if (d < p.inputFieldShape.size())
+      s.value = unsigned(std::min<std::size_t>(s.value, std::max<std::size_t>(p.inputFieldShape[d], 1)));
+  const std::size_t ci = p.inputChannelsPerConvGroup;
+  const std::size_t serial = c.inChanSerial.set() ? std::max(1u, c.inChanSerial.value) : 1;
+  if (c.inChanParallel.set())
+    c.inChanParallel.value =
+        unsigned(std::min<std::size_t>(c.inChanParallel.value, (ci + serial - 1) / serial));
+  planning::ConvSizes sizes;
+  sizes.numTiles = target.getNumTiles();
+  sizes.groups = p.numConvGroups;
+  sizes.batch = p.batchSize;
+  sizes.inChans = ci;
+  sizes.outChans = p.outputChannelsPerConvGroup;
+  sizes.outField = p.inputFieldShape;
+  sizes.kernel.assign(p.getNumFieldDims(), 1);
+  sizes.inField = p.inputFieldShape;
+  const std::string mapped = planning::convToMatMulConstraints(c, sizes, planning::ConvProduct::Forward, op);
   if (!mapped.empty())
     mm.set("planConstraints", mapped);
   return mm;
@@ -361,7 +456,7 @@ Tensor createInput(Graph &graph, const ConvParams &params, const DebugContext &d
   const poplar::DebugContext debugContext(di);
   const std::string op = "poplin::createInput";
   const ConvParams p = checked(params, op);
-  const OptionFlags mm = matMulOptions(options, op);
+  const OptionFlags mm = inputLayoutOptions(matMulOptions(options, op), options, p, graph.getTarget(), op);
   // Laid out as the matrix product's right-hand side would be for a 1x1 kernel: channels by
   // (batch, field) columns, so the windows of a tile's columns are mostly local.
   const std::size_t F = product(p.inputFieldShape);
@@ -425,6 +520,7 @@ Tensor convolution(Graph &graph, const Tensor &in, const Tensor &weights, const 
                                      graph.getTarget(), op);
   requireTensor(in, inputShape(p), p.inputType, op, "the input");
   requireTensor(weights, weightsShape(p, transposeAndFlipWeights), p.inputType, op, "the weights");
+  writePlanConstraints(graph.getTarget(), options, mm, p, planning::ConvProduct::Forward, op);
   const DebugContext dc{debugContext, "convolution"};
   Tensor r = convolutionImpl(graph, in, weights, p, transposeAndFlipWeights, prog, dc, mm, cache);
   if (!hasOutputPadding(p))
@@ -477,6 +573,7 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
                                    ": the kernelTransform must be the identity for the weight-update pass");
   requireTensor(activations, inputShape(p), p.inputType, op, "the activations");
   requireTensor(zDeltas, outputShape(p), p.outputType, op, "zDeltas");
+  writePlanConstraints(graph.getTarget(), options, mm, p, planning::ConvProduct::WeightUpdate, op);
   const DebugContext dc{debugContext, "calculateWeightDeltas"};
   // Output gradients without the output padding, as {G, Co, B*O'}.
   Tensor z = zDeltas;
@@ -616,7 +713,8 @@ std::vector<preplanning::PlanRequest> preplanning::convolutionRequests(const Tar
   const std::vector<std::size_t> inB{p.numConvGroups, p.inputChannelsPerConvGroup,
                                      p.batchSize * product(p.inputFieldShape)};
   return {matMulRequest(&target, {p.inputType, p.outputType, a, b}, fwd, op),
-          matMulRequest(&target, {p.inputType, p.outputType, inA, inB}, mm, op)};
+          matMulRequest(&target, {p.inputType, p.outputType, inA, inB},
+                        inputLayoutOptions(mm, options, p, target, op), op)};
 }
 
 void convolutionValidateOptions(const OptionFlags &options) {

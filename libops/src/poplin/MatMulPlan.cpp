@@ -27,6 +27,18 @@ constexpr std::uint64_t kBlockVertexOverhead = 306;
 constexpr std::uint64_t kAmpWeightLoadBytesPerCycle = 16;
 /// Fixed thread cycles of each worker of a reduce vertex.
 constexpr std::uint64_t kReduceWorkerOverhead = 20;
+/// Bytes the compiler keeps on every tile before any variable: the worker and supervisor stacks
+/// (docs/profile-format.md, `perTileOverheadBytes`).
+constexpr std::uint64_t kTileOverheadBytes = 3168;
+/// Bytes of one vertex's state (instance, field pointers and sizes) on its tile: the largest of
+/// MatMulBlock(Acc) and MatMulReduce(Acc) in the compiled memory report is 104.
+constexpr std::uint64_t kVertexStateBytes = 104;
+/// Alignment of an object in tile memory.
+constexpr std::uint64_t kObjectAlign = 8;
+
+std::uint64_t alignUp(std::uint64_t x) {
+  return (x + kObjectAlign - 1) / kObjectAlign * kObjectAlign;
+}
 
 std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) {
   return b == 0 ? 0 : (a + b - 1) / b;
@@ -95,6 +107,20 @@ MatMulCost evaluate(const poplar::Target &target, const MatMulProblem &p, const 
   const std::uint64_t outputBytes =
       (reduces ? ceilDiv(gb * bm * bn, plan.depthSplit) : gb * bm * bn) * outSize;
   cost.totalBytesPerTile = cost.tempBytesPerTile + outputBytes;
+  // The tile's shares of A and B as createInputOperand lays them out: a block of A is shared out
+  // between the colSplit tiles that read it, one of B between the rowSplit tiles (every inner pass
+  // its own blocks); a block held whole by the one tile that reads it is read in place, so it
+  // needs no edge buffer.
+  const std::uint64_t innerPerTile = bk * passes;
+  cost.aBytesPerTile = alignUp(ceilDiv(gb * bm * innerPerTile, plan.colSplit) * inSize);
+  cost.bBytesPerTile = alignUp(ceilDiv(gb * innerPerTile * bn, plan.rowSplit) * inSize);
+  cost.outBytesPerTile = alignUp(outputBytes);
+  cost.vertexBytesPerTile = (passes + (reduces ? 1 : 0)) * kVertexStateBytes;
+  const std::uint64_t inPlace =
+      (plan.colSplit == 1 ? gb * bm * bk * inSize : 0) + (plan.rowSplit == 1 ? gb * bk * bn * inSize : 0);
+  const std::uint64_t livePeak = std::max(stage1Temp - inPlace, reduceTemp);
+  cost.peakBytesPerTile = kTileOverheadBytes + cost.aBytesPerTile + cost.bBytesPerTile +
+                          cost.outBytesPerTile + cost.vertexBytesPerTile + livePeak;
   const double budget = options.availableMemoryProportion * double(target.getBytesPerTile());
   cost.fitsTempBudget =
       double(cost.tempBytesPerTile) <= budget && cost.totalBytesPerTile <= target.getBytesPerTile();
@@ -353,6 +379,11 @@ MatMulPlan serialPlan(const poplar::Target &target, const MatMulProblem &p, cons
   plan.cost.reduceCycles = s * pass.reduceCycles;
   plan.cost.totalCycles = s * pass.totalCycles;
   plan.cost.totalBytesPerTile = pass.tempBytesPerTile + s * passOutputBytes;
+  // Every pass leaves its result and its vertices' state; A is read whole by every column pass
+  // and laid out pass by pass for row passes (B the converse).
+  plan.cost.peakBytesPerTile = pass.peakBytesPerTile +
+                               (s - 1) * (pass.outBytesPerTile + pass.vertexBytesPerTile) +
+                               (rows - 1) * pass.aBytesPerTile + (cols - 1) * pass.bBytesPerTile;
   const double budget = options.availableMemoryProportion * double(target.getBytesPerTile());
   plan.cost.fitsTempBudget =
       double(plan.cost.tempBytesPerTile) <= budget && plan.cost.totalBytesPerTile <= target.getBytesPerTile();
@@ -378,7 +409,7 @@ MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &p, cons
   if (best.cost.fitsTempBudget || given[0] * given[1] * given[2] > 1)
     return best;
   // Too large for one superstep: of each kind of serial pass the constraints leave free, the
-  // fewest passes that fit; then the cheapest of those (rows and columns before the inner dimension). Every
+  // fewest passes that fit; then the cheapest of those. Every
   // row or column pass holds its operand copies and partials only while it runs, but the result of all passes
   // stays; inner passes hold their operand copies, and the partial sums stay across them.
   const SplitConstraint *kinds[3] = {&c.serialRows, &c.serialCols, &c.serialInner};
@@ -387,12 +418,11 @@ MatMulPlan planMatMul(const poplar::Target &target, const MatMulProblem &p, cons
   MatMulPlan fitting;
   bool haveFitting = false;
   for (unsigned kind = 0; kind < 3; ++kind) {
-    // Passes over the inner dimension only when no passes over rows or columns fit: their
-    // partial sums stay live across every pass, and on ipu1 the cheaper inner plan of fp32
-    // 2048^3 (5 passes, 1,055,970 cycles against 1,132,910) did not fit the tiles once laid
-    // out (289,544 bytes on the fullest tile, against 262,144).
-    if (kind == 2 && haveFitting)
-      break;
+    // Passes over the inner dimension compete on cost with the others: their partial sums stay
+    // live across every pass, which the temporaries count, and the compiler's allocator places
+    // them below the passes' edge buffers (docs/ops-nn.md "Serial passes": fp32 2048^3 on ipu1
+    // in 5 inner passes needed 289,544 bytes on its fullest tile before, 197,680 now; the
+    // estimate, poplin_matmul_memory).
     if (kinds[kind]->set())
       continue;
     std::size_t lastWidth = sizes[kind];
@@ -438,7 +468,9 @@ void describePlan(std::ostream &os, const poplar::Target &target, const MatMulPr
      << ", reduction " << plan.cost.reduceCycles << ", total " << plan.cost.totalCycles << "\n"
      << "  memory per tile: temporaries " << plan.cost.tempBytesPerTile << " bytes (budget "
      << std::uint64_t(options.availableMemoryProportion * double(target.getBytesPerTile())) << "), total "
-     << plan.cost.totalBytesPerTile << " bytes" << (plan.cost.fitsTempBudget ? "" : " (over budget)") << "\n";
+     << plan.cost.totalBytesPerTile << " bytes" << (plan.cost.fitsTempBudget ? "" : " (over budget)") << "\n"
+     << "  estimated peak " << plan.cost.peakBytesPerTile << " bytes on the fullest tile (of "
+     << target.getBytesPerTile() << "), with A and B laid out by createMatMulInputLHS/RHS\n";
   const MatMulConstraints &c = options.constraints;
   if (c.any()) {
     os << "  planConstraints honoured:";

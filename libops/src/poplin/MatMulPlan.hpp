@@ -50,6 +50,16 @@ struct MatMulCost {
   std::uint64_t totalCycles = 0;
   std::uint64_t tempBytesPerTile = 0;
   std::uint64_t totalBytesPerTile = 0;
+  /// The compiled memory of the fullest tile the plan uses, when A and B are laid out as
+  /// createMatMulInputLHS/RHS lay them out: the compiler's per-tile stacks, the tile's shares of
+  /// A, B and the result (all serial passes), its vertices' state, and the temporaries' peak
+  /// (tempBytesPerTile: the operand blocks received for one pass and the partial sums kept across
+  /// passes, or the reduction's). Reported (matMulReportPlan), compared with the compiled memory
+  /// report by poplin_matmul_memory; the budget is still on the temporaries, as PopLibs'.
+  std::uint64_t peakBytesPerTile = 0;
+  /// Its parts that serial passes over rows or columns multiply: A's, B's and the result's share
+  /// of one pass, and the state of one pass's vertices.
+  std::uint64_t aBytesPerTile = 0, bBytesPerTile = 0, outBytesPerTile = 0, vertexBytesPerTile = 0;
   bool fitsTempBudget = false;
 };
 

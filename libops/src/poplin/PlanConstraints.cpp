@@ -52,6 +52,10 @@ const json &object(const json &v, const std::string &op, const std::string &path
 }
 
 void unsignedArray(const json &v, const std::string &op, const std::string &path) {
+  // An empty array as a Boost property tree writes it (PopLibs' planConstraintsOutputFilename
+  // files): an empty string.
+  if (v.is_string() && v.get<std::string>().empty())
+    return;
   if (!v.is_array())
     fail(op, path, "must be an array");
   for (const json &e : v)
@@ -241,10 +245,29 @@ MatMulConstraints matMulConstraints(const ConvPlanConstraints &c, const std::str
   return m;
 }
 
-std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSizes &sizes, ConvProduct which,
-                                    const std::string &op) {
-  if (c.swapOperands)
-    fail(op, c.swapOperandsKey, "cannot be met: Aspen's convolution does not swap its operands");
+std::string convToMatMulConstraints(const ConvPlanConstraints &given, const ConvSizes &sizes,
+                                    ConvProduct which, const std::string &op) {
+  const bool forward = which == ConvProduct::Forward;
+  // swapOperands: the partition names PopLibs' swapped convolution, whose batch is the output
+  // channels, whose output channels are the batch and whose kernel is the input field (the output
+  // field and input channels stay). Aspen's product is the same either way (its planner treats rows
+  // and columns alike); the splits are taken in the unswapped convolution's terms, keeping the
+  // keys' names. Serial passes over the swapped output channels (the batch) are passes over the
+  // forward product's columns.
+  ConvPlanConstraints c = given;
+  SplitConstraint batchSerial;
+  if (given.swapOperands) {
+    std::swap(c.batchSplit, c.outChanParallel);
+    batchSerial = given.outChanSerial;
+    c.outChanSerial = SplitConstraint{};
+    requireWithin(batchSerial, sizes.batch, "the batch (the output channels of the swapped convolution)", op);
+    if (!forward && batchSerial.set() && batchSerial.value > 1)
+      fail(op, batchSerial.key,
+           "a serial split of " + std::to_string(batchSerial.value) +
+               " cannot be met in the weight-update pass with swapOperands (the batch is its inner "
+               "dimension)");
+  }
+  const std::vector<std::size_t> &kernelDims = given.swapOperands ? sizes.inField : sizes.kernel;
   requireWithin(c.convGroupSplit, sizes.groups, "the convolution groups", op);
   requireWithin(c.batchSplit, sizes.batch, "the batch", op);
   requireWithin(c.inChanParallel, sizes.inChans, "the input channels", op);
@@ -252,11 +275,12 @@ std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSize
   requireWithin(c.inChanSerial, sizes.inChans, "the input channels", op);
   requireWithin(c.outChanSerial, sizes.outChans, "the output channels", op);
   const bool inSerial = c.inChanSerial.set() && c.inChanSerial.value > 1;
-  const bool outSerial = c.outChanSerial.set() && c.outChanSerial.value > 1;
+  const SplitConstraint &otherSerial = given.swapOperands ? batchSerial : c.outChanSerial;
+  const bool outSerial = otherSerial.set() && otherSerial.value > 1;
   if (inSerial && outSerial)
-    fail(op, c.inChanSerial.key + ", " + c.outChanSerial.key,
+    fail(op, c.inChanSerial.key + ", " + otherSerial.key,
          "serial splits of " + std::to_string(c.inChanSerial.value) + " and " +
-             std::to_string(c.outChanSerial.value) +
+             std::to_string(otherSerial.value) +
              " cannot both be met: a plan splits serially over one dimension at a time (as PopLibs')");
   std::vector<SplitConstraint> field{c.batchSplit}, kernel{c.inChanParallel};
   std::size_t kernelElements = 1;
@@ -268,13 +292,16 @@ std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSize
     requireWithin(s, sizes.outField[d], "output field dimension " + std::to_string(d), op);
     field.push_back(s);
   }
+  const std::string kernelWhat = given.swapOperands ? "input field dimension " : "kernel dimension ";
   for (const auto &[d, s] : c.kernelSplit) {
-    if (d >= sizes.kernel.size())
-      fail(op, s.key, "the convolution has " + std::to_string(sizes.kernel.size()) + " kernel dimensions");
-    requireWithin(s, sizes.kernel[d], "kernel dimension " + std::to_string(d), op);
+    if (d >= kernelDims.size())
+      fail(op, s.key, "the convolution has " + std::to_string(kernelDims.size()) + " kernel dimensions");
+    requireWithin(s, kernelDims[d], kernelWhat + std::to_string(d), op);
     kernel.push_back(s);
   }
   const SplitConstraint columns = combine(field), inner = combine(kernel);
+  if (given.swapOperands) // the swapped kernel is the input field: its pieces must fit kernel x channels
+    requireWithin(inner, kernelElements * sizes.inChans, "the kernel positions x input channels", op);
   const SplitConstraint tiles = combine({c.convGroupSplit, c.outChanParallel, columns, inner});
   if (sizes.numTiles != 0 && tiles.value > sizes.numTiles)
     fail(op, tiles.key,
@@ -294,15 +321,19 @@ std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSize
   };
   fitsPasses(c.outChanParallel, c.outChanSerial, sizes.outChans, "output channels");
   fitsPasses(inner, c.inChanSerial, kernelElements * sizes.inChans, "kernel positions x input channels");
+  std::size_t fieldElements = sizes.batch;
+  for (std::size_t f : sizes.outField)
+    fieldElements *= f;
+  fitsPasses(columns, batchSerial, fieldElements, "batch x output field");
   // Forward: rows output channels, inner kernel x input channels, columns batch x field.
   // Weight update: rows output channels, inner batch x field, columns kernel x input channels.
   // The product is written as PopLibs' transposed matMul (swapOperands: batchSplit the columns,
   // outChanSplit the rows and their serial passes), except for serial passes over the columns
   // (the weight update's input channels), which only the untransposed form names.
-  const bool forward = which == ConvProduct::Forward;
   const SplitConstraint &depth = forward ? inner : columns;
   const SplitConstraint &cols = forward ? columns : inner;
-  const bool serialColumns = !forward && inSerial;
+  const bool serialColumns = forward ? outSerial && given.swapOperands : inSerial;
+  const unsigned columnPasses = forward ? batchSerial.value : c.inChanSerial.value;
   json partition = json::object();
   if (c.convGroupSplit.set())
     partition["convGroupSplit"] = c.convGroupSplit.value;
@@ -322,7 +353,7 @@ std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSize
       partition["batchSplit"] = cols.value;
   }
   if (serialColumns)
-    partition["outChanSplit"]["serial"] = c.inChanSerial.value;
+    partition["outChanSplit"]["serial"] = columnPasses;
   if (depth.set())
     partition["inChanSplit"]["parallel"] = depth.value;
   if (forward && c.inChanSerial.set())
@@ -333,6 +364,76 @@ std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSize
   if (!serialColumns)
     level["transform"] = {{"swapOperands", true}};
   return json{{"0", level}}.dump();
+}
+
+namespace {
+
+/// Factors f[i] <= max(dims[i], 1) of `value` with f[0] * f[1] * ... == value, or false.
+bool factorOver(unsigned value, const std::vector<std::size_t> &dims, std::size_t at,
+                std::vector<unsigned> &f) {
+  if (at == dims.size())
+    return value == 1;
+  const std::size_t limit = std::max<std::size_t>(dims[at], 1);
+  for (unsigned d = unsigned(std::min<std::size_t>(value, limit)); d >= 1; --d) {
+    if (value % d != 0)
+      continue;
+    f[at] = d;
+    if (factorOver(value / d, dims, at + 1, f))
+      return true;
+  }
+  return false;
+}
+
+/// The factors of the largest split not above `value` that factors over `dims` (1 always does).
+std::vector<unsigned> factorsOf(unsigned value, const std::vector<std::size_t> &dims, bool &exact) {
+  std::vector<unsigned> f(dims.size(), 1);
+  for (unsigned v = std::max(1u, value); v >= 1; --v)
+    if (factorOver(v, dims, 0, f)) {
+      exact = exact && v == value;
+      return f;
+    }
+  exact = false;
+  return std::vector<unsigned>(dims.size(), 1);
+}
+
+} // namespace
+
+std::string convConstraintsOfPlan(const ProductSplits &s, const ConvSizes &sizes, ConvProduct which,
+                                  bool *exactOut) {
+  bool exact = true;
+  const bool forward = which == ConvProduct::Forward;
+  // The dimensions the product's columns (forward) or inner dimension (weight update) flatten:
+  // batch, then the output field; and the other one: input channels, then the kernel.
+  std::vector<std::size_t> field{sizes.batch}, kernel{sizes.inChans};
+  field.insert(field.end(), sizes.outField.begin(), sizes.outField.end());
+  kernel.insert(kernel.end(), sizes.kernel.begin(), sizes.kernel.end());
+  const std::vector<unsigned> fieldF = factorsOf(forward ? s.cols : s.depth, field, exact);
+  const std::vector<unsigned> kernelF = factorsOf(forward ? s.depth : s.cols, kernel, exact);
+  // Serial passes PopLibs' keys name: over the output channels (rows); over the input channels
+  // (forward: the inner dimension; weight update: the columns), at most one pass a channel.
+  const unsigned inSerialPasses = forward ? s.serialInner : s.serialCols;
+  const unsigned inSerial =
+      unsigned(std::min<std::size_t>(inSerialPasses, std::max<std::size_t>(sizes.inChans, 1)));
+  if (inSerial != inSerialPasses || (forward ? s.serialCols : s.serialInner) != 1)
+    exact = false;
+  json partition = json::object();
+  partition["convGroupSplit"] = s.groups;
+  partition["batchSplit"] = fieldF[0];
+  partition["fieldSplit"] = json::object();
+  for (std::size_t d = 1; d < fieldF.size(); ++d)
+    partition["fieldSplit"][std::to_string(d - 1)] = fieldF[d];
+  partition["kernelSplit"] = json::object();
+  for (std::size_t d = 1; d < kernelF.size(); ++d)
+    partition["kernelSplit"][std::to_string(d - 1)] = kernelF[d];
+  partition["outChanSplit"] = {{"parallel", s.rows}, {"serial", s.serialRows}};
+  partition["inChanSplit"] = {{"parallel", kernelF[0]}, {"serial", inSerial}};
+  const json transform = {{"swapOperands", false},
+                          {"expandDims", json::array()},
+                          {"outChanFlattenDims", json::array()},
+                          {"combineConvGroupsFactor", json::array({1})}};
+  if (exactOut)
+    *exactOut = exact;
+  return json{{"0", {{"transform", transform}, {"partition", partition}}}}.dump(2) + "\n";
 }
 
 } // namespace poplin::planning

@@ -66,13 +66,31 @@ struct ConvSizes {
   unsigned numTiles = 0; // of the target; 0: not checked
   std::size_t groups = 1, batch = 1, inChans = 1, outChans = 1;
   std::vector<std::size_t> outField, kernel; // the product's output field and kernel positions
+  std::vector<std::size_t> inField;          // the input field (the swapped convolution's kernel)
 };
 
 /// The constraints of a convolution of `sizes` mapped onto the product `which` runs, as a
 /// matMul `planConstraints` value; throws poplar::invalid_option naming the convolution's key
 /// when it cannot be met (a split above its dimension, two kinds of serial split, a parallel
-/// split wider than a serial pass, swapOperands).
+/// split wider than a serial pass). With swapOperands the partition names PopLibs' swapped
+/// convolution (batch and output channels exchanged, the input field its kernel).
 std::string convToMatMulConstraints(const ConvPlanConstraints &c, const ConvSizes &sizes, ConvProduct which,
                                     const std::string &op);
+
+/// The splits of a planned product (Aspen's MatMulPlan, without its block sizes).
+struct ProductSplits {
+  unsigned groups = 1, rows = 1, cols = 1, depth = 1;
+  unsigned serialRows = 1, serialCols = 1, serialInner = 1;
+};
+
+/// The plan of the product `which` of a convolution of `sizes`, written back in PopLibs' convolution
+/// vocabulary (`planConstraintsOutputFilename`): a complete level-0 `planConstraints` JSON object
+/// that convToMatMulConstraints maps back onto the same splits. A column or inner split of the
+/// product is factored over the dimensions it flattens (batch x field, kernel x input channels);
+/// where no factoring meets it exactly (or the plan splits serially over a dimension PopLibs' keys
+/// do not name), the nearest split the keys can name below it is written, and `exact` is set to
+/// false.
+std::string convConstraintsOfPlan(const ProductSplits &splits, const ConvSizes &sizes, ConvProduct which,
+                                  bool *exact = nullptr);
 
 } // namespace poplin::planning
