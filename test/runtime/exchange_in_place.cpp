@@ -99,6 +99,7 @@ struct Result {
   std::vector<float> x;
   std::uint64_t cycles = 0;
   std::uint64_t copied = 0;
+  std::uint64_t toScratch = 0; // of `copied`, into the running thread's scratch
   bool inPlace = false;
 };
 
@@ -163,6 +164,7 @@ Result run(const std::string &type, unsigned sourceTiles, std::vector<unsigned> 
   aspen::rt::Executor &e = *engine->getImpl().executor_;
   res.cycles = e.cycles();
   res.copied = e.exchangeBytesCopied();
+  res.toScratch = e.exchangeBytesToScratch();
   res.inPlace = e.readsInPlace(0);
   return res;
 }
@@ -215,10 +217,34 @@ TEST_CASE("exchange in place: a gathered range several tiles read is staged once
     CHECK(copy.copied == 2 * 4 * 384);
     CHECK(in.copied == 2 * 384); // one staging copy per run of the step
   }
-  // One reader of a gathered range: staging would cost what its edge buffer does.
-  const Result one = run("WeightedSum", 3, {4}, false, {}, 1);
-  CHECK_FALSE(one.inPlace);
-  CHECK(one.copied == 2 * 384);
+}
+
+TEST_CASE("exchange in place: a gathered range one tile reads is copied into thread scratch",
+          "[exchange][inplace]") {
+  // x on tiles 0..2 (three runs), read whole by tile 4 alone: a staging copy would cost what
+  // its edge buffer does, so the fused step copies it into the running thread's scratch just
+  // before tile 4 runs, and points the field there. Same bytes copied, same results and cycles.
+  for (unsigned threads : {1u, 2u})
+    for (bool serialise : {false, true}) {
+      const Result one = run("WeightedSum", 3, {4}, false, {}, threads, serialise);
+      const Result copy = run("WeightedSum", 3, {4}, false, kCopyAll, threads, serialise);
+      CHECK(one.out == std::vector<float>(1, weighted(initialX())));
+      CHECK(copy.out == one.out);
+      CHECK(one.cycles == copy.cycles);
+      CHECK(one.inPlace);
+      CHECK(one.copied == 2 * 384);
+      CHECK(one.toScratch == 2 * 384);
+      CHECK(copy.copied == 2 * 384);
+      CHECK(copy.toScratch == 0);
+    }
+  // Under checked writes the copy goes to the edge buffer, as planned.
+  const Result checked = run("WeightedSum", 3, {4}, false, {{"aspen.checkTileWrites", "true"}}, 1);
+  CHECK(checked.out == std::vector<float>(1, weighted(initialX())));
+  CHECK(checked.toScratch == 0);
+  // A vertex that may write through its Input keeps its edge buffer.
+  const Result scribble = run("ScribbleSum", 3, {4}, false, {}, 1);
+  CHECK(scribble.toScratch == 0);
+  CHECK(scribble.x == initialX());
 }
 
 TEST_CASE("exchange in place: survives serialisation of the executable", "[exchange][inplace]") {
@@ -370,6 +396,7 @@ Result runMixed(const std::vector<const char *> &sources, bool weighted, OptionF
   aspen::rt::Executor &e = *engine.getImpl().executor_;
   res.cycles = e.cycles();
   res.copied = e.exchangeBytesCopied();
+  res.toScratch = e.exchangeBytesToScratch();
   res.inPlace = e.readsInPlace(0);
   return res;
 }

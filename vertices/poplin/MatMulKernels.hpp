@@ -70,6 +70,11 @@ struct KernelConfig {
   /// slower). A longer inner dimension is walked in such chunks, each element's running
   /// sum kept in float between them (the same chain). 0: the whole depth at once.
   unsigned depthChunk = 0;
+  /// Float blocks of C whose register tiles cover whole rows (one AVX-512 panel) are written
+  /// with non-temporal stores: C is read again only in a later step, after the other tiles'
+  /// data has passed through the caches, so writing it around them saves its read for
+  /// ownership and keeps the operand blocks cached (ASPEN_CODELET_STREAM=0: plain stores).
+  bool streamC = false;
 };
 
 /// Widest column panel (in floats) each kernel walks: the depth chunk is sized for it.
@@ -159,7 +164,10 @@ inline KernelConfig detectKernel() {
     best = Isa::Generic;
   else if (cap && std::strcmp(cap, "avx2") == 0 && best == Isa::Avx512)
     best = Isa::Avx2;
-  return configFor(best);
+  KernelConfig config = configFor(best);
+  const char *stream = std::getenv("ASPEN_CODELET_STREAM");
+  config.streamC = best == Isa::Avx512 && !(stream && std::strcmp(stream, "0") == 0);
+  return config;
 }
 
 // The host's, not a tile's: the same on every tile and set once. In a namespace whose name
@@ -443,6 +451,24 @@ inline unsigned panelAvx512(unsigned cols, unsigned colsLeft) {
 }
 
 #ifdef POPLIN_X86_KERNELS
+/// dst[0:n] = src[0:n] (src 64-byte aligned scratch), the whole cache lines of dst by
+/// non-temporal stores (the caller fences once it is done), the partial lines at either end
+/// by plain stores.
+POPLIN_AVX512 inline void streamFloats(float *dst, const float *src, std::size_t n) {
+  std::size_t i = 0;
+  const std::size_t head = (64 - reinterpret_cast<std::uintptr_t>(dst) % 64) % 64;
+  if (head % sizeof(float) != 0) { // not float-aligned: plain copy
+    std::memcpy(static_cast<void *>(dst), src, n * sizeof(float));
+    return;
+  }
+  for (; i < n && i < head / sizeof(float); ++i)
+    dst[i] = src[i];
+  for (; i + 16 <= n; i += 16)
+    _mm512_stream_ps(dst + i, _mm512_loadu_ps(src + i));
+  for (; i < n; ++i)
+    dst[i] = src[i];
+}
+
 /// C[0:rows, 0:cols] = A * B by register tiles of `isa`, the inner dimension walked in
 /// chunks of `config.depthChunk` (sums carried in float in `accScratch`, rows * cols floats).
 /// B is float, or half for the AVX-512 kernel (`takesHalfB`), converted as it is loaded.
@@ -453,6 +479,8 @@ void productTiled(const KernelConfig &config, const float *a, std::size_t lda, c
   const Isa isa = config.isa;
   const unsigned rt = rowTile(isa, cols);
   const unsigned chunk = config.depthChunk == 0 || accScratch == nullptr ? depth : config.depthChunk;
+  bool streamed = false;
+  alignas(64) float tile[6 * 80]; // a register tile's sums before they are streamed to C
   for (unsigned d = 0; d < depth; d += chunk) {
     const unsigned dn = depth - d < chunk ? depth - d : chunk;
     Chain chain;
@@ -472,6 +500,14 @@ void productTiled(const KernelConfig &config, const float *a, std::size_t lda, c
         const float *aTile = a + r * lda + d;
         const BType *bTile = b + std::size_t(d) * ldb + j;
         OutType *cTile = c + r * ldc + j;
+        if constexpr (std::is_same_v<OutType, float>) {
+          if (isa == Isa::Avx512 && config.streamC && chain.last && n == cols && ldc == cols && cols <= 80) {
+            pickAvx512<float, BType>(R, vectors)(aTile, lda, bTile, ldb, dn, tile, cols, last, at);
+            streamFloats(cTile, tile, std::size_t(R) * cols);
+            streamed = true;
+            continue;
+          }
+        }
         if (isa == Isa::Avx512)
           pickAvx512<OutType, BType>(R, vectors)(aTile, lda, bTile, ldb, dn, cTile, ldc, last, at);
         else if constexpr (std::is_same_v<BType, float>)
@@ -480,6 +516,8 @@ void productTiled(const KernelConfig &config, const float *a, std::size_t lda, c
       j += n;
     }
   }
+  if (streamed) // the non-temporal stores ordered before anything the caller stores next
+    _mm_sfence();
 }
 #endif
 

@@ -185,6 +185,66 @@ void emitCodeletData(exe::ExecutableData &x, const ir::GraphData &g, const Excha
   }
 }
 
+/// The scratch windows of `ip` (exe::InPlaceScratchTile): per tile, the lone gathers'
+/// window [lo, hi) of its edge buffer, kept when the tile's leading runs are exactly the
+/// runs landing in it (a run merged across the window's edge, or a window with other runs
+/// inside, leaves the tile's copies in its edge buffer).
+void planScratchTiles(exe::InPlaceReads &ip, const ExchangePlan &plan,
+                      const std::vector<const InPlaceCandidate *> &alone, const Resolver &at) {
+  if (alone.empty())
+    return;
+  struct Window {
+    std::uint64_t lo = ~std::uint64_t(0), hi = 0, bytes = 0;
+    std::vector<const InPlaceCandidate *> ranges;
+  };
+  std::map<std::uint32_t, Window> windows; // by tile
+  for (const InPlaceCandidate *c : alone) {
+    const exe::TileAddr buffer = at(c->buffer);
+    Window &w = windows[buffer.tile];
+    w.lo = std::min<std::uint64_t>(w.lo, buffer.addr);
+    w.hi = std::max<std::uint64_t>(w.hi, buffer.addr + c->bytes);
+    w.bytes += c->bytes;
+    w.ranges.push_back(c);
+  }
+  const exe::CopyPlan &in = ip.exchangeIn;
+  for (std::size_t k = 0; k < in.tiles.size(); ++k) {
+    const auto found = windows.find(in.tiles[k]);
+    if (found == windows.end())
+      continue;
+    const Window &w = found->second;
+    std::uint32_t lead = in.tileBegin[k];
+    std::uint64_t bytes = 0;
+    while (lead < in.tileBegin[k + 1] && in.runs[lead].dst.addr >= w.lo &&
+           in.runs[lead].dst.addr + std::uint64_t(in.runs[lead].bytes) <= w.hi)
+      bytes += in.runs[lead++].bytes;
+    bool clean = bytes == w.bytes;
+    for (std::uint32_t r = lead; clean && r < in.tileBegin[k + 1]; ++r)
+      clean = in.runs[r].dst.addr + std::uint64_t(in.runs[r].bytes) <= w.lo || in.runs[r].dst.addr >= w.hi;
+    if (!clean)
+      continue;
+    exe::InPlaceScratchTile s;
+    s.planTile = static_cast<std::uint32_t>(k);
+    s.runs = lead - in.tileBegin[k];
+    s.lo = static_cast<std::uint32_t>(w.lo);
+    s.bytes = static_cast<std::uint32_t>(w.hi - w.lo);
+    s.bindBegin = static_cast<std::uint32_t>(ip.scratchBindings.size());
+    // The pointers are rewritten as the tile runs: only its own (vertex state, descriptors).
+    bool own = true;
+    for (const InPlaceCandidate *c : w.ranges)
+      for (std::uint32_t rel : c->relocations) {
+        const SymRelocation &r = plan.relocations[rel];
+        const exe::TileAddr where = at(r.where);
+        own = own && where.tile == in.tiles[k];
+        ip.scratchBindings.push_back({where, at(r.target)});
+      }
+    if (!own) {
+      ip.scratchBindings.resize(s.bindBegin);
+      continue;
+    }
+    ip.scratch.push_back(s);
+  }
+}
+
 /// Reading in place (docs/exchange.md). Contract: for the candidates of `pcs` whose readers
 /// all come from libraries that declare their Inputs read-only: a range whose bytes are one
 /// run of one tile piece on another tile, aligned as its edges need and not written in place
@@ -228,9 +288,16 @@ exe::InPlaceReads planInPlaceReads(const ir::GraphData &g, const ExchangePlan &p
       gathers[{c.var, c.begin, c.bytes}].push_back(&c);
     }
   }
+  // Gathers one tile alone reads, for the per-thread scratch copy (below).
+  std::vector<const InPlaceCandidate *> alone;
   for (const auto &[key, readers] : gathers) {
-    if (readers.size() < 2)
-      continue; // one reader: the staging copy would cost what the edge buffer's does
+    if (readers.size() < 2) {
+      // One reader: a staging copy would cost what the edge buffer's does; a scratch copy
+      // made just before the tile runs does not (fused steps only).
+      if (pcs.fuseExchangeIn && readers.front()->align <= 4096)
+        alone.push_back(readers.front());
+      continue;
+    }
     // The copy lies where the most demanding reader's buffer does modulo its alignment;
     // readers whose buffers agree with it share it (all, unless edges of one start at odd
     // offsets where another's start at even ones).
@@ -261,14 +328,25 @@ exe::InPlaceReads planInPlaceReads(const ir::GraphData &g, const ExchangePlan &p
     for (const InPlaceCandidate *c : sharing)
       bind(*c, exe::TileAddr{exe::kStagingTile, static_cast<std::uint32_t>(at0)});
   }
-  if (ip.bindings.empty())
+  if (ip.bindings.empty() && alone.empty())
     return exe::InPlaceReads{};
+  // The runs of lone gathers first (each tile's runs keep their order in the plan), so that
+  // a tile's scratch runs lead its runs.
+  std::vector<std::uint8_t> toScratch(pcs.exchangeIn.size(), 0);
+  for (const InPlaceCandidate *c : alone)
+    std::fill(toScratch.begin() + c->runBegin, toScratch.begin() + c->runEnd, 1);
   std::vector<SymCopyRun> kept;
   kept.reserve(pcs.exchangeIn.size());
   for (std::size_t r = 0; r < pcs.exchangeIn.size(); ++r)
-    if (!elided[r])
+    if (toScratch[r])
+      kept.push_back(pcs.exchangeIn[r]);
+  for (std::size_t r = 0; r < pcs.exchangeIn.size(); ++r)
+    if (!elided[r] && !toScratch[r])
       kept.push_back(pcs.exchangeIn[r]);
   ip.exchangeIn = makeCopyPlan(at.runs(kept));
+  planScratchTiles(ip, plan, alone, at);
+  if (ip.bindings.empty() && ip.scratch.empty())
+    return exe::InPlaceReads{};
   return ip;
 }
 
