@@ -247,6 +247,66 @@ TEST_CASE("exchange in place: a gathered range one tile reads is copied into thr
   CHECK(scribble.x == initialX());
 }
 
+TEST_CASE("exchange in place: a vertex's own gather buffer is copied into thread scratch",
+          "[exchange][inplace]") {
+  // Pieces of x in another order than x's (no one range of x): the reader gets an edge
+  // buffer of its own, filled by a gather (as a matMul reduction's partial sums are).
+  auto runGather = [](OptionFlags options, unsigned threads) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    Device device = makeDevice(8);
+    Graph g(device.getTarget());
+    std::stringstream a(kReadOnlyCodelets);
+    g.addCodelets(a, "-O2");
+    Tensor x = g.addVariable(FLOAT, {96}, "x");
+    for (unsigned s = 0; s < 3; ++s)
+      g.setTileMapping(x.slice(s * 32, (s + 1) * 32), s);
+    Tensor out = g.addVariable(FLOAT, {2}, "out");
+    ComputeSet cs = g.addComputeSet("read");
+    const Tensor gathered = concat({x.slice(64, 96), x.slice(0, 16), x.slice(40, 48)});
+    for (unsigned r = 0; r < 2; ++r) {
+      VertexRef v =
+          g.addVertex(cs, "WeightedSum", {{"in", r == 0 ? gathered : gathered.reverse(0)}, {"out", out[r]}});
+      g.setTileMapping(v, 4 + r);
+      g.setTileMapping(out[r], 4 + r);
+    }
+    g.createHostWrite("x", x);
+    g.createHostRead("out", out);
+    options.set("aspen.compileCache", "false");
+    Engine engine(g, Repeat(2, Execute(cs)), options);
+    engine.load(device);
+    const std::vector<float> xs = initialX();
+    engine.writeTensor("x", xs.data(), xs.data() + xs.size());
+    engine.run(0);
+    Result res;
+    res.out.resize(2);
+    engine.readTensor("out", res.out.data(), res.out.data() + 2);
+    aspen::rt::Executor &e = *engine.getImpl().executor_;
+    res.cycles = e.cycles();
+    res.copied = e.exchangeBytesCopied();
+    res.toScratch = e.exchangeBytesToScratch();
+    return res;
+  };
+  std::vector<float> in;
+  const std::vector<float> xs = initialX();
+  for (unsigned i = 64; i < 96; ++i)
+    in.push_back(xs[i]);
+  for (unsigned i = 0; i < 16; ++i)
+    in.push_back(xs[i]);
+  for (unsigned i = 40; i < 48; ++i)
+    in.push_back(xs[i]);
+  const std::vector<float> reversed(in.rbegin(), in.rend());
+  for (unsigned threads : {1u, 2u}) {
+    const Result scratch = runGather({}, threads);
+    const Result copy = runGather(kCopyAll, threads);
+    CHECK(scratch.out == std::vector<float>{weighted(in), weighted(reversed)});
+    CHECK(copy.out == scratch.out);
+    CHECK(scratch.cycles == copy.cycles);
+    CHECK(scratch.copied == copy.copied);
+    CHECK(scratch.toScratch == 2 * 2 * 56 * 4); // two readers, two runs of the step
+    CHECK(copy.toScratch == 0);
+  }
+}
+
 TEST_CASE("exchange in place: survives serialisation of the executable", "[exchange][inplace]") {
   const Result in = run("WeightedSum", 3, {4, 5}, false, {}, 0, true);
   const Result copy = run("WeightedSum", 3, {4, 5}, false, kCopyAll, 0, true);
