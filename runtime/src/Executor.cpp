@@ -105,6 +105,29 @@ bool readsWhatItWrites(const exe::CopyPlan &plan, std::uint64_t bytesPerTile) {
 /// One chunk: every tile on the calling thread (aspen.checkTileWrites).
 const TileChunks serial;
 
+/// Alignment of the thread scratch area (a page: data keeps its address modulo this).
+constexpr std::uint64_t kScratchAlign = 4096;
+
+/// Host scratch memory of the calling thread, at least `bytes`, aligned to kScratchAlign:
+/// where gathers one tile reads are copied just before that tile runs (docs/exchange.md).
+std::uint8_t *threadScratch(std::uint64_t bytes) {
+  struct Area {
+    std::uint8_t *data = nullptr;
+    std::uint64_t bytes = 0;
+    ~Area() { std::free(data); }
+  };
+  thread_local Area area;
+  if (area.bytes < bytes) {
+    const std::uint64_t rounded = (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+    std::free(area.data);
+    area.data = static_cast<std::uint8_t *>(std::aligned_alloc(kScratchAlign, rounded));
+    area.bytes = area.data ? rounded : 0;
+    if (!area.data)
+      throw std::bad_alloc();
+  }
+  return area.data;
+}
+
 /// Runs `body(begin, end)` over every chunk of tile indices, in parallel when
 /// there are several chunks.
 template <class Body> void runChunks(const TileChunks &chunks, std::size_t numTiles, const Body &body) {
@@ -286,6 +309,19 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     p.fused = cs.fuseExchangeIn && !p.in->empty() && !p.exchangeIn.snapshot;
     if (p.fused)
       prepareFused(cs, tileWork, p);
+    if (p.fused && p.in == &cs.inPlace.exchangeIn && !cs.inPlace.scratch.empty()) {
+      p.scratchOf.assign(p.in->tiles.size(), noTile);
+      for (std::size_t s = 0; s < cs.inPlace.scratch.size(); ++s) {
+        const exe::InPlaceScratchTile &t = cs.inPlace.scratch[s];
+        p.scratchOf[t.planTile] = static_cast<std::uint32_t>(s);
+        p.scratchBytes = std::max<std::uint64_t>(p.scratchBytes, kScratchAlign + t.bytes);
+        for (std::uint32_t r = p.in->tileBegin[t.planTile], e = r + t.runs; r < e; ++r)
+          p.scratchRunBytes += p.in->runs[r].bytes;
+      }
+      ASPEN_LOG(Debug, "compute step '" << cs.name << "': " << cs.inPlace.scratch.size()
+                                        << " tiles read gathers from thread scratch (" << p.scratchRunBytes
+                                        << " bytes a run)");
+    }
   }
 
   typeScratch_.assign(vertexCode.size(), 0);
@@ -822,24 +858,52 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
     const std::uint32_t *runBegin = p.in->tileBegin.data();
     const FusedTile *fusedTiles = p.fusedTiles.data();
     TileMemory &memory = memory_;
-    runChunks(checking ? serial : p.fusedChunks, p.fusedTiles.size(),
-              [&](std::size_t jBegin, std::size_t jEnd) {
-                TileDataHolder held;
-                CountedTotals totals;
-                guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
-                  const FusedTile &f = fusedTiles[j];
-                  if (f.exchangeIn != noTile)
-                    for (std::uint32_t r = runBegin[f.exchangeIn], e = runBegin[f.exchangeIn + 1]; r < e; ++r)
-                      std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
-                  if (f.compute != noTile) {
-                    if (swapBegin)
-                      held.moveTo(swaps + swapBegin[f.compute], swaps + swapBegin[f.compute + 1]);
-                    runTile(f.compute, vt, totals);
-                  }
-                });
-                if (counting)
-                  totals.combineInto(countedWorst_, typeTotals);
-              });
+    // Gathers one tile reads (docs/exchange.md): copied into the running thread's scratch
+    // memory, the tile's fields pointed at it, instead of into the tile's (cold) edge buffer.
+    // Not under checked writes (the fields are then left pointing at the edge buffer).
+    const bool toScratch = !p.scratchOf.empty() && !checking;
+    const std::uint32_t *scratchOf = toScratch ? p.scratchOf.data() : nullptr;
+    const exe::InPlaceScratchTile *scratchTiles = cs.inPlace.scratch.data();
+    const std::size_t numScratch = cs.inPlace.scratch.size();
+    const exe::InPlaceBinding *scratchBindings = cs.inPlace.scratchBindings.data();
+    const std::size_t numScratchBindings = cs.inPlace.scratchBindings.size();
+    if (toScratch)
+      bytesToScratch_ += p.scratchRunBytes;
+    const std::uint64_t scratchBytes = p.scratchBytes;
+    runChunks(
+        checking ? serial : p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
+          TileDataHolder held;
+          CountedTotals totals;
+          std::uint8_t *const scratch = scratchOf ? threadScratch(scratchBytes) : nullptr;
+          guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
+            const FusedTile &f = fusedTiles[j];
+            if (f.exchangeIn != noTile) {
+              std::uint32_t r = runBegin[f.exchangeIn];
+              const std::uint32_t s = scratchOf ? scratchOf[f.exchangeIn] : noTile;
+              if (s != noTile) {
+                const exe::InPlaceScratchTile &t = scratchTiles[s];
+                std::uint8_t *const window = scratch + t.lo % kScratchAlign;
+                for (const std::uint32_t e = r + t.runs; r < e; ++r)
+                  std::memcpy(window + (runs[r].dst.addr - t.lo), memory.at(runs[r].src), runs[r].bytes);
+                const std::size_t bindEnd =
+                    s + 1 < numScratch ? scratchTiles[s + 1].bindBegin : numScratchBindings;
+                for (std::size_t b = t.bindBegin; b < bindEnd; ++b) {
+                  const std::uint8_t *target = window + (scratchBindings[b].target.addr - t.lo);
+                  std::memcpy(memory.at(scratchBindings[b].where), &target, sizeof target);
+                }
+              }
+              for (const std::uint32_t e = runBegin[f.exchangeIn + 1]; r < e; ++r)
+                std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
+            }
+            if (f.compute != noTile) {
+              if (swapBegin)
+                held.moveTo(swaps + swapBegin[f.compute], swaps + swapBegin[f.compute + 1]);
+              runTile(f.compute, vt, totals);
+            }
+          });
+          if (counting)
+            totals.combineInto(countedWorst_, typeTotals);
+        });
   } else if (!cs.tiles.empty()) {
     runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
       if (!swapBegin && !counting) {

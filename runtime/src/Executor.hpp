@@ -115,6 +115,9 @@ public:
   /// Bytes compute steps' exchanges copied since load: exchange-in, exchange-out and the
   /// staging of in-place reads (for tests; deterministic).
   std::uint64_t exchangeBytesCopied() const { return bytesCopied_; }
+  /// Of those, the bytes copied into the running thread's scratch memory instead of an edge
+  /// buffer (gathers one tile reads, docs/exchange.md).
+  std::uint64_t exchangeBytesToScratch() const { return bytesToScratch_; }
   /// Whether compute step `c` reads some edge data in place.
   bool readsInPlace(unsigned c) const { return prepared_[c].in != &exe_.computeSteps[c].exchangeIn; }
 
@@ -176,6 +179,11 @@ private:
     bool fused = false;
     std::vector<FusedTile> fusedTiles; // ascending tile: the union of exchange-in and compute tiles
     TileChunks fusedChunks;
+    // Reading in place, lone gathers (docs/exchange.md): per tile of `in`, its entry in
+    // `inPlace.scratch` or noTile (empty: none); the thread scratch they need (window plus
+    // page offset), and the bytes their runs copy per run of the step.
+    std::vector<std::uint32_t> scratchOf;
+    std::uint64_t scratchBytes = 0, scratchRunBytes = 0;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCycles;     // (vertex type, summed estimate)
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeInstances;  // (vertex type, count)
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCounted;    // (vertex type, counted instances)
@@ -325,7 +333,7 @@ private:
   // Reading in place: the staging area of the running step (the largest any step needs),
   // page-aligned, and the bytes the exchange copied since load.
   std::unique_ptr<std::uint8_t, void (*)(void *)> inPlaceStaging_{nullptr, &std::free};
-  std::uint64_t bytesCopied_ = 0;
+  std::uint64_t bytesCopied_ = 0, bytesToScratch_ = 0;
   // A step with counted vertices: its slowest tile's cycles, and per vertex type the cycles
   // of its vertices (when profiling), combined from the parallel chunks' partial results.
   std::atomic<std::uint64_t> countedWorst_{0};

@@ -99,6 +99,7 @@ struct Result {
   std::vector<float> x;
   std::uint64_t cycles = 0;
   std::uint64_t copied = 0;
+  std::uint64_t toScratch = 0; // of `copied`, into the running thread's scratch
   bool inPlace = false;
 };
 
@@ -163,6 +164,7 @@ Result run(const std::string &type, unsigned sourceTiles, std::vector<unsigned> 
   aspen::rt::Executor &e = *engine->getImpl().executor_;
   res.cycles = e.cycles();
   res.copied = e.exchangeBytesCopied();
+  res.toScratch = e.exchangeBytesToScratch();
   res.inPlace = e.readsInPlace(0);
   return res;
 }
@@ -215,10 +217,94 @@ TEST_CASE("exchange in place: a gathered range several tiles read is staged once
     CHECK(copy.copied == 2 * 4 * 384);
     CHECK(in.copied == 2 * 384); // one staging copy per run of the step
   }
-  // One reader of a gathered range: staging would cost what its edge buffer does.
-  const Result one = run("WeightedSum", 3, {4}, false, {}, 1);
-  CHECK_FALSE(one.inPlace);
-  CHECK(one.copied == 2 * 384);
+}
+
+TEST_CASE("exchange in place: a gathered range one tile reads is copied into thread scratch",
+          "[exchange][inplace]") {
+  // x on tiles 0..2 (three runs), read whole by tile 4 alone: a staging copy would cost what
+  // its edge buffer does, so the fused step copies it into the running thread's scratch just
+  // before tile 4 runs, and points the field there. Same bytes copied, same results and cycles.
+  for (unsigned threads : {1u, 2u})
+    for (bool serialise : {false, true}) {
+      const Result one = run("WeightedSum", 3, {4}, false, {}, threads, serialise);
+      const Result copy = run("WeightedSum", 3, {4}, false, kCopyAll, threads, serialise);
+      CHECK(one.out == std::vector<float>(1, weighted(initialX())));
+      CHECK(copy.out == one.out);
+      CHECK(one.cycles == copy.cycles);
+      CHECK(one.inPlace);
+      CHECK(one.copied == 2 * 384);
+      CHECK(one.toScratch == 2 * 384);
+      CHECK(copy.copied == 2 * 384);
+      CHECK(copy.toScratch == 0);
+    }
+  // Under checked writes the copy goes to the edge buffer, as planned.
+  const Result checked = run("WeightedSum", 3, {4}, false, {{"aspen.checkTileWrites", "true"}}, 1);
+  CHECK(checked.out == std::vector<float>(1, weighted(initialX())));
+  CHECK(checked.toScratch == 0);
+  // A vertex that may write through its Input keeps its edge buffer.
+  const Result scribble = run("ScribbleSum", 3, {4}, false, {}, 1);
+  CHECK(scribble.toScratch == 0);
+  CHECK(scribble.x == initialX());
+}
+
+TEST_CASE("exchange in place: a vertex's own gather buffer is copied into thread scratch",
+          "[exchange][inplace]") {
+  // Pieces of x in another order than x's (no one range of x): the reader gets an edge
+  // buffer of its own, filled by a gather (as a matMul reduction's partial sums are).
+  auto runGather = [](OptionFlags options, unsigned threads) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    Device device = makeDevice(8);
+    Graph g(device.getTarget());
+    std::stringstream a(kReadOnlyCodelets);
+    g.addCodelets(a, "-O2");
+    Tensor x = g.addVariable(FLOAT, {96}, "x");
+    for (unsigned s = 0; s < 3; ++s)
+      g.setTileMapping(x.slice(s * 32, (s + 1) * 32), s);
+    Tensor out = g.addVariable(FLOAT, {2}, "out");
+    ComputeSet cs = g.addComputeSet("read");
+    const Tensor gathered = concat({x.slice(64, 96), x.slice(0, 16), x.slice(40, 48)});
+    for (unsigned r = 0; r < 2; ++r) {
+      VertexRef v =
+          g.addVertex(cs, "WeightedSum", {{"in", r == 0 ? gathered : gathered.reverse(0)}, {"out", out[r]}});
+      g.setTileMapping(v, 4 + r);
+      g.setTileMapping(out[r], 4 + r);
+    }
+    g.createHostWrite("x", x);
+    g.createHostRead("out", out);
+    options.set("aspen.compileCache", "false");
+    Engine engine(g, Repeat(2, Execute(cs)), options);
+    engine.load(device);
+    const std::vector<float> xs = initialX();
+    engine.writeTensor("x", xs.data(), xs.data() + xs.size());
+    engine.run(0);
+    Result res;
+    res.out.resize(2);
+    engine.readTensor("out", res.out.data(), res.out.data() + 2);
+    aspen::rt::Executor &e = *engine.getImpl().executor_;
+    res.cycles = e.cycles();
+    res.copied = e.exchangeBytesCopied();
+    res.toScratch = e.exchangeBytesToScratch();
+    return res;
+  };
+  std::vector<float> in;
+  const std::vector<float> xs = initialX();
+  for (unsigned i = 64; i < 96; ++i)
+    in.push_back(xs[i]);
+  for (unsigned i = 0; i < 16; ++i)
+    in.push_back(xs[i]);
+  for (unsigned i = 40; i < 48; ++i)
+    in.push_back(xs[i]);
+  const std::vector<float> reversed(in.rbegin(), in.rend());
+  for (unsigned threads : {1u, 2u}) {
+    const Result scratch = runGather({}, threads);
+    const Result copy = runGather(kCopyAll, threads);
+    CHECK(scratch.out == std::vector<float>{weighted(in), weighted(reversed)});
+    CHECK(copy.out == scratch.out);
+    CHECK(scratch.cycles == copy.cycles);
+    CHECK(scratch.copied == copy.copied);
+    CHECK(scratch.toScratch == 2 * 2 * 56 * 4); // two readers, two runs of the step
+    CHECK(copy.toScratch == 0);
+  }
 }
 
 TEST_CASE("exchange in place: survives serialisation of the executable", "[exchange][inplace]") {
@@ -370,6 +456,7 @@ Result runMixed(const std::vector<const char *> &sources, bool weighted, OptionF
   aspen::rt::Executor &e = *engine.getImpl().executor_;
   res.cycles = e.cycles();
   res.copied = e.exchangeBytesCopied();
+  res.toScratch = e.exchangeBytesToScratch();
   res.inPlace = e.readsInPlace(0);
   return res;
 }

@@ -109,6 +109,14 @@ TEST_CASE("poplin_matmul_kernel_variants: every kernel the host runs equals the 
       c.depthChunk = chunk;
       configs.push_back(c);
     }
+    // Float C written by non-temporal stores (blocks of every size; the AVX-512 kernel).
+    if (isa == Isa::Avx512)
+      for (unsigned chunk : {configs[0].depthChunk, 7u}) {
+        KernelConfig c = configs[0];
+        c.depthChunk = chunk;
+        c.streamBytes = 1;
+        configs.push_back(c);
+      }
     for (const KernelConfig &config : configs)
       for (unsigned rows : rowCounts)
         for (unsigned cols : colCounts) {
@@ -120,8 +128,8 @@ TEST_CASE("poplin_matmul_kernel_variants: every kernel the host runs equals the 
             x = dist(gen);
           for (float &x : b)
             x = dist(gen);
-          INFO(isaName(isa) << " kernel, depth chunk " << config.depthChunk << ": " << rows << " x " << depth
-                            << " x " << cols);
+          INFO(isaName(isa) << " kernel, depth chunk " << config.depthChunk << ", streamed from "
+                            << config.streamBytes << " bytes: " << rows << " x " << depth << " x " << cols);
           const std::vector<float> want = chain(a, lda, b, ldb, rows, depth, cols);
           checkKernel<float>(config, a, lda, b, ldb, rows, depth, cols, want);
           checkKernel<half>(config, a, lda, b, ldb, rows, depth, cols, want);

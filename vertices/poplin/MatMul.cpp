@@ -71,11 +71,22 @@ inline std::size_t chainFloats(const KernelConfig &config, unsigned rows, unsign
   return config.depthChunk != 0 && depth > config.depthChunk ? std::size_t(rows) * cols : 0;
 }
 
-/// Rows [rowBegin, rowEnd) of C {rows, cols} = A {rows, depth} * B {depth, cols}.
+/// The host's kernel for a block product whose whole C (all workers' rows) is `blockBytes`
+/// long in tile memory (0: C is host scratch read back at once): streamed stores only for
+/// blocks as large as KernelConfig::streamBytes says.
+inline KernelConfig blockKernel(std::size_t blockBytes) {
+  KernelConfig config = hostKernel();
+  if (blockBytes < config.streamBytes)
+    config.streamBytes = 0;
+  return config;
+}
+
+/// Rows [rowBegin, rowEnd) of C {rows, cols} = A {rows, depth} * B {depth, cols}; C's
+/// whole block `blockBytes` long (0: scratch).
 template <typename OutType>
 void blockProduct(const float *a, const float *b, OutType *c, unsigned rowBegin, unsigned rowEnd,
-                  unsigned depth, unsigned cols) {
-  const KernelConfig &config = hostKernel();
+                  unsigned depth, unsigned cols, std::size_t blockBytes) {
+  const KernelConfig config = blockKernel(blockBytes);
   const std::size_t accFloats = chainFloats(config, rowEnd - rowBegin, depth, cols);
   product(config, a + std::size_t(rowBegin) * depth, depth, b, cols, rowEnd - rowBegin, depth, cols,
           c + std::size_t(rowBegin) * cols, cols, accFloats ? scratch(accFloats) : nullptr);
@@ -84,8 +95,8 @@ void blockProduct(const float *a, const float *b, OutType *c, unsigned rowBegin,
 /// B unless the kernel converts B as it loads it (AVX-512).
 template <typename OutType>
 void blockProduct(const half *a, const half *b, OutType *c, unsigned rowBegin, unsigned rowEnd,
-                  unsigned depth, unsigned cols) {
-  const KernelConfig &config = hostKernel();
+                  unsigned depth, unsigned cols, std::size_t blockBytes) {
+  const KernelConfig config = blockKernel(blockBytes);
   const std::size_t aElements = std::size_t(rowEnd - rowBegin) * depth;
   const std::size_t accFloats = chainFloats(config, rowEnd - rowBegin, depth, cols);
   if (takesHalfB(config)) { // B converted as the kernel loads it: not once per worker
@@ -149,7 +160,8 @@ public:
     if (!matmul_detail::blockWorkerRows(a, b, c, rows, depth, cols, workerId, numWorkers(), begin, end))
       return false;
     if (begin < end)
-      matmul_detail::blockProduct(a.data(), b.data(), c.data(), begin, end, depth, cols);
+      matmul_detail::blockProduct(a.data(), b.data(), c.data(), begin, end, depth, cols,
+                                  std::size_t(rows) * cols * sizeof(OutType));
     return true;
   }
 };
@@ -183,7 +195,7 @@ public:
     if (product.size() < n)
       product.resize(n);
     matmul_detail::blockProduct(a.data() + std::size_t(begin) * depth, b.data(), product.data(), 0,
-                                end - begin, depth, cols);
+                                end - begin, depth, cols, 0);
     OutType *out = c.data() + std::size_t(begin) * cols;
     for (std::size_t i = 0; i < n; ++i)
       out[i] = OutType(matmul_detail::toFloat(out[i]) + product[i]);

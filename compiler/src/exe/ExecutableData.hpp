@@ -65,12 +65,28 @@ struct InPlaceBinding {
 /// area (`dst.tile == kStagingTile`, `dst.addr` its offset) before any vertex runs, and
 /// `bindings` the pointers it redirects at load. Empty: the step reads nothing in place.
 /// Cycles, memory and the profile come from the step's own `exchangeIn`, whatever is copied.
+///
+/// `scratch`: gathered ranges one tile alone reads (docs/exchange.md, "A gather one tile
+/// reads"). Entry `s` names a tile of `exchangeIn` (`planTile`, an index into its `tiles`)
+/// whose first `runs` runs all land in the edge-buffer window [`lo`, `lo + bytes`) of that
+/// tile; when the step runs fused, the runtime may copy those runs into host scratch memory
+/// of the running thread instead (each byte at its offset from `lo`, addresses kept modulo
+/// 4096), and point the pointers `scratchBindings[bindBegin .. next entry's bindBegin)`
+/// (whose targets lie in the window) at the copy, just before the tile's vertices run.
+struct InPlaceScratchTile {
+  std::uint32_t planTile = 0;
+  std::uint32_t runs = 0;
+  std::uint32_t lo = 0, bytes = 0;
+  std::uint32_t bindBegin = 0;
+};
 struct InPlaceReads {
   CopyPlan exchangeIn;
   std::vector<CopyRun> staging;
   std::uint64_t stagingBytes = 0; // size of the staging area the step needs
   std::vector<InPlaceBinding> bindings;
-  bool empty() const { return bindings.empty(); }
+  std::vector<InPlaceScratchTile> scratch;
+  std::vector<InPlaceBinding> scratchBindings;
+  bool empty() const { return bindings.empty() && scratch.empty(); }
 };
 
 /// One vertex placed on a tile: its object lives at `state` in tile memory.

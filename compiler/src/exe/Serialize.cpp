@@ -490,7 +490,7 @@ ScalarRef scalarFromJson(const json &j) {
 }
 
 constexpr std::size_t kCopyRunBytes = 20, kVertexBytes = 21, kHostRunBytes = 20, kRelocationBytes = 16,
-                      kBlobBytes = 24;
+                      kScratchTileBytes = 20, kBlobBytes = 24;
 
 json planToJson(const CopyPlan &p, DataWriter &w) {
   return {{"runs", w.array(p.runs.size(), kCopyRunBytes,
@@ -577,6 +577,25 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
              put32(q + 8, b.target.tile);
              put32(q + 12, b.target.addr);
            })}};
+      if (!ip.scratch.empty()) { // absent: no lone gathers (docs/executable-format.md)
+        json &j = css.back()["inPlace"];
+        j["scratch"] = w.array(ip.scratch.size(), kScratchTileBytes, [&](std::size_t i, std::uint8_t *q) {
+          const InPlaceScratchTile &t = ip.scratch[i];
+          put32(q, t.planTile);
+          put32(q + 4, t.runs);
+          put32(q + 8, t.lo);
+          put32(q + 12, t.bytes);
+          put32(q + 16, t.bindBegin);
+        });
+        j["scratchBindings"] =
+            w.array(ip.scratchBindings.size(), kRelocationBytes, [&](std::size_t i, std::uint8_t *q) {
+              const InPlaceBinding &b = ip.scratchBindings[i];
+              put32(q, b.where.tile);
+              put32(q + 4, b.where.addr);
+              put32(q + 8, b.target.tile);
+              put32(q + 12, b.target.addr);
+            });
+      }
     }
   }
   m["computeSteps"] = std::move(css);
@@ -772,6 +791,18 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
               [](InPlaceBinding &b, const std::uint8_t *q) {
                 b = InPlaceBinding{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}};
               });
+      if (ip.contains("scratch")) {
+        r.at("computeSteps", i, "inPlace.scratch");
+        r.array(member(ip, "scratch"), kScratchTileBytes, cs.inPlace.scratch,
+                [](InPlaceScratchTile &t, const std::uint8_t *q) {
+                  t = InPlaceScratchTile{get32(q), get32(q + 4), get32(q + 8), get32(q + 12), get32(q + 16)};
+                });
+        r.at("computeSteps", i, "inPlace.scratchBindings");
+        r.array(member(ip, "scratchBindings"), kRelocationBytes, cs.inPlace.scratchBindings,
+                [](InPlaceBinding &b, const std::uint8_t *q) {
+                  b = InPlaceBinding{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}};
+                });
+      }
     }
     x.computeSteps.push_back(std::move(cs));
   }

@@ -495,6 +495,45 @@ private:
       if (!inside(bind.target, 0) && !inStaging(bind.target, 0))
         outside(f + ".target", bind.target, 0);
     }
+    // Scratch windows: a tile of the plan, its leading runs inside the window, bindings in
+    // order and pointing into the window on that tile.
+    for (std::size_t s = 0; s < ip.scratch.size(); ++s) {
+      const InPlaceScratchTile &t = ip.scratch[s];
+      const std::string f = field + ".scratch[" + std::to_string(s) + "]";
+      if (t.planTile >= ip.exchangeIn.tiles.size())
+        index(f + ".planTile", t.planTile, ip.exchangeIn.tiles.size(), "the step's exchange-in tiles");
+      if (s > 0 && t.planTile <= ip.scratch[s - 1].planTile)
+        fail(f + ".planTile", "does not ascend");
+      const std::uint32_t tile = ip.exchangeIn.tiles[t.planTile];
+      const std::uint32_t begin = ip.exchangeIn.tileBegin[t.planTile];
+      if (t.runs == 0 || t.runs > ip.exchangeIn.tileBegin[t.planTile + 1] - begin)
+        fail(f + ".runs", std::to_string(t.runs) + " is not a count of the tile's runs");
+      if (!inside({tile, t.lo}, t.bytes))
+        outside(f, {tile, t.lo}, t.bytes);
+      for (std::uint32_t r = begin; r < begin + t.runs; ++r) {
+        const CopyRun &run = ip.exchangeIn.runs[r];
+        if (run.dst.addr < t.lo || run.bytes > t.bytes || run.dst.addr - t.lo > t.bytes - run.bytes)
+          fail(f + ".runs", "run " + std::to_string(r) + " lands outside the window");
+      }
+      const std::size_t end =
+          s + 1 < ip.scratch.size() ? ip.scratch[s + 1].bindBegin : ip.scratchBindings.size();
+      if (t.bindBegin > end || end > ip.scratchBindings.size())
+        fail(f + ".bindBegin", std::to_string(t.bindBegin) + " is out of order or range");
+      for (std::size_t b = t.bindBegin; b < end; ++b) {
+        const InPlaceBinding &bind = ip.scratchBindings[b];
+        const std::string fb = field + ".scratchBindings[" + std::to_string(b) + "]";
+        if (!inside(bind.where, 8))
+          outside(fb + ".where", bind.where, 8);
+        if (bind.where.tile != tile)
+          fail(fb + ".where", "is not on the window's tile " + std::to_string(tile));
+        if (bind.target.tile != tile || bind.target.addr < t.lo || bind.target.addr - t.lo >= t.bytes)
+          fail(fb + ".target", "lies outside its scratch window");
+      }
+    }
+    if (!ip.scratch.empty() && ip.scratch.front().bindBegin != 0)
+      fail(field + ".scratch[0].bindBegin", "is not 0");
+    if (ip.scratch.empty() && !ip.scratchBindings.empty())
+      fail(field + ".scratchBindings", "has bindings but no scratch windows");
   }
 
   /// Runs place consecutive host bytes, together exactly `bytes`, on the device.

@@ -185,17 +185,152 @@ void emitCodeletData(exe::ExecutableData &x, const ir::GraphData &g, const Excha
   }
 }
 
+/// A range of a tile's edge buffer that one tile alone reads (a gather, or a vertex's own
+/// buffer): its first byte, size, exchange-in runs and the pointers to it.
+struct LoneRange {
+  Loc buffer;
+  std::uint64_t bytes = 0;
+  std::vector<std::uint32_t> runs;        // PlannedComputeSet::exchangeIn
+  std::vector<std::uint32_t> relocations; // ExchangePlan::relocations
+};
+
+/// Relocations that point into edge buffers, by target object (for LoneRange).
+struct EdgeBufferRelocations {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> byObject; // (object, relocation), sorted
+  EdgeBufferRelocations(const ExchangePlan &plan) {
+    for (std::size_t r = 0; r < plan.relocations.size(); ++r) {
+      const std::uint32_t o = plan.relocations[r].target.object;
+      if (o < plan.memory.objects.size() && plan.memory.objects[o].category == MemCategory::EdgeBuffer)
+        byObject.push_back({o, static_cast<std::uint32_t>(r)});
+    }
+    std::sort(byObject.begin(), byObject.end());
+  }
+};
+
+/// The edge buffers of single vertices (a gather into a buffer of the vertex's own, e.g. the
+/// partial sums a matMul reduction reads) that the step fills and never drains, of vertices
+/// whose library declares its Inputs read-only: lone ranges of their own.
+void addOwnBuffers(std::vector<LoneRange> &alone, const ir::GraphData &g, const ExchangePlan &plan,
+                   const PlannedComputeSet &pcs, const std::vector<std::uint8_t> &typeReadOnly,
+                   const EdgeBufferRelocations &relocations) {
+  const std::vector<MemObject> &objects = plan.memory.objects;
+  auto isEdgeBuffer = [&](std::uint32_t o) {
+    return o < objects.size() && objects[o].category == MemCategory::EdgeBuffer;
+  };
+  std::vector<std::uint32_t> excluded; // the shared buffers, and buffers exchange-out drains
+  for (const InPlaceCandidate &c : pcs.inPlace)
+    excluded.push_back(c.buffer.object);
+  for (const SymCopyRun &r : pcs.exchangeOut)
+    if (isEdgeBuffer(r.src.object))
+      excluded.push_back(r.src.object);
+  std::sort(excluded.begin(), excluded.end());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs; // (buffer, run)
+  for (std::size_t r = 0; r < pcs.exchangeIn.size(); ++r) {
+    const std::uint32_t o = pcs.exchangeIn[r].dst.object;
+    if (isEdgeBuffer(o) && !std::binary_search(excluded.begin(), excluded.end(), o))
+      runs.push_back({o, static_cast<std::uint32_t>(r)});
+  }
+  std::sort(runs.begin(), runs.end());
+  for (std::size_t i = 0; i < runs.size();) {
+    const std::uint32_t o = runs[i].first;
+    std::size_t j = i;
+    while (j < runs.size() && runs[j].first == o)
+      ++j;
+    const MemObject &m = objects[o];
+    const auto refs = std::equal_range(relocations.byObject.begin(), relocations.byObject.end(),
+                                       std::pair<std::uint32_t, std::uint32_t>{o, 0},
+                                       [](const auto &a, const auto &b) { return a.first < b.first; });
+    if (m.owner < g.vertices.size() && typeReadOnly[g.vertices[m.owner].type] != 0 && m.align <= 4096 &&
+        refs.first != refs.second) {
+      LoneRange l;
+      l.buffer = Loc{o, 0};
+      l.bytes = m.size;
+      for (std::size_t k = i; k < j; ++k)
+        l.runs.push_back(runs[k].second);
+      for (auto it = refs.first; it != refs.second; ++it)
+        l.relocations.push_back(it->second);
+      alone.push_back(std::move(l));
+    }
+    i = j;
+  }
+}
+
+/// The scratch windows of `ip` (exe::InPlaceScratchTile): per tile, the lone ranges' window
+/// [lo, hi) of its edge buffers, kept when the tile's leading runs are exactly the runs
+/// landing in it and every pointer to rebind lies on the tile (a run merged across the
+/// window's edge, other runs inside it, or a pointer elsewhere leave the tile's copies in
+/// its edge buffers).
+void planScratchTiles(exe::InPlaceReads &ip, const ExchangePlan &plan, const std::vector<LoneRange> &alone,
+                      const Resolver &at) {
+  if (alone.empty())
+    return;
+  struct Window {
+    std::uint64_t lo = ~std::uint64_t(0), hi = 0, bytes = 0;
+    std::vector<const LoneRange *> ranges;
+  };
+  std::map<std::uint32_t, Window> windows; // by tile
+  for (const LoneRange &c : alone) {
+    const exe::TileAddr buffer = at(c.buffer);
+    Window &w = windows[buffer.tile];
+    w.lo = std::min<std::uint64_t>(w.lo, buffer.addr);
+    w.hi = std::max<std::uint64_t>(w.hi, buffer.addr + c.bytes);
+    w.bytes += c.bytes;
+    w.ranges.push_back(&c);
+  }
+  const exe::CopyPlan &in = ip.exchangeIn;
+  for (std::size_t k = 0; k < in.tiles.size(); ++k) {
+    const auto found = windows.find(in.tiles[k]);
+    if (found == windows.end())
+      continue;
+    const Window &w = found->second;
+    std::uint32_t lead = in.tileBegin[k];
+    std::uint64_t bytes = 0;
+    while (lead < in.tileBegin[k + 1] && in.runs[lead].dst.addr >= w.lo &&
+           in.runs[lead].dst.addr + std::uint64_t(in.runs[lead].bytes) <= w.hi)
+      bytes += in.runs[lead++].bytes;
+    bool clean = bytes == w.bytes && w.hi - w.lo <= std::numeric_limits<std::uint32_t>::max();
+    for (std::uint32_t r = lead; clean && r < in.tileBegin[k + 1]; ++r)
+      clean = in.runs[r].dst.addr + std::uint64_t(in.runs[r].bytes) <= w.lo || in.runs[r].dst.addr >= w.hi;
+    if (!clean)
+      continue;
+    exe::InPlaceScratchTile s;
+    s.planTile = static_cast<std::uint32_t>(k);
+    s.runs = lead - in.tileBegin[k];
+    s.lo = static_cast<std::uint32_t>(w.lo);
+    s.bytes = static_cast<std::uint32_t>(w.hi - w.lo);
+    s.bindBegin = static_cast<std::uint32_t>(ip.scratchBindings.size());
+    // The pointers are rewritten as the tile runs: only its own (vertex state, descriptors).
+    bool own = true;
+    for (const LoneRange *c : w.ranges)
+      for (std::uint32_t rel : c->relocations) {
+        const SymRelocation &r = plan.relocations[rel];
+        const exe::TileAddr where = at(r.where);
+        own = own && where.tile == in.tiles[k];
+        ip.scratchBindings.push_back({where, at(r.target)});
+      }
+    if (!own || s.runs == 0) {
+      ip.scratchBindings.resize(s.bindBegin);
+      continue;
+    }
+    ip.scratch.push_back(s);
+  }
+}
+
 /// Reading in place (docs/exchange.md). Contract: for the candidates of `pcs` whose readers
 /// all come from libraries that declare their Inputs read-only: a range whose bytes are one
 /// run of one tile piece on another tile, aligned as its edges need and not written in place
 /// during the step, is bound to that run; a range of several runs that two or more tiles read
 /// (the same bytes of the same variable) is bound to one copy in the step's staging area.
-/// Their exchange-in runs leave `inPlace.exchangeIn`; everything else stays as planned.
+/// Their exchange-in runs leave `inPlace.exchangeIn`. In a fused step, ranges one tile alone
+/// reads (a gather in the shared buffer, or a read-only vertex's own buffer) get scratch
+/// windows (planScratchTiles): their runs lead their tile's runs in `inPlace.exchangeIn`.
+/// Everything else stays as planned.
 exe::InPlaceReads planInPlaceReads(const ir::GraphData &g, const ExchangePlan &plan,
                                    const PlannedComputeSet &pcs, const Resolver &at,
-                                   const std::vector<std::uint8_t> &typeReadOnly) {
+                                   const std::vector<std::uint8_t> &typeReadOnly,
+                                   const EdgeBufferRelocations &ownBuffers) {
   exe::InPlaceReads ip;
-  if (pcs.inPlace.empty())
+  if (pcs.inPlace.empty() && !pcs.fuseExchangeIn)
     return ip;
   std::vector<std::uint8_t> elided(pcs.exchangeIn.size(), 0);
   auto bind = [&](const InPlaceCandidate &c, exe::TileAddr base) {
@@ -228,9 +363,21 @@ exe::InPlaceReads planInPlaceReads(const ir::GraphData &g, const ExchangePlan &p
       gathers[{c.var, c.begin, c.bytes}].push_back(&c);
     }
   }
+  // Ranges one tile alone reads, for the per-thread scratch copy (below).
+  std::vector<LoneRange> alone;
   for (const auto &[key, readers] : gathers) {
-    if (readers.size() < 2)
-      continue; // one reader: the staging copy would cost what the edge buffer's does
+    if (readers.size() < 2) {
+      // One reader: a staging copy would cost what the edge buffer's does; a scratch copy
+      // made just before the tile runs does not (fused steps only).
+      const InPlaceCandidate &c = *readers.front();
+      if (pcs.fuseExchangeIn && c.align <= 4096) {
+        LoneRange l{c.buffer, c.bytes, {}, c.relocations};
+        for (std::uint32_t r = c.runBegin; r < c.runEnd; ++r)
+          l.runs.push_back(r);
+        alone.push_back(std::move(l));
+      }
+      continue;
+    }
     // The copy lies where the most demanding reader's buffer does modulo its alignment;
     // readers whose buffers agree with it share it (all, unless edges of one start at odd
     // offsets where another's start at even ones).
@@ -261,14 +408,28 @@ exe::InPlaceReads planInPlaceReads(const ir::GraphData &g, const ExchangePlan &p
     for (const InPlaceCandidate *c : sharing)
       bind(*c, exe::TileAddr{exe::kStagingTile, static_cast<std::uint32_t>(at0)});
   }
-  if (ip.bindings.empty())
+  if (pcs.fuseExchangeIn)
+    addOwnBuffers(alone, g, plan, pcs, typeReadOnly, ownBuffers);
+  if (ip.bindings.empty() && alone.empty())
     return exe::InPlaceReads{};
+  // The runs of lone gathers first (each tile's runs keep their order in the plan), so that
+  // a tile's scratch runs lead its runs.
+  std::vector<std::uint8_t> toScratch(pcs.exchangeIn.size(), 0);
+  for (const LoneRange &c : alone)
+    for (std::uint32_t r : c.runs)
+      toScratch[r] = 1;
   std::vector<SymCopyRun> kept;
   kept.reserve(pcs.exchangeIn.size());
   for (std::size_t r = 0; r < pcs.exchangeIn.size(); ++r)
-    if (!elided[r])
+    if (toScratch[r])
+      kept.push_back(pcs.exchangeIn[r]);
+  for (std::size_t r = 0; r < pcs.exchangeIn.size(); ++r)
+    if (!elided[r] && !toScratch[r])
       kept.push_back(pcs.exchangeIn[r]);
   ip.exchangeIn = makeCopyPlan(at.runs(kept));
+  planScratchTiles(ip, plan, alone, at);
+  if (ip.bindings.empty() && ip.scratch.empty())
+    return exe::InPlaceReads{};
   return ip;
 }
 
@@ -285,6 +446,7 @@ void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const Exch
   std::vector<std::uint8_t> typeReadOnly(g.vertexTypes.size(), 0);
   for (std::size_t t = 0; t < g.vertexTypes.size(); ++t)
     typeReadOnly[t] = typeIndex[t] != ~0u && g.vertexTypes[t].inputsReadOnly ? 1 : 0;
+  const EdgeBufferRelocations ownBuffers(plan);
   tbb::parallel_for(std::size_t(0), plan.computeSets.size(), [&](std::size_t c) {
     const PlannedComputeSet &pcs = plan.computeSets[c];
     exe::ComputeStep &cs = x.computeSteps[c];
@@ -296,7 +458,7 @@ void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const Exch
     cs.exchangeOut.cycles = est.exchangeOutCycles[c];
     cs.exchangeOut.tileCycles = est.exchangeOutTileCycles[c];
     cs.fuseExchangeIn = pcs.fuseExchangeIn;
-    cs.inPlace = planInPlaceReads(g, plan, pcs, at, typeReadOnly);
+    cs.inPlace = planInPlaceReads(g, plan, pcs, at, typeReadOnly, ownBuffers);
     if (!cs.inPlace.empty())
       cs.inPlace.exchangeIn.cycles = cs.exchangeIn.cycles;
     if (!cs.inPlace.empty())
