@@ -417,6 +417,7 @@ void Executor::begin(unsigned program) {
                                             "run stopped: " +
                                             faultMessage_);
   ExecutionProfile &profile = *host_.profile;
+  profile.trace.closeRun();
   if (profile.enabled) {
     ++profile.runs;
     profile.launchCycles += exe_.target.launchCycles();
@@ -636,7 +637,7 @@ void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles) {
     ++profile.stepExecutions[stepIndex];
     profile.stepCycles[stepIndex] += cycles;
     if (profile.trace.size() < ExecutionProfile::maxTraceEntries)
-      profile.trace.push_back({stepIndex, static_cast<std::uint32_t>(profile.runs - 1), cycles_, cycles});
+      profile.trace.add({stepIndex, static_cast<std::uint32_t>(profile.runs - 1), cycles_, cycles});
     else
       ++profile.traceDropped;
   }
