@@ -823,6 +823,7 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
     const std::uint32_t *runBegin = p.in->tileBegin.data();
     const FusedTile *fusedTiles = p.fusedTiles.data();
     TileMemory &memory = memory_;
+    const bool fusedParallel = !checking && p.fusedChunks.parallel();
     runChunks(checking ? serial : p.fusedChunks, p.fusedTiles.size(),
               [&](std::size_t jBegin, std::size_t jEnd) {
                 TileDataHolder held;
@@ -839,9 +840,10 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
                   }
                 });
                 if (counting)
-                  totals.combineInto(countedWorst_, typeTotals);
+                  totals.combineInto(countedWorst_, typeTotals, !fusedParallel);
               });
   } else if (!cs.tiles.empty()) {
+    const bool chunksParallel = !checking && p.chunks.parallel();
     runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
       if (!swapBegin && !counting) {
         guarded(VertexThread::current(), kBegin, kEnd, TileRange{nullptr});
@@ -858,7 +860,7 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
         });
       }
       if (counting)
-        totals.combineInto(countedWorst_, typeTotals);
+        totals.combineInto(countedWorst_, typeTotals, !chunksParallel);
     });
   }
 
