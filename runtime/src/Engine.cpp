@@ -178,13 +178,13 @@ void EngineImpl::run(unsigned program) {
                               " is out of range: the engine has " + std::to_string(x.programEntry.size()) +
                               " program" + (x.programEntry.size() == 1 ? "" : "s"));
   // The executor's state (tile memory, streams, counters) belongs to one run.
-  if (running_.exchange(true))
+  if (running_.exchange(true, std::memory_order_acquire))
     throw poplar::system_runtime_error("Engine::run(" + std::to_string(program) +
                                        ") called while the engine is running a program: an Engine runs one "
                                        "program at a time");
   struct Finish {
     std::atomic<bool> &running;
-    ~Finish() { running = false; }
+    ~Finish() { running.store(false, std::memory_order_release); } // a plain store, not a locked one
   } finish{running_};
   // After a vertex fault the engine must be loaded again (docs/tile-model.md).
   for (auto &r : replicas_)

@@ -453,6 +453,7 @@ void Executor::begin(unsigned program) {
                                             "run stopped: " +
                                             faultMessage_);
   ExecutionProfile &profile = *host_.profile;
+  profile.trace.closeRun();
   if (profile.enabled) {
     ++profile.runs;
     profile.launchCycles += exe_.target.launchCycles();
@@ -672,7 +673,7 @@ void Executor::account(std::uint32_t stepIndex, std::uint64_t cycles) {
     ++profile.stepExecutions[stepIndex];
     profile.stepCycles[stepIndex] += cycles;
     if (profile.trace.size() < ExecutionProfile::maxTraceEntries)
-      profile.trace.push_back({stepIndex, static_cast<std::uint32_t>(profile.runs - 1), cycles_, cycles});
+      profile.trace.add({stepIndex, static_cast<std::uint32_t>(profile.runs - 1), cycles_, cycles});
     else
       ++profile.traceDropped;
   }
@@ -870,6 +871,7 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
     if (toScratch)
       bytesToScratch_ += p.scratchRunBytes;
     const std::uint64_t scratchBytes = p.scratchBytes;
+    const bool fusedParallel = !checking && p.fusedChunks.parallel();
     runChunks(
         checking ? serial : p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
           TileDataHolder held;
@@ -902,9 +904,10 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
             }
           });
           if (counting)
-            totals.combineInto(countedWorst_, typeTotals);
+            totals.combineInto(countedWorst_, typeTotals, !fusedParallel);
         });
   } else if (!cs.tiles.empty()) {
+    const bool chunksParallel = !checking && p.chunks.parallel();
     runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {
       if (!swapBegin && !counting) {
         guarded(VertexThread::current(), kBegin, kEnd, TileRange{nullptr});
@@ -921,7 +924,7 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
         });
       }
       if (counting)
-        totals.combineInto(countedWorst_, typeTotals);
+        totals.combineInto(countedWorst_, typeTotals, !chunksParallel);
     });
   }
 

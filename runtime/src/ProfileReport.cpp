@@ -444,7 +444,7 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
     os << '\n' << "  Execution steps:\n";
     unsigned depth = 0;
     std::uint32_t run = ~0u;
-    for (const ExecutionProfile::TraceEntry &e : profile.trace) {
+    profile.trace.forEach([&](const TraceEntry &e) {
       if (e.run != run) {
         run = e.run;
         depth = 0;
@@ -463,7 +463,7 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
          << " cycles  (start " << withCommas(e.startCycle) << ")\n";
       if (step.kind == exe::StepKind::BlockBegin)
         ++depth;
-    }
+    });
     if (profile.traceDropped)
       os << "      ... " << withCommas(profile.traceDropped) << " more steps not recorded\n";
   }
@@ -582,8 +582,9 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
   }
   x["steps"] = std::move(steps);
   json trace = json::array();
-  for (const ExecutionProfile::TraceEntry &e : profile.trace)
+  profile.trace.forEach([&](const TraceEntry &e) {
     trace.push_back({e.step, e.run, e.startCycle, e.cycles});
+  });
   x["trace"] = std::move(trace);
   x["traceDropped"] = profile.traceDropped;
   out["execution"] = std::move(x);

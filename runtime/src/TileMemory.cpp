@@ -91,19 +91,13 @@ bool makeGuardsInaccessible(std::uint8_t *map, unsigned numTiles, std::uint64_t 
 
 } // namespace
 
-std::uint32_t TileMemory::pageSize() {
-  static const std::uint32_t size = [] {
-    const long s = ::sysconf(_SC_PAGESIZE);
-    // A page size that is not a power of two (none known) gets no offsets.
-    return s >= long(kBaseAlignment) && (s & (s - 1)) == 0 ? static_cast<std::uint32_t>(s) : kBaseAlignment;
-  }();
-  return size;
-}
+const std::uint32_t TileMemory::kPageSize = [] {
+  const long s = ::sysconf(_SC_PAGESIZE);
+  // A page size that is not a power of two (none known) gets no offsets.
+  return s >= long(kBaseAlignment) && (s & (s - 1)) == 0 ? static_cast<std::uint32_t>(s) : kBaseAlignment;
+}();
 
-std::uint32_t TileMemory::guardBytes() {
-  const std::uint32_t page = pageSize();
-  return (kGuardBytes + page - 1) / page * page;
-}
+const std::uint32_t TileMemory::kGuardPages = (kGuardBytes + kPageSize - 1) / kPageSize * kPageSize;
 
 std::uint64_t TileMemory::strideFor(std::uint64_t bytesPerTile, std::uint32_t pageOffset) {
   const std::uint64_t page = pageSize();

@@ -49,10 +49,11 @@ public:
   std::uint64_t bytesPerTile() const { return bytesPerTile_; }
   std::uint8_t *base() const { return base_; }
   std::uint32_t pageOffset() const { return static_cast<std::uint32_t>(base_ - map_ - guardBytes()); }
-  /// The host's page size (a power of two, at least kBaseAlignment).
-  static std::uint32_t pageSize();
+  /// The host's page size (a power of two, at least kBaseAlignment), read once when the
+  /// library loads (read on every compute step, so not a call).
+  static std::uint32_t pageSize() { return kPageSize; }
   /// kGuardBytes rounded up to pages.
-  static std::uint32_t guardBytes();
+  static std::uint32_t guardBytes() { return kGuardPages; }
   /// Host bytes from one tile's byte 0 to the next's.
   std::uint64_t stride() const { return stride_; }
   /// The stride of tiles of `bytesPerTile` bytes whose base lies `pageOffset` into a page.
@@ -107,6 +108,8 @@ public:
   static constexpr std::uint8_t kPoisonByte = 0xff;
 
 private:
+  static const std::uint32_t kPageSize;
+  static const std::uint32_t kGuardPages;
   unsigned numTiles_;
   std::uint64_t bytesPerTile_;
   std::uint64_t stride_;

@@ -442,7 +442,7 @@ TEST_CASE("cycleCount and cycleStamp read the simulated cycle counter (CycleCoun
   const auto &steps = engine.getImpl().exe().steps;
   std::uint64_t firstSyncEnd = 0, countEnd = 0;
   int syncsSeen = 0;
-  for (const auto &e : profile.trace) {
+  for (const auto &e : profile.trace.entries()) {
     if (steps[e.step].kind == aspen::exe::StepKind::Sync && ++syncsSeen == 2)
       firstSyncEnd = e.startCycle + e.cycles;
     if (steps[e.step].kind == aspen::exe::StepKind::Sync && syncsSeen == 3)

@@ -877,8 +877,53 @@ TEST_CASE("Cycles are accounted per step and category; cycle streams read the co
   REQUIRE(m.profile.stepExecutions[2] == 2);
   REQUIRE(m.profile.runs == 2);
   REQUIRE(m.profile.trace.size() == 2 * 6);
-  REQUIRE(m.profile.trace[2].startCycle == 30);
-  REQUIRE(m.profile.trace[2].cycles == 400);
+  REQUIRE(m.profile.trace.entries()[2].startCycle == 30);
+  REQUIRE(m.profile.trace.entries()[2].cycles == 400);
+}
+
+TEST_CASE("The execution trace reads back every entry as recorded, repeated runs folded",
+          "[runtime][cycles]") {
+  // A flat reference beside the compact trace: runs that repeat the previous one (same steps
+  // and cycles, shifted start), and runs that differ from it in each way that must end a fold.
+  aspen::rt::ExecutionTrace trace;
+  std::vector<aspen::rt::TraceEntry> flat;
+  std::uint32_t run = 0;
+  std::uint64_t clock = 0;
+  auto doRun = [&](std::vector<std::pair<std::uint32_t, std::uint64_t>> steps, std::uint64_t gap = 0,
+                   std::uint32_t skipRuns = 0) {
+    trace.closeRun();
+    run += skipRuns;
+    clock += gap;
+    for (const auto &[s, c] : steps) {
+      const aspen::rt::TraceEntry e{s, run, clock, c};
+      trace.add(e);
+      flat.push_back(e);
+      clock += c;
+    }
+    ++run;
+  };
+  const std::vector<std::pair<std::uint32_t, std::uint64_t>> a{{0, 10}, {1, 20}, {2, 5}};
+  for (int i = 0; i < 5; ++i)
+    doRun(a);                        // folded: 1 block of 5
+  doRun({{0, 10}, {1, 21}, {2, 5}}); // other cycles
+  doRun(a);
+  doRun(a, 7);               // a gap before it: a different start stride
+  doRun(a, 7);               // the same gap again: folds with the one before
+  doRun(a, 0, 3);            // runs without entries in between
+  doRun({{0, 10}, {1, 20}}); // a shorter run (the trace's cap cut it)
+  doRun({});                 // no entries
+  doRun({{3, 1}, {2, 5}, {0, 10}});
+  doRun({{3, 1}, {2, 5}, {0, 10}}); // left open (not closed)
+  REQUIRE(trace.size() == flat.size());
+  const std::vector<aspen::rt::TraceEntry> back = trace.entries();
+  REQUIRE(back.size() == flat.size());
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    INFO("entry " << i);
+    REQUIRE(back[i].step == flat[i].step);
+    REQUIRE(back[i].run == flat[i].run);
+    REQUIRE(back[i].startCycle == flat[i].startCycle);
+    REQUIRE(back[i].cycles == flat[i].cycles);
+  }
 }
 
 TEST_CASE("Results do not depend on the number of host threads", "[runtime][threads]") {

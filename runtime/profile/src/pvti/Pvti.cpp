@@ -150,13 +150,15 @@ void Tracepoint::begin(TraceChannel *channel, const std::string &label, const Me
   mark(channel, label.data(), label.size(), 'B', m);
 }
 void Tracepoint::begin(TraceChannel *channel, const char *label, const Metadata *m) {
-  mark(channel, label, std::char_traits<char>::length(label), 'B', m);
+  if (Tracer::get().on()) // the label's length only when traces are recorded
+    mark(channel, label, std::char_traits<char>::length(label), 'B', m);
 }
 void Tracepoint::end(TraceChannel *channel, const std::string &label, const Metadata *m) {
   mark(channel, label.data(), label.size(), 'E', m);
 }
 void Tracepoint::end(TraceChannel *channel, const char *label, const Metadata *m) {
-  mark(channel, label, std::char_traits<char>::length(label), 'E', m);
+  if (Tracer::get().on()) // the label's length only when traces are recorded
+    mark(channel, label, std::char_traits<char>::length(label), 'E', m);
 }
 void Tracepoint::event(TraceChannel *channel, const std::string &label, const Metadata *m) {
   mark(channel, label.data(), label.size(), 'B', m);
