@@ -1022,7 +1022,9 @@ Executor::runRoundRobin(const PreparedVertex *vs, std::uint32_t i, const std::ui
     }
     const int ok = v.compute(v.object, 0);
     const std::uint64_t now = counter;
-    load[j] += now - at;
+    const std::uint64_t l = load[j] + (now - at);
+    load[j] = l;
+    slowest = std::max(slowest, l); // (loads only grow: the busiest's final load is the maximum)
     at = now;
     if (!ok) [[unlikely]] {
       noteFailure(*firstFailure, i);
@@ -1032,8 +1034,6 @@ Executor::runRoundRobin(const PreparedVertex *vs, std::uint32_t i, const std::ui
       j = 0;
   }
   last = at;
-  for (std::uint32_t j = 0; j < nw; ++j) // each set by the first row
-    slowest = std::max(slowest, load[j]);
   return slowest;
 }
 
