@@ -219,7 +219,7 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     p.vertices.resize(cs.vertices.size());
     p.staticBefore.resize(cs.vertices.size());
     p.tileType.assign(cs.tiles.size(), kMixedTypes);
-    p.oneWorkerEach.assign(cs.tiles.size(), 0);
+    p.roundRobin.assign(cs.tiles.size(), 0);
     std::vector<std::uint64_t> tileWork(cs.tiles.size(), 0);
     std::vector<std::uint64_t> load(std::min<std::uint32_t>(workers, kAlone));
     for (std::size_t k = 0; k < cs.tiles.size(); ++k) {
@@ -275,14 +275,16 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
           std::all_of(cs.vertices.begin() + first, cs.vertices.begin() + cs.tileBegin[k + 1],
                       [&](const exe::VertexInstance &v) { return v.type == cs.vertices[first].type; }))
         p.tileType[k] = cs.vertices[first].type;
-      // One vertex type, every vertex counted and alone on a worker of its own.
-      bool oneEach = p.tileType[k] != kMixedTypes;
-      for (std::uint32_t i = first; oneEach && i < cs.tileBegin[k + 1]; ++i)
-        oneEach = p.vertices[i].counted && p.vertices[i].workers == 1 && p.vertices[i].worker == i - first;
-      p.oneWorkerEach[k] = oneEach;
+      // One vertex type, every vertex counted, the j-th on worker j mod the workers (the packing
+      // of vertices of one estimate; each alone on its worker when there are no more than workers).
+      bool robin = p.tileType[k] != kMixedTypes;
+      for (std::uint32_t i = first; robin && i < cs.tileBegin[k + 1]; ++i)
+        robin = p.vertices[i].counted && p.vertices[i].workers == 1 &&
+                p.vertices[i].worker == (i - first) % load.size();
+      p.roundRobin[k] = robin;
       if (k == 0)
-        p.uniformType = oneEach ? p.tileType[0] : kMixedTypes;
-      else if (!oneEach || p.tileType[k] != p.uniformType)
+        p.uniformType = robin ? p.tileType[0] : kMixedTypes;
+      else if (!robin || p.tileType[k] != p.uniformType)
         p.uniformType = kMixedTypes;
     }
     std::sort(typesUsed.begin(), typesUsed.end());
@@ -749,7 +751,7 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
                 cs.vertices.data(),
                 tileBegin,
                 p.tileType.data(),
-                p.oneWorkerEach.data(),
+                p.roundRobin.data(),
                 p.uniformType,
                 tileTotals,
                 typeScratch_.data(),
@@ -765,8 +767,11 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   const bool counting = p.anyCounted;
   const PlainTilesFn runPlain = p.anyBuiltins ? &runPlainTiles<true> : &runPlainTiles<false>;
   const CountedTilesFn runCounted =
-      p.anyBuiltins ? (tileTotals ? &runCountedTiles<true, true> : &runCountedTiles<true, false>)
-                    : (tileTotals ? &runCountedTiles<false, true> : &runCountedTiles<false, false>);
+      p.uniformType != kMixedTypes
+          ? (p.anyBuiltins ? (tileTotals ? &runUniformTiles<true, true> : &runUniformTiles<true, false>)
+                           : (tileTotals ? &runUniformTiles<false, true> : &runUniformTiles<false, false>))
+          : (p.anyBuiltins ? (tileTotals ? &runCountedTiles<true, true> : &runCountedTiles<true, false>)
+                           : (tileTotals ? &runCountedTiles<false, true> : &runCountedTiles<false, false>));
   countedWorst_.store(0, std::memory_order_relaxed);
   auto runTile = [&](std::size_t k, VertexThread &vt, CountedTotals &totals) {
     if (counting)
@@ -1041,6 +1046,137 @@ void Executor::runPlainTiles(const TileLoop &step, std::size_t begin, std::size_
   vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
 }
 
+template <bool kBuiltins>
+inline __attribute__((always_inline)) std::uint64_t
+Executor::runRoundRobin(const PreparedVertex *vs, std::uint32_t i, const std::uint32_t e,
+                        const std::uint64_t nw, VertexThread &vt, std::uint64_t &last, std::uint64_t *load,
+                        std::atomic<std::size_t> *firstFailure) {
+  std::uint64_t &counter = codelets::cycleCounter();
+  std::uint64_t at = last; // the counter after the last vertex (a local: in a register)
+  const std::uint32_t firstRow = e - i <= nw ? e : i + static_cast<std::uint32_t>(nw);
+  std::uint64_t slowest = 0;
+  for (std::uint32_t j = 0; i < firstRow; ++i, ++j) {
+    const PreparedVertex &v = vs[i];
+    vt.vertex.store(i, std::memory_order_relaxed);
+    if constexpr (kBuiltins) {
+      vt.builtinBefore = 0; // its worker starts with the tile
+      vt.builtinWorker = v.worker;
+      vt.builtinCounterStart = at;
+    }
+    const int ok = v.compute(v.object, 0);
+    const std::uint64_t now = counter;
+    const std::uint64_t c = now - at;
+    at = now;
+    slowest = std::max(slowest, c);
+    load[j] = c;
+    if (!ok) [[unlikely]] { // the tile's later vertices do not run: they cost nothing
+      noteFailure(*firstFailure, i);
+      last = at;
+      return slowest;
+    }
+  }
+  if (i == e) [[likely]] { // each vertex alone on its worker
+    last = at;
+    return slowest;
+  }
+  for (std::uint32_t j = 0; i < e; ++i) {
+    const PreparedVertex &v = vs[i];
+    vt.vertex.store(i, std::memory_order_relaxed);
+    if constexpr (kBuiltins) {
+      vt.builtinBefore = nw * load[j]; // the tile's time before it on its worker
+      vt.builtinWorker = v.worker;
+      vt.builtinCounterStart = at;
+    }
+    const int ok = v.compute(v.object, 0);
+    const std::uint64_t now = counter;
+    const std::uint64_t l = load[j] + (now - at);
+    load[j] = l;
+    slowest = std::max(slowest, l); // (loads only grow: the busiest's final load is the maximum)
+    at = now;
+    if (!ok) [[unlikely]] {
+      noteFailure(*firstFailure, i);
+      break;
+    }
+    if (++j == nw)
+      j = 0;
+  }
+  last = at;
+  return slowest;
+}
+
+template <bool kBuiltins, bool kProfile>
+void Executor::runUniformTiles(const TileLoop &step, std::size_t begin, std::size_t end, VertexThread &vt,
+                               CountedTotals &totals) {
+  // As runCountedTiles, for a step whose tiles are all roundRobin of one type (the usual
+  // compute set: one vertex type, a vertex per worker or dealt to them in turn): no per-tile
+  // flags or types, and the type's cycles are what the counter grew by. A function of its own,
+  // so that its few values stay in registers across the vertex calls.
+  const PreparedVertex *const vs = step.vertices;
+  const std::uint32_t *const tileBegin = step.tileBegin;
+  [[maybe_unused]] std::uint64_t *const tileTotals = step.tileTotals;
+  const std::atomic<bool> *const stop = step.stop;
+  const std::uint32_t *const stepTiles = step.stepTiles;
+  const std::uintptr_t ownBase = step.ownBase;
+  const std::uint64_t stride = step.stride;
+  const bool writeRange = step.writeRange;
+  const std::uint64_t nw = step.numWorkers;
+  std::atomic<std::size_t> *const firstFailure = step.firstFailure;
+  std::uint64_t worst = totals.worst;
+  std::uint64_t load[kAlone]; // per worker: its vertices' cycles (tiles of more vertices than workers)
+  if constexpr (kBuiltins)
+    vt.builtins = step.builtins;
+  std::uint64_t last = codelets::cycleCounter();
+  const std::uint64_t chunkStart = last;
+  if (tileBegin[end] - tileBegin[begin] == end - begin) {
+    // One vertex a tile (every tile here has one at least): a flat loop, the tile's time its
+    // vertex's (a superstep of a vertex a tile; a few cycles a tile count there).
+    std::uint64_t &counter = codelets::cycleCounter();
+    for (std::size_t k = begin; k < end; ++k) {
+      if (stop && stop->load(std::memory_order_relaxed))
+        break;
+      if (writeRange)
+        codelets::aspenTileWriteRange.ownLo = ownBase + stepTiles[k] * stride;
+      const std::uint32_t i = tileBegin[k];
+      const PreparedVertex &v = vs[i];
+      vt.vertex.store(i, std::memory_order_relaxed);
+      if constexpr (kBuiltins) {
+        vt.builtinTile = static_cast<std::uint32_t>(k);
+        vt.builtinBefore = 0;
+        vt.builtinWorker = v.worker;
+        vt.builtinCounterStart = last;
+      }
+      const int ok = v.compute(v.object, 0);
+      const std::uint64_t now = counter;
+      const std::uint64_t tileCycles = (now - last) * nw;
+      last = now;
+      worst = std::max(worst, tileCycles);
+      if constexpr (kProfile)
+        tileTotals[k] += tileCycles;
+      if (!ok) [[unlikely]]
+        noteFailure(*firstFailure, i);
+    }
+  } else {
+    for (std::size_t k = begin; k < end; ++k) {
+      if (stop && stop->load(std::memory_order_relaxed))
+        break;
+      if (writeRange)
+        codelets::aspenTileWriteRange.ownLo = ownBase + stepTiles[k] * stride;
+      if constexpr (kBuiltins)
+        vt.builtinTile = static_cast<std::uint32_t>(k);
+      const std::uint64_t tileCycles =
+          runRoundRobin<kBuiltins>(vs, tileBegin[k], tileBegin[k + 1], nw, vt, last, load, firstFailure) * nw;
+      worst = std::max(worst, tileCycles);
+      if constexpr (kProfile)
+        tileTotals[k] += tileCycles;
+    }
+  }
+  if constexpr (kProfile)
+    if (last != chunkStart)
+      totals.add(step.uniformType, last - chunkStart, step.typeTotals);
+  totals.worst = worst;
+  vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
+}
+
 template <bool kBuiltins, bool kProfile>
 void Executor::runCountedTiles(const TileLoop &step, std::size_t begin, std::size_t end, VertexThread &vt,
                                CountedTotals &totals) {
@@ -1052,7 +1188,7 @@ void Executor::runCountedTiles(const TileLoop &step, std::size_t begin, std::siz
   [[maybe_unused]] const std::uint32_t *const tileType = step.tileType;
   [[maybe_unused]] std::uint64_t *const tileTotals = step.tileTotals;
   [[maybe_unused]] std::uint64_t *const typeTotals = step.typeTotals;
-  const std::uint8_t *const oneWorkerEach = step.oneWorkerEach;
+  const std::uint8_t *const roundRobin = step.roundRobin;
   const std::atomic<bool> *const stop = step.stop;
   const std::uint32_t *const stepTiles = step.stepTiles;
   const std::uintptr_t ownBase = step.ownBase;
@@ -1070,52 +1206,6 @@ void Executor::runCountedTiles(const TileLoop &step, std::size_t begin, std::siz
     vt.builtins = step.builtins;
   // The counter after the last vertex that ran.
   std::uint64_t last = counter;
-  // Runs vertices [i, e) of a tile whose vertices are each alone on a worker, and returns the
-  // slowest one's cycles.
-  auto runOneEach = [&](std::uint32_t i, std::uint32_t e) {
-    std::uint64_t slowest = 0;
-    for (; i < e; ++i) {
-      const PreparedVertex &v = vs[i];
-      vt.vertex.store(i, std::memory_order_relaxed);
-      if constexpr (kBuiltins) {
-        vt.builtinBefore = 0; // its worker starts with the tile
-        vt.builtinWorker = v.worker;
-        vt.builtinCounterStart = last;
-      }
-      const int ok = v.compute(v.object, 0);
-      const std::uint64_t now = counter;
-      slowest = std::max(slowest, now - last);
-      last = now;
-      if (!ok) [[unlikely]] { // the tile's later vertices do not run: they cost nothing
-        noteFailure(*step.firstFailure, i);
-        break;
-      }
-    }
-    return slowest;
-  };
-  if (step.uniformType != kMixedTypes) {
-    // Every tile of the step so (the usual compute set: one vertex type, a vertex per worker):
-    // no per-tile flags or types, and the type's cycles are what the counter grew by.
-    const std::uint64_t chunkStart = last;
-    for (std::size_t k = begin; k < end; ++k) {
-      if (stop && stop->load(std::memory_order_relaxed))
-        break;
-      if (writeRange)
-        codelets::aspenTileWriteRange.ownLo = ownBase + stepTiles[k] * stride;
-      if constexpr (kBuiltins)
-        vt.builtinTile = static_cast<std::uint32_t>(k);
-      const std::uint64_t tileCycles = runOneEach(tileBegin[k], tileBegin[k + 1]) * nw;
-      worst = std::max(worst, tileCycles);
-      if constexpr (kProfile)
-        tileTotals[k] += tileCycles;
-    }
-    if constexpr (kProfile)
-      if (last != chunkStart)
-        totals.add(step.uniformType, last - chunkStart, typeTotals);
-    totals.worst = worst;
-    vt.vertex.store(VertexThread::kNoVertex, std::memory_order_relaxed);
-    return;
-  }
   for (std::size_t k = begin; k < end; ++k) {
     if (stop && stop->load(std::memory_order_relaxed))
       break;
@@ -1125,11 +1215,12 @@ void Executor::runCountedTiles(const TileLoop &step, std::size_t begin, std::siz
       codelets::aspenTileWriteRange.ownLo = ownBase + stepTiles[k] * stride;
     if constexpr (kBuiltins)
       vt.builtinTile = static_cast<std::uint32_t>(k);
-    if (oneWorkerEach[k]) {
-      // Each vertex alone on its worker, all counted: the tile's time is its slowest vertex's,
-      // and its vertices' sum is what the counter grew by.
+    if (roundRobin[k]) {
+      // All counted, of one type, dealt to the workers in turn: the tile's time is its busiest
+      // worker's, and its vertices' sum is what the counter grew by.
       const std::uint64_t start = last;
-      const std::uint64_t tileCycles = runOneEach(i, e) * nw;
+      const std::uint64_t tileCycles =
+          runRoundRobin<kBuiltins>(vs, i, e, nw, vt, last, load, step.firstFailure) * nw;
       worst = std::max(worst, tileCycles);
       if constexpr (kProfile) {
         tileTotals[k] += tileCycles;

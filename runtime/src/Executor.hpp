@@ -195,11 +195,12 @@ private:
     // Per tile: the type of all its vertices, or kMixedTypes (counted steps add each tile's
     // cycles to its type at once).
     std::vector<std::uint32_t> tileType;
-    // Per tile: 1 when it has one vertex type and its vertices are all counted, each alone on a
-    // worker of its own (the packing gives the j-th worker j), so the counted loop prices it
-    // by its slowest vertex without per-worker loads.
-    std::vector<std::uint8_t> oneWorkerEach;
-    // The vertex type of every tile when each is oneWorkerEach with that one type, else
+    // Per tile: 1 when it has one vertex type and its vertices are all counted, the j-th on
+    // worker j mod the workers (how the packing deals vertices of one estimate), so the counted
+    // loop prices it without clearing per-worker loads (by its slowest vertex when each is
+    // alone on its worker).
+    std::vector<std::uint8_t> roundRobin;
+    // The vertex type of every tile when each is roundRobin with that one type, else
     // kMixedTypes.
     std::uint32_t uniformType = ~0u; // kMixedTypes
     // Per vertex: the tile's time before it by the static estimates, as the packing places it
@@ -258,10 +259,10 @@ private:
     const exe::VertexInstance *instances;
     const std::uint32_t *tileBegin;
     const std::uint32_t *tileType;
-    const std::uint8_t *oneWorkerEach; // per tile (PreparedComputeStep::oneWorkerEach)
-    std::uint32_t uniformType;         // PreparedComputeStep::uniformType
-    std::uint64_t *tileTotals;         // per tile, summed over executions (profiling), or nullptr
-    std::uint64_t *typeTotals;         // per vertex type (when tileTotals)
+    const std::uint8_t *roundRobin; // per tile (PreparedComputeStep::roundRobin)
+    std::uint32_t uniformType;      // PreparedComputeStep::uniformType
+    std::uint64_t *tileTotals;      // per tile, summed over executions (profiling), or nullptr
+    std::uint64_t *typeTotals;      // per vertex type (when tileTotals)
     std::atomic<std::size_t> *firstFailure;
     const std::atomic<bool> *stop;
     std::uint32_t numWorkers;
@@ -290,6 +291,18 @@ private:
   __attribute__((noinline)) static void runCountedTiles(const TileLoop &step, std::size_t begin,
                                                         std::size_t end, VertexThread &vt,
                                                         CountedTotals &totals);
+  /// runCountedTiles for a step whose tiles are all roundRobin of one type (uniformType).
+  template <bool kBuiltins, bool kProfile>
+  __attribute__((noinline)) static void runUniformTiles(const TileLoop &step, std::size_t begin,
+                                                        std::size_t end, VertexThread &vt,
+                                                        CountedTotals &totals);
+  /// Runs vertices [i, e) of a roundRobin tile (the j-th on worker j mod `nw`) and returns its
+  /// busiest worker's counted cycles; `last`: the counter after the vertex before, updated;
+  /// `load`: nw words of scratch (no clear needed: the first nw vertices set them).
+  template <bool kBuiltins>
+  static std::uint64_t runRoundRobin(const PreparedVertex *vs, std::uint32_t i, std::uint32_t e,
+                                     std::uint64_t nw, VertexThread &vt, std::uint64_t &last,
+                                     std::uint64_t *load, std::atomic<std::size_t> *firstFailure);
   using PlainTilesFn = void (*)(const TileLoop &, std::size_t, std::size_t, VertexThread &);
   using CountedTilesFn = void (*)(const TileLoop &, std::size_t, std::size_t, VertexThread &,
                                   CountedTotals &);

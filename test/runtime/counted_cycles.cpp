@@ -492,6 +492,73 @@ TEST_CASE("A tile's counted cycles are its busiest worker's, however its vertice
   }
 }
 
+TEST_CASE("Tiles whose vertices are dealt to the workers in turn cost their busiest worker's cycles",
+          "[counted][profile]") {
+  // Step 0: on 128 tiles, 13, 7, 6 or 1 DivLoops of one static estimate, so the packing deals
+  // the j-th to worker j mod 6 (the executor's loop for such tiles keeps no cleared loads).
+  // Step 1: one DivLoop on each of 512 tiles (its loop for a vertex a tile). Every vertex
+  // counts what it does alone on a tile; the steps are cut into chunks by their work.
+  const std::vector<unsigned> values = {100, 400, 900, 1600, 2500};
+  std::map<unsigned, std::uint64_t> alone;
+  for (unsigned n : values)
+    alone[n] = divLoopCycles(n);
+  const std::vector<unsigned> perTile = {13, 7, 6, 1};
+  constexpr unsigned dealtTiles = 128, singleTiles = 512;
+  auto count = [&](unsigned t, unsigned j) { return values[(t + 3 * j) % values.size()]; };
+  auto build = [&](Graph &g, Sequence &prog) {
+    auto addDiv = [&](ComputeSet &cs, unsigned tile, unsigned n) {
+      Tensor nt = g.addConstant(UNSIGNED_INT, {}, n, "n");
+      Tensor d = g.addConstant(FLOAT, {}, 1.0001f, "d");
+      Tensor x = g.addVariable(FLOAT, {}, "x");
+      g.setTileMapping(nt, tile);
+      g.setTileMapping(d, tile);
+      g.setTileMapping(x, tile);
+      g.setInitialValue(x, 3.0f);
+      g.setTileMapping(g.addVertex(cs, "DivLoop", {{"n", nt}, {"d", d}, {"x", x}}), tile);
+    };
+    ComputeSet dealt = g.addComputeSet("dealt");
+    for (unsigned t = 0; t < dealtTiles; ++t)
+      for (unsigned j = 0; j < perTile[t % perTile.size()]; ++j)
+        addDiv(dealt, t, count(t, j));
+    ComputeSet single = g.addComputeSet("single");
+    for (unsigned t = 0; t < singleTiles; ++t)
+      addDiv(single, t, count(t, 0));
+    prog.add(Execute(dealt));
+    prog.add(Execute(single));
+  };
+  std::map<unsigned, std::uint64_t> expectedDealt, expectedSingle;
+  std::uint64_t divTotal = 0;
+  for (unsigned t = 0; t < dealtTiles; ++t) {
+    std::vector<std::uint64_t> workers(6, 0);
+    for (unsigned j = 0; j < perTile[t % perTile.size()]; ++j) {
+      workers[j % 6] += alone[count(t, j)];
+      divTotal += alone[count(t, j)];
+    }
+    expectedDealt[t] = 6 * *std::max_element(workers.begin(), workers.end());
+  }
+  for (unsigned t = 0; t < singleTiles; ++t) {
+    expectedSingle[t] = 6 * alone[count(t, 0)];
+    divTotal += alone[count(t, 0)];
+  }
+  auto slowest = [](const std::map<unsigned, std::uint64_t> &m) {
+    std::uint64_t w = 0;
+    for (const auto &[tile, c] : m)
+      w = std::max(w, c);
+    return w;
+  };
+  for (unsigned threads : {1u, 2u}) {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, threads);
+    const Run r = runGraph(singleTiles, build);
+    INFO(threads << " host threads");
+    REQUIRE(r.tileCycles.size() == 2);
+    REQUIRE(r.tileCyclesCounted == std::vector<bool>{true, true});
+    REQUIRE(r.tileCycles[0] == expectedDealt);
+    REQUIRE(r.tileCycles[1] == expectedSingle);
+    REQUIRE(r.computeCycles == slowest(expectedDealt) + slowest(expectedSingle));
+    REQUIRE(r.typeCycles.at("DivLoop") == divTotal);
+  }
+}
+
 TEST_CASE("Steps whose vertices have estimates keep static per-tile figures", "[counted][profile]") {
   const Run r = runGraph(2, divLoops({5000, 7000}, 1000));
   REQUIRE(r.tileCyclesCounted == std::vector<bool>{false});

@@ -533,6 +533,54 @@ TEST_CASE("codelets_library: only libraries calling a builtin carry the builtins
   CHECK(calling.library->usesBuiltins(&calling.entry("TileOfVertex")));
 }
 
+TEST_CASE("codelets_library: the link flags read the objects' symbol tables, not strings in their data",
+          "[codelets][gp]") {
+  // The entry unit defines the counting slot, the write check's range setter and the builtins'
+  // table only for objects whose symbol tables name them (defined or referenced): a string
+  // equal to each name, in a data section, turns none of them on (it did when the linker
+  // searched the objects' bytes).
+  char dirTemplate[] = "/tmp/aspen-codelet-linkflags-XXXXXX";
+  const std::string dir = ::mkdtemp(dirTemplate);
+  const std::string source = dir + "/naming.cpp";
+  std::ofstream(source)
+      << "#include <poplar/Vertex.hpp>\n"
+         "__attribute__((used)) static const char names[][40] = {\"aspen_codelet_cycle_offset\",\n"
+         "  \"aspen_codelet_write_checked\", \"aspen_codelet_write_range_offset\",\n"
+         "  \"aspen_codelet_runtime\", \"aspen_codelet_scount\"};\n"
+         "extern \"C\" __attribute__((used)) const char *aspenName(unsigned i) { return names[i]; }\n"
+         "class Naming : public poplar::Vertex {\npublic:\n  poplar::Output<int> out;\n"
+         "  bool compute() { *out = 1; return true; }\n};\n";
+  auto load = [&](const CompiledCodelets &lib) -> const LoadedVertexLibrary & {
+    return loadVertexLibrary(lib.contentHash, lib.gpBytes, "naming.cpp");
+  };
+  // Compiled without counting (so neither counted nor checked): the names are only strings.
+  const char *was = std::getenv("ASPEN_CYCLE_COUNT");
+  const std::string saved = was ? was : "";
+  ::setenv("ASPEN_CYCLE_COUNT", "0", 1);
+  const CompiledCodelets off = compileCodelets({source}, parseCodeletFlags("-O2"));
+  if (was)
+    ::setenv("ASPEN_CYCLE_COUNT", saved.c_str(), 1);
+  else
+    ::unsetenv("ASPEN_CYCLE_COUNT");
+  const LoadedVertexLibrary &plain = load(off);
+  const AspenVertexEntry *e = plain.find("Naming");
+  REQUIRE(e != nullptr);
+  CHECK_FALSE(plain.countsCycles(e));
+  CHECK_FALSE(plain.checksWrites(e));
+  CHECK_FALSE(plain.usesBuiltins(e));
+  // Compiled as usual: counted and checked as any library is, still no builtins' table.
+  const CompiledCodelets on = compileCodelets({source}, parseCodeletFlags("-O2"));
+  const LoadedVertexLibrary &usual = load(on);
+  const AspenVertexEntry *u = usual.find("Naming");
+  REQUIRE(u != nullptr);
+  CHECK_FALSE(usual.usesBuiltins(u));
+  const CompiledCorpus &reference = fieldKinds();
+  const AspenVertexEntry &r = reference.entry(reference.compiled.metadata.vertexTypes.front().name);
+  CHECK(usual.countsCycles(u) == reference.library->countsCycles(&r));
+  CHECK(usual.checksWrites(u) == reference.library->checksWrites(&r));
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
 TEST_CASE("codelets_library: each object's own declaration decides whether its vertices read inputs only",
           "[codelets][gp]") {
   // docs/exchange.md, "Reading in place": a vertex type may read exchanged data in place only

@@ -277,10 +277,23 @@ struct ObjectFile {
   std::string name;
 };
 
+/// The symbols whose presence in an object's symbol table (defined or referenced) decides what
+/// the entry unit of its library defines (linkObjects): bit i of ObjectSymbols::linkNames.
+constexpr const char *kLinkFlagNames[] = {
+    "aspen_codelet_cycle_offset",       // counting cycles (docs/cost-model.md)
+    "aspen_codelet_write_checked",      // checking writes (docs/tile-model.md)
+    "aspen_codelet_write_range_offset", // ... too
+    "aspen_codelet_runtime",            // calling an IPU builtin backed by the runtime
+    "aspen_codelet_scount",             // ... too
+};
+enum LinkFlagName : unsigned { kCycleOffset, kWriteChecked, kWriteRangeOffset, kRuntime, kScount };
+
 /// What a relocatable object's symbol table says of it (docs/exchange.md, "Reading in place").
 struct ObjectSymbols {
+  bool symbolTable = false;       // it is an ELF64 relocatable object and its symbol table was read
   std::vector<std::string> units; // tokens of the registration units it defines
   bool inputsReadOnly = false;    // it defines aspen_codelet_inputs_read_only, non-zero
+  std::uint32_t linkNames = 0;    // bit i: its table names kLinkFlagNames[i] (defined or not)
 };
 
 /// Reads the symbol table of `bytes`, a 64-bit little-endian ELF relocatable object (as the
@@ -288,6 +301,8 @@ struct ObjectSymbols {
 /// checked; anything malformed or of another kind says nothing). A symbol counts only where
 /// the object defines it (global or weak, in one of its sections): a mention in a string,
 /// a comment or debug information, or a reference to another object's definition, does not.
+/// `linkNames` counts references too (an object that uses the slot another defines), but
+/// still never a mention outside the symbol table.
 ObjectSymbols readObjectSymbols(const std::string &bytes) {
   ObjectSymbols out;
   const std::uint8_t *const data = reinterpret_cast<const std::uint8_t *>(bytes.data());
@@ -316,15 +331,22 @@ ObjectSymbols readObjectSymbols(const std::string &bytes) {
     if (strtab.sh_type != SHT_STRTAB || !fits(strtab.sh_offset, strtab.sh_size))
       continue;
     const char *const strings = reinterpret_cast<const char *>(data + strtab.sh_offset);
+    out.symbolTable = true;
     for (std::uint64_t i = 0; i < symtab.sh_size / sizeof(Elf64_Sym); ++i) {
       Elf64_Sym sym;
       std::memcpy(&sym, data + symtab.sh_offset + i * sizeof(Elf64_Sym), sizeof sym);
       const unsigned binding = ELF64_ST_BIND(sym.st_info), type = ELF64_ST_TYPE(sym.st_info);
-      if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= sections.size() ||
-          (binding != STB_GLOBAL && binding != STB_WEAK) || sym.st_name >= strtab.sh_size ||
+      if (sym.st_name == 0 || sym.st_name >= strtab.sh_size ||
           !std::memchr(strings + sym.st_name, 0, strtab.sh_size - sym.st_name))
         continue;
       const std::string_view name(strings + sym.st_name);
+      if (name.size() > 14 && name.compare(0, 14, "aspen_codelet_") == 0)
+        for (unsigned f = 0; f < std::size(kLinkFlagNames); ++f)
+          if (name == kLinkFlagNames[f])
+            out.linkNames |= 1u << f;
+      if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= sections.size() ||
+          (binding != STB_GLOBAL && binding != STB_WEAK))
+        continue;
       if (type == STT_FUNC) {
         // A unit's entry function is C++ (RegistrationUnit.cpp): "_Z<length><name><parameters>".
         std::string_view id;
@@ -423,26 +445,32 @@ LinkedObjects linkObjects(const std::string &cxx, const std::vector<ObjectFile> 
   for (const ObjectFile &o : objects) {
     std::ifstream in(o.path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto names = [&](const char *symbol) { return bytes.find(symbol) != std::string::npos; };
     // Trust is per object, from its symbol table (docs/exchange.md, "Reading in place"): the
     // vertex types of the registration units an object defines read their Inputs only if
-    // that same object defines the declaration. (The flags below may err towards doing more
-    // work; this one may not, so no mention of the name in the bytes is taken for it.)
+    // that same object defines the declaration. No mention of the name elsewhere counts.
     const ObjectSymbols symbols = readObjectSymbols(bytes);
     if (symbols.inputsReadOnly)
       readOnlyUnits.insert(symbols.units.begin(), symbols.units.end());
+    // The flags below, from the names in its symbol table (defined or referenced): a string
+    // equal to one in a data section is no reference. An object whose table cannot be read
+    // (not ELF64) is searched for the names anywhere in its bytes, so a reference is never
+    // missed (that would stub a symbol the code uses); that errs towards more work only.
+    auto names = [&](LinkFlagName f) {
+      return symbols.symbolTable ? (symbols.linkNames >> f & 1u) != 0
+                                 : bytes.find(kLinkFlagNames[f]) != std::string::npos;
+    };
     // Objects compiled counting cycles add to the slot the entry unit gives the library; the
     // loader tells the library where its thread's counter is (docs/cost-model.md).
-    counting = counting || names("aspen_codelet_cycle_offset");
+    counting = counting || names(kCycleOffset);
     // Objects compiled with the write check (not under ASPEN_WRITE_CHECK=0) read the tile range
     // the entry unit's setter is given; only then does the library export it, so the loader
     // learns the truth about which code checks its writes (docs/tile-model.md).
-    checking = checking || names("aspen_codelet_write_checked") || names("aspen_codelet_write_range_offset");
+    checking = checking || names(kWriteChecked) || names(kWriteRangeOffset);
     // Objects calling an IPU builtin backed by the runtime refer to the table slot or the
     // counter reading the entry unit defines; only then does the library export the table's
     // setter, so the loader learns which libraries' vertices need the executor's per-call
     // record for the builtins (docs/codelets.md, "IPU builtins backed by the runtime").
-    builtins = builtins || names("aspen_codelet_runtime") || names("aspen_codelet_scount");
+    builtins = builtins || names(kRuntime) || names(kScount);
   }
   std::vector<std::uint32_t> unitFlags;
   for (const std::string &token : unitTokens)
@@ -1274,7 +1302,7 @@ CompiledCodelets linkCodeletLibraries(const std::vector<GpInput> &inputs,
   }
 
   const std::string cxx = hostCompiler();
-  std::string keyText = "link-v2\n" + compilerIdentity(cxx) + "\n";
+  std::string keyText = "link-v3\n" + compilerIdentity(cxx) + "\n";
   for (const GpInput &in : inputs)
     keyText += contentHash(in.bytes, in.size) + "\n";
   for (const std::string &t : targets)
