@@ -43,9 +43,12 @@ if(OpenMP_CXX_FOUND)
   target_link_libraries(poplin_matmul_bench PRIVATE OpenMP::OpenMP_CXX)
 endif()
 # --- end of poplin, popnn, poprand ---------------------------------------------------------------
-# The native loops are compiled like the codelets they are compared with (popc -O3); source
-# options come after aspen_settings' -O2.
-set_source_files_properties(bench/popops_bench.cpp PROPERTIES COMPILE_OPTIONS -O3)
+# The native loops are compiled like the codelets they are compared with (popc -O3, no
+# floating-point contraction: the map's results are compared bit for bit); source options come
+# after aspen_settings' -O2.
+set_source_files_properties(bench/popops_bench.cpp PROPERTIES COMPILE_OPTIONS "-O3;-ffp-contract=off")
+# popops_map's host references round each operation, as the generated codelets do (bit-for-bit checks).
+set_source_files_properties(golden/popops_map.cpp PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
 
 # Hostile inputs to every libops family: rejected with a named error, or a graph that runs.
 aspen_add_test(ops_hostile_inputs LABEL error SOURCES error/ops_hostile_inputs.cpp

@@ -345,7 +345,9 @@ void generatedCodelet(poplar::Graph &graph, const std::vector<const Expr *> &exp
   const auto g = aspen::ops::generateMapCodelet(graph.getTarget(), exprs, types, kinds, outTypes);
   if (!graph.hasCodelet(g.vertexName)) {
     std::stringstream source(g.source);
-    graph.addCodelets(source);
+    // The generated code never reads errno: without it, std::sqrt is one instruction, and a loop
+    // using it vectorises (ExpressionGenerator.cpp, "widen"); every result is the same.
+    graph.addCodelets(source, "-fno-math-errno");
   }
   const auto &target = graph.getTarget();
   // Priced as PopLibs prices its generated codelet: by the operators fused and the operands read
