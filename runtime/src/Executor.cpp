@@ -299,7 +299,22 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
       perTypeCounting[type] = {0, 0};
     }
     typesUsed.clear();
-    p.chunks = makeChunks(tileWork, inlineComputeWork);
+    // A large step whose tiles share operand blocks walks them in an order that keeps the
+    // blocks in the host's caches (shareOrder); the chunks cut that order.
+    const bool fusedStep = cs.fuseExchangeIn && !p.in->empty() && !p.exchangeIn.snapshot;
+    if (!fusedStep)
+      p.order = shareOrder(cs, *p.in, tileWork);
+    if (!p.order.empty())
+      ASPEN_LOG(Debug, "compute step '" << cs.name << "': " << p.order.size()
+                                        << " tiles walked in the order of what they share");
+    if (!p.order.empty()) {
+      std::vector<std::uint64_t> orderedWork(tileWork.size());
+      for (std::size_t j = 0; j < p.order.size(); ++j)
+        orderedWork[j] = tileWork[p.order[j]];
+      p.chunks = makeChunks(orderedWork, inlineComputeWork);
+    } else {
+      p.chunks = makeChunks(tileWork, inlineComputeWork);
+    }
     if (host_.codeletData && !host_.codeletData->empty()) {
       std::vector<std::uint32_t> typeImage(vertexCode.size());
       for (std::size_t t = 0; t < vertexCode.size(); ++t)
@@ -308,7 +323,7 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
     }
     // A plan that reads what it writes needs every read before any write, so
     // it cannot be split per tile (exchange-in never does; this is a guard).
-    p.fused = cs.fuseExchangeIn && !p.in->empty() && !p.exchangeIn.snapshot;
+    p.fused = fusedStep;
     if (p.fused)
       prepareFused(cs, tileWork, p);
     if (p.fused && p.in == &cs.inPlace.exchangeIn && !cs.inPlace.scratch.empty()) {
@@ -388,6 +403,99 @@ void Executor::prepareFused(const exe::ComputeStep &cs, const std::vector<std::u
   // Inline only when both phases would have run inline on their own.
   const bool small = totalCompute < inlineComputeWork && totalBytes < inlineExchangeBytes;
   p.fusedChunks = makeChunks(work, small ? std::numeric_limits<std::uint64_t>::max() : 0);
+}
+
+std::vector<std::uint32_t> Executor::shareOrder(const exe::ComputeStep &cs, const exe::CopyPlan &in,
+                                                const std::vector<std::uint64_t> &tileWork) {
+  // Keys of what each tile reads: the start of each range its fields read in place (a staging
+  // offset or a tile address) and the source of each run it still receives.
+  const std::size_t n = cs.tiles.size();
+  std::uint64_t total = 0;
+  for (std::uint64_t w : tileWork)
+    total += w;
+  if (n < shareOrderMinTiles || total < shareOrderMinWork ||
+      !std::is_sorted(cs.tiles.begin(), cs.tiles.end()))
+    return {};
+  auto key = [](const exe::TileAddr &a) { return (std::uint64_t(a.tile) << 32) | a.addr; };
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> reads; // (key, step tile)
+  auto stepTile = [&](std::uint32_t tile) {
+    const auto it = std::lower_bound(cs.tiles.begin(), cs.tiles.end(), tile);
+    return it != cs.tiles.end() && *it == tile ? static_cast<std::uint32_t>(it - cs.tiles.begin()) : noTile;
+  };
+  for (const exe::InPlaceBinding &b : cs.inPlace.bindings) {
+    const std::uint32_t k = stepTile(b.where.tile);
+    if (k != noTile)
+      reads.emplace_back(key(b.target), k);
+  }
+  for (std::size_t i = 0; i < in.tiles.size(); ++i) {
+    const std::uint32_t k = stepTile(in.tiles[i]);
+    for (std::uint32_t r = in.tileBegin[i]; k != noTile && r < in.tileBegin[i + 1]; ++r)
+      reads.emplace_back(key(in.runs[r].src), k);
+  }
+  std::sort(reads.begin(), reads.end());
+  reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+  // Per key, its readers (ascending); per tile, its keys. Only keys read by two tiles or more.
+  std::vector<std::uint32_t> keyBegin{0}, keyTiles;
+  std::vector<std::vector<std::uint32_t>> tileKeys(n);
+  for (std::size_t r = 0; r < reads.size();) {
+    std::size_t e = r;
+    while (e < reads.size() && reads[e].first == reads[r].first)
+      ++e;
+    if (e - r >= 2) {
+      const auto id = static_cast<std::uint32_t>(keyBegin.size() - 1);
+      for (std::size_t q = r; q < e; ++q) {
+        keyTiles.push_back(reads[q].second);
+        tileKeys[reads[q].second].push_back(id);
+      }
+      keyBegin.push_back(static_cast<std::uint32_t>(keyTiles.size()));
+    }
+    r = e;
+  }
+  const std::size_t numKeys = keyBegin.size() - 1;
+  if (numKeys == 0)
+    return {};
+  // A snake: walk the readers of one key (`along`, they share that block); when it has none
+  // left, step to an unvisited reader of another key of the last tile and walk along a key of
+  // that one other than the key stepped by. For a matrix product (tile i,j,k reads A i,k and
+  // B k,j) this walks a row of tiles sharing A, then steps down sharing B to walk the next
+  // row back, so a slab of B blocks stays in cache while each A block is read once.
+  std::vector<std::uint32_t> cursor(keyBegin.begin(), keyBegin.end() - 1); // first maybe-unvisited
+  std::vector<std::uint8_t> visited(n, 0);
+  auto nextOf = [&](std::uint32_t id) {
+    std::uint32_t &c = cursor[id];
+    while (c < keyBegin[id + 1] && visited[keyTiles[c]])
+      ++c;
+    return c < keyBegin[id + 1] ? keyTiles[c] : noTile;
+  };
+  std::vector<std::uint32_t> order;
+  order.reserve(n);
+  std::uint32_t along = noTile, cur = noTile;
+  std::size_t scan = 0;
+  while (order.size() < n) {
+    if (cur == noTile) {
+      while (visited[scan])
+        ++scan;
+      cur = static_cast<std::uint32_t>(scan);
+      along = tileKeys[cur].empty() ? noTile : tileKeys[cur].front();
+    }
+    visited[cur] = 1;
+    order.push_back(cur);
+    std::uint32_t next = along != noTile ? nextOf(along) : noTile;
+    if (next == noTile) {
+      for (std::uint32_t id : tileKeys[cur]) {
+        next = id != along ? nextOf(id) : noTile;
+        if (next == noTile)
+          continue;
+        along = noTile;
+        for (std::uint32_t other : tileKeys[next])
+          if (other != id && (along == noTile || nextOf(other) != noTile))
+            along = other;
+        break;
+      }
+    }
+    cur = next;
+  }
+  return order;
 }
 
 Executor::PlanInfo Executor::analyse(const exe::CopyPlan &plan, bool mayOverlap) const {
@@ -911,6 +1019,21 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
           if (counting)
             totals.combineInto(countedWorst_, typeTotals, !fusedParallel);
         });
+  } else if (!cs.tiles.empty() && !p.order.empty()) {
+    // The same per-tile loops, walked in the step's sharing order (shareOrder).
+    const std::uint32_t *order = p.order.data();
+    runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
+      CountedTotals totals;
+      TileDataHolder held;
+      guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
+        const std::uint32_t k = order[j];
+        if (swapBegin)
+          held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
+        runTile(k, vt, totals);
+      });
+      if (counting)
+        totals.combineInto(countedWorst_, typeTotals);
+    });
   } else if (!cs.tiles.empty()) {
     const bool chunksParallel = !checking && p.chunks.parallel();
     runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t kBegin, std::size_t kEnd) {

@@ -124,6 +124,8 @@ public:
   /// How compute step `c`'s vertices and its exchange-out are split into
   /// parallel chunks (for tests and benchmarks).
   const TileChunks &computeChunks(unsigned c) const { return prepared_[c].chunks; }
+  /// The order compute step `c`'s tiles are walked in (empty: ascending; shareOrder).
+  const std::vector<std::uint32_t> &computeOrder(unsigned c) const { return prepared_[c].order; }
   const TileChunks &exchangeOutChunks(unsigned c) const { return prepared_[c].exchangeOut.chunks; }
   /// Whether compute step `c` runs each tile's exchange-in right before that
   /// tile's vertices (exe::ComputeStep::fuseExchangeIn), and how those tiles
@@ -138,6 +140,10 @@ public:
   /// in a parallel loop. A tile's work is the sum over its vertices of their
   /// estimated cycles plus `vertexCallWork` per compute() call.
   static constexpr std::uint64_t inlineComputeWork = 20000;
+  /// Steps with at least this many tiles and this much work (as above) whose tiles share
+  /// what they read walk their tiles in a sharing order (shareOrder).
+  static constexpr std::size_t shareOrderMinTiles = 64;
+  static constexpr std::uint64_t shareOrderMinWork = 1u << 20;
   static constexpr std::uint64_t vertexCallWork = 20;
   /// Exchange phases moving fewer bytes than this run on the calling thread.
   static constexpr std::uint64_t inlineExchangeBytes = 64 * 1024;
@@ -175,6 +181,9 @@ private:
     const exe::CopyPlan *in = nullptr;
     std::vector<PreparedVertex> vertices; // the executable's order (tile-major)
     TileChunks chunks;
+    // The order a thread walks the step's tiles in (shareOrder; empty: ascending), and
+    // `chunks` are ranges of it.
+    std::vector<std::uint32_t> order;
     PlanInfo exchangeIn, exchangeOut;
     bool fused = false;
     std::vector<FusedTile> fusedTiles; // ascending tile: the union of exchange-in and compute tiles
@@ -312,6 +321,11 @@ private:
   void prepare(const std::vector<VertexCode> &vertexCode);
   /// `mayOverlap` false: the plan is known not to read what it writes (skips that analysis).
   PlanInfo analyse(const exe::CopyPlan &plan, bool mayOverlap = true) const;
+  /// The order to walk a (not fused) step's tiles in so that tiles reading the same ranges
+  /// (in place or from the same source) run one after another; empty: ascending. Only the
+  /// host's walk changes: addresses, results and simulated cycles do not depend on it.
+  static std::vector<std::uint32_t> shareOrder(const exe::ComputeStep &cs, const exe::CopyPlan &in,
+                                               const std::vector<std::uint64_t> &tileWork);
   void prepareFused(const exe::ComputeStep &cs, const std::vector<std::uint64_t> &computeWork,
                     PreparedComputeStep &p) const;
   /// Cuts tiles with the given work into chunks, or one chunk when the total is

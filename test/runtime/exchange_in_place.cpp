@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 #include <oneapi/tbb/global_control.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <sstream>
@@ -57,6 +58,20 @@ public:
   bool compute() {
     for (unsigned i = 0; i < x.size(); ++i)
       x[i] = 0.25f * float(first + i) - 3.0f + 100.0f * float(*index);
+    return true;
+  }
+};
+
+// out = sum of a[i] * b[i] * (i + 1).
+class WeightedDot : public Vertex {
+public:
+  Input<Vector<float>> a, b;
+  Output<float> out;
+  bool compute() {
+    float s = 0;
+    for (unsigned i = 0; i < a.size(); ++i)
+      s += a[i] * b[i] * float(i + 1);
+    *out = s;
     return true;
   }
 };
@@ -630,5 +645,91 @@ TEST_CASE("exchange in place: each replica reads its own data", "[exchange][inpl
       CHECK(got == expected);
       CHECK(engine.getImpl().executor_->readsInPlace(1) == inPlace);
     }
+  }
+}
+
+TEST_CASE("exchange in place: tiles sharing staged blocks are walked in a sharing order",
+          "[exchange][inplace][order]") {
+  // A product's pattern: reader tile (r, c) reads row block r of `a` and column block c of `b`,
+  // most gathered from two source tiles (so staged once). The step is large enough (estimates)
+  // for the host to walk its tiles so that consecutive ones share a block; results and cycles
+  // are those of copying everything (a fused step, walked in tile order), on 1 and 2 threads.
+  constexpr unsigned rows = 8, cols = 10, len = 32, sources = 16;
+  auto runGrid = [&](bool inPlace, unsigned threads, std::vector<std::uint32_t> *order) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    Device device = makeDevice(sources + rows * cols);
+    Graph g(device.getTarget());
+    std::stringstream lib(kReadOnlyCodelets);
+    g.addCodelets(lib, "-O2");
+    Tensor a = g.addVariable(FLOAT, {rows * len}, "a"), b = g.addVariable(FLOAT, {cols * len}, "b");
+    // Tile boundaries off the blocks' (a: 16 floats in, b: every 40), so most blocks are gathers.
+    auto cut = [](unsigned s, unsigned n, unsigned shift) {
+      return s == 0 ? 0u : s == 8 ? n : s * n / 8 - shift;
+    };
+    for (unsigned s = 0; s < sources / 2; ++s) {
+      g.setTileMapping(a.slice(cut(s, rows * len, 16), cut(s + 1, rows * len, 16)), s);
+      g.setTileMapping(b.slice(cut(s, cols * len, 0), cut(s + 1, cols * len, 0)), sources / 2 + s);
+    }
+    Tensor out = g.addVariable(FLOAT, {rows * cols}, "out");
+    ComputeSet cs = g.addComputeSet("grid");
+    for (unsigned r = 0; r < rows; ++r)
+      for (unsigned c = 0; c < cols; ++c) {
+        // Reader tiles column-major, so that tile order is not already the sharing order.
+        const unsigned tile = sources + c * rows + r;
+        VertexRef v = g.addVertex(cs, "WeightedDot",
+                                  {{"a", a.slice(r * len, (r + 1) * len)},
+                                   {"b", b.slice(c * len, (c + 1) * len)},
+                                   {"out", out[r * cols + c]}});
+        g.setPerfEstimate(v, 20000);
+        g.setTileMapping(v, tile);
+        g.setTileMapping(out[r * cols + c], tile);
+      }
+    g.createHostWrite("a", a);
+    g.createHostWrite("b", b);
+    g.createHostRead("out", out);
+    Engine engine(g, Repeat(2, Execute(cs)),
+                  {{"aspen.compileCache", "false"}, {"aspen.exchangeInPlace", inPlace ? "true" : "false"}});
+    engine.load(device);
+    std::vector<float> av(rows * len), bv(cols * len);
+    for (unsigned i = 0; i < av.size(); ++i)
+      av[i] = 0.125f * float(i % 29) - 1.0f;
+    for (unsigned i = 0; i < bv.size(); ++i)
+      bv[i] = 0.25f * float(i % 13) - 1.5f;
+    engine.writeTensor("a", av.data(), av.data() + av.size());
+    engine.writeTensor("b", bv.data(), bv.data() + bv.size());
+    engine.run(0);
+    std::vector<float> got(rows * cols);
+    engine.readTensor("out", got.data(), got.data() + got.size());
+    for (unsigned r = 0; r < rows; ++r)
+      for (unsigned c = 0; c < cols; ++c) {
+        float s = 0;
+        for (unsigned i = 0; i < len; ++i)
+          s += av[r * len + i] * bv[c * len + i] * float(i + 1);
+        INFO("tile (" << r << ", " << c << ")");
+        CHECK(got[r * cols + c] == s);
+      }
+    aspen::rt::Executor &e = *engine.getImpl().executor_;
+    if (order)
+      *order = e.computeOrder(0);
+    return e.cycles();
+  };
+  for (unsigned threads : {1u, 2u}) {
+    std::vector<std::uint32_t> order, none;
+    const std::uint64_t ordered = runGrid(true, threads, &order);
+    const std::uint64_t copied = runGrid(false, threads, &none);
+    CHECK(ordered == copied);
+    CHECK(none.empty());
+    // A permutation of the step's tiles (its tiles ascending: reader (r, c) is index c * rows + r)
+    // in which each tile after the first of a block of rows shares its row block or column block
+    // with the one before.
+    REQUIRE(order.size() == rows * cols);
+    std::vector<std::uint32_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::uint32_t k = 0; k < rows * cols; ++k)
+      CHECK(sorted[k] == k);
+    unsigned sharing = 0;
+    for (std::size_t j = 1; j < order.size(); ++j)
+      sharing += order[j] % rows == order[j - 1] % rows || order[j] / rows == order[j - 1] / rows;
+    CHECK(sharing == rows * cols - 1);
   }
 }
