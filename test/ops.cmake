@@ -57,7 +57,8 @@ aspen_add_test(ops_hostile_inputs LABEL error SOURCES error/ops_hostile_inputs.c
 # --- issue 10 items 8 and 9: more PopLibs functions, convolutions, normalisation ---------------------
 # (test/compat.cmake does not exist on this branch: the client-style test is registered here.)
 aspen_add_test(popops_more LABEL golden SOURCES golden/popops_more.cpp LIBS Aspen::popops Aspen::popnn)
-aspen_add_test(poplin_conv LABEL golden SOURCES golden/poplin_conv.cpp LIBS Aspen::poplin Aspen::popnn)
+aspen_add_test(poplin_conv LABEL golden SOURCES golden/poplin_conv.cpp LIBS Aspen::poplin Aspen::popnn
+  nlohmann_json::nlohmann_json)
 aspen_add_test(libops_more_errors LABEL error SOURCES error/libops_more_errors.cpp
   LIBS Aspen::popops Aspen::poplin Aspen::popnn)
 aspen_add_test(ops_compat_cnn LABEL conformance SOURCES compat/ops_cnn_client.cpp

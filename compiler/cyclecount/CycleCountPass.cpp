@@ -304,7 +304,8 @@ void foldLoopControl(const LoopInfo &loops, DenseSet<const Instruction *> &folde
     SmallVector<const Instruction *, 8> derived;
     bool free = true;
     for (const User *user : iv->users())
-      free = free && (user == step || onlyAddresses(cast<Instruction>(user), iv, *loop, derived, 4));
+      free = free && (user == step || user == compare ||
+                      onlyAddresses(cast<Instruction>(user), iv, *loop, derived, 4));
     for (const User *user : step->users())
       free = free && (user == iv || user == compare ||
                       onlyAddresses(cast<Instruction>(user), step, *loop, derived, 4));

@@ -404,6 +404,8 @@ void printProfileSummary(std::ostream &os, const exe::ExecutableData &exe, const
   if (average.streamingMemory > 0)
     averageLine("Tile average Streaming Memory cycles", average.streamingMemory);
   averageLine("Tile average sync cycles", average.sync);
+  // Aspen's own line (Poplar prints none): with it the printed averages add up to the total.
+  averageLine("Tile average control cycles", average.control);
   line(os, 2, "Launch cycles (Engine::run)",
        withCommas(profile.launchCycles) + " (" + withCommas(profile.runs) + " run(s), not in the total)");
   char wall[64];

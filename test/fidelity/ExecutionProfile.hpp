@@ -17,6 +17,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -65,6 +66,23 @@ oneTileVertexCycles(const std::function<void(poplar::Graph &)> &addCodelets,
   poplar::program::Sequence prog;
   build(graph, prog);
   return cyclesPerInstance(runAndReadProfile(graph, prog, device));
+}
+
+/// The simulated compute cycles (the profile's execution part) of the program `build` makes on a
+/// one-tile ipu2 IPUModel whose graph has the custom codelet source `codelet` added at -O2 (the
+/// counted-loop tests' one setup: their per-iteration slope is the difference of two such runs).
+inline double
+oneTileComputeCycles(const char *codelet,
+                     const std::function<void(poplar::Graph &, poplar::program::Sequence &)> &build) {
+  poplar::IPUModel model("ipu2");
+  model.tilesPerIPU = 1;
+  poplar::Device device = model.createDevice();
+  poplar::Graph graph(device.getTarget());
+  std::stringstream source(codelet);
+  graph.addCodelets(source, "-O2");
+  poplar::program::Sequence prog;
+  build(graph, prog);
+  return runAndReadProfile(graph, prog, device).at("execution").at("cycles").at("compute").get<double>();
 }
 
 /// Checks that `vertex` ran and that its simulated cycles are within 10% of `popLibs`, the

@@ -21,11 +21,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <unistd.h>
 
 namespace {
 
@@ -48,22 +43,15 @@ public:
 
 /// Simulated compute cycles of one DivLoop vertex dividing n times on a one-tile ipu2 model.
 double computeCycles(unsigned n) {
-  poplar::IPUModel model("ipu2");
-  model.tilesPerIPU = 1;
-  poplar::Device device = model.createDevice();
-  poplar::Graph graph(device.getTarget());
-  std::stringstream source(kCodelet);
-  graph.addCodelets(source, "-O2");
-  poplar::Tensor count = graph.addConstant(poplar::UNSIGNED_INT, {}, n, "n");
-  poplar::Tensor x = graph.addVariable(poplar::FLOAT, {}, "x");
-  graph.setTileMapping(count, 0);
-  graph.setTileMapping(x, 0);
-  poplar::ComputeSet cs = graph.addComputeSet("divide");
-  graph.setTileMapping(graph.addVertex(cs, "DivLoop", {{"n", count}, {"x", x}}), 0);
-  poplar::program::Sequence prog({poplar::program::Execute(cs)});
-
-  const nlohmann::json profile = fidelity::runAndReadProfile(graph, prog, device);
-  return profile.at("execution").at("cycles").at("compute").get<double>();
+  return fidelity::oneTileComputeCycles(kCodelet, [n](poplar::Graph &graph, poplar::program::Sequence &prog) {
+    poplar::Tensor count = graph.addConstant(poplar::UNSIGNED_INT, {}, n, "n");
+    poplar::Tensor x = graph.addVariable(poplar::FLOAT, {}, "x");
+    graph.setTileMapping(count, 0);
+    graph.setTileMapping(x, 0);
+    poplar::ComputeSet cs = graph.addComputeSet("divide");
+    graph.setTileMapping(graph.addVertex(cs, "DivLoop", {{"n", count}, {"x", x}}), 0);
+    prog.add(poplar::program::Execute(cs));
+  });
 }
 
 } // namespace

@@ -53,6 +53,25 @@ public:
   }
 };
 
+// The same divides as a do-while loop counted down: its latch compares the induction variable
+// itself (`icmp ugt i, 1`), not its decrement, and is still one brnzdec.
+class DivDoWhile : public Vertex {
+public:
+  Input<unsigned> n;
+  Input<float> d;
+  InOut<float> x;
+  bool compute() {
+    float v = *x;
+    unsigned i = *n;
+    const float by = *d;
+    do
+      v = v / by;
+    while (i-- > 1);
+    *x = v;
+    return true;
+  }
+};
+
 // The same element-wise work, one float at a time and two (float2) at a time.
 class ScaleScalar : public Vertex {
 public:
@@ -253,6 +272,29 @@ TEST_CASE("A float-divide loop's counted cycles grow linearly with its iteration
   // increment and compare fold into it: the counter only counts).
   const double perIteration = double(large - small) / 99000.0;
   REQUIRE(perIteration == Approx(4.0).epsilon(0.01));
+}
+
+TEST_CASE("A do-while loop whose latch compares the induction variable itself is one brnzdec",
+          "[counted][cycles]") {
+  // The loop's control folds whichever of `iv` and `iv - 1` the latch compares: an iteration is
+  // the divide (f32div, 3) and brnzdec (1), as for the for loop above, exactly.
+  auto cycles = [](unsigned n) {
+    return runGraph(1,
+                    [n](Graph &g, Sequence &prog) {
+                      ComputeSet cs = g.addComputeSet("divide");
+                      Tensor count = g.addConstant(UNSIGNED_INT, {}, n, "n");
+                      Tensor d = g.addConstant(FLOAT, {}, 1.0001f, "d");
+                      Tensor x = g.addVariable(FLOAT, {}, "x");
+                      for (const Tensor &t : {count, d, x})
+                        g.setTileMapping(t, 0);
+                      g.setTileMapping(g.addVertex(cs, "DivDoWhile", {{"n", count}, {"d", d}, {"x", x}}), 0);
+                      prog.add(Execute(cs));
+                    })
+        .typeCycles.at("DivDoWhile");
+  };
+  const std::uint64_t small = cycles(1000), large = cycles(3000);
+  INFO("n = 1,000: " << small << " cycles; n = 3,000: " << large);
+  REQUIRE(large - small == 2000 * (3 + 1));
 }
 
 TEST_CASE("IPU builtins count as the IPU's instructions for them, not as calls", "[counted][cycles]") {

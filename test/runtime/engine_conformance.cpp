@@ -16,12 +16,14 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <string>
 #include <vector>
 
 using namespace poplar;
@@ -639,9 +641,21 @@ TEST_CASE("Tile averages are Poplar's per-tile view: a tile's sync includes its 
   CHECK(averages["sync"].get<double>() == Approx(double(execute + copy) - compute - exchange));
   std::ostringstream summary;
   engine.printProfileSummary(summary);
-  for (const char *line : {"Tile average compute cycles", "Tile average IPU exchange cycles",
-                           "Tile average host exchange cycles", "Tile average sync cycles"})
-    CHECK(summary.str().find(line) != std::string::npos);
+  // Every kind is printed, control too, and the printed averages add up to the total.
+  const std::string text = summary.str();
+  double printed = 0;
+  for (const char *line :
+       {"Tile average compute cycles", "Tile average IPU exchange cycles",
+        "Tile average host exchange cycles", "Tile average sync cycles", "Tile average control cycles"}) {
+    INFO(line);
+    const std::size_t at = text.find(line);
+    REQUIRE(at != std::string::npos);
+    const std::size_t colon = text.find(':', at);
+    std::string value = text.substr(colon + 1, text.find('\n', at) - colon - 1);
+    value.erase(std::remove(value.begin(), value.end(), ','), value.end());
+    printed += std::stod(value); // "  1200.0 (61.5% of total)"
+  }
+  CHECK(printed == Approx(double(profile.totalCycles)).margin(0.05 * 5));
 }
 
 TEST_CASE("Host transfers are priced over the IPU's host link (docs/cost-model.md)",

@@ -80,6 +80,8 @@ struct KernelConfig {
   /// keeps the operand blocks cached. Measured on Zen 5 (32 MiB L3: 22.8 KB): 74 x 79 float
   /// blocks (23.4 KB) 6-8% faster streamed, 57 x 64 (14.6 KB) 5% slower (their 21 MB of
   /// partials stay in the L3 for the reduction). ASPEN_CODELET_STREAM=0: plain stores.
+  /// Limitation: 1,472 tiles whatever the target (docs/matmul.md): a smaller model streams
+  /// blocks whose partial sums would all fit in the L3.
   std::size_t streamBytes = 0;
 };
 

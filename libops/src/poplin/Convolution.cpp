@@ -28,6 +28,7 @@
 #include <fstream>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 namespace poputil {
@@ -47,6 +48,14 @@ using aspen::ops::shapeString;
 
 std::size_t product(const std::vector<std::size_t> &v) {
   return std::accumulate(v.begin(), v.end(), std::size_t(1), std::multiplies<>());
+}
+
+// The value `options` gives `key`, if it gives one.
+std::optional<std::string> optionValue(const OptionFlags &options, const std::string &key) {
+  for (const auto &kv : options)
+    if (kv.first == key)
+      return kv.second;
+  return std::nullopt;
 }
 
 // Convolution options: parsed (unknown keys rejected), the planner's ones passed to matMul.
@@ -84,10 +93,9 @@ OptionFlags matMulOptions(const OptionFlags &options, const std::string &op) {
   aspen::ops::parseOptions(spec, options, op);
   (void)planning::parsePlanConstraints(constraints, op); // validated as PopLibs does; mapped by constrained()
   OptionFlags out;
-  for (const auto &kv : options) {
-    if (kv.first == "availableMemoryProportion" || kv.first == "partialsType")
-      out.set(kv.first, kv.second);
-  }
+  for (const char *key : {"availableMemoryProportion", "partialsType"})
+    if (const std::optional<std::string> value = optionValue(options, key))
+      out.set(key, *value);
   return out;
 }
 
@@ -276,56 +284,36 @@ planning::ConvSizes convSizes(const ConvParams &p, const Target &target) {
 // of the product `which` (docs/matmul.md, "Plan constraints").
 OptionFlags constrained(OptionFlags mm, const OptionFlags &options, const ConvParams &p,
                         planning::ConvProduct which, const Target &target, const std::string &op) {
-  std::string text;
-  for (const auto &kv : options)
-    if (kv.first == "planConstraints")
-      text = kv.second;
-  const planning::ConvPlanConstraints c = planning::parsePlanConstraints(text, op);
+  const planning::ConvPlanConstraints c =
+      planning::parsePlanConstraints(optionValue(options, "planConstraints").value_or(""), op);
   const std::string mapped = planning::convToMatMulConstraints(c, convSizes(p, target), which, op);
   if (!mapped.empty())
     mm.set("planConstraints", mapped);
   return mm;
 }
 
-// PopLibs' `planConstraintsOutputFilename`: the plan of the product `which` (as `mm` plans it)
-// written as `planConstraints` to "<value>_FWD.json", "_BWD.json" or "_WU.json" by the `pass`
-// option ("<value>.json" for NONE), as PopLibs names them. The content is PopLibs' vocabulary
-// (level 0: the partition and the transforms); given back as `planConstraints`, it plans the same
-// splits (docs/ops-nn.md "Plan constraints written out").
-void writePlanConstraints(const Target &target, const OptionFlags &options, const OptionFlags &mm,
-                          const ConvParams &p, planning::ConvProduct which, const std::string &op) {
-  std::string path, pass = "NONE";
-  for (const auto &kv : options) {
-    if (kv.first == "planConstraintsOutputFilename")
-      path = kv.second;
-    else if (kv.first == "pass")
-      pass = kv.second;
-  }
+// PopLibs' `planConstraintsOutputFilename`: where the plan of a convolution's product is written,
+// "<value>_FWD.json", "_BWD.json" or "_WU.json" by the `pass` option ("<value>.json" for NONE), as
+// PopLibs names them; empty without the option.
+std::string planConstraintsPath(const OptionFlags &options) {
+  std::string path = optionValue(options, "planConstraintsOutputFilename").value_or("");
   if (path.empty())
-    return;
+    return path;
+  const std::string pass = optionValue(options, "pass").value_or("NONE");
   const auto endsWith = [&pass](const std::string &tail) {
     return pass.size() >= tail.size() && pass.compare(pass.size() - tail.size(), tail.size(), tail) == 0;
   };
   path += endsWith("_FWD") ? "_FWD" : endsWith("_BWD") ? "_BWD" : endsWith("_WU") ? "_WU" : "";
-  path += ".json";
-  const bool forward = which == planning::ConvProduct::Forward;
-  const auto [a, b] = matShapes(p); // {G, Co, K*Ci} x {G, K*Ci, B*O'}
-  planning::MatMulProblem problem;
-  problem.groups = a[0];
-  problem.m = a[1];
-  problem.k = forward ? a[2] : b[2];
-  problem.n = forward ? b[2] : a[2];
-  problem.inputType = p.inputType;
-  problem.outputType = forward ? p.outputType : p.inputType;
-  const planning::MatMulOptions parsed = planning::parseMatMulOptions(mm, op);
-  problem.partialsType = parsed.partialsType;
-  planning::ProductSplits splits;
-  if (problem.groups * problem.m * problem.k * problem.n != 0) {
-    const planning::MatMulPlan plan = planning::planMatMul(target, problem, parsed);
-    splits = {plan.groupSplit, plan.rowSplit,   plan.colSplit,   plan.depthSplit,
-              plan.serialRows, plan.serialCols, plan.serialInner};
-  }
-  const std::string json = planning::convConstraintsOfPlan(splits, convSizes(p, target), which);
+  return path + ".json";
+}
+
+// Writes `used`, the splits the product `which` of the convolution `p` is built with, to `path`
+// as `planConstraints`. The content is PopLibs' vocabulary (level 0: the partition and the
+// transforms); given back as `planConstraints`, it plans the same splits (docs/ops-nn.md "Plan
+// constraints written out").
+void writePlanConstraints(const std::string &path, const planning::ProductSplits &used, const ConvParams &p,
+                          planning::ConvProduct which, const Target &target, const std::string &op) {
+  const std::string json = planning::convConstraintsOfPlan(used, convSizes(p, target), which);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << json;
   out.close();
@@ -344,11 +332,8 @@ void writePlanConstraints(const Target &target, const OptionFlags &options, cons
 OptionFlags inputLayoutOptions(OptionFlags mm, const OptionFlags &options, const ConvParams &p,
                                const Target &target, const std::string &op) {
   (void)constrained(mm, options, p, planning::ConvProduct::Forward, target, op);
-  std::string text;
-  for (const auto &kv : options)
-    if (kv.first == "planConstraints")
-      text = kv.second;
-  planning::ConvPlanConstraints c = planning::parsePlanConstraints(text, op);
+  planning::ConvPlanConstraints c =
+      planning::parsePlanConstraints(optionValue(options, "planConstraints").value_or(""), op);
   c.kernelSplit.clear();
   for (auto &[d, s] : c.fieldSplit)
     if (d < p.inputFieldShape.size())
@@ -358,15 +343,9 @@ OptionFlags inputLayoutOptions(OptionFlags mm, const OptionFlags &options, const
   if (c.inChanParallel.set())
     c.inChanParallel.value =
         unsigned(std::min<std::size_t>(c.inChanParallel.value, (ci + serial - 1) / serial));
-  planning::ConvSizes sizes;
-  sizes.numTiles = target.getNumTiles();
-  sizes.groups = p.numConvGroups;
-  sizes.batch = p.batchSize;
-  sizes.inChans = ci;
-  sizes.outChans = p.outputChannelsPerConvGroup;
+  planning::ConvSizes sizes = convSizes(p, target); // with no kernel: the output field is the input's
   sizes.outField = p.inputFieldShape;
   sizes.kernel.assign(p.getNumFieldDims(), 1);
-  sizes.inField = p.inputFieldShape;
   const std::string mapped = planning::convToMatMulConstraints(c, sizes, planning::ConvProduct::Forward, op);
   if (!mapped.empty())
     mm.set("planConstraints", mapped);
@@ -380,12 +359,18 @@ bool hasOutputPadding(const ConvParams &p) {
   return false;
 }
 
+// `planPath`: where planConstraintsOutputFilename writes the product's plan (empty: nowhere).
 Tensor convolutionImpl(Graph &graph, const Tensor &in, const Tensor &weights, const ConvParams &p,
                        bool transposeAndFlipWeights, program::Sequence &prog, const DebugContext &dc,
-                       const OptionFlags &mmOptions, PlanningCache *cache) {
+                       const OptionFlags &mmOptions, PlanningCache *cache, const std::string &planPath,
+                       const std::string &op) {
   std::vector<std::size_t> kernel;
   const Tensor wm = weightMatrix(graph, weights, p, transposeAndFlipWeights, kernel);
   const Tensor x = windows(transformInput(graph, in, 2, p.inputTransform), p, kernel);
+  if (!planPath.empty())
+    writePlanConstraints(planPath,
+                         internal::matMulGroupedStagedRhsSplits(graph, wm, x, p.outputType, mmOptions, cache),
+                         p, planning::ConvProduct::Forward, graph.getTarget(), op);
   // The windows are a view with a run per (kernel position, channel, image, output row):
   // copying them into the layout the product wants keeps the product's per-tile blocks cheap
   // to cut (as PopLibs rearranges a convolution's input before its vertices read it). In
@@ -520,9 +505,9 @@ Tensor convolution(Graph &graph, const Tensor &in, const Tensor &weights, const 
                                      graph.getTarget(), op);
   requireTensor(in, inputShape(p), p.inputType, op, "the input");
   requireTensor(weights, weightsShape(p, transposeAndFlipWeights), p.inputType, op, "the weights");
-  writePlanConstraints(graph.getTarget(), options, mm, p, planning::ConvProduct::Forward, op);
   const DebugContext dc{debugContext, "convolution"};
-  Tensor r = convolutionImpl(graph, in, weights, p, transposeAndFlipWeights, prog, dc, mm, cache);
+  Tensor r = convolutionImpl(graph, in, weights, p, transposeAndFlipWeights, prog, dc, mm, cache,
+                             planConstraintsPath(options), op);
   if (!hasOutputPadding(p))
     return r;
   Tensor out = graph.addVariable(p.outputType, outputShape(p), {dc, "output"});
@@ -573,7 +558,6 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
                                    ": the kernelTransform must be the identity for the weight-update pass");
   requireTensor(activations, inputShape(p), p.inputType, op, "the activations");
   requireTensor(zDeltas, outputShape(p), p.outputType, op, "zDeltas");
-  writePlanConstraints(graph.getTarget(), options, mm, p, planning::ConvProduct::WeightUpdate, op);
   const DebugContext dc{debugContext, "calculateWeightDeltas"};
   // Output gradients without the output padding, as {G, Co, B*O'}.
   Tensor z = zDeltas;
@@ -588,8 +572,12 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   if (z.elementType() != p.inputType)
     z = popops::cast(graph, z, p.inputType, prog, {dc, "castDeltas"});
   const Tensor x = windows(transformInput(graph, activations, 2, p.inputTransform), p, p.kernelShape);
-  Tensor dw = internal::matMulGroupedStagedRhs(graph, z, x.dimShufflePartial({1, 2}, {2, 1}), prog,
-                                               p.inputType, {dc, "matMul"}, mm, cache);
+  const Tensor xT = x.dimShufflePartial({1, 2}, {2, 1});
+  if (const std::string planPath = planConstraintsPath(options); !planPath.empty())
+    writePlanConstraints(planPath,
+                         internal::matMulGroupedStagedRhsSplits(graph, z, xT, p.inputType, mm, cache), p,
+                         planning::ConvProduct::WeightUpdate, graph.getTarget(), op);
+  Tensor dw = internal::matMulGroupedStagedRhs(graph, z, xT, prog, p.inputType, {dc, "matMul"}, mm, cache);
   std::vector<std::size_t> shape{p.numConvGroups, p.outputChannelsPerConvGroup};
   shape.insert(shape.end(), p.kernelShape.begin(), p.kernelShape.end());
   shape.push_back(p.inputChannelsPerConvGroup);

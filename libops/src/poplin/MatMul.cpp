@@ -796,6 +796,20 @@ Tensor internal::matMulGroupedStagedRhs(Graph &graph, const Tensor &A, const Ten
   return matMulImpl(graph, "poplin::matMulGrouped", A, B, prog, outputType, dc, options, cache, true, true);
 }
 
+planning::ProductSplits internal::matMulGroupedStagedRhsSplits(const Graph &graph, const Tensor &A,
+                                                               const Tensor &B, const Type &outputType,
+                                                               const OptionFlags &options,
+                                                               PlanningCache *cache) {
+  // As matMulImpl and buildMatMul plan it: the operands' problem, not accumulating.
+  MatMulProblem p = checkOperands("poplin::matMulGrouped", A, B, outputType, true);
+  const MatMulOptions parsed = planning::parseMatMulOptions(options, "poplin::matMul");
+  if (p.groups * p.m * p.k * p.n == 0)
+    return {};
+  const MatMulPlan plan = getPlan(graph, p, parsed, cache);
+  return {plan.groupSplit, plan.rowSplit,   plan.colSplit,   plan.depthSplit,
+          plan.serialRows, plan.serialCols, plan.serialInner};
+}
+
 Tensor transposeGroupedMatrix(const Tensor &A) {
   if (A.rank() != 3)
     throw poputil::poplibs_error("poplin::transposeGroupedMatrix: expected a rank-3 tensor, got shape " +

@@ -9,6 +9,8 @@
 #include <poplar/Tensor.hpp>
 #include <poplin/MatMul.hpp>
 
+#include "PlanConstraints.hpp"
+
 namespace poplin::internal {
 
 /// matMulGrouped(A {G, m, k}, B {G, k, n}) where B is a view (a convolution's windows): before
@@ -20,5 +22,13 @@ poplar::Tensor matMulGroupedStagedRhs(poplar::Graph &graph, const poplar::Tensor
                                       poplar::program::Sequence &prog, const poplar::Type &outputType,
                                       const poplar::DebugContext &dc, const poplar::OptionFlags &options,
                                       PlanningCache *cache);
+
+/// The splits of the plan matMulGroupedStagedRhs(graph, A, B, prog, outputType, dc, options, cache)
+/// builds its product with (the same problem, options and cache; all 1 for an empty product): what
+/// a convolution's `planConstraintsOutputFilename` writes.
+planning::ProductSplits matMulGroupedStagedRhsSplits(const poplar::Graph &graph, const poplar::Tensor &A,
+                                                     const poplar::Tensor &B, const poplar::Type &outputType,
+                                                     const poplar::OptionFlags &options,
+                                                     PlanningCache *cache);
 
 } // namespace poplin::internal
