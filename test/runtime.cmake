@@ -8,6 +8,7 @@ aspen_add_test(runtime_counted_cycles LABEL conformance SOURCES runtime/counted_
 aspen_add_test(runtime_exchange_in_place LABEL conformance SOURCES runtime/exchange_in_place.cpp LIBS TBB::tbb)
 aspen_add_test(runtime_error_cases LABEL error SOURCES error/runtime_errors.cpp)
 aspen_add_test(runtime_vertex_faults LABEL error SOURCES error/vertex_fault_errors.cpp)
+aspen_add_test(runtime_scratch_memory_errors LABEL error SOURCES error/scratch_memory_errors.cpp LIBS TBB::tbb)
 foreach(t runtime_conformance_engine runtime_error_cases)
   target_compile_definitions(${t} PRIVATE ASPEN_RUNTIME_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endforeach()

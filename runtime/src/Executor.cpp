@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -27,6 +28,7 @@
 #include <mutex>
 #include <new>
 #include <sstream>
+#include <sys/mman.h>
 #include <type_traits>
 
 namespace aspen::rt {
@@ -108,24 +110,41 @@ const TileChunks serial;
 /// Alignment of the thread scratch area (a page: data keeps its address modulo this).
 constexpr std::uint64_t kScratchAlign = 4096;
 
-/// Host scratch memory of the calling thread, at least `bytes`, aligned to kScratchAlign:
-/// where gathers one tile reads are copied just before that tile runs (docs/exchange.md).
-std::uint8_t *threadScratch(std::uint64_t bytes) {
+/// Host scratch memory of the calling thread (docs/exchange.md): at least `bytes` (a multiple
+/// of kScratchAlign) of read-write pages ending at a PROT_NONE guard page, so a vertex reading
+/// past its window faults as it would past tile memory. Returns the guard page's address (the
+/// end of the usable bytes). Where gathers one tile of `step` reads are copied just before
+/// that tile runs. Throws system_runtime_error naming `step` when the host has no memory.
+std::uint8_t *threadScratch(std::uint64_t bytes, const std::string &step) {
   struct Area {
     std::uint8_t *data = nullptr;
-    std::uint64_t bytes = 0;
-    ~Area() { std::free(data); }
+    std::uint64_t bytes = 0; // usable, before the guard page
+    ~Area() {
+      if (data)
+        ::munmap(data, bytes + kScratchAlign);
+    }
   };
   thread_local Area area;
   if (area.bytes < bytes) {
-    const std::uint64_t rounded = (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
-    std::free(area.data);
-    area.data = static_cast<std::uint8_t *>(std::aligned_alloc(kScratchAlign, rounded));
-    area.bytes = area.data ? rounded : 0;
-    if (!area.data)
-      throw std::bad_alloc();
+    if (area.data)
+      ::munmap(area.data, area.bytes + kScratchAlign);
+    area.data = nullptr;
+    area.bytes = 0;
+    void *p =
+        ::mmap(nullptr, bytes + kScratchAlign, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED ||
+        ::mprotect(static_cast<std::uint8_t *>(p) + bytes, kScratchAlign, PROT_NONE) != 0) {
+      const int error = errno;
+      if (p != MAP_FAILED)
+        ::munmap(p, bytes + kScratchAlign);
+      throw poplar::system_runtime_error("Cannot map " + std::to_string(bytes) +
+                                         " bytes of host scratch memory for the exchange of compute set '" +
+                                         step + "': " + std::strerror(error));
+    }
+    area.data = static_cast<std::uint8_t *>(p);
+    area.bytes = bytes;
   }
-  return area.data;
+  return area.data + area.bytes;
 }
 
 /// Runs `body(begin, end)` over every chunk of tile indices, in parallel when
@@ -328,12 +347,31 @@ void Executor::prepare(const std::vector<VertexCode> &vertexCode) {
       prepareFused(cs, tileWork, p);
     if (p.fused && p.in == &cs.inPlace.exchangeIn && !cs.inPlace.scratch.empty()) {
       p.scratchOf.assign(p.in->tiles.size(), noTile);
+      p.scratchZeroBegin.assign(1, 0);
       for (std::size_t s = 0; s < cs.inPlace.scratch.size(); ++s) {
         const exe::InPlaceScratchTile &t = cs.inPlace.scratch[s];
         p.scratchOf[t.planTile] = static_cast<std::uint32_t>(s);
-        p.scratchBytes = std::max<std::uint64_t>(p.scratchBytes, kScratchAlign + t.bytes);
-        for (std::uint32_t r = p.in->tileBegin[t.planTile], e = r + t.runs; r < e; ++r)
+        // The window's pages end at the guard; the bytes of them no run fills are zeroed
+        // as the tile runs (from the page's start, so that they never show another tile's).
+        const std::uint64_t head = t.lo % kScratchAlign;
+        const std::uint64_t pages = (head + t.bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+        p.scratchBytes = std::max(p.scratchBytes, pages);
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> filled; // [begin, end) from the page
+        for (std::uint32_t r = p.in->tileBegin[t.planTile], e = r + t.runs; r < e; ++r) {
           p.scratchRunBytes += p.in->runs[r].bytes;
+          const std::uint64_t at = head + (p.in->runs[r].dst.addr - t.lo);
+          filled.push_back({at, at + p.in->runs[r].bytes});
+        }
+        filled.push_back({pages, pages});
+        std::sort(filled.begin(), filled.end());
+        std::uint64_t zeroFrom = 0;
+        for (const auto &f : filled) {
+          if (f.first > zeroFrom)
+            p.scratchZero.push_back(
+                {static_cast<std::uint32_t>(zeroFrom), static_cast<std::uint32_t>(f.first - zeroFrom)});
+          zeroFrom = std::max(zeroFrom, f.second);
+        }
+        p.scratchZeroBegin.push_back(static_cast<std::uint32_t>(p.scratchZero.size()));
       }
       ASPEN_LOG(Debug, "compute step '" << cs.name << "': " << cs.inPlace.scratch.size()
                                         << " tiles read gathers from thread scratch (" << p.scratchRunBytes
@@ -938,6 +976,11 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   // plain loop: one branch per chunk.
   const std::uint32_t *swapBegin = p.dataSwaps.empty() ? nullptr : p.dataSwaps.begin.data();
   const TileDataSwap *swaps = p.dataSwaps.swaps.data();
+  auto runHeld = [&](TileDataHolder &held, std::size_t k, VertexThread &vt, CountedTotals &totals) {
+    if (swapBegin)
+      held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
+    runTile(k, vt, totals);
+  };
   // aspen.checkTileWrites: one thread, every tile read-only until it runs.
   TileWriteCheck check;
   struct Unprotect {
@@ -973,8 +1016,8 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
     const FusedTile *fusedTiles = p.fusedTiles.data();
     TileMemory &memory = memory_;
     // Gathers one tile reads (docs/exchange.md): copied into the running thread's scratch
-    // memory, the tile's fields pointed at it, instead of into the tile's (cold) edge buffer.
-    // Not under checked writes (the fields are then left pointing at the edge buffer).
+    // memory, the tile's fields pointed at it while the tile runs, instead of into the tile's
+    // (cold) edge buffer. Not under checked writes (the fields then stay at the edge buffer).
     const bool toScratch = !p.scratchOf.empty() && !checking;
     const std::uint32_t *scratchOf = toScratch ? p.scratchOf.data() : nullptr;
     const exe::InPlaceScratchTile *scratchTiles = cs.inPlace.scratch.data();
@@ -984,38 +1027,58 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
     if (toScratch)
       bytesToScratch_ += p.scratchRunBytes;
     const std::uint64_t scratchBytes = p.scratchBytes;
+    const std::pair<std::uint32_t, std::uint32_t> *scratchZero = p.scratchZero.data();
+    const std::uint32_t *scratchZeroBegin = p.scratchZeroBegin.data();
+    // Points the fields of scratch tile `s` at its copy at `window`, or (null) back at its edge
+    // buffer, so that no host pointer into a thread's scratch outlives the tile.
+    auto pointFields = [&](std::uint32_t s, const std::uint8_t *window) {
+      const exe::InPlaceScratchTile &t = scratchTiles[s];
+      const std::size_t bindEnd = s + 1 < numScratch ? scratchTiles[s + 1].bindBegin : numScratchBindings;
+      for (std::size_t b = t.bindBegin; b < bindEnd; ++b) {
+        const exe::InPlaceBinding &binding = scratchBindings[b];
+        const std::uint8_t *target =
+            window ? window + (binding.target.addr - t.lo) : memory.at(binding.target);
+        std::memcpy(memory.at(binding.where), &target, sizeof target);
+      }
+    };
     const bool fusedParallel = !checking && p.fusedChunks.parallel();
     runChunks(
         checking ? serial : p.fusedChunks, p.fusedTiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
           TileDataHolder held;
           CountedTotals totals;
-          std::uint8_t *const scratch = scratchOf ? threadScratch(scratchBytes) : nullptr;
+          std::uint8_t *const guard = scratchOf ? threadScratch(scratchBytes, cs.name) : nullptr;
+          volatile std::uint32_t bound = noTile; // the tile whose fields point into the scratch
           guarded(VertexThread::current(), jBegin, jEnd, [&](std::size_t j, VertexThread &vt) {
             const FusedTile &f = fusedTiles[j];
             if (f.exchangeIn != noTile) {
               std::uint32_t r = runBegin[f.exchangeIn];
               const std::uint32_t s = scratchOf ? scratchOf[f.exchangeIn] : noTile;
               if (s != noTile) {
+                // The window's pages end at the guard page: reading past them faults.
                 const exe::InPlaceScratchTile &t = scratchTiles[s];
-                std::uint8_t *const window = scratch + t.lo % kScratchAlign;
+                const std::uint64_t head = t.lo % kScratchAlign;
+                std::uint8_t *const page =
+                    guard - (head + t.bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+                for (std::uint32_t z = scratchZeroBegin[s]; z < scratchZeroBegin[s + 1]; ++z)
+                  std::memset(page + scratchZero[z].first, 0, scratchZero[z].second);
+                std::uint8_t *const window = page + head;
                 for (const std::uint32_t e = r + t.runs; r < e; ++r)
                   std::memcpy(window + (runs[r].dst.addr - t.lo), memory.at(runs[r].src), runs[r].bytes);
-                const std::size_t bindEnd =
-                    s + 1 < numScratch ? scratchTiles[s + 1].bindBegin : numScratchBindings;
-                for (std::size_t b = t.bindBegin; b < bindEnd; ++b) {
-                  const std::uint8_t *target = window + (scratchBindings[b].target.addr - t.lo);
-                  std::memcpy(memory.at(scratchBindings[b].where), &target, sizeof target);
-                }
+                pointFields(s, window);
+                bound = s;
               }
               for (const std::uint32_t e = runBegin[f.exchangeIn + 1]; r < e; ++r)
                 std::memcpy(memory.at(runs[r].dst), memory.at(runs[r].src), runs[r].bytes);
             }
-            if (f.compute != noTile) {
-              if (swapBegin)
-                held.moveTo(swaps + swapBegin[f.compute], swaps + swapBegin[f.compute + 1]);
-              runTile(f.compute, vt, totals);
+            if (f.compute != noTile)
+              runHeld(held, f.compute, vt, totals);
+            if (bound != noTile) {
+              pointFields(bound, nullptr);
+              bound = noTile;
             }
           });
+          if (bound != noTile) // a vertex faulted
+            pointFields(bound, nullptr);
           if (counting)
             totals.combineInto(countedWorst_, typeTotals, !fusedParallel);
         });
@@ -1046,10 +1109,8 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
         guarded(VertexThread::current(), kBegin, kEnd, TileRange{&totals});
       } else {
         TileDataHolder held;
-        guarded(VertexThread::current(), kBegin, kEnd, [&](std::size_t k, VertexThread &vt) {
-          held.moveTo(swaps + swapBegin[k], swaps + swapBegin[k + 1]);
-          runTile(k, vt, totals);
-        });
+        guarded(VertexThread::current(), kBegin, kEnd,
+                [&](std::size_t k, VertexThread &vt) { runHeld(held, k, vt, totals); });
       }
       if (counting)
         totals.combineInto(countedWorst_, typeTotals, !chunksParallel);

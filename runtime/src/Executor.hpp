@@ -193,6 +193,10 @@ private:
     // page offset), and the bytes their runs copy per run of the step.
     std::vector<std::uint32_t> scratchOf;
     std::uint64_t scratchBytes = 0, scratchRunBytes = 0;
+    // Per entry s of `inPlace.scratch`, scratchZero[scratchZeroBegin[s], [s + 1]): the
+    // (offset, bytes) from its window's first page that its runs do not fill, zeroed.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> scratchZero;
+    std::vector<std::uint32_t> scratchZeroBegin;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCycles;     // (vertex type, summed estimate)
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeInstances;  // (vertex type, count)
     std::vector<std::pair<std::uint32_t, std::uint64_t>> typeCounted;    // (vertex type, counted instances)

@@ -476,3 +476,116 @@ TEST_CASE("exe_load: a library with data of its own needs a copy on every tile t
   CHECK_THAT(loadMessage(oneTile), Contains("tile 1 runs vertices of library 0") &&
                                        Contains("compute set 'count'") && Contains("holds no copy"));
 }
+
+namespace {
+
+/// Two tiles each reading a gather (three runs) of a variable no other tile reads, with a
+/// library that declares its Inputs read-only: a fused step with two scratch windows
+/// (docs/exchange.md, inPlace.scratch and inPlace.scratchBindings).
+const std::vector<std::uint8_t> &scratchSample() {
+  static const std::vector<std::uint8_t> bytes = [] {
+    runtime_test::TestGraph t(8);
+    Graph &g = t.graph;
+    std::stringstream codelets(R"(
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+extern "C" __attribute__((weak, used, visibility("default"))) const int aspen_codelet_inputs_read_only = 1;
+class SumIn : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<float> out;
+  bool compute() {
+    float s = 0;
+    for (unsigned i = 0; i < in.size(); ++i)
+      s += in[i];
+    *out = s;
+    return true;
+  }
+};
+)");
+    g.addCodelets(codelets, "-O2");
+    ComputeSet cs = g.addComputeSet("read");
+    Tensor out = g.addVariable(FLOAT, {2}, "out");
+    for (unsigned r = 0; r < 2; ++r) {
+      Tensor x = g.addVariable(FLOAT, {48}, "x" + std::to_string(r));
+      for (unsigned s = 0; s < 3; ++s)
+        g.setTileMapping(x.slice(s * 16, (s + 1) * 16), s);
+      g.setTileMapping(g.addVertex(cs, "SumIn", {{"in", x}, {"out", out[r]}}), 4 + r);
+      g.setTileMapping(out[r], 4 + r);
+    }
+    Executable exe = compileGraph(g, {Repeat(2, Execute(cs))}, {{"aspen.compileCache", "false"}});
+    std::stringstream file;
+    exe.serialize(file);
+    const std::string s = file.str();
+    return std::vector<std::uint8_t>(s.begin(), s.end());
+  }();
+  return bytes;
+}
+
+/// The scratch sample with `edit(parts, scratch, bindings)` applied: the offsets in the data
+/// section of its first step's scratch windows (20-byte records: planTile, runs, lo, bytes,
+/// bindBegin) and bindings (16 bytes: where tile, addr, target tile, addr).
+template <class Edit> std::vector<std::uint8_t> craftedScratch(Edit &&edit) {
+  ExeParts parts = ExeParts::split(scratchSample());
+  nlohmann::json &ip = parts.meta["computeSteps"][0]["inPlace"];
+  const std::uint64_t scratch = ip["scratch"][0], bindings = ip["scratchBindings"][0];
+  edit(parts, parts.data.data() + scratch, parts.data.data() + bindings);
+  return parts.join();
+}
+
+void put32At(std::uint8_t *record, unsigned field, std::uint32_t value) {
+  std::memcpy(record + 4 * field, &value, 4);
+}
+std::uint32_t get32At(const std::uint8_t *record, unsigned field) {
+  std::uint32_t value = 0;
+  std::memcpy(&value, record + 4 * field, 4);
+  return value;
+}
+
+} // namespace
+
+TEST_CASE("exe_load: scratch windows and their bindings are bounded", "[error][executable]") {
+  using W = std::uint8_t *;
+  {
+    ExeParts parts = ExeParts::split(scratchSample());
+    const nlohmann::json &ip = parts.meta["computeSteps"][0]["inPlace"];
+    REQUIRE(ip["scratch"][1] == 2);
+    REQUIRE(ip["scratchBindings"][1] == 2);
+    CHECK(loadError(scratchSample()) == "<loaded>");
+  }
+  // planTile: in range, ascending.
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &, W s, W) { put32At(s, 0, 1000); })),
+             Contains("inPlace.scratch[0].planTile 1000 is out of range"));
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &, W s, W) { put32At(s + 20, 0, get32At(s, 0)); })),
+             Contains("inPlace.scratch[1].planTile") && Contains("does not ascend"));
+  // runs: a count of the tile's runs, each inside the window.
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &, W s, W) { put32At(s, 1, 0); })),
+             Contains("inPlace.scratch[0].runs") && Contains("is not a count of the tile's runs"));
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &, W s, W) { put32At(s, 1, 1000); })),
+             Contains("inPlace.scratch[0].runs") && Contains("is not a count of the tile's runs"));
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &, W s, W) { put32At(s, 3, 4); })),
+             Contains("inPlace.scratch[0].runs") && Contains("lands outside the window"));
+  // The window inside tile memory.
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &, W s, W) { put32At(s, 2, 0xfffffff0u); })),
+             Contains("inPlace.scratch[0]") && Contains("outside tile memory"));
+  // bindBegin: in order and range, the first 0.
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &, W s, W) { put32At(s, 4, 99); })),
+             Contains("inPlace.scratch[0].bindBegin 99 is out of order or range"));
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &, W s, W) { put32At(s, 4, 1); })),
+             Contains("inPlace.scratch[0].bindBegin is not 0"));
+  // A binding's place: in tile memory, on the window's tile; its target inside the window.
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &, W, W b) { put32At(b, 1, 0xfffffff0u); })),
+             Contains("inPlace.scratchBindings[0].where") && Contains("outside tile memory"));
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &, W, W b) { put32At(b, 0, get32At(b, 0) ^ 1u); })),
+             Contains("inPlace.scratchBindings[0].where is not on the window's tile"));
+  CHECK_THAT(
+      loadError(craftedScratch([](ExeParts &, W s, W b) { put32At(b, 3, get32At(s, 2) + get32At(s, 3)); })),
+      Contains("inPlace.scratchBindings[0].target lies outside its scratch window"));
+  // Bindings with no window (the step keeping bindings of its own, as the reader requires).
+  CHECK_THAT(loadError(craftedScratch([](ExeParts &p, W, W) {
+               nlohmann::json &ip = p.meta["computeSteps"][0]["inPlace"];
+               ip["bindings"] = ip["scratchBindings"];
+               ip["scratch"][1] = 0;
+             })),
+             Contains("inPlace.scratchBindings has bindings but no scratch windows"));
+}

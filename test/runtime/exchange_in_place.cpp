@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -76,6 +77,35 @@ public:
   }
 };
 
+// Reads 4,096 bytes past the end of its Input: past the thread scratch's guard page when the
+// Input was copied there (a faulty codelet).
+class OverRead : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<float> out;
+  bool compute() {
+    const volatile float *p = &in[0];
+    *out = p[in.size() + 1024];
+    return true;
+  }
+};
+
+// The first float past the end of its Input, and the Input's weighted sum.
+class PeekPast : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float>> out;
+  bool compute() {
+    const volatile float *p = &in[0];
+    float s = 0;
+    for (unsigned i = 0; i < in.size(); ++i)
+      s += in[i] * float(i + 1);
+    out[0] = s;
+    out[1] = p[in.size()];
+    return true;
+  }
+};
+
 class AddOneInPlace : public Vertex {
 public:
   InOut<Vector<float>> x;
@@ -116,7 +146,23 @@ struct Result {
   std::uint64_t copied = 0;
   std::uint64_t toScratch = 0; // of `copied`, into the running thread's scratch
   bool inPlace = false;
+  std::string error;             // what the run threw, if it did
+  std::size_t scratchFields = 0; // pointers rebound to thread scratch while their tile runs
+  std::size_t atEdgeBuffer = 0;  // of them, pointing at their edge buffer after the run
 };
+
+/// Counts the fields of `engine`'s scratch windows, and those holding the host address of
+/// their edge buffer (as loading wrote them), into `res`.
+void checkScratchFields(Engine &engine, Result &res) {
+  aspen::rt::Executor &e = *engine.getImpl().executor_;
+  for (const auto &cs : engine.getImpl().exe().computeSteps)
+    for (const auto &b : cs.inPlace.scratchBindings) {
+      const std::uint8_t *held = nullptr;
+      std::memcpy(&held, e.memory().at(b.where), sizeof held);
+      ++res.scratchFields;
+      res.atEdgeBuffer += held == e.memory().at(b.target);
+    }
+}
 
 Device makeDevice(unsigned tiles) {
   IPUModel model("ipu2");
@@ -141,12 +187,14 @@ Result run(const std::string &type, unsigned sourceTiles, std::vector<unsigned> 
   Tensor x = g.addVariable(FLOAT, {n}, "x");
   for (unsigned s = 0; s < sourceTiles; ++s)
     g.setTileMapping(x.slice(s * n / sourceTiles, (s + 1) * n / sourceTiles), s);
-  Tensor out = g.addVariable(FLOAT, {readers.size()}, "out");
+  const std::size_t outPerReader = type == "PeekPast" ? 2 : 1;
+  Tensor out = g.addVariable(FLOAT, {readers.size() * outPerReader}, "out");
   ComputeSet cs = g.addComputeSet("read");
   for (std::size_t r = 0; r < readers.size(); ++r) {
-    VertexRef v = g.addVertex(cs, type, {{"in", x}, {"out", out[r]}});
+    const Tensor o = outPerReader == 1 ? out[r] : out.slice(r * outPerReader, (r + 1) * outPerReader);
+    VertexRef v = g.addVertex(cs, type, {{"in", x}, {"out", o}});
     g.setTileMapping(v, readers[r]);
-    g.setTileMapping(out[r], readers[r]);
+    g.setTileMapping(o, readers[r]);
   }
   if (writeInPlace) {
     VertexRef w = g.addVertex(cs, "AddOneInPlace", {{"x", x.slice(0, n / sourceTiles)}});
@@ -170,12 +218,17 @@ Result run(const std::string &type, unsigned sourceTiles, std::vector<unsigned> 
   for (unsigned i = 0; i < n; ++i)
     xs[i] = 0.25f * float(i) - 3.0f;
   engine->writeTensor("x", xs.data(), xs.data() + n);
-  engine->run(0);
   Result res;
-  res.out.resize(readers.size());
-  res.x.resize(n);
-  engine->readTensor("out", res.out.data(), res.out.data() + res.out.size());
-  engine->readTensor("x", res.x.data(), res.x.data() + n);
+  try {
+    engine->run(0);
+    res.out.resize(readers.size() * outPerReader);
+    res.x.resize(n);
+    engine->readTensor("out", res.out.data(), res.out.data() + res.out.size());
+    engine->readTensor("x", res.x.data(), res.x.data() + n);
+  } catch (const poplar::application_runtime_error &error) {
+    res.error = error.what();
+  }
+  checkScratchFields(*engine, res);
   aspen::rt::Executor &e = *engine->getImpl().executor_;
   res.cycles = e.cycles();
   res.copied = e.exchangeBytesCopied();
@@ -260,6 +313,32 @@ TEST_CASE("exchange in place: a gathered range one tile reads is copied into thr
   const Result scribble = run("ScribbleSum", 3, {4}, false, {}, 1);
   CHECK(scribble.toScratch == 0);
   CHECK(scribble.x == initialX());
+}
+
+TEST_CASE("exchange in place: thread scratch leaves no pointer behind and faults past its end",
+          "[exchange][inplace]") {
+  for (unsigned threads : {1u, 2u}) {
+    // After the step, the rebound field holds its edge buffer's address again.
+    const Result one = run("WeightedSum", 3, {4}, false, {}, threads);
+    CHECK(one.error.empty());
+    CHECK(one.toScratch == 2 * 384);
+    CHECK(one.scratchFields == 1);
+    CHECK(one.atEdgeBuffer == 1);
+    // Past the window: zeros up to the guard page, never what another tile left there.
+    const Result peek = run("PeekPast", 3, {4}, false, {}, threads);
+    REQUIRE(peek.error.empty());
+    CHECK(peek.toScratch == 2 * 384);
+    CHECK(peek.out == std::vector<float>{weighted(initialX()), 0.0f});
+    CHECK(peek.atEdgeBuffer == peek.scratchFields);
+    // A codelet reading 4,096 bytes past its Input reaches the guard page: the usual fault
+    // error (as past tile memory), not a host crash, and the field is pointed back.
+    const Result over = run("OverRead", 3, {4}, false, {}, threads);
+    CHECK(over.toScratch == 384); // the first run of the step faults
+    CHECK_THAT(over.error, Catch::Contains("OverRead") && Catch::Contains("faulted: ") &&
+                               Catch::Contains("(an IPU exception on tile 4)"));
+    CHECK(over.scratchFields == 1);
+    CHECK(over.atEdgeBuffer == 1);
+  }
 }
 
 TEST_CASE("exchange in place: a vertex's own gather buffer is copied into thread scratch",

@@ -509,6 +509,23 @@ json planToJson(const CopyPlan &p, DataWriter &w) {
           {"tileCycles", p.tileCycles}};
 }
 
+/// Pointers an in-place read rebinds (InPlaceReads::bindings, ::scratchBindings).
+json bindingsToJson(const std::vector<InPlaceBinding> &bindings, DataWriter &w) {
+  return w.array(bindings.size(), kRelocationBytes, [&](std::size_t i, std::uint8_t *q) {
+    const InPlaceBinding &b = bindings[i];
+    put32(q, b.where.tile);
+    put32(q + 4, b.where.addr);
+    put32(q + 8, b.target.tile);
+    put32(q + 12, b.target.addr);
+  });
+}
+
+void bindingsFromJson(const json &j, const DataReader &r, std::vector<InPlaceBinding> &bindings) {
+  r.array(j, kRelocationBytes, bindings, [](InPlaceBinding &b, const std::uint8_t *q) {
+    b = InPlaceBinding{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}};
+  });
+}
+
 CopyPlan planFromJson(const json &j, const DataReader &r, const char *table, std::size_t index,
                       const char *name) {
   CopyPlan p;
@@ -558,25 +575,18 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
                    {"fuseExchangeIn", c.fuseExchangeIn}});
     if (!c.inPlace.empty()) { // absent: the step reads nothing in place (docs/exchange.md)
       const InPlaceReads &ip = c.inPlace;
-      css.back()["inPlace"] = {
-          {"exchangeIn", planToJson(ip.exchangeIn, w)},
-          {"staging", w.array(ip.staging.size(), kCopyRunBytes,
-                              [&](std::size_t i, std::uint8_t *q) {
-                                const CopyRun &r = ip.staging[i];
-                                put32(q, r.src.tile);
-                                put32(q + 4, r.src.addr);
-                                put32(q + 8, r.dst.tile);
-                                put32(q + 12, r.dst.addr);
-                                put32(q + 16, r.bytes);
-                              })},
-          {"stagingBytes", ip.stagingBytes},
-          {"bindings", w.array(ip.bindings.size(), kRelocationBytes, [&](std::size_t i, std::uint8_t *q) {
-             const InPlaceBinding &b = ip.bindings[i];
-             put32(q, b.where.tile);
-             put32(q + 4, b.where.addr);
-             put32(q + 8, b.target.tile);
-             put32(q + 12, b.target.addr);
-           })}};
+      css.back()["inPlace"] = {{"exchangeIn", planToJson(ip.exchangeIn, w)},
+                               {"staging", w.array(ip.staging.size(), kCopyRunBytes,
+                                                   [&](std::size_t i, std::uint8_t *q) {
+                                                     const CopyRun &r = ip.staging[i];
+                                                     put32(q, r.src.tile);
+                                                     put32(q + 4, r.src.addr);
+                                                     put32(q + 8, r.dst.tile);
+                                                     put32(q + 12, r.dst.addr);
+                                                     put32(q + 16, r.bytes);
+                                                   })},
+                               {"stagingBytes", ip.stagingBytes},
+                               {"bindings", bindingsToJson(ip.bindings, w)}};
       if (!ip.scratch.empty()) { // absent: no lone gathers (docs/executable-format.md)
         json &j = css.back()["inPlace"];
         j["scratch"] = w.array(ip.scratch.size(), kScratchTileBytes, [&](std::size_t i, std::uint8_t *q) {
@@ -587,14 +597,7 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
           put32(q + 12, t.bytes);
           put32(q + 16, t.bindBegin);
         });
-        j["scratchBindings"] =
-            w.array(ip.scratchBindings.size(), kRelocationBytes, [&](std::size_t i, std::uint8_t *q) {
-              const InPlaceBinding &b = ip.scratchBindings[i];
-              put32(q, b.where.tile);
-              put32(q + 4, b.where.addr);
-              put32(q + 8, b.target.tile);
-              put32(q + 12, b.target.addr);
-            });
+        j["scratchBindings"] = bindingsToJson(ip.scratchBindings, w);
       }
     }
   }
@@ -787,10 +790,7 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
       r.at("computeSteps", i, "inPlace");
       read(ip, "stagingBytes", cs.inPlace.stagingBytes);
       r.at("computeSteps", i, "inPlace.bindings");
-      r.array(member(ip, "bindings"), kRelocationBytes, cs.inPlace.bindings,
-              [](InPlaceBinding &b, const std::uint8_t *q) {
-                b = InPlaceBinding{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}};
-              });
+      bindingsFromJson(member(ip, "bindings"), r, cs.inPlace.bindings);
       if (ip.contains("scratch")) {
         r.at("computeSteps", i, "inPlace.scratch");
         r.array(member(ip, "scratch"), kScratchTileBytes, cs.inPlace.scratch,
@@ -798,10 +798,7 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
                   t = InPlaceScratchTile{get32(q), get32(q + 4), get32(q + 8), get32(q + 12), get32(q + 16)};
                 });
         r.at("computeSteps", i, "inPlace.scratchBindings");
-        r.array(member(ip, "scratchBindings"), kRelocationBytes, cs.inPlace.scratchBindings,
-                [](InPlaceBinding &b, const std::uint8_t *q) {
-                  b = InPlaceBinding{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}};
-                });
+        bindingsFromJson(member(ip, "scratchBindings"), r, cs.inPlace.scratchBindings);
       }
     }
     x.computeSteps.push_back(std::move(cs));

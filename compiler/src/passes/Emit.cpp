@@ -240,8 +240,26 @@ void addOwnBuffers(std::vector<LoneRange> &alone, const ir::GraphData &g, const 
     const auto refs = std::equal_range(relocations.byObject.begin(), relocations.byObject.end(),
                                        std::pair<std::uint32_t, std::uint32_t>{o, 0},
                                        [](const auto &a, const auto &b) { return a.first < b.first; });
-    if (m.owner < g.vertices.size() && typeReadOnly[g.vertices[m.owner].type] != 0 && m.align <= 4096 &&
-        refs.first != refs.second) {
+    // A gather buffer (Exchange's buffer of one edge): its runs fill [0, size) end to end and
+    // every pointer to it points at its start. A shared buffer (whose `owner` is only its last
+    // edge's vertex) not read in place, when its readers mix libraries, fails this and stays.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> filled;
+    for (std::size_t k = i; k < j; ++k) {
+      const SymCopyRun &run = pcs.exchangeIn[runs[k].second];
+      filled.push_back({run.dst.offset, run.dst.offset + std::uint64_t(run.bytes)});
+    }
+    std::sort(filled.begin(), filled.end());
+    std::uint64_t end = 0;
+    bool gather = true;
+    for (const auto &f : filled) {
+      gather = gather && f.first == end;
+      end = f.second;
+    }
+    gather = gather && end == m.size;
+    for (auto it = refs.first; gather && it != refs.second; ++it)
+      gather = plan.relocations[it->second].target.offset == 0;
+    if (gather && m.owner < g.vertices.size() && typeReadOnly[g.vertices[m.owner].type] != 0 &&
+        m.align <= 4096 && refs.first != refs.second) {
       LoneRange l;
       l.buffer = Loc{o, 0};
       l.bytes = m.size;
@@ -257,16 +275,17 @@ void addOwnBuffers(std::vector<LoneRange> &alone, const ir::GraphData &g, const 
 
 /// The scratch windows of `ip` (exe::InPlaceScratchTile): per tile, the lone ranges' window
 /// [lo, hi) of its edge buffers, kept when the tile's leading runs are exactly the runs
-/// landing in it and every pointer to rebind lies on the tile (a run merged across the
-/// window's edge, other runs inside it, or a pointer elsewhere leave the tile's copies in
-/// its edge buffers).
+/// landing in it (each inside the ranges, together their bytes) and every pointer to rebind
+/// lies on the tile (a run merged across the window's edge, other runs inside it, or a
+/// pointer elsewhere leave the tile's copies in its edge buffers).
 void planScratchTiles(exe::InPlaceReads &ip, const ExchangePlan &plan, const std::vector<LoneRange> &alone,
-                      const Resolver &at) {
+                      const std::vector<SymCopyRun> &symRuns, const Resolver &at) {
   if (alone.empty())
     return;
   struct Window {
-    std::uint64_t lo = ~std::uint64_t(0), hi = 0, bytes = 0;
+    std::uint64_t lo = ~std::uint64_t(0), hi = 0, bytes = 0; // bytes: of the ranges' runs
     std::vector<const LoneRange *> ranges;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans; // the ranges, adjacent ones joined
   };
   std::map<std::uint32_t, Window> windows; // by tile
   for (const LoneRange &c : alone) {
@@ -274,9 +293,28 @@ void planScratchTiles(exe::InPlaceReads &ip, const ExchangePlan &plan, const std
     Window &w = windows[buffer.tile];
     w.lo = std::min<std::uint64_t>(w.lo, buffer.addr);
     w.hi = std::max<std::uint64_t>(w.hi, buffer.addr + c.bytes);
-    w.bytes += c.bytes;
+    for (std::uint32_t r : c.runs)
+      w.bytes += symRuns[r].bytes;
     w.ranges.push_back(&c);
+    w.spans.push_back({buffer.addr, buffer.addr + c.bytes});
   }
+  for (auto &entry : windows) {
+    Window &w = entry.second;
+    std::sort(w.spans.begin(), w.spans.end());
+    std::size_t n = 0;
+    for (const auto &span : w.spans)
+      if (n > 0 && span.first <= w.spans[n - 1].second)
+        w.spans[n - 1].second = std::max(w.spans[n - 1].second, span.second);
+      else
+        w.spans[n++] = span;
+    w.spans.resize(n);
+  }
+  // Whether [addr, addr + bytes) lies inside one of `w`'s (joined) ranges.
+  auto inRange = [](const Window &w, std::uint64_t addr, std::uint64_t bytes) {
+    auto it = std::upper_bound(w.spans.begin(), w.spans.end(),
+                               std::pair<std::uint64_t, std::uint64_t>{addr, ~0ull});
+    return it != w.spans.begin() && addr + bytes <= std::prev(it)->second;
+  };
   const exe::CopyPlan &in = ip.exchangeIn;
   for (std::size_t k = 0; k < in.tiles.size(); ++k) {
     const auto found = windows.find(in.tiles[k]);
@@ -285,8 +323,7 @@ void planScratchTiles(exe::InPlaceReads &ip, const ExchangePlan &plan, const std
     const Window &w = found->second;
     std::uint32_t lead = in.tileBegin[k];
     std::uint64_t bytes = 0;
-    while (lead < in.tileBegin[k + 1] && in.runs[lead].dst.addr >= w.lo &&
-           in.runs[lead].dst.addr + std::uint64_t(in.runs[lead].bytes) <= w.hi)
+    while (lead < in.tileBegin[k + 1] && inRange(w, in.runs[lead].dst.addr, in.runs[lead].bytes))
       bytes += in.runs[lead++].bytes;
     bool clean = bytes == w.bytes && w.hi - w.lo <= std::numeric_limits<std::uint32_t>::max();
     for (std::uint32_t r = lead; clean && r < in.tileBegin[k + 1]; ++r)
@@ -427,7 +464,7 @@ exe::InPlaceReads planInPlaceReads(const ir::GraphData &g, const ExchangePlan &p
     if (!elided[r] && !toScratch[r])
       kept.push_back(pcs.exchangeIn[r]);
   ip.exchangeIn = makeCopyPlan(at.runs(kept));
-  planScratchTiles(ip, plan, alone, at);
+  planScratchTiles(ip, plan, alone, pcs.exchangeIn, at);
   if (ip.bindings.empty() && ip.scratch.empty())
     return exe::InPlaceReads{};
   return ip;
@@ -459,10 +496,10 @@ void emitComputeSteps(exe::ExecutableData &x, const ir::GraphData &g, const Exch
     cs.exchangeOut.tileCycles = est.exchangeOutTileCycles[c];
     cs.fuseExchangeIn = pcs.fuseExchangeIn;
     cs.inPlace = planInPlaceReads(g, plan, pcs, at, typeReadOnly, ownBuffers);
-    if (!cs.inPlace.empty())
+    if (!cs.inPlace.empty()) {
       cs.inPlace.exchangeIn.cycles = cs.exchangeIn.cycles;
-    if (!cs.inPlace.empty())
       cs.inPlace.exchangeIn.tileCycles = cs.exchangeIn.tileCycles;
+    }
     cs.vertices.resize(pcs.vertices.size());
     for (std::size_t i = 0; i < pcs.vertices.size(); ++i) {
       const PlannedVertex &pv = pcs.vertices[i];
