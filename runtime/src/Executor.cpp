@@ -1085,6 +1085,7 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
   } else if (!cs.tiles.empty() && !p.order.empty()) {
     // The same per-tile loops, walked in the step's sharing order (shareOrder).
     const std::uint32_t *order = p.order.data();
+    const bool chunksParallel = !checking && p.chunks.parallel();
     runChunks(checking ? serial : p.chunks, cs.tiles.size(), [&](std::size_t jBegin, std::size_t jEnd) {
       CountedTotals totals;
       TileDataHolder held;
@@ -1095,7 +1096,7 @@ void Executor::execute(const exe::Step &step, std::uint64_t *tileTotals) {
         runTile(k, vt, totals);
       });
       if (counting)
-        totals.combineInto(countedWorst_, typeTotals);
+        totals.combineInto(countedWorst_, typeTotals, !chunksParallel);
     });
   } else if (!cs.tiles.empty()) {
     const bool chunksParallel = !checking && p.chunks.parallel();
