@@ -14,7 +14,7 @@
 namespace aspen::cyclecount {
 
 /// Part of every codelet cache key: a new table recompiles the codelets.
-inline constexpr unsigned kCostTableVersion = 2;
+inline constexpr unsigned kCostTableVersion = 3;
 // (Integer casts between 32 and 64 bits are free: host indices and pointers; CycleCountPass.cpp.)
 
 /// Bits the IPU's worker data path moves or computes in one instruction (64:
