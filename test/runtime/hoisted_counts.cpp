@@ -169,7 +169,7 @@ std::map<std::string, std::uint64_t> countedCycles(const std::string &source, un
     const unsigned size = type == "FixedTrips" ? std::max(n, 64u) : n;
     std::vector<float> values(size);
     for (unsigned i = 0; i < size; ++i) // a few negatives, the first one late in long inputs
-      values[i] = (i % 97 == 96 || i % 11 == 10 && i > 40) ? -float(i) : float(i) * 0.25f;
+      values[i] = (i % 97 == 96 || (i % 11 == 10 && i > 40)) ? -float(i) : float(i) * 0.25f;
     Tensor a = graph.addConstant(FLOAT, {size}, values.data(), "a");
     Tensor out = graph.addVariable(FLOAT, {size}, "out");
     graph.setTileMapping(a, t);
