@@ -5,6 +5,8 @@ aspen_add_test(runtime_conformance_engine LABEL conformance SOURCES runtime/engi
   LIBS TBB::tbb nlohmann_json::nlohmann_json)
 aspen_add_test(runtime_counted_cycles LABEL conformance SOURCES runtime/counted_cycles.cpp
   LIBS TBB::tbb nlohmann_json::nlohmann_json Aspen::pva)
+aspen_add_test(runtime_hoisted_counts LABEL conformance SOURCES runtime/hoisted_counts.cpp
+  LIBS nlohmann_json::nlohmann_json)
 aspen_add_test(runtime_exchange_in_place LABEL conformance SOURCES runtime/exchange_in_place.cpp LIBS TBB::tbb)
 aspen_add_test(runtime_error_cases LABEL error SOURCES error/runtime_errors.cpp)
 aspen_add_test(runtime_vertex_faults LABEL error SOURCES error/vertex_fault_errors.cpp)

@@ -12,12 +12,15 @@
 // optimisations): the count is of the code's own operations, before x86
 // vectorisation or unrolling, so it does not depend on the host's vector width.
 // The counter lives in a register (promoted to SSA), so the vectoriser still
-// vectorises the loops it counts (the counter is an add reduction).
+// vectorises the loops it counts (the counter is an add reduction). Simple loops add
+// their whole count before they run instead (planHoisting), so that the 64-bit sum
+// does not halve the vector width of loops over 32-bit data.
 #include "CostTable.hpp"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
@@ -31,6 +34,9 @@
 #include "llvm/Support/ModRef.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+
+#include <cstdlib>
 
 using namespace llvm;
 using namespace aspen::cyclecount;
@@ -317,6 +323,133 @@ void foldLoopControl(const LoopInfo &loops, DenseSet<const Instruction *> &folde
   }
 }
 
+/// The own cost of a block: its instructions' costs, less the folded ones; false when a memory
+/// intrinsic's length is only known at run time.
+bool constantBlockCost(const BasicBlock &bb, const DataLayout &dl,
+                       const DenseSet<const Instruction *> &folded, uint64_t &cost) {
+  cost = 0;
+  for (const Instruction &inst : bb) {
+    Value *bytes = nullptr;
+    const unsigned own = costOf(inst, dl, bytes);
+    if (bytes)
+      return false;
+    cost += folded.count(&inst) ? 0 : own;
+  }
+  return true;
+}
+
+/// A counted loop whose count is added once, before it runs (issue 28): its blocks add nothing
+/// themselves; its preheader adds (backedge-taken count + 1) x cost of one iteration.
+struct HoistedLoop {
+  Loop *loop;
+  const SCEV *backedges; // exact backedge-taken count
+  uint64_t perIteration; // the sum of its blocks' own costs
+};
+
+/// The loops whose count can be added once before they run with the same total, modulo 2^64, as
+/// each block adding its own cost when it runs (the counter is a 64-bit sum: the product wraps as
+/// the running sum does). Such a loop is innermost, in simplified form (a preheader, one latch),
+/// leaves only from its latch, and every block of it dominates the latch: each block runs once an
+/// iteration, and the header runs (backedge-taken count + 1) times, which scalar evolution
+/// computes exactly; nothing in it reads the counter (aspen_codelet_scount and its builtins),
+/// every call returns and does not throw (so an entered loop completes), and no memory
+/// intrinsic's length is only known at run time. Any other loop keeps a running sum.
+///
+/// Why: the running sum is a 64-bit add reduction in the loop, and the vectoriser (which runs
+/// after this pass) sizes its vectors by the widest type in the loop, so a loop over 32-bit
+/// data ran at half the host's vector width (4 floats, not 8) because of the counter alone.
+std::vector<HoistedLoop> planHoisting(Function &f, const LoopInfo &loops, ScalarEvolution &se,
+                                      const DominatorTree &dt, const DataLayout &dl,
+                                      const DenseSet<const Instruction *> &folded) {
+  std::vector<HoistedLoop> plan;
+  for (Loop *loop : loops.getLoopsInPreorder()) {
+    if (!loop->isInnermost() || !loop->getLoopPreheader())
+      continue;
+    BasicBlock *latch = loop->getLoopLatch();
+    if (!latch || loop->getExitingBlock() != latch)
+      continue;
+    bool simple = true;
+    uint64_t perIteration = 0;
+    for (BasicBlock *bb : loop->blocks()) {
+      uint64_t cost = 0;
+      simple = simple && dt.dominates(bb, latch) && constantBlockCost(*bb, dl, folded, cost);
+      perIteration += cost;
+      for (const Instruction &inst : *bb) {
+        if (isa<InvokeInst>(inst) || isa<CallBrInst>(inst)) {
+          simple = false;
+        } else if (const auto *call = dyn_cast<CallInst>(&inst)) {
+          const Function *callee = call->getCalledFunction();
+          if (!call->doesNotThrow() || !call->willReturn() ||
+              (callee && (callee->getName() == kScountFunction || callee->getName() == kScountLow ||
+                          callee->getName() == kScountHigh)))
+            simple = false;
+        }
+      }
+      if (!simple)
+        break;
+    }
+    if (!simple)
+      continue;
+    const SCEV *backedges = se.getBackedgeTakenCount(loop);
+    if (isa<SCEVCouldNotCompute>(backedges) || !backedges->getType()->isIntegerTy())
+      continue;
+    SCEVExpander probe(se, dl, "aspen.trips");
+    if (!probe.isSafeToExpandAt(backedges, loop->getLoopPreheader()->getTerminator()))
+      continue;
+    plan.push_back({loop, backedges, perIteration});
+  }
+  return plan;
+}
+
+/// Adds each hoisted loop's whole count in its preheader (after the preheader's own cost was
+/// added: the code inserted here is not counted).
+void emitHoisted(const std::vector<HoistedLoop> &plan, ScalarEvolution &se, const DataLayout &dl,
+                 AllocaInst *counter) {
+  Type *i64 = counter->getAllocatedType();
+  SCEVExpander expander(se, dl, "aspen.trips");
+  for (const HoistedLoop &h : plan) {
+    if (h.perIteration == 0)
+      continue;
+    Instruction *at = h.loop->getLoopPreheader()->getTerminator();
+    Value *backedges = expander.expandCodeFor(h.backedges, h.backedges->getType(), at);
+    IRBuilder<> b(at);
+    Value *trips = b.CreateAdd(b.CreateZExtOrTrunc(backedges, i64), ConstantInt::get(i64, 1));
+    Value *total = b.CreateMul(trips, ConstantInt::get(i64, h.perIteration));
+    b.CreateStore(b.CreateAdd(b.CreateLoad(i64, counter), total), counter);
+  }
+}
+
+/// Whether a block belongs to a hoisted loop (its cost is in the loop's preheader's addition).
+bool inHoistedLoop(const std::vector<HoistedLoop> &plan, const LoopInfo &loops, const BasicBlock &bb) {
+  const Loop *loop = loops.getLoopFor(&bb);
+  for (const HoistedLoop &h : plan)
+    if (h.loop == loop)
+      return true;
+  return false;
+}
+
+/// ASPEN_CYCLECOUNT_VERIFY_HOIST=1 in clang's environment (tests and checks only; the codelet
+/// cache does not key on it, so use it with a fresh ASPEN_CACHE_DIR): a function with hoisted
+/// loops also counts every block as it runs and traps at an exit where the two counts differ.
+bool verifyHoisting() {
+  const char *v = std::getenv("ASPEN_CYCLECOUNT_VERIFY_HOIST");
+  return v && *v && std::string(v) != "0";
+}
+
+/// At each exit marker pair (freeze of the counter, freeze of the check counter, both promoted):
+/// traps when they differ.
+void emitHoistChecks(Module &m, const std::vector<Instruction *> &exits,
+                     const std::vector<Instruction *> &checks) {
+  Function *trap = Intrinsic::getDeclaration(&m, Intrinsic::trap);
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    IRBuilder<> b(exits[i]);
+    Value *differs = b.CreateICmpNE(exits[i]->getOperand(0), checks[i]->getOperand(0));
+    Instruction *then = SplitBlockAndInsertIfThen(differs, exits[i], true);
+    IRBuilder<>(then).CreateCall(trap);
+    checks[i]->eraseFromParent();
+  }
+}
+
 /// Adds `count` to the running thread's counter, inline before a return:
 ///   off = aspen_codelet_cycle_offset;  if (off) *(u64 __seg_fs *)off += count;
 /// The counter is an initial-exec thread-local of Aspen's runtime, at the same offset from
@@ -336,6 +469,11 @@ void addToCounter(IRBuilder<> &b, Module &m, Value *count) {
 }
 
 struct CycleCountPass : PassInfoMixin<CycleCountPass> {
+  /// Whether counted loops may add their count once before they run (planHoisting): not at -O0,
+  /// which vectorises nothing.
+  bool hoist = true;
+  explicit CycleCountPass(bool hoist = true) : hoist(hoist) {}
+
   PreservedAnalyses run(Function &f, FunctionAnalysisManager &am) {
     if (f.isDeclaration() || f.hasFnAttribute(kCountedAttribute))
       return PreservedAnalyses::all();
@@ -357,6 +495,18 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
     IRBuilder<> b(&entry, entry.getFirstInsertionPt());
     AllocaInst *counter = b.CreateAlloca(i64, nullptr, "aspen.cycles");
     b.CreateStore(ConstantInt::get(i64, 0), counter);
+    // Loops counted once before they run; with ASPEN_CYCLECOUNT_VERIFY_HOIST, `counter` counts
+    // every block as it runs and `hoisted` counts the new way, and exits compare them.
+    const LoopInfo &loops = am.getResult<LoopAnalysis>(f);
+    std::vector<HoistedLoop> plan;
+    if (hoist && !f.hasOptNone())
+      plan = planHoisting(f, loops, am.getResult<ScalarEvolutionAnalysis>(f),
+                          am.getResult<DominatorTreeAnalysis>(f), dl, folded);
+    AllocaInst *hoisted = plan.empty() ? nullptr : counter;
+    if (!plan.empty() && verifyHoisting()) {
+      hoisted = b.CreateAlloca(i64, nullptr, "aspen.cycles.hoisted");
+      b.CreateStore(ConstantInt::get(i64, 0), hoisted);
+    }
 
     std::vector<ReturnInst *> returns;
     std::vector<ResumeInst *> resumes;
@@ -365,8 +515,10 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
       uint64_t cost = 0;
       std::vector<Value *> dynamic;
       for (Instruction &inst : bb) {
-        if (&inst == counter || (inst.getParent() == &entry && isa<StoreInst>(inst) &&
-                                 cast<StoreInst>(inst).getPointerOperand() == counter))
+        if (&inst == counter || &inst == hoisted ||
+            (inst.getParent() == &entry && isa<StoreInst>(inst) &&
+             (cast<StoreInst>(inst).getPointerOperand() == counter ||
+              cast<StoreInst>(inst).getPointerOperand() == hoisted)))
           continue;
         Value *bytes = nullptr;
         const unsigned own = costOf(inst, dl, bytes);
@@ -386,21 +538,34 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
       }
       if (cost == 0 && dynamic.empty())
         continue;
-      IRBuilder<> add(bb.getTerminator());
-      Value *sum = add.CreateAdd(add.CreateLoad(i64, counter), ConstantInt::get(i64, cost));
-      for (Value *bytes : dynamic) // (bytes + 7) / 8 paced 64-bit moves
-        sum = add.CreateAdd(
-            sum, add.CreateLShr(add.CreateAdd(add.CreateZExtOrTrunc(bytes, i64), ConstantInt::get(i64, 7)),
-                                ConstantInt::get(i64, 3)));
-      add.CreateStore(sum, counter);
+      // Into `counter` unless its loop adds its count before it runs (or verifying: always),
+      // and, when verifying, into `hoisted` unless its loop adds its count before it runs.
+      const bool inHoisted = hoisted && inHoistedLoop(plan, loops, bb);
+      const bool verifying = hoisted && hoisted != counter;
+      for (AllocaInst *into : {counter, verifying ? hoisted : nullptr}) {
+        if (!into || (inHoisted && into == hoisted))
+          continue;
+        IRBuilder<> add(bb.getTerminator());
+        Value *sum = add.CreateAdd(add.CreateLoad(i64, into), ConstantInt::get(i64, cost));
+        for (Value *bytes : dynamic) // (bytes + 7) / 8 paced 64-bit moves
+          sum = add.CreateAdd(
+              sum, add.CreateLShr(add.CreateAdd(add.CreateZExtOrTrunc(bytes, i64), ConstantInt::get(i64, 7)),
+                                  ConstantInt::get(i64, 3)));
+        add.CreateStore(sum, into);
+      }
     }
+    if (hoisted)
+      emitHoisted(plan, am.getResult<ScalarEvolutionAnalysis>(f), dl, hoisted);
     // The counter into a register first (only instructions were added so far, so the
     // dominator tree still holds): a placeholder call at each exit takes its final value;
     // then each placeholder becomes the addition to the thread's counter (new blocks).
-    std::vector<Instruction *> exits; // freeze(load counter): kept apart from the code's own
+    std::vector<Instruction *> exits;  // freeze(load counter): kept apart from the code's own
+    std::vector<Instruction *> checks; // freeze(load hoisted), when verifying
     auto markExit = [&](Instruction *at) {
       IRBuilder<> fb(at);
       exits.push_back(cast<Instruction>(fb.CreateFreeze(fb.CreateLoad(i64, counter))));
+      if (hoisted && hoisted != counter)
+        checks.push_back(cast<Instruction>(fb.CreateFreeze(fb.CreateLoad(i64, hoisted))));
     };
     for (ReturnInst *r : returns)
       markExit(r);
@@ -411,10 +576,16 @@ struct CycleCountPass : PassInfoMixin<CycleCountPass> {
     for (CallInst *call : readings) {
       markExit(call);
       IRBuilder<>(call).CreateStore(ConstantInt::get(i64, 0), counter);
+      if (hoisted && hoisted != counter)
+        IRBuilder<>(call).CreateStore(ConstantInt::get(i64, 0), hoisted);
     }
     DominatorTree &dt = am.getResult<DominatorTreeAnalysis>(f);
     AssumptionCache &ac = am.getResult<AssumptionAnalysis>(f);
-    PromoteMemToReg({counter}, dt, &ac);
+    if (hoisted && hoisted != counter)
+      PromoteMemToReg({counter, hoisted}, dt, &ac);
+    else
+      PromoteMemToReg({counter}, dt, &ac);
+    emitHoistChecks(m, exits, checks);
     for (Instruction *exit : exits) {
       IRBuilder<> eb(exit);
       addToCounter(eb, m, exit->getOperand(0));
@@ -439,7 +610,7 @@ llvmGetPassPluginInfo() {
             // -O0 runs no vectoriser: count at the end of its pipeline instead.
             pb.registerOptimizerLastEPCallback([](ModulePassManager &mpm, OptimizationLevel level) {
               if (level == OptimizationLevel::O0)
-                mpm.addPass(createModuleToFunctionPassAdaptor(CycleCountPass()));
+                mpm.addPass(createModuleToFunctionPassAdaptor(CycleCountPass(false)));
             });
             // Checked writes into tile memory, after the count (its checks are not counted).
             registerWriteCheck(pb);
