@@ -191,7 +191,7 @@ extern "C" void __asan_handle_no_return();
   // The frames jumped over may have poisoned stack (ASan sees siglongjmp, not this).
   __asan_handle_no_return();
 #endif
-#ifdef ASPEN_TSAN
+#ifdef ASPEN_LIBC_JUMPS
   siglongjmp(point, 1);
 #else
   __builtin_longjmp(point, 1);

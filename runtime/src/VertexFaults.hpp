@@ -22,7 +22,10 @@ namespace aspen::rt {
 /// `sigsetjmp`'s cost; the handler jumps with `__builtin_longjmp`. The mask needs
 /// no restoring: the handlers run with SA_NODEFER.
 /// Under ThreadSanitizer, which keeps a shadow call stack that it repairs only
-/// for the C library's jumps, the recovery point is a sigjmp_buf.
+/// for the C library's jumps, and under AddressSanitizer, whose instrumented frames
+/// clang keeps values in across `__builtin_setjmp` (a fault's jump back found the
+/// recovering frame's spilled closure pointer overwritten), the recovery point is a
+/// sigjmp_buf.
 #if defined(__SANITIZE_THREAD__)
 #define ASPEN_TSAN 1
 #elif defined(__has_feature)
@@ -30,7 +33,17 @@ namespace aspen::rt {
 #define ASPEN_TSAN 1
 #endif
 #endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ASPEN_LIBC_JUMPS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASPEN_LIBC_JUMPS 1
+#endif
+#endif
 #ifdef ASPEN_TSAN
+#define ASPEN_LIBC_JUMPS 1
+#endif
+#ifdef ASPEN_LIBC_JUMPS
 using RecoveryPoint = sigjmp_buf;
 #define ASPEN_SET_RECOVERY_POINT(point) sigsetjmp(point, 0)
 #else
