@@ -492,21 +492,27 @@ ScalarRef scalarFromJson(const json &j) {
 constexpr std::size_t kCopyRunBytes = 20, kVertexBytes = 21, kHostRunBytes = 20, kRelocationBytes = 16,
                       kScratchTileBytes = 20, kBlobBytes = 24;
 
+// Copy runs (a plan's, an in-place step's staging) as one binary array each.
+json copyRunsToJson(const std::vector<CopyRun> &runs, DataWriter &w) {
+  return w.array(runs.size(), kCopyRunBytes, [&](std::size_t i, std::uint8_t *q) {
+    const CopyRun &r = runs[i];
+    put32(q, r.src.tile);
+    put32(q + 4, r.src.addr);
+    put32(q + 8, r.dst.tile);
+    put32(q + 12, r.dst.addr);
+    put32(q + 16, r.bytes);
+  });
+}
+
+void copyRunsFromJson(const json &j, const DataReader &r, std::vector<CopyRun> &runs) {
+  r.array(j, kCopyRunBytes, runs, [](CopyRun &run, const std::uint8_t *q) {
+    run = CopyRun{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}, get32(q + 16)};
+  });
+}
+
 json planToJson(const CopyPlan &p, DataWriter &w) {
-  return {{"runs", w.array(p.runs.size(), kCopyRunBytes,
-                           [&](std::size_t i, std::uint8_t *q) {
-                             const CopyRun &r = p.runs[i];
-                             put32(q, r.src.tile);
-                             put32(q + 4, r.src.addr);
-                             put32(q + 8, r.dst.tile);
-                             put32(q + 12, r.dst.addr);
-                             put32(q + 16, r.bytes);
-                           })},
-          {"tiles", w.u32s(p.tiles)},
-          {"tileBegin", w.u32s(p.tileBegin)},
-          {"totalBytes", p.totalBytes},
-          {"cycles", p.cycles},
-          {"tileCycles", p.tileCycles}};
+  return {{"runs", copyRunsToJson(p.runs, w)}, {"tiles", w.u32s(p.tiles)}, {"tileBegin", w.u32s(p.tileBegin)},
+          {"totalBytes", p.totalBytes},        {"cycles", p.cycles},       {"tileCycles", p.tileCycles}};
 }
 
 /// Pointers an in-place read rebinds (InPlaceReads::bindings, ::scratchBindings).
@@ -530,9 +536,7 @@ CopyPlan planFromJson(const json &j, const DataReader &r, const char *table, std
                       const char *name) {
   CopyPlan p;
   r.at(table, index, name);
-  r.array(member(j, "runs"), kCopyRunBytes, p.runs, [](CopyRun &run, const std::uint8_t *q) {
-    run = CopyRun{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}, get32(q + 16)};
-  });
+  copyRunsFromJson(member(j, "runs"), r, p.runs);
   p.tiles = r.u32s(member(j, "tiles"));
   p.tileBegin = r.u32s(member(j, "tileBegin"));
   read(j, "totalBytes", p.totalBytes);
@@ -576,15 +580,7 @@ json metaToJson(const ExecutableData &x, DataWriter &w) {
     if (!c.inPlace.empty()) { // absent: the step reads nothing in place (docs/exchange.md)
       const InPlaceReads &ip = c.inPlace;
       css.back()["inPlace"] = {{"exchangeIn", planToJson(ip.exchangeIn, w)},
-                               {"staging", w.array(ip.staging.size(), kCopyRunBytes,
-                                                   [&](std::size_t i, std::uint8_t *q) {
-                                                     const CopyRun &r = ip.staging[i];
-                                                     put32(q, r.src.tile);
-                                                     put32(q + 4, r.src.addr);
-                                                     put32(q + 8, r.dst.tile);
-                                                     put32(q + 12, r.dst.addr);
-                                                     put32(q + 16, r.bytes);
-                                                   })},
+                               {"staging", copyRunsToJson(ip.staging, w)},
                                {"stagingBytes", ip.stagingBytes},
                                {"bindings", bindingsToJson(ip.bindings, w)}};
       if (!ip.scratch.empty()) { // absent: no lone gathers (docs/executable-format.md)
@@ -783,10 +779,7 @@ void metaFromJson(const json &m, const DataReader &r, ExecutableData &x) {
       cs.inPlace.exchangeIn =
           planFromJson(member(ip, "exchangeIn"), r, "computeSteps", i, "inPlace.exchangeIn");
       r.at("computeSteps", i, "inPlace.staging");
-      r.array(member(ip, "staging"), kCopyRunBytes, cs.inPlace.staging,
-              [](CopyRun &run, const std::uint8_t *q) {
-                run = CopyRun{{get32(q), get32(q + 4)}, {get32(q + 8), get32(q + 12)}, get32(q + 16)};
-              });
+      copyRunsFromJson(member(ip, "staging"), r, cs.inPlace.staging);
       r.at("computeSteps", i, "inPlace");
       read(ip, "stagingBytes", cs.inPlace.stagingBytes);
       r.at("computeSteps", i, "inPlace.bindings");
