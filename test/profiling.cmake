@@ -26,6 +26,10 @@ set_tests_properties(profiling_pva_client PROPERTIES LABELS conformance TIMEOUT 
   ENVIRONMENT "ASPEN_CACHE_DIR=${CMAKE_BINARY_DIR}/test/cache")
 aspen_add_test(profiling_pva_errors LABEL error SOURCES error/profiling_pva_errors.cpp
   LIBS Aspen::pva nlohmann_json::nlohmann_json)
+# Lightweight profiling (Block programs, profiler.blocks.* / profiler.programs.filter) read with
+# libpva's Execution::blocks, as the PopVision tutorial's examples do; and its option errors.
+aspen_add_test(compat_profiling_blocks LABEL conformance SOURCES compat/profiling_blocks.cpp LIBS Aspen::pva)
+aspen_add_test(profiling_blocks_errors LABEL error SOURCES error/profiling_blocks_errors.cpp)
 
 # libpvti: a client's trace points and Aspen's own, in the file PVTI_OPTIONS names.
 add_executable(profiling_pvti_client compat/profiling_pvti_client.cpp)

@@ -66,6 +66,12 @@ EngineImpl::EngineImpl(poplar::Executable executable, EngineOptions options)
           std::to_string(transport_->globalReplicas()) + " replicas of this launch (" + transport_->name() +
           " transport)");
   profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
+  if (options_.blocksTile >= x.target.tilesPerIPU)
+    throw poplar::invalid_option(
+        "Engine option 'profiler.blocks.tile' is " + std::to_string(options_.blocksTile) +
+        ", but an IPU of the target has tiles 0 to " + std::to_string(x.target.tilesPerIPU - 1));
+  profile_.blocks = {options_.blocksFilter, options_.programsFilter, options_.blocksTile,
+                     options_.instrumentExternalExchange};
   printSink_.stream = &std::cout;
   if (options_.autoReportGraph || options_.autoReportExecution)
     writeAutoReport();

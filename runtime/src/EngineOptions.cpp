@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <regex>
 #include <stdexcept>
 
 namespace aspen::rt {
@@ -83,6 +84,30 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
           text + "\"");
     result.maxRunSeconds = seconds;
   }
+  // Lightweight profiling (docs/lightweight-profiling.md).
+  for (const auto &[key, out] :
+       {std::pair<const char *, std::string *>{"profiler.blocks.filter", &result.blocksFilter},
+        {"profiler.programs.filter", &result.programsFilter}}) {
+    if (!o.contains(key))
+      continue;
+    *out = o.at(key).str();
+    try {
+      std::regex check(*out);
+    } catch (const std::regex_error &e) {
+      throw poplar::invalid_option(std::string("Engine option '") + key +
+                                   "' is not a valid regular expression (\"" + *out + "\"): " + e.what());
+    }
+  }
+  if (o.contains("profiler.blocks.tile")) {
+    const std::string text = o.at("profiler.blocks.tile").str();
+    const bool digits = !text.empty() && text.size() <= 9 &&
+                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits)
+      throw poplar::invalid_option("Engine option 'profiler.blocks.tile' must be a tile number, not \"" +
+                                   text + "\"");
+    result.blocksTile = static_cast<unsigned>(std::stoul(text));
+  }
+  result.instrumentExternalExchange = flag(o, "debug.instrumentExternalExchange", false);
   return result;
 }
 

@@ -36,6 +36,12 @@ struct EngineOptions {
   std::string stackOptionsText() const;
   std::uint64_t maxRunCycles = 0; // aspen.maxRunCycles: 0 = no bound
   double maxRunSeconds = 0;       // aspen.maxRunSeconds: 0 = no bound
+  // Lightweight profiling (docs/lightweight-profiling.md): the patterns are checked here, the
+  // tile against the target when the engine is created.
+  std::string blocksFilter;                // profiler.blocks.filter
+  std::string programsFilter;              // profiler.programs.filter
+  unsigned blocksTile = 0;                 // profiler.blocks.tile
+  bool instrumentExternalExchange = false; // debug.instrumentExternalExchange
 };
 
 /// Validates `options` merged with the JSON object in POPLAR_ENGINE_OPTIONS

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace aspen::rt {
@@ -105,6 +106,15 @@ private:
   std::size_t size_ = 0;
 };
 
+/// The engine's lightweight-profiling options (docs/lightweight-profiling.md), written into the
+/// report's execution part for libpva's Execution::blocks, which reads the blocks from the trace.
+struct BlockProfiling {
+  std::string filter;         // profiler.blocks.filter: pattern over Block program names
+  std::string programsFilter; // profiler.programs.filter: pattern over other programs' names
+  unsigned tile = 0;          // profiler.blocks.tile: the tile of each IPU that records them
+  bool streamCopies = false;  // debug.instrumentExternalExchange: stream copies too
+};
+
 struct ExecutionProfile {
   using TraceEntry = aspen::rt::TraceEntry;
   static constexpr std::size_t maxTraceEntries = 1u << 20;
@@ -141,10 +151,14 @@ struct ExecutionProfile {
   std::uint64_t hostTicks = 0;        // spent in run()
   std::uint64_t hostComputeTicks = 0; // of Execute steps (only measured while enabled)
 
+  BlockProfiling blocks; // from the engine's options: kept by reset()
+
   void reset(std::size_t numPrograms, std::size_t numSteps, std::size_t numVertexTypes) {
     bool keepEnabled = enabled;
+    BlockProfiling keepBlocks = std::move(blocks);
     *this = ExecutionProfile();
     enabled = keepEnabled;
+    blocks = std::move(keepBlocks);
     runsPerProgram.assign(numPrograms, 0);
     stepExecutions.assign(numSteps, 0);
     stepCycles.assign(numSteps, 0);

@@ -579,6 +579,15 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
       }
       j["tiles"] = plan.tiles;
       j["tileExchangeCycles"] = cycles;
+    } else if ((step.kind == exe::StepKind::StreamToDevice || step.kind == exe::StepKind::DeviceToStream) &&
+               step.b < exe.hostTransfers.size()) {
+      // The tiles the stream copy writes or reads: where lightweight profiling sees it.
+      std::vector<std::uint32_t> tiles;
+      for (const exe::HostRun &run : exe.hostTransfers[step.b].runs)
+        tiles.push_back(run.device.tile);
+      std::sort(tiles.begin(), tiles.end());
+      tiles.erase(std::unique(tiles.begin(), tiles.end()), tiles.end());
+      j["tiles"] = std::move(tiles);
     }
     steps.push_back(std::move(j));
   }
@@ -589,6 +598,10 @@ json profileJson(const exe::ExecutableData &exe, const ExecutionProfile &profile
   });
   x["trace"] = std::move(trace);
   x["traceDropped"] = profile.traceDropped;
+  x["blocks"] = {{"filter", profile.blocks.filter},
+                 {"programsFilter", profile.blocks.programsFilter},
+                 {"tile", profile.blocks.tile},
+                 {"streamCopies", profile.blocks.streamCopies}};
   out["execution"] = std::move(x);
   return out;
 }

@@ -19,6 +19,7 @@
 #define PVA_PVA_HPP
 
 #include <cstdint>
+#include <iomanip>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -262,10 +263,12 @@ private:
 class Program {
 public:
   enum class Type {
-    Sequence,      // a control program or a named block
-    OnTileExecute, // Execute
-    DoExchange,    // Copy and exchange
-    StreamCopyMid, // StreamToDevice / DeviceToStream
+    Sequence,        // a control program or a named block
+    OnTileExecute,   // Execute
+    DoExchange,      // Copy and exchange
+    StreamCopyBegin, // never produced: Aspen's stream copies are one phase (StreamCopyMid)
+    StreamCopyMid,   // StreamToDevice / DeviceToStream
+    StreamCopyEnd,   // never produced, as StreamCopyBegin
     RemoteBufferCopy,
     Sync,
     Call,
@@ -461,11 +464,44 @@ private:
   std::size_t index_;
 };
 
+/// One interval of lightweight profiling (docs/lightweight-profiling.md): an execution of a
+/// `Block` program whose name matches the engine option `profiler.blocks.filter`, of a program
+/// whose name matches `profiler.programs.filter`, or (with `debug.instrumentExternalExchange`)
+/// of a stream copy, as one tile saw it. Aspen reads the blocks from the execution trace, so no
+/// block is ever a buffer flush or an overflow marker.
+class Block {
+public:
+  enum class Kind { Common, StreamCopy };
+  Block(detail::Data d, std::size_t node, unsigned tile, std::uint64_t from, std::uint64_t to, Kind kind)
+      : d_(std::move(d)), node_(node), tile_(tile), from_(from), to_(to), kind_(kind) {}
+  /// The Block program (named as the block), the program matched by name, or the stream copy.
+  std::shared_ptr<Program> program() const;
+  std::uint64_t cyclesFrom() const { return from_; }
+  std::uint64_t cyclesTo() const { return to_; }
+  unsigned tile() const { return tile_; }
+  bool isCommon() const { return kind_ == Kind::Common; }
+  bool isStreamCopy() const { return kind_ == Kind::StreamCopy; }
+  bool isBlockFlush() const { return false; }
+  bool isOverflow() const { return false; }
+
+private:
+  detail::Data d_;
+  std::size_t node_;
+  unsigned tile_;
+  std::uint64_t from_, to_;
+  Kind kind_;
+};
+
 class Execution {
 public:
   explicit Execution(detail::Data d) : d_(std::move(d)) {}
   /// Every executed step in order (empty when the report has no execution part).
   std::vector<ExecutionStep> steps() const;
+  /// The lightweight-profiling blocks `tile` recorded, in the order they began. Blocks and
+  /// matched programs are recorded on tile `profiler.blocks.tile` (default 0) of each IPU they
+  /// run on (a block holding only control flow: of every IPU); stream copies on the tiles they
+  /// write or read. Empty for any other tile.
+  std::vector<Block> blocks(unsigned tile) const;
   std::vector<Run> runs() const;
   std::uint64_t totalCycles() const;
   /// Cycles by category: "compute", "exchange", "hostExchange", "sync", "control".

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <regex>
 #include <type_traits>
 
 namespace pva {
@@ -51,6 +52,8 @@ struct ReportData {
   std::map<std::size_t, const json *> executedStep;
   // debugContexts: index by id.
   std::map<std::uint64_t, std::size_t> debugIndex;
+  // BlockBegin step -> the node of its Block program in the compilation's program tree.
+  std::map<std::size_t, std::size_t> blockNode;
 
   const json &at(const char *a) const {
     auto it = report.find(a);
@@ -175,8 +178,10 @@ void build(detail::ReportData &d) {
       if (n.step >= 0 && d.stepNode[s] == ~std::size_t(0))
         d.stepNode[s] = index;
       d.nodes.push_back(std::move(n));
-      if (kind == "BlockBegin")
+      if (kind == "BlockBegin") {
         stack.push_back(index);
+        d.blockNode.emplace(s, index);
+      }
     }
   }
   // Steps no program reaches directly (functions): leaves of their own.
@@ -420,6 +425,8 @@ void Program::accept(ProgramVisitor &visitor) const {
     return visitor.visitRepeat(RepeatProgram(d_, index_));
   case Type::If:
     return visitor.visitIf(IfProgram(d_, index_));
+  case Type::StreamCopyBegin:
+  case Type::StreamCopyEnd:
   case Type::Other:
     break;
   }
@@ -569,6 +576,129 @@ std::vector<ExecutionStep> Execution::steps() const {
     out.emplace_back(d_, i);
   return out;
 }
+std::shared_ptr<Program> Block::program() const {
+  return node(d_, node_);
+}
+
+std::vector<Block> Execution::blocks(unsigned tile) const {
+  // What the engine recorded of its lightweight-profiling options (docs/profile-format.md,
+  // execution.blocks); without it (an older report) no program was instrumented.
+  const json &x = d_->at("execution");
+  const json options = val(x, "blocks", json::object());
+  const std::string blocksFilter = val(options, "filter", std::string());
+  const std::string programsFilter = val(options, "programsFilter", std::string());
+  const bool streamCopies = val(options, "streamCopies", false);
+  const unsigned perIpu = Target(d_).tilesPerIPU();
+  const bool instrumented =
+      perIpu != 0 && tile < Target(d_).numTiles() && tile % perIpu == val(options, "tile", std::uint64_t(0));
+  // The engine checked both patterns when it was created; a report edited since falls back to
+  // matching nothing rather than throwing std::regex_error through libpva.
+  auto compile = [](const std::string &pattern, std::regex &out) {
+    if (pattern.empty())
+      return false;
+    try {
+      out = std::regex(pattern);
+      return true;
+    } catch (const std::regex_error &) {
+      return false;
+    }
+  };
+  std::regex blocksRe, programsRe;
+  const bool haveBlocks = instrumented && compile(blocksFilter, blocksRe);
+  const bool havePrograms = instrumented && compile(programsFilter, programsRe);
+
+  const json compiledSteps = val(d_->report, "steps", json::array());
+  auto kindOf = [&](std::uint32_t s) {
+    if (s < compiledSteps.size())
+      return val(compiledSteps[s], "kind", std::string());
+    const auto found = d_->executedStep.find(s);
+    return found != d_->executedStep.end() ? val(*found->second, "kind", std::string()) : std::string();
+  };
+  auto leaf = [&](std::uint32_t s) {
+    return s < d_->stepNode.size() ? d_->stepNode[s] : d_->executedNode.at(s);
+  };
+  auto touches = [&](std::uint32_t s) {
+    const auto found = d_->executedStep.find(s);
+    if (found == d_->executedStep.end())
+      return false;
+    const json tiles = val(*found->second, "tiles", json::array());
+    return std::any_of(tiles.begin(), tiles.end(),
+                       [&](const json &t) { return t.is_number_unsigned() && t.get<unsigned>() == tile; });
+  };
+
+  // As on the IPU, where each IPU's control code holds only what runs on it, a block or program
+  // is recorded on the IPUs its steps run on: 1 if step `s` touches a tile of `tile`'s IPU, 0 if
+  // it touches only other IPUs' tiles, -1 if the report lists no tiles for it (control steps).
+  std::map<std::uint32_t, int> onIpuCache;
+  auto onIpu = [&](std::uint32_t s) {
+    const auto cached = onIpuCache.find(s);
+    if (cached != onIpuCache.end())
+      return cached->second;
+    int result = -1;
+    const auto found = d_->executedStep.find(s);
+    if (found != d_->executedStep.end()) {
+      const json tiles = val(*found->second, "tiles", json::array());
+      if (!tiles.empty())
+        result = std::any_of(tiles.begin(), tiles.end(), [&](const json &t) {
+          return t.is_number_unsigned() && perIpu != 0 && t.get<unsigned>() / perIpu == tile / perIpu;
+        });
+    }
+    onIpuCache.emplace(s, result);
+    return result;
+  };
+
+  struct Open {
+    std::size_t begin, node; // trace index of its BlockBegin; its node, or ~0 if not recorded
+    bool here = false, anywhere = false;
+  };
+  std::vector<std::pair<std::size_t, Block>> out; // (trace index where it began, block)
+  std::vector<Open> open;
+  for (std::size_t i = 0; i < d_->trace.size(); ++i) {
+    const detail::TraceEntry &t = d_->trace[i];
+    if (i > 0 && t.run != d_->trace[i - 1].run)
+      open.clear(); // every run ends its blocks
+    const std::string kind = kindOf(t.step);
+    if (kind == "BlockBegin") {
+      const auto found = d_->blockNode.find(t.step);
+      const std::size_t n = found != d_->blockNode.end() ? found->second : leaf(t.step);
+      const bool wanted = haveBlocks && std::regex_match(d_->nodes[n].name, blocksRe);
+      open.push_back({i, wanted ? n : ~std::size_t(0)});
+      continue;
+    }
+    if (kind == "BlockEnd") {
+      if (open.empty())
+        continue;
+      const Open o = open.back();
+      open.pop_back();
+      if (o.node != ~std::size_t(0) && (o.here || !o.anywhere))
+        out.emplace_back(o.begin, Block(d_, o.node, tile, d_->trace[o.begin].start, t.start + t.cycles,
+                                        Block::Kind::Common));
+      continue;
+    }
+    const int where = onIpu(t.step);
+    for (Open &o : open) {
+      o.anywhere = o.anywhere || where >= 0;
+      o.here = o.here || where == 1;
+    }
+    if (kind == "StreamToDevice" || kind == "DeviceToStream") {
+      if (streamCopies && touches(t.step))
+        out.emplace_back(i,
+                         Block(d_, leaf(t.step), tile, t.start, t.start + t.cycles, Block::Kind::StreamCopy));
+    } else if (havePrograms && where != 0 &&
+               (kind == "Execute" || kind == "Copy" || kind == "RemoteToDevice" ||
+                kind == "DeviceToRemote") &&
+               std::regex_match(d_->nodes[leaf(t.step)].name, programsRe)) {
+      out.emplace_back(i, Block(d_, leaf(t.step), tile, t.start, t.start + t.cycles, Block::Kind::Common));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<Block> blocks;
+  blocks.reserve(out.size());
+  for (auto &entry : out)
+    blocks.push_back(std::move(entry.second));
+  return blocks;
+}
+
 std::vector<Run> Execution::runs() const {
   std::vector<Run> out;
   for (std::size_t k = 0; k + 1 < d_->runBegin.size(); ++k)
