@@ -16,8 +16,11 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace poplar;
 using namespace poplar::program;
@@ -188,4 +191,35 @@ TEST_CASE("debug.instrumentExternalExchange records stream copies on the tiles t
   CHECK(on.execution().blocks(0).empty()); // no block filter, and the copy does not touch tile 0
   CHECK(on.execution().blocks(3).empty());
   CHECK(run(false).execution().blocks(2).empty());
+}
+
+TEST_CASE("A report written by autoReport and opened later gives the same blocks", "[compat][profiling]") {
+  const std::string dir = std::filesystem::temp_directory_path().string() + "/aspen_profiling_blocks_" +
+                          std::to_string(::getpid());
+  const OptionFlags options{{"profiler.blocks.filter", "stage.|op2"},
+                            {"autoReport.outputGraphProfile", "true"},
+                            {"autoReport.outputExecutionProfile", "true"},
+                            {"autoReport.outputHtml", "false"},
+                            {"autoReport.directory", dir}};
+  std::vector<std::string> live;
+  std::vector<std::uint64_t> liveCycles;
+  {
+    Pipeline p(twoIpus());
+    buildPipeline(p);
+    Engine engine(p.graph, p.prog, options);
+    engine.load(p.device);
+    engine.run(0);
+    for (const pva::Block &b : engine.getReport().execution().blocks(0)) {
+      live.push_back(b.program()->name());
+      liveCycles.push_back(b.cyclesTo() - b.cyclesFrom());
+    }
+  } // the engine writes the report when it is destroyed
+  const pva::Report opened = pva::openReport(dir + "/profile.pop");
+  const std::vector<pva::Block> blocks = opened.execution().blocks(0);
+  CHECK(names(blocks) == live);
+  REQUIRE(blocks.size() == liveCycles.size());
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    CHECK(blocks[i].cyclesTo() - blocks[i].cyclesFrom() == liveCycles[i]);
+  CHECK(live.size() == 6);
+  std::filesystem::remove_all(dir);
 }
