@@ -2,6 +2,7 @@
 #include "MatMulPlan.hpp"
 
 #include "common/OpsCommon.hpp"
+#include "ir/TargetData.hpp"
 
 #include <poplar/exceptions.hpp>
 #include <poputil/OptionParsing.hpp>
@@ -77,13 +78,19 @@ MatMulCost evaluate(const poplar::Target &target, const MatMulProblem &p, const 
   const std::uint64_t gb = plan.groupBlock, bm = plan.rowBlock, bn = plan.colBlock, bk = plan.depthBlock;
   const bool reduces = plan.reduces(p);
   const std::uint64_t exchangeRate = std::max(1u, target.getExchangeBytesPerCycle());
+  // A receiving tile pays this for each tile it receives from in an exchange (it listens to one
+  // sender at a time: docs/cost-model.md, "Exchange" and "Planners and the per-source term").
+  const std::uint64_t perSource = target.getImpl().exchangeSourceCycles;
 
   // Superstep 1 (once per inner serial pass): receive the A and B blocks, multiply (adding
   // into the partial sums of the earlier inner passes).
   const std::uint64_t passes = std::max(1u, plan.serialInner);
   const std::uint64_t inputBytes = gb * (bm * bk + bk * bn) * inSize;
   cost.computeCycles = passes * gb * estimateBlockCycles(target, p.inputType, p.partialsType, bm, bk, bn);
-  cost.exchangeCycles = passes * ceilDiv(inputBytes, exchangeRate);
+  // createInputOperand shares a block of A out between the colSplit tiles that read it and one
+  // of B between the rowSplit tiles: a tile receives the rest of each from the others.
+  const std::uint64_t inputSources = (plan.colSplit - 1) + (plan.rowSplit - 1);
+  cost.exchangeCycles = passes * (ceilDiv(inputBytes, exchangeRate) + perSource * inputSources);
   std::uint64_t total = passes * kSuperstepCycles + cost.computeCycles + cost.exchangeCycles;
 
   // Superstep 2: each of the depthSplit tiles of a block adds up its share of
@@ -94,6 +101,7 @@ MatMulCost evaluate(const poplar::Target &target, const MatMulProblem &p, const 
     const std::uint64_t share = ceilDiv(gb * bm * bn, plan.depthSplit);
     const std::uint64_t received = (plan.depthSplit - 1) * share * partialsSize;
     cost.reduceCycles = kSuperstepCycles + ceilDiv(received, exchangeRate) +
+                        perSource * (plan.depthSplit - 1) +
                         estimateReduceCycles(target, p.partialsType, share, plan.depthSplit);
     total += cost.reduceCycles;
     reduceTemp = blockPartialBytes + plan.depthSplit * share * partialsSize;

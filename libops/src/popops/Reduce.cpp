@@ -20,7 +20,10 @@
 #include "poputil/TileMapping.hpp"
 #include "poputil/Util.hpp"
 
+#include "ir/TargetData.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -279,22 +282,136 @@ private:
     for (const auto &c : chunks)
       addVertex(0, true, op_, inType_, accType_, flat.slice(c.inBegin, c.inBegin + c.len * c.count),
                 partials.slice(c.partial, c.partial + c.count), static_cast<unsigned>(c.len), c.tile);
-    // Stage 2: each split row's partials, on the result's tile.
-    const Operation op2 = combineOp(op_);
+    // Stage 2 on: each split row's partials, grouped by the tile that holds them, reduced on the
+    // result's tile, through intermediate stages when the row has many source tiles.
     for (const auto &[row, ranges] : partialsOfRow) {
-      std::vector<poplar::Interval> regions;
-      std::size_t count = 0;
+      std::vector<Source> sources;
       for (const auto &r : ranges) {
-        regions.push_back(poplar::Interval(r.first, r.second));
-        count += r.second - r.first;
+        const unsigned t = chunkTile(chunks, r.first);
+        const poplar::Tensor piece = partials.slice(r.first, r.second);
+        if (!sources.empty() && sources.back().tile == t)
+          sources.back().partials = poplar::concat(sources.back().partials, piece);
+        else
+          sources.push_back({t, piece});
       }
-      const unsigned naturalTile = chunkTile(chunks, ranges.front().first);
-      const unsigned tile = resultTile(row, naturalTile);
-      addVertex(1, true, op2, accType_, outType_, aspen::ops::gather(partials, regions),
-                resFlat_.slice(row, row + 1), static_cast<unsigned>(count), tile);
+      const unsigned tile = resultTile(row, sources.front().tile);
+      reduceSources(std::move(sources), 1, true, resFlat_.slice(row, row + 1), tile);
       noteResult(row, row + 1, tile);
     }
   }
+
+  // --- stages after the first: partials gathered from their tiles -------------------------------
+  struct Source { // partials on one tile: rows of `width` (the outputs) stacked
+    unsigned tile;
+    poplar::Tensor partials;
+  };
+
+  // The number of levels (compute sets) to reduce `numSources` tiles' partials in, each level's
+  // receiving tiles gathering from about numSources^(1/levels) tiles. A receiving tile pays
+  // exchangeSourceCycles for each tile it receives from (docs/cost-model.md, "Exchange"), so a
+  // level costs fanIn * (P + its bytes) plus its vertex, and each level adds a superstep's sync
+  // and exchange set-up (S + X) and a vertex's fixed cost; the cheapest count is chosen.
+  unsigned levelsFor(std::size_t numSources, std::size_t firstRows, std::size_t width, bool inner) const {
+    const poplar::Target &target = graph_.getTarget();
+    const aspen::ir::TargetData &d = target.getImpl();
+    const std::uint64_t superstep = d.syncCycles + d.minIPUSyncDelay + d.exchangeOverheadCycles;
+    const std::uint64_t bytes = target.getTypeSize(accType_) * width;
+    const std::uint64_t rate = std::max(1u, d.exchangeBytesPerCycle);
+    auto levelCost = [&](std::size_t fanIn, std::size_t rowsPerSource) {
+      const std::size_t rows = fanIn * rowsPerSource;
+      const std::uint64_t vertex =
+          inner ? cost::reduceInner(target, combineOp(op_), accType_, accType_, 1, rows)
+                : cost::reduceOuter(target, combineOp(op_), accType_, accType_, width, rows,
+                                    static_cast<unsigned>(width));
+      return superstep +
+             std::uint64_t(fanIn) * (d.exchangeSourceCycles + (rowsPerSource * bytes + rate - 1) / rate) +
+             vertex;
+    };
+    unsigned best = 1;
+    std::uint64_t bestCost = std::numeric_limits<std::uint64_t>::max();
+    for (unsigned levels = 1; levels <= kMaxLevels; ++levels) {
+      const std::size_t fanIn = fanInFor(numSources, levels);
+      std::uint64_t c = 0;
+      std::size_t left = numSources;
+      for (unsigned l = 0; l < levels; ++l) {
+        c += levelCost(std::min(fanIn, left), l == 0 ? firstRows : 1);
+        left = (left + fanIn - 1) / fanIn;
+      }
+      if (c < bestCost) {
+        bestCost = c;
+        best = levels;
+      }
+      if (fanIn <= 2)
+        break;
+    }
+    return best;
+  }
+
+  static std::size_t fanInFor(std::size_t numSources, unsigned levels) {
+    auto f = static_cast<std::size_t>(std::ceil(std::pow(double(numSources), 1.0 / levels) - 1e-9));
+    while (levels > 1 && [&] { // pow's rounding: levels of fan-in f must reach numSources
+      std::size_t reach = 1;
+      for (unsigned l = 0; l < levels; ++l)
+        reach *= f;
+      return reach < numSources;
+    }())
+      ++f;
+    return std::max<std::size_t>(2, f);
+  }
+
+  // Reduces the sources' partials (each [rows, width] flattened) into `out` (width elements) on
+  // `outTile`, from stage 1: a row's partials (inner, width 1) or a column range's (outer). An intermediate
+  // level groups consecutive sources and reduces each group on one of its sources' tiles into one row of
+  // partials there.
+  void reduceSources(std::vector<Source> sources, std::size_t width, bool inner, const poplar::Tensor &out,
+                     unsigned outTile) {
+    const Operation op2 = combineOp(op_);
+    { // one source a tile: a tile's pieces travel together
+      std::vector<Source> merged;
+      std::map<unsigned, std::size_t> at;
+      for (auto &s : sources) {
+        const auto [it, added] = at.emplace(s.tile, merged.size());
+        if (added)
+          merged.push_back(std::move(s));
+        else
+          merged[it->second].partials = poplar::concat(merged[it->second].partials, s.partials);
+      }
+      sources = std::move(merged);
+    }
+    std::size_t firstRows = 0;
+    for (const auto &s : sources)
+      firstRows = std::max(firstRows, s.partials.numElements() / width);
+    const unsigned levels = levelsFor(sources.size(), firstRows, width, inner);
+    const std::size_t fanIn = fanInFor(sources.size(), levels);
+    unsigned stageIndex = 1;
+    for (unsigned l = 1; l < levels && sources.size() > 1; ++l, ++stageIndex) {
+      std::vector<Source> next;
+      for (std::size_t g = 0; g < sources.size(); g += fanIn) {
+        const std::size_t end = std::min(sources.size(), g + fanIn);
+        std::vector<poplar::Tensor> parts;
+        for (std::size_t i = g; i < end; ++i)
+          parts.push_back(sources[i].partials);
+        // The group's reducing tile turns with each reduction, so that reductions whose
+        // sources start on the same tile do not all land there.
+        const unsigned tile = sources[g + (turn_++ % (end - g))].tile;
+        poplar::Tensor p = graph_.addVariable(accType_, {width}, {dc_, "reduce/partials"});
+        graph_.setTileMapping(p, tile);
+        const poplar::Tensor in = poplar::concat(parts);
+        addVertex(stageIndex, inner, op2, accType_, accType_, in, p,
+                  static_cast<unsigned>(inner ? in.numElements() : width), tile);
+        next.push_back({tile, p});
+      }
+      sources = std::move(next);
+    }
+    std::vector<poplar::Tensor> parts;
+    for (const auto &s : sources)
+      parts.push_back(s.partials);
+    const poplar::Tensor in = poplar::concat(parts);
+    addVertex(stageIndex, inner, op2, accType_, outType_, in, out,
+              static_cast<unsigned>(inner ? in.numElements() : width), outTile);
+  }
+
+  static constexpr unsigned kMaxLevels = 4;
 
   static unsigned chunkTile(const std::vector<Chunks> &chunks, std::size_t partial) {
     for (const auto &c : chunks)
@@ -371,7 +488,6 @@ private:
       byBegin.push_back(&p);
     std::sort(byBegin.begin(), byBegin.end(),
               [](const OuterPiece *a, const OuterPiece *b) { return a->colBegin < b->colBegin; });
-    const Operation op2 = combineOp(op_);
     std::vector<const OuterPiece *> active;
     std::size_t next = 0;
     for (std::size_t b = 0; b + 1 < bounds.size(); ++b) {
@@ -383,16 +499,16 @@ private:
           active.end());
       if (active.empty())
         continue;
-      std::vector<poplar::Interval> regions;
+      std::vector<Source> sources;
       for (const OuterPiece *p : active)
-        regions.push_back(poplar::Interval(p->partial + (u - p->colBegin), p->partial + (v - p->colBegin)));
+        sources.push_back(
+            {p->tile, partials.slice(p->partial + (u - p->colBegin), p->partial + (v - p->colBegin))});
       // Spread the column ranges over the tiles in proportion to their place (the
       // tile of the first piece would put every column of a tensor whose rows
       // each span a few tiles on the tiles of row 0).
       const unsigned spreadTile = static_cast<unsigned>(u * graph_.getTarget().getNumTiles() / O);
       const unsigned tile = resultTile(u, spreadTile);
-      addVertex(1, false, op2, accType_, outType_, aspen::ops::gather(partials, regions),
-                resFlat_.slice(u, v), static_cast<unsigned>(v - u), tile);
+      reduceSources(std::move(sources), v - u, false, resFlat_.slice(u, v), tile);
       noteResult(u, v, tile);
     }
   }
@@ -406,6 +522,7 @@ private:
   bool resMapped_ = false;
   std::unique_ptr<aspen::ops::TileLookup> resLookup_;
   unsigned stagesUsed_ = 0;
+  unsigned turn_ = 0;
   std::vector<std::vector<poplar::Interval>> resMapping_;
 };
 
