@@ -99,6 +99,11 @@ TEST_CASE("IPUModel's conv-unit fields reach the target", "[compat][poplibs]") {
   CHECK(target.getNumConvUnits(HALF, HALF) == 16);
   CHECK(target.getNumConvUnits(FLOAT, FLOAT) == 8);
   CHECK(target.getWeightsPerConvUnit(HALF) == 8 * 4);
+  // poplin's fp8 convolutions ask for the pipeline depth by the weights' type: quarter
+  // products go through the half pipeline, so a quarter conv unit holds 16 x 4 weights.
+  CHECK(target.getConvUnitMaxPipelineDepth(QUARTER) == target.getConvUnitMaxPipelineDepth(HALF));
+  CHECK(target.getWeightsPerConvUnit(QUARTER) ==
+        target.getConvUnitInputLoadElemsPerCycle(QUARTER) * target.getConvUnitMaxPipelineDepth(QUARTER));
 }
 
 namespace {
