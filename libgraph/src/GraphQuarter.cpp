@@ -122,10 +122,12 @@ Tensor Tensor::getMetadata() const {
 }
 
 namespace {
-// An empty metadata tensor (getMetadata() of a float tensor) with a type that takes none means
-// none; with quarter it is still an error (checkQuarterMetadata names it).
-const Tensor *metadataOrNone(const Type &type, const Tensor &metadata) {
-  return metadata.valid() || type.requiresMetadata() ? &metadata : nullptr;
+// An empty metadata tensor means none given, for every type: quarter variables then get their
+// own metadata, as addVariable(QUARTER, shape) makes. PopLibs' poplin::createInput and
+// createWeights pass `{}` as the metadata of every convolution operand, quarter ones too, and
+// read the result's getMetadata() afterwards (docs/fp8.md).
+const Tensor *metadataOrNone(const Type &, const Tensor &metadata) {
+  return metadata.valid() ? &metadata : nullptr;
 }
 } // namespace
 

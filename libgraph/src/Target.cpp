@@ -311,9 +311,11 @@ unsigned Target::getConvUnitCoeffLoadBytesPerCycle() const {
 unsigned Target::getConvUnitMaxPipelineDepth(const Type &partialType) const {
   if (partialType == FLOAT)
     return getFp32ConvUnitMaxPipelineDepth();
-  if (partialType == HALF)
+  // Quarter (fp8) products accumulate in the half pipeline: poplin asks for the depth by the
+  // weights' type, quarter in its fp8 convolutions, as getWeightsPerConvUnit(QUARTER) counts.
+  if (partialType == HALF || partialType == QUARTER)
     return getFp16ConvUnitMaxPipelineDepth();
-  throw type_error("getConvUnitMaxPipelineDepth: partials are half or float, not '" +
+  throw type_error("getConvUnitMaxPipelineDepth: partials are quarter, half or float, not '" +
                    partialType.toString().str() + "'");
 }
 unsigned Target::getFp16ConvUnitMaxPipelineDepth() const {

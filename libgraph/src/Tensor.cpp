@@ -345,6 +345,22 @@ std::string Tensor::getVarStr() const {
   return s;
 }
 
+void Tensor::outputRegions(std::ostream &os) const {
+  const TensorView &v = checkedView(impl_, "outputRegions()");
+  auto graph = v.lockGraph();
+  for (const auto &r : aspen::ir::toVariableRegions(v)) {
+    if (graph && r.var < graph->variables.size() && !graph->variables[r.var].name.empty())
+      os << "'" << graph->variables[r.var].name << "'";
+    else
+      os << "variable " << r.var;
+    os << "[" << r.begin << ":" << r.end << ")\n";
+  }
+}
+
+std::ostream &operator<<(std::ostream &os, const VariableInterval &r) {
+  return os << "variable " << r.var.getId() << r.interval;
+}
+
 std::string Tensor::getDebugStr() const {
   if (!impl_)
     return "<invalid tensor>";

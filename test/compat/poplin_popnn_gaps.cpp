@@ -8,7 +8,9 @@
 //    depth), read back through the Target;
 //  - libpva's ProgramVisitor and Program::accept (conv_analysis, ConvExpandDimsVertexTest);
 //  - poplar_test::copy<T, N> between a list of boost::multi_array and a list of raw buffers
-//    (oct_conv_layer).
+//    (oct_conv_layer);
+//  - VariableInterval's comparisons (ConvUtilTest compares two getVarRegions() lists) and
+//    Tensor::outputRegions (ConvTest prints a result's regions).
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
@@ -22,6 +24,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -96,6 +99,11 @@ TEST_CASE("IPUModel's conv-unit fields reach the target", "[compat][poplibs]") {
   CHECK(target.getNumConvUnits(HALF, HALF) == 16);
   CHECK(target.getNumConvUnits(FLOAT, FLOAT) == 8);
   CHECK(target.getWeightsPerConvUnit(HALF) == 8 * 4);
+  // poplin's fp8 convolutions ask for the pipeline depth by the weights' type: quarter
+  // products go through the half pipeline, so a quarter conv unit holds 16 x 4 weights.
+  CHECK(target.getConvUnitMaxPipelineDepth(QUARTER) == target.getConvUnitMaxPipelineDepth(HALF));
+  CHECK(target.getWeightsPerConvUnit(QUARTER) ==
+        target.getConvUnitInputLoadElemsPerCycle(QUARTER) * target.getConvUnitMaxPipelineDepth(QUARTER));
 }
 
 namespace {
@@ -188,4 +196,50 @@ TEST_CASE("poplar_test::copy<T, N> between multi_arrays and raw buffers", "[comp
   } catch (const poplar_error &e) {
     CHECK(std::string(e.what()).find("1 host containers but 2 device buffers") != std::string::npos);
   }
+}
+
+TEST_CASE("getVarRegions lists compare; outputRegions prints them", "[compat][poplibs]") {
+  IPUModel model("ipu2");
+  model.tilesPerIPU = 2;
+  Device device = model.createDevice();
+  Graph graph(device.getTarget());
+  Tensor a = graph.addVariable(FLOAT, {4, 6}, "a");
+  Tensor b = graph.addVariable(FLOAT, {6});
+  graph.setTileMapping(a, 0);
+  graph.setTileMapping(b, 1);
+
+  // Column 2..4 of rows 1..2 of `a`, then b[0:2): three runs of two variables.
+  Tensor t = concat(a.slice({1, 2}, {3, 4}).flatten(), b.slice(0, 2));
+  const std::vector<VariableInterval> regions = t.getVarRegions();
+  REQUIRE(regions.size() == 3);
+  const VariableRef va = regions[0].var, vb = regions[2].var;
+  CHECK(va == regions[1].var);
+  CHECK(va != vb);
+  const std::vector<VariableInterval> expected = {VariableInterval(va, Interval(8, 10)),
+                                                  VariableInterval(va, Interval(14, 16)),
+                                                  VariableInterval(vb, Interval(0, 2))};
+  CHECK(regions == expected);
+  // A reshape of the same elements has the same regions; a different slice does not.
+  CHECK(t.reshape({2, 3}).getVarRegions() == regions);
+  CHECK(a.slice({1, 2}, {3, 5}).getVarRegions() != a.slice({1, 2}, {3, 4}).getVarRegions());
+  CHECK_FALSE(VariableInterval(va, Interval(8, 10)) == VariableInterval(vb, Interval(8, 10)));
+  CHECK_FALSE(VariableInterval(va, Interval(8, 10)) == VariableInterval(va, Interval(8, 11)));
+  // Ordered by variable, then interval: usable as a std::map key.
+  CHECK(VariableInterval(va, Interval(8, 10)) < VariableInterval(va, Interval(14, 16)));
+  CHECK((VariableInterval(va, Interval(14, 16)) < VariableInterval(vb, Interval(0, 2))) == (va < vb));
+  std::map<VariableInterval, int> byRegion;
+  for (const auto &r : regions)
+    ++byRegion[r];
+  byRegion[VariableInterval(va, Interval(8, 10))] += 1;
+  CHECK(byRegion.size() == 3);
+  CHECK(byRegion[regions[0]] == 2);
+
+  // outputRegions: one line a region, each variable named as getVarStr names it.
+  std::ostringstream os;
+  os << "result ";
+  t.outputRegions(os);
+  CHECK(os.str() == "result 'a'[8:10)\n'a'[14:16)\nvariable " + std::to_string(vb.getId()) + "[0:2)\n");
+  std::ostringstream one;
+  one << regions[2];
+  CHECK(one.str() == "variable " + std::to_string(vb.getId()) + "[0, 2)");
 }

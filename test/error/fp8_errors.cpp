@@ -52,8 +52,10 @@ TEST_CASE("fp8 error: a metadata tensor of the wrong type or shape", "[fp8][erro
                                       {"q2", "mdPair", "2 elements"});
   Tensor md = createVariableMetadataTensor(graph, Format::F143, 0, "md");
   requireError<type_error>([&] { graph.addVariable(FLOAT, md, {4}, "f"); }, {"'f'", "float", "takes none"});
-  requireError<tensor_creation_error>([&] { graph.addVariable(QUARTER, Tensor(), {4}, "q3"); },
-                                      {"q3", "not valid"});
+  // An empty metadata tensor is none given: the variable gets its own (not an error).
+  Tensor q3 = graph.addVariable(QUARTER, Tensor(), {4}, "q3");
+  REQUIRE(q3.hasMetadata());
+  CHECK(q3.getMetadata().getVarStr() == "'q3/metadata'[0:1)");
   Tensor t = graph.addVariable(FLOAT, {4}, "src");
   requireError<type_error>([&] { graph.clone(QUARTER, notMetadata, t, "qclone"); }, {"qclone", "bytes"});
   Graph other = makeGraph();

@@ -74,3 +74,14 @@ TEST_CASE("issue 24 errors: dumpProgram of an empty graph or to a failed stream"
   requireError<poplar_error>([&] { dumpProgram(graph, program::Sequence(), bad); },
                              {"dumpProgram", "output stream"});
 }
+
+TEST_CASE("issue 24 errors: a conv unit's pipeline depth for a type it does not accumulate",
+          "[error][poplibs]") {
+  const Target target = Target::createIPUTarget(1, 2, "ipu2");
+  // Quarter, half and float have a depth (quarter goes through the half pipeline); others not.
+  CHECK(target.getConvUnitMaxPipelineDepth(QUARTER) == target.getConvUnitMaxPipelineDepth(HALF));
+  requireError<type_error>([&] { (void)target.getConvUnitMaxPipelineDepth(INT); },
+                           {"getConvUnitMaxPipelineDepth", "'int'"});
+  requireError<type_error>([&] { (void)target.getConvUnitMaxPipelineDepth(UNSIGNED_CHAR); },
+                           {"getConvUnitMaxPipelineDepth", "'unsigned char'"});
+}

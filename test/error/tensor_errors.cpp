@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <functional>
+#include <sstream>
 #include <vector>
 
 using namespace poplar;
@@ -324,6 +325,9 @@ TEST_CASE("tensor error: reinterpret to an unknown type", "[tensor][error]") {
 TEST_CASE("tensor error: an invalid tensor cannot be used", "[tensor][error]") {
   requireError<poplar_error>([&] { (void)Tensor().shape(); }, {"shape()", "invalid"});
   requireError<poplar_error>([&] { (void)Tensor().slice(0, 1); }, {"slice()", "invalid"});
+  std::ostringstream os;
+  requireError<poplar_error>([&] { Tensor().outputRegions(os); }, {"outputRegions()", "invalid"});
+  CHECK(os.str().empty());
 }
 
 TEST_CASE("tensor error: a tensor of an unnamed variable is named by its number", "[tensor][error]") {

@@ -46,6 +46,21 @@ public:
   Interval interval;
 };
 
+/// Same variable and same interval of it (lists of them from `getVarRegions` compare
+/// element by element).
+inline bool operator==(const VariableInterval &a, const VariableInterval &b) {
+  return a.var == b.var && a.interval == b.interval;
+}
+inline bool operator!=(const VariableInterval &a, const VariableInterval &b) {
+  return !(a == b);
+}
+/// Ordered by variable, then by interval.
+inline bool operator<(const VariableInterval &a, const VariableInterval &b) {
+  return a.var < b.var || (a.var == b.var && a.interval < b.interval);
+}
+/// `variable 3[0, 12)`: the variable's id and the interval, as `Interval` prints.
+std::ostream &operator<<(std::ostream &os, const VariableInterval &r);
+
 /// A view of elements of one or more graph variables, with a shape and an
 /// element type. Every operation here returns a new view: nothing is copied.
 /// Views cost O(rank + regions), never O(elements), except where the view
@@ -83,6 +98,9 @@ public:
   std::vector<Interval> getContiguousRegions() const;
   /// Runs of consecutive elements of each variable, in row-major order.
   std::vector<VariableInterval> getVarRegions() const;
+  /// Writes the tensor's variable regions to `os`, one a line (`getVarRegions()` with
+  /// each variable named as `getVarStr()` names it); a debugging aid.
+  void outputRegions(std::ostream &os) const;
   /// True when any element of this tensor is also an element of `other`.
   bool intersectsWith(const Tensor &other) const;
   std::string getDebugStr() const;
