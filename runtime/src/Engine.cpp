@@ -65,6 +65,7 @@ EngineImpl::EngineImpl(poplar::Executable executable, EngineOptions options)
           std::to_string(c.groupSize) + " replicas, which do not divide the " +
           std::to_string(transport_->globalReplicas()) + " replicas of this launch (" + transport_->name() +
           " transport)");
+  profile_.hostComputeTimes = options_.profileHostComputeTime;
   profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
   printSink_.stream = &std::cout;
   if (options_.autoReportGraph || options_.autoReportExecution)

@@ -110,6 +110,8 @@ struct ExecutionProfile {
   static constexpr std::size_t maxTraceEntries = 1u << 20;
 
   bool enabled = true;
+  // aspen.profileHostComputeTime: hostComputeTicks measured (two clock reads per compute step).
+  bool hostComputeTimes = false;
   std::uint64_t runs = 0;
   std::vector<std::uint64_t> runsPerProgram;
   std::uint64_t totalCycles = 0;
@@ -139,12 +141,13 @@ struct ExecutionProfile {
   std::uint64_t traceDropped = 0;
   // Host wall time in hostclock ticks (HostClock.hpp: hostclock::seconds converts them).
   std::uint64_t hostTicks = 0;        // spent in run()
-  std::uint64_t hostComputeTicks = 0; // of Execute steps (only measured while enabled)
+  std::uint64_t hostComputeTicks = 0; // of Execute steps (measured while enabled and hostComputeTimes)
 
   void reset(std::size_t numPrograms, std::size_t numSteps, std::size_t numVertexTypes) {
-    bool keepEnabled = enabled;
+    const bool keepEnabled = enabled, keepHostComputeTimes = hostComputeTimes;
     *this = ExecutionProfile();
     enabled = keepEnabled;
+    hostComputeTimes = keepHostComputeTimes;
     runsPerProgram.assign(numPrograms, 0);
     stepExecutions.assign(numSteps, 0);
     stepCycles.assign(numSteps, 0);

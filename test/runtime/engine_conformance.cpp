@@ -693,6 +693,49 @@ TEST_CASE("Host transfers are priced over the IPU's host link (docs/cost-model.m
   REQUIRE(tiny < 2000);
 }
 
+TEST_CASE("The profile times each run on the host; compute sets only under aspen.profileHostComputeTime",
+          "[conformance][profile]") {
+  TestGraph t;
+  Graph &g = t.graph;
+  Tensor x = g.addVariable(FLOAT, {16}, "x");
+  g.setTileMapping(x, 0);
+  ComputeSet add = g.addComputeSet("addOne");
+  g.setTileMapping(g.addVertex(add, "AddOne", {{"data", x}}), 0);
+  for (const bool perComputeSet : {false, true}) {
+    CAPTURE(perComputeSet);
+    OptionFlags options;
+    if (perComputeSet)
+      options.set("aspen.profileHostComputeTime", "true");
+    Engine engine(g, Repeat(50, Execute(add)), options);
+    engine.load(t.device);
+    engine.run(0);
+    const auto &profile = engine.getImpl().profile_;
+    REQUIRE(profile.hostTicks > 0);
+    std::ostringstream summary;
+    engine.printProfileSummary(summary);
+    const nlohmann::json report = aspen::rt::profileJson(engine.getImpl().exe(), profile, false, true);
+    const nlohmann::json &execution = report.contains("execution") ? report["execution"] : report;
+    REQUIRE(execution["hostSeconds"].get<double>() > 0);
+    REQUIRE(summary.str().find("Host time simulating") != std::string::npos);
+    if (perComputeSet) {
+      // 50 compute sets timed, inside the run's time.
+      REQUIRE(profile.hostComputeTicks > 0);
+      REQUIRE(profile.hostComputeTicks <= profile.hostTicks);
+      REQUIRE(execution["hostComputeSeconds"].get<double>() > 0);
+      REQUIRE(execution["hostComputeSeconds"].get<double>() <= execution["hostSeconds"].get<double>());
+      REQUIRE(summary.str().find("of which compute sets") != std::string::npos);
+    } else {
+      // Not measured: absent, not reported as zero.
+      REQUIRE(profile.hostComputeTicks == 0);
+      REQUIRE_FALSE(execution.contains("hostComputeSeconds"));
+      REQUIRE(summary.str().find("of which compute sets") == std::string::npos);
+    }
+  }
+  // A value other than "true" or "false" is refused, naming the option.
+  REQUIRE_THROWS_WITH(Engine(g, Execute(add), {{"aspen.profileHostComputeTime", "yes"}}),
+                      Catch::Contains("aspen.profileHostComputeTime"));
+}
+
 TEST_CASE("autoReport writes profile.json; POPLAR_ENGINE_OPTIONS is merged and wins (Engine options)",
           "[conformance][profile]") {
   TestGraph t;
