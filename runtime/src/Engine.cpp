@@ -138,6 +138,7 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
         [&] {
           if (!codeLoaded_) {
             vertexCode_ = loadVertexCode(x, libraries_);
+            printSinkEpoch_ = 0; // the libraries may have changed: set every sink at the next run
             std::vector<std::uint32_t> typeImage;
             codeletData_ = resolveCodeletData(x, libraries_, typeImage);
             for (std::size_t t = 0; t < vertexCode_.size(); ++t)
@@ -195,7 +196,7 @@ void EngineImpl::run(unsigned program) {
           "): the engine must be loaded again (Engine::load) after its last "
           "run stopped: " +
           r->executor->faultMessage());
-  setPrintSink(libraries_, &printSink_);
+  setPrintSink(libraries_, &printSink_, &printSinkEpoch_);
   for (auto &r : replicas_)
     r->executor->setPrintStream(printSink_.stream);
   std::optional<RunWatchdog> watchdog;

@@ -380,6 +380,39 @@ TEST_CASE("PrintTensor and codelet printf go to the print stream (Program.hpp Pr
   REQUIRE(printed.str() == "f: [0.5000000 2.0000000]\nm: [\n  [1 2]\n  [3 4]\n]\nsay 7\n");
 }
 
+TEST_CASE("Engines sharing a codelet library print to their own streams, run after run",
+          "[conformance][print]") {
+  // The library's print sink is process-wide; an engine sets it only when another engine set
+  // it since its own last run (Loader.hpp setPrintSink).
+  TestGraph t;
+  Graph &g = t.graph;
+  Tensor seven = g.addConstant<int>(INT, {}, 7, "seven");
+  g.setTileMapping(seven, 0);
+  ComputeSet say = g.addComputeSet("say");
+  g.setTileMapping(g.addVertex(say, "Say", {{"x", seven}}), 0);
+  std::ostringstream a, b, c;
+  Engine first(g, Execute(say)), second(g, Execute(say));
+  first.setPrintStream(a);
+  second.setPrintStream(b);
+  first.load(t.device);
+  second.load(t.device);
+  for (Engine *e : {&first, &first, &second, &first, &second, &second})
+    e->run(0);
+  REQUIRE(a.str() == "say 7\nsay 7\nsay 7\n");
+  REQUIRE(b.str() == "say 7\nsay 7\nsay 7\n");
+  {
+    Engine third(g, Execute(say)); // made, run and destroyed between the others' runs
+    third.setPrintStream(c);
+    third.load(t.device);
+    third.run(0);
+  }
+  first.run(0);
+  second.run(0);
+  REQUIRE(c.str() == "say 7\n");
+  REQUIRE(a.str() == "say 7\nsay 7\nsay 7\nsay 7\n");
+  REQUIRE(b.str() == "say 7\nsay 7\nsay 7\nsay 7\n");
+}
+
 TEST_CASE("Execute with a failure flag reports vertex failure in the flag (Program.hpp Execute)",
           "[conformance][execute]") {
   TestGraph t;
