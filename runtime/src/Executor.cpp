@@ -709,15 +709,19 @@ Executor::Pause Executor::resume() {
         break;
       }
       account(here, step.cycles, CycleCategory::HostExchange);
-      pvti::Tracepoint::begin(traceChannel(), "stream to device");
+      if (tracing_)
+        pvti::Tracepoint::begin(traceChannel(), "stream to device");
       host_.streams->toDevice(step.a, exe_.hostTransfers[step.b], memory_);
-      pvti::Tracepoint::end(traceChannel(), "stream to device");
+      if (tracing_)
+        pvti::Tracepoint::end(traceChannel(), "stream to device");
       break;
     case StepKind::DeviceToStream:
       account(here, step.cycles, CycleCategory::HostExchange);
-      pvti::Tracepoint::begin(traceChannel(), "stream from device");
+      if (tracing_)
+        pvti::Tracepoint::begin(traceChannel(), "stream from device");
       host_.streams->fromDevice(step.a, exe_.hostTransfers[step.b], memory_);
-      pvti::Tracepoint::end(traceChannel(), "stream from device");
+      if (tracing_)
+        pvti::Tracepoint::end(traceChannel(), "stream from device");
       break;
     case StepKind::RemoteToDevice:
       account(here, step.cycles, CycleCategory::StreamingMemory);
