@@ -99,6 +99,12 @@ const std::vector<OptionRow> &optionTable() {
        {},
        "run compute sets on one thread with every tile's memory read-only but the running tile's: a vertex "
        "writing into another tile is stopped with an error naming it (slow; docs/tile-model.md)"},
+      {"aspen.profileHostComputeTime",
+       K::Bool,
+       {},
+       "also time every compute set on the host clock for the execution profile's hostComputeSeconds "
+       "(two clock reads per compute set); false (the default): only each run's host time "
+       "(docs/profiling.md)"},
       {"aspen.maxRunCycles",
        K::Unsigned,
        {},

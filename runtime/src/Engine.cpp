@@ -65,6 +65,7 @@ EngineImpl::EngineImpl(poplar::Executable executable, EngineOptions options)
           std::to_string(c.groupSize) + " replicas, which do not divide the " +
           std::to_string(transport_->globalReplicas()) + " replicas of this launch (" + transport_->name() +
           " transport)");
+  profile_.hostComputeTimes = options_.profileHostComputeTime;
   profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
   if (options_.blocksTile >= x.target.tilesPerIPU)
     throw poplar::invalid_option(
@@ -143,6 +144,7 @@ void EngineImpl::load(const ir::TargetData &deviceTarget) {
         [&] {
           if (!codeLoaded_) {
             vertexCode_ = loadVertexCode(x, libraries_);
+            printSinkEpoch_ = 0; // the libraries may have changed: set every sink at the next run
             std::vector<std::uint32_t> typeImage;
             codeletData_ = resolveCodeletData(x, libraries_, typeImage);
             for (std::size_t t = 0; t < vertexCode_.size(); ++t)
@@ -200,7 +202,7 @@ void EngineImpl::run(unsigned program) {
           "): the engine must be loaded again (Engine::load) after its last "
           "run stopped: " +
           r->executor->faultMessage());
-  setPrintSink(libraries_, &printSink_);
+  setPrintSink(libraries_, &printSink_, &printSinkEpoch_);
   for (auto &r : replicas_)
     r->executor->setPrintStream(printSink_.stream);
   std::optional<RunWatchdog> watchdog;

@@ -48,6 +48,7 @@ public:
   EngineOptions options_;
   ExecutionProfile profile_;
   PrintSink printSink_;
+  std::uint64_t printSinkEpoch_ = 0; // setPrintSink's number for this engine's last call (Loader.hpp)
   unsigned replicationFactor_ = 1;
   std::map<std::string, unsigned> readHandles_, writeHandles_;
 

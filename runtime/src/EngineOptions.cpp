@@ -58,6 +58,7 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
   result.poisonUninitialisedMemory = flag(o, "aspen.poisonUninitialisedMemory", false);
   result.checkTileWrites = flag(o, "aspen.checkTileWrites", false);
   result.exchangeInPlace = flag(o, "aspen.exchangeInPlace", true);
+  result.profileHostComputeTime = flag(o, "aspen.profileHostComputeTime", false);
   auto stackBytes = [&](const char *key, std::uint64_t &out) {
     if (o.contains(key))
       out = aspen::compiler::parseStackBytes(key, o.at(key).str());

@@ -23,6 +23,7 @@ struct EngineOptions {
   bool poisonUninitialisedMemory = false; // aspen.poisonUninitialisedMemory
   bool checkTileWrites = false;           // aspen.checkTileWrites
   bool exchangeInPlace = true;            // aspen.exchangeInPlace (docs/exchange.md)
+  bool profileHostComputeTime = false;    // aspen.profileHostComputeTime (docs/profiling.md)
   // target.workerStackSizeInBytes / target.supervisorStackSizeInBytes (IPU bytes)
   std::uint64_t workerStackBytes = compiler::kDefaultWorkerStackBytes;
   std::uint64_t supervisorStackBytes = compiler::kDefaultSupervisorStackBytes;

@@ -120,6 +120,8 @@ struct ExecutionProfile {
   static constexpr std::size_t maxTraceEntries = 1u << 20;
 
   bool enabled = true;
+  // aspen.profileHostComputeTime: hostComputeTicks measured (two clock reads per compute step).
+  bool hostComputeTimes = false;
   std::uint64_t runs = 0;
   std::vector<std::uint64_t> runsPerProgram;
   std::uint64_t totalCycles = 0;
@@ -149,15 +151,16 @@ struct ExecutionProfile {
   std::uint64_t traceDropped = 0;
   // Host wall time in hostclock ticks (HostClock.hpp: hostclock::seconds converts them).
   std::uint64_t hostTicks = 0;        // spent in run()
-  std::uint64_t hostComputeTicks = 0; // of Execute steps (only measured while enabled)
+  std::uint64_t hostComputeTicks = 0; // of Execute steps (measured while enabled and hostComputeTimes)
 
   BlockProfiling blocks; // from the engine's options: kept by reset()
 
   void reset(std::size_t numPrograms, std::size_t numSteps, std::size_t numVertexTypes) {
-    bool keepEnabled = enabled;
+    const bool keepEnabled = enabled, keepHostComputeTimes = hostComputeTimes;
     BlockProfiling keepBlocks = std::move(blocks);
     *this = ExecutionProfile();
     enabled = keepEnabled;
+    hostComputeTimes = keepHostComputeTimes;
     blocks = std::move(keepBlocks);
     runsPerProgram.assign(numPrograms, 0);
     stepExecutions.assign(numSteps, 0);

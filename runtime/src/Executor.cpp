@@ -638,7 +638,9 @@ Executor::Pause Executor::resume() {
       const exe::ComputeStep &cs = exe_.computeSteps[step.a];
       const PreparedComputeStep &p = prepared_[step.a];
       const std::uint64_t exchange = cs.exchangeIn.cycles + cs.exchangeOut.cycles;
-      const std::uint64_t t0 = profile.enabled ? hostclock::now() : 0;
+      // Per-step host time only under aspen.profileHostComputeTime: two clock reads a step.
+      const bool timeStep = profile.enabled && profile.hostComputeTimes;
+      const std::uint64_t t0 = timeStep ? hostclock::now() : 0;
       if (!p.anyCounted) {
         const std::uint64_t compute = cs.computeCycles;
         const std::uint64_t total = std::max(step.cycles, compute + exchange);
@@ -646,8 +648,9 @@ Executor::Pause Executor::resume() {
         computeStart_ = cycles_ + (total - compute - exchange) + cs.exchangeIn.cycles;
         account(here, total);
         execute(step);
-        if (profile.enabled) {
+        if (timeStep)
           profile.hostComputeTicks += hostclock::now() - t0;
+        if (profile.enabled) {
           profile.computeCycles += compute;
           profile.exchangeCycles += exchange;
           profile.syncCycles += total - compute - exchange;
@@ -670,17 +673,17 @@ Executor::Pause Executor::resume() {
         const std::uint64_t compute = countedWorst_.load(std::memory_order_relaxed);
         const std::uint64_t total = compute + exchange + sync;
         account(here, total);
-        if (profile.enabled) {
+        if (timeStep)
           profile.hostComputeTicks += hostclock::now() - t0;
+        if (profile.enabled) {
           profile.computeCycles += compute;
           profile.exchangeCycles += exchange;
           profile.syncCycles += sync;
-        }
-        if (profile.enabled)
           for (const auto &[type, cycles] : p.typeCycles) {
             profile.vertexTypeCycles[type] += typeScratch_[type];
             typeScratch_[type] = 0;
           }
+        }
       }
       if (profile.enabled) {
         for (const auto &[type, count] : p.typeInstances)
@@ -706,15 +709,19 @@ Executor::Pause Executor::resume() {
         break;
       }
       account(here, step.cycles, CycleCategory::HostExchange);
-      pvti::Tracepoint::begin(traceChannel(), "stream to device");
+      if (tracing_)
+        pvti::Tracepoint::begin(traceChannel(), "stream to device");
       host_.streams->toDevice(step.a, exe_.hostTransfers[step.b], memory_);
-      pvti::Tracepoint::end(traceChannel(), "stream to device");
+      if (tracing_)
+        pvti::Tracepoint::end(traceChannel(), "stream to device");
       break;
     case StepKind::DeviceToStream:
       account(here, step.cycles, CycleCategory::HostExchange);
-      pvti::Tracepoint::begin(traceChannel(), "stream from device");
+      if (tracing_)
+        pvti::Tracepoint::begin(traceChannel(), "stream from device");
       host_.streams->fromDevice(step.a, exe_.hostTransfers[step.b], memory_);
-      pvti::Tracepoint::end(traceChannel(), "stream from device");
+      if (tracing_)
+        pvti::Tracepoint::end(traceChannel(), "stream from device");
       break;
     case StepKind::RemoteToDevice:
       account(here, step.cycles, CycleCategory::StreamingMemory);

@@ -10,6 +10,7 @@
 #include "TileMemory.hpp"
 #include "VertexFaults.hpp"
 #include "exe/ExecutableData.hpp"
+#include "util/Trace.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -391,6 +392,8 @@ private:
   bool warnedUnchecked_ = false;
   std::uint64_t maxRunCycles_ = 0;
   const std::atomic<bool> *stop_ = nullptr;
+  // Whether pvti records traces (fixed when the process starts): no calls per stream step if not.
+  const bool tracing_ = pvti::Tracepoint::enabled();
   double maxRunSeconds_ = 0;
   std::string faultMessage_;
   unsigned program_ = 0;

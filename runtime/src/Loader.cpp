@@ -10,6 +10,8 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -193,12 +195,23 @@ void writeToSink(void *context, const char *text, std::size_t length) {
   sink->stream->write(text, static_cast<std::streamsize>(length));
   sink->stream->flush();
 }
+
+// Numbers every setPrintSink call, so that an engine whose call was the last one skips its next.
+std::mutex sinkMutex;
+std::atomic<std::uint64_t> sinkEpoch{0};
 } // namespace
 
-void setPrintSink(const VertexLibraries &libraries, PrintSink *sink) {
+void setPrintSink(const VertexLibraries &libraries, PrintSink *sink, std::uint64_t *epoch) {
+  if (epoch && *epoch != 0 && sinkEpoch.load(std::memory_order_relaxed) == *epoch)
+    return; // the libraries' sinks are still this engine's: one load a run, not a call per library
+  std::lock_guard<std::mutex> lock(sinkMutex);
   for (const codelets::LoadedVertexLibrary *library : libraries)
     if (library)
       library->setPrintSink(sink ? writeToSink : nullptr, sink);
+  const std::uint64_t number = sinkEpoch.load(std::memory_order_relaxed) + 1;
+  sinkEpoch.store(number, std::memory_order_relaxed);
+  if (epoch)
+    *epoch = number;
 }
 
 } // namespace aspen::rt

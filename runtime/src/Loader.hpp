@@ -47,6 +47,8 @@ struct PrintSink {
 
 /// Sends the printf output of `libraries` to `sink` (null: back to stdout).
 /// Libraries are shared by the process, so an engine sets this before each run.
-void setPrintSink(const VertexLibraries &libraries, PrintSink *sink);
+/// With `epoch` (the engine's, 0 at first): nothing is called when no sink has been set
+/// since this engine's last call, which stored its number there.
+void setPrintSink(const VertexLibraries &libraries, PrintSink *sink, std::uint64_t *epoch = nullptr);
 
 } // namespace aspen::rt

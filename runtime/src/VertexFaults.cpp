@@ -1,4 +1,8 @@
 // Copyright (c) Aspen contributors.
+// The plain siglongjmp, not glibc's checked one (_FORTIFY_SOURCE makes it __longjmp_chk): a
+// checked write jumps back from a worker stack to the thread's own, outside any signal
+// stack, which the check would take for a jump into a frame not yet made.
+#undef _FORTIFY_SOURCE
 #include "VertexFaults.hpp"
 
 #include "codelets/VertexLibrary.hpp"
@@ -188,14 +192,11 @@ extern "C" void __asan_handle_no_return();
 
 [[noreturn]] void jumpTo(RecoveryPoint &point) {
 #ifdef ASPEN_ASAN
-  // The frames jumped over may have poisoned stack (ASan sees siglongjmp, not this).
+  // The frames jumped over may have poisoned stack (also done by ASan's siglongjmp
+  // interceptor; twice is harmless).
   __asan_handle_no_return();
 #endif
-#ifdef ASPEN_LIBC_JUMPS
   siglongjmp(point, 1);
-#else
-  __builtin_longjmp(point, 1);
-#endif
 }
 
 void onSignal(int sig, siginfo_t *info, void *context) {

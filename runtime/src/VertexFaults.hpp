@@ -16,16 +16,18 @@
 
 namespace aspen::rt {
 
-/// Where a fault in vertex code resumes: the compiler's own setjmp buffer.
-/// `__builtin_setjmp` saves three words (no signal mask, no callee-saved
-/// registers: the function calling it keeps none live across it), a fraction of
-/// `sigsetjmp`'s cost; the handler jumps with `__builtin_longjmp`. The mask needs
-/// no restoring: the handlers run with SA_NODEFER.
-/// Under ThreadSanitizer, which keeps a shadow call stack that it repairs only
-/// for the C library's jumps, and under AddressSanitizer, whose instrumented frames
-/// clang keeps values in across `__builtin_setjmp` (a fault's jump back found the
-/// recovering frame's spilled closure pointer overwritten), the recovery point is a
-/// sigjmp_buf.
+/// Where a fault in vertex code resumes: a sigjmp_buf, set by `sigsetjmp(point, 0)` (no
+/// signal mask saved, so no system call: the handlers run with SA_NODEFER, and a jump
+/// out of one leaves the mask as it was) and jumped to by `siglongjmp`, in every build.
+/// The C library's jump saves and restores every callee-saved register, so the frame
+/// setting the point may keep values in registers across it, and sanitizers know it
+/// (ThreadSanitizer repairs its shadow call stack only for the C library's jumps).
+/// `__builtin_setjmp`, used before in Release builds, saves three words and relies on the
+/// compiler to keep nothing live in registers across it; under AddressSanitizer clang
+/// did (a fault's jump back found the recovering frame's spilled closure pointer
+/// overwritten), a latent risk in any clang or GCC build. Measured against it (session
+/// 26, docs/cost-model.md): within noise on the dispatch, superstep and small-program
+/// benchmarks.
 #if defined(__SANITIZE_THREAD__)
 #define ASPEN_TSAN 1
 #elif defined(__has_feature)
@@ -33,23 +35,8 @@ namespace aspen::rt {
 #define ASPEN_TSAN 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__)
-#define ASPEN_LIBC_JUMPS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ASPEN_LIBC_JUMPS 1
-#endif
-#endif
-#ifdef ASPEN_TSAN
-#define ASPEN_LIBC_JUMPS 1
-#endif
-#ifdef ASPEN_LIBC_JUMPS
 using RecoveryPoint = sigjmp_buf;
 #define ASPEN_SET_RECOVERY_POINT(point) sigsetjmp(point, 0)
-#else
-using RecoveryPoint = void *[5];
-#define ASPEN_SET_RECOVERY_POINT(point) __builtin_setjmp(point)
-#endif
 
 /// What stopped vertex code on a thread.
 struct VertexFault {

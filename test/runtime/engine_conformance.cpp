@@ -380,6 +380,39 @@ TEST_CASE("PrintTensor and codelet printf go to the print stream (Program.hpp Pr
   REQUIRE(printed.str() == "f: [0.5000000 2.0000000]\nm: [\n  [1 2]\n  [3 4]\n]\nsay 7\n");
 }
 
+TEST_CASE("Engines sharing a codelet library print to their own streams, run after run",
+          "[conformance][print]") {
+  // The library's print sink is process-wide; an engine sets it only when another engine set
+  // it since its own last run (Loader.hpp setPrintSink).
+  TestGraph t;
+  Graph &g = t.graph;
+  Tensor seven = g.addConstant<int>(INT, {}, 7, "seven");
+  g.setTileMapping(seven, 0);
+  ComputeSet say = g.addComputeSet("say");
+  g.setTileMapping(g.addVertex(say, "Say", {{"x", seven}}), 0);
+  std::ostringstream a, b, c;
+  Engine first(g, Execute(say)), second(g, Execute(say));
+  first.setPrintStream(a);
+  second.setPrintStream(b);
+  first.load(t.device);
+  second.load(t.device);
+  for (Engine *e : {&first, &first, &second, &first, &second, &second})
+    e->run(0);
+  REQUIRE(a.str() == "say 7\nsay 7\nsay 7\n");
+  REQUIRE(b.str() == "say 7\nsay 7\nsay 7\n");
+  {
+    Engine third(g, Execute(say)); // made, run and destroyed between the others' runs
+    third.setPrintStream(c);
+    third.load(t.device);
+    third.run(0);
+  }
+  first.run(0);
+  second.run(0);
+  REQUIRE(c.str() == "say 7\n");
+  REQUIRE(a.str() == "say 7\nsay 7\nsay 7\nsay 7\n");
+  REQUIRE(b.str() == "say 7\nsay 7\nsay 7\nsay 7\n");
+}
+
 TEST_CASE("Execute with a failure flag reports vertex failure in the flag (Program.hpp Execute)",
           "[conformance][execute]") {
   TestGraph t;
@@ -691,6 +724,49 @@ TEST_CASE("Host transfers are priced over the IPU's host link (docs/cost-model.m
   const std::uint64_t tiny = engine.getImpl().profile_.hostExchangeCycles;
   REQUIRE(tiny >= 1330);
   REQUIRE(tiny < 2000);
+}
+
+TEST_CASE("The profile times each run on the host; compute sets only under aspen.profileHostComputeTime",
+          "[conformance][profile]") {
+  TestGraph t;
+  Graph &g = t.graph;
+  Tensor x = g.addVariable(FLOAT, {16}, "x");
+  g.setTileMapping(x, 0);
+  ComputeSet add = g.addComputeSet("addOne");
+  g.setTileMapping(g.addVertex(add, "AddOne", {{"data", x}}), 0);
+  for (const bool perComputeSet : {false, true}) {
+    CAPTURE(perComputeSet);
+    OptionFlags options;
+    if (perComputeSet)
+      options.set("aspen.profileHostComputeTime", "true");
+    Engine engine(g, Repeat(50, Execute(add)), options);
+    engine.load(t.device);
+    engine.run(0);
+    const auto &profile = engine.getImpl().profile_;
+    REQUIRE(profile.hostTicks > 0);
+    std::ostringstream summary;
+    engine.printProfileSummary(summary);
+    const nlohmann::json report = aspen::rt::profileJson(engine.getImpl().exe(), profile, false, true);
+    const nlohmann::json &execution = report.contains("execution") ? report["execution"] : report;
+    REQUIRE(execution["hostSeconds"].get<double>() > 0);
+    REQUIRE(summary.str().find("Host time simulating") != std::string::npos);
+    if (perComputeSet) {
+      // 50 compute sets timed, inside the run's time.
+      REQUIRE(profile.hostComputeTicks > 0);
+      REQUIRE(profile.hostComputeTicks <= profile.hostTicks);
+      REQUIRE(execution["hostComputeSeconds"].get<double>() > 0);
+      REQUIRE(execution["hostComputeSeconds"].get<double>() <= execution["hostSeconds"].get<double>());
+      REQUIRE(summary.str().find("of which compute sets") != std::string::npos);
+    } else {
+      // Not measured: absent, not reported as zero.
+      REQUIRE(profile.hostComputeTicks == 0);
+      REQUIRE_FALSE(execution.contains("hostComputeSeconds"));
+      REQUIRE(summary.str().find("of which compute sets") == std::string::npos);
+    }
+  }
+  // A value other than "true" or "false" is refused, naming the option.
+  REQUIRE_THROWS_WITH(Engine(g, Execute(add), {{"aspen.profileHostComputeTime", "yes"}}),
+                      Catch::Contains("aspen.profileHostComputeTime"));
 }
 
 TEST_CASE("autoReport writes profile.json; POPLAR_ENGINE_OPTIONS is merged and wins (Engine options)",
