@@ -114,7 +114,8 @@ int main(int argc, char **argv) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
     fourSerial = smallProgram(4, runs);
   }
-  std::printf("small program: 1 replica %.1f us/run, 4 replicas %.1f us/run, ratio %.2fx (aim <= 2x on 2 cores, its floor there); "
+  std::printf("small program: 1 replica %.1f us/run, 4 replicas %.1f us/run, ratio %.2fx (aim <= 2x on 2 "
+              "cores, its floor there); "
               "4 replicas on 1 thread %.1f us/run\n",
               one * 1e6, four * 1e6, four / one, fourSerial * 1e6);
 
