@@ -197,6 +197,8 @@ void writeToSink(void *context, const char *text, std::size_t length) {
 }
 
 // Numbers every setPrintSink call, so that an engine whose call was the last one skips its next.
+// The sinks are the libraries' (process-wide): engines sharing a library and running at the same
+// time share one sink (docs/internals.md, "Limit").
 std::mutex sinkMutex;
 std::atomic<std::uint64_t> sinkEpoch{0};
 } // namespace

@@ -19,15 +19,17 @@ namespace aspen::rt {
 /// Where a fault in vertex code resumes: a sigjmp_buf, set by `sigsetjmp(point, 0)` (no
 /// signal mask saved, so no system call: the handlers run with SA_NODEFER, and a jump
 /// out of one leaves the mask as it was) and jumped to by `siglongjmp`, in every build.
-/// The C library's jump saves and restores every callee-saved register, so the frame
-/// setting the point may keep values in registers across it, and sanitizers know it
-/// (ThreadSanitizer repairs its shadow call stack only for the C library's jumps).
-/// `__builtin_setjmp`, used before in Release builds, saves three words and relies on the
-/// compiler to keep nothing live in registers across it; under AddressSanitizer clang
-/// did (a fault's jump back found the recovering frame's spilled closure pointer
-/// overwritten), a latent risk in any clang or GCC build. Measured against it (session
-/// 26, docs/cost-model.md): within noise on the dispatch, superstep and small-program
-/// benchmarks.
+/// The C library's jump restores the callee-saved registers as they were when the point
+/// was set, which sanitizers understand (ThreadSanitizer repairs its shadow call stack
+/// only for the C library's jumps). As C requires, a non-volatile local of the frame
+/// setting the point that changes after `sigsetjmp` has no defined value after the jump:
+/// the one caller (Executor.cpp, the chunk loop) changes none; a new one must make such
+/// locals `volatile`. `__builtin_setjmp`, used before in Release builds, saves three
+/// words and relies on the compiler to keep nothing live in registers across it; under
+/// AddressSanitizer clang did (a fault's jump back found the recovering frame's spilled
+/// closure pointer overwritten), a latent risk in any clang or GCC build. Measured
+/// against it (session 26, docs/cost-model.md): superstep and small program +1.4 % on
+/// average over three alternating pairs, dispatch within noise.
 #if defined(__SANITIZE_THREAD__)
 #define ASPEN_TSAN 1
 #elif defined(__has_feature)

@@ -19,7 +19,7 @@
 #define PVA_PVA_HPP
 
 #include <cstdint>
-#include <iomanip>
+#include <iomanip> // programs using libpva (Graphcore's lightweight-profiling tutorial) call std::setw without including it
 #include <memory>
 #include <stdexcept>
 #include <string>
