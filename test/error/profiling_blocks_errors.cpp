@@ -49,3 +49,30 @@ TEST_CASE("profiler.blocks.tile must be a tile of one IPU", "[error][profiling]"
   CHECK_THAT(text, Contains("profiler.blocks.tile") && Contains("\"first\""));
   CHECK(engineError({{"profiler.blocks.tile", "3"}, {"profiler.blocks.filter", ".*"}}) == "no exception");
 }
+
+TEST_CASE("profiler.blocks.tile is checked against one replica's IPU, before any replica is built",
+          "[error][profiling]") {
+  // Two replicas of a 4-tile IPU on an 8-tile device: tile 4 exists on the device but not in
+  // an IPU of the replica's target. The engine throws from its first statement (Engine.cpp),
+  // before it builds the replicas and their collective transport.
+  IPUModel model;
+  model.numIPUs = 2;
+  model.tilesPerIPU = 4;
+  Device device = model.createDevice();
+  Graph g(device.getTarget(), replication_factor(2));
+  Tensor t = g.addVariable(FLOAT, {2}, "t");
+  g.setTileMapping(t, 3);
+  for (const char *tile : {"4", "7"}) {
+    std::string what = "no exception";
+    try {
+      Engine engine(g, Block(Copy(t, t), "b"), {{"profiler.blocks.tile", tile}});
+    } catch (const invalid_option &e) {
+      what = e.what();
+    }
+    CHECK_THAT(what, Contains("profiler.blocks.tile") && Contains(std::string("is ") + tile) &&
+                         Contains("tiles 0 to 3"));
+  }
+  Engine engine(g, Block(Copy(t, t), "b"), {{"profiler.blocks.tile", "3"}});
+  engine.load(device);
+  engine.run(0);
+}
