@@ -48,6 +48,13 @@ TEST_CASE("profiler.blocks.tile must be a tile of one IPU", "[error][profiling]"
   const std::string text = engineError({{"profiler.blocks.tile", "first"}});
   CHECK_THAT(text, Contains("profiler.blocks.tile") && Contains("\"first\""));
   CHECK(engineError({{"profiler.blocks.tile", "3"}, {"profiler.blocks.filter", ".*"}}) == "no exception");
+  // An unsigned option like the table's others: 0x hexadecimal too, and the table's number error.
+  CHECK(engineError({{"profiler.blocks.tile", "0x3"}}) == "no exception");
+  CHECK_THAT(engineError({{"profiler.blocks.tile", "0x4"}}), Contains("is 4") && Contains("tiles 0 to 3"));
+  CHECK_THAT(engineError({{"profiler.blocks.tile", "-1"}}),
+             Contains("profiler.blocks.tile") && Contains("unsigned integer") && Contains("\"-1\""));
+  CHECK_THAT(engineError({{"profiler.blocks.tile", "4294967296"}}),
+             Contains("profiler.blocks.tile") && Contains("too large") && Contains("4294967296"));
 }
 
 TEST_CASE("profiler.blocks.tile is checked against one replica's IPU, before any replica is built",
