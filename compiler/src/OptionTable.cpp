@@ -43,6 +43,11 @@ const std::vector<OptionRow> &optionTable() {
        {},
        "write every variable's tile pieces with address and size to this file (JSON)"},
       {"debug.computeInstrumentationLevel", K::Choice, {"vertex", "tile", "ipu", "device"}, kIgnored},
+      {"debug.instrumentExternalExchange",
+       K::Bool,
+       {},
+       "each execution of a stream copy is a lightweight-profiling block on every tile it writes or reads "
+       "(docs/lightweight-profiling.md)"},
       {"debug.instrument*", K::Bool, {}, "accepted; cycles are always counted"},
       {"debug.retainDebugInformation", K::Bool, {}, kIgnored},
       {"debug.outputAllSymbols", K::Bool, {}, kIgnored},
@@ -79,9 +84,28 @@ const std::vector<OptionRow> &optionTable() {
        {},
        "bytes of the supervisor's stack: as target.workerStackSizeInBytes"},
       {"target.*", K::Text, {}, kIgnored},
+      // --- profiler (lightweight profiling, docs/lightweight-profiling.md) -----------------
+      {"profiler.blocks.filter",
+       K::Text,
+       {},
+       "a regular expression (ECMAScript, whole name): each execution of a program::Block whose name "
+       "matches is a block of Execution::blocks (docs/lightweight-profiling.md)"},
+      {"profiler.programs.filter",
+       K::Text,
+       {},
+       "a regular expression over the names of other programs (Execute, Copy, remote-buffer copies): each "
+       "execution of one that matches is a block, as if wrapped in a Block (docs/lightweight-profiling.md)"},
+      {"profiler.blocks.tile",
+       K::Unsigned,
+       {},
+       "the tile of each IPU that records blocks (default 0); must be below the tiles per IPU "
+       "(docs/lightweight-profiling.md)"},
       // --- families with no effect on the simulator ---------------------------------------
       {"opt.*", K::Text, {}, kIgnored},
-      {"profiler.*", K::Text, {}, kIgnored},
+      {"profiler.*",
+       K::Text,
+       {},
+       kIgnored}, // after the profiler rows Aspen implements (lightweight profiling)
       {"streamCallbacks.*", K::Text, {}, kIgnored},
       // --- Aspen's own (compileGraph checks aspen.compile*) -------------------------------
       {"aspen.poisonUninitialisedMemory",

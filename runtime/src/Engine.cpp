@@ -48,6 +48,12 @@ bool targetsMatch(const ir::TargetData &exe, const ir::TargetData &device) {
 EngineImpl::EngineImpl(poplar::Executable executable, EngineOptions options)
     : executable_(std::move(executable)), options_(std::move(options)) {
   const exe::ExecutableData &x = exe();
+  // Options are checked first: a user error must throw before any replica, its memory or a
+  // collective transport (which may wait for peer instances) exists.
+  if (options_.blocksTile >= x.target.tilesPerIPU)
+    throw poplar::invalid_option(
+        "Engine option 'profiler.blocks.tile' is " + std::to_string(options_.blocksTile) +
+        ", but an IPU of the target has tiles 0 to " + std::to_string(x.target.tilesPerIPU - 1));
   for (std::size_t h = 0; h < x.hostHandles.size(); ++h)
     (x.hostHandles[h].isWrite ? writeHandles_ : readHandles_).emplace(x.hostHandles[h].name, unsigned(h));
   replicationFactor_ = std::max<unsigned>(1, x.replicationFactor);
@@ -67,10 +73,6 @@ EngineImpl::EngineImpl(poplar::Executable executable, EngineOptions options)
           " transport)");
   profile_.hostComputeTimes = options_.profileHostComputeTime;
   profile_.reset(x.programEntry.size(), x.steps.size(), x.vertexTypes.size());
-  if (options_.blocksTile >= x.target.tilesPerIPU)
-    throw poplar::invalid_option(
-        "Engine option 'profiler.blocks.tile' is " + std::to_string(options_.blocksTile) +
-        ", but an IPU of the target has tiles 0 to " + std::to_string(x.target.tilesPerIPU - 1));
   profile_.blocks = {options_.blocksFilter, options_.programsFilter, options_.blocksTile,
                      options_.instrumentExternalExchange};
   printSink_.stream = &std::cout;

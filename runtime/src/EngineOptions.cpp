@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <regex>
 #include <stdexcept>
@@ -100,13 +101,18 @@ EngineOptions parseEngineOptions(const poplar::OptionFlags &options) {
     }
   }
   if (o.contains("profiler.blocks.tile")) {
+    // Decimal or 0x hexadecimal: checked by checkOption (an unsigned row); the range against
+    // the target's tiles is checked by the engine.
     const std::string text = o.at("profiler.blocks.tile").str();
-    const bool digits = !text.empty() && text.size() <= 9 &&
-                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!digits)
-      throw poplar::invalid_option("Engine option 'profiler.blocks.tile' must be a tile number, not \"" +
-                                   text + "\"");
-    result.blocksTile = static_cast<unsigned>(std::stoul(text));
+    unsigned long long tile = 0;
+    try {
+      tile = std::stoull(text, nullptr, text.size() > 2 && (text[1] == 'x' || text[1] == 'X') ? 16 : 10);
+    } catch (const std::out_of_range &) {
+      tile = ~0ull;
+    }
+    if (tile > std::numeric_limits<unsigned>::max())
+      throw poplar::invalid_option("Engine option 'profiler.blocks.tile' is too large: " + text);
+    result.blocksTile = static_cast<unsigned>(tile);
   }
   result.instrumentExternalExchange = flag(o, "debug.instrumentExternalExchange", false);
   return result;

@@ -149,6 +149,28 @@ TEST_CASE("Every row of the option table is accepted", "[compat][options]") {
   std::remove(tempPath("all-archive.a").c_str());
 }
 
+TEST_CASE("The options Aspen implements have their own rows ahead of the families", "[compat][options]") {
+  // Lightweight profiling (docs/lightweight-profiling.md) and the profile's host times: the first
+  // matching row of the table describes what the option does, not "no effect".
+  const auto &table = aspen::compiler::optionTable();
+  for (const std::string key : {"profiler.blocks.filter", "profiler.programs.filter", "profiler.blocks.tile",
+                                "debug.instrumentExternalExchange", "aspen.profileHostComputeTime"}) {
+    INFO(key);
+    const auto row = std::find_if(table.begin(), table.end(), [&](const auto &r) { return key == r.key; });
+    REQUIRE(row != table.end());
+    for (auto earlier = table.begin(); earlier != row; ++earlier) {
+      const std::string pattern = earlier->key;
+      CHECK_FALSE((pattern.back() == '*' && key.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0));
+    }
+    const std::string description = row->effect;
+    CHECK(description.find("no effect") == std::string::npos);
+    CHECK(description.find("always counted") == std::string::npos);
+  }
+  const auto tile = std::find_if(table.begin(), table.end(),
+                                 [](const auto &r) { return std::string(r.key) == "profiler.blocks.tile"; });
+  CHECK(tile->kind == aspen::compiler::OptionKind::Unsigned);
+}
+
 TEST_CASE("An unknown option key throws invalid_option naming it", "[compat][options]") {
   OptionsGraph g;
   for (const char *key : {"debug.instrumnet", "targets.saveArchive", "nonsense"}) {

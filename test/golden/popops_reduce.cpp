@@ -283,3 +283,36 @@ TEST_CASE("popops::reduce of one row spread over every tile gathers from few til
   // Far below the single gathering tile's per-source cost alone.
   CHECK(total < tiles * 56 / 8);
 }
+
+TEST_CASE("popops::reduce over the outer dimension with rows on every tile reduces in several stages",
+          "[popops][reduce]") {
+  // [R, 4] floats, 16 rows on each tile, summed over the rows: each tile's stage-1 partial is a
+  // row of 4, and the partials of 1,472 tiles go through intermediate stages (reduceSources with
+  // width > 1 and more than one level), checked against the host loop.
+  TestDevice dev(aspen::test::TestTarget::FullIpu);
+  Graph graph(dev.getTarget());
+  popops::addCodelets(graph);
+  const std::size_t tiles = dev.getTarget().getNumTiles(), cols = 4, rows = tiles * 16;
+  const std::vector<std::size_t> shape{rows, cols};
+  const std::vector<float> inData = inputs(rows * cols, -1, 1, 13);
+  Tensor in = mappedVariable(graph, FLOAT, shape, "in");
+  std::vector<ComputeSet> css;
+  Tensor out = popops::reduce(graph, in, {0}, Operation::ADD, css, "columns");
+  CHECK(css.size() >= 3); // stage 1, at least one intermediate stage, the final one
+  program::Sequence prog;
+  for (const auto &cs : css)
+    prog.add(program::Execute(cs));
+  dev.write(graph, in, inData);
+  std::vector<float> got;
+  dev.read(graph, out, got);
+  dev.run(graph, prog);
+  std::vector<double> sums(cols, 0.0); // the host loop
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c)
+      sums[c] += inData[r * cols + c];
+  REQUIRE(got.size() == cols);
+  for (std::size_t c = 0; c < cols; ++c) {
+    INFO("column " << c);
+    CHECK(std::abs(got[c] - sums[c]) <= 1e-4 + 2e-5 * std::abs(sums[c]));
+  }
+}

@@ -388,6 +388,10 @@ private:
       std::vector<Source> next;
       for (std::size_t g = 0; g < sources.size(); g += fanIn) {
         const std::size_t end = std::min(sources.size(), g + fanIn);
+        if (end - g == 1) { // a group of one: nothing to reduce, it goes on to the next level as is
+          next.push_back(sources[g]);
+          continue;
+        }
         std::vector<poplar::Tensor> parts;
         for (std::size_t i = g; i < end; ++i)
           parts.push_back(sources[i].partials);
