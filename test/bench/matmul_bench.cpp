@@ -71,7 +71,8 @@ const char *const eigenIsa = "the default vector instructions";
 const char *codeletKernel() {
   const char *cap = std::getenv("ASPEN_CODELET_ISA");
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512vl");
 #else
   const bool avx512 = false;
 #endif

@@ -11,7 +11,7 @@
 // 1, ... from 0, in every kernel, so the result is the same bits whichever kernel runs.
 //
 // Which kernel runs is decided once per process from the host CPU (cpuid) and its cache
-// sizes: AVX-512 when the CPU has it, else AVX2 (with FMA and F16C), else a plain loop.
+// sizes: AVX-512 (F, BW, VL) when the CPU has it, else AVX2 (with FMA and F16C), else a plain loop.
 // The x86 kernels are compiled by target attributes, so the library loads on any x86-64
 // host. ASPEN_CODELET_ISA=avx2 or =generic caps the choice (docs/matmul.md).
 #include "MatMulKernels.hpp"

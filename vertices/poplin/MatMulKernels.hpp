@@ -135,14 +135,16 @@ inline bool cpuHasF16c() {
 }
 #endif
 
-/// The instruction sets this host runs, best first: AVX-512 (F), AVX2 (with FMA and F16C),
+/// The instruction sets this host runs, best first: AVX-512 (F, BW and VL: masked 16-bit
+/// loads), AVX2 (with FMA and F16C),
 /// the plain loop (always).
 inline std::vector<Isa> availableIsas() {
   std::vector<Isa> isas;
 #ifdef POPLIN_X86_KERNELS
   __builtin_cpu_init();
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpuHasF16c();
-  if (avx2 && __builtin_cpu_supports("avx512f"))
+  if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
     isas.push_back(Isa::Avx512);
   if (avx2)
     isas.push_back(Isa::Avx2);
@@ -284,6 +286,14 @@ POPLIN_AVX2 void tileAvx2(const float *a, std::size_t lda, const float *b, std::
       continue;
     }
     OutType *dst = c + r * ldc + 8 * v;
+    // A float C's partial vector by a masked store (storePartial's copy loop would be compiled
+    // to a memcpy call, one for each row of each register tile).
+    if constexpr (std::is_same_v<OutType, float>) {
+      if (Masked && v + 1 == V) {
+        _mm256_maskstore_ps(dst, mask, acc[r][v]);
+        continue;
+      }
+    }
     if (Masked && v + 1 == V) {
       alignas(32) float tile[8];
       _mm256_store_ps(tile, acc[r][v]);
@@ -329,7 +339,7 @@ struct PanelsAvx2 {
 
 // ---- AVX-512: 16-float vectors, tiles of R rows x V vectors (R * V + V + 1 <= 32 registers) ----
 
-#define POPLIN_AVX512 __attribute__((target("avx512f")))
+#define POPLIN_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
 
 POPLIN_AVX512 inline void store16(float *dst, __m512 v) {
   _mm512_storeu_ps(dst, v);
@@ -345,15 +355,15 @@ POPLIN_AVX512 inline void store16(half *dst, __m512 v) {
 POPLIN_AVX512 inline __m512 loadB16(const float *p, bool partial, __mmask16 mask, unsigned) {
   return partial ? _mm512_maskz_loadu_ps(mask, p) : _mm512_loadu_ps(p);
 }
-POPLIN_AVX512 inline __m512 loadB16(const half *p, bool partial, __mmask16, unsigned n) {
+POPLIN_AVX512 inline __m512 loadB16(const half *p, bool partial, __mmask16 mask, unsigned) {
   // Half B converted as it is loaded (exact): no float copy of B per worker. The zero-masked
-  // conversion: GCC 12 warns about the undefined source of the plain one.
-  if (!partial)
-    return _mm512_maskz_cvtph_ps(__mmask16(0xffff), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(
-                                                        static_cast<const void *>(p))));
-  alignas(32) std::uint16_t bits[16] = {};
-  std::memcpy(bits, static_cast<const void *>(p), n * sizeof(std::uint16_t));
-  return _mm512_maskz_cvtph_ps(__mmask16(0xffff), _mm256_load_si256(reinterpret_cast<const __m256i *>(bits)));
+  // conversion: GCC 12 warns about the undefined source of the plain one. A partial vector
+  // by a masked 16-bit load (AVX-512 BW and VL): a copy to a local buffer here was a
+  // memcpy call for every row of B of every register tile.
+  const void *bits = static_cast<const void *>(p);
+  return _mm512_maskz_cvtph_ps(__mmask16(0xffff),
+                               partial ? _mm256_maskz_loadu_epi16(mask, bits)
+                                       : _mm256_loadu_si256(static_cast<const __m256i *>(bits)));
 }
 
 /// C[0:R, 0:16V) (+)= A[0:R, 0:depth) * B[0:depth, 0:16V), the last vector holding
@@ -395,6 +405,14 @@ POPLIN_AVX512 void tileAvx512(const float *a, std::size_t lda, const BType *b, s
       continue;
     }
     OutType *dst = c + r * ldc + 16 * v;
+    // A float C's partial vector by a masked store (storePartial's copy loop would be compiled
+    // to a memcpy call, one for each row of each register tile).
+    if constexpr (std::is_same_v<OutType, float>) {
+      if (v + 1 == V && lastCols != 16) {
+        _mm512_mask_storeu_ps(dst, mask, acc[r][v]);
+        continue;
+      }
+    }
     if (v + 1 == V && lastCols != 16) {
       alignas(64) float tile[16];
       _mm512_store_ps(tile, acc[r][v]);
