@@ -73,6 +73,15 @@ namespace {
 /// `o[key]` if `o` is an object holding it with the type of `otherwise`, else `otherwise`:
 /// a report that parses but holds odd content never makes an accessor throw a JSON
 /// library's exception (only Poplar's exceptions cross libpva's API).
+/// The array `o[key]` without copying it; an empty array when absent or not an array.
+const json &arrayAt(const json &o, const char *key) {
+  static const json empty = json::array();
+  if (!o.is_object())
+    return empty;
+  const auto it = o.find(key);
+  return it != o.end() && it->is_array() ? *it : empty;
+}
+
 template <class T> T val(const json &o, const char *key, T otherwise) {
   if (!o.is_object())
     return otherwise;
@@ -607,7 +616,8 @@ std::vector<Block> Execution::blocks(unsigned tile) const {
   const bool haveBlocks = instrumented && compile(blocksFilter, blocksRe);
   const bool havePrograms = instrumented && compile(programsFilter, programsRe);
 
-  const json compiledSteps = val(d_->report, "steps", json::array());
+  // Read by reference: blocks(tile) is called for every tile of large reports.
+  const json &compiledSteps = arrayAt(d_->report, "steps");
   auto kindOf = [&](std::uint32_t s) {
     if (s < compiledSteps.size())
       return val(compiledSteps[s], "kind", std::string());
@@ -621,7 +631,7 @@ std::vector<Block> Execution::blocks(unsigned tile) const {
     const auto found = d_->executedStep.find(s);
     if (found == d_->executedStep.end())
       return false;
-    const json tiles = val(*found->second, "tiles", json::array());
+    const json &tiles = arrayAt(*found->second, "tiles");
     return std::any_of(tiles.begin(), tiles.end(),
                        [&](const json &t) { return t.is_number_unsigned() && t.get<unsigned>() == tile; });
   };
@@ -637,7 +647,7 @@ std::vector<Block> Execution::blocks(unsigned tile) const {
     int result = -1;
     const auto found = d_->executedStep.find(s);
     if (found != d_->executedStep.end()) {
-      const json tiles = val(*found->second, "tiles", json::array());
+      const json &tiles = arrayAt(*found->second, "tiles");
       if (!tiles.empty())
         result = std::any_of(tiles.begin(), tiles.end(), [&](const json &t) {
           return t.is_number_unsigned() && perIpu != 0 && t.get<unsigned>() / perIpu == tile / perIpu;
